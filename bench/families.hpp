@@ -1,0 +1,14 @@
+// Each benchmark family registers its parameter grid against the suite.
+#pragma once
+
+#include "suite.hpp"
+
+namespace hdbench {
+
+void register_transfer(Suite& suite);        // transfer.cpp: one-way copies, copy and SM engines
+void register_transfer_bidir(Suite& suite);  // transfer_bidir.cpp: both directions at once
+void register_pinning(Suite& suite);         // pinning.cpp: cost of pinning, break-even
+void register_staged(Suite& suite);          // staged.cpp: pageable through a pinned ring
+void register_host_memcpy(Suite& suite);     // host_memcpy.cpp: the host-side reference
+
+}  // namespace hdbench

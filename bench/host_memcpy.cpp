@@ -1,0 +1,78 @@
+// Host memcpy bandwidth with one or more threads: the host-side reference for
+// pageable and staged copies (a pageable transfer can never beat the memcpy into the
+// driver's staging buffers). Runs without a GPU. GB/s counts the bytes copied once,
+// not read + write.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "families.hpp"
+#include "host_memory.hpp"
+#include "host_pattern.hpp"
+#include "measure.hpp"
+#include "memcpy_pool.hpp"
+#include "nvtx.hpp"
+#include "timing.hpp"
+#include "verify.hpp"
+
+namespace hdbench {
+namespace {
+
+// Copies per sample: one copy of a few KiB takes tens of nanoseconds, close to the
+// clock's own cost, so small sizes are timed over a batch.
+std::size_t copies_per_sample(std::size_t bytes) {
+  return std::clamp<std::size_t>((std::size_t{1} << 20) / bytes, 1, 256);
+}
+
+void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, std::size_t bytes,
+                     const std::string& name) {
+  if (const auto shortfall = memory_shortfall(2 * bytes, 0)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  PageableBuffer src(bytes);
+  PageableBuffer dst(bytes);
+  fill_pattern_host(src.data(), bytes, suite.options().seed);
+  std::memset(dst.data(), 0, bytes);
+  MemcpyPool pool(threads, "host_memcpy");
+  pool.copy(dst.data(), src.data(), bytes);  // warm-up: wakes the workers, warms the TLB
+  const std::size_t copies = copies_per_sample(bytes);
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/timed", bytes * copies);
+    HostTimer timer;
+    for (std::size_t i = 0; i < copies; ++i) pool.copy(dst.data(), src.data(), bytes);
+    const double elapsed = timer.elapsed_seconds();
+    state.SetIterationTime(elapsed);
+    seconds.push_back(elapsed / static_cast<double>(copies));
+  }
+  {
+    nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/verify", bytes);
+    if (const std::string problem = check_host_pattern_on_cpu(dst.data(), bytes, suite.options().seed);
+        !problem.empty()) {
+      fail_benchmark(state, problem);
+      return;
+    }
+  }
+  set_bandwidth_counters(state, bytes, seconds);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes * copies));
+}
+
+}  // namespace
+
+void register_host_memcpy(Suite& suite) {
+  const Options& o = suite.options();
+  for (int threads : o.memcpy_threads) {
+    for (std::size_t bytes : o.sizes) {
+      const std::string name = fmt::format("host_memcpy/threads:{}/{}", threads, format_size(bytes));
+      nlohmann::json params = {{"family", "host_memcpy"}, {"memory", "pageable"}, {"threads", threads},
+                               {"bytes", bytes}};
+      suite.add(name, std::move(params), [&suite, threads, bytes, name](benchmark::State& state) {
+        run_host_memcpy(state, suite, threads, bytes, name);
+      });
+    }
+  }
+}
+
+}  // namespace hdbench

@@ -1,0 +1,182 @@
+// hdbench: parse and validate options, discover the machine, register every family,
+// run them through Google Benchmark, and write one JSON report atomically.
+// Exit codes: 0 done (skips are fine), 1 a benchmark failed or the run broke,
+// 2 bad usage (nothing ran).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "families.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "suite.hpp"
+#include "system.hpp"
+
+namespace hdbench {
+namespace {
+
+std::string timestamp(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buffer[64];
+  std::strftime(buffer, sizeof buffer, format, &tm);
+  return buffer;
+}
+
+std::string default_report_path(const system::SystemInfo& info) {
+  std::string host = info.host.hostname.empty() ? "host" : info.host.hostname;
+  std::replace_if(host.begin(), host.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-'; }, '_');
+  return fmt::format("reports/hdbench-{}-{}.json", host, timestamp("%Y%m%d-%H%M%S"));
+}
+
+bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
+  return std::any_of(args.begin(), args.end(), [&](const std::string& a) { return std::string_view(a).starts_with(flag); });
+}
+
+void print_machine(const system::SystemInfo& info) {
+  fmt::print("hdbench {} on {}: {} ({} logical cores, {:.1f} GiB, {} NUMA node{})\n", build_info()["version"].get<std::string>(),
+             info.host.hostname, info.host.cpu_model, info.host.logical_cores,
+             static_cast<double>(info.host.memory_total_bytes) / (1u << 30), info.host.numa_nodes,
+             info.host.numa_nodes == 1 ? "" : "s");
+  if (!info.gpu_usable()) {
+    fmt::print("No usable GPU: {}\nGPU benchmarks are reported as skipped; host benchmarks run.\n\n",
+               info.gpu_unavailable_reason);
+    return;
+  }
+  for (const auto& gpu : info.gpus) {
+    fmt::print("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB, {} copy engines) at {}, PCIe gen{} x{} (max gen{} x{}, {:.1f} GB/s)\n",
+               gpu.index, gpu.name, gpu.compute_capability_major, gpu.compute_capability_minor, gpu.sm_count,
+               static_cast<double>(gpu.total_memory_bytes) / (1u << 30), gpu.copy_engines, gpu.pci_bus_id,
+               gpu.link_current.generation, gpu.link_current.width, gpu.link_max.generation, gpu.link_max.width,
+               system::pcie_link_gbps(gpu.link_max));
+  }
+  fmt::print("\n");
+}
+
+// Skips grouped by reason (so a GPU-less run prints one line, not hundreds),
+// failures one by one, large spreads, and where the report went.
+int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derived, const std::string& path) {
+  std::map<std::string, std::vector<std::string>> skipped;
+  std::vector<std::string> failed, noisy;
+  std::size_t ok = 0;
+  for (const auto& b : benchmarks) {
+    const std::string status = b.value("status", "");
+    if (status == "ok") ++ok;
+    if (status == "skipped") skipped[b.value("skip_reason", "")].push_back(b.value("name", ""));
+    if (status == "error") failed.push_back(fmt::format("{}: {}", b.value("name", ""), b.value("error_message", "")));
+    if (!b["notes"].empty()) noisy.push_back(fmt::format("{}: {}", b.value("name", ""), b["notes"][0].get<std::string>()));
+  }
+  fmt::print("\n{} benchmarks ran, {} skipped, {} failed.\n", ok,
+             std::accumulate(skipped.begin(), skipped.end(), std::size_t{0}, [](std::size_t n, const auto& kv) { return n + kv.second.size(); }),
+             failed.size());
+  for (const auto& [reason, names] : skipped) {
+    fmt::print("Skipped {} (e.g. {}): {}\n", names.size(), names.front(), reason);
+  }
+  for (const auto& line : failed) fmt::print("FAILED {}\n", line);
+  for (const auto& line : noisy) fmt::print("Note {}\n", line);
+  if (derived.contains("pinning_break_even")) {
+    fmt::print("Pinning break-even (transfers after which pinning pays for itself):\n");
+    for (const auto& row : derived["pinning_break_even"]) {
+      fmt::print("  {:>8} {} {:<11} {}\n", format_size(row["bytes"].get<std::size_t>()), row["direction"].get<std::string>(),
+                 row["method"].get<std::string>(),
+                 row["transfers_to_break_even"].is_null() ? std::string("never (pinned is not faster)")
+                                                          : fmt::format("{}", row["transfers_to_break_even"].get<double>()));
+    }
+  }
+  fmt::print("Report: {}\n", path);
+  return failed.empty() ? 0 : 1;
+}
+
+int run(int argc, char** argv) {
+  install_interrupt_cleanup();
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const OptionLimits limits{system::host_memory_total_bytes(),
+                            static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
+  const CommandLine command_line = parse_command_line(args, limits, std::random_device{}() * 0x9E3779B97F4A7C15ULL ^ std::random_device{}());
+  Options options = command_line.options;
+  if (options.help) {
+    fmt::print("{}", options_help());
+    return 0;
+  }
+
+  // Google Benchmark gets everything that is not ours; unknown flags are its to reject.
+  std::vector<std::string> gb_args{argv[0]};
+  gb_args.insert(gb_args.end(), command_line.passthrough.begin(), command_line.passthrough.end());
+  if (!has_flag(command_line.passthrough, "--benchmark_min_time")) gb_args.emplace_back("--benchmark_min_time=0.1");
+  std::vector<char*> gb_argv;
+  for (std::string& a : gb_args) gb_argv.push_back(a.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+  const bool listing_only = has_flag(command_line.passthrough, "--benchmark_list_tests") &&
+                            !has_flag(command_line.passthrough, "--benchmark_list_tests=false");
+
+  const system::SystemInfo info = system::discover();
+  if (info.gpu_usable() && options.device >= static_cast<int>(info.gpus.size())) {
+    throw UsageError(fmt::format("--hdbench_device: {} is not valid; accepted: 0 to {} on this machine", options.device,
+                                 info.gpus.size() - 1));
+  }
+  if (options.out_path.empty()) options.out_path = default_report_path(info);
+  if (!listing_only) {
+    try {
+      check_writable(options.out_path);
+    } catch (const std::exception& error) {
+      throw UsageError(fmt::format("--hdbench_out: {}", error.what()));
+    }
+  }
+  if (!listing_only) print_machine(info);
+
+  Suite suite(options, info);
+  if (options.runs_family(kFamilyTransfer)) {
+    register_transfer(suite);
+    register_transfer_bidir(suite);
+  }
+  if (options.runs_family(kFamilyPinning)) register_pinning(suite);
+  if (options.runs_family(kFamilyStaged)) register_staged(suite);
+  if (options.runs_family(kFamilyHostMemcpy)) register_host_memcpy(suite);
+
+  benchmark::ConsoleReporter console;
+  CollectingReporter collector(console, suite.params());
+  const std::string started_at = timestamp("%Y-%m-%dT%H:%M:%S%z");
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  if (listing_only) return 0;
+
+  nlohmann::json hdbench_context = build_info();
+  hdbench_context["schema_version"] = kReportSchemaVersion;
+  hdbench_context["system"] = system::to_json(info);
+  hdbench_context["options"] = to_json(options);
+  hdbench_context["started_at"] = started_at;
+  hdbench_context["finished_at"] = timestamp("%Y-%m-%dT%H:%M:%S%z");
+  nlohmann::json report;
+  report["context"] = collector.context();
+  report["context"]["hdbench"] = hdbench_context;
+  report["benchmarks"] = collector.benchmarks();
+  report["derived"] = suite.derive(collector.benchmarks());
+  write_file_atomically(options.out_path, report.dump(2) + "\n");
+  return print_summary(report["benchmarks"], report["derived"], options.out_path);
+}
+
+}  // namespace
+}  // namespace hdbench
+
+int main(int argc, char** argv) {
+  try {
+    return hdbench::run(argc, argv);
+  } catch (const hdbench::UsageError& error) {
+    std::fprintf(stderr, "hdbench: %s\n", error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "hdbench: error: %s\n", error.what());
+    return 1;
+  }
+}

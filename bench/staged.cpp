@@ -1,0 +1,141 @@
+// Pageable memory moved through a ring of pinned chunks, with host threads copying
+// into (or out of) the ring while the copy engine works: what a user can do when
+// pinning the whole buffer is not an option. Axes: chunk size and thread count.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+
+#include "cuda.hpp"
+#include "families.hpp"
+#include "host_memory.hpp"
+#include "host_pattern.hpp"
+#include "measure.hpp"
+#include "nvtx.hpp"
+#include "staged_copy.hpp"
+#include "timing.hpp"
+#include "transfer_kernels.hpp"
+#include "verify.hpp"
+
+namespace hdbench {
+namespace {
+
+struct StagedCase {
+  Direction direction;
+  std::size_t bytes;
+  std::size_t chunk_bytes;
+  int threads;
+};
+
+// The whole staged copy is timed on the host clock: it interleaves host memcpy with
+// DMA and ends with a host-side wait, so events on one stream would miss the host part.
+void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c, const std::string& name) {
+  const system::GpuInfo& gpu = *selected_gpu(suite);
+  const Options& o = suite.options();
+  HDBENCH_CUDA_CHECK(cudaSetDevice(o.device));
+  const std::size_t ring_bytes = c.chunk_bytes * static_cast<std::size_t>(o.staged_slots);
+  if (const auto shortfall = memory_shortfall(c.bytes + ring_bytes, c.bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  StagedCopier copier({c.chunk_bytes, c.threads, o.staged_slots});
+  PageableBuffer host(c.bytes);
+  DeviceBuffer device(c.bytes);
+  if (c.direction == Direction::h2d) {
+    fill_pattern_host(host.data(), c.bytes, o.seed);
+    HDBENCH_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, c.bytes, copier.stream()));
+  } else {
+    std::memset(host.data(), 0, c.bytes);
+    kernels::fill_pattern(device.data(), c.bytes, o.seed, copier.stream());
+  }
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(copier.stream()));
+  const auto move = [&] {
+    if (c.direction == Direction::h2d) {
+      copier.host_to_device(device.data(), host.data(), c.bytes);
+    } else {
+      copier.device_to_host(host.data(), device.data(), c.bytes);
+    }
+  };
+  move();  // warm-up
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::staged, name + "/timed", c.bytes);
+    HostTimer timer;
+    move();
+    const double elapsed = timer.elapsed_seconds();
+    state.SetIterationTime(elapsed);
+    seconds.push_back(elapsed);
+  }
+  const std::string problem = c.direction == Direction::h2d
+                                  ? check_device_pattern(device.data(), c.bytes, o.seed, copier.stream())
+                                  : check_host_pattern_on_cpu(host.data(), c.bytes, o.seed);
+  if (!problem.empty()) {
+    fail_benchmark(state, problem);
+    return;
+  }
+  set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
+}
+
+// Best staged configuration per direction and size, as a share of the pinned and the
+// plain pageable copy of the same run.
+void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& derived) {
+  std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_gbps;  // (direction, memory, bytes)
+  std::map<std::pair<std::string, std::size_t>, std::pair<double, std::string>> best_staged;
+  for (const auto& entry : benchmarks) {
+    if (entry.value("status", "") != "ok" || entry.value("run_type", "") != "iteration") continue;
+    const auto& p = entry["params"];
+    const auto& counters = entry["counters"];
+    if (!counters.contains("bandwidth_GB/s")) continue;
+    const double gbps = counters["bandwidth_GB/s"].get<double>();
+    const std::size_t bytes = p.value("bytes", std::size_t{0});
+    if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
+        p.value("variant", "") == "per_copy") {
+      copy_gbps[{p.value("direction", ""), p.value("memory", ""), bytes}] = gbps;
+    } else if (p.value("family", "") == "staged") {
+      auto& best = best_staged[{p.value("direction", ""), bytes}];
+      if (gbps > best.first) best = {gbps, entry.value("name", "")};
+    }
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [key, best] : best_staged) {
+    const auto pinned = copy_gbps.find({key.first, "pinned", key.second});
+    const auto pageable = copy_gbps.find({key.first, "pageable", key.second});
+    nlohmann::json row = {{"direction", key.first}, {"bytes", key.second}, {"best_staged_GB/s", best.first},
+                          {"best_staged_benchmark", best.second}};
+    if (pinned != copy_gbps.end()) row["fraction_of_pinned"] = best.first / pinned->second;
+    if (pageable != copy_gbps.end()) row["speedup_over_pageable"] = best.first / pageable->second;
+    rows.push_back(row);
+  }
+  if (!rows.empty()) derived["staged_vs_pinned"] = rows;
+}
+
+}  // namespace
+
+void register_staged(Suite& suite) {
+  const Options& o = suite.options();
+  for (Direction direction : o.directions) {
+    if (direction == Direction::bidir) continue;
+    for (std::size_t chunk : o.staged_chunk_sizes) {
+      for (int threads : o.staged_threads) {
+        for (std::size_t bytes : o.sizes) {
+          if (bytes < chunk) continue;  // one partial chunk would measure nothing but a pinned copy
+          const StagedCase c{direction, bytes, chunk, threads};
+          const std::string name = fmt::format("staged/{}/chunk:{}/threads:{}/{}", to_string(direction),
+                                               format_size(chunk), threads, format_size(bytes));
+          nlohmann::json params = {{"family", "staged"},   {"direction", to_string(direction)},
+                                   {"memory", "pageable"}, {"engine", "copy"},
+                                   {"bytes", bytes},       {"chunk_bytes", chunk},
+                                   {"threads", threads},   {"slots", o.staged_slots},
+                                   {"device", o.device}};
+          suite.add_gpu(name, std::move(params), [&suite, c, name](benchmark::State& state) {
+            run_staged(state, suite, c, name);
+          });
+        }
+      }
+    }
+  }
+  suite.add_derivation(derive_staged_vs_pinned);
+}
+
+}  // namespace hdbench

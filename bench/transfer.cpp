@@ -1,0 +1,133 @@
+// One-way transfers: every host memory kind, host→device and device→host, through
+// the copy engines (cudaMemcpyAsync) and through SMs (a kernel over mapped memory),
+// plus a plain back-to-back cudaMemcpyAsync loop as the reference the per-copy
+// figures are checked against.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cuda.hpp"
+#include "families.hpp"
+#include "measure.hpp"
+#include "nvtx.hpp"
+#include "transfer_endpoints.hpp"
+
+namespace hdbench {
+namespace {
+
+// Enough blocks to keep many 16-byte requests in flight per SM, which is what
+// saturates a PCIe link from loads and stores.
+constexpr int kSmCopyBlocksPerSm = 8;
+// Copies per sample of the reference loop: enough to hide the event overhead at
+// small sizes, few enough to keep a sample short at large ones.
+std::size_t reference_loop_copies(std::size_t bytes) {
+  return std::clamp<std::size_t>((std::size_t{256} << 20) / bytes, 1, 64);
+}
+
+struct TransferCase {
+  Direction direction;
+  HostMemoryKind kind;
+  Engine engine;
+  std::size_t bytes;
+  bool reference_loop;
+};
+
+std::string case_name(const TransferCase& c) {
+  return fmt::format("transfer/{}/{}/{}/{}", to_string(c.direction), to_string(c.kind),
+                     c.reference_loop ? "copy_loop" : to_string(c.engine), format_size(c.bytes));
+}
+
+nlohmann::json case_params(const TransferCase& c, int device) {
+  return {{"family", "transfer"},
+          {"direction", to_string(c.direction)},
+          {"memory", to_string(c.kind)},
+          {"engine", to_string(c.engine)},
+          {"variant", c.reference_loop ? "reference_loop" : "per_copy"},
+          {"bytes", c.bytes},
+          {"device", device}};
+}
+
+// The link state while a copy is in flight: an idle link may train down to save power.
+void record_link_under_load(benchmark::State& state, const TransferEndpoints& ends,
+                            const system::GpuInfo& gpu, cudaStream_t stream) {
+  ends.enqueue_copy(Engine::copy, 0, stream);
+  const system::PcieLink link = system::read_pcie_link("/sys", gpu.pci_bus_id, true);
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  state.counters["pcie_gen_under_load"] = link.generation;
+  state.counters["pcie_width_under_load"] = link.width;
+}
+
+void run_transfer(benchmark::State& state, const Suite& suite, const TransferCase& c) {
+  const system::GpuInfo& gpu = *selected_gpu(suite);
+  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  if (const auto shortfall = memory_shortfall(c.bytes, c.bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  const std::string name = case_name(c);
+  Stream stream(to_string(c.direction));
+  const TransferEndpoints ends(c.kind, c.direction, c.bytes, suite.options().seed, stream.get());
+  if (c.engine == Engine::sm && !ends.kernel_accessible()) {
+    skip_benchmark(state, fmt::format("{} memory cannot be mapped for a kernel", to_string(c.kind)));
+    return;
+  }
+  const int sm_blocks = gpu.sm_count * kSmCopyBlocksPerSm;
+  const std::size_t copies = c.reference_loop ? reference_loop_copies(c.bytes) : 1;
+  Event start;
+  Event stop;
+  ends.enqueue_copy(c.engine, sm_blocks, stream.get());  // warm-up: first-use costs stay out of the samples
+  stream.synchronize();
+
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::transfer, name + "/timed", c.bytes * copies);
+    start.record(stream.get());
+    for (std::size_t i = 0; i < copies; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
+    stop.record(stream.get());
+    const double elapsed = elapsed_ms(start, stop) / 1e3;
+    state.SetIterationTime(elapsed);
+    seconds.push_back(elapsed / static_cast<double>(copies));
+  }
+  {
+    nvtx::ScopedRange range(nvtx::Family::transfer, name + "/verify", c.bytes);
+    if (const std::string problem = ends.verify(stream.get()); !problem.empty()) {
+      fail_benchmark(state, problem);
+      return;
+    }
+  }
+  set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes * copies));
+  if (c.engine == Engine::copy && !c.reference_loop && c.bytes >= (std::size_t{64} << 20)) {
+    record_link_under_load(state, ends, gpu, stream.get());
+  }
+}
+
+}  // namespace
+
+void register_transfer(Suite& suite) {
+  const Options& o = suite.options();
+  std::vector<TransferCase> cases;
+  for (Direction direction : o.directions) {
+    if (direction == Direction::bidir) continue;
+    for (Engine engine : o.engines) {
+      for (HostMemoryKind kind : o.memory_kinds) {
+        if (!engine_uses_kind(engine, kind)) continue;
+        for (std::size_t bytes : o.sizes) cases.push_back({direction, kind, engine, bytes, false});
+      }
+    }
+    const bool pinned = std::find(o.memory_kinds.begin(), o.memory_kinds.end(), HostMemoryKind::pinned) !=
+                        o.memory_kinds.end();
+    const bool copy = std::find(o.engines.begin(), o.engines.end(), Engine::copy) != o.engines.end();
+    if (pinned && copy) {
+      for (std::size_t bytes : o.sizes) {
+        cases.push_back({direction, HostMemoryKind::pinned, Engine::copy, bytes, true});
+      }
+    }
+  }
+  for (const TransferCase& c : cases) {
+    suite.add_gpu(case_name(c), case_params(c, o.device),
+                  [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
+  }
+}
+
+}  // namespace hdbench

@@ -1,0 +1,80 @@
+// Both directions at once on two streams: each direction's bandwidth and the sum.
+// A link with one copy engine per direction (and full duplex PCIe) should approach
+// twice the one-way figure.
+#include <fmt/format.h>
+
+#include "bidir_copy.hpp"
+#include "cuda.hpp"
+#include "families.hpp"
+#include "measure.hpp"
+#include "nvtx.hpp"
+
+namespace hdbench {
+namespace {
+
+void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind, Engine engine,
+               std::size_t bytes, const std::string& name) {
+  const system::GpuInfo& gpu = *selected_gpu(suite);
+  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  if (const auto shortfall = memory_shortfall(2 * bytes, 2 * bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  if (engine == Engine::sm && !is_device_accessible(kind)) {
+    skip_benchmark(state, fmt::format("{} memory cannot be mapped for a kernel", to_string(kind)));
+    return;
+  }
+  // Half the usual grid per direction, so both copy kernels fit on the GPU at once.
+  BidirectionalCopy copy(kind, engine, bytes, suite.options().seed, gpu.sm_count * 4,
+                         suite.options().spin_timeout_ms);
+  copy.run_once();  // warm-up
+  std::vector<double> up, down, span;
+  double overlap = 0.0;
+  for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::transfer, name + "/timed", 2 * bytes);
+    const BidirSample sample = copy.run_once();
+    state.SetIterationTime(sample.span_seconds);
+    up.push_back(sample.h2d_seconds);
+    down.push_back(sample.d2h_seconds);
+    span.push_back(sample.span_seconds);
+    overlap += sample.overlap_seconds;
+  }
+  if (const std::string problem = copy.verify(); !problem.empty()) {
+    fail_benchmark(state, problem);
+    return;
+  }
+  const double link = system::pcie_link_gbps(gpu.link_max);
+  set_bandwidth_counters(state, bytes, up, link, "h2d_");
+  set_bandwidth_counters(state, bytes, down, link, "d2h_");
+  // The sum: both payloads over the span from the first start to the last end. The
+  // link figure is per direction, so the sum is compared with twice it.
+  set_bandwidth_counters(state, 2 * bytes, span, 2 * link);
+  double span_total = 0.0;
+  for (double s : span) span_total += s;
+  if (span_total > 0.0) state.counters["overlap_percent"] = 100.0 * overlap / span_total;
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
+}
+
+}  // namespace
+
+void register_transfer_bidir(Suite& suite) {
+  const Options& o = suite.options();
+  if (std::find(o.directions.begin(), o.directions.end(), Direction::bidir) == o.directions.end()) return;
+  for (Engine engine : o.engines) {
+    for (HostMemoryKind kind : o.memory_kinds) {
+      if (!engine_uses_kind(engine, kind)) continue;
+      for (std::size_t bytes : o.sizes) {
+        const std::string name = fmt::format("transfer/bidir/{}/{}/{}", to_string(kind), to_string(engine),
+                                             format_size(bytes));
+        nlohmann::json params = {{"family", "transfer"}, {"direction", "bidir"},   {"memory", to_string(kind)},
+                                 {"engine", to_string(engine)}, {"variant", "per_copy"}, {"bytes", bytes},
+                                 {"device", o.device}};
+        suite.add_gpu(name, std::move(params), [&suite, kind, engine, bytes, name](benchmark::State& state) {
+          run_bidir(state, suite, kind, engine, bytes, name);
+        });
+      }
+    }
+  }
+}
+
+}  // namespace hdbench

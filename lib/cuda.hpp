@@ -1,0 +1,111 @@
+// Checked CUDA calls and move-only RAII owners for device buffers, streams and events.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace hdbench {
+
+// Thrown by HDBENCH_CUDA_CHECK: carries the error code so callers can tell
+// "out of memory" (skip the configuration) from a real failure.
+class CudaError : public std::runtime_error {
+ public:
+  CudaError(cudaError_t code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  cudaError_t code() const noexcept { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+// "cudaErrorX (description) in CALL at FILE:LINE; what to do: HINT"
+std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+void log_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept;
+
+}  // namespace hdbench
+
+#define HDBENCH_CUDA_CHECK(call)                                           \
+  do {                                                                     \
+    const cudaError_t hdbench_status_ = (call);                            \
+    if (hdbench_status_ != cudaSuccess)                                    \
+      ::hdbench::throw_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// For destructors: reports the failure on stderr and carries on.
+#define HDBENCH_CUDA_CHECK_NOTHROW(call)                                 \
+  do {                                                                   \
+    const cudaError_t hdbench_status_ = (call);                          \
+    if (hdbench_status_ != cudaSuccess)                                  \
+      ::hdbench::log_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+namespace hdbench {
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* data() const noexcept { return ptr_; }
+  std::size_t size() const noexcept { return bytes_; }
+  template <typename T>
+  T* as() const noexcept { return static_cast<T*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class Stream {
+ public:
+  // Non-blocking by default so the legacy default stream never serialises it.
+  explicit Stream(const std::string& nvtx_name = {}, unsigned flags = cudaStreamNonBlocking);
+  ~Stream();
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  cudaStream_t get() const noexcept { return stream_; }
+  void synchronize() const;
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+class Event {
+ public:
+  explicit Event(unsigned flags = cudaEventDefault);
+  ~Event();
+  Event(Event&& other) noexcept;
+  Event& operator=(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  cudaEvent_t get() const noexcept { return event_; }
+  void record(cudaStream_t stream) const;
+  void synchronize() const;
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Milliseconds between two recorded events (waits for `stop`).
+float elapsed_ms(const Event& start, const Event& stop);
+
+// Free and total device memory of the current device, in bytes.
+struct DeviceMemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+DeviceMemoryInfo device_memory_info();
+
+}  // namespace hdbench

@@ -1,0 +1,316 @@
+#include "options.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <map>
+
+namespace hdbench {
+namespace {
+
+constexpr std::string_view kPrefix = "--hdbench_";
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string_view::npos ? text.npos : end - start));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return parts;
+}
+
+[[noreturn]] void bad_value(std::string_view flag, std::string_view text, std::string_view accepted) {
+  throw UsageError(fmt::format("--hdbench_{}: '{}' is not valid; accepted: {}", flag, text, accepted));
+}
+
+std::uint64_t parse_unsigned(std::string_view flag, std::string_view text, std::string_view accepted) {
+  std::uint64_t value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) bad_value(flag, text, accepted);
+  return value;
+}
+
+template <typename Enum>
+std::vector<Enum> parse_enum_list(std::string_view flag, std::string_view text,
+                                  std::optional<Enum> (*from_string)(std::string_view),
+                                  const std::vector<Enum>& all) {
+  std::vector<std::string> names;
+  for (Enum e : all) names.emplace_back(to_string(e));
+  const std::string accepted = fmt::format("a comma-separated list of {}", fmt::join(names, ", "));
+  std::vector<Enum> values;
+  for (std::string_view item : split(text, ',')) {
+    const std::optional<Enum> value = from_string(item);
+    if (!value) bad_value(flag, item.empty() ? text : item, accepted);
+    if (std::find(values.begin(), values.end(), *value) == values.end()) values.push_back(*value);
+  }
+  return values;
+}
+
+std::vector<int> default_memcpy_threads(int hardware_threads) {
+  std::vector<int> threads;
+  for (int t = 1; t <= hardware_threads; t *= 2) threads.push_back(t);
+  if (threads.back() != hardware_threads) threads.push_back(hardware_threads);
+  return threads;
+}
+
+void check_sizes_fit(std::string_view flag, const std::vector<std::size_t>& sizes,
+                     const OptionLimits& limits) {
+  if (limits.host_memory_bytes == 0) return;
+  for (std::size_t size : sizes) {
+    if (size > limits.host_memory_bytes) {
+      throw UsageError(fmt::format(
+          "--hdbench_{}: {} is larger than this machine's memory ({}); accepted: sizes up to {}",
+          flag, format_size(size), format_size(limits.host_memory_bytes),
+          format_size(limits.host_memory_bytes)));
+    }
+  }
+}
+
+struct FlagSpec {
+  std::string_view name;
+  std::string_view value_help;
+  std::string_view description;
+};
+
+const std::vector<FlagSpec>& flag_specs() {
+  static const std::vector<FlagSpec> specs = {
+      {"help", "", "print this list and exit"},
+      {"out", "PATH", "JSON report path (default reports/hdbench-<host>-<time>.json)"},
+      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy (default all)"},
+      {"sizes", "SIZES", "transfer sizes: list and FROM:TO:xFACTOR ranges (default 4K:1G:x4)"},
+      {"directions", "LIST", "h2d, d2h, bidir (default all)"},
+      {"memory", "LIST", "pageable, registered, pinned, pinned_wc, mapped (default all)"},
+      {"engines", "LIST", "copy (DMA engines), sm (kernel over mapped memory) (default both)"},
+      {"staged_chunks", "SIZES", "pinned chunk sizes of staged copies (default 1M,4M,16M)"},
+      {"staged_threads", "LIST", "host threads copying into the pinned ring (default 1,2,4)"},
+      {"staged_slots", "N", "pinned chunks in the staging ring, 2..64 (default 4)"},
+      {"memcpy_threads", "LIST", "threads for host memcpy (default powers of two up to cores)"},
+      {"device", "N", "CUDA device index (default 0)"},
+      {"seed", "N", "seed of the verification pattern (default random, recorded)"},
+      {"spin_timeout_ms", "MS", "how long a spin kernel holds queued work, 1..600000 (default 5000)"},
+  };
+  return specs;
+}
+
+}  // namespace
+
+std::vector<std::string> all_family_names() {
+  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy};
+}
+
+bool Options::runs_family(std::string_view name) const {
+  return std::find(families.begin(), families.end(), name) != families.end();
+}
+
+std::size_t parse_size(std::string_view flag, std::string_view text) {
+  constexpr std::string_view accepted = "a positive byte count like 4096, 4K, 64MiB or 1G";
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0) bad_value(flag, text, accepted);
+  const std::uint64_t number = parse_unsigned(flag, text.substr(0, digits), accepted);
+  const std::string_view unit = text.substr(digits);
+  static const std::map<std::string_view, unsigned> shifts = {
+      {"", 0},   {"B", 0},    {"K", 10},   {"KiB", 10}, {"KB", 10}, {"M", 20}, {"MiB", 20},
+      {"MB", 20}, {"G", 30}, {"GiB", 30}, {"GB", 30},  {"T", 40},  {"TiB", 40}};
+  const auto it = shifts.find(unit);
+  if (it == shifts.end() || number == 0) bad_value(flag, text, accepted);
+  if (number > (std::numeric_limits<std::size_t>::max() >> it->second)) bad_value(flag, text, accepted);
+  return static_cast<std::size_t>(number) << it->second;
+}
+
+std::vector<std::size_t> parse_size_list(std::string_view flag, std::string_view text) {
+  std::vector<std::size_t> sizes;
+  for (std::string_view item : split(text, ',')) {
+    const std::vector<std::string_view> range = split(item, ':');
+    if (range.size() == 1) {
+      sizes.push_back(parse_size(flag, item));
+    } else if (range.size() == 3 && range[2].size() >= 2 && range[2][0] == 'x') {
+      const std::size_t from = parse_size(flag, range[0]);
+      const std::size_t to = parse_size(flag, range[1]);
+      const std::uint64_t factor =
+          parse_unsigned(flag, range[2].substr(1), "a range FROM:TO:xFACTOR with FACTOR >= 2");
+      if (factor < 2 || from > to) bad_value(flag, item, "a range FROM:TO:xFACTOR with FROM <= TO and FACTOR >= 2");
+      for (std::size_t size = from; size <= to; size *= factor) {
+        sizes.push_back(size);
+        if (size > to / factor) break;  // the next step would pass TO (or overflow)
+      }
+    } else {
+      bad_value(flag, item, "sizes like 64M and ranges like 4K:1G:x4, separated by commas");
+    }
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
+std::vector<int> parse_int_list(std::string_view flag, std::string_view text, int min, int max) {
+  const std::string accepted = fmt::format("comma-separated integers from {} to {}", min, max);
+  std::vector<int> values;
+  for (std::string_view item : split(text, ',')) {
+    std::int64_t value = 0;
+    const auto* end = item.data() + item.size();
+    const auto [ptr, ec] = std::from_chars(item.data(), end, value);
+    if (item.empty() || ec != std::errc() || ptr != end || value < min || value > max) {
+      bad_value(flag, item.empty() ? text : item, accepted);
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end()) {
+      values.push_back(static_cast<int>(value));
+    }
+  }
+  return values;
+}
+
+std::string format_size(std::size_t bytes) {
+  constexpr std::pair<unsigned, const char*> units[] = {{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}};
+  for (const auto& [shift, name] : units) {
+    const std::size_t unit = std::size_t{1} << shift;
+    if (bytes >= unit && bytes % unit == 0) return fmt::format("{}{}", bytes / unit, name);
+  }
+  return fmt::format("{}B", bytes);
+}
+
+CommandLine parse_command_line(const std::vector<std::string>& args, const OptionLimits& limits,
+                               std::uint64_t random_seed) {
+  CommandLine result;
+  Options& o = result.options;
+  o.families = all_family_names();
+  o.sizes = parse_size_list("sizes", "4K:1G:x4");
+  o.directions = all_directions();
+  o.memory_kinds = all_host_memory_kinds();
+  o.engines = all_engines();
+  o.staged_chunk_sizes = parse_size_list("staged_chunks", "1M,4M,16M");
+  o.staged_threads = {1, 2, 4};
+  o.memcpy_threads = default_memcpy_threads(std::max(1, limits.hardware_threads));
+  o.seed = random_seed;
+
+  using Handler = std::function<void(std::string_view flag, std::string_view value)>;
+  const int max_threads = std::max(256, limits.hardware_threads * 4);
+  const std::map<std::string_view, Handler> handlers = {
+      {"out", [&](auto flag, auto v) {
+         if (v.empty()) bad_value(flag, v, "a file path");
+         o.out_path = std::string(v);
+       }},
+      {"families", [&](auto flag, auto v) {
+         const auto names = all_family_names();
+         o.families.clear();
+         for (std::string_view item : split(v, ',')) {
+           if (std::find(names.begin(), names.end(), item) == names.end()) {
+             bad_value(flag, item.empty() ? v : item, fmt::format("a comma-separated list of {}", fmt::join(names, ", ")));
+           }
+           o.families.emplace_back(item);
+         }
+       }},
+      {"sizes", [&](auto flag, auto v) { o.sizes = parse_size_list(flag, v); }},
+      {"directions", [&](auto flag, auto v) {
+         o.directions = parse_enum_list<Direction>(flag, v, direction_from_string, all_directions());
+       }},
+      {"memory", [&](auto flag, auto v) {
+         o.memory_kinds = parse_enum_list<HostMemoryKind>(flag, v, host_memory_kind_from_string,
+                                                          all_host_memory_kinds());
+       }},
+      {"engines", [&](auto flag, auto v) {
+         o.engines = parse_enum_list<Engine>(flag, v, engine_from_string, all_engines());
+       }},
+      {"staged_chunks", [&](auto flag, auto v) { o.staged_chunk_sizes = parse_size_list(flag, v); }},
+      {"staged_threads", [&](auto flag, auto v) { o.staged_threads = parse_int_list(flag, v, 1, max_threads); }},
+      {"staged_slots", [&](auto flag, auto v) {
+         const auto values = parse_int_list(flag, v, 2, 64);
+         if (values.size() != 1) bad_value(flag, v, "one integer from 2 to 64");
+         o.staged_slots = values.front();
+       }},
+      {"memcpy_threads", [&](auto flag, auto v) { o.memcpy_threads = parse_int_list(flag, v, 1, max_threads); }},
+      {"device", [&](auto flag, auto v) {
+         o.device = static_cast<int>(std::min<std::uint64_t>(
+             parse_unsigned(flag, v, "a device index 0, 1, …"), 1u << 20));
+       }},
+      {"seed", [&](auto flag, auto v) { o.seed = parse_unsigned(flag, v, "an unsigned 64-bit integer"); }},
+      {"spin_timeout_ms", [&](auto flag, auto v) {
+         double value = 0.0;
+         const auto* end = v.data() + v.size();
+         const auto [ptr, ec] = std::from_chars(v.data(), end, value);
+         if (v.empty() || ec != std::errc() || ptr != end || !(value >= 1.0 && value <= 600000.0)) {
+           bad_value(flag, v, "milliseconds from 1 to 600000");
+         }
+         o.spin_timeout_ms = value;
+       }},
+  };
+
+  for (const std::string& arg : args) {
+    const std::string_view text = arg;
+    if (!text.starts_with(kPrefix)) {
+      result.passthrough.push_back(arg);
+      continue;
+    }
+    o.given.push_back(arg);
+    const std::string_view body = text.substr(kPrefix.size());
+    const std::size_t equals = body.find('=');
+    const std::string_view name = body.substr(0, equals);
+    if (name == "help") {
+      if (equals != std::string_view::npos) throw UsageError("--hdbench_help takes no value");
+      o.help = true;
+      continue;
+    }
+    const auto handler = handlers.find(name);
+    if (handler == handlers.end()) {
+      std::vector<std::string> known;
+      for (const FlagSpec& spec : flag_specs()) known.push_back(fmt::format("--hdbench_{}", spec.name));
+      throw UsageError(fmt::format("unknown flag '{}'; hdbench's flags are: {} (see --hdbench_help)",
+                                   arg, fmt::join(known, ", ")));
+    }
+    if (equals == std::string_view::npos) {
+      throw UsageError(fmt::format("--hdbench_{} needs a value: --hdbench_{}=VALUE (see --hdbench_help)", name, name));
+    }
+    handler->second(name, body.substr(equals + 1));
+  }
+  check_sizes_fit("sizes", o.sizes, limits);
+  check_sizes_fit("staged_chunks", o.staged_chunk_sizes, limits);
+  return result;
+}
+
+std::string options_help() {
+  std::string text =
+      "hdbench flags (Google Benchmark's --benchmark_* flags work as well; see --help):\n";
+  for (const FlagSpec& spec : flag_specs()) {
+    const std::string flag = spec.value_help.empty()
+                                 ? fmt::format("--hdbench_{}", spec.name)
+                                 : fmt::format("--hdbench_{}={}", spec.name, spec.value_help);
+    text += fmt::format("  {:<34} {}\n", flag, spec.description);
+  }
+  text +=
+      "Sizes use binary multiples: 4K = 4096 bytes, 1G = 2^30 bytes. GB/s in results means 1e9 bytes/s.\n"
+      "Unless --benchmark_min_time is given, hdbench runs each benchmark for at least 0.1 s.\n";
+  return text;
+}
+
+nlohmann::json to_json(const Options& o) {
+  nlohmann::json j;
+  j["families"] = o.families;
+  j["sizes_bytes"] = o.sizes;
+  std::vector<std::string> directions, kinds, engines;
+  for (Direction d : o.directions) directions.emplace_back(to_string(d));
+  for (HostMemoryKind k : o.memory_kinds) kinds.emplace_back(to_string(k));
+  for (Engine e : o.engines) engines.emplace_back(to_string(e));
+  j["directions"] = directions;
+  j["memory_kinds"] = kinds;
+  j["engines"] = engines;
+  j["staged_chunk_sizes_bytes"] = o.staged_chunk_sizes;
+  j["staged_threads"] = o.staged_threads;
+  j["staged_slots"] = o.staged_slots;
+  j["memcpy_threads"] = o.memcpy_threads;
+  j["device"] = o.device;
+  j["seed"] = o.seed;
+  j["spin_timeout_ms"] = o.spin_timeout_ms;
+  j["out_path"] = o.out_path;
+  j["arguments"] = o.given;
+  return j;
+}
+
+}  // namespace hdbench

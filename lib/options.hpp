@@ -1,0 +1,80 @@
+// hdbench's own command-line flags (--hdbench_*). Google Benchmark's flags pass
+// through untouched. Every value is validated before anything runs; a bad one
+// throws UsageError naming the flag and what it accepts (main exits with 2).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "axes.hpp"
+#include "host_memory.hpp"
+
+namespace hdbench {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* kFamilyTransfer = "transfer";
+inline constexpr const char* kFamilyPinning = "pinning";
+inline constexpr const char* kFamilyStaged = "staged";
+inline constexpr const char* kFamilyHostMemcpy = "host_memcpy";
+std::vector<std::string> all_family_names();
+
+struct Options {
+  bool help = false;
+  std::string out_path;  // empty: main picks reports/hdbench-<host>-<time>.json
+  std::vector<std::string> families;
+  std::vector<std::size_t> sizes;
+  std::vector<Direction> directions;
+  std::vector<HostMemoryKind> memory_kinds;
+  std::vector<Engine> engines;
+  std::vector<std::size_t> staged_chunk_sizes;
+  std::vector<int> staged_threads;
+  int staged_slots = 4;
+  std::vector<int> memcpy_threads;
+  int device = 0;
+  std::uint64_t seed = 0;
+  double spin_timeout_ms = 5000.0;
+  std::vector<std::string> given;  // the --hdbench_* arguments as typed, for the report
+
+  bool runs_family(std::string_view name) const;
+};
+
+// What validation compares against; discovered once by main.
+struct OptionLimits {
+  std::uint64_t host_memory_bytes = 0;  // 0: unknown, sizes are not capped
+  int hardware_threads = 1;
+};
+
+struct CommandLine {
+  Options options;
+  std::vector<std::string> passthrough;  // everything that is not --hdbench_*
+};
+
+// args excludes argv[0]. `random_seed` is used when --hdbench_seed is absent.
+CommandLine parse_command_line(const std::vector<std::string>& args, const OptionLimits& limits,
+                               std::uint64_t random_seed);
+std::string options_help();
+nlohmann::json to_json(const Options& options);
+
+// --- Value parsers, exposed for tests; throw UsageError naming `flag`. ----------
+
+// "4096", "4K", "4KiB", "64M", "1G", "1GiB" (binary multiples); must be > 0.
+std::size_t parse_size(std::string_view flag, std::string_view text);
+// Comma-separated sizes and geometric ranges "FROM:TO:xFACTOR" (e.g. "4K:1G:x4").
+std::vector<std::size_t> parse_size_list(std::string_view flag, std::string_view text);
+// Comma-separated positive integers within [min, max].
+std::vector<int> parse_int_list(std::string_view flag, std::string_view text, int min, int max);
+// "4KiB", "256MiB", "1GiB", "1000B": exact binary units where possible.
+std::string format_size(std::size_t bytes);
+
+}  // namespace hdbench

@@ -1,0 +1,329 @@
+// Checks hdbench's NVTX conventions (lib/nvtx.hpp) through the capture injection
+// library (tests/nvtx/capture_injection.cpp): no Nsight, no GPU. ctest sets
+//   NVTX_INJECTION64_PATH=<build>/tests/libnvtx_capture.so
+//   HDBENCH_NVTX_CAPTURE=<build>/tests/nvtx_tests_capture.log
+// The log is appended to by the whole process (and by earlier runs), so every
+// test remembers where the file ended before it acted and reads only what
+// follows, keeping the lines of its own thread(s).
+
+#include <gtest/gtest.h>
+#include <nvtx3/nvToolsExt.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "nvtx.hpp"
+
+namespace {
+
+namespace nvtx = hdbench::nvtx;
+using Fields = std::vector<std::string>;
+
+constexpr nvtx::Family kFamilies[] = {
+    nvtx::Family::transfer, nvtx::Family::pinning, nvtx::Family::staged, nvtx::Family::host_memcpy,
+    nvtx::Family::streams,  nvtx::Family::loader,  nvtx::Family::mlp,
+};
+
+const char* capture_path() {
+  const char* path = std::getenv("HDBENCH_NVTX_CAPTURE");
+  return path != nullptr && *path != '\0' ? path : nullptr;
+}
+
+std::uintmax_t log_size() {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(capture_path(), error);
+  return error ? 0 : size;
+}
+
+// Where the log ended when this process started, before any NVTX call: the
+// domain and its categories are created once per process, by whichever test
+// opens the first range.
+const std::uintmax_t g_process_start = capture_path() != nullptr ? log_size() : 0;
+
+// Lines appended since `offset`, split on tabs.
+std::vector<Fields> lines_since(std::uintmax_t offset) {
+  std::ifstream in(capture_path(), std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::vector<Fields> lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    Fields fields;
+    std::string field;
+    std::istringstream split(line);
+    while (std::getline(split, field, '\t')) fields.push_back(field);
+    if (!line.empty() && line.back() == '\t') fields.emplace_back();
+    lines.push_back(std::move(fields));
+  }
+  return lines;
+}
+
+std::string tid_string() { return std::to_string(::syscall(SYS_gettid)); }
+
+std::string hex_color(std::uint32_t argb) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08X", static_cast<unsigned>(argb));
+  return text;
+}
+
+std::string category_id(nvtx::Family family) {
+  return std::to_string(static_cast<std::uint32_t>(family));
+}
+
+Fields push_line(const std::string& tid, nvtx::Family family, std::uint64_t bytes,
+                 const std::string& name) {
+  return {"push", nvtx::kDomainName, tid, category_id(family),
+          hex_color(nvtx::family_color(family)), std::to_string(bytes), name};
+}
+
+Fields pop_line(const std::string& tid) { return {"pop", nvtx::kDomainName, tid}; }
+
+// push/pop lines of `domain` on thread `tid`, in order.
+std::vector<Fields> range_lines(const std::vector<Fields>& lines, const std::string& tid,
+                                const std::string& domain = nvtx::kDomainName) {
+  std::vector<Fields> kept;
+  for (const Fields& f : lines) {
+    if (f.size() >= 3 && (f[0] == "push" || f[0] == "pop") && f[1] == domain && f[2] == tid) {
+      kept.push_back(f);
+    }
+  }
+  return kept;
+}
+
+std::string describe(const std::vector<Fields>& lines) {
+  std::string text;
+  for (const Fields& f : lines) {
+    for (std::size_t i = 0; i < f.size(); ++i) text += (i == 0 ? "" : " | ") + f[i];
+    text += '\n';
+  }
+  return text;
+}
+
+class NvtxRanges : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (capture_path() == nullptr) {
+      GTEST_SKIP() << "HDBENCH_NVTX_CAPTURE is unset. Run through ctest (-R nvtx_tests), or set "
+                      "NVTX_INJECTION64_PATH=<build>/tests/libnvtx_capture.so and "
+                      "HDBENCH_NVTX_CAPTURE=<log file> by hand.";
+    }
+    const char* injection = std::getenv("NVTX_INJECTION64_PATH");
+    ASSERT_TRUE(injection != nullptr && *injection != '\0')
+        << "HDBENCH_NVTX_CAPTURE is set but NVTX_INJECTION64_PATH is not: nothing would be "
+           "recorded. Point it at libnvtx_capture.so.";
+    start_ = log_size();
+  }
+
+  std::vector<Fields> since_start() const { return lines_since(start_); }
+
+  std::uintmax_t start_ = 0;
+};
+
+TEST_F(NvtxRanges, NestedRangesArePushedAndPoppedInOrderOnTheCallingThread) {
+  {
+    nvtx::ScopedRange outer(nvtx::Family::staged, "staged/nested-outer", 4096);
+    {
+      nvtx::ScopedRange inner(nvtx::Family::transfer, "transfer/nested-inner", 1u << 20);
+    }
+  }
+  const std::string tid = tid_string();
+  const std::vector<Fields> expected = {
+      push_line(tid, nvtx::Family::staged, 4096, "staged/nested-outer"),
+      push_line(tid, nvtx::Family::transfer, 1u << 20, "transfer/nested-inner"),
+      pop_line(tid),
+      pop_line(tid),
+  };
+  const auto lines = range_lines(since_start(), tid);
+  EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
+}
+
+TEST_F(NvtxRanges, EveryFamilyCarriesItsCategoryColourAndBytes) {
+  std::uint64_t bytes = 1000;
+  std::vector<Fields> expected;
+  const std::string tid = tid_string();
+  for (nvtx::Family family : kFamilies) {
+    const std::string name = std::string(nvtx::family_name(family)) + "/each-family";
+    { nvtx::ScopedRange range(family, name, bytes); }
+    expected.push_back(push_line(tid, family, bytes, name));
+    expected.push_back(pop_line(tid));
+    bytes = bytes * 3 + 7;
+  }
+  const auto lines = range_lines(since_start(), tid);
+  EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
+}
+
+TEST_F(NvtxRanges, PayloadIsTheFullUnsignedByteCountAndDefaultsToZero) {
+  { nvtx::ScopedRange range(nvtx::Family::mlp, "mlp/no-bytes"); }
+  { nvtx::ScopedRange range(nvtx::Family::loader, "loader/huge", UINT64_MAX); }
+  const std::string tid = tid_string();
+  const auto lines = range_lines(since_start(), tid);
+  ASSERT_EQ(lines.size(), 4u) << describe(lines);
+  ASSERT_EQ(lines[0].size(), 7u) << describe(lines);
+  ASSERT_EQ(lines[2].size(), 7u) << describe(lines);
+  EXPECT_EQ(lines[0][5], "0");
+  EXPECT_EQ(lines[2][5], "18446744073709551615");
+}
+
+// Needs no capture: a plain check of the palette the ranges carry.
+TEST(NvtxFamilies, ColoursAreOpaqueAndDistinct) {
+  std::map<std::uint32_t, std::string> seen;
+  for (nvtx::Family family : kFamilies) {
+    const std::uint32_t color = nvtx::family_color(family);
+    EXPECT_EQ(color >> 24, 0xFFu) << nvtx::family_name(family) << " is not opaque";
+    const auto [it, inserted] = seen.emplace(color, nvtx::family_name(family));
+    EXPECT_TRUE(inserted) << nvtx::family_name(family) << " shares its colour with "
+                          << it->second;
+  }
+}
+
+TEST_F(NvtxRanges, TabsAndNewlinesInNamesDoNotBreakTheLog) {
+  { nvtx::ScopedRange range(nvtx::Family::streams, "streams/a\tb\nc", 1); }
+  const std::string tid = tid_string();
+  const std::vector<Fields> expected = {
+      push_line(tid, nvtx::Family::streams, 1, "streams/a b c"),
+      pop_line(tid),
+  };
+  const auto lines = range_lines(since_start(), tid);
+  EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
+}
+
+TEST_F(NvtxRanges, RangesOnTwoThreadsStayBalancedPerThread) {
+  constexpr int kRounds = 5;
+  std::barrier sync(2);
+  std::string tids[2];
+  auto worker = [&](int index) {
+    tids[index] = tid_string();
+    const auto family = index == 0 ? nvtx::Family::loader : nvtx::Family::streams;
+    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" +
+                               std::to_string(index);
+    for (int round = 0; round < kRounds; ++round) {
+      nvtx::ScopedRange outer(family, prefix + "-outer", static_cast<std::uint64_t>(round));
+      sync.arrive_and_wait();  // both threads hold an open range here
+      { nvtx::ScopedRange inner(family, prefix + "-inner", 1); }
+      sync.arrive_and_wait();
+    }
+  };
+  std::thread first(worker, 0);
+  std::thread second(worker, 1);
+  first.join();
+  second.join();
+
+  ASSERT_NE(tids[0], tids[1]);
+  const auto all = since_start();
+  for (int index = 0; index < 2; ++index) {
+    SCOPED_TRACE("thread " + std::to_string(index) + " tid " + tids[index]);
+    const auto family = index == 0 ? nvtx::Family::loader : nvtx::Family::streams;
+    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" +
+                               std::to_string(index);
+    std::vector<Fields> expected;
+    for (int round = 0; round < kRounds; ++round) {
+      expected.push_back(push_line(tids[index], family, static_cast<std::uint64_t>(round),
+                                   prefix + "-outer"));
+      expected.push_back(push_line(tids[index], family, 1, prefix + "-inner"));
+      expected.push_back(pop_line(tids[index]));
+      expected.push_back(pop_line(tids[index]));
+    }
+    const auto lines = range_lines(all, tids[index]);
+    EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
+  }
+
+  // The ranges really overlapped in time: both first pushes precede any pop.
+  std::size_t pushes_before_first_pop = 0;
+  for (const Fields& f : all) {
+    if (f.size() < 3 || f[1] != nvtx::kDomainName || (f[2] != tids[0] && f[2] != tids[1])) {
+      continue;
+    }
+    if (f[0] == "pop") break;
+    if (f[0] == "push") ++pushes_before_first_pop;
+  }
+  EXPECT_GE(pushes_before_first_pop, 2u);
+}
+
+TEST_F(NvtxRanges, NameCurrentThreadNamesTheCallingOsThread) {
+  std::string worker_tid;
+  std::thread worker([&] {
+    worker_tid = tid_string();
+    nvtx::name_current_thread("loader/worker 3");
+  });
+  worker.join();
+  const Fields expected = {"thread", worker_tid, "loader/worker 3"};
+  std::size_t matches = 0;
+  for (const Fields& f : since_start()) {
+    if (f.size() >= 1 && f[0] == "thread") {
+      EXPECT_EQ(f, expected) << describe({f});
+      matches += f == expected ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(matches, 1u);
+}
+
+TEST_F(NvtxRanges, NameStreamIsForwarded) {
+  // No GPU here: the call only forwards the handle, so any non-null value works.
+  const auto fake_stream = reinterpret_cast<cudaStream_t>(std::uintptr_t{0x5eed});
+  nvtx::name_stream(fake_stream, "h2d-under-test");
+  const std::vector<Fields> expected = {{"stream", "h2d-under-test"}};
+  std::vector<Fields> streams;
+  for (const Fields& f : since_start()) {
+    if (!f.empty() && f[0] == "stream") streams.push_back(f);
+  }
+  EXPECT_EQ(streams, expected) << describe(streams);
+}
+
+TEST_F(NvtxRanges, DomainIsCreatedOnceWithACategoryPerFamily) {
+  { nvtx::ScopedRange range(nvtx::Family::pinning, "pinning/ensure-domain"); }
+  const auto lines = lines_since(g_process_start);
+  std::size_t domains = 0;
+  std::map<std::string, std::string> categories;  // id -> name
+  bool category_before_domain = false;
+  for (const Fields& f : lines) {
+    if (f.size() == 2 && f[0] == "domain" && f[1] == nvtx::kDomainName) ++domains;
+    if (f.size() == 4 && f[0] == "category" && f[1] == nvtx::kDomainName) {
+      if (domains == 0) category_before_domain = true;
+      EXPECT_TRUE(categories.emplace(f[2], f[3]).second) << "category " << f[2] << " named twice";
+    }
+  }
+  EXPECT_EQ(domains, 1u) << "the \"hdbench\" domain must be created exactly once per process";
+  EXPECT_FALSE(category_before_domain);
+  std::map<std::string, std::string> expected;
+  for (nvtx::Family family : kFamilies) expected[category_id(family)] = nvtx::family_name(family);
+  EXPECT_EQ(categories, expected);
+}
+
+// The capture also records the non-domain API, which tools outside hdbench use.
+TEST_F(NvtxRanges, DefaultDomainRangesAreCaptured) {
+  nvtxRangePushA("core/plain");
+  nvtxEventAttributes_t attributes{};
+  attributes.version = NVTX_VERSION;
+  attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attributes.colorType = NVTX_COLOR_ARGB;
+  attributes.color = 0xFF00A0B0;
+  attributes.payloadType = NVTX_PAYLOAD_TYPE_INT32;
+  attributes.payload.iValue = -5;
+  attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attributes.message.ascii = "core/attributed";
+  nvtxRangePushEx(&attributes);
+  nvtxRangePop();
+  nvtxRangePop();
+  const std::string tid = tid_string();
+  const std::vector<Fields> expected = {
+      {"push", "<default>", tid, "0", "-", "-", "core/plain"},
+      {"push", "<default>", tid, "0", "FF00A0B0", "-", "core/attributed"},
+      {"pop", "<default>", tid},
+      {"pop", "<default>", tid},
+  };
+  const auto lines = range_lines(since_start(), tid, "<default>");
+  EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
+}
+
+}  // namespace
