@@ -13,8 +13,7 @@ namespace {
 nvtxDomainHandle_t domain() noexcept {
   static const nvtxDomainHandle_t handle = [] {
     nvtxDomainHandle_t created = nvtxDomainCreateA(kDomainName);
-    for (auto family : {Family::transfer, Family::pinning, Family::staged, Family::host_memcpy,
-                        Family::streams, Family::loader, Family::mlp}) {
+    for (Family family : kAllFamilies) {
       nvtxDomainNameCategoryA(created, static_cast<std::uint32_t>(family), family_name(family));
     }
     return created;

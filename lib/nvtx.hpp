@@ -23,6 +23,9 @@ enum class Family : std::uint32_t {
   mlp = 7,
 };
 
+inline constexpr Family kAllFamilies[] = {Family::transfer,    Family::pinning, Family::staged, Family::host_memcpy,
+                                          Family::streams, Family::loader,  Family::mlp};
+
 const char* family_name(Family family) noexcept;
 std::uint32_t family_color(Family family) noexcept;  // ARGB
 

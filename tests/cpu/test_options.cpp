@@ -1,0 +1,447 @@
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "options.hpp"
+
+namespace hdbench {
+namespace {
+
+constexpr std::size_t kKiB = std::size_t{1} << 10;
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+constexpr std::size_t kGiB = std::size_t{1} << 30;
+constexpr std::uint64_t kSeed = 0x1234'5678'9abc'def0ULL;
+
+bool contains(const std::string& text, std::string_view part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The message of the UsageError `fn` throws; fails the test when it throws nothing.
+template <typename Fn>
+std::string usage_error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const UsageError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "expected a UsageError";
+  return {};
+}
+
+OptionLimits test_limits() {
+  OptionLimits limits;
+  limits.host_memory_bytes = 0;
+  limits.hardware_threads = 8;
+  return limits;
+}
+
+CommandLine parse(const std::vector<std::string>& args, const OptionLimits& limits = test_limits()) {
+  return parse_command_line(args, limits, kSeed);
+}
+
+std::string parse_error(const std::vector<std::string>& args, const OptionLimits& limits = test_limits()) {
+  return usage_error_of([&] { parse(args, limits); });
+}
+
+// --- parse_size ---------------------------------------------------------------
+
+TEST(ParseSize, AcceptsPlainAndBinaryUnits) {
+  EXPECT_EQ(parse_size("sizes", "4096"), 4096u);
+  EXPECT_EQ(parse_size("sizes", "1"), 1u);
+  EXPECT_EQ(parse_size("sizes", "1000B"), 1000u);
+  EXPECT_EQ(parse_size("sizes", "4K"), 4 * kKiB);
+  EXPECT_EQ(parse_size("sizes", "4KiB"), 4 * kKiB);
+  EXPECT_EQ(parse_size("sizes", "4KB"), 4 * kKiB);
+  EXPECT_EQ(parse_size("sizes", "64M"), 64 * kMiB);
+  EXPECT_EQ(parse_size("sizes", "64MiB"), 64 * kMiB);
+  EXPECT_EQ(parse_size("sizes", "1G"), kGiB);
+  EXPECT_EQ(parse_size("sizes", "1GiB"), kGiB);
+  EXPECT_EQ(parse_size("sizes", "3G"), 3 * kGiB);
+  EXPECT_EQ(parse_size("sizes", "2T"), std::size_t{2} << 40);
+}
+
+TEST(ParseSize, RejectsBadValuesNamingTheFlag) {
+  for (std::string_view text : {"0", "0K", "-1", "abc", "4X", "", "K", "4 K", " 4K", "4K ", "4k", "4Ki",
+                                "1.5G", "0x10", "99999999999T", "16777216T", "18446744073709551616"}) {
+    const std::string message = usage_error_of([&] { parse_size("sizes", text); });
+    EXPECT_TRUE(contains(message, "--hdbench_sizes")) << text << ": " << message;
+    EXPECT_TRUE(contains(message, "accepted")) << text << ": " << message;
+    EXPECT_TRUE(contains(message, "4K")) << text << ": " << message;
+  }
+}
+
+TEST(ParseSize, LargestRepresentableSizes) {
+  // 2^64 >> 40 = 2^24: 16777215T still fits a 64-bit size, 16777216T does not.
+  EXPECT_EQ(parse_size("sizes", "16777215T"), std::size_t{16777215} << 40);
+  EXPECT_EQ(parse_size("sizes", "18446744073709551615"), ~std::size_t{0});
+}
+
+// --- parse_size_list ----------------------------------------------------------
+
+TEST(ParseSizeList, DefaultRangeHasTenSizes) {
+  const std::vector<std::size_t> sizes = parse_size_list("sizes", "4K:1G:x4");
+  const std::vector<std::size_t> expected = {4 * kKiB,   16 * kKiB, 64 * kKiB, 256 * kKiB, kMiB,
+                                             4 * kMiB,   16 * kMiB, 64 * kMiB, 256 * kMiB, kGiB};
+  EXPECT_EQ(sizes, expected);
+}
+
+TEST(ParseSizeList, RangeStopsAtOrBeforeTo) {
+  EXPECT_EQ(parse_size_list("sizes", "4K:100K:x4"), (std::vector<std::size_t>{4 * kKiB, 16 * kKiB, 64 * kKiB}));
+  EXPECT_EQ(parse_size_list("sizes", "4K:4K:x2"), (std::vector<std::size_t>{4 * kKiB}));
+  EXPECT_EQ(parse_size_list("sizes", "1:10:x3"), (std::vector<std::size_t>{1, 3, 9}));
+}
+
+TEST(ParseSizeList, RangeNearTheTopDoesNotOverflow) {
+  const std::vector<std::size_t> sizes = parse_size_list("sizes", "1T:16777215T:x2");
+  ASSERT_EQ(sizes.size(), 24u);  // 2^40 .. 2^63
+  EXPECT_EQ(sizes.front(), std::size_t{1} << 40);
+  EXPECT_EQ(sizes.back(), std::size_t{1} << 63);
+}
+
+TEST(ParseSizeList, SortsAndDedupes) {
+  EXPECT_EQ(parse_size_list("sizes", "1M,4K,1M,4096,16K:64K:x4"),
+            (std::vector<std::size_t>{4 * kKiB, 16 * kKiB, 64 * kKiB, kMiB}));
+  EXPECT_EQ(parse_size_list("sizes", "64M"), (std::vector<std::size_t>{64 * kMiB}));
+}
+
+TEST(ParseSizeList, RejectsBadRangesAndItems) {
+  for (std::string_view text : {"1G:4K:x4", "4K:1G:x1", "4K:1G:x0", "4K:1G", "4K:1G:4", "4K:1G:x",
+                                "4K:1G:xx", "4K:1G:x4:x4", "0:1G:x4", "4K:0:x4", ":1G:x4", "", "4K,,8K",
+                                "4K,", ",4K", "4K;8K"}) {
+    const std::string message = usage_error_of([&] { parse_size_list("sizes", text); });
+    EXPECT_TRUE(contains(message, "--hdbench_sizes")) << text << ": " << message;
+    EXPECT_TRUE(contains(message, "accepted")) << text << ": " << message;
+  }
+}
+
+TEST(ParseSizeList, BadRangeSaysWhatRangesLookLike) {
+  EXPECT_TRUE(contains(usage_error_of([] { parse_size_list("sizes", "1G:4K:x4"); }), "FROM:TO:xFACTOR"));
+  EXPECT_TRUE(contains(usage_error_of([] { parse_size_list("sizes", "4K:1G:x1"); }), "FACTOR >= 2"));
+  EXPECT_TRUE(contains(usage_error_of([] { parse_size_list("sizes", "4K:1G"); }), "4K:1G:x4"));
+}
+
+// --- parse_int_list -----------------------------------------------------------
+
+TEST(ParseIntList, AcceptsValuesWithinBoundsInOrderWithoutDuplicates) {
+  EXPECT_EQ(parse_int_list("staged_threads", "1,2,4", 1, 8), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(parse_int_list("staged_threads", "8", 1, 8), (std::vector<int>{8}));
+  EXPECT_EQ(parse_int_list("staged_threads", "4,1,4,1", 1, 8), (std::vector<int>{4, 1}));
+  EXPECT_EQ(parse_int_list("staged_slots", "2", 2, 64), (std::vector<int>{2}));
+  EXPECT_EQ(parse_int_list("staged_slots", "64", 2, 64), (std::vector<int>{64}));
+}
+
+TEST(ParseIntList, RejectsOutOfBoundsAndGarbage) {
+  for (std::string_view text : {"0", "9", "-1", "", "a", "1,,2", "1,", "1.5", "+1", "1 ", "2,9",
+                                "99999999999999999999", "4294967297"}) {
+    const std::string message = usage_error_of([&] { parse_int_list("staged_threads", text, 1, 8); });
+    EXPECT_TRUE(contains(message, "--hdbench_staged_threads")) << text << ": " << message;
+    EXPECT_TRUE(contains(message, "from 1 to 8")) << text << ": " << message;
+  }
+}
+
+// --- format_size --------------------------------------------------------------
+
+TEST(FormatSize, UsesExactBinaryUnits) {
+  EXPECT_EQ(format_size(4096), "4KiB");
+  EXPECT_EQ(format_size(kGiB), "1GiB");
+  EXPECT_EQ(format_size(1000), "1000B");
+  EXPECT_EQ(format_size(3 * kMiB), "3MiB");
+  EXPECT_EQ(format_size(256 * kMiB), "256MiB");
+  EXPECT_EQ(format_size(1536 * kMiB), "1536MiB");
+  EXPECT_EQ(format_size(1536), "1536B");
+  EXPECT_EQ(format_size(kMiB + kKiB), "1025KiB");
+  EXPECT_EQ(format_size(std::size_t{1} << 40), "1TiB");
+  EXPECT_EQ(format_size(0), "0B");
+  EXPECT_EQ(format_size(1), "1B");
+}
+
+TEST(FormatSize, RoundTripsThroughParseSize) {
+  for (std::size_t size : parse_size_list("sizes", "1:1T:x2")) {
+    EXPECT_EQ(parse_size("sizes", format_size(size)), size) << size;
+  }
+  for (std::size_t size : {std::size_t{1000}, std::size_t{4097}, 3 * kMiB, kMiB + kKiB}) {
+    EXPECT_EQ(parse_size("sizes", format_size(size)), size) << size;
+  }
+}
+
+// --- parse_command_line: defaults and passthrough -------------------------------
+
+TEST(ParseCommandLine, Defaults) {
+  const CommandLine line = parse({});
+  const Options& o = line.options;
+  EXPECT_FALSE(o.help);
+  EXPECT_TRUE(o.out_path.empty());
+  EXPECT_EQ(o.families, all_family_names());
+  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy"}));
+  for (const std::string& family : all_family_names()) EXPECT_TRUE(o.runs_family(family)) << family;
+  EXPECT_EQ(o.sizes, parse_size_list("sizes", "4K:1G:x4"));
+  EXPECT_EQ(o.sizes.size(), 10u);
+  EXPECT_EQ(o.directions, all_directions());
+  EXPECT_EQ(o.memory_kinds, all_host_memory_kinds());
+  EXPECT_EQ(o.engines, all_engines());
+  EXPECT_EQ(o.staged_chunk_sizes, (std::vector<std::size_t>{kMiB, 4 * kMiB, 16 * kMiB}));
+  EXPECT_EQ(o.staged_threads, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(o.staged_slots, 4);
+  EXPECT_EQ(o.memcpy_threads, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(o.device, 0);
+  EXPECT_EQ(o.seed, kSeed);
+  EXPECT_DOUBLE_EQ(o.spin_timeout_ms, 5000.0);
+  EXPECT_TRUE(o.given.empty());
+  EXPECT_TRUE(line.passthrough.empty());
+}
+
+TEST(ParseCommandLine, DefaultMemcpyThreadsEndAtTheCoreCount) {
+  OptionLimits limits = test_limits();
+  limits.hardware_threads = 6;
+  EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1, 2, 4, 6}));
+  limits.hardware_threads = 1;
+  EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1}));
+  limits.hardware_threads = 0;  // unknown
+  EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1}));
+}
+
+TEST(ParseCommandLine, SeedDefaultsToTheRandomSeedGiven) {
+  EXPECT_EQ(parse_command_line({}, test_limits(), 7).options.seed, 7u);
+  EXPECT_EQ(parse_command_line({}, test_limits(), 8).options.seed, 8u);
+}
+
+TEST(ParseCommandLine, PassesOtherArgumentsThroughInOrder) {
+  const CommandLine line = parse({"--benchmark_filter=x", "--hdbench_seed=7", "positional",
+                                  "--benchmark_min_time=0.1", "--hdbench", "-hdbench_seed=3"});
+  EXPECT_EQ(line.passthrough, (std::vector<std::string>{"--benchmark_filter=x", "positional",
+                                                        "--benchmark_min_time=0.1", "--hdbench",
+                                                        "-hdbench_seed=3"}));
+  EXPECT_EQ(line.options.given, (std::vector<std::string>{"--hdbench_seed=7"}));
+  EXPECT_EQ(line.options.seed, 7u);
+}
+
+// --- parse_command_line: valid values ---------------------------------------------
+
+TEST(ParseCommandLine, AcceptsEveryFlag) {
+  const std::vector<std::string> args = {
+      "--hdbench_out=/tmp/r.json",       "--hdbench_families=staged,transfer",
+      "--hdbench_sizes=1M,4K",           "--hdbench_directions=d2h,h2d,d2h",
+      "--hdbench_memory=pinned,mapped",  "--hdbench_engines=sm",
+      "--hdbench_staged_chunks=2M",      "--hdbench_staged_threads=3,5",
+      "--hdbench_staged_slots=8",        "--hdbench_memcpy_threads=1,3",
+      "--hdbench_device=1",              "--hdbench_seed=18446744073709551615",
+      "--hdbench_spin_timeout_ms=2.5",
+  };
+  const CommandLine line = parse(args);
+  const Options& o = line.options;
+  EXPECT_FALSE(o.help);
+  EXPECT_EQ(o.out_path, "/tmp/r.json");
+  EXPECT_EQ(o.families, (std::vector<std::string>{"staged", "transfer"}));
+  EXPECT_TRUE(o.runs_family("staged"));
+  EXPECT_FALSE(o.runs_family("pinning"));
+  EXPECT_FALSE(o.runs_family("host_memcpy"));
+  EXPECT_EQ(o.sizes, (std::vector<std::size_t>{4 * kKiB, kMiB}));
+  EXPECT_EQ(o.directions, (std::vector<Direction>{Direction::d2h, Direction::h2d}));
+  EXPECT_EQ(o.memory_kinds, (std::vector<HostMemoryKind>{HostMemoryKind::pinned, HostMemoryKind::mapped}));
+  EXPECT_EQ(o.engines, (std::vector<Engine>{Engine::sm}));
+  EXPECT_EQ(o.staged_chunk_sizes, (std::vector<std::size_t>{2 * kMiB}));
+  EXPECT_EQ(o.staged_threads, (std::vector<int>{3, 5}));
+  EXPECT_EQ(o.staged_slots, 8);
+  EXPECT_EQ(o.memcpy_threads, (std::vector<int>{1, 3}));
+  EXPECT_EQ(o.device, 1);
+  EXPECT_EQ(o.seed, ~std::uint64_t{0});
+  EXPECT_DOUBLE_EQ(o.spin_timeout_ms, 2.5);
+  EXPECT_EQ(o.given, args);
+  EXPECT_TRUE(line.passthrough.empty());
+}
+
+TEST(ParseCommandLine, BoundaryValuesAreAccepted) {
+  EXPECT_EQ(parse({"--hdbench_staged_slots=2"}).options.staged_slots, 2);
+  EXPECT_EQ(parse({"--hdbench_staged_slots=64"}).options.staged_slots, 64);
+  EXPECT_DOUBLE_EQ(parse({"--hdbench_spin_timeout_ms=1"}).options.spin_timeout_ms, 1.0);
+  EXPECT_DOUBLE_EQ(parse({"--hdbench_spin_timeout_ms=600000"}).options.spin_timeout_ms, 600000.0);
+  EXPECT_EQ(parse({"--hdbench_seed=0"}).options.seed, 0u);
+  EXPECT_EQ(parse({"--hdbench_device=0"}).options.device, 0);
+  // Thread lists go up to max(256, 4 x cores).
+  EXPECT_EQ(parse({"--hdbench_staged_threads=256"}).options.staged_threads, (std::vector<int>{256}));
+  EXPECT_EQ(parse({"--hdbench_memcpy_threads=256"}).options.memcpy_threads, (std::vector<int>{256}));
+  OptionLimits many_cores = test_limits();
+  many_cores.hardware_threads = 128;
+  EXPECT_EQ(parse({"--hdbench_memcpy_threads=512"}, many_cores).options.memcpy_threads,
+            (std::vector<int>{512}));
+}
+
+TEST(ParseCommandLine, EveryEnumNameIsAccepted) {
+  for (Direction d : all_directions()) {
+    EXPECT_EQ(parse({std::string("--hdbench_directions=") + to_string(d)}).options.directions,
+              (std::vector<Direction>{d}));
+  }
+  for (HostMemoryKind k : all_host_memory_kinds()) {
+    EXPECT_EQ(parse({std::string("--hdbench_memory=") + to_string(k)}).options.memory_kinds,
+              (std::vector<HostMemoryKind>{k}));
+  }
+  for (Engine e : all_engines()) {
+    EXPECT_EQ(parse({std::string("--hdbench_engines=") + to_string(e)}).options.engines, (std::vector<Engine>{e}));
+  }
+  for (const std::string& family : all_family_names()) {
+    EXPECT_EQ(parse({"--hdbench_families=" + family}).options.families, (std::vector<std::string>{family}));
+  }
+}
+
+TEST(ParseCommandLine, LaterFlagWins) {
+  const Options o = parse({"--hdbench_sizes=4K", "--hdbench_sizes=8K", "--hdbench_seed=1", "--hdbench_seed=2"}).options;
+  EXPECT_EQ(o.sizes, (std::vector<std::size_t>{8 * kKiB}));
+  EXPECT_EQ(o.seed, 2u);
+}
+
+TEST(ParseCommandLine, Help) {
+  const CommandLine line = parse({"--hdbench_help", "--benchmark_list_tests=true"});
+  EXPECT_TRUE(line.options.help);
+  EXPECT_EQ(line.passthrough, (std::vector<std::string>{"--benchmark_list_tests=true"}));
+  EXPECT_TRUE(contains(parse_error({"--hdbench_help=1"}), "--hdbench_help"));
+}
+
+// --- parse_command_line: bad values -------------------------------------------
+
+TEST(ParseCommandLine, BadValuesNameTheFlagAndWhatIsAccepted) {
+  struct Case {
+    std::string arg;
+    std::string flag;
+    std::string accepted;  // a piece of the "accepted: ..." text
+  };
+  const std::vector<Case> cases = {
+      {"--hdbench_out=", "--hdbench_out", "file path"},
+      {"--hdbench_families=transfer,bogus", "--hdbench_families", "host_memcpy"},
+      {"--hdbench_families=", "--hdbench_families", "host_memcpy"},
+      {"--hdbench_families=transfer,", "--hdbench_families", "host_memcpy"},
+      {"--hdbench_sizes=4X", "--hdbench_sizes", "4K"},
+      {"--hdbench_sizes=0", "--hdbench_sizes", "positive"},
+      {"--hdbench_sizes=", "--hdbench_sizes", "4K"},
+      {"--hdbench_sizes=1G:4K:x4", "--hdbench_sizes", "FROM:TO:xFACTOR"},
+      {"--hdbench_directions=up", "--hdbench_directions", "h2d, d2h, bidir"},
+      {"--hdbench_directions=H2D", "--hdbench_directions", "h2d, d2h, bidir"},
+      {"--hdbench_directions=", "--hdbench_directions", "h2d, d2h, bidir"},
+      {"--hdbench_memory=locked", "--hdbench_memory", "pageable, registered, pinned, pinned_wc, mapped"},
+      {"--hdbench_memory=pinned,", "--hdbench_memory", "pageable, registered, pinned, pinned_wc, mapped"},
+      {"--hdbench_engines=dma", "--hdbench_engines", "copy, sm"},
+      {"--hdbench_staged_chunks=1Q", "--hdbench_staged_chunks", "4K"},
+      {"--hdbench_staged_threads=0", "--hdbench_staged_threads", "from 1 to 256"},
+      {"--hdbench_staged_threads=257", "--hdbench_staged_threads", "from 1 to 256"},
+      {"--hdbench_staged_slots=1", "--hdbench_staged_slots", "from 2 to 64"},
+      {"--hdbench_staged_slots=65", "--hdbench_staged_slots", "from 2 to 64"},
+      {"--hdbench_staged_slots=2,3", "--hdbench_staged_slots", "one integer from 2 to 64"},
+      {"--hdbench_memcpy_threads=x", "--hdbench_memcpy_threads", "from 1 to 256"},
+      {"--hdbench_memcpy_threads=-2", "--hdbench_memcpy_threads", "from 1 to 256"},
+      {"--hdbench_device=-1", "--hdbench_device", "device index"},
+      {"--hdbench_device=gpu0", "--hdbench_device", "device index"},
+      {"--hdbench_device=", "--hdbench_device", "device index"},
+      {"--hdbench_seed=-1", "--hdbench_seed", "unsigned 64-bit"},
+      {"--hdbench_seed=18446744073709551616", "--hdbench_seed", "unsigned 64-bit"},
+      {"--hdbench_seed=0x10", "--hdbench_seed", "unsigned 64-bit"},
+      {"--hdbench_seed=", "--hdbench_seed", "unsigned 64-bit"},
+      {"--hdbench_spin_timeout_ms=0", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=0.5", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=600001", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=-5", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=nan", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=inf", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=5s", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_spin_timeout_ms=", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+  };
+  for (const Case& c : cases) {
+    const std::string message = parse_error({"--benchmark_filter=x", c.arg});
+    EXPECT_TRUE(contains(message, c.flag)) << c.arg << ": " << message;
+    EXPECT_TRUE(contains(message, "accepted")) << c.arg << ": " << message;
+    EXPECT_TRUE(contains(message, c.accepted)) << c.arg << ": " << message;
+  }
+}
+
+TEST(ParseCommandLine, UnknownFlagListsTheKnownOnes) {
+  const std::string message = parse_error({"--hdbench_foo=1"});
+  EXPECT_TRUE(contains(message, "--hdbench_foo")) << message;
+  for (std::string_view flag :
+       {"--hdbench_help", "--hdbench_out", "--hdbench_families", "--hdbench_sizes", "--hdbench_directions",
+        "--hdbench_memory", "--hdbench_engines", "--hdbench_staged_chunks", "--hdbench_staged_threads",
+        "--hdbench_staged_slots", "--hdbench_memcpy_threads", "--hdbench_device", "--hdbench_seed",
+        "--hdbench_spin_timeout_ms"}) {
+    EXPECT_TRUE(contains(message, flag)) << flag << ": " << message;
+  }
+  EXPECT_TRUE(contains(parse_error({"--hdbench_"}), "--hdbench_sizes"));
+  EXPECT_TRUE(contains(parse_error({"--hdbench_Sizes=4K"}), "unknown flag"));
+  EXPECT_TRUE(contains(parse_error({"--hdbench_size=4K"}), "unknown flag"));
+}
+
+TEST(ParseCommandLine, FlagWithoutValueIsRejected) {
+  for (std::string_view flag : {"out", "families", "sizes", "directions", "memory", "engines", "staged_chunks",
+                                "staged_threads", "staged_slots", "memcpy_threads", "device", "seed",
+                                "spin_timeout_ms"}) {
+    const std::string arg = "--hdbench_" + std::string(flag);
+    const std::string message = parse_error({arg});
+    EXPECT_TRUE(contains(message, arg)) << message;
+    EXPECT_TRUE(contains(message, arg + "=")) << message;  // shows how to give the value
+  }
+}
+
+TEST(ParseCommandLine, SizesLargerThanMemoryAreRejected) {
+  OptionLimits limits = test_limits();
+  limits.host_memory_bytes = kGiB;
+
+  // Up to the machine's memory is fine (the default range ends at 1G).
+  EXPECT_EQ(parse({}, limits).options.sizes.back(), kGiB);
+  EXPECT_EQ(parse({"--hdbench_sizes=1G"}, limits).options.sizes, (std::vector<std::size_t>{kGiB}));
+
+  const std::string sizes_message = parse_error({"--hdbench_sizes=4K,2G"}, limits);
+  EXPECT_TRUE(contains(sizes_message, "--hdbench_sizes")) << sizes_message;
+  EXPECT_TRUE(contains(sizes_message, "memory")) << sizes_message;
+  EXPECT_TRUE(contains(sizes_message, "1GiB")) << sizes_message;
+  EXPECT_TRUE(contains(sizes_message, "2GiB")) << sizes_message;
+  EXPECT_TRUE(contains(sizes_message, "accepted")) << sizes_message;
+
+  const std::string chunks_message = parse_error({"--hdbench_staged_chunks=4G"}, limits);
+  EXPECT_TRUE(contains(chunks_message, "--hdbench_staged_chunks")) << chunks_message;
+  EXPECT_TRUE(contains(chunks_message, "memory")) << chunks_message;
+
+  // Unknown memory (0) does not cap sizes.
+  EXPECT_EQ(parse({"--hdbench_sizes=1T"}).options.sizes, (std::vector<std::size_t>{std::size_t{1} << 40}));
+}
+
+// --- help text and JSON -----------------------------------------------------------
+
+TEST(OptionsHelp, ListsEveryFlag) {
+  const std::string help = options_help();
+  for (std::string_view flag :
+       {"--hdbench_help", "--hdbench_out=", "--hdbench_families=", "--hdbench_sizes=", "--hdbench_directions=",
+        "--hdbench_memory=", "--hdbench_engines=", "--hdbench_staged_chunks=", "--hdbench_staged_threads=",
+        "--hdbench_staged_slots=", "--hdbench_memcpy_threads=", "--hdbench_device=", "--hdbench_seed=",
+        "--hdbench_spin_timeout_ms="}) {
+    EXPECT_TRUE(contains(help, flag)) << flag;
+  }
+}
+
+TEST(OptionsToJson, HasTheDocumentedKeys) {
+  const Options o = parse({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned",
+                           "--hdbench_engines=copy", "--hdbench_out=x.json", "--benchmark_filter=y"})
+                        .options;
+  const nlohmann::json j = to_json(o);
+  for (const char* key : {"families", "sizes_bytes", "directions", "memory_kinds", "engines",
+                          "staged_chunk_sizes_bytes", "staged_threads", "staged_slots", "memcpy_threads", "device",
+                          "seed", "spin_timeout_ms", "out_path", "arguments"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["families"], nlohmann::json(all_family_names()));
+  EXPECT_EQ(j["sizes_bytes"], nlohmann::json({4096, 1 << 20}));
+  EXPECT_EQ(j["directions"], nlohmann::json({"h2d"}));
+  EXPECT_EQ(j["memory_kinds"], nlohmann::json({"pinned"}));
+  EXPECT_EQ(j["engines"], nlohmann::json({"copy"}));
+  EXPECT_EQ(j["staged_chunk_sizes_bytes"], nlohmann::json({1 << 20, 4 << 20, 16 << 20}));
+  EXPECT_EQ(j["staged_slots"], 4);
+  EXPECT_EQ(j["device"], 0);
+  EXPECT_EQ(j["seed"].get<std::uint64_t>(), kSeed);
+  EXPECT_EQ(j["spin_timeout_ms"].get<double>(), 5000.0);
+  EXPECT_EQ(j["out_path"], "x.json");
+  EXPECT_EQ(j["arguments"], nlohmann::json({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d",
+                                            "--hdbench_memory=pinned", "--hdbench_engines=copy",
+                                            "--hdbench_out=x.json"}));
+}
+
+}  // namespace
+}  // namespace hdbench

@@ -1,0 +1,44 @@
+"""Shared fixtures: the hdbench binary under test and a helper that runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+# Small and quick: two sizes, host benchmarks only run on a GPU-less machine.
+QUICK_ARGS = ["--hdbench_sizes=4K,64K", "--hdbench_memcpy_threads=1,2", "--benchmark_min_time=0.01"]
+
+
+@pytest.fixture(scope="session")
+def hdbench_bin() -> Path:
+    path = os.environ.get("HDBENCH_BIN")
+    if not path:
+        pytest.skip("HDBENCH_BIN is not set; run these tests through ctest")
+    return Path(path)
+
+
+@pytest.fixture(scope="session")
+def source_dir() -> Path:
+    return Path(os.environ.get("HDBENCH_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+
+
+def run_hdbench(binary: Path, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    merged = dict(os.environ)
+    merged.update(env or {})
+    return subprocess.run([str(binary), *args], capture_output=True, text=True, timeout=timeout, env=merged)
+
+
+@pytest.fixture(scope="session")
+def quick_report(hdbench_bin, tmp_path_factory):
+    """One quick run shared by the tests that only read its report."""
+    out = tmp_path_factory.mktemp("quick") / "report.json"
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    return result, json.loads(out.read_text())

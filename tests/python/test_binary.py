@@ -1,0 +1,173 @@
+"""The hdbench binary end to end on this machine (GPU-less in CI)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import QUICK_ARGS, run_hdbench
+
+
+def gpu_usable(report) -> bool:
+    return report["context"]["hdbench"]["system"]["gpu_usable"]
+
+
+def test_run_writes_a_valid_report(quick_report):
+    result, report = quick_report
+    ctx = report["context"]
+    for key in ("date", "host_name", "executable", "num_cpus", "caches", "library_build_type"):
+        assert key in ctx, key
+    hd = ctx["hdbench"]
+    assert hd["schema_version"] == 1
+    for key in ("version", "git_revision", "build_type", "system", "options", "started_at", "finished_at"):
+        assert key in hd, key
+    host = hd["system"]["host"]
+    assert host["logical_cores"] > 0 and host["memory_total_bytes"] > 0 and host["cpu_model"]
+    assert hd["options"]["sizes_bytes"] == [4096, 65536]
+    assert isinstance(report["benchmarks"], list) and report["benchmarks"]
+    assert "derived" in report
+
+
+def test_host_benchmarks_run_and_carry_typed_params(quick_report):
+    _, report = quick_report
+    memcpy = [b for b in report["benchmarks"] if b["params"].get("family") == "host_memcpy"]
+    assert {(b["params"]["threads"], b["params"]["bytes"]) for b in memcpy} == {(1, 4096), (1, 65536), (2, 4096), (2, 65536)}
+    for b in memcpy:
+        assert b["status"] == "ok", b
+        assert isinstance(b["params"]["bytes"], int)
+        counters = b["counters"]
+        assert counters["bandwidth_GB/s"] > 0
+        assert counters["latency_us"] > 0
+        assert counters["samples"] >= 1
+        # Google's layout: counters also at top level, manual time in microseconds.
+        assert b["bandwidth_GB/s"] == counters["bandwidth_GB/s"]
+        assert b["time_unit"] == "us" and b["name"].endswith("/manual_time")
+        # GB/s is the copied bytes over the median time.
+        assert counters["bandwidth_GB/s"] == pytest.approx(b["params"]["bytes"] / (counters["latency_us"] * 1e-6) / 1e9, rel=1e-6)
+
+
+def test_gpu_benchmarks_are_skipped_with_the_reason_or_run(quick_report):
+    result, report = quick_report
+    gpu = [b for b in report["benchmarks"] if b["params"].get("family") in ("transfer", "pinning", "staged")]
+    assert gpu, "GPU benchmarks must be listed even without a GPU"
+    directions = {b["params"]["direction"] for b in gpu if b["params"]["family"] == "transfer"}
+    assert directions == {"h2d", "d2h", "bidir"}
+    kinds = {b["params"]["memory"] for b in gpu if b["params"]["family"] == "transfer"}
+    assert kinds == {"pageable", "registered", "pinned", "pinned_wc", "mapped"}
+    if gpu_usable(report):
+        assert all(b["status"] in ("ok", "skipped") for b in gpu)
+        return
+    reason = report["context"]["hdbench"]["system"]["gpu_unavailable_reason"]
+    assert reason
+    for b in gpu:
+        assert b["status"] == "skipped", b["name"]
+        assert b["skip_reason"] == reason
+        assert b["error_occurred"] is True
+    assert "No usable GPU: " + reason in result.stdout
+    assert f"Skipped {len(gpu)} " in result.stdout
+
+
+def test_report_names_match_between_skipped_and_run(quick_report):
+    _, report = quick_report
+    # compare.py pairs benchmarks by name, so a skipped entry must be named as a run one.
+    for b in report["benchmarks"]:
+        assert b["name"].endswith("/manual_time"), b["name"]
+
+
+@pytest.mark.parametrize(
+    "flag, expected",
+    [
+        ("--hdbench_sizes=0", "--hdbench_sizes"),
+        ("--hdbench_sizes=-4K", "--hdbench_sizes"),
+        ("--hdbench_sizes=abc", "--hdbench_sizes"),
+        ("--hdbench_sizes=64P", "--hdbench_sizes"),
+        ("--hdbench_sizes=1T", "larger than this machine's memory"),
+        ("--hdbench_memory=gold", "--hdbench_memory"),
+        ("--hdbench_directions=up", "--hdbench_directions"),
+        ("--hdbench_engines=warp", "--hdbench_engines"),
+        ("--hdbench_staged_threads=0", "--hdbench_staged_threads"),
+        ("--hdbench_staged_slots=1", "--hdbench_staged_slots"),
+        ("--hdbench_memcpy_threads=two", "--hdbench_memcpy_threads"),
+        ("--hdbench_spin_timeout_ms=0", "--hdbench_spin_timeout_ms"),
+        ("--hdbench_families=gpu", "--hdbench_families"),
+        ("--hdbench_device=-1", "--hdbench_device"),
+        ("--hdbench_seed=x", "--hdbench_seed"),
+        ("--hdbench_sizes", "needs a value"),
+        ("--hdbench_bogus=1", "unknown flag"),
+    ],
+)
+def test_bad_flags_exit_2_naming_the_flag(hdbench_bin, tmp_path, flag, expected):
+    out = tmp_path / "r.json"
+    result = run_hdbench(hdbench_bin, flag, f"--hdbench_out={out}", timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert expected in result.stderr
+    assert "accepted" in result.stderr or "unknown flag" in result.stderr or "needs a value" in result.stderr
+    assert not out.exists()
+    assert result.stdout == "", "nothing may run before validation"
+
+
+def test_unknown_google_benchmark_flag_exits_2(hdbench_bin, tmp_path):
+    result = run_hdbench(hdbench_bin, "--benchmark_bogus=1", f"--hdbench_out={tmp_path / 'r.json'}", timeout=60)
+    assert result.returncode == 2
+    assert "--benchmark_bogus" in result.stderr
+
+
+def test_help_lists_every_flag(hdbench_bin):
+    result = run_hdbench(hdbench_bin, "--hdbench_help", timeout=60)
+    assert result.returncode == 0
+    for flag in ("out", "families", "sizes", "directions", "memory", "engines", "staged_chunks", "staged_threads",
+                 "staged_slots", "memcpy_threads", "device", "seed", "spin_timeout_ms"):
+        assert f"--hdbench_{flag}" in result.stdout, flag
+
+
+@pytest.mark.parametrize("make_path", [
+    lambda tmp: tmp / "a_file" / "report.json",   # a parent that is a regular file
+    lambda tmp: tmp,                               # a directory, not a file
+    lambda tmp: "/proc/hdbench/report.json",       # a folder that cannot be created
+])
+def test_unwritable_output_is_rejected_before_benchmarking(hdbench_bin, tmp_path, make_path):
+    (tmp_path / "a_file").write_text("x")
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, f"--hdbench_out={make_path(tmp_path)}", timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--hdbench_out" in result.stderr
+    assert "benchmarks ran" not in result.stdout
+
+
+def test_interrupted_run_keeps_the_earlier_report_and_leaves_no_partial_file(hdbench_bin, tmp_path):
+    out = tmp_path / "report.json"
+    earlier = '{"earlier": true}\n'
+    out.write_text(earlier)
+    # Long enough that SIGINT lands mid-run.
+    proc = subprocess.Popen([str(hdbench_bin), "--hdbench_families=host_memcpy", "--hdbench_sizes=4K:64M:x4",
+                             "--benchmark_min_time=2", f"--hdbench_out={out}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGINT
+    assert out.read_text() == earlier
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_default_output_path_is_under_reports(hdbench_bin, tmp_path):
+    result = subprocess.run([str(hdbench_bin), "--hdbench_families=host_memcpy", "--hdbench_sizes=4K",
+                             "--hdbench_memcpy_threads=1", "--benchmark_min_time=0.01"],
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    written = list((tmp_path / "reports").glob("hdbench-*.json"))
+    assert len(written) == 1
+    assert json.loads(written[0].read_text())["benchmarks"][0]["status"] == "ok"
+    assert f"Report: reports/{written[0].name}" in result.stdout
+
+
+def test_seed_is_recorded_and_settable(hdbench_bin, tmp_path):
+    out = tmp_path / "r.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_sizes=4K", "--hdbench_memcpy_threads=1",
+                         "--benchmark_min_time=0.01", "--hdbench_seed=12345", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["context"]["hdbench"]["options"]["seed"] == 12345
