@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cuda.hpp"
+#include "derivations.hpp"
 #include "families.hpp"
 #include "host_memory.hpp"
 #include "measure.hpp"
@@ -71,54 +72,6 @@ void run_pinning(benchmark::State& state, const Suite& suite, PinMethod method, 
     for (std::size_t i = 0; i < pin_seconds.size(); ++i) totals.push_back(pin_seconds[i] + unpin_seconds[i]);
     return totals;
   }()).cv * 100.0;
-}
-
-std::optional<double> counter(const nlohmann::json& entry, const char* name) {
-  if (entry.value("status", "") != "ok" || !entry.contains("counters")) return std::nullopt;
-  const auto& counters = entry["counters"];
-  if (!counters.contains(name) || !counters[name].is_number()) return std::nullopt;
-  return counters[name].get<double>();
-}
-
-// For each size and direction: one transfer of pageable memory costs t_pageable,
-// of pinned (or registered) memory t_pinned; pinning once costs t_pin (pin + unpin).
-// Pinning pays after n > t_pin / (t_pageable - t_pinned) transfers.
-void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived) {
-  std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_us;  // (direction, memory, bytes)
-  std::map<std::pair<std::string, std::size_t>, double> pin_us;                 // (method, bytes)
-  for (const auto& entry : benchmarks) {
-    if (entry.value("run_type", "") != "iteration") continue;
-    const auto& p = entry["params"];
-    if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
-        p.value("variant", "") == "per_copy" && p.value("direction", "") != "bidir") {
-      if (const auto us = counter(entry, "latency_us")) {
-        copy_us[{p["direction"], p["memory"], p["bytes"].get<std::size_t>()}] = *us;
-      }
-    } else if (p.value("family", "") == "pinning") {
-      if (const auto us = counter(entry, "pin_unpin_us")) pin_us[{p["method"], p["bytes"].get<std::size_t>()}] = *us;
-    }
-  }
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& [key, cost] : pin_us) {
-    const auto& [method, bytes] = key;
-    const std::string pinned_kind = method == "register" ? "registered" : "pinned";
-    for (const char* direction : {"h2d", "d2h"}) {
-      const auto pageable = copy_us.find({direction, "pageable", bytes});
-      const auto pinned = copy_us.find({direction, pinned_kind, bytes});
-      if (pageable == copy_us.end() || pinned == copy_us.end()) continue;
-      const double saving = pageable->second - pinned->second;
-      nlohmann::json row = {{"bytes", bytes},
-                            {"direction", direction},
-                            {"method", method},
-                            {"pin_unpin_us", cost},
-                            {"pageable_copy_us", pageable->second},
-                            {"pinned_copy_us", pinned->second}};
-      row["transfers_to_break_even"] =
-          saving > 0.0 ? nlohmann::json(std::ceil(cost / saving)) : nlohmann::json(nullptr);
-      rows.push_back(row);
-    }
-  }
-  if (!rows.empty()) derived["pinning_break_even"] = rows;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cuda.hpp"
+#include "derivations.hpp"
 #include "families.hpp"
 #include "host_memory.hpp"
 #include "host_pattern.hpp"
@@ -75,39 +76,6 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
   }
   set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
-}
-
-// Best staged configuration per direction and size, as a share of the pinned and the
-// plain pageable copy of the same run.
-void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& derived) {
-  std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_gbps;  // (direction, memory, bytes)
-  std::map<std::pair<std::string, std::size_t>, std::pair<double, std::string>> best_staged;
-  for (const auto& entry : benchmarks) {
-    if (entry.value("status", "") != "ok" || entry.value("run_type", "") != "iteration") continue;
-    const auto& p = entry["params"];
-    const auto& counters = entry["counters"];
-    if (!counters.contains("bandwidth_GB/s")) continue;
-    const double gbps = counters["bandwidth_GB/s"].get<double>();
-    const std::size_t bytes = p.value("bytes", std::size_t{0});
-    if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
-        p.value("variant", "") == "per_copy") {
-      copy_gbps[{p.value("direction", ""), p.value("memory", ""), bytes}] = gbps;
-    } else if (p.value("family", "") == "staged") {
-      auto& best = best_staged[{p.value("direction", ""), bytes}];
-      if (gbps > best.first) best = {gbps, entry.value("name", "")};
-    }
-  }
-  nlohmann::json rows = nlohmann::json::array();
-  for (const auto& [key, best] : best_staged) {
-    const auto pinned = copy_gbps.find({key.first, "pinned", key.second});
-    const auto pageable = copy_gbps.find({key.first, "pageable", key.second});
-    nlohmann::json row = {{"direction", key.first}, {"bytes", key.second}, {"best_staged_GB/s", best.first},
-                          {"best_staged_benchmark", best.second}};
-    if (pinned != copy_gbps.end()) row["fraction_of_pinned"] = best.first / pinned->second;
-    if (pageable != copy_gbps.end()) row["speedup_over_pageable"] = best.first / pageable->second;
-    rows.push_back(row);
-  }
-  if (!rows.empty()) derived["staged_vs_pinned"] = rows;
 }
 
 }  // namespace

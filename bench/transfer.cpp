@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "cuda.hpp"
+#include "derivations.hpp"
 #include "families.hpp"
 #include "measure.hpp"
 #include "nvtx.hpp"
@@ -128,6 +131,7 @@ void register_transfer(Suite& suite) {
     suite.add_gpu(case_name(c), case_params(c, o.device),
                   [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
   }
+  suite.add_derivation(derive_reference_agreement);
 }
 
 }  // namespace hdbench

@@ -428,17 +428,17 @@ TEST(OptionsToJson, HasTheDocumentedKeys) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["families"], nlohmann::json(all_family_names()));
-  EXPECT_EQ(j["sizes_bytes"], nlohmann::json({4096, 1 << 20}));
-  EXPECT_EQ(j["directions"], nlohmann::json({"h2d"}));
-  EXPECT_EQ(j["memory_kinds"], nlohmann::json({"pinned"}));
-  EXPECT_EQ(j["engines"], nlohmann::json({"copy"}));
-  EXPECT_EQ(j["staged_chunk_sizes_bytes"], nlohmann::json({1 << 20, 4 << 20, 16 << 20}));
+  EXPECT_EQ(j["sizes_bytes"], nlohmann::json::array({4096, 1 << 20}));
+  EXPECT_EQ(j["directions"], nlohmann::json::array({"h2d"}));
+  EXPECT_EQ(j["memory_kinds"], nlohmann::json::array({"pinned"}));
+  EXPECT_EQ(j["engines"], nlohmann::json::array({"copy"}));
+  EXPECT_EQ(j["staged_chunk_sizes_bytes"], nlohmann::json::array({1 << 20, 4 << 20, 16 << 20}));
   EXPECT_EQ(j["staged_slots"], 4);
   EXPECT_EQ(j["device"], 0);
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), kSeed);
   EXPECT_EQ(j["spin_timeout_ms"].get<double>(), 5000.0);
   EXPECT_EQ(j["out_path"], "x.json");
-  EXPECT_EQ(j["arguments"], nlohmann::json({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d",
+  EXPECT_EQ(j["arguments"], nlohmann::json::array({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d",
                                             "--hdbench_memory=pinned", "--hdbench_engines=copy",
                                             "--hdbench_out=x.json"}));
 }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs on a GPU machine from a bundle made by tools/make_bundle.sh: the GPU tests,
+# the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck), the NVTX
+# and end-to-end tests where pytest exists, and the default benchmark suite.
+# Logs and the report go to OUT_DIR. Extra arguments go to hdbench.
+#   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
+set -uo pipefail
+bundle=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: gpu_checks.sh OUT_DIR [hdbench flags]}
+shift
+mkdir -p "$out"
+status=0
+step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log, remembers failures
+  local name=$1
+  shift
+  echo "== $name"
+  if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (exit $?), see $name.log"; tail -20 "$out/$name.log"; status=1; fi
+}
+nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1 || true
+step gpu_tests "$bundle/hdbench_gpu_tests"
+step cpu_tests "$bundle/hdbench_cpu_tests"
+step nvtx_tests env NVTX_INJECTION64_PATH="$bundle/lib/libnvtx_capture.so" HDBENCH_NVTX_CAPTURE="$out/nvtx.log" \
+  "$bundle/hdbench_nvtx_tests"
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck synccheck; do
+  step "sanitizer_$tool" "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
+done
+if python3 -m pytest --version >/dev/null 2>&1; then
+  step python_tests env HDBENCH_BIN="$bundle/hdbench" HDBENCH_NVTX_CAPTURE_LIB="$bundle/lib/libnvtx_capture.so" \
+    python3 -m pytest -q "$bundle/python" -p no:cacheprovider
+fi
+host=$(hostname | tr -c 'A-Za-z0-9-\n' '_')
+step benchmarks "$bundle/hdbench" --hdbench_out="$out/hdbench-$host.json" "$@"
+exit $status

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds a self-contained bundle for an offline GPU machine that lacks Google
+# Benchmark, fmt or GoogleTest: the binaries plus every shared library they load
+# except the C library and the NVIDIA driver, found through an $ORIGIN run path.
+#   tools/make_bundle.sh [BUNDLE_DIR]     (default bundle/)
+# Then on the GPU machine: BUNDLE_DIR/gpu_checks.sh OUT_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bundle=$(realpath -m "${1:-bundle}")
+tools/install_deps.sh
+cmake --preset release ${HDBENCH_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES="$HDBENCH_CUDA_ARCHITECTURES"} >/dev/null
+cmake --build --preset release
+rm -rf "$bundle"
+cmake --install build/release --prefix "$bundle" >/dev/null
+mkdir -p "$bundle/lib"
+# Libraries the binaries need, minus glibc's own (always present, and must match the
+# machine's loader) and libcuda (the driver's, never bundled).
+for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_capture.so; do
+  ldd "$binary" | awk '/=> \//{print $3}'
+done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' |
+  while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
+cp tools/gpu_checks.sh "$bundle/"
+mkdir -p "$bundle/python"
+cp tests/python/*.py "$bundle/python/"
+git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"
+du -sh "$bundle"
