@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Builds hdbench (release) and runs the default suite; the JSON report goes under
-# reports/. Extra arguments go to hdbench, e.g. tools/run.sh --hdbench_sizes=64M,256M
+# Builds hdbench (release), runs the default suite, and writes the JSON report and
+# its figures under reports/. Extra arguments go to hdbench,
+# e.g. tools/run.sh --hdbench_sizes=64M,256M
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh
 cmake --preset release ${HDBENCH_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES="$HDBENCH_CUDA_ARCHITECTURES"} >/dev/null
 cmake --build --preset release
-mkdir -p reports
-exec build/release/bin/hdbench "$@"
+name="hdbench-$(hostname | tr -c 'A-Za-z0-9-\n' '_')-$(date +%Y%m%d-%H%M%S)"
+report="reports/$name.json"
+for arg in "$@"; do
+  [[ $arg == --hdbench_out=* ]] && report=${arg#--hdbench_out=}
+done
+status=0
+build/release/bin/hdbench --hdbench_out="$report" "$@" || status=$?
+if [[ -f $report ]]; then
+  /usr/bin/python3 tools/hdbench_report.py plot "$report" -o "${report%.json}-figures"
+fi
+exit $status

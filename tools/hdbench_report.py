@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Figures from hdbench reports.
+
+    hdbench_report.py plot REPORT... -o DIR
+
+Draws, per family present in the reports, bandwidth against size (log axes) with
+one line per configuration, and the PCIe link's theoretical rate where known.
+Reads only `params` and counters, never names. Skipped and failed benchmarks are
+left out and listed. Exit code 2 for a missing or malformed report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+class ReportError(Exception):
+    """A report that cannot be used; the message names the file."""
+
+
+def load_report(path: str) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror}") from None
+    if not text.strip():
+        raise ReportError(f"{path}: the file is empty")
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); truncated?") from None
+    if not isinstance(report, dict) or not isinstance(report.get("benchmarks"), list) or \
+            "hdbench" not in report.get("context", {}):
+        raise ReportError(f"{path}: not an hdbench report (no context.hdbench or benchmarks)")
+    return report
+
+
+def machine_label(report: dict) -> str:
+    hd = report["context"]["hdbench"]
+    gpus = hd.get("system", {}).get("gpus", [])
+    gpu = gpus[0]["name"] if gpus else "no GPU"
+    return f"{report['context'].get('host_name', '?')} ({gpu}), {hd.get('started_at', '')[:10]}"
+
+
+# family -> (series key from params, x param, y counter)
+FIGURES = {
+    "transfer": (("direction", "memory", "engine", "variant"), "bytes", "bandwidth_GB/s"),
+    "staged": (("direction", "chunk_bytes", "threads"), "bytes", "bandwidth_GB/s"),
+    "host_memcpy": (("threads",), "bytes", "bandwidth_GB/s"),
+    "pinning": (("method",), "bytes", "pin_rate_GB/s"),
+}
+
+
+def collect(reports: list[tuple[str, dict]]):
+    """{family: {series label: [(x, y)]}}, the left-out benchmarks, and link rates."""
+    series: dict = defaultdict(lambda: defaultdict(list))
+    left_out: list[str] = []
+    links: set[float] = set()
+    for path, report in reports:
+        prefix = f"{machine_label(report)}: " if len(reports) > 1 else ""
+        for gpu in report["context"]["hdbench"].get("system", {}).get("gpus", []):
+            if gpu.get("pcie_link_max_gbps"):
+                links.add(gpu["pcie_link_max_gbps"])
+        for b in report["benchmarks"]:
+            params = b.get("params", {})
+            family = params.get("family")
+            if family not in FIGURES or b.get("run_type", "iteration") != "iteration":
+                continue
+            if b.get("status") != "ok":
+                left_out.append(f"{b.get('name')}: {b.get('status')} ({b.get('skip_reason') or b.get('error_message', '')})")
+                continue
+            keys, x_param, counter = FIGURES[family]
+            y = b.get("counters", {}).get(counter)
+            if y is None or x_param not in params:
+                continue
+            label = prefix + " ".join(f"{k}={params[k]}" for k in keys if k in params)
+            series[family][label].append((params[x_param], y))
+    return series, left_out, links
+
+
+def plot(paths: list[str], out_dir: str) -> list[Path]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    reports = [(p, load_report(p)) for p in paths]
+    series, left_out, links = collect(reports)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    title_machine = "; ".join(sorted({machine_label(r) for _, r in reports}))
+    written = []
+    for family, lines in sorted(series.items()):
+        fig, ax = plt.subplots(figsize=(10, 6))
+        for label, points in sorted(lines.items()):
+            points.sort()
+            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+        if family in ("transfer", "staged"):
+            for rate in sorted(links):
+                ax.axhline(rate, linestyle="--", color="gray", label=f"PCIe link {rate:.1f} GB/s")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes")
+        ax.set_ylabel(FIGURES[family][2].replace("_", " "))
+        ax.set_title(f"{family}: {title_machine}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small", ncol=2)
+        for ext in ("png", "svg"):
+            path = out / f"{family}.{ext}"
+            fig.savefig(path, bbox_inches="tight")
+            written.append(path)
+        plt.close(fig)
+    if left_out:
+        print(f"left out of the figures ({len(left_out)}):", file=sys.stderr)
+        for line in left_out[:20]:
+            print(f"  {line}", file=sys.stderr)
+        if len(left_out) > 20:
+            print(f"  … and {len(left_out) - 20} more", file=sys.stderr)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="hdbench_report.py", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_plot = sub.add_parser("plot", help="draw figures from reports")
+    p_plot.add_argument("reports", nargs="+")
+    p_plot.add_argument("-o", "--out", required=True, help="folder for the PNG and SVG figures")
+    args = parser.parse_args(argv)
+    try:
+        written = plot(args.reports, args.out)
+    except ReportError as e:
+        print(f"hdbench_report.py: {e}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
