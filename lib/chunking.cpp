@@ -9,8 +9,11 @@ std::vector<Chunk> plan_chunks(std::size_t total, std::size_t chunk_bytes) {
   if (chunk_bytes == 0) throw std::invalid_argument("plan_chunks: chunk size must be positive");
   std::vector<Chunk> chunks;
   chunks.reserve(total / chunk_bytes + 1);
-  for (std::size_t offset = 0; offset < total; offset += chunk_bytes) {
-    chunks.push_back({offset, std::min(chunk_bytes, total - offset)});
+  // Step by the bytes taken, not chunk_bytes: offset + chunk_bytes may pass SIZE_MAX.
+  for (std::size_t offset = 0; offset < total;) {
+    const std::size_t bytes = std::min(chunk_bytes, total - offset);
+    chunks.push_back({offset, bytes});
+    offset += bytes;
   }
   return chunks;
 }

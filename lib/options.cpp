@@ -191,6 +191,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   o.memcpy_threads = default_memcpy_threads(std::max(1, limits.hardware_threads));
   o.seed = random_seed;
 
+  bool sizes_given = false;
   using Handler = std::function<void(std::string_view flag, std::string_view value)>;
   const int max_threads = std::max(256, limits.hardware_threads * 4);
   const std::map<std::string_view, Handler> handlers = {
@@ -208,7 +209,10 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
            o.families.emplace_back(item);
          }
        }},
-      {"sizes", [&](auto flag, auto v) { o.sizes = parse_size_list(flag, v); }},
+      {"sizes", [&](auto flag, auto v) {
+         o.sizes = parse_size_list(flag, v);
+         sizes_given = true;
+       }},
       {"directions", [&](auto flag, auto v) {
          o.directions = parse_enum_list<Direction>(flag, v, direction_from_string, all_directions());
        }},
@@ -228,8 +232,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
        }},
       {"memcpy_threads", [&](auto flag, auto v) { o.memcpy_threads = parse_int_list(flag, v, 1, max_threads); }},
       {"device", [&](auto flag, auto v) {
-         o.device = static_cast<int>(std::min<std::uint64_t>(
-             parse_unsigned(flag, v, "a device index 0, 1, …"), 1u << 20));
+         const std::uint64_t device = parse_unsigned(flag, v, "a device index 0, 1, …");
+         if (device > 4095) bad_value(flag, v, "a device index 0, 1, …");
+         o.device = static_cast<int>(device);
        }},
       {"seed", [&](auto flag, auto v) { o.seed = parse_unsigned(flag, v, "an unsigned 64-bit integer"); }},
       {"spin_timeout_ms", [&](auto flag, auto v) {
@@ -270,7 +275,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
     }
     handler->second(name, body.substr(equals + 1));
   }
-  check_sizes_fit("sizes", o.sizes, limits);
+  // A size the user asked for that cannot fit is a usage error; default sizes that do
+  // not fit a small machine are skipped at run time with the reason instead.
+  if (sizes_given) check_sizes_fit("sizes", o.sizes, limits);
   check_sizes_fit("staged_chunks", o.staged_chunk_sizes, limits);
   return result;
 }
