@@ -100,6 +100,8 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   }
   set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes * copies));
+  // Where the host pages live decides which socket's link they cross; -1 = unknown.
+  state.counters["host_numa_node"] = system::numa_node_of_address(ends.host().data());
   if (c.engine == Engine::copy && !c.reference_loop && c.bytes >= (std::size_t{64} << 20)) {
     record_link_under_load(state, ends, gpu, stream.get());
   }
