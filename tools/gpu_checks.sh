@@ -21,10 +21,18 @@ step gpu_tests "$bundle/hdbench_gpu_tests"
 step cpu_tests "$bundle/hdbench_cpu_tests"
 step nvtx_tests env NVTX_INJECTION64_PATH="$bundle/lib/libnvtx_capture.so" HDBENCH_NVTX_CAPTURE="$out/nvtx.log" \
   "$bundle/hdbench_nvtx_tests"
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for tool in memcheck racecheck synccheck; do
-  step "sanitizer_$tool" "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
+sanitizer=$(command -v compute-sanitizer || true)
+for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  [[ -z $sanitizer && -x $candidate ]] && sanitizer=$candidate
 done
+if [[ -n $sanitizer ]]; then
+  for tool in memcheck racecheck synccheck; do
+    step "sanitizer_$tool" "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
+  done
+else
+  echo "== compute-sanitizer not found: sanitizer runs NOT done"
+  status=1
+fi
 if python3 -m pytest --version >/dev/null 2>&1; then
   step python_tests env HDBENCH_BIN="$bundle/hdbench" HDBENCH_NVTX_CAPTURE_LIB="$bundle/lib/libnvtx_capture.so" \
     python3 -m pytest -q "$bundle/python" -p no:cacheprovider
