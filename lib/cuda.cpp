@@ -37,15 +37,17 @@ const char* hint_for(cudaError_t code) {
 
 }  // namespace
 
-std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
-  return fmt::format("CUDA error {} ({}) in {} at {}:{}; what to do: {}", cudaGetErrorName(code),
-                     cudaGetErrorString(code), call, file, line, hint_for(code));
+std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line,
+                                const std::string& detail) {
+  return fmt::format("CUDA error {} ({}) in {}{} at {}:{}; what to do: {}", cudaGetErrorName(code),
+                     cudaGetErrorString(code), call, detail.empty() ? "" : " [" + detail + "]", file, line,
+                     hint_for(code));
 }
 
-void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {
+void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line, const std::string& detail) {
   // Clear a non-sticky error so the next launch check does not report it again.
   (void)cudaGetLastError();
-  throw CudaError(code, describe_cuda_error(code, call, file, line));
+  throw CudaError(code, describe_cuda_error(code, call, file, line, detail));
 }
 
 void log_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept {
@@ -57,7 +59,7 @@ void log_cuda_error(cudaError_t code, const char* call, const char* file, int li
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  HDBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  HDBENCH_CUDA_CHECK_DETAIL(cudaMalloc(&ptr_, bytes), fmt::format("{} bytes of device memory", bytes));
 }
 
 DeviceBuffer::~DeviceBuffer() {

@@ -21,8 +21,11 @@ class CudaError : public std::runtime_error {
 };
 
 // "cudaErrorX (description) in CALL at FILE:LINE; what to do: HINT"
-std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line);
-[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+// `detail` names the values involved, e.g. "2GiB requested".
+std::string describe_cuda_error(cudaError_t code, const char* call, const char* file, int line,
+                                const std::string& detail = {});
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line,
+                                   const std::string& detail = {});
 void log_cuda_error(cudaError_t code, const char* call, const char* file, int line) noexcept;
 
 }  // namespace hdbench
@@ -32,6 +35,15 @@ void log_cuda_error(cudaError_t code, const char* call, const char* file, int li
     const cudaError_t hdbench_status_ = (call);                            \
     if (hdbench_status_ != cudaSuccess)                                    \
       ::hdbench::throw_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+// The same, with the values involved in the message: HDBENCH_CUDA_CHECK_DETAIL(
+// cudaMalloc(&p, n), format_size(n) + " requested").
+#define HDBENCH_CUDA_CHECK_DETAIL(call, detail)                                      \
+  do {                                                                                \
+    const cudaError_t hdbench_status_ = (call);                                       \
+    if (hdbench_status_ != cudaSuccess)                                               \
+      ::hdbench::throw_cuda_error(hdbench_status_, #call, __FILE__, __LINE__, (detail)); \
   } while (0)
 
 // For destructors: reports the failure on stderr and carries on.

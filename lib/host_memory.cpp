@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "cuda.hpp"
@@ -66,17 +67,19 @@ HostBuffer::HostBuffer(HostMemoryKind kind, std::size_t bytes) : kind_(kind), by
           status != cudaSuccess) {
         std::free(ptr_);
         ptr_ = nullptr;
-        throw_cuda_error(status, "cudaHostRegister(ptr, bytes, Portable | Mapped)", __FILE__, __LINE__);
+        throw_cuda_error(status, "cudaHostRegister(ptr, bytes, Portable | Mapped)", __FILE__, __LINE__,
+                         std::to_string(bytes) + " bytes");
       }
       break;
     case HostMemoryKind::pinned:
-      HDBENCH_CUDA_CHECK(cudaMallocHost(&ptr_, bytes));
+      HDBENCH_CUDA_CHECK_DETAIL(cudaMallocHost(&ptr_, bytes), std::to_string(bytes) + " bytes");
       break;
     case HostMemoryKind::pinned_wc:
-      HDBENCH_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocWriteCombined | cudaHostAllocMapped));
+      HDBENCH_CUDA_CHECK_DETAIL(cudaHostAlloc(&ptr_, bytes, cudaHostAllocWriteCombined | cudaHostAllocMapped),
+                                std::to_string(bytes) + " bytes");
       break;
     case HostMemoryKind::mapped:
-      HDBENCH_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped));
+      HDBENCH_CUDA_CHECK_DETAIL(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped), std::to_string(bytes) + " bytes");
       break;
   }
   if (is_device_accessible(kind)) {

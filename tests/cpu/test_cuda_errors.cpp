@@ -18,6 +18,19 @@ cudaError_t fake_call(cudaError_t result) {
   return result;
 }
 
+TEST(DescribeCudaError, CarriesTheValuesInvolved) {
+  const std::string text =
+      describe_cuda_error(cudaErrorMemoryAllocation, "cudaMalloc(&p, n)", "x.cpp", 42, "4096 bytes of device memory");
+  EXPECT_TRUE(contains(text, "cudaMalloc(&p, n) [4096 bytes of device memory] at x.cpp:42")) << text;
+  try {
+    HDBENCH_CUDA_CHECK_DETAIL(fake_call(cudaErrorInvalidValue), std::string("size 7"));
+    FAIL() << "no throw";
+  } catch (const CudaError& error) {
+    EXPECT_EQ(error.code(), cudaErrorInvalidValue);
+    EXPECT_TRUE(contains(error.what(), "[size 7]")) << error.what();
+  }
+}
+
 TEST(DescribeCudaError, NamesErrorCallPlaceAndHint) {
   const std::string text = describe_cuda_error(cudaErrorMemoryAllocation, "cudaMalloc(&p, n)", "x.cpp", 42);
   EXPECT_TRUE(contains(text, "cudaErrorMemoryAllocation")) << text;
