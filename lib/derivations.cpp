@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace hdbench {
 namespace {
@@ -16,6 +17,27 @@ std::optional<double> counter(const nlohmann::json& entry, const char* name) {
   return counters[name].get<double>();
 }
 
+// One entry per benchmark: the median aggregate when the run had repetitions, else
+// the (last) iteration entry. Failed and skipped entries are left out.
+std::vector<const nlohmann::json*> representative_runs(const nlohmann::json& benchmarks) {
+  std::map<std::string, const nlohmann::json*> chosen;
+  std::map<std::string, bool> has_median;
+  for (const auto& entry : benchmarks) {
+    if (entry.value("status", "") != "ok") continue;
+    const std::string run_name = entry.value("run_name", entry.value("name", ""));
+    const bool median = entry.value("run_type", "") == "aggregate" && entry.value("aggregate_name", "") == "median";
+    if (median) {
+      chosen[run_name] = &entry;
+      has_median[run_name] = true;
+    } else if (entry.value("run_type", "") == "iteration" && !has_median[run_name]) {
+      chosen[run_name] = &entry;
+    }
+  }
+  std::vector<const nlohmann::json*> runs;
+  for (const auto& [name, entry] : chosen) runs.push_back(entry);
+  return runs;
+}
+
 }  // namespace
 
 // For each size and direction: one transfer of pageable memory costs t_pageable,
@@ -24,8 +46,8 @@ std::optional<double> counter(const nlohmann::json& entry, const char* name) {
 void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived) {
   std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_us;  // (direction, memory, bytes)
   std::map<std::pair<std::string, std::size_t>, double> pin_us;                 // (method, bytes)
-  for (const auto& entry : benchmarks) {
-    if (entry.value("run_type", "") != "iteration") continue;
+  for (const nlohmann::json* run : representative_runs(benchmarks)) {
+    const auto& entry = *run;
     const auto& p = entry["params"];
     if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
         p.value("variant", "") == "per_copy" && p.value("direction", "") != "bidir") {
@@ -64,8 +86,8 @@ void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived
 void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& derived) {
   std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_gbps;  // (direction, memory, bytes)
   std::map<std::pair<std::string, std::size_t>, std::pair<double, std::string>> best_staged;
-  for (const auto& entry : benchmarks) {
-    if (entry.value("status", "") != "ok" || entry.value("run_type", "") != "iteration") continue;
+  for (const nlohmann::json* run : representative_runs(benchmarks)) {
+    const auto& entry = *run;
     const auto& p = entry["params"];
     const auto& counters = entry["counters"];
     if (!counters.contains("bandwidth_GB/s")) continue;
@@ -97,10 +119,10 @@ void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& d
 // means the per-copy timing itself costs bandwidth.
 void derive_reference_agreement(const nlohmann::json& benchmarks, nlohmann::json& derived) {
   std::map<std::tuple<std::string, std::size_t, std::string>, double> gbps;  // (direction, bytes, variant)
-  for (const auto& entry : benchmarks) {
+  for (const nlohmann::json* run : representative_runs(benchmarks)) {
+    const auto& entry = *run;
     const auto& p = entry["params"];
-    if (entry.value("status", "") != "ok" || entry.value("run_type", "") != "iteration" ||
-        p.value("family", "") != "transfer" || p.value("memory", "") != "pinned" || p.value("engine", "") != "copy" ||
+    if (p.value("family", "") != "transfer" || p.value("memory", "") != "pinned" || p.value("engine", "") != "copy" ||
         !entry["counters"].contains("bandwidth_GB/s")) {
       continue;
     }
