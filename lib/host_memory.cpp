@@ -82,7 +82,14 @@ HostBuffer::HostBuffer(HostMemoryKind kind, std::size_t bytes) : kind_(kind), by
       HDBENCH_CUDA_CHECK_DETAIL(cudaHostAlloc(&ptr_, bytes, cudaHostAllocMapped), std::to_string(bytes) + " bytes");
       break;
   }
-  if (is_device_accessible(kind)) {
+  if (kind == HostMemoryKind::pinned) {
+    // Plain cudaMallocHost memory is mapped only where unified addressing holds; the
+    // alias is a convenience (GPU-side verification), so its absence is no error.
+    if (cudaHostGetDevicePointer(&device_ptr_, ptr_, 0) != cudaSuccess) {
+      device_ptr_ = nullptr;
+      (void)cudaGetLastError();
+    }
+  } else if (is_device_accessible(kind)) {
     try {
       HDBENCH_CUDA_CHECK(cudaHostGetDevicePointer(&device_ptr_, ptr_, 0));
     } catch (...) {
