@@ -157,3 +157,28 @@ TEST(CheckHostPatternOnCpu, PassesAndNamesTheBadByte) {
 
 }  // namespace
 }  // namespace hdbench
+
+namespace hdbench {
+namespace {
+
+// 64 MiB + 5 takes the multi-threaded path; shares end on 8-byte boundaries and the
+// last one carries the odd tail.
+TEST(HostPatternParallel, LargeOddBuffersMatchThePatternByteForByte) {
+  const std::size_t bytes = (std::size_t{64} << 20) + 5;
+  std::vector<unsigned char> buffer(bytes + 1);
+  unsigned char* data = buffer.data() + 1;  // unaligned on purpose
+  fill_pattern_host(data, bytes, 77);
+  EXPECT_EQ(find_pattern_mismatch(data, bytes, 77), std::nullopt);
+  for (std::size_t offset : {std::size_t{0}, bytes / 2 - 1, bytes / 2, bytes / 3 * 2 + 3, bytes - 1}) {
+    ASSERT_EQ(data[offset], pattern::byte_at(77, offset)) << offset;
+  }
+  // Two corruptions in different shares: the first one is reported.
+  data[bytes - 2] ^= 0x10;
+  data[bytes / 4 + 3] ^= 0x01;
+  EXPECT_EQ(find_pattern_mismatch(data, bytes, 77), bytes / 4 + 3);
+  data[bytes / 4 + 3] ^= 0x01;
+  EXPECT_EQ(find_pattern_mismatch(data, bytes, 77), bytes - 2);
+}
+
+}  // namespace
+}  // namespace hdbench
