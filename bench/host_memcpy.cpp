@@ -38,9 +38,10 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
   MemcpyPool pool(threads, "host_memcpy");
   pool.copy(dst.data(), src.data(), bytes);  // warm-up: wakes the workers, warms the TLB
   const std::size_t copies = copies_per_sample(bytes);
+  const std::string timed_range = name + "/timed";
   std::vector<double> seconds;
   for (auto _ : state) {
-    nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/timed", bytes * copies);
+    nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * copies);
     HostTimer timer;
     for (std::size_t i = 0; i < copies; ++i) pool.copy(dst.data(), src.data(), bytes);
     const double elapsed = timer.elapsed_seconds();

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -24,19 +23,10 @@
 namespace hdbench {
 namespace {
 
-std::string timestamp(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buffer[64];
-  std::strftime(buffer, sizeof buffer, format, &tm);
-  return buffer;
-}
-
 std::string default_report_path(const system::SystemInfo& info) {
   std::string host = info.host.hostname.empty() ? "host" : info.host.hostname;
   std::replace_if(host.begin(), host.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-'; }, '_');
-  return fmt::format("reports/hdbench-{}-{}.json", host, timestamp("%Y%m%d-%H%M%S"));
+  return fmt::format("reports/hdbench-{}-{}.json", host, local_time("%Y%m%d-%H%M%S"));
 }
 
 bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
@@ -138,8 +128,8 @@ int run(int argc, char** argv) {
     } catch (const std::exception& error) {
       throw UsageError(fmt::format("--hdbench_out: {}", error.what()));
     }
+    print_machine(info);
   }
-  if (!listing_only) print_machine(info);
 
   Suite suite(options, info);
   if (options.runs_family(kFamilyTransfer)) {
@@ -152,7 +142,7 @@ int run(int argc, char** argv) {
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());
-  const std::string started_at = timestamp("%Y-%m-%dT%H:%M:%S%z");
+  const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   benchmark::RunSpecifiedBenchmarks(&collector);
   if (listing_only) return 0;
 
@@ -161,7 +151,7 @@ int run(int argc, char** argv) {
   hdbench_context["system"] = system::to_json(info);
   hdbench_context["options"] = to_json(options);
   hdbench_context["started_at"] = started_at;
-  hdbench_context["finished_at"] = timestamp("%Y-%m-%dT%H:%M:%S%z");
+  hdbench_context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");
   nlohmann::json report;
   report["context"] = collector.context();
   report["context"]["hdbench"] = hdbench_context;

@@ -3,20 +3,14 @@
 // pinning the whole buffer is not an option. Axes: chunk size and thread count.
 #include <fmt/format.h>
 
-#include <cstring>
-#include <map>
-
 #include "cuda.hpp"
 #include "derivations.hpp"
 #include "families.hpp"
-#include "host_memory.hpp"
-#include "host_pattern.hpp"
 #include "measure.hpp"
 #include "nvtx.hpp"
 #include "staged_copy.hpp"
 #include "timing.hpp"
-#include "transfer_kernels.hpp"
-#include "verify.hpp"
+#include "transfer_endpoints.hpp"
 
 namespace hdbench {
 namespace {
@@ -40,37 +34,26 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
     return;
   }
   StagedCopier copier({c.chunk_bytes, c.threads, o.staged_slots});
-  PageableBuffer host(c.bytes);
-  DeviceBuffer device(c.bytes);
-  if (c.direction == Direction::h2d) {
-    fill_pattern_host(host.data(), c.bytes, o.seed);
-    HDBENCH_CUDA_CHECK(cudaMemsetAsync(device.data(), 0, c.bytes, copier.stream()));
-  } else {
-    std::memset(host.data(), 0, c.bytes);
-    kernels::fill_pattern(device.data(), c.bytes, o.seed, copier.stream());
-  }
-  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(copier.stream()));
+  const TransferEndpoints ends(HostMemoryKind::pageable, c.direction, c.bytes, o.seed, copier.stream());
   const auto move = [&] {
     if (c.direction == Direction::h2d) {
-      copier.host_to_device(device.data(), host.data(), c.bytes);
+      copier.host_to_device(ends.dst(), ends.src(), c.bytes);
     } else {
-      copier.device_to_host(host.data(), device.data(), c.bytes);
+      copier.device_to_host(ends.dst(), ends.src(), c.bytes);
     }
   };
   move();  // warm-up
+  const std::string timed_range = name + "/timed";
   std::vector<double> seconds;
   for (auto _ : state) {
-    nvtx::ScopedRange range(nvtx::Family::staged, name + "/timed", c.bytes);
+    nvtx::ScopedRange range(nvtx::Family::staged, timed_range, c.bytes);
     HostTimer timer;
     move();
     const double elapsed = timer.elapsed_seconds();
     state.SetIterationTime(elapsed);
     seconds.push_back(elapsed);
   }
-  const std::string problem = c.direction == Direction::h2d
-                                  ? check_device_pattern(device.data(), c.bytes, o.seed, copier.stream())
-                                  : check_host_pattern_on_cpu(host.data(), c.bytes, o.seed);
-  if (!problem.empty()) {
+  if (const std::string problem = ends.verify(copier.stream()); !problem.empty()) {
     fail_benchmark(state, problem);
     return;
   }

@@ -20,18 +20,15 @@ void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind,
     skip_benchmark(state, *shortfall);
     return;
   }
-  if (engine == Engine::sm && !is_device_accessible(kind)) {
-    skip_benchmark(state, fmt::format("{} memory cannot be mapped for a kernel", to_string(kind)));
-    return;
-  }
   // Half the usual grid per direction, so both copy kernels fit on the GPU at once.
   BidirectionalCopy copy(kind, engine, bytes, suite.options().seed, gpu.sm_count * 4,
                          suite.options().spin_timeout_ms);
   copy.run_once();  // warm-up
+  const std::string timed_range = name + "/timed";
   std::vector<double> up, down, span;
   double overlap = 0.0;
   for (auto _ : state) {
-    nvtx::ScopedRange range(nvtx::Family::transfer, name + "/timed", 2 * bytes);
+    nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, 2 * bytes);
     const BidirSample sample = copy.run_once();
     state.SetIterationTime(sample.span_seconds);
     up.push_back(sample.h2d_seconds);

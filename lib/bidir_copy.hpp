@@ -34,7 +34,6 @@ class BidirectionalCopy {
   BidirSample run_once();
   // Empty when both destinations hold the pattern.
   std::string verify();
-  bool kernel_accessible() const noexcept { return up_.kernel_accessible(); }
 
  private:
   void enqueue_both_behind_spin();

@@ -37,15 +37,6 @@ const char* time_unit_name(benchmark::TimeUnit unit) {
   return "ns";
 }
 
-std::string local_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buffer[64];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S%z", &tm);
-  return buffer;
-}
-
 [[noreturn]] void throw_errno(const std::string& what, const std::filesystem::path& path) {
   throw std::runtime_error(fmt::format("cannot {} '{}': {}", what, path.string(), std::strerror(errno)));
 }
@@ -140,7 +131,7 @@ nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const P
 
 nlohmann::json context_to_json(const benchmark::BenchmarkReporter::Context& context) {
   nlohmann::json j;
-  j["date"] = local_date();
+  j["date"] = local_time("%Y-%m-%dT%H:%M:%S%z");
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   j["host_name"] = host;
@@ -183,6 +174,14 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 void CollectingReporter::Finalize() { display_.Finalize(); }
+
+std::string local_time(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buffer[64];
+  return std::strftime(buffer, sizeof buffer, format, &tm) > 0 ? buffer : "";
+}
 
 nlohmann::json build_info() {
   return {{"version", HDBENCH_VERSION},

@@ -63,6 +63,9 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   std::size_t runs_done_ = 0;
 };
 
+// The local time in strftime `format`, e.g. "%Y-%m-%dT%H:%M:%S%z".
+std::string local_time(const char* format);
+
 // suite version, git revision, build type and CUDA architectures of this binary.
 nlohmann::json build_info();
 

@@ -29,7 +29,6 @@ class StagedCopier {
   void host_to_device(void* device_dst, const void* pageable_src, std::size_t bytes);
   void device_to_host(void* pageable_dst, const void* device_src, std::size_t bytes);
 
-  const StagedCopyConfig& config() const noexcept { return config_; }
   cudaStream_t stream() const noexcept { return stream_.get(); }
 
  private:

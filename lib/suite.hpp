@@ -29,7 +29,6 @@ class Suite {
   const Options& options() const noexcept { return options_; }
   const system::SystemInfo& system() const noexcept { return system_; }
   const ParamRegistry& params() const noexcept { return params_; }
-  std::size_t size() const noexcept { return params_.size(); }
 
   // Registers `fn` under `name` with manual (event-based) time in microseconds.
   // A CUDA out-of-memory or host bad_alloc skips the benchmark with the reason; any

@@ -22,12 +22,6 @@ class TransferEndpoints {
   // Pointers for cudaMemcpyAsync (host side as the CPU sees it).
   void* dst() const noexcept;
   const void* src() const noexcept;
-  // Pointers a kernel can use (host side through its mapped alias); nullptr when the
-  // host kind cannot be mapped.
-  void* kernel_dst() const noexcept;
-  const void* kernel_src() const noexcept;
-  cudaMemcpyKind copy_kind() const noexcept;
-  std::size_t bytes() const noexcept { return bytes_; }
   const HostBuffer& host() const noexcept { return host_; }
 
   // Queues one copy of every byte on `stream`: cudaMemcpyAsync for the copy engine,
@@ -40,6 +34,12 @@ class TransferEndpoints {
   std::string verify(cudaStream_t stream) const;
 
  private:
+  // Pointers a kernel can use (host side through its mapped alias); nullptr when the
+  // host kind cannot be mapped.
+  void* kernel_dst() const noexcept;
+  const void* kernel_src() const noexcept;
+  cudaMemcpyKind copy_kind() const noexcept;
+
   Direction direction_;
   std::size_t bytes_;
   std::uint64_t seed_;
