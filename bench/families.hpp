@@ -10,5 +10,7 @@ void register_transfer_bidir(Suite& suite);  // transfer_bidir.cpp: both directi
 void register_pinning(Suite& suite);         // pinning.cpp: cost of pinning, break-even
 void register_staged(Suite& suite);          // staged.cpp: pageable through a pinned ring
 void register_host_memcpy(Suite& suite);     // host_memcpy.cpp: the host-side reference
+void register_streams(Suite& suite);         // streams.cpp: sync, async, pipelined, graphs, default stream
+void register_stream_host_costs(Suite& suite);  // stream_host_costs.cpp: launch, call and wait costs
 
 }  // namespace hdbench

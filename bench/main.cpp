@@ -139,6 +139,10 @@ int run(int argc, char** argv) {
   if (options.runs_family(kFamilyPinning)) register_pinning(suite);
   if (options.runs_family(kFamilyStaged)) register_staged(suite);
   if (options.runs_family(kFamilyHostMemcpy)) register_host_memcpy(suite);
+  if (options.runs_family(kFamilyStreams)) {
+    register_streams(suite);
+    register_stream_host_costs(suite);
+  }
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());

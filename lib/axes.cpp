@@ -36,6 +36,23 @@ std::optional<Engine> engine_from_string(std::string_view name) {
   return std::nullopt;
 }
 
+const char* to_string(IssueOrder order) noexcept {
+  switch (order) {
+    case IssueOrder::by_chunk: return "by_chunk";
+    case IssueOrder::by_stage: return "by_stage";
+  }
+  return "unknown";
+}
+
+std::vector<IssueOrder> all_issue_orders() { return {IssueOrder::by_chunk, IssueOrder::by_stage}; }
+
+std::optional<IssueOrder> issue_order_from_string(std::string_view name) {
+  for (IssueOrder order : all_issue_orders()) {
+    if (name == to_string(order)) return order;
+  }
+  return std::nullopt;
+}
+
 bool engine_uses_kind(Engine engine, HostMemoryKind kind) noexcept {
   switch (engine) {
     case Engine::copy: return kind != HostMemoryKind::mapped;

@@ -15,6 +15,11 @@ enum class Engine {
   copy,  // the DMA copy engines, driven by cudaMemcpyAsync
   sm,    // a kernel loading and storing through mapped host memory (zero-copy)
 };
+// How a chunked pipeline queues its work (streams family).
+enum class IssueOrder {
+  by_chunk,  // each chunk's three stages together, chunk after chunk
+  by_stage,  // every chunk's H2D, then every kernel, then every D2H
+};
 
 const char* to_string(Direction direction) noexcept;
 const char* to_string(Engine engine) noexcept;
@@ -22,6 +27,9 @@ std::optional<Direction> direction_from_string(std::string_view name);
 std::optional<Engine> engine_from_string(std::string_view name);
 std::vector<Direction> all_directions();
 std::vector<Engine> all_engines();
+const char* to_string(IssueOrder order) noexcept;
+std::optional<IssueOrder> issue_order_from_string(std::string_view name);
+std::vector<IssueOrder> all_issue_orders();
 
 // Which host memory kinds an engine is measured with: the copy engine with every
 // kind but `mapped` (to a DMA engine it is plain pinned memory); the SM engine with

@@ -119,6 +119,49 @@ void Event::record(cudaStream_t stream) const { HDBENCH_CUDA_CHECK(cudaEventReco
 
 void Event::synchronize() const { HDBENCH_CUDA_CHECK(cudaEventSynchronize(event_)); }
 
+GraphExec GraphExec::capture(cudaStream_t stream, const std::function<void()>& enqueue) {
+  // Thread-local mode: other threads' unrelated CUDA calls do not invalidate the capture.
+  HDBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  GraphExec result;
+  try {
+    enqueue();
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(stream, &partial);
+    if (partial != nullptr) (void)cudaGraphDestroy(partial);
+    (void)cudaGetLastError();
+    throw;
+  }
+  HDBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &result.graph_));
+  HDBENCH_CUDA_CHECK(cudaGraphInstantiate(&result.exec_, result.graph_, 0));
+  return result;
+}
+
+GraphExec::~GraphExec() {
+  if (exec_ != nullptr) HDBENCH_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_));
+  if (graph_ != nullptr) HDBENCH_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph_));
+}
+
+GraphExec::GraphExec(GraphExec&& other) noexcept
+    : graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)) {}
+
+GraphExec& GraphExec::operator=(GraphExec&& other) noexcept {
+  if (this != &other) {
+    GraphExec old(std::move(*this));
+    graph_ = std::exchange(other.graph_, nullptr);
+    exec_ = std::exchange(other.exec_, nullptr);
+  }
+  return *this;
+}
+
+void GraphExec::launch(cudaStream_t stream) const { HDBENCH_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
+
+std::size_t GraphExec::node_count() const {
+  std::size_t count = 0;
+  HDBENCH_CUDA_CHECK(cudaGraphGetNodes(graph_, nullptr, &count));
+  return count;
+}
+
 float elapsed_ms(const Event& start, const Event& stop) {
   stop.synchronize();
   float ms = 0.0F;

@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -108,6 +109,28 @@ class Event {
 
  private:
   cudaEvent_t event_ = nullptr;
+};
+
+// A CUDA graph captured from a stream and instantiated, ready to replay.
+class GraphExec {
+ public:
+  GraphExec() = default;
+  // Captures what `enqueue` queues on `stream` (and on streams forked from it through
+  // events, which must join back) and instantiates it. If `enqueue` throws, the
+  // capture is ended and discarded so the stream stays usable, and the error passes on.
+  static GraphExec capture(cudaStream_t stream, const std::function<void()>& enqueue);
+  ~GraphExec();
+  GraphExec(GraphExec&& other) noexcept;
+  GraphExec& operator=(GraphExec&& other) noexcept;
+  GraphExec(const GraphExec&) = delete;
+  GraphExec& operator=(const GraphExec&) = delete;
+
+  void launch(cudaStream_t stream) const;
+  std::size_t node_count() const;
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 // Milliseconds between two recorded events (waits for `stop`).

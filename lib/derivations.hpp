@@ -15,5 +15,9 @@ void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived
 void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& derived);
 // per_copy_vs_reference_loop: event-per-copy timing against a plain loop.
 void derive_reference_agreement(const nlohmann::json& benchmarks, nlohmann::json& derived);
+// stream_overlap: per size, compute ratio and memory kind, the fastest sync, async,
+// pipelined, graph and default-stream runs, what each saves over sync, and how much
+// a launch on the legacy default stream slows a pipeline down.
+void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& derived);
 
 }  // namespace hdbench

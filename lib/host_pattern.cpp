@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "chunking.hpp"
+#include "parallel.hpp"
 #include "pattern.hpp"
 
 namespace hdbench {
@@ -15,18 +16,12 @@ namespace {
 // GB/s, and a 1 GiB buffer is prepared several times per benchmark.
 constexpr std::size_t kParallelFrom = std::size_t{32} << 20;
 
-std::size_t worker_count(std::size_t bytes) {
-  if (bytes < kParallelFrom) return 1;
-  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-}
+std::size_t worker_count(std::size_t bytes) { return bytes < kParallelFrom ? 1 : host_worker_count(); }
 
 // Runs body(index, share) for 8-byte-aligned shares of [0, bytes), in parallel.
 template <typename Body>
 void for_each_share(std::size_t bytes, std::size_t count, Body body) {
-  const std::vector<Chunk> shares = split_evenly(bytes, count, 8);
-  std::vector<std::jthread> threads;
-  for (std::size_t i = 1; i < shares.size(); ++i) threads.emplace_back([&, i] { body(i, shares[i]); });
-  body(0, shares.front());
+  parallel_for_shares(bytes, count, 8, body);
 }
 
 // `share.offset` is a multiple of 8, so whole pattern words start there.

@@ -84,7 +84,7 @@ const std::vector<FlagSpec>& flag_specs() {
   static const std::vector<FlagSpec> specs = {
       {"help", "", "print this list and exit"},
       {"out", "PATH", "JSON report path (default reports/hdbench-<host>-<time>.json)"},
-      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy (default all)"},
+      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy, streams (default all)"},
       {"sizes", "SIZES", "transfer sizes: list and FROM:TO:xFACTOR ranges (default 4K:1G:x4)"},
       {"directions", "LIST", "h2d, d2h, bidir (default all)"},
       {"memory", "LIST", "pageable, registered, pinned, pinned_wc, mapped (default all)"},
@@ -93,6 +93,11 @@ const std::vector<FlagSpec>& flag_specs() {
       {"staged_threads", "LIST", "host threads copying into the pinned ring (default 1,2,4)"},
       {"staged_slots", "N", "pinned chunks in the staging ring, 2..64 (default 4)"},
       {"memcpy_threads", "LIST", "threads for host memcpy (default powers of two up to cores)"},
+      {"stream_sizes", "SIZES", "buffer sizes of the streams family, multiples of 4 bytes (default 256M)"},
+      {"stream_counts", "LIST", "streams of a pipelined buffer, 1..64 (default 1,2,4,8)"},
+      {"chunk_counts", "LIST", "chunks a pipelined buffer is split into, 1..1024 (default 4,16,64)"},
+      {"issue_orders", "LIST", "by_chunk (a chunk's stages together), by_stage (default both)"},
+      {"compute_ratios", "LIST", "kernel time as a multiple of the H2D copy time, 0.05..4 (default 0.5,1,2)"},
       {"device", "N", "CUDA device index (default 0)"},
       {"seed", "N", "seed of the verification pattern (default random, recorded)"},
       {"spin_timeout_ms", "MS", "how long a spin kernel holds queued work, 1..600000 (default 5000)"},
@@ -103,7 +108,7 @@ const std::vector<FlagSpec>& flag_specs() {
 }  // namespace
 
 std::vector<std::string> all_family_names() {
-  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy};
+  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy, kFamilyStreams};
 }
 
 bool Options::runs_family(std::string_view name) const {
@@ -168,6 +173,21 @@ std::vector<int> parse_int_list(std::string_view flag, std::string_view text, in
   return values;
 }
 
+std::vector<double> parse_number_list(std::string_view flag, std::string_view text, double min, double max) {
+  const std::string accepted = fmt::format("comma-separated numbers from {} to {}", min, max);
+  std::vector<double> values;
+  for (std::string_view item : split(text, ',')) {
+    double value = 0.0;
+    const auto* end = item.data() + item.size();
+    const auto [ptr, ec] = std::from_chars(item.data(), end, value);
+    if (item.empty() || ec != std::errc() || ptr != end || !(value >= min && value <= max)) {
+      bad_value(flag, item.empty() ? text : item, accepted);
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  return values;
+}
+
 std::string format_size(std::size_t bytes) {
   constexpr std::pair<unsigned, const char*> units[] = {{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}};
   for (const auto& [shift, name] : units) {
@@ -189,9 +209,15 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   o.staged_chunk_sizes = parse_size_list("staged_chunks", "1M,4M,16M");
   o.staged_threads = {1, 2, 4};
   o.memcpy_threads = default_memcpy_threads(std::max(1, limits.hardware_threads));
+  o.stream_sizes = parse_size_list("stream_sizes", "256M");
+  o.stream_counts = {1, 2, 4, 8};
+  o.chunk_counts = {4, 16, 64};
+  o.issue_orders = all_issue_orders();
+  o.compute_ratios = {0.5, 1.0, 2.0};
   o.seed = random_seed;
 
   bool sizes_given = false;
+  bool stream_sizes_given = false;
   using Handler = std::function<void(std::string_view flag, std::string_view value)>;
   const int max_threads = std::max(256, limits.hardware_threads * 4);
   const std::map<std::string_view, Handler> handlers = {
@@ -231,6 +257,19 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
          o.staged_slots = values.front();
        }},
       {"memcpy_threads", [&](auto flag, auto v) { o.memcpy_threads = parse_int_list(flag, v, 1, max_threads); }},
+      {"stream_sizes", [&](auto flag, auto v) {
+         o.stream_sizes = parse_size_list(flag, v);
+         for (std::size_t size : o.stream_sizes) {
+           if (size % 4 != 0) bad_value(flag, format_size(size), "sizes that are multiples of 4 bytes (32-bit words)");
+         }
+         stream_sizes_given = true;
+       }},
+      {"stream_counts", [&](auto flag, auto v) { o.stream_counts = parse_int_list(flag, v, 1, 64); }},
+      {"chunk_counts", [&](auto flag, auto v) { o.chunk_counts = parse_int_list(flag, v, 1, 1024); }},
+      {"issue_orders", [&](auto flag, auto v) {
+         o.issue_orders = parse_enum_list<IssueOrder>(flag, v, issue_order_from_string, all_issue_orders());
+       }},
+      {"compute_ratios", [&](auto flag, auto v) { o.compute_ratios = parse_number_list(flag, v, 0.05, 4.0); }},
       {"device", [&](auto flag, auto v) {
          const std::uint64_t device = parse_unsigned(flag, v, "a device index 0, 1, …");
          if (device > 4095) bad_value(flag, v, "a device index 0, 1, …");
@@ -238,13 +277,9 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
        }},
       {"seed", [&](auto flag, auto v) { o.seed = parse_unsigned(flag, v, "an unsigned 64-bit integer"); }},
       {"spin_timeout_ms", [&](auto flag, auto v) {
-         double value = 0.0;
-         const auto* end = v.data() + v.size();
-         const auto [ptr, ec] = std::from_chars(v.data(), end, value);
-         if (v.empty() || ec != std::errc() || ptr != end || !(value >= 1.0 && value <= 600000.0)) {
-           bad_value(flag, v, "milliseconds from 1 to 600000");
-         }
-         o.spin_timeout_ms = value;
+         const auto values = parse_number_list(flag, v, 1.0, 600000.0);
+         if (values.size() != 1) bad_value(flag, v, "milliseconds from 1 to 600000");
+         o.spin_timeout_ms = values.front();
        }},
   };
 
@@ -278,6 +313,7 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   // A size the user asked for that cannot fit is a usage error; default sizes that do
   // not fit a small machine are skipped at run time with the reason instead.
   if (sizes_given) check_sizes_fit("sizes", o.sizes, limits);
+  if (stream_sizes_given) check_sizes_fit("stream_sizes", o.stream_sizes, limits);
   check_sizes_fit("staged_chunks", o.staged_chunk_sizes, limits);
   return result;
 }
@@ -312,6 +348,13 @@ nlohmann::json to_json(const Options& o) {
   j["staged_threads"] = o.staged_threads;
   j["staged_slots"] = o.staged_slots;
   j["memcpy_threads"] = o.memcpy_threads;
+  j["stream_sizes_bytes"] = o.stream_sizes;
+  j["stream_counts"] = o.stream_counts;
+  j["chunk_counts"] = o.chunk_counts;
+  std::vector<std::string> orders;
+  for (IssueOrder order : o.issue_orders) orders.emplace_back(to_string(order));
+  j["issue_orders"] = orders;
+  j["compute_ratios"] = o.compute_ratios;
   j["device"] = o.device;
   j["seed"] = o.seed;
   j["spin_timeout_ms"] = o.spin_timeout_ms;

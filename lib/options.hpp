@@ -27,6 +27,7 @@ inline constexpr const char* kFamilyTransfer = "transfer";
 inline constexpr const char* kFamilyPinning = "pinning";
 inline constexpr const char* kFamilyStaged = "staged";
 inline constexpr const char* kFamilyHostMemcpy = "host_memcpy";
+inline constexpr const char* kFamilyStreams = "streams";
 std::vector<std::string> all_family_names();
 
 struct Options {
@@ -41,6 +42,13 @@ struct Options {
   std::vector<int> staged_threads;
   int staged_slots = 4;
   std::vector<int> memcpy_threads;
+  // streams family: buffer sizes (multiples of 4 bytes), stream and chunk counts,
+  // issue orders, and the kernel's time as a multiple of the buffer's H2D copy time.
+  std::vector<std::size_t> stream_sizes;
+  std::vector<int> stream_counts;
+  std::vector<int> chunk_counts;
+  std::vector<IssueOrder> issue_orders;
+  std::vector<double> compute_ratios;
   int device = 0;
   std::uint64_t seed = 0;
   double spin_timeout_ms = 5000.0;
@@ -74,6 +82,8 @@ std::size_t parse_size(std::string_view flag, std::string_view text);
 std::vector<std::size_t> parse_size_list(std::string_view flag, std::string_view text);
 // Comma-separated positive integers within [min, max].
 std::vector<int> parse_int_list(std::string_view flag, std::string_view text, int min, int max);
+// Comma-separated decimal numbers within [min, max].
+std::vector<double> parse_number_list(std::string_view flag, std::string_view text, double min, double max);
 // "4KiB", "256MiB", "1GiB", "1000B": exact binary units where possible.
 std::string format_size(std::size_t bytes);
 

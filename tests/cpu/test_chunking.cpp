@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "chunking.hpp"
+#include "stream_pipeline.hpp"
 
 namespace hdbench {
 namespace {
@@ -137,6 +138,46 @@ TEST(SplitEvenly, ZeroPartsOrAlignmentThrows) {
   EXPECT_THROW(split_evenly(100, 0), std::invalid_argument);
   EXPECT_THROW(split_evenly(100, 4, 0), std::invalid_argument);
   EXPECT_THROW(split_evenly(0, 0, 0), std::invalid_argument);
+}
+
+// --- pipeline_chunks: the streams family's chunks, counted in 32-bit words ---------
+
+TEST(PipelineChunks, CoverEveryWordOnceWhenTheSizeIsNotAMultipleOfTheChunkCount) {
+  for (std::size_t words : odd_totals()) {
+    for (int chunks : {1, 2, 3, 7, 16, 63, 64}) {
+      SCOPED_TRACE(testing::Message() << "words=" << words << " chunks=" << chunks);
+      const std::vector<Chunk> pieces = pipeline_chunks(words, chunks);
+      expect_exact_cover(pieces, words);
+      EXPECT_LE(pieces.size(), static_cast<std::size_t>(chunks));
+      for (const Chunk& piece : pieces) {
+        EXPECT_GT(piece.bytes, 0u);              // no empty copies or launches
+        EXPECT_EQ(piece.offset % 64, 0u);        // each chunk starts on a 256-byte boundary
+      }
+    }
+  }
+}
+
+TEST(PipelineChunks, MoreChunksThanWordsGiveFewerNonEmptyChunks) {
+  EXPECT_EQ(pipeline_chunks(5, 64), (std::vector<Chunk>{{0, 5}}));
+  EXPECT_TRUE(pipeline_chunks(0, 8).empty());
+  // 200 words hold three whole 64-word units: three chunks of 64 and the rest.
+  EXPECT_EQ(pipeline_chunks(200, 64), (std::vector<Chunk>{{0, 64}, {64, 64}, {128, 64}, {192, 8}}));
+}
+
+TEST(PipelineChunks, LargeBuffersSplitIntoTheRequestedCount) {
+  const std::size_t words = (std::size_t{256} << 20) / 4;
+  const std::vector<Chunk> pieces = pipeline_chunks(words, 64);
+  ASSERT_EQ(pieces.size(), 64u);
+  for (const Chunk& piece : pieces) EXPECT_EQ(piece.bytes, words / 64);
+  // Not a multiple: the extra units go to the first chunks, the odd words to the last.
+  const std::vector<Chunk> odd = pipeline_chunks(words + 100, 3);
+  ASSERT_EQ(odd.size(), 3u);
+  expect_exact_cover(odd, words + 100);
+}
+
+TEST(PipelineChunks, RejectsAChunkCountBelowOne) {
+  EXPECT_THROW(pipeline_chunks(100, 0), std::invalid_argument);
+  EXPECT_THROW(pipeline_chunks(100, -3), std::invalid_argument);
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.out_path.empty());
   EXPECT_EQ(o.families, all_family_names());
-  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy"}));
+  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams"}));
   for (const std::string& family : all_family_names()) EXPECT_TRUE(o.runs_family(family)) << family;
   EXPECT_EQ(o.sizes, parse_size_list("sizes", "4K:1G:x4"));
   EXPECT_EQ(o.sizes.size(), 10u);
@@ -190,6 +190,11 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_EQ(o.device, 0);
   EXPECT_EQ(o.seed, kSeed);
   EXPECT_DOUBLE_EQ(o.spin_timeout_ms, 5000.0);
+  EXPECT_EQ(o.stream_sizes, (std::vector<std::size_t>{256 * kMiB}));
+  EXPECT_EQ(o.stream_counts, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(o.chunk_counts, (std::vector<int>{4, 16, 64}));
+  EXPECT_EQ(o.issue_orders, all_issue_orders());
+  EXPECT_EQ(o.compute_ratios, (std::vector<double>{0.5, 1.0, 2.0}));
   EXPECT_TRUE(o.given.empty());
   EXPECT_TRUE(line.passthrough.empty());
 }
@@ -229,7 +234,9 @@ TEST(ParseCommandLine, AcceptsEveryFlag) {
       "--hdbench_staged_chunks=2M",      "--hdbench_staged_threads=3,5",
       "--hdbench_staged_slots=8",        "--hdbench_memcpy_threads=1,3",
       "--hdbench_device=1",              "--hdbench_seed=18446744073709551615",
-      "--hdbench_spin_timeout_ms=2.5",
+      "--hdbench_spin_timeout_ms=2.5",   "--hdbench_stream_sizes=1M,4100",
+      "--hdbench_stream_counts=8,3",     "--hdbench_chunk_counts=1,1024",
+      "--hdbench_issue_orders=by_stage", "--hdbench_compute_ratios=0.05,4,1.5",
   };
   const CommandLine line = parse(args);
   const Options& o = line.options;
@@ -250,6 +257,11 @@ TEST(ParseCommandLine, AcceptsEveryFlag) {
   EXPECT_EQ(o.device, 1);
   EXPECT_EQ(o.seed, ~std::uint64_t{0});
   EXPECT_DOUBLE_EQ(o.spin_timeout_ms, 2.5);
+  EXPECT_EQ(o.stream_sizes, (std::vector<std::size_t>{4100, kMiB}));
+  EXPECT_EQ(o.stream_counts, (std::vector<int>{8, 3}));
+  EXPECT_EQ(o.chunk_counts, (std::vector<int>{1, 1024}));
+  EXPECT_EQ(o.issue_orders, (std::vector<IssueOrder>{IssueOrder::by_stage}));
+  EXPECT_EQ(o.compute_ratios, (std::vector<double>{0.05, 4.0, 1.5}));
   EXPECT_EQ(o.given, args);
   EXPECT_TRUE(line.passthrough.empty());
 }
@@ -346,6 +358,21 @@ TEST(ParseCommandLine, BadValuesNameTheFlagAndWhatIsAccepted) {
       {"--hdbench_spin_timeout_ms=inf", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
       {"--hdbench_spin_timeout_ms=5s", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
       {"--hdbench_spin_timeout_ms=", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
+      {"--hdbench_stream_sizes=1001", "--hdbench_stream_sizes", "multiples of 4 bytes"},
+      {"--hdbench_stream_sizes=4K,6", "--hdbench_stream_sizes", "multiples of 4 bytes"},
+      {"--hdbench_stream_sizes=0", "--hdbench_stream_sizes", "positive byte count"},
+      {"--hdbench_stream_counts=0", "--hdbench_stream_counts", "from 1 to 64"},
+      {"--hdbench_stream_counts=65", "--hdbench_stream_counts", "from 1 to 64"},
+      {"--hdbench_chunk_counts=0", "--hdbench_chunk_counts", "from 1 to 1024"},
+      {"--hdbench_chunk_counts=1025", "--hdbench_chunk_counts", "from 1 to 1024"},
+      {"--hdbench_chunk_counts=4,", "--hdbench_chunk_counts", "from 1 to 1024"},
+      {"--hdbench_issue_orders=depth_first", "--hdbench_issue_orders", "by_chunk, by_stage"},
+      {"--hdbench_compute_ratios=0", "--hdbench_compute_ratios", "from 0.05 to 4"},
+      {"--hdbench_compute_ratios=4.5", "--hdbench_compute_ratios", "from 0.05 to 4"},
+      {"--hdbench_compute_ratios=-1", "--hdbench_compute_ratios", "from 0.05 to 4"},
+      {"--hdbench_compute_ratios=one", "--hdbench_compute_ratios", "from 0.05 to 4"},
+      {"--hdbench_compute_ratios=nan", "--hdbench_compute_ratios", "from 0.05 to 4"},
+      {"--hdbench_families=stream", "--hdbench_families", "streams"},
   };
   for (const Case& c : cases) {
     const std::string message = parse_error({"--benchmark_filter=x", c.arg});
@@ -362,7 +389,8 @@ TEST(ParseCommandLine, UnknownFlagListsTheKnownOnes) {
        {"--hdbench_help", "--hdbench_out", "--hdbench_families", "--hdbench_sizes", "--hdbench_directions",
         "--hdbench_memory", "--hdbench_engines", "--hdbench_staged_chunks", "--hdbench_staged_threads",
         "--hdbench_staged_slots", "--hdbench_memcpy_threads", "--hdbench_device", "--hdbench_seed",
-        "--hdbench_spin_timeout_ms"}) {
+        "--hdbench_spin_timeout_ms", "--hdbench_stream_sizes", "--hdbench_stream_counts", "--hdbench_chunk_counts",
+        "--hdbench_issue_orders", "--hdbench_compute_ratios"}) {
     EXPECT_TRUE(contains(message, flag)) << flag << ": " << message;
   }
   EXPECT_TRUE(contains(parse_error({"--hdbench_"}), "--hdbench_sizes"));
@@ -373,7 +401,8 @@ TEST(ParseCommandLine, UnknownFlagListsTheKnownOnes) {
 TEST(ParseCommandLine, FlagWithoutValueIsRejected) {
   for (std::string_view flag : {"out", "families", "sizes", "directions", "memory", "engines", "staged_chunks",
                                 "staged_threads", "staged_slots", "memcpy_threads", "device", "seed",
-                                "spin_timeout_ms"}) {
+                                "spin_timeout_ms", "stream_sizes", "stream_counts", "chunk_counts", "issue_orders",
+                                "compute_ratios"}) {
     const std::string arg = "--hdbench_" + std::string(flag);
     const std::string message = parse_error({arg});
     EXPECT_TRUE(contains(message, arg)) << message;
@@ -396,6 +425,10 @@ TEST(ParseCommandLine, SizesLargerThanMemoryAreRejected) {
   EXPECT_TRUE(contains(sizes_message, "2GiB")) << sizes_message;
   EXPECT_TRUE(contains(sizes_message, "accepted")) << sizes_message;
 
+  const std::string stream_message = parse_error({"--hdbench_stream_sizes=2G"}, limits);
+  EXPECT_TRUE(contains(stream_message, "--hdbench_stream_sizes")) << stream_message;
+  EXPECT_TRUE(contains(stream_message, "memory")) << stream_message;
+
   const std::string chunks_message = parse_error({"--hdbench_staged_chunks=4G"}, limits);
   EXPECT_TRUE(contains(chunks_message, "--hdbench_staged_chunks")) << chunks_message;
   EXPECT_TRUE(contains(chunks_message, "memory")) << chunks_message;
@@ -412,7 +445,8 @@ TEST(OptionsHelp, ListsEveryFlag) {
        {"--hdbench_help", "--hdbench_out=", "--hdbench_families=", "--hdbench_sizes=", "--hdbench_directions=",
         "--hdbench_memory=", "--hdbench_engines=", "--hdbench_staged_chunks=", "--hdbench_staged_threads=",
         "--hdbench_staged_slots=", "--hdbench_memcpy_threads=", "--hdbench_device=", "--hdbench_seed=",
-        "--hdbench_spin_timeout_ms="}) {
+        "--hdbench_spin_timeout_ms=", "--hdbench_stream_sizes=", "--hdbench_stream_counts=",
+        "--hdbench_chunk_counts=", "--hdbench_issue_orders=", "--hdbench_compute_ratios="}) {
     EXPECT_TRUE(contains(help, flag)) << flag;
   }
 }
@@ -424,7 +458,8 @@ TEST(OptionsToJson, HasTheDocumentedKeys) {
   const nlohmann::json j = to_json(o);
   for (const char* key : {"families", "sizes_bytes", "directions", "memory_kinds", "engines",
                           "staged_chunk_sizes_bytes", "staged_threads", "staged_slots", "memcpy_threads", "device",
-                          "seed", "spin_timeout_ms", "out_path", "arguments"}) {
+                          "seed", "spin_timeout_ms", "stream_sizes_bytes", "stream_counts", "chunk_counts",
+                          "issue_orders", "compute_ratios", "out_path", "arguments"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["families"], nlohmann::json(all_family_names()));
@@ -437,6 +472,9 @@ TEST(OptionsToJson, HasTheDocumentedKeys) {
   EXPECT_EQ(j["device"], 0);
   EXPECT_EQ(j["seed"].get<std::uint64_t>(), kSeed);
   EXPECT_EQ(j["spin_timeout_ms"].get<double>(), 5000.0);
+  EXPECT_EQ(j["stream_sizes_bytes"], nlohmann::json::array({256 << 20}));
+  EXPECT_EQ(j["issue_orders"], nlohmann::json::array({"by_chunk", "by_stage"}));
+  EXPECT_EQ(j["compute_ratios"], nlohmann::json::array({0.5, 1.0, 2.0}));
   EXPECT_EQ(j["out_path"], "x.json");
   EXPECT_EQ(j["arguments"], nlohmann::json::array({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d",
                                             "--hdbench_memory=pinned", "--hdbench_engines=copy",

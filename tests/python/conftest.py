@@ -13,7 +13,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 # Small and quick: two sizes, host benchmarks only run on a GPU-less machine.
-QUICK_ARGS = ["--hdbench_sizes=4K,64K", "--hdbench_memcpy_threads=1,2", "--benchmark_min_time=0.01"]
+QUICK_ARGS = [
+    "--hdbench_sizes=4K,64K",
+    "--hdbench_memcpy_threads=1,2",
+    "--hdbench_stream_sizes=1M",
+    "--hdbench_stream_counts=1,2",
+    "--hdbench_chunk_counts=4",
+    "--hdbench_compute_ratios=1",
+    "--benchmark_min_time=0.01",
+]
 
 
 @pytest.fixture(scope="session")

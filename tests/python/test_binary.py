@@ -52,7 +52,7 @@ def test_host_benchmarks_run_and_carry_typed_params(quick_report):
 
 def test_gpu_benchmarks_are_skipped_with_the_reason_or_run(quick_report):
     result, report = quick_report
-    gpu = [b for b in report["benchmarks"] if b["params"].get("family") in ("transfer", "pinning", "staged")]
+    gpu = [b for b in report["benchmarks"] if b["params"].get("family") in ("transfer", "pinning", "staged", "streams")]
     assert gpu, "GPU benchmarks must be listed even without a GPU"
     directions = {b["params"]["direction"] for b in gpu if b["params"]["family"] == "transfer"}
     assert directions == {"h2d", "d2h", "bidir"}
@@ -69,6 +69,29 @@ def test_gpu_benchmarks_are_skipped_with_the_reason_or_run(quick_report):
         assert b["error_occurred"] is True
     assert "No usable GPU: " + reason in result.stdout
     assert f"Skipped {len(gpu)} " in result.stdout
+
+
+def test_streams_family_registers_every_variant_with_typed_params(quick_report):
+    _, report = quick_report
+    streams = [b for b in report["benchmarks"] if b["params"].get("family") == "streams"]
+    variants = {b["params"]["variant"] for b in streams}
+    assert variants == {"sync", "async", "pipelined", "graph", "default_stream", "host_cost"}
+    pipelined = [b["params"] for b in streams if b["params"]["variant"] == "pipelined"]
+    # streams 1,2 x chunks 4 x both orders x pageable and pinned
+    assert {(p["streams"], p["chunks"], p["issue_order"], p["memory"]) for p in pipelined} == {
+        (s, 4, o, m) for s in (1, 2) for o in ("by_chunk", "by_stage") for m in ("pageable", "pinned")
+    }
+    for p in pipelined:
+        assert p["bytes"] == 1 << 20 and p["compute_ratio"] == 1.0 and p["copy_api"] == "async"
+    # Graphs capture page-locked copies only; sync runs on the legacy stream alone.
+    assert {b["params"]["memory"] for b in streams if b["params"]["variant"] == "graph"} == {"pinned"}
+    assert {b["params"]["copy_api"] for b in streams if b["params"]["variant"] == "sync"} == {"sync"}
+    modes = {b["params"]["default_stream_mode"] for b in streams if b["params"]["variant"] == "default_stream"}
+    assert modes == {"legacy", "per_thread", "non_blocking"}
+    waits = {b["params"]["operation"] for b in streams if b["params"]["variant"] == "host_cost"}
+    assert "launch_empty_kernel" in waits and "memcpy_async_call" in waits
+    assert {w.split("/")[0] for w in waits if "/" in w} == {
+        "stream_synchronize", "event_synchronize", "event_query_poll", "device_synchronize"}
 
 
 def test_report_names_match_between_skipped_and_run(quick_report):

@@ -1,0 +1,147 @@
+// What the host pays around small transfers, where these costs rather than bandwidth
+// decide the time: launching an empty kernel, issuing one cudaMemcpyAsync, and
+// waiting for the GPU with each of the runtime's mechanisms, on an idle stream and
+// right after an empty kernel (the round trip a small synchronous step pays).
+// Host work, so timed with the host clock.
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "cuda.hpp"
+#include "families.hpp"
+#include "host_memory.hpp"
+#include "nvtx.hpp"
+#include "stream_kernels.hpp"
+#include "timing.hpp"
+
+namespace hdbench {
+namespace {
+
+// Calls issued per sample when only the issuing is timed: enough to put the timer's
+// own cost far below one call, few enough that the launch queue never fills (and
+// blocks the host) before the untimed synchronisation.
+constexpr int kCallsPerSample = 64;
+
+enum class Wait { stream_synchronize, event_synchronize, event_query_poll, device_synchronize };
+
+const char* to_string(Wait w) {
+  switch (w) {
+    case Wait::stream_synchronize: return "stream_synchronize";
+    case Wait::event_synchronize: return "event_synchronize";
+    case Wait::event_query_poll: return "event_query_poll";
+    case Wait::device_synchronize: return "device_synchronize";
+  }
+  return "unknown";
+}
+
+void wait_with(Wait w, cudaStream_t stream, const Event& done) {
+  switch (w) {
+    case Wait::stream_synchronize: HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream)); break;
+    case Wait::event_synchronize:
+      done.record(stream);
+      done.synchronize();
+      break;
+    case Wait::event_query_poll: {
+      done.record(stream);
+      cudaError_t status = cudaErrorNotReady;
+      while ((status = cudaEventQuery(done.get())) == cudaErrorNotReady) {
+      }
+      HDBENCH_CUDA_CHECK(status);
+      break;
+    }
+    case Wait::device_synchronize: HDBENCH_CUDA_CHECK(cudaDeviceSynchronize()); break;
+  }
+}
+
+void set_call_counters(benchmark::State& state, const std::vector<double>& per_call_seconds) {
+  const SampleStats stats = summarize(per_call_seconds);
+  state.counters["per_call_us"] = stats.median * 1e6;
+  state.counters["per_call_best_us"] = stats.min * 1e6;
+  state.counters["cv_percent"] = stats.cv * 100.0;
+  state.counters["samples"] = static_cast<double>(stats.count);
+}
+
+// Times `issue` (kCallsPerSample calls) per sample; `drain` runs untimed after each.
+void time_calls(benchmark::State& state, const std::string& name, const std::function<void()>& issue,
+                const std::function<void()>& drain, int calls_per_sample) {
+  issue();  // warm-up: module load, first launch
+  drain();
+  std::vector<double> per_call;
+  nvtx::ScopedRange range(nvtx::Family::streams, name + "/timed");
+  for (auto _ : state) {
+    HostTimer timer;
+    issue();
+    const double elapsed = timer.elapsed_seconds();
+    drain();
+    state.SetIterationTime(elapsed / calls_per_sample);
+    per_call.push_back(elapsed / calls_per_sample);
+  }
+  set_call_counters(state, per_call);
+}
+
+void run_launch(benchmark::State& state, const std::string& name) {
+  const Stream stream("host_cost");
+  time_calls(
+      state, name,
+      [&] {
+        for (int i = 0; i < kCallsPerSample; ++i) kernels::empty_kernel(stream.get());
+      },
+      [&] { stream.synchronize(); }, kCallsPerSample);
+}
+
+void run_memcpy_call(benchmark::State& state, const std::string& name) {
+  const Stream stream("host_cost");
+  const HostBuffer host(HostMemoryKind::pinned, sizeof(std::uint32_t));
+  const DeviceBuffer device(sizeof(std::uint32_t));
+  *host.as<std::uint32_t>() = 0x12345678u;
+  time_calls(
+      state, name,
+      [&] {
+        for (int i = 0; i < kCallsPerSample; ++i) {
+          HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), sizeof(std::uint32_t),
+                                             cudaMemcpyHostToDevice, stream.get()));
+        }
+      },
+      [&] { stream.synchronize(); }, kCallsPerSample);
+  std::uint32_t back = 0;
+  HDBENCH_CUDA_CHECK(cudaMemcpy(&back, device.data(), sizeof(back), cudaMemcpyDeviceToHost));
+  if (back != 0x12345678u) fail_benchmark(state, fmt::format("the copied word reads back as {:#x}", back));
+}
+
+void run_wait(benchmark::State& state, const std::string& name, Wait w, bool after_kernel) {
+  const Stream stream("host_cost");
+  const Event done(cudaEventDisableTiming);
+  time_calls(
+      state, name,
+      [&] {
+        if (after_kernel) kernels::empty_kernel(stream.get());
+        wait_with(w, stream.get(), done);
+      },
+      [] {}, 1);
+}
+
+}  // namespace
+
+void register_stream_host_costs(Suite& suite) {
+  const int device = suite.options().device;
+  const auto add = [&](const std::string& what, nlohmann::json extra, std::function<void(benchmark::State&, const std::string&)> fn) {
+    const std::string name = "streams/host_cost/" + what;
+    nlohmann::json params = {{"family", "streams"}, {"variant", "host_cost"}, {"operation", what}, {"device", device}};
+    if (extra.is_object()) params.update(extra);
+    suite.add_gpu(name, std::move(params), [&suite, fn, name](benchmark::State& state) {
+      HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+      fn(state, name);
+    });
+  };
+  add("launch_empty_kernel", {}, run_launch);
+  add("memcpy_async_call", {{"bytes", sizeof(std::uint32_t)}}, run_memcpy_call);
+  for (Wait w : {Wait::stream_synchronize, Wait::event_synchronize, Wait::event_query_poll, Wait::device_synchronize}) {
+    for (bool after_kernel : {false, true}) {
+      const std::string what = fmt::format("{}/{}", to_string(w), after_kernel ? "after_empty_kernel" : "idle");
+      add(what, {{"wait", to_string(w)}, {"after_empty_kernel", after_kernel}},
+          [w, after_kernel](benchmark::State& state, const std::string& name) { run_wait(state, name, w, after_kernel); });
+    }
+  }
+}
+
+}  // namespace hdbench

@@ -1,0 +1,298 @@
+// Sync vs async: one host buffer copied to the GPU, processed by a kernel whose
+// arithmetic is set so it takes a chosen multiple of the copy time, and copied back.
+// Variants: sync (cudaMemcpy on the legacy stream), async on one stream, pipelined
+// (chunks over streams, both issue orders), the pipeline replayed as a CUDA graph, and
+// the default-stream pitfall (a stray launch on the legacy default stream between
+// chunks, against the per-thread default stream and non-blocking streams). Each
+// reports its stages alone, the ideal a pipeline could reach, and how close it got.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "cuda.hpp"
+#include "derivations.hpp"
+#include "families.hpp"
+#include "measure.hpp"
+#include "nvtx.hpp"
+#include "pipeline_model.hpp"
+#include "stream_pipeline.hpp"
+#include "stream_workload.hpp"
+#include "timing.hpp"
+
+namespace hdbench {
+namespace {
+
+enum class Variant { sync, async, pipelined, graph, default_stream };
+
+const char* to_string(Variant v) {
+  switch (v) {
+    case Variant::sync: return "sync";
+    case Variant::async: return "async";
+    case Variant::pipelined: return "pipelined";
+    case Variant::graph: return "graph";
+    case Variant::default_stream: return "default_stream";
+  }
+  return "unknown";
+}
+
+// The default-stream pitfall: which streams the pipeline uses and where the stray
+// launches go.
+enum class DefaultStreamMode {
+  legacy,        // blocking streams + launches on the legacy default stream: serialises
+  per_thread,    // blocking streams + launches on the per-thread default stream
+  non_blocking,  // non-blocking streams + launches on the legacy default stream
+};
+
+const char* to_string(DefaultStreamMode m) {
+  switch (m) {
+    case DefaultStreamMode::legacy: return "legacy";
+    case DefaultStreamMode::per_thread: return "per_thread";
+    case DefaultStreamMode::non_blocking: return "non_blocking";
+  }
+  return "unknown";
+}
+
+// The pitfall is shown on one representative pipeline.
+constexpr int kPitfallStreams = 4;
+constexpr int kPitfallChunks = 16;
+// Repetitions of each stage alone; their median enters the ideal.
+constexpr int kStageRepetitions = 3;
+
+struct StreamsCase {
+  Variant variant;
+  HostMemoryKind memory;
+  std::size_t bytes;
+  double compute_ratio;
+  PipelineShape shape;
+  DefaultStreamMode mode = DefaultStreamMode::legacy;  // default_stream variant only
+};
+
+std::string case_name(const StreamsCase& c) {
+  std::string name = fmt::format("streams/{}", to_string(c.variant));
+  if (c.variant == Variant::default_stream) name += fmt::format("/{}", to_string(c.mode));
+  name += fmt::format("/{}/{}/compute:{}", to_string(c.memory), format_size(c.bytes), c.compute_ratio);
+  if (c.variant == Variant::pipelined || c.variant == Variant::graph) {
+    name += fmt::format("/streams:{}/chunks:{}/{}", c.shape.streams, c.shape.chunks, to_string(c.shape.order));
+  }
+  return name;
+}
+
+nlohmann::json case_params(const StreamsCase& c, int device) {
+  nlohmann::json p = {{"family", "streams"},
+                      {"variant", to_string(c.variant)},
+                      {"memory", to_string(c.memory)},
+                      {"bytes", c.bytes},
+                      {"compute_ratio", c.compute_ratio},
+                      {"copy_api", c.shape.api == CopyApi::sync ? "sync" : "async"},
+                      {"streams", c.shape.streams},
+                      {"chunks", c.shape.chunks},
+                      {"issue_order", to_string(c.shape.order)},
+                      {"device", device}};
+  if (c.variant == Variant::default_stream) {
+    p["default_stream_mode"] = to_string(c.mode);
+    p["side_launch"] = to_string(c.shape.side);
+  }
+  return p;
+}
+
+// What the family's benchmarks share: one calibration per buffer size and one CPU
+// reference per (size, rounds), so every variant of a size runs the same kernel and
+// is checked against the same answer without recomputing it.
+class FamilyState {
+ public:
+  const KernelCalibration& calibration(std::size_t bytes) {
+    auto it = calibrations_.find(bytes);
+    if (it == calibrations_.end()) it = calibrations_.emplace(bytes, calibrate_kernel(bytes)).first;
+    return it->second;
+  }
+
+  const std::vector<std::uint32_t>& expected(const StreamWorkload& work, int rounds) {
+    if (expected_bytes_ != work.words() * 4 || expected_rounds_ != rounds) {
+      expected_.clear();  // one reference at a time: they are as large as the buffer
+      expected_ = expected_output(work.host_input(), work.words(), rounds);
+      expected_bytes_ = work.words() * 4;
+      expected_rounds_ = rounds;
+    }
+    return expected_;
+  }
+
+ private:
+  std::map<std::size_t, KernelCalibration> calibrations_;
+  std::vector<std::uint32_t> expected_;
+  std::size_t expected_bytes_ = 0;
+  int expected_rounds_ = -1;
+};
+
+double median_seconds(const Event& start, const Event& stop, cudaStream_t stream, int repetitions,
+                      const std::function<void()>& enqueue) {
+  std::vector<double> samples;
+  for (int i = 0; i < repetitions; ++i) {
+    start.record(stream);
+    enqueue();
+    stop.record(stream);
+    samples.push_back(elapsed_ms(start, stop) / 1e3);
+  }
+  return summarize(samples).median;
+}
+
+void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline,
+                           const StageSeconds& alone, double median, int copy_engines) {
+  const double ideal = ideal_pipeline_seconds(alone, static_cast<int>(pipeline.chunk_count()), copy_engines);
+  state.counters["h2d_alone_us"] = alone.h2d * 1e6;
+  state.counters["kernel_alone_us"] = alone.kernel * 1e6;
+  state.counters["d2h_alone_us"] = alone.d2h * 1e6;
+  state.counters["sum_of_stages_us"] = alone.sum() * 1e6;
+  state.counters["ideal_us"] = ideal * 1e6;
+  state.counters["fraction_of_ideal"] = ideal / median;
+  state.counters["time_over_sum_of_stages"] = median / alone.sum();
+  state.counters["kernel_to_h2d_ratio"] = alone.kernel / alone.h2d;
+  state.counters["copy_engines"] = copy_engines;
+  state.counters["chunks_used"] = static_cast<double>(pipeline.chunk_count());
+  state.counters["streams_used"] = static_cast<double>(std::max<std::size_t>(1, pipeline.stream_count()));
+}
+
+void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& family, const StreamsCase& c,
+                      const std::string& name) {
+  const system::GpuInfo& gpu = *selected_gpu(suite);
+  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  // Input, output and the CPU reference on the host; input and output on the device.
+  if (const auto shortfall = memory_shortfall(3 * c.bytes, 2 * c.bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  const int rounds = family.calibration(c.bytes).rounds_for(c.compute_ratio);
+  const StreamWorkload work(c.memory, c.bytes, suite.options().seed);
+  const Pipeline pipeline(work.buffers(), c.shape, rounds, name);
+  const cudaStream_t origin = pipeline.origin();
+  Event start;
+  Event stop;
+  unsigned runs = 0;  // whole-workload runs, to check the side launches afterwards
+
+  GraphExec graph;
+  if (c.variant == Variant::graph) {
+    HostTimer build;
+    graph = pipeline.capture_graph();
+    state.counters["graph_build_us"] = build.elapsed_seconds() * 1e6;
+    state.counters["graph_nodes"] = static_cast<double>(graph.node_count());
+  }
+  const auto run_once = [&] {
+    ++runs;
+    if (c.variant == Variant::graph) {
+      graph.launch(origin);
+    } else {
+      pipeline.enqueue();
+    }
+  };
+  run_once();  // warm-up: module load, first-touch of device pages, graph upload
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(origin));
+
+  StageSeconds alone;
+  for (Stage stage : kAllStages) {
+    nvtx::ScopedRange range(nvtx::Family::streams, fmt::format("{}/{} alone", name, to_string(stage)), c.bytes);
+    const double s = median_seconds(start, stop, origin, kStageRepetitions, [&] { pipeline.enqueue_stage_alone(stage); });
+    (stage == Stage::h2d ? alone.h2d : stage == Stage::kernel ? alone.kernel : alone.d2h) = s;
+  }
+
+  const std::string timed_range = name + "/timed";
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::streams, timed_range, c.bytes);
+    start.record(origin);
+    run_once();
+    stop.record(origin);
+    const double elapsed = elapsed_ms(start, stop) / 1e3;
+    state.SetIterationTime(elapsed);
+    seconds.push_back(elapsed);
+  }
+
+  // One more eager run with an event around every stage shows whether copies and
+  // kernels overlapped (a graph replays the same work; its own timeline needs CUPTI).
+  if (c.variant != Variant::graph) {
+    const StageTimeline timeline(pipeline.chunk_count());
+    ++runs;
+    pipeline.enqueue(&timeline);
+    const OverlapSummary overlap = summarize_overlap(timeline.intervals());
+    state.counters["event_overlap_percent"] = overlap.overlap_percent();
+    state.counters["event_idle_percent"] = overlap.span_ms > 0 ? 100.0 * overlap.idle_ms / overlap.span_ms : 0.0;
+  }
+
+  {
+    nvtx::ScopedRange range(nvtx::Family::streams, name + "/verify", c.bytes);
+    work.poison_outputs();
+    run_once();
+    HDBENCH_CUDA_CHECK(cudaStreamSynchronize(origin));
+    if (const std::string problem = work.verify(family.expected(work, rounds)); !problem.empty()) {
+      fail_benchmark(state, problem);
+      return;
+    }
+    if (c.shape.side != SideLaunch::none) {
+      const unsigned expected = runs * static_cast<unsigned>(pipeline.chunk_count());
+      if (const unsigned done = pipeline.side_launches_completed(); done != expected) {
+        fail_benchmark(state, fmt::format("{} of {} side launches completed", done, expected));
+        return;
+      }
+      state.counters["side_launches_per_buffer"] = static_cast<double>(pipeline.chunk_count());
+    }
+  }
+  set_bandwidth_counters(state, c.bytes, seconds);
+  state.counters["kernel_rounds"] = rounds;
+  set_pipeline_counters(state, pipeline, alone, summarize(seconds).median, gpu.copy_engines);
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
+}
+
+std::vector<StreamsCase> plan_cases(const Options& o) {
+  std::vector<HostMemoryKind> kinds;
+  for (HostMemoryKind kind : {HostMemoryKind::pageable, HostMemoryKind::pinned}) {
+    if (std::find(o.memory_kinds.begin(), o.memory_kinds.end(), kind) != o.memory_kinds.end()) kinds.push_back(kind);
+  }
+  const bool pinned = std::find(kinds.begin(), kinds.end(), HostMemoryKind::pinned) != kinds.end();
+  std::vector<StreamsCase> cases;
+  for (std::size_t bytes : o.stream_sizes) {
+    for (double ratio : o.compute_ratios) {
+      for (HostMemoryKind kind : kinds) {
+        cases.push_back({Variant::sync, kind, bytes, ratio, {CopyApi::sync, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
+        cases.push_back({Variant::async, kind, bytes, ratio, {CopyApi::async, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
+      }
+      for (Variant variant : {Variant::pipelined, Variant::graph}) {
+        for (HostMemoryKind kind : kinds) {
+          // Graph capture takes copies between device and page-locked memory only.
+          if (variant == Variant::graph && kind != HostMemoryKind::pinned) continue;
+          for (int streams : o.stream_counts) {
+            for (int chunks : o.chunk_counts) {
+              if (chunks < streams) continue;  // streams beyond the chunk count would sit idle
+              for (IssueOrder order : o.issue_orders) {
+                cases.push_back({variant, kind, bytes, ratio, {CopyApi::async, streams, chunks, order, false, SideLaunch::none}});
+              }
+            }
+          }
+        }
+      }
+      if (!pinned) continue;
+      for (DefaultStreamMode mode : {DefaultStreamMode::legacy, DefaultStreamMode::per_thread, DefaultStreamMode::non_blocking}) {
+        const bool blocking = mode != DefaultStreamMode::non_blocking;
+        const SideLaunch side = mode == DefaultStreamMode::per_thread ? SideLaunch::per_thread_default : SideLaunch::legacy_default;
+        cases.push_back({Variant::default_stream, HostMemoryKind::pinned, bytes, ratio,
+                         {CopyApi::async, kPitfallStreams, kPitfallChunks, IssueOrder::by_chunk, blocking, side}, mode});
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+void register_streams(Suite& suite) {
+  auto family = std::make_shared<FamilyState>();
+  for (const StreamsCase& c : plan_cases(suite.options())) {
+    const std::string name = case_name(c);
+    suite.add_gpu(name, case_params(c, suite.options().device), [&suite, family, c, name](benchmark::State& state) {
+      run_streams_case(state, suite, *family, c, name);
+    });
+  }
+  suite.add_derivation(derive_stream_overlap);
+}
+
+}  // namespace hdbench
