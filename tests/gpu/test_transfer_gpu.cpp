@@ -7,6 +7,7 @@
 
 #include "bidir_copy.hpp"
 #include "cuda.hpp"
+#include "gpu_test_support.hpp"
 #include "host_pattern.hpp"
 #include "staged_copy.hpp"
 #include "system.hpp"
@@ -19,16 +20,7 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0x5eed1234abcdULL;
 
-const system::SystemInfo& machine() {
-  static const system::SystemInfo info = system::discover();
-  return info;
-}
-
-#define SKIP_WITHOUT_GPU()                                                              \
-  do {                                                                                  \
-    if (!machine().gpu_usable()) GTEST_SKIP() << machine().gpu_unavailable_reason;      \
-    HDBENCH_CUDA_CHECK(cudaSetDevice(0));                                               \
-  } while (0)
+using testing_support::machine;
 
 int sm_blocks() { return machine().gpus.front().sm_count * 4; }
 

@@ -24,7 +24,11 @@
 #include <thread>
 #include <vector>
 
+#include "cuda.hpp"
 #include "nvtx.hpp"
+#include "stream_pipeline.hpp"
+#include "stream_workload.hpp"
+#include "system.hpp"
 
 namespace {
 
@@ -324,6 +328,41 @@ TEST_F(NvtxRanges, DefaultDomainRangesAreCaptured) {
   };
   const auto lines = range_lines(since_start(), tid, "<default>");
   EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
+}
+
+// The streams family on a GPU: its streams carry their names and every chunk stage
+// is a range with the chunk's bytes, in issue order. Skips without a GPU.
+TEST_F(NvtxRanges, StreamsPipelineNamesItsStreamsAndRangesEveryChunkStage) {
+  static const hdbench::system::SystemInfo machine = hdbench::system::discover();
+  if (!machine.gpu_usable()) GTEST_SKIP() << machine.gpu_unavailable_reason;
+  HDBENCH_CUDA_CHECK(cudaSetDevice(0));
+  const std::size_t words = 3 * 1024;  // three chunks of 1024 words
+  const hdbench::StreamWorkload work(hdbench::HostMemoryKind::pinned, words * 4, 1);
+  const hdbench::PipelineShape shape{hdbench::CopyApi::async, 2, 3, hdbench::IssueOrder::by_stage, false,
+                                     hdbench::SideLaunch::none};
+  const hdbench::Pipeline pipeline(work.buffers(), shape, 1, "streams/nvtx-test");
+  pipeline.enqueue();
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(pipeline.origin()));
+
+  const auto lines = since_start();
+  std::vector<Fields> streams;
+  for (const Fields& f : lines) {
+    if (!f.empty() && f[0] == "stream") streams.push_back(f);
+  }
+  const std::vector<Fields> expected_streams = {{"stream", "origin"}, {"stream", "stream 0"}, {"stream", "stream 1"}};
+  EXPECT_EQ(streams, expected_streams) << describe(streams);
+
+  const std::string tid = tid_string();
+  std::vector<Fields> expected;
+  for (const char* stage : {"h2d", "kernel", "d2h"}) {  // by_stage: every chunk's stage before the next stage
+    for (int chunk = 0; chunk < 3; ++chunk) {
+      expected.push_back(push_line(tid, nvtx::Family::streams, 4096,
+                                   "streams/nvtx-test/chunk " + std::to_string(chunk) + "/" + stage));
+      expected.push_back(pop_line(tid));
+    }
+  }
+  const auto ranges = range_lines(lines, tid);
+  EXPECT_EQ(ranges, expected) << "got:\n" << describe(ranges) << "want:\n" << describe(expected);
 }
 
 }  // namespace
