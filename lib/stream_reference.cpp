@@ -15,7 +15,9 @@ constexpr double kParallelWork = 1 << 22;
 // instead of one long dependency chain per word.
 constexpr std::size_t kLanes = 8;
 
-void process_range(const std::uint32_t* in, std::uint32_t* out, std::size_t count, int rounds) noexcept {
+// An AVX2 clone where the CPU has it: 32-bit multiplies on 8 lanes at once.
+[[gnu::target_clones("avx2", "default")]] void process_range(const std::uint32_t* in, std::uint32_t* out,
+                                                          std::size_t count, int rounds) noexcept {
   std::size_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     std::uint32_t x[kLanes];

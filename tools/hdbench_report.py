@@ -53,7 +53,13 @@ FIGURES = {
     "staged": (("direction", "chunk_bytes", "threads"), "bytes", "bandwidth_GB/s"),
     "host_memcpy": (("threads",), "bytes", "bandwidth_GB/s"),
     "pinning": (("method",), "bytes", "pin_rate_GB/s"),
+    # How close each stream variant gets to the ideal pipeline, against its chunk count.
+    "streams": (("variant", "default_stream_mode", "memory", "streams", "issue_order"), "chunks", "fraction_of_ideal"),
 }
+# Families drawn as one figure per value of a param (too many lines for one).
+SPLIT_BY = {"streams": ("bytes", "compute_ratio")}
+# Counters that are ratios, drawn on a linear axis.
+LINEAR_Y = {"fraction_of_ideal"}
 
 
 def collect(reports: list[tuple[str, dict]]):
@@ -79,7 +85,10 @@ def collect(reports: list[tuple[str, dict]]):
             if y is None or x_param not in params:
                 continue
             label = prefix + " ".join(f"{k}={params[k]}" for k in keys if k in params)
-            series[family][label].append((params[x_param], y))
+            figure = family
+            if family in SPLIT_BY:
+                figure += "--" + "_".join(f"{k}-{params.get(k)}" for k in SPLIT_BY[family])
+            series[figure][label].append((params[x_param], y))
     return series, left_out, links
 
 
@@ -94,7 +103,9 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     title_machine = "; ".join(sorted({machine_label(r) for _, r in reports}))
     written = []
-    for family, lines in sorted(series.items()):
+    for figure, lines in sorted(series.items()):
+        family = figure.split("--")[0]
+        counter = FIGURES[family][2]
         fig, ax = plt.subplots(figsize=(10, 6))
         for label, points in sorted(lines.items()):
             points.sort()
@@ -102,15 +113,18 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
         if family in ("transfer", "staged"):
             for rate in sorted(links):
                 ax.axhline(rate, linestyle="--", color="gray", label=f"PCIe link {rate:.1f} GB/s")
+        if family == "streams":
+            ax.axhline(1.0, linestyle="--", color="gray", label="ideal pipeline")
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("bytes")
-        ax.set_ylabel(FIGURES[family][2].replace("_", " "))
-        ax.set_title(f"{family}: {title_machine}")
+        if counter not in LINEAR_Y:
+            ax.set_yscale("log")
+        ax.set_xlabel(FIGURES[family][1])
+        ax.set_ylabel(counter.replace("_", " "))
+        ax.set_title(f"{figure}: {title_machine}")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize="x-small", ncol=2)
         for ext in ("png", "svg"):
-            path = out / f"{family}.{ext}"
+            path = out / f"{figure}.{ext}"
             fig.savefig(path, bbox_inches="tight")
             written.append(path)
         plt.close(fig)

@@ -44,3 +44,29 @@ def test_bad_reports_exit_2_naming_the_file(tmp_path, content, message):
     assert result.returncode == 2
     assert str(path) in result.stderr and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_streams_figures_split_by_size_and_compute_ratio(tmp_path):
+    """Synthetic report (made up here, not measured): two compute ratios, sync and pipelined."""
+    def entry(name, ratio, variant, chunks, streams, fraction, status="ok"):
+        return {"name": name, "run_type": "iteration", "status": status,
+                "params": {"family": "streams", "variant": variant, "memory": "pinned", "bytes": 1024,
+                           "compute_ratio": ratio, "chunks": chunks, "streams": streams, "issue_order": "by_chunk"},
+                "counters": {"fraction_of_ideal": fraction}}
+    report = {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-20", "system": {"gpus": []}}},
+              "benchmarks": [entry("a", 1.0, "sync", 1, 1, 0.99), entry("b", 1.0, "pipelined", 4, 2, 0.8),
+                             entry("c", 1.0, "pipelined", 16, 2, 0.9), entry("d", 2.0, "pipelined", 4, 2, 0.85),
+                             entry("e", 2.0, "pipelined", 64, 2, 0.0, status="skipped"),
+                             {"name": "h", "run_type": "iteration", "status": "ok",
+                              "params": {"family": "streams", "variant": "host_cost"}, "counters": {"per_call_us": 2.0}}]}
+    path = tmp_path / "synthetic.json"
+    path.write_text(json.dumps(report))
+    series, left_out, _ = hdbench_report.collect([(str(path), report)])
+    one = series["streams--bytes-1024_compute_ratio-1.0"]
+    assert one == {"variant=sync memory=pinned streams=1 issue_order=by_chunk": [(1, 0.99)],
+                   "variant=pipelined memory=pinned streams=2 issue_order=by_chunk": [(4, 0.8), (16, 0.9)]}
+    assert series["streams--bytes-1024_compute_ratio-2.0"] == {
+        "variant=pipelined memory=pinned streams=2 issue_order=by_chunk": [(4, 0.85)]}
+    assert any(line.startswith("e:") for line in left_out)
+    written = hdbench_report.plot([str(path)], str(tmp_path / "fig"))
+    assert tmp_path / "fig" / "streams--bytes-1024_compute_ratio-1.0.png" in written
