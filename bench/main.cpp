@@ -53,6 +53,31 @@ void print_machine(const system::SystemInfo& info) {
   fmt::print("\n");
 }
 
+// One line per buffer size, compute ratio and memory kind: the sync time against the
+// best pipeline, and what a launch on the legacy default stream costs.
+void print_stream_overlap(const nlohmann::json& rows) {
+  fmt::print("Copy/compute overlap (streams):\n");
+  for (const auto& row : rows) {
+    std::string line = fmt::format("  {:>8} compute x{} {:<8}", format_size(row["bytes"].get<std::size_t>()),
+                                   row["compute_ratio"].get<double>(), row["memory"].get<std::string>());
+    if (row.contains("sync")) line += fmt::format(" sync {:.0f} us", row["sync"]["latency_us"].get<double>());
+    if (row.contains("pipelined")) {
+      const auto& best = row["pipelined"];
+      line += fmt::format(", best pipelined {:.0f} us ({} streams, {} chunks, {:.0f}% of ideal",
+                          best["latency_us"].get<double>(), best["streams"].get<int>(), best["chunks"].get<int>(),
+                          100.0 * best.value("fraction_of_ideal", 0.0));
+      if (row.contains("pipelined_saving_vs_sync_percent")) {
+        line += fmt::format(", saves {:.0f}%", row["pipelined_saving_vs_sync_percent"].get<double>());
+      }
+      line += ")";
+    }
+    if (row.contains("legacy_default_stream_slowdown")) {
+      line += fmt::format(", legacy default stream x{:.2f} slower", row["legacy_default_stream_slowdown"].get<double>());
+    }
+    fmt::print("{}\n", line);
+  }
+}
+
 // Skips grouped by reason (so a GPU-less run prints one line, not hundreds),
 // failures one by one, large spreads, and where the report went.
 int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derived, const std::string& path) {
@@ -88,6 +113,7 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
                                                           : fmt::format("{}", row["transfers_to_break_even"].get<double>()));
     }
   }
+  if (derived.contains("stream_overlap")) print_stream_overlap(derived["stream_overlap"]);
   fmt::print("Report: {}\n", path);
   return failed.empty() ? 0 : 1;
 }

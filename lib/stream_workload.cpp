@@ -106,12 +106,22 @@ KernelCalibration calibrate_kernel(std::size_t bytes) {
     high_rounds = std::min(high_rounds * 4, kMaxKernelRounds);
     high = kernel_seconds(high_rounds);
   }
-  const auto model = fit_rounds_model(kLowRounds, low, high_rounds, high);
+  // At few rounds the kernel is bound by memory, not arithmetic, so the line is drawn
+  // through two points where arithmetic dominates: `high_rounds` and twice that.
+  int first_rounds = kLowRounds;
+  double first = low;
+  if (high_rounds < kMaxKernelRounds) {
+    first_rounds = high_rounds;
+    first = high;
+    high_rounds = std::min(2 * high_rounds, kMaxKernelRounds);
+    high = kernel_seconds(high_rounds);
+  }
+  const auto model = fit_rounds_model(first_rounds, first, high_rounds, high);
   if (!model) {
     throw std::runtime_error(fmt::format(
         "kernel calibration failed: {} rounds took {:.1f} us and {} rounds {:.1f} us over {} bytes; "
         "what to do: rerun on an idle GPU",
-        kLowRounds, low * 1e6, high_rounds, high * 1e6, bytes));
+        first_rounds, first * 1e6, high_rounds, high * 1e6, bytes));
   }
   result.model = *model;
   return result;
