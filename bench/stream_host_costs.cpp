@@ -26,17 +26,23 @@ enum class Wait { stream_synchronize, event_synchronize, event_query_poll, devic
 
 const char* to_string(Wait w) {
   switch (w) {
-    case Wait::stream_synchronize: return "stream_synchronize";
-    case Wait::event_synchronize: return "event_synchronize";
-    case Wait::event_query_poll: return "event_query_poll";
-    case Wait::device_synchronize: return "device_synchronize";
+    case Wait::stream_synchronize:
+      return "stream_synchronize";
+    case Wait::event_synchronize:
+      return "event_synchronize";
+    case Wait::event_query_poll:
+      return "event_query_poll";
+    case Wait::device_synchronize:
+      return "device_synchronize";
   }
   return "unknown";
 }
 
 void wait_with(Wait w, cudaStream_t stream, const Event& done) {
   switch (w) {
-    case Wait::stream_synchronize: HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream)); break;
+    case Wait::stream_synchronize:
+      HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+      break;
     case Wait::event_synchronize:
       done.record(stream);
       done.synchronize();
@@ -49,7 +55,9 @@ void wait_with(Wait w, cudaStream_t stream, const Event& done) {
       HDBENCH_CUDA_CHECK(status);
       break;
     }
-    case Wait::device_synchronize: HDBENCH_CUDA_CHECK(cudaDeviceSynchronize()); break;
+    case Wait::device_synchronize:
+      HDBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+      break;
   }
 }
 
@@ -98,8 +106,8 @@ void run_memcpy_call(benchmark::State& state, const std::string& name) {
       state, name,
       [&] {
         for (int i = 0; i < kCallsPerSample; ++i) {
-          HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), sizeof(std::uint32_t),
-                                             cudaMemcpyHostToDevice, stream.get()));
+          HDBENCH_CUDA_CHECK(
+              cudaMemcpyAsync(device.data(), host.data(), sizeof(std::uint32_t), cudaMemcpyHostToDevice, stream.get()));
         }
       },
       [&] { stream.synchronize(); }, kCallsPerSample);
@@ -124,7 +132,8 @@ void run_wait(benchmark::State& state, const std::string& name, Wait w, bool aft
 
 void register_stream_host_costs(Suite& suite) {
   const int device = suite.options().device;
-  const auto add = [&](const std::string& what, nlohmann::json extra, std::function<void(benchmark::State&, const std::string&)> fn) {
+  const auto add = [&](const std::string& what, nlohmann::json extra,
+                       std::function<void(benchmark::State&, const std::string&)> fn) {
     const std::string name = "streams/host_cost/" + what;
     nlohmann::json params = {{"family", "streams"}, {"variant", "host_cost"}, {"operation", what}, {"device", device}};
     if (extra.is_object()) params.update(extra);
@@ -139,7 +148,9 @@ void register_stream_host_costs(Suite& suite) {
     for (bool after_kernel : {false, true}) {
       const std::string what = fmt::format("{}/{}", to_string(w), after_kernel ? "after_empty_kernel" : "idle");
       add(what, {{"wait", to_string(w)}, {"after_empty_kernel", after_kernel}},
-          [w, after_kernel](benchmark::State& state, const std::string& name) { run_wait(state, name, w, after_kernel); });
+          [w, after_kernel](benchmark::State& state, const std::string& name) {
+            run_wait(state, name, w, after_kernel);
+          });
     }
   }
 }

@@ -29,11 +29,16 @@ enum class Variant { sync, async, pipelined, graph, default_stream };
 
 const char* to_string(Variant v) {
   switch (v) {
-    case Variant::sync: return "sync";
-    case Variant::async: return "async";
-    case Variant::pipelined: return "pipelined";
-    case Variant::graph: return "graph";
-    case Variant::default_stream: return "default_stream";
+    case Variant::sync:
+      return "sync";
+    case Variant::async:
+      return "async";
+    case Variant::pipelined:
+      return "pipelined";
+    case Variant::graph:
+      return "graph";
+    case Variant::default_stream:
+      return "default_stream";
   }
   return "unknown";
 }
@@ -48,9 +53,12 @@ enum class DefaultStreamMode {
 
 const char* to_string(DefaultStreamMode m) {
   switch (m) {
-    case DefaultStreamMode::legacy: return "legacy";
-    case DefaultStreamMode::per_thread: return "per_thread";
-    case DefaultStreamMode::non_blocking: return "non_blocking";
+    case DefaultStreamMode::legacy:
+      return "legacy";
+    case DefaultStreamMode::per_thread:
+      return "per_thread";
+    case DefaultStreamMode::non_blocking:
+      return "non_blocking";
   }
   return "unknown";
 }
@@ -138,8 +146,8 @@ double median_seconds(const Event& start, const Event& stop, cudaStream_t stream
   return summarize(samples).median;
 }
 
-void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline,
-                           const StageSeconds& alone, double median, int copy_engines) {
+void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline, const StageSeconds& alone, double median,
+                           int copy_engines) {
   const double ideal = ideal_pipeline_seconds(alone, static_cast<int>(pipeline.chunk_count()), copy_engines);
   state.counters["h2d_alone_us"] = alone.h2d * 1e6;
   state.counters["kernel_alone_us"] = alone.kernel * 1e6;
@@ -192,7 +200,8 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   StageSeconds alone;
   for (Stage stage : kAllStages) {
     nvtx::ScopedRange range(nvtx::Family::streams, fmt::format("{}/{} alone", name, to_string(stage)), c.bytes);
-    const double s = median_seconds(start, stop, origin, kStageRepetitions, [&] { pipeline.enqueue_stage_alone(stage); });
+    const double s =
+        median_seconds(start, stop, origin, kStageRepetitions, [&] { pipeline.enqueue_stage_alone(stage); });
     (stage == Stage::h2d ? alone.h2d : stage == Stage::kernel ? alone.kernel : alone.d2h) = s;
   }
 
@@ -253,8 +262,13 @@ std::vector<StreamsCase> plan_cases(const Options& o) {
   for (std::size_t bytes : o.stream_sizes) {
     for (double ratio : o.compute_ratios) {
       for (HostMemoryKind kind : kinds) {
-        cases.push_back({Variant::sync, kind, bytes, ratio, {CopyApi::sync, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
-        cases.push_back({Variant::async, kind, bytes, ratio, {CopyApi::async, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
+        cases.push_back(
+            {Variant::sync, kind, bytes, ratio, {CopyApi::sync, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
+        cases.push_back({Variant::async,
+                         kind,
+                         bytes,
+                         ratio,
+                         {CopyApi::async, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
       }
       for (Variant variant : {Variant::pipelined, Variant::graph}) {
         for (HostMemoryKind kind : kinds) {
@@ -264,18 +278,25 @@ std::vector<StreamsCase> plan_cases(const Options& o) {
             for (int chunks : o.chunk_counts) {
               if (chunks < streams) continue;  // streams beyond the chunk count would sit idle
               for (IssueOrder order : o.issue_orders) {
-                cases.push_back({variant, kind, bytes, ratio, {CopyApi::async, streams, chunks, order, false, SideLaunch::none}});
+                cases.push_back(
+                    {variant, kind, bytes, ratio, {CopyApi::async, streams, chunks, order, false, SideLaunch::none}});
               }
             }
           }
         }
       }
       if (!pinned) continue;
-      for (DefaultStreamMode mode : {DefaultStreamMode::legacy, DefaultStreamMode::per_thread, DefaultStreamMode::non_blocking}) {
+      for (DefaultStreamMode mode :
+           {DefaultStreamMode::legacy, DefaultStreamMode::per_thread, DefaultStreamMode::non_blocking}) {
         const bool blocking = mode != DefaultStreamMode::non_blocking;
-        const SideLaunch side = mode == DefaultStreamMode::per_thread ? SideLaunch::per_thread_default : SideLaunch::legacy_default;
-        cases.push_back({Variant::default_stream, HostMemoryKind::pinned, bytes, ratio,
-                         {CopyApi::async, kPitfallStreams, kPitfallChunks, IssueOrder::by_chunk, blocking, side}, mode});
+        const SideLaunch side =
+            mode == DefaultStreamMode::per_thread ? SideLaunch::per_thread_default : SideLaunch::legacy_default;
+        cases.push_back({Variant::default_stream,
+                         HostMemoryKind::pinned,
+                         bytes,
+                         ratio,
+                         {CopyApi::async, kPitfallStreams, kPitfallChunks, IssueOrder::by_chunk, blocking, side},
+                         mode});
       }
     }
   }

@@ -1,8 +1,7 @@
-#include "stream_kernels.hpp"
-
 #include <stdexcept>
 #include <string>
 
+#include "stream_kernels.hpp"
 #include "stream_work.hpp"
 
 namespace hdbench::kernels {
@@ -16,9 +15,8 @@ constexpr std::size_t kMaxBlocks = 65535;
 void check_launch(const char* kernel) {
   const cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
-                             cudaGetErrorString(status) + ") launching " + kernel +
-                             "; what to do: rerun under compute-sanitizer");
+    throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
+                             ") launching " + kernel + "; what to do: rerun under compute-sanitizer");
   }
 }
 
@@ -36,8 +34,7 @@ __global__ void tally_kernel(unsigned int* counter) { atomicAdd(counter, 1u); }
 
 }  // namespace
 
-void process_words(const std::uint32_t* in, std::uint32_t* out, std::size_t count, int rounds,
-                   cudaStream_t stream) {
+void process_words(const std::uint32_t* in, std::uint32_t* out, std::size_t count, int rounds, cudaStream_t stream) {
   if (count == 0) return;
   std::size_t blocks = (count + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;

@@ -11,8 +11,7 @@
 namespace hdbench::kernels {
 
 // out[i] = stream_work::process_word(in[i], rounds) for i < count (device memory).
-void process_words(const std::uint32_t* in, std::uint32_t* out, std::size_t count, int rounds,
-                   cudaStream_t stream);
+void process_words(const std::uint32_t* in, std::uint32_t* out, std::size_t count, int rounds, cudaStream_t stream);
 
 // A kernel that does nothing: what a launch costs on its own.
 void empty_kernel(cudaStream_t stream);

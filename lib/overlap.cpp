@@ -47,9 +47,12 @@ double intersection(const std::vector<Span>& a, const std::vector<Span>& b) {
 
 const char* to_string(Stage stage) noexcept {
   switch (stage) {
-    case Stage::h2d: return "h2d";
-    case Stage::kernel: return "kernel";
-    case Stage::d2h: return "d2h";
+    case Stage::h2d:
+      return "h2d";
+    case Stage::kernel:
+      return "kernel";
+    case Stage::d2h:
+      return "d2h";
   }
   return "unknown";
 }

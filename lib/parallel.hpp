@@ -14,9 +14,7 @@ namespace hdbench {
 
 // Up to 16 threads: the host-side checks scale to about that before memory bandwidth
 // runs out, and more would crowd out the benchmark's own threads.
-inline std::size_t host_worker_count() {
-  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-}
+inline std::size_t host_worker_count() { return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16); }
 
 template <typename Body>
 void parallel_for_shares(std::size_t total, std::size_t parts, std::size_t alignment, Body body) {

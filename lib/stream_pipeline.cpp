@@ -21,9 +21,12 @@ std::size_t slot(std::size_t chunk, Stage stage) { return chunk * kStages + stat
 
 const char* to_string(SideLaunch side) noexcept {
   switch (side) {
-    case SideLaunch::none: return "none";
-    case SideLaunch::legacy_default: return "legacy_default_stream";
-    case SideLaunch::per_thread_default: return "per_thread_default_stream";
+    case SideLaunch::none:
+      return "none";
+    case SideLaunch::legacy_default:
+      return "legacy_default_stream";
+    case SideLaunch::per_thread_default:
+      return "per_thread_default_stream";
   }
   return "unknown";
 }
@@ -75,7 +78,8 @@ Pipeline::Pipeline(const PipelineBuffers& buffers, const PipelineShape& shape, i
   if (shape.api == CopyApi::async) {
     origin_.emplace("origin", cudaStreamNonBlocking);
     const unsigned flags = shape.blocking_streams ? cudaStreamDefault : cudaStreamNonBlocking;
-    const std::size_t used = std::min<std::size_t>(static_cast<std::size_t>(shape.streams), std::max<std::size_t>(1, chunks_.size()));
+    const std::size_t used =
+        std::min<std::size_t>(static_cast<std::size_t>(shape.streams), std::max<std::size_t>(1, chunks_.size()));
     for (std::size_t s = 0; s < used; ++s) {
       streams_.emplace_back(fmt::format("stream {}", s), flags);
       joins_.emplace_back(cudaEventDisableTiming);
@@ -93,38 +97,31 @@ cudaStream_t Pipeline::side_stream() const noexcept {
   return shape_.side == SideLaunch::per_thread_default ? cudaStreamPerThread : cudaStreamLegacy;
 }
 
-void Pipeline::enqueue_chunk_stage(std::size_t chunk, Stage stage, cudaStream_t stream,
-                                   const StageTimeline* timeline, bool with_side) const {
+void Pipeline::enqueue_chunk_stage(std::size_t chunk, Stage stage, cudaStream_t stream, const StageTimeline* timeline,
+                                   bool with_side) const {
   const Chunk& c = chunks_[chunk];
   const std::size_t bytes = c.bytes * sizeof(std::uint32_t);
   nvtx::ScopedRange range(nvtx::Family::streams, range_names_[slot(chunk, stage)], bytes);
   if (timeline != nullptr) timeline->record(true, chunk, stage, stream);
-  const bool sync = shape_.api == CopyApi::sync;
-  const auto detail = [&] { return fmt::format("chunk {} of {}, {} bytes", chunk, chunks_.size(), bytes); };
-  switch (stage) {
-    case Stage::h2d: {
-      void* dst = const_cast<std::uint32_t*>(buffers_.device_in + c.offset);
-      const void* src = buffers_.host_in + c.offset;
-      if (sync) {
-        HDBENCH_CUDA_CHECK_DETAIL(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), detail());
-      } else {
-        HDBENCH_CUDA_CHECK_DETAIL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream), detail());
-      }
-      break;
+  // The copy as the variant's API issues it: cudaMemcpy blocks the host, cudaMemcpyAsync queues.
+  const auto copy = [&](void* dst, const void* src, cudaMemcpyKind kind) {
+    const cudaError_t status = shape_.api == CopyApi::sync ? cudaMemcpy(dst, src, bytes, kind)
+                                                           : cudaMemcpyAsync(dst, src, bytes, kind, stream);
+    if (status != cudaSuccess) {
+      throw_cuda_error(status, shape_.api == CopyApi::sync ? "cudaMemcpy" : "cudaMemcpyAsync", __FILE__, __LINE__,
+                       fmt::format("{}, chunk {} of {}, {} bytes", to_string(stage), chunk, chunks_.size(), bytes));
     }
+  };
+  switch (stage) {
+    case Stage::h2d:
+      copy(buffers_.device_in + c.offset, buffers_.host_in + c.offset, cudaMemcpyHostToDevice);
+      break;
     case Stage::kernel:
       kernels::process_words(buffers_.device_in + c.offset, buffers_.device_out + c.offset, c.bytes, rounds_, stream);
       break;
-    case Stage::d2h: {
-      void* dst = buffers_.host_out + c.offset;
-      const void* src = buffers_.device_out + c.offset;
-      if (sync) {
-        HDBENCH_CUDA_CHECK_DETAIL(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), detail());
-      } else {
-        HDBENCH_CUDA_CHECK_DETAIL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream), detail());
-      }
+    case Stage::d2h:
+      copy(buffers_.host_out + c.offset, buffers_.device_out + c.offset, cudaMemcpyDeviceToHost);
       break;
-    }
   }
   if (timeline != nullptr) timeline->record(false, chunk, stage, stream);
   if (with_side && stage == Stage::kernel && shape_.side != SideLaunch::none) {

@@ -46,7 +46,7 @@ struct PipelineShape {
 struct PipelineBuffers {
   const std::uint32_t* host_in = nullptr;
   std::uint32_t* host_out = nullptr;
-  const std::uint32_t* device_in = nullptr;
+  std::uint32_t* device_in = nullptr;
   std::uint32_t* device_out = nullptr;
   std::size_t words = 0;
 };

@@ -17,7 +17,7 @@ constexpr std::size_t kLanes = 8;
 
 // An AVX2 clone where the CPU has it: 32-bit multiplies on 8 lanes at once.
 [[gnu::target_clones("avx2", "default")]] void process_range(const std::uint32_t* in, std::uint32_t* out,
-                                                          std::size_t count, int rounds) noexcept {
+                                                             std::size_t count, int rounds) noexcept {
   std::size_t i = 0;
   for (; i + kLanes <= count; i += kLanes) {
     std::uint32_t x[kLanes];

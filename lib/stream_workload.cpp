@@ -37,7 +37,7 @@ StreamWorkload::StreamWorkload(HostMemoryKind kind, std::size_t bytes, std::uint
 }
 
 PipelineBuffers StreamWorkload::buffers() const noexcept {
-  return {host_in_.as<const std::uint32_t>(), host_out_.as<std::uint32_t>(), device_in_.as<const std::uint32_t>(),
+  return {host_in_.as<const std::uint32_t>(), host_out_.as<std::uint32_t>(), device_in_.as<std::uint32_t>(),
           device_out_.as<std::uint32_t>(), words()};
 }
 
@@ -90,7 +90,8 @@ KernelCalibration calibrate_kernel(std::size_t bytes) {
     return summarize(samples).median;
   };
   const auto kernel_seconds = [&](int rounds) {
-    return seconds([&] { kernels::process_words(in.as<std::uint32_t>(), out.as<std::uint32_t>(), words, rounds, stream.get()); });
+    return seconds(
+        [&] { kernels::process_words(in.as<std::uint32_t>(), out.as<std::uint32_t>(), words, rounds, stream.get()); });
   };
   KernelCalibration result;
   result.h2d_seconds = seconds([&] {
@@ -118,10 +119,10 @@ KernelCalibration calibrate_kernel(std::size_t bytes) {
   }
   const auto model = fit_rounds_model(first_rounds, first, high_rounds, high);
   if (!model) {
-    throw std::runtime_error(fmt::format(
-        "kernel calibration failed: {} rounds took {:.1f} us and {} rounds {:.1f} us over {} bytes; "
-        "what to do: rerun on an idle GPU",
-        first_rounds, first * 1e6, high_rounds, high * 1e6, bytes));
+    throw std::runtime_error(
+        fmt::format("kernel calibration failed: {} rounds took {:.1f} us and {} rounds {:.1f} us over {} bytes; "
+                    "what to do: rerun on an idle GPU",
+                    first_rounds, first * 1e6, high_rounds, high * 1e6, bytes));
   }
   result.model = *model;
   return result;

@@ -27,7 +27,8 @@ for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-s
 done
 if [[ -n $sanitizer ]]; then
   for tool in memcheck racecheck synccheck; do
-    step "sanitizer_$tool" "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
+    step "sanitizer_$tool" env HDBENCH_UNDER_COMPUTE_SANITIZER=1 \
+      "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
   done
 else
   echo "== compute-sanitizer not found: sanitizer runs NOT done"

@@ -11,10 +11,8 @@ namespace {
 
 TEST(Overlap, ASerialTimelineHasNone) {
   // h2d 0-2, kernel 2-5, d2h 5-6, then a gap, then chunk 1 at 7-8.
-  const OverlapSummary s = summarize_overlap({{Stage::h2d, 0, 0.0, 2.0},
-                                              {Stage::kernel, 0, 2.0, 5.0},
-                                              {Stage::d2h, 0, 5.0, 6.0},
-                                              {Stage::h2d, 1, 7.0, 8.0}});
+  const OverlapSummary s = summarize_overlap(
+      {{Stage::h2d, 0, 0.0, 2.0}, {Stage::kernel, 0, 2.0, 5.0}, {Stage::d2h, 0, 5.0, 6.0}, {Stage::h2d, 1, 7.0, 8.0}});
   EXPECT_DOUBLE_EQ(s.span_ms, 8.0);
   EXPECT_DOUBLE_EQ(s.kernel_busy_ms, 3.0);
   EXPECT_DOUBLE_EQ(s.copy_busy_ms, 4.0);

@@ -33,7 +33,8 @@ TEST(StreamReference, MatchesThePerWordDefinition) {
       std::vector<std::uint32_t> out(count, 0xA5A5A5A5u);
       process_words_cpu(in.data(), out.data(), count, rounds);
       for (std::size_t i = 0; i < count; ++i) {
-        ASSERT_EQ(out[i], stream_work::process_word(in[i], rounds)) << "count=" << count << " rounds=" << rounds << " i=" << i;
+        ASSERT_EQ(out[i], stream_work::process_word(in[i], rounds))
+            << "count=" << count << " rounds=" << rounds << " i=" << i;
       }
     }
   }

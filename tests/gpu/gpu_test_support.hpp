@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string_view>
+
 #include "cuda.hpp"
 #include "system.hpp"
 
@@ -14,11 +17,27 @@ inline const system::SystemInfo& machine() {
   return info;
 }
 
+// compute-sanitizer instruments every kernel and may serialise launches, so tests that
+// assert concurrency are not meaningful under it; tools/gpu_checks.sh sets HDBENCH_UNDER_COMPUTE_SANITIZER=1 for those
+// runs.
+inline bool under_compute_sanitizer() {
+  const char* flag = std::getenv("HDBENCH_UNDER_COMPUTE_SANITIZER");
+  return flag != nullptr && std::string_view(flag) == "1";
+}
+
 }  // namespace hdbench::testing_support
 
-#define SKIP_WITHOUT_GPU()                                                                                  \
-  do {                                                                                                      \
-    if (!::hdbench::testing_support::machine().gpu_usable())                                                \
-      GTEST_SKIP() << ::hdbench::testing_support::machine().gpu_unavailable_reason;                         \
-    HDBENCH_CUDA_CHECK(cudaSetDevice(0));                                                                   \
+#define SKIP_WITHOUT_GPU()                                                          \
+  do {                                                                              \
+    if (!::hdbench::testing_support::machine().gpu_usable())                        \
+      GTEST_SKIP() << ::hdbench::testing_support::machine().gpu_unavailable_reason; \
+    HDBENCH_CUDA_CHECK(cudaSetDevice(0));                                           \
+  } while (0)
+
+// For tests that assert copies or kernels run at the same time.
+#define SKIP_IF_GPU_WORK_IS_SERIALISED()                                                                              \
+  do {                                                                                                                \
+    if (::hdbench::testing_support::under_compute_sanitizer())                                                        \
+      GTEST_SKIP() << "under compute-sanitizer (instrumented, possibly serialised launches); concurrency is checked " \
+                      "in the plain run";                                                                             \
   } while (0)

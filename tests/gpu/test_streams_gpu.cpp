@@ -60,15 +60,16 @@ std::string variant_case_name(const ::testing::TestParamInfo<VariantCase>& info)
 // chunk, and one with fewer words than chunks.
 const std::size_t kSizes[] = {(std::size_t{1} << 20) + 12, 4 * 1000 + 4, 20};
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryVariant, StreamsOutput,
-    ::testing::Combine(::testing::Values(HostMemoryKind::pageable, HostMemoryKind::pinned),
-                       ::testing::Values(shape(CopyApi::sync, 1, 1), shape(CopyApi::async, 1, 1),
-                                         shape(CopyApi::async, 1, 4), shape(CopyApi::async, 2, 4, IssueOrder::by_stage),
-                                         shape(CopyApi::async, 3, 7), shape(CopyApi::async, 4, 16, IssueOrder::by_stage),
-                                         shape(CopyApi::async, 8, 64)),
-                       ::testing::ValuesIn(kSizes)),
-    variant_case_name);
+INSTANTIATE_TEST_SUITE_P(EveryVariant, StreamsOutput,
+                         ::testing::Combine(::testing::Values(HostMemoryKind::pageable, HostMemoryKind::pinned),
+                                            ::testing::Values(shape(CopyApi::sync, 1, 1), shape(CopyApi::async, 1, 1),
+                                                              shape(CopyApi::async, 1, 4),
+                                                              shape(CopyApi::async, 2, 4, IssueOrder::by_stage),
+                                                              shape(CopyApi::async, 3, 7),
+                                                              shape(CopyApi::async, 4, 16, IssueOrder::by_stage),
+                                                              shape(CopyApi::async, 8, 64)),
+                                            ::testing::ValuesIn(kSizes)),
+                         variant_case_name);
 
 class DefaultStreamPitfall : public ::testing::TestWithParam<std::tuple<bool, SideLaunch>> {};
 
@@ -121,8 +122,8 @@ TEST(StreamsGraph, SyncAndSideLaunchPipelinesAreNotCaptured) {
   SKIP_WITHOUT_GPU();
   const StreamWorkload work(HostMemoryKind::pinned, 4096, kSeed);
   EXPECT_THROW(Pipeline(work.buffers(), shape(CopyApi::sync, 1, 1), 1, "t").capture_graph(), std::logic_error);
-  EXPECT_THROW(Pipeline(work.buffers(), shape(CopyApi::async, 2, 4, IssueOrder::by_chunk, true, SideLaunch::legacy_default), 1,
-                        "t")
+  EXPECT_THROW(Pipeline(work.buffers(),
+                        shape(CopyApi::async, 2, 4, IssueOrder::by_chunk, true, SideLaunch::legacy_default), 1, "t")
                    .capture_graph(),
                std::logic_error);
 }
@@ -140,6 +141,7 @@ void expect_stage_order(const std::vector<StageInterval>& intervals) {
 
 TEST(StreamsTimeline, PipelinedCopiesRunUnderKernels) {
   SKIP_WITHOUT_GPU();
+  SKIP_IF_GPU_WORK_IS_SERIALISED();
   if (testing_support::machine().gpus.front().copy_engines < 1) GTEST_SKIP() << "device has no copy engine";
   const std::size_t bytes = std::size_t{64} << 20;
   // A kernel about as long as the copy: the case the pipeline is built for.

@@ -79,6 +79,7 @@ TEST(StagedCopy, MovesSizesThatAreNotAMultipleOfTheChunk) {
 
 TEST(BidirectionalCopy, BothDirectionsRunAtTheSameTime) {
   SKIP_WITHOUT_GPU();
+  SKIP_IF_GPU_WORK_IS_SERIALISED();
   if (machine().gpus.front().copy_engines < 2) {
     GTEST_SKIP() << "device has " << machine().gpus.front().copy_engines << " copy engine(s); overlap needs 2";
   }
