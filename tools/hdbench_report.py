@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Figures from hdbench reports.
+"""Figures and comparisons from hdbench reports.
 
     hdbench_report.py plot REPORT... -o DIR
+    hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
 
 Draws, per family present in the reports, bandwidth against size (log axes) with
 one line per configuration, and the PCIe link's theoretical rate where known.
 Reads only `params` and counters, never names. Skipped and failed benchmarks are
-left out and listed. Exit code 2 for a missing or malformed report.
+left out and listed. `compare` prints each benchmark's new/base time ratio (with a
+Mann-Whitney U test when the runs had repetitions) and their geometric mean, and
+exits 1 when a benchmark got slower by more than the threshold. Exit code 2 for a
+missing or malformed report.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import json
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 class ReportError(Exception):
@@ -143,8 +149,17 @@ def main(argv: list[str] | None = None) -> int:
     p_plot = sub.add_parser("plot", help="draw figures from reports")
     p_plot.add_argument("reports", nargs="+")
     p_plot.add_argument("-o", "--out", required=True, help="folder for the PNG and SVG figures")
+    p_compare = sub.add_parser("compare", help="per-benchmark time ratios of NEW over BASE; exit 1 on a regression")
+    p_compare.add_argument("base")
+    p_compare.add_argument("new")
+    p_compare.add_argument("--threshold", type=float, default=5.0,
+                           help="percent slower that counts as a regression (default 5)")
+    p_compare.add_argument("--alpha", type=float, default=0.05,
+                           help="significance level of the U test when there are repetitions (default 0.05)")
     args = parser.parse_args(argv)
     try:
+        if args.command == "compare":
+            return run_compare(args)
         written = plot(args.reports, args.out)
     except ReportError as e:
         print(f"hdbench_report.py: {e}", file=sys.stderr)
@@ -152,6 +167,18 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(path)
     return 0
+
+
+def run_compare(args) -> int:
+    import report_compare
+
+    if args.threshold < 0 or not 0 < args.alpha < 1:
+        print("hdbench_report.py: --threshold must be >= 0 and --alpha between 0 and 1", file=sys.stderr)
+        return 2
+    base, new = load_report(args.base), load_report(args.new)
+    rows, only_base, only_new = report_compare.compare(base, new, args.threshold, args.alpha)
+    print(report_compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))
+    return 1 if any(r.regressed for r in rows) else 0
 
 
 if __name__ == "__main__":
