@@ -3,6 +3,7 @@
 
     hdbench_report.py plot REPORT... -o DIR
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
+    hdbench_report.py summarize REPORT [-o FILE.md]
 
 Draws, per family present in the reports, bandwidth against size (log axes) with
 one line per configuration, and the PCIe link's theoretical rate where known.
@@ -156,16 +157,40 @@ def main(argv: list[str] | None = None) -> int:
                            help="percent slower that counts as a regression (default 5)")
     p_compare.add_argument("--alpha", type=float, default=0.05,
                            help="significance level of the U test when there are repetitions (default 0.05)")
+    p_summary = sub.add_parser("summarize", help="a Markdown page answering the tutorials' questions")
+    p_summary.add_argument("report")
+    p_summary.add_argument("-o", "--out", help="write here instead of standard output")
     args = parser.parse_args(argv)
     try:
         if args.command == "compare":
             return run_compare(args)
+        if args.command == "summarize":
+            return run_summarize(args)
         written = plot(args.reports, args.out)
     except ReportError as e:
         print(f"hdbench_report.py: {e}", file=sys.stderr)
         return 2
     for path in written:
         print(path)
+    return 0
+
+
+def run_summarize(args) -> int:
+    import report_summary
+
+    text = report_summary.summarize(load_report(args.report), args.report)
+    if not args.out:
+        print(text)
+        return 0
+    out = Path(args.out)
+    tmp = out.with_name(out.name + ".tmp")
+    try:
+        tmp.write_text(text)
+        tmp.replace(out)  # atomic: readers never see half a page
+    except OSError as e:
+        print(f"hdbench_report.py: {args.out}: cannot write: {e.strerror}", file=sys.stderr)
+        return 2
+    print(out)
     return 0
 
 
