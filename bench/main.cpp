@@ -12,7 +12,10 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <thread>
+
+#include <unistd.h>
 
 #include "families.hpp"
 #include "options.hpp"
@@ -172,8 +175,24 @@ int run(int argc, char** argv) {
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());
+  // Every registered benchmark uses manual time, which Google appends to its name.
+  std::vector<std::string> full_names = suite.params().names();
+  for (std::string& name : full_names) name += "/manual_time";
+  std::string filter;
+  for (const std::string& arg : command_line.passthrough) {
+    if (arg.starts_with("--benchmark_filter=")) filter = arg.substr(std::string_view("--benchmark_filter=").size());
+  }
+  std::size_t selected = full_names.size();
+  try {
+    selected = count_selected(full_names, filter);
+  } catch (const std::regex_error&) {
+    // Google Benchmark rejects the pattern itself, with its own message.
+  }
+  Progress progress(selected, !listing_only && isatty(STDERR_FILENO) != 0);
+  collector.set_progress(&progress);
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   benchmark::RunSpecifiedBenchmarks(&collector);
+  progress.end();
   if (listing_only) return 0;
 
   nlohmann::json hdbench_context = build_info();

@@ -73,6 +73,13 @@ const nlohmann::json* ParamRegistry::find(const std::string& name) const {
   return it == params_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> ParamRegistry::names() const {
+  std::vector<std::string> names;
+  names.reserve(params_.size());
+  for (const auto& [name, params] : params_) names.push_back(name);
+  return names;
+}
+
 nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const ParamRegistry& params) {
   using Run = benchmark::BenchmarkReporter::Run;
   nlohmann::json j;
@@ -170,7 +177,9 @@ bool CollectingReporter::ReportContext(const Context& context) {
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   for (const Run& run : runs) benchmarks_.push_back(run_to_json(run, params_));
   ++runs_done_;
+  if (progress_ != nullptr) progress_->end();  // the table line must not land after the progress line
   display_.ReportRuns(runs);
+  if (progress_ != nullptr && !runs.empty()) progress_->finished(runs.front().run_name.str());
 }
 
 void CollectingReporter::Finalize() { display_.Finalize(); }

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "progress.hpp"
+
 namespace hdbench {
 
 inline constexpr int kReportSchemaVersion = 1;
@@ -29,6 +31,7 @@ class ParamRegistry {
  public:
   void add(const std::string& name, nlohmann::json params);  // throws on a duplicate name
   const nlohmann::json* find(const std::string& name) const;
+  std::vector<std::string> names() const;
   std::size_t size() const noexcept { return params_.size(); }
 
  private:
@@ -47,6 +50,8 @@ nlohmann::json context_to_json(const benchmark::BenchmarkReporter::Context& cont
 class CollectingReporter : public benchmark::BenchmarkReporter {
  public:
   CollectingReporter(benchmark::BenchmarkReporter& display, const ParamRegistry& params);
+  // Reports each finished benchmark to `progress` (may be null).
+  void set_progress(Progress* progress) noexcept { progress_ = progress; }
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
@@ -61,6 +66,7 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   nlohmann::json context_ = nlohmann::json::object();
   nlohmann::json benchmarks_ = nlohmann::json::array();
   std::size_t runs_done_ = 0;
+  Progress* progress_ = nullptr;
 };
 
 // The local time in strftime `format`, e.g. "%Y-%m-%dT%H:%M:%S%z".
