@@ -67,6 +67,10 @@ FIGURES = {
 SPLIT_BY = {"streams": ("bytes", "compute_ratio")}
 # Counters that are ratios, drawn on a linear axis.
 LINEAR_Y = {"fraction_of_ideal"}
+# Figures from the report's `derived` rows: name -> (row list, series keys, x, y).
+DERIVED_FIGURES = {
+    "pinning_break_even": ("pinning_break_even", ("method", "direction"), "bytes", "transfers_to_break_even"),
+}
 
 
 def collect(reports: list[tuple[str, dict]]):
@@ -96,23 +100,35 @@ def collect(reports: list[tuple[str, dict]]):
             if family in SPLIT_BY:
                 figure += "--" + "_".join(f"{k}-{params.get(k)}" for k in SPLIT_BY[family])
             series[figure][label].append((params[x_param], y))
+        for figure, (rows, keys, x_key, y_key) in DERIVED_FIGURES.items():
+            for row in report.get("derived", {}).get(rows, []):
+                if isinstance(row.get(y_key), (int, float)) and x_key in row:  # null: pinning never pays off
+                    label = prefix + " ".join(f"{k}={row[k]}" for k in keys if k in row)
+                    series[figure][label].append((row[x_key], row[y_key]))
     return series, left_out, links
 
 
-def plot(paths: list[str], out_dir: str) -> list[Path]:
+def axes_of(figure: str) -> tuple[str, str]:
+    """(x, y) quantities a figure draws."""
+    if figure in DERIVED_FIGURES:
+        return DERIVED_FIGURES[figure][2], DERIVED_FIGURES[figure][3]
+    _, x, y = FIGURES[figure.split("--")[0]]
+    return x, y
+
+
+def build_figures(reports: list[tuple[str, dict]]):
+    """{figure name: matplotlib Figure}, one per family (or split) with data, and the
+    left-out benchmarks. No data, no figure."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    reports = [(p, load_report(p)) for p in paths]
     series, left_out, links = collect(reports)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     title_machine = "; ".join(sorted({machine_label(r) for _, r in reports}))
-    written = []
+    figures = {}
     for figure, lines in sorted(series.items()):
         family = figure.split("--")[0]
-        counter = FIGURES[family][2]
+        x_name, counter = axes_of(figure)
         fig, ax = plt.subplots(figsize=(10, 6))
         for label, points in sorted(lines.items()):
             points.sort()
@@ -125,13 +141,26 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
         ax.set_xscale("log", base=2)
         if counter not in LINEAR_Y:
             ax.set_yscale("log")
-        ax.set_xlabel(FIGURES[family][1])
+        ax.set_xlabel(x_name)
         ax.set_ylabel(counter.replace("_", " "))
         ax.set_title(f"{figure}: {title_machine}")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize="x-small", ncol=2)
+        figures[figure] = fig
+    return figures, left_out
+
+
+def plot(paths: list[str], out_dir: str) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    reports = [(p, load_report(p)) for p in paths]
+    figures, left_out = build_figures(reports)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, fig in figures.items():
         for ext in ("png", "svg"):
-            path = out / f"{figure}.{ext}"
+            path = out / f"{name}.{ext}"
             fig.savefig(path, bbox_inches="tight")
             written.append(path)
         plt.close(fig)

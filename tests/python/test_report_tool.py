@@ -70,3 +70,52 @@ def test_streams_figures_split_by_size_and_compute_ratio(tmp_path):
     assert any(line.startswith("e:") for line in left_out)
     written = hdbench_report.plot([str(path)], str(tmp_path / "fig"))
     assert tmp_path / "fig" / "streams--bytes-1024_compute_ratio-1.0.png" in written
+
+
+def _synthetic_transfer_report(host: str, pinned_gbps: float) -> dict:
+    """Made up for the test (not measured)."""
+    def run(memory, size, gbps):
+        return {"name": f"t/{memory}/{size}", "run_type": "iteration", "status": "ok",
+                "params": {"family": "transfer", "direction": "h2d", "memory": memory, "engine": "copy",
+                           "variant": "per_copy", "bytes": size},
+                "counters": {"bandwidth_GB/s": gbps}}
+    return {"context": {"host_name": host, "hdbench": {"started_at": "2026-11-20T00:00:00",
+                                                       "system": {"gpus": [{"name": "GPU", "pcie_link_max_gbps": 63.0}]}}},
+            "benchmarks": [run("pinned", 4096, pinned_gbps / 10), run("pinned", 1 << 20, pinned_gbps),
+                           run("pageable", 1 << 20, pinned_gbps / 3)],
+            "derived": {"pinning_break_even": [
+                {"bytes": 4096, "direction": "h2d", "method": "malloc_host", "transfers_to_break_even": 40.0},
+                {"bytes": 1 << 20, "direction": "h2d", "method": "malloc_host", "transfers_to_break_even": 3.0},
+                {"bytes": 1 << 20, "direction": "d2h", "method": "register", "transfers_to_break_even": None}]}}
+
+
+def test_figures_carry_the_expected_series_and_two_machines_are_told_apart():
+    reports = [("a.json", _synthetic_transfer_report("box-a", 50.0)),
+               ("b.json", _synthetic_transfer_report("box-b", 25.0))]
+    figures, left_out = hdbench_report.build_figures(reports)
+    assert set(figures) == {"transfer", "pinning_break_even"} and not left_out
+    ax = figures["transfer"].axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    a_pinned = next(label for label in lines if label.startswith("box-a") and "memory=pinned" in label)
+    assert list(lines[a_pinned].get_xdata()) == [4096, 1 << 20]
+    assert list(lines[a_pinned].get_ydata()) == [5.0, 50.0]
+    assert any(label.startswith("box-b") and "memory=pageable" in label for label in lines)
+    assert "PCIe link 63.0 GB/s" in lines  # the link's theoretical rate is drawn in
+    assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
+    assert "box-a" in ax.get_title() and "2026-11-20" in ax.get_title()
+    # Break-even: null (never pays off) is left out, not drawn as zero.
+    be = {line.get_label(): line for line in figures["pinning_break_even"].axes[0].get_lines()}
+    key = next(label for label in be if label.startswith("box-a") and "method=malloc_host" in label)
+    assert list(be[key].get_ydata()) == [40.0, 3.0]
+    assert not any("method=register" in label for label in be)
+    for fig in figures.values():
+        fig.clf()
+
+
+def test_a_family_without_data_draws_no_figure(quick_report):
+    _, report = quick_report
+    figures, _ = hdbench_report.build_figures([("r.json", report)])
+    for name, fig in figures.items():
+        assert fig.axes[0].get_lines(), name  # every figure drawn has at least one series
+    if not report["context"]["hdbench"]["system"]["gpu_usable"]:
+        assert "transfer" not in figures and not any(name.startswith("streams") for name in figures)
