@@ -134,18 +134,6 @@ class FamilyState {
   int expected_rounds_ = -1;
 };
 
-double median_seconds(const Event& start, const Event& stop, cudaStream_t stream, int repetitions,
-                      const std::function<void()>& enqueue) {
-  std::vector<double> samples;
-  for (int i = 0; i < repetitions; ++i) {
-    start.record(stream);
-    enqueue();
-    stop.record(stream);
-    samples.push_back(elapsed_ms(start, stop) / 1e3);
-  }
-  return summarize(samples).median;
-}
-
 void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline, const StageSeconds& alone, double median,
                            int copy_engines) {
   const double ideal = ideal_pipeline_seconds(alone, static_cast<int>(pipeline.chunk_count()), copy_engines);
@@ -197,13 +185,11 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   run_once();  // warm-up: module load, first-touch of device pages, graph upload
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(origin));
 
-  StageSeconds alone;
-  for (Stage stage : kAllStages) {
+  const auto alone_seconds = [&](Stage stage) {
     nvtx::ScopedRange range(nvtx::Family::streams, fmt::format("{}/{} alone", name, to_string(stage)), c.bytes);
-    const double s =
-        median_seconds(start, stop, origin, kStageRepetitions, [&] { pipeline.enqueue_stage_alone(stage); });
-    (stage == Stage::h2d ? alone.h2d : stage == Stage::kernel ? alone.kernel : alone.d2h) = s;
-  }
+    return median_stream_seconds(origin, kStageRepetitions, [&] { pipeline.enqueue_stage_alone(stage); });
+  };
+  const StageSeconds alone{alone_seconds(Stage::h2d), alone_seconds(Stage::kernel), alone_seconds(Stage::d2h)};
 
   const std::string timed_range = name + "/timed";
   std::vector<double> seconds;

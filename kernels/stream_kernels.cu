@@ -1,7 +1,6 @@
-#include <stdexcept>
-#include <string>
-
 #include "stream_kernels.hpp"
+
+#include "launch_check.hpp"
 #include "stream_work.hpp"
 
 namespace hdbench::kernels {
@@ -11,14 +10,6 @@ constexpr int kThreads = 256;
 // A grid-stride loop needs no more blocks than keep every SM busy several times over;
 // capping keeps the launch valid for any count.
 constexpr std::size_t kMaxBlocks = 65535;
-
-void check_launch(const char* kernel) {
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) +
-                             ") launching " + kernel + "; what to do: rerun under compute-sanitizer");
-  }
-}
 
 __global__ void process_words_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out,
                                      std::size_t count, int rounds) {

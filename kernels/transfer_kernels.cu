@@ -1,24 +1,12 @@
 #include "transfer_kernels.hpp"
 
-#include <cstdio>
-#include <stdexcept>
-#include <string>
-
+#include "launch_check.hpp"
 #include "pattern.hpp"
 
 namespace hdbench::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-
-void check_launch(const char* kernel) {
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("CUDA error ") + cudaGetErrorName(status) + " (" +
-                             cudaGetErrorString(status) + ") launching " + kernel +
-                             "; what to do: rerun under compute-sanitizer");
-  }
-}
 
 int blocks_for(std::size_t items) {
   const std::size_t blocks = (items + kThreads - 1) / kThreads;

@@ -18,11 +18,8 @@ constexpr std::size_t kParallelFrom = std::size_t{32} << 20;
 
 std::size_t worker_count(std::size_t bytes) { return bytes < kParallelFrom ? 1 : host_worker_count(); }
 
-// Runs body(index, share) for 8-byte-aligned shares of [0, bytes), in parallel.
-template <typename Body>
-void for_each_share(std::size_t bytes, std::size_t count, Body body) {
-  parallel_for_shares(bytes, count, 8, body);
-}
+// Shares start on 8-byte boundaries, so whole pattern words start there.
+constexpr std::size_t kShareAlignment = 8;
 
 // `share.offset` is a multiple of 8, so whole pattern words start there.
 void fill_share(unsigned char* out, Chunk share, std::uint64_t seed) noexcept {
@@ -53,14 +50,16 @@ std::optional<std::size_t> find_in_share(const unsigned char* in, Chunk share, s
 
 void fill_pattern_host(void* dst, std::size_t bytes, std::uint64_t seed) {
   auto* out = static_cast<unsigned char*>(dst);
-  for_each_share(bytes, worker_count(bytes), [&](std::size_t, Chunk share) { fill_share(out, share, seed); });
+  parallel_for_shares(bytes, worker_count(bytes), kShareAlignment,
+                      [&](std::size_t, Chunk share) { fill_share(out, share, seed); });
 }
 
 std::optional<std::size_t> find_pattern_mismatch(const void* src, std::size_t bytes, std::uint64_t seed) {
   const auto* in = static_cast<const unsigned char*>(src);
   const std::size_t count = worker_count(bytes);
   std::vector<std::optional<std::size_t>> found(count);
-  for_each_share(bytes, count, [&](std::size_t i, Chunk share) { found[i] = find_in_share(in, share, seed); });
+  parallel_for_shares(bytes, count, kShareAlignment,
+                      [&](std::size_t i, Chunk share) { found[i] = find_in_share(in, share, seed); });
   for (const auto& bad : found) {
     if (bad) return bad;  // shares are in order, so the first hit is the first bad byte
   }

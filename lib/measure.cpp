@@ -22,12 +22,24 @@ void set_bandwidth_counters(benchmark::State& state, std::size_t bytes, const st
   if (link_gbps > 0.0) state.counters[prefix + "pcie_link_percent"] = 100.0 * gbps / link_gbps;
 }
 
+double median_stream_seconds(cudaStream_t stream, int repetitions, const std::function<void()>& enqueue) {
+  const Event start;
+  const Event stop;
+  std::vector<double> samples;
+  for (int i = 0; i < repetitions; ++i) {
+    start.record(stream);
+    enqueue();
+    stop.record(stream);
+    samples.push_back(elapsed_ms(start, stop) / 1e3);
+  }
+  return summarize(samples).median;
+}
+
 std::optional<std::string> memory_shortfall(std::size_t host_bytes, std::size_t device_bytes) {
   const std::uint64_t host_available = system::host_memory_available_bytes();
   // Keep a margin so a benchmark never pushes the machine into swapping.
   if (host_available != 0 && host_bytes > host_available / 10 * 9) {
-    return fmt::format("needs {} of host memory, {} available", format_size(host_bytes),
-                       format_size(host_available));
+    return fmt::format("needs {} of host memory, {} available", format_size(host_bytes), format_size(host_available));
   }
   if (device_bytes > 0) {
     const DeviceMemoryInfo device = device_memory_info();

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ namespace hdbench {
 // `prefix` names a direction's counters in bidirectional runs ("h2d_").
 void set_bandwidth_counters(benchmark::State& state, std::size_t bytes, const std::vector<double>& seconds,
                             double link_gbps = 0.0, const std::string& prefix = "");
+
+// Median seconds of `repetitions` runs of `enqueue`, each timed by CUDA events
+// recorded on `stream` around it.
+double median_stream_seconds(cudaStream_t stream, int repetitions, const std::function<void()>& enqueue);
 
 // Why `host_bytes` of host memory and `device_bytes` of device memory do not fit
 // now, or nullopt when they do (device memory only checked when device_bytes > 0).

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include "host_pattern.hpp"
+#include "measure.hpp"
 #include "stream_kernels.hpp"
 #include "stream_reference.hpp"
 #include "timing.hpp"
@@ -75,19 +77,10 @@ KernelCalibration calibrate_kernel(std::size_t bytes) {
   DeviceBuffer out(bytes);
   Stream stream("calibration");
   HDBENCH_CUDA_CHECK(cudaMemsetAsync(in.data(), 0, bytes, stream.get()));
-  Event start;
-  Event stop;
   // Median of three, after one untimed run that absorbs first-use costs.
-  const auto seconds = [&](const auto& enqueue) {
+  const auto seconds = [&](const std::function<void()>& enqueue) {
     enqueue();
-    std::vector<double> samples;
-    for (int i = 0; i < 3; ++i) {
-      start.record(stream.get());
-      enqueue();
-      stop.record(stream.get());
-      samples.push_back(elapsed_ms(start, stop) / 1e3);
-    }
-    return summarize(samples).median;
+    return median_stream_seconds(stream.get(), 3, enqueue);
   };
   const auto kernel_seconds = [&](int rounds) {
     return seconds(

@@ -37,6 +37,16 @@ def source_dir() -> Path:
     return Path(os.environ.get("HDBENCH_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
 
+REPORT_TOOL = Path(__file__).resolve().parents[2] / "tools" / "hdbench_report.py"
+sys.path.insert(0, str(REPORT_TOOL.parent))
+
+
+def run_report_tool(*args) -> subprocess.CompletedProcess:
+    """tools/hdbench_report.py with `args`, as a user runs it."""
+    return subprocess.run([sys.executable, str(REPORT_TOOL), *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+
+
 def run_hdbench(binary: Path, *args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     merged = dict(os.environ)
     merged.update(env or {})

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "hdbench_report.py"
-sys.path.insert(0, str(TOOL.parent))
-import report_compare  # noqa: E402
-
-
-def run_tool(*args):
-    return subprocess.run([sys.executable, str(TOOL), *map(str, args)], capture_output=True, text=True, timeout=120)
+import report_compare
+from conftest import run_report_tool
 
 
 def synthetic_report(times: dict[str, list[float]], host="synthetic-a", gpu="none") -> dict:
@@ -48,7 +40,7 @@ def test_u_test_matches_hand_computed_values():
 def test_identical_reports_pass(quick_report, tmp_path):
     _, report = quick_report
     path = write(tmp_path, "r.json", report)
-    result = run_tool("compare", path, path)
+    result = run_report_tool("compare", path, path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "geometric mean of new/base" in result.stdout and ": 1.0000" in result.stdout
     assert "0 regression(s)" in result.stdout
@@ -61,7 +53,7 @@ def test_a_twenty_percent_regression_is_caught(tmp_path):
     new_times["a/fast"] = [t * 1.2 for t in base_times["a/fast"]]  # injected: 20% slower
     base = write(tmp_path, "base.json", synthetic_report(base_times))
     new = write(tmp_path, "new.json", synthetic_report(new_times))
-    result = run_tool("compare", base, new, "--threshold", "10")
+    result = run_report_tool("compare", base, new, "--threshold", "10")
     assert result.returncode == 1, result.stdout + result.stderr
     flagged = [line for line in result.stdout.splitlines() if "REGRESSION" in line]
     assert len(flagged) == 1 and flagged[0].startswith("a/fast"), result.stdout
@@ -69,13 +61,13 @@ def test_a_twenty_percent_regression_is_caught(tmp_path):
     # geometric mean of 1.2 and 1.0
     assert f"{(1.2 * 1.0) ** 0.5:.4f}" in result.stdout
     # Beyond the threshold: a 25% threshold lets it pass.
-    assert run_tool("compare", base, new, "--threshold", "25").returncode == 0
+    assert run_report_tool("compare", base, new, "--threshold", "25").returncode == 0
 
 
 def test_without_repetitions_the_ratio_alone_decides(tmp_path):
     base = write(tmp_path, "base.json", synthetic_report({"a": [10.0]}))
     new = write(tmp_path, "new.json", synthetic_report({"a": [13.0], "only_new": [1.0]}))
-    result = run_tool("compare", base, new)
+    result = run_report_tool("compare", base, new)
     assert result.returncode == 1
     assert "only in NEW (1): only_new" in result.stdout
     row = next(line for line in result.stdout.splitlines() if line.startswith("a "))
@@ -85,7 +77,7 @@ def test_without_repetitions_the_ratio_alone_decides(tmp_path):
 def test_different_machines_are_noted(tmp_path):
     base = write(tmp_path, "base.json", synthetic_report({"a": [10.0]}, host="box-a", gpu="H100"))
     new = write(tmp_path, "new.json", synthetic_report({"a": [10.0]}, host="box-b", gpu="H200"))
-    result = run_tool("compare", base, new)
+    result = run_report_tool("compare", base, new)
     assert result.returncode == 0
     assert "different machines" in result.stdout and "H200" in result.stdout
 
@@ -96,7 +88,7 @@ def test_different_machines_are_noted(tmp_path):
 ])
 def test_bad_thresholds_exit_2(tmp_path, args, message):
     path = write(tmp_path, "r.json", synthetic_report({"a": [1.0]}))
-    result = run_tool("compare", path, path, *args)
+    result = run_report_tool("compare", path, path, *args)
     assert result.returncode == 2 and message in result.stderr
 
 
@@ -104,6 +96,6 @@ def test_bad_report_exits_2_naming_it(tmp_path):
     good = write(tmp_path, "good.json", synthetic_report({"a": [1.0]}))
     bad = tmp_path / "bad.json"
     bad.write_text('{"benchmarks": [')
-    result = run_tool("compare", good, bad)
+    result = run_report_tool("compare", good, bad)
     assert result.returncode == 2
     assert "bad.json" in result.stderr and "Traceback" not in result.stderr

@@ -4,15 +4,8 @@ which questions it cannot answer."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "hdbench_report.py"
-
-
-def run_tool(*args):
-    return subprocess.run([sys.executable, str(TOOL), *map(str, args)], capture_output=True, text=True, timeout=120)
+from conftest import run_report_tool
 
 
 def transfer(name, direction, memory, gbps, link_percent):
@@ -52,7 +45,7 @@ def synthetic_report() -> dict:
 def test_summary_states_the_ratios_of_the_report(tmp_path):
     path = tmp_path / "synthetic.json"
     path.write_text(json.dumps(synthetic_report()))
-    result = run_tool("summarize", path)
+    result = run_report_tool("summarize", path)
     assert result.returncode == 0, result.stderr
     text = result.stdout
     assert text.startswith("# hdbench on synthetic-h200")
@@ -75,7 +68,7 @@ def test_summary_is_written_atomically_to_a_file(tmp_path):
     path = tmp_path / "synthetic.json"
     path.write_text(json.dumps(synthetic_report()))
     out = tmp_path / "summary.md"
-    result = run_tool("summarize", path, "-o", out)
+    result = run_report_tool("summarize", path, "-o", out)
     assert result.returncode == 0, result.stderr
     assert out.read_text().startswith("# hdbench on synthetic-h200")
     assert not list(tmp_path.glob("*.tmp"))
@@ -85,7 +78,7 @@ def test_summary_of_a_real_gpu_less_report_answers_nothing_it_did_not_measure(qu
     _, report = quick_report
     path = tmp_path / "r.json"
     path.write_text(json.dumps(report))
-    result = run_tool("summarize", path)
+    result = run_report_tool("summarize", path)
     assert result.returncode == 0, result.stderr
     if not report["context"]["hdbench"]["system"]["gpu_usable"]:
         assert "GB/s vs pageable" not in result.stdout
@@ -95,5 +88,5 @@ def test_summary_of_a_real_gpu_less_report_answers_nothing_it_did_not_measure(qu
 def test_summary_of_a_bad_report_exits_2(tmp_path):
     path = tmp_path / "empty.json"
     path.write_text("")
-    result = run_tool("summarize", path)
+    result = run_report_tool("summarize", path)
     assert result.returncode == 2 and "empty.json" in result.stderr and "Traceback" not in result.stderr

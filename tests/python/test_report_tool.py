@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "hdbench_report.py"
-sys.path.insert(0, str(TOOL.parent))
-import hdbench_report  # noqa: E402
+import hdbench_report
+from conftest import run_report_tool
 
 
 def test_plot_draws_host_memcpy_series_from_a_real_report(quick_report, tmp_path):
@@ -39,8 +35,7 @@ def test_bad_reports_exit_2_naming_the_file(tmp_path, content, message):
     path = tmp_path / "bad.json"
     if content is not None:
         path.write_text(content)
-    result = subprocess.run([sys.executable, str(TOOL), "plot", str(path), "-o", str(tmp_path / "o")],
-                            capture_output=True, text=True, timeout=120)
+    result = run_report_tool("plot", path, "-o", tmp_path / "o")
     assert result.returncode == 2
     assert str(path) in result.stderr and message in result.stderr
     assert "Traceback" not in result.stderr
