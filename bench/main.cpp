@@ -14,6 +14,7 @@
 #include <random>
 #include <regex>
 #include <thread>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -81,6 +82,33 @@ void print_stream_overlap(const nlohmann::json& rows) {
   }
 }
 
+// Per consumer, pinning mode and per-sample cost: the fastest batch size and worker
+// count, and what the workers bought over building on the consumer thread.
+void print_loader_scaling(const nlohmann::json& rows) {
+  std::map<std::tuple<std::string, std::string, double>, const nlohmann::json*> best;
+  for (const auto& row : rows) {
+    const auto key = std::make_tuple(row["consumer"].get<std::string>(), row["pinning"].get<std::string>(),
+                                     row["sample_cost_us"].get<double>());
+    auto& chosen = best[key];
+    if (chosen == nullptr || row["best_samples/s"].get<double>() > (*chosen)["best_samples/s"].get<double>()) {
+      chosen = &row;
+    }
+  }
+  fmt::print("Data loader (best batch size and worker count):\n");
+  for (const auto& [key, row] : best) {
+    const auto& [consumer, pinning, cost] = key;
+    const int workers = (*row)["best_workers"].get<int>();
+    std::string line = fmt::format("  {:<4} {:<10} cost {:>5} us/sample: {:.0f} samples/s at batch {}, {} workers",
+                                   consumer, pinning, cost, (*row)["best_samples/s"].get<double>(),
+                                   (*row)["batch"].get<int>(), workers);
+    const auto& cell = (*row)["by_workers"][std::to_string(workers)];
+    if (cell.contains("speedup_vs_0_workers")) {
+      line += fmt::format(" (x{:.2f} over 0 workers)", cell["speedup_vs_0_workers"].get<double>());
+    }
+    fmt::print("{}\n", line);
+  }
+}
+
 // Skips grouped by reason (so a GPU-less run prints one line, not hundreds),
 // failures one by one, large spreads, and where the report went.
 int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derived, const std::string& path) {
@@ -117,6 +145,7 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
     }
   }
   if (derived.contains("stream_overlap")) print_stream_overlap(derived["stream_overlap"]);
+  if (derived.contains("loader_scaling")) print_loader_scaling(derived["loader_scaling"]);
   fmt::print("Report: {}\n", path);
   return failed.empty() ? 0 : 1;
 }
@@ -172,6 +201,7 @@ int run(int argc, char** argv) {
     register_streams(suite);
     register_stream_host_costs(suite);
   }
+  if (options.runs_family(kFamilyLoader)) register_loader(suite);
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());

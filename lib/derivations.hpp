@@ -19,5 +19,9 @@ void derive_reference_agreement(const nlohmann::json& benchmarks, nlohmann::json
 // pipelined, graph and default-stream runs, what each saves over sync, and how much
 // a launch on the legacy default stream slows a pipeline down.
 void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& derived);
+// loader_scaling: per loader grid point and depth, samples/s by worker count, the
+// speedup over 0 workers and the best worker count. loader_pinning: direct pinned
+// collation against PyTorch's pin thread (and pageable) at the same grid point.
+void derive_loader_scaling(const nlohmann::json& benchmarks, nlohmann::json& derived);
 
 }  // namespace hdbench

@@ -84,7 +84,7 @@ const std::vector<FlagSpec>& flag_specs() {
   static const std::vector<FlagSpec> specs = {
       {"help", "", "print this list and exit"},
       {"out", "PATH", "JSON report path (default reports/hdbench-<host>-<time>.json)"},
-      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy, streams (default all)"},
+      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy, streams, loader (default all)"},
       {"sizes", "SIZES", "transfer sizes: list and FROM:TO:xFACTOR ranges (default 4K:1G:x4)"},
       {"directions", "LIST", "h2d, d2h, bidir (default all)"},
       {"memory", "LIST", "pageable, registered, pinned, pinned_wc, mapped (default all)"},
@@ -98,6 +98,16 @@ const std::vector<FlagSpec>& flag_specs() {
       {"chunk_counts", "LIST", "chunks a pipelined buffer is split into, 1..1024 (default 4,16,64)"},
       {"issue_orders", "LIST", "by_chunk (a chunk's stages together), by_stage (default both)"},
       {"compute_ratios", "LIST", "kernel time as a multiple of the H2D copy time, 0.05..4 (default 0.5,1,2)"},
+      {"loader_samples", "N", "samples in the synthetic dataset, 1..10000000 (default 60000, MNIST's training set)"},
+      {"mnist_dir", "DIR", "read DIR/train-images-idx3-ubyte and DIR/train-labels-idx1-ubyte instead"},
+      {"loader_batches", "LIST", "loader batch sizes, 1..65536 (default 32,64,...,4096)"},
+      {"loader_workers", "LIST", "loader worker threads, 0..1024; 0 builds on the consumer (default 0,1,2,4,8,16)"},
+      {"loader_depths", "LIST", "ready batches kept ahead per worker, 1..64 (default 2, PyTorch's prefetch_factor)"},
+      {"loader_costs_us", "LIST", "synthetic CPU cost per sample in us, 0..100000, stands in for decoding (default 0,20)"},
+      {"loader_shuffle", "LIST", "on, off: shuffle the sampler per epoch (default on)"},
+      {"loader_pinning", "LIST", "pageable, pin_thread (PyTorch's pin thread), direct (default all)"},
+      {"loader_augment", "LIST", "none, crop_flip (random crop with padding + horizontal flip) (default none)"},
+      {"loader_consumers", "LIST", "host (CPU checksum), gpu (async copy + checksum kernel) (default both)"},
       {"device", "N", "CUDA device index (default 0)"},
       {"seed", "N", "seed of the verification pattern (default random, recorded)"},
       {"spin_timeout_ms", "MS", "how long a spin kernel holds queued work, 1..600000 (default 5000)"},
@@ -108,7 +118,7 @@ const std::vector<FlagSpec>& flag_specs() {
 }  // namespace
 
 std::vector<std::string> all_family_names() {
-  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy, kFamilyStreams};
+  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy, kFamilyStreams, kFamilyLoader};
 }
 
 bool Options::runs_family(std::string_view name) const {
@@ -173,6 +183,20 @@ std::vector<int> parse_int_list(std::string_view flag, std::string_view text, in
   return values;
 }
 
+std::vector<bool> parse_switch_list(std::string_view flag, std::string_view text) {
+  std::vector<bool> values;
+  for (std::string_view item : split(text, ',')) {
+    bool value = false;
+    if (item == "on" || item == "true" || item == "1") {
+      value = true;
+    } else if (!(item == "off" || item == "false" || item == "0")) {
+      bad_value(flag, item.empty() ? text : item, "a comma-separated list of on, off");
+    }
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  return values;
+}
+
 std::vector<double> parse_number_list(std::string_view flag, std::string_view text, double min, double max) {
   const std::string accepted = fmt::format("comma-separated numbers from {} to {}", min, max);
   std::vector<double> values;
@@ -214,6 +238,14 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   o.chunk_counts = {4, 16, 64};
   o.issue_orders = all_issue_orders();
   o.compute_ratios = {0.5, 1.0, 2.0};
+  o.loader_batches = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+  o.loader_workers = {0, 1, 2, 4, 8, 16};
+  o.loader_depths = {2};
+  o.loader_costs_us = {0.0, 20.0};
+  o.loader_shuffle = {true};
+  o.loader_pinning = all_pin_modes();
+  o.loader_augments = {Augment::none};
+  o.loader_consumers = all_loader_consumers();
   o.seed = random_seed;
 
   bool sizes_given = false;
@@ -270,6 +302,30 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
          o.issue_orders = parse_enum_list<IssueOrder>(flag, v, issue_order_from_string, all_issue_orders());
        }},
       {"compute_ratios", [&](auto flag, auto v) { o.compute_ratios = parse_number_list(flag, v, 0.05, 4.0); }},
+      {"loader_samples", [&](auto flag, auto v) {
+         const std::uint64_t n = parse_unsigned(flag, v, "a sample count from 1 to 10000000");
+         if (n < 1 || n > 10'000'000) bad_value(flag, v, "a sample count from 1 to 10000000");
+         o.loader_samples = static_cast<std::size_t>(n);
+       }},
+      {"mnist_dir", [&](auto flag, auto v) {
+         if (v.empty()) bad_value(flag, v, "a folder holding the MNIST IDX files");
+         o.mnist_dir = std::string(v);
+       }},
+      {"loader_batches", [&](auto flag, auto v) { o.loader_batches = parse_int_list(flag, v, 1, 65536); }},
+      {"loader_workers", [&](auto flag, auto v) { o.loader_workers = parse_int_list(flag, v, 0, 1024); }},
+      {"loader_depths", [&](auto flag, auto v) { o.loader_depths = parse_int_list(flag, v, 1, 64); }},
+      {"loader_costs_us", [&](auto flag, auto v) { o.loader_costs_us = parse_number_list(flag, v, 0.0, 100000.0); }},
+      {"loader_shuffle", [&](auto flag, auto v) { o.loader_shuffle = parse_switch_list(flag, v); }},
+      {"loader_pinning", [&](auto flag, auto v) {
+         o.loader_pinning = parse_enum_list<PinMode>(flag, v, pin_mode_from_string, all_pin_modes());
+       }},
+      {"loader_augment", [&](auto flag, auto v) {
+         o.loader_augments = parse_enum_list<Augment>(flag, v, augment_from_string, all_augments());
+       }},
+      {"loader_consumers", [&](auto flag, auto v) {
+         o.loader_consumers =
+             parse_enum_list<LoaderConsumer>(flag, v, loader_consumer_from_string, all_loader_consumers());
+       }},
       {"device", [&](auto flag, auto v) {
          const std::uint64_t device = parse_unsigned(flag, v, "a device index 0, 1, …");
          if (device > 4095) bad_value(flag, v, "a device index 0, 1, …");
@@ -333,17 +389,24 @@ std::string options_help() {
   return text;
 }
 
+namespace {
+
+template <typename Enum>
+std::vector<std::string> names_of(const std::vector<Enum>& values) {
+  std::vector<std::string> names;
+  for (Enum value : values) names.emplace_back(to_string(value));
+  return names;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Options& o) {
   nlohmann::json j;
   j["families"] = o.families;
   j["sizes_bytes"] = o.sizes;
-  std::vector<std::string> directions, kinds, engines;
-  for (Direction d : o.directions) directions.emplace_back(to_string(d));
-  for (HostMemoryKind k : o.memory_kinds) kinds.emplace_back(to_string(k));
-  for (Engine e : o.engines) engines.emplace_back(to_string(e));
-  j["directions"] = directions;
-  j["memory_kinds"] = kinds;
-  j["engines"] = engines;
+  j["directions"] = names_of(o.directions);
+  j["memory_kinds"] = names_of(o.memory_kinds);
+  j["engines"] = names_of(o.engines);
   j["staged_chunk_sizes_bytes"] = o.staged_chunk_sizes;
   j["staged_threads"] = o.staged_threads;
   j["staged_slots"] = o.staged_slots;
@@ -351,10 +414,18 @@ nlohmann::json to_json(const Options& o) {
   j["stream_sizes_bytes"] = o.stream_sizes;
   j["stream_counts"] = o.stream_counts;
   j["chunk_counts"] = o.chunk_counts;
-  std::vector<std::string> orders;
-  for (IssueOrder order : o.issue_orders) orders.emplace_back(to_string(order));
-  j["issue_orders"] = orders;
+  j["issue_orders"] = names_of(o.issue_orders);
   j["compute_ratios"] = o.compute_ratios;
+  j["loader_samples"] = o.loader_samples;
+  j["mnist_dir"] = o.mnist_dir;
+  j["loader_batches"] = o.loader_batches;
+  j["loader_workers"] = o.loader_workers;
+  j["loader_depths"] = o.loader_depths;
+  j["loader_costs_us"] = o.loader_costs_us;
+  j["loader_shuffle"] = o.loader_shuffle;
+  j["loader_pinning"] = names_of(o.loader_pinning);
+  j["loader_augment"] = names_of(o.loader_augments);
+  j["loader_consumers"] = names_of(o.loader_consumers);
   j["device"] = o.device;
   j["seed"] = o.seed;
   j["spin_timeout_ms"] = o.spin_timeout_ms;

@@ -28,6 +28,7 @@ inline constexpr const char* kFamilyPinning = "pinning";
 inline constexpr const char* kFamilyStaged = "staged";
 inline constexpr const char* kFamilyHostMemcpy = "host_memcpy";
 inline constexpr const char* kFamilyStreams = "streams";
+inline constexpr const char* kFamilyLoader = "loader";
 std::vector<std::string> all_family_names();
 
 struct Options {
@@ -49,6 +50,17 @@ struct Options {
   std::vector<int> chunk_counts;
   std::vector<IssueOrder> issue_orders;
   std::vector<double> compute_ratios;
+  // loader family: dataset size (synthetic) or the MNIST folder, and the grid.
+  std::size_t loader_samples = 60000;
+  std::string mnist_dir;  // empty: the synthetic MNIST-shaped set
+  std::vector<int> loader_batches;
+  std::vector<int> loader_workers;
+  std::vector<int> loader_depths;  // prefetch depth per worker
+  std::vector<double> loader_costs_us;
+  std::vector<bool> loader_shuffle;
+  std::vector<PinMode> loader_pinning;
+  std::vector<Augment> loader_augments;
+  std::vector<LoaderConsumer> loader_consumers;
   int device = 0;
   std::uint64_t seed = 0;
   double spin_timeout_ms = 5000.0;
@@ -82,6 +94,8 @@ std::size_t parse_size(std::string_view flag, std::string_view text);
 std::vector<std::size_t> parse_size_list(std::string_view flag, std::string_view text);
 // Comma-separated positive integers within [min, max].
 std::vector<int> parse_int_list(std::string_view flag, std::string_view text, int min, int max);
+// Comma-separated on/off values (also true/false, 1/0), in the order given.
+std::vector<bool> parse_switch_list(std::string_view flag, std::string_view text);
 // Comma-separated decimal numbers within [min, max].
 std::vector<double> parse_number_list(std::string_view flag, std::string_view text, double min, double max);
 // "4KiB", "256MiB", "1GiB", "1000B": exact binary units where possible.

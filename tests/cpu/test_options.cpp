@@ -176,7 +176,7 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.out_path.empty());
   EXPECT_EQ(o.families, all_family_names());
-  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams"}));
+  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader"}));
   for (const std::string& family : all_family_names()) EXPECT_TRUE(o.runs_family(family)) << family;
   EXPECT_EQ(o.sizes, parse_size_list("sizes", "4K:1G:x4"));
   EXPECT_EQ(o.sizes.size(), 10u);
@@ -195,6 +195,16 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_EQ(o.chunk_counts, (std::vector<int>{4, 16, 64}));
   EXPECT_EQ(o.issue_orders, all_issue_orders());
   EXPECT_EQ(o.compute_ratios, (std::vector<double>{0.5, 1.0, 2.0}));
+  EXPECT_EQ(o.loader_samples, 60000u);
+  EXPECT_TRUE(o.mnist_dir.empty());
+  EXPECT_EQ(o.loader_batches, (std::vector<int>{32, 64, 128, 256, 512, 1024, 2048, 4096}));
+  EXPECT_EQ(o.loader_workers, (std::vector<int>{0, 1, 2, 4, 8, 16}));
+  EXPECT_EQ(o.loader_depths, (std::vector<int>{2}));
+  EXPECT_EQ(o.loader_costs_us, (std::vector<double>{0.0, 20.0}));
+  EXPECT_EQ(o.loader_shuffle, (std::vector<bool>{true}));
+  EXPECT_EQ(o.loader_pinning, all_pin_modes());
+  EXPECT_EQ(o.loader_augments, (std::vector<Augment>{Augment::none}));
+  EXPECT_EQ(o.loader_consumers, all_loader_consumers());
   EXPECT_TRUE(o.given.empty());
   EXPECT_TRUE(line.passthrough.empty());
 }
@@ -207,6 +217,30 @@ TEST(ParseCommandLine, DefaultMemcpyThreadsEndAtTheCoreCount) {
   EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1}));
   limits.hardware_threads = 0;  // unknown
   EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1}));
+}
+
+TEST(ParseCommandLine, LoaderFlags) {
+  const Options o = parse({"--hdbench_loader_batches=1,65536", "--hdbench_loader_workers=0,3",
+                           "--hdbench_loader_depths=1,64", "--hdbench_loader_costs_us=0,2.5",
+                           "--hdbench_loader_shuffle=off,on,false", "--hdbench_loader_pinning=direct",
+                           "--hdbench_loader_augment=crop_flip,none", "--hdbench_loader_consumers=gpu",
+                           "--hdbench_loader_samples=123", "--hdbench_mnist_dir=/data/mnist"})
+                        .options;
+  EXPECT_EQ(o.loader_batches, (std::vector<int>{1, 65536}));
+  EXPECT_EQ(o.loader_workers, (std::vector<int>{0, 3}));
+  EXPECT_EQ(o.loader_depths, (std::vector<int>{1, 64}));
+  EXPECT_EQ(o.loader_costs_us, (std::vector<double>{0.0, 2.5}));
+  EXPECT_EQ(o.loader_shuffle, (std::vector<bool>{false, true}));
+  EXPECT_EQ(o.loader_pinning, (std::vector<PinMode>{PinMode::direct}));
+  EXPECT_EQ(o.loader_augments, (std::vector<Augment>{Augment::crop_flip, Augment::none}));
+  EXPECT_EQ(o.loader_consumers, (std::vector<LoaderConsumer>{LoaderConsumer::gpu}));
+  EXPECT_EQ(o.loader_samples, 123u);
+  EXPECT_EQ(o.mnist_dir, "/data/mnist");
+  for (const char* bad : {"--hdbench_loader_batches=0", "--hdbench_loader_workers=-1", "--hdbench_loader_depths=65",
+                          "--hdbench_loader_costs_us=100001", "--hdbench_loader_shuffle=yes",
+                          "--hdbench_loader_pinning=", "--hdbench_loader_samples=10000001", "--hdbench_mnist_dir="}) {
+    EXPECT_THROW(parse({bad}), UsageError) << bad;
+  }
 }
 
 TEST(ParseCommandLine, SeedDefaultsToTheRandomSeedGiven) {

@@ -1,10 +1,6 @@
 // Checks hdbench's NVTX conventions (lib/nvtx.hpp) through the capture injection
-// library (tests/nvtx/capture_injection.cpp): no Nsight, no GPU. ctest sets
-//   NVTX_INJECTION64_PATH=<build>/tests/libnvtx_capture.so
-//   HDBENCH_NVTX_CAPTURE=<build>/tests/nvtx_tests_capture.log
-// The log is appended to by the whole process (and by earlier runs), so every
-// test remembers where the file ended before it acted and reads only what
-// follows, keeping the lines of its own thread(s).
+// library (tests/nvtx/capture_injection.cpp): no Nsight, no GPU. How the log is read:
+// capture_log.hpp.
 
 #include <gtest/gtest.h>
 #include <nvtx3/nvToolsExt.h>
@@ -24,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "capture_log.hpp"
 #include "cuda.hpp"
 #include "nvtx.hpp"
 #include "stream_pipeline.hpp"
@@ -33,106 +30,17 @@
 namespace {
 
 namespace nvtx = hdbench::nvtx;
-using Fields = std::vector<std::string>;
+using namespace hdbench::nvtx_capture;
 
 constexpr nvtx::Family kFamilies[] = {
     nvtx::Family::transfer, nvtx::Family::pinning, nvtx::Family::staged, nvtx::Family::host_memcpy,
     nvtx::Family::streams,  nvtx::Family::loader,  nvtx::Family::mlp,
 };
 
-const char* capture_path() {
-  const char* path = std::getenv("HDBENCH_NVTX_CAPTURE");
-  return path != nullptr && *path != '\0' ? path : nullptr;
-}
-
-std::uintmax_t log_size() {
-  std::error_code error;
-  const auto size = std::filesystem::file_size(capture_path(), error);
-  return error ? 0 : size;
-}
-
 // Where the log ended when this process started, before any NVTX call: the
 // domain and its categories are created once per process, by whichever test
 // opens the first range.
 const std::uintmax_t g_process_start = capture_path() != nullptr ? log_size() : 0;
-
-// Lines appended since `offset`, split on tabs.
-std::vector<Fields> lines_since(std::uintmax_t offset) {
-  std::ifstream in(capture_path(), std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(offset));
-  std::vector<Fields> lines;
-  std::string line;
-  while (std::getline(in, line)) {
-    Fields fields;
-    std::string field;
-    std::istringstream split(line);
-    while (std::getline(split, field, '\t')) fields.push_back(field);
-    if (!line.empty() && line.back() == '\t') fields.emplace_back();
-    lines.push_back(std::move(fields));
-  }
-  return lines;
-}
-
-std::string tid_string() { return std::to_string(::syscall(SYS_gettid)); }
-
-std::string hex_color(std::uint32_t argb) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%08X", static_cast<unsigned>(argb));
-  return text;
-}
-
-std::string category_id(nvtx::Family family) {
-  return std::to_string(static_cast<std::uint32_t>(family));
-}
-
-Fields push_line(const std::string& tid, nvtx::Family family, std::uint64_t bytes,
-                 const std::string& name) {
-  return {"push", nvtx::kDomainName, tid, category_id(family),
-          hex_color(nvtx::family_color(family)), std::to_string(bytes), name};
-}
-
-Fields pop_line(const std::string& tid) { return {"pop", nvtx::kDomainName, tid}; }
-
-// push/pop lines of `domain` on thread `tid`, in order.
-std::vector<Fields> range_lines(const std::vector<Fields>& lines, const std::string& tid,
-                                const std::string& domain = nvtx::kDomainName) {
-  std::vector<Fields> kept;
-  for (const Fields& f : lines) {
-    if (f.size() >= 3 && (f[0] == "push" || f[0] == "pop") && f[1] == domain && f[2] == tid) {
-      kept.push_back(f);
-    }
-  }
-  return kept;
-}
-
-std::string describe(const std::vector<Fields>& lines) {
-  std::string text;
-  for (const Fields& f : lines) {
-    for (std::size_t i = 0; i < f.size(); ++i) text += (i == 0 ? "" : " | ") + f[i];
-    text += '\n';
-  }
-  return text;
-}
-
-class NvtxRanges : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (capture_path() == nullptr) {
-      GTEST_SKIP() << "HDBENCH_NVTX_CAPTURE is unset. Run through ctest (-R nvtx_tests), or set "
-                      "NVTX_INJECTION64_PATH=<build>/tests/libnvtx_capture.so and "
-                      "HDBENCH_NVTX_CAPTURE=<log file> by hand.";
-    }
-    const char* injection = std::getenv("NVTX_INJECTION64_PATH");
-    ASSERT_TRUE(injection != nullptr && *injection != '\0')
-        << "HDBENCH_NVTX_CAPTURE is set but NVTX_INJECTION64_PATH is not: nothing would be "
-           "recorded. Point it at libnvtx_capture.so.";
-    start_ = log_size();
-  }
-
-  std::vector<Fields> since_start() const { return lines_since(start_); }
-
-  std::uintmax_t start_ = 0;
-};
 
 TEST_F(NvtxRanges, NestedRangesArePushedAndPoppedInOrderOnTheCallingThread) {
   {

@@ -20,6 +20,10 @@ QUICK_ARGS = [
     "--hdbench_stream_counts=1,2",
     "--hdbench_chunk_counts=4",
     "--hdbench_compute_ratios=1",
+    "--hdbench_loader_samples=600",
+    "--hdbench_loader_batches=32,256",
+    "--hdbench_loader_workers=0,2",
+    "--hdbench_loader_costs_us=0,5",
     "--benchmark_min_time=0.01",
 ]
 

@@ -1,0 +1,288 @@
+// The data loader family: batch size × worker count × pinning mode × prefetch depth ×
+// per-sample cost × shuffle, each iteration one epoch from start_epoch() to the last
+// batch consumed. The host consumer checksums each batch on the CPU (runs without a
+// GPU); the GPU consumer copies it asynchronously and checksums it in a kernel. Every
+// epoch's checksum is checked against a reference built sample by sample, so a lost,
+// repeated or corrupted batch fails the benchmark instead of giving a number.
+#include "loader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "cuda.hpp"
+#include "dataset.hpp"
+#include "derivations.hpp"
+#include "device_feed.hpp"
+#include "families.hpp"
+#include "loader_kernels.hpp"
+#include "measure.hpp"
+#include "timing.hpp"
+
+namespace hdbench {
+namespace {
+
+struct LoaderCase {
+  LoaderConsumer consumer = LoaderConsumer::host;
+  PinMode pinning = PinMode::pageable;
+  int batch = 0;
+  int workers = 0;
+  int depth = 0;
+  double cost_us = 0.0;
+  bool shuffle = true;
+  Augment augment = Augment::none;
+};
+
+// The dataset (built or read once) and the reference checksums of the epochs.
+class FamilyState {
+ public:
+  explicit FamilyState(const Options& options) : options_(options) {}
+
+  const Dataset& dataset() {
+    std::call_once(built_, [&] {
+      dataset_ = options_.mnist_dir.empty()
+                     ? make_synthetic_mnist(options_.loader_samples, options_.seed)
+                     : read_mnist_idx(mnist_images_path(options_.mnist_dir), mnist_labels_path(options_.mnist_dir));
+    });
+    return dataset_;
+  }
+
+  // Without drop_last an epoch delivers every sample, so only augmentation (random per
+  // epoch) makes the reference depend on the epoch.
+  std::uint64_t expected_checksum(const LoaderConfig& config, std::size_t epoch) {
+    const std::size_t key_epoch = config.transform.augment == Augment::none ? 0 : epoch;
+    const auto key =
+        std::make_tuple(key_epoch, config.transform.augment, config.drop_last, config.batch_size, config.shuffle);
+    auto it = checksums_.find(key);
+    if (it == checksums_.end()) {
+      const Dataset& d = dataset();
+      const auto ids = delivered_ids(d.size(), config.batch_size, config.shuffle, config.drop_last, config.seed, epoch);
+      it = checksums_.emplace(key, epoch_checksum_reference(d, ids, epoch, config.transform)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const Options& options_;
+  std::once_flag built_;
+  Dataset dataset_;
+  std::map<std::tuple<std::size_t, Augment, bool, std::size_t, bool>, std::uint64_t> checksums_;
+};
+
+std::string case_name(const LoaderCase& c) {
+  return fmt::format("loader/{}/{}/batch:{}/workers:{}/depth:{}/cost_us:{}/{}/{}", to_string(c.consumer),
+                     to_string(c.pinning), c.batch, c.workers, c.depth, c.cost_us, c.shuffle ? "shuffle" : "sequential",
+                     to_string(c.augment));
+}
+
+nlohmann::json case_params(const LoaderCase& c, const Options& o) {
+  nlohmann::json p = {{"family", "loader"},
+                      {"consumer", to_string(c.consumer)},
+                      {"pinning", to_string(c.pinning)},
+                      {"batch", c.batch},
+                      {"workers", c.workers},
+                      {"prefetch_depth", c.depth},
+                      {"sample_cost_us", c.cost_us},
+                      {"shuffle", c.shuffle},
+                      {"augment", to_string(c.augment)},
+                      {"dataset", o.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
+  if (c.consumer == LoaderConsumer::gpu) p["device"] = o.device;
+  if (o.mnist_dir.empty()) p["samples"] = o.loader_samples;
+  return p;
+}
+
+std::vector<LoaderCase> plan_cases(const Options& o) {
+  std::vector<LoaderCase> cases;
+  for (LoaderConsumer consumer : o.loader_consumers) {
+    for (PinMode pinning : o.loader_pinning) {
+      // Page-locked memory only speeds up a copy to the device; the host consumer
+      // reads pageable batches.
+      if (consumer == LoaderConsumer::host && pinning != PinMode::pageable) continue;
+      for (int batch : o.loader_batches) {
+        for (int workers : o.loader_workers) {
+          for (int depth : o.loader_depths) {
+            // With no workers nothing is built ahead: one depth says it all.
+            if (workers == 0 && depth != o.loader_depths.front()) continue;
+            for (double cost : o.loader_costs_us) {
+              for (bool shuffle : o.loader_shuffle) {
+                for (Augment augment : o.loader_augments) {
+                  cases.push_back({consumer, pinning, batch, workers, depth, cost, shuffle, augment});
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+LoaderConfig make_config(const LoaderCase& c, const Options& o) {
+  LoaderConfig config;
+  config.batch_size = static_cast<std::size_t>(c.batch);
+  config.workers = c.workers;
+  config.prefetch_per_worker = c.depth;
+  config.shuffle = c.shuffle;
+  config.drop_last = false;  // PyTorch's default; the tests cover drop_last
+  config.pin_mode = c.pinning;
+  config.transform = {c.augment, c.cost_us, o.seed ^ 0xA5A5A5A5A5A5A5A5ULL};
+  config.seed = o.seed;
+  return config;
+}
+
+// Consumes one epoch's batches and returns their checksum. The GPU consumer's sum is
+// on the device; it is read after the epoch's timer stops.
+class Consumer {
+ public:
+  Consumer(LoaderConsumer kind, const Loader& loader, std::size_t max_batch_bytes) : kind_(kind) {
+    if (kind_ != LoaderConsumer::gpu) return;
+    compute_.emplace("loader/compute");
+    feed_.emplace(max_batch_bytes, loader.slot_count());
+    total_.emplace(sizeof(unsigned long long));
+    HDBENCH_CUDA_CHECK(cudaMemsetAsync(total_->data(), 0, sizeof(unsigned long long), compute_->get()));
+  }
+
+  void consume(Loader& loader, const Batch& batch) {
+    if (kind_ == LoaderConsumer::host) {
+      host_sum_ += word_sum(batch.data, batch.bytes);
+      loader.release();
+      return;
+    }
+    const DeviceBatch on_device = feed_->push(loader, batch, compute_->get());
+    kernels::add_word_sum(static_cast<const std::uint32_t*>(on_device.data), on_device.bytes / 4,
+                          total_->as<unsigned long long>(), compute_->get());
+    feed_->consumed(on_device, compute_->get());
+  }
+
+  // The epoch is over when the device has finished its last batch.
+  void finish_epoch() {
+    if (kind_ == LoaderConsumer::gpu) compute_->synchronize();
+  }
+
+  // The epoch's checksum, and a zero total for the next one.
+  std::uint64_t take_checksum() {
+    if (kind_ == LoaderConsumer::host) return std::exchange(host_sum_, 0);
+    unsigned long long sum = 0;
+    HDBENCH_CUDA_CHECK(cudaMemcpy(&sum, total_->data(), sizeof(sum), cudaMemcpyDeviceToHost));
+    HDBENCH_CUDA_CHECK(cudaMemsetAsync(total_->data(), 0, sizeof(sum), compute_->get()));
+    return sum;
+  }
+
+ private:
+  LoaderConsumer kind_;
+  std::uint64_t host_sum_ = 0;
+  std::optional<Stream> compute_;
+  std::optional<DeviceFeed> feed_;
+  std::optional<DeviceBuffer> total_;
+};
+
+void set_loader_counters(benchmark::State& state, const Suite& suite, const LoaderCase& c, const Loader& loader,
+                         const Dataset& dataset, const std::vector<double>& seconds) {
+  const LoaderStats stats = loader.stats();
+  const SampleStats epoch = summarize(seconds);
+  const double total_seconds = epoch.mean * static_cast<double>(epoch.count);
+  const double samples_per_epoch = static_cast<double>(dataset.size());
+  const double bytes_per_sample = static_cast<double>(BatchLayout{dataset.pixels_per_sample()}.batch_bytes(1));
+  const double batches = std::max<double>(1.0, static_cast<double>(stats.batches));
+  const double samples_per_s = samples_per_epoch / epoch.median;
+  auto& k = state.counters;
+  k["samples/s"] = samples_per_s;
+  k["batch_GB/s"] = samples_per_s * bytes_per_sample / 1e9;
+  k["epoch_ms"] = 1e3 * epoch.median;
+  k["cv_percent"] = 100.0 * epoch.cv;
+  k["samples"] = static_cast<double>(epoch.count);
+  k["stall_us_per_batch"] = 1e6 * stats.consumer_wait_seconds / batches;
+  k["worker_busy_percent"] = 100.0 * stats.build_seconds / (total_seconds * std::max(1, c.workers));
+  k["queue_occupancy_batches"] = stats.ready_batches_sum / batches;
+  k["pinned_MiB_held"] = static_cast<double>(loader.pinned_bytes_held()) / (1 << 20);
+  k["host_MiB_held"] = static_cast<double>(loader.host_bytes_held()) / (1 << 20);
+  const double cpu_seconds_per_sample =
+      stats.build_cpu_seconds / std::max<double>(1.0, static_cast<double>(stats.samples));
+  k["cpu_us_per_sample"] = 1e6 * cpu_seconds_per_sample;
+  if (c.pinning == PinMode::pin_thread) k["pin_us_per_batch"] = 1e6 * stats.pin_seconds / batches;
+  // The floor: builders never idle, each sample costing what it cost here, on no more
+  // builders than the machine has cores.
+  const int builders = std::min(std::max(1, c.workers), suite.system().host.logical_cores);
+  if (cpu_seconds_per_sample > 0.0) {
+    const double bound = builders / cpu_seconds_per_sample;
+    k["build_bound_samples/s"] = bound;
+    k["fraction_of_build_bound"] = samples_per_s / bound;
+  }
+  if (c.consumer == LoaderConsumer::gpu) {
+    if (const double link = system::pcie_link_gbps(selected_gpu(suite)->link_max); link > 0.0) {
+      k["link_bound_samples/s"] = link * 1e9 / bytes_per_sample;
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(samples_per_epoch * static_cast<double>(epoch.count)));
+}
+
+void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& family, const LoaderCase& c) {
+  const Dataset& dataset = family.dataset();
+  const LoaderConfig config = make_config(c, suite.options());
+  const std::size_t batch_bytes = BatchLayout{dataset.pixels_per_sample()}.batch_bytes(config.batch_size);
+  const bool gpu = c.consumer == LoaderConsumer::gpu;
+  if (gpu) HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  if (const auto shortfall =
+          memory_shortfall(planned_slot_bytes(config, dataset.pixels_per_sample()), gpu ? 2 * batch_bytes : 0)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  Loader loader(dataset, config);
+  Consumer consumer(c.consumer, loader, batch_bytes);
+  std::vector<double> seconds;
+  std::vector<std::pair<std::size_t, std::uint64_t>> checksums;  // (epoch, sum)
+  std::size_t epoch = 0;
+  for (auto _ : state) {
+    HostTimer timer;
+    loader.start_epoch(epoch);
+    while (const std::optional<Batch> batch = loader.next()) consumer.consume(loader, *batch);
+    consumer.finish_epoch();
+    seconds.push_back(timer.elapsed_seconds());
+    state.SetIterationTime(seconds.back());
+    checksums.emplace_back(epoch, consumer.take_checksum());
+    ++epoch;
+  }
+  for (const auto& [e, sum] : checksums) {
+    const std::uint64_t expected = family.expected_checksum(config, e);
+    if (sum != expected) {
+      fail_benchmark(state, fmt::format("epoch {} delivered checksum {:#x}, expected {:#x}: a batch was lost, "
+                                        "repeated or corrupted",
+                                        e, sum, expected));
+      return;
+    }
+  }
+  set_loader_counters(state, suite, c, loader, dataset, seconds);
+}
+
+}  // namespace
+
+void register_loader(Suite& suite) {
+  const Options& o = suite.options();
+  auto family = std::make_shared<FamilyState>(o);
+  if (!o.mnist_dir.empty()) {
+    // Read now, so a missing or malformed file is a usage error before anything runs.
+    try {
+      family->dataset();
+    } catch (const DatasetError& error) {
+      throw UsageError(fmt::format("--hdbench_mnist_dir: {}", error.what()));
+    }
+  }
+  for (const LoaderCase& c : plan_cases(o)) {
+    const std::string name = case_name(c);
+    auto fn = [&suite, family, c](benchmark::State& state) { run_loader_case(state, suite, *family, c); };
+    if (c.consumer == LoaderConsumer::gpu) {
+      suite.add_gpu(name, case_params(c, o), fn);
+    } else {
+      suite.add(name, case_params(c, o), fn);
+    }
+  }
+  suite.add_derivation(derive_loader_scaling);
+}
+
+}  // namespace hdbench
