@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <regex>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "report.hpp"
 #include "suite.hpp"
 #include "system.hpp"
+#include "trace_session.hpp"
 
 namespace hdbench {
 namespace {
@@ -186,6 +188,13 @@ int run(int argc, char** argv) {
     } catch (const std::exception& error) {
       throw UsageError(fmt::format("--hdbench_out: {}", error.what()));
     }
+    if (!options.trace_path.empty()) {
+      try {
+        check_writable(options.trace_path);
+      } catch (const std::exception& error) {
+        throw UsageError(fmt::format("--hdbench_trace: {}", error.what()));
+      }
+    }
     print_machine(info);
   }
 
@@ -221,6 +230,8 @@ int run(int argc, char** argv) {
   Progress progress(selected, !listing_only && isatty(STDERR_FILENO) != 0);
   collector.set_progress(&progress);
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
+  std::optional<trace::TraceSession> trace;
+  if (!listing_only) trace.emplace(options, info, suite);
   benchmark::RunSpecifiedBenchmarks(&collector);
   progress.end();
   if (listing_only) return 0;
@@ -236,6 +247,9 @@ int run(int argc, char** argv) {
   report["context"]["hdbench"] = hdbench_context;
   report["benchmarks"] = collector.benchmarks();
   report["derived"] = suite.derive(collector.benchmarks());
+  if (const nlohmann::json status = trace->finish(collector.benchmarks(), report["derived"]); !status.is_null()) {
+    report["context"]["hdbench"]["trace"] = status;
+  }
   write_file_atomically(options.out_path, report.dump(2) + "\n");
   return print_summary(report["benchmarks"], report["derived"], options.out_path);
 }

@@ -5,6 +5,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
+
 namespace hdbench::nvtx {
 namespace {
 
@@ -21,30 +23,50 @@ nvtxDomainHandle_t domain() noexcept {
   return handle;
 }
 
+std::atomic<Observer*> g_observer{nullptr};
+
 }  // namespace
+
+void set_observer(Observer* observer) noexcept { g_observer.store(observer); }
+
+std::uint64_t current_thread_id() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
 const char* family_name(Family family) noexcept {
   switch (family) {
-    case Family::transfer: return "transfer";
-    case Family::pinning: return "pinning";
-    case Family::staged: return "staged";
-    case Family::host_memcpy: return "host_memcpy";
-    case Family::streams: return "streams";
-    case Family::loader: return "loader";
-    case Family::mlp: return "mlp";
+    case Family::transfer:
+      return "transfer";
+    case Family::pinning:
+      return "pinning";
+    case Family::staged:
+      return "staged";
+    case Family::host_memcpy:
+      return "host_memcpy";
+    case Family::streams:
+      return "streams";
+    case Family::loader:
+      return "loader";
+    case Family::mlp:
+      return "mlp";
   }
   return "unknown";
 }
 
 std::uint32_t family_color(Family family) noexcept {
   switch (family) {
-    case Family::transfer: return 0xFF1F77B4;
-    case Family::pinning: return 0xFFFF7F0E;
-    case Family::staged: return 0xFF2CA02C;
-    case Family::host_memcpy: return 0xFFD62728;
-    case Family::streams: return 0xFF9467BD;
-    case Family::loader: return 0xFF8C564B;
-    case Family::mlp: return 0xFFE377C2;
+    case Family::transfer:
+      return 0xFF1F77B4;
+    case Family::pinning:
+      return 0xFFFF7F0E;
+    case Family::staged:
+      return 0xFF2CA02C;
+    case Family::host_memcpy:
+      return 0xFFD62728;
+    case Family::streams:
+      return 0xFF9467BD;
+    case Family::loader:
+      return 0xFF8C564B;
+    case Family::mlp:
+      return 0xFFE377C2;
   }
   return 0xFF7F7F7F;
 }
@@ -61,16 +83,31 @@ ScopedRange::ScopedRange(Family family, const std::string& name, std::uint64_t b
   attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
   attributes.message.ascii = name.c_str();
   nvtxDomainRangePushEx(domain(), &attributes);
+  if (Observer* observer = g_observer.load(); observer != nullptr) {
+    try {
+      name_ = name;
+    } catch (...) {
+      return;  // out of memory: the trace misses this range, the run goes on
+    }
+    observer_ = observer;
+    bytes_ = bytes;
+    start_ns_ = observer->now_ns();
+  }
 }
 
-ScopedRange::~ScopedRange() { nvtxDomainRangePop(domain()); }
+ScopedRange::~ScopedRange() {
+  nvtxDomainRangePop(domain());
+  if (observer_ != nullptr) observer_->range(current_thread_id(), name_, bytes_, start_ns_, observer_->now_ns());
+}
 
 void name_current_thread(const std::string& name) noexcept {
-  nvtxNameOsThreadA(static_cast<std::uint32_t>(::syscall(SYS_gettid)), name.c_str());
+  nvtxNameOsThreadA(static_cast<std::uint32_t>(current_thread_id()), name.c_str());
+  if (Observer* observer = g_observer.load(); observer != nullptr) observer->thread_named(current_thread_id(), name);
 }
 
 void name_stream(cudaStream_t stream, const std::string& name) noexcept {
   nvtxNameCudaStreamA(stream, name.c_str());
+  if (Observer* observer = g_observer.load(); observer != nullptr) observer->stream_named(stream, name);
 }
 
 }  // namespace hdbench::nvtx

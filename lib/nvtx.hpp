@@ -23,11 +23,27 @@ enum class Family : std::uint32_t {
   mlp = 7,
 };
 
-inline constexpr Family kAllFamilies[] = {Family::transfer,    Family::pinning, Family::staged, Family::host_memcpy,
-                                          Family::streams, Family::loader,  Family::mlp};
+inline constexpr Family kAllFamilies[] = {Family::transfer, Family::pinning, Family::staged, Family::host_memcpy,
+                                          Family::streams,  Family::loader,  Family::mlp};
 
 const char* family_name(Family family) noexcept;
 std::uint32_t family_color(Family family) noexcept;  // ARGB
+
+// Receives hdbench's ranges and names while it is set, from any thread: the CUPTI
+// trace recorder (trace/) is one, so its timeline shows the ranges Nsight would. It
+// must stay alive until every thread that may open a range has finished.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual std::uint64_t now_ns() noexcept = 0;  // the observer's clock, for range bounds
+  virtual void range(std::uint64_t thread, const std::string& name, std::uint64_t bytes, std::uint64_t start_ns,
+                     std::uint64_t end_ns) noexcept = 0;
+  virtual void thread_named(std::uint64_t thread, const std::string& name) noexcept = 0;
+  virtual void stream_named(cudaStream_t stream, const std::string& name) noexcept = 0;
+};
+// nullptr stops observing. Ranges open when it changes are reported to the observer
+// they started with.
+void set_observer(Observer* observer) noexcept;
 
 // Pushes a range on construction and pops it on destruction.
 class ScopedRange {
@@ -38,7 +54,16 @@ class ScopedRange {
   ScopedRange& operator=(const ScopedRange&) = delete;
   ScopedRange(ScopedRange&&) = delete;
   ScopedRange& operator=(ScopedRange&&) = delete;
+
+ private:
+  Observer* observer_ = nullptr;  // set when observed: then the range is kept for it
+  std::string name_;
+  std::uint64_t bytes_ = 0;
+  std::uint64_t start_ns_ = 0;
 };
+
+// The calling OS thread's id (what name_current_thread names).
+std::uint64_t current_thread_id() noexcept;
 
 // Names the calling OS thread, e.g. "loader/worker 3".
 void name_current_thread(const std::string& name) noexcept;

@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 
+#include "trace_recorder.hpp"
+
 namespace hdbench {
 namespace {
 
@@ -108,6 +110,8 @@ const std::vector<FlagSpec>& flag_specs() {
       {"loader_pinning", "LIST", "pageable, pin_thread (PyTorch's pin thread), direct (default all)"},
       {"loader_augment", "LIST", "none, crop_flip (random crop with padding + horizontal flip) (default none)"},
       {"loader_consumers", "LIST", "host (CPU checksum), gpu (async copy + checksum kernel) (default both)"},
+      {"trace", "FILE", "record CUPTI activity (copies, kernels, ranges) into a Chrome trace for Perfetto"},
+      {"trace_api", "on|off", "with --hdbench_trace, also record every CUDA runtime call (default off)"},
       {"device", "N", "CUDA device index (default 0)"},
       {"seed", "N", "seed of the verification pattern (default random, recorded)"},
       {"spin_timeout_ms", "MS", "how long a spin kernel holds queued work, 1..600000 (default 5000)"},
@@ -326,6 +330,19 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
          o.loader_consumers =
              parse_enum_list<LoaderConsumer>(flag, v, loader_consumer_from_string, all_loader_consumers());
        }},
+      {"trace", [&](auto flag, auto v) {
+         if (v.empty()) bad_value(flag, v, "a file path for the Chrome trace");
+         if (!trace::cupti_built_in()) {
+           throw UsageError("--hdbench_trace: this hdbench was built without CUPTI; rebuild with the CUDA Toolkit's "
+                            "CUPTI (CUDA::cupti) to record traces");
+         }
+         o.trace_path = std::string(v);
+       }},
+      {"trace_api", [&](auto flag, auto v) {
+         const auto values = parse_switch_list(flag, v);
+         if (values.size() != 1) bad_value(flag, v, "on or off");
+         o.trace_api = values.front();
+       }},
       {"device", [&](auto flag, auto v) {
          const std::uint64_t device = parse_unsigned(flag, v, "a device index 0, 1, …");
          if (device > 4095) bad_value(flag, v, "a device index 0, 1, …");
@@ -426,6 +443,8 @@ nlohmann::json to_json(const Options& o) {
   j["loader_pinning"] = names_of(o.loader_pinning);
   j["loader_augment"] = names_of(o.loader_augments);
   j["loader_consumers"] = names_of(o.loader_consumers);
+  j["trace_path"] = o.trace_path;
+  j["trace_api"] = o.trace_api;
   j["device"] = o.device;
   j["seed"] = o.seed;
   j["spin_timeout_ms"] = o.spin_timeout_ms;

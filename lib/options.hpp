@@ -61,6 +61,8 @@ struct Options {
   std::vector<PinMode> loader_pinning;
   std::vector<Augment> loader_augments;
   std::vector<LoaderConsumer> loader_consumers;
+  std::string trace_path;  // --hdbench_trace: Chrome trace of CUPTI activity; empty: none
+  bool trace_api = false;  // also record every CUDA runtime call
   int device = 0;
   std::uint64_t seed = 0;
   double spin_timeout_ms = 5000.0;

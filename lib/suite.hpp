@@ -5,9 +5,10 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
-#include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,14 @@
 namespace hdbench {
 
 using BenchmarkFn = std::function<void(benchmark::State&)>;
+
+// When a benchmark ran, on the trace's clock: every call Google Benchmark makes of it,
+// from the first start to the last end.
+struct BenchmarkWindow {
+  std::string name;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
 using Derivation = std::function<void(const nlohmann::json& benchmarks, nlohmann::json& derived)>;
 
 class Suite {
@@ -41,6 +50,11 @@ class Suite {
   // GPU benchmarks call this: registers `fn`, or a skipped entry when no GPU is usable.
   benchmark::internal::Benchmark* add_gpu(const std::string& name, nlohmann::json params, BenchmarkFn fn);
 
+  // While a trace is recorded, each benchmark's calls are timed with `clock` into
+  // windows() (benchmarks run one at a time, on the main thread).
+  void set_trace_clock(std::function<std::uint64_t()> clock) { trace_clock_ = std::move(clock); }
+  const std::vector<BenchmarkWindow>& windows() const noexcept { return windows_; }
+
   void add_derivation(Derivation derivation);
   nlohmann::json derive(const nlohmann::json& benchmarks) const;
 
@@ -49,6 +63,8 @@ class Suite {
   const system::SystemInfo& system_;
   ParamRegistry params_;
   std::vector<Derivation> derivations_;
+  std::function<std::uint64_t()> trace_clock_;
+  std::vector<BenchmarkWindow> windows_;
 };
 
 // The device's GPU info when usable, else nullptr.

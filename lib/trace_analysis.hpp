@@ -1,0 +1,48 @@
+// What a CUPTI timeline says about one GPU in a stretch of time: how busy it was,
+// whether copies hid behind kernels, where it sat idle, and the bandwidth the copies
+// reached by the GPU's own clock (no event or launch overhead in it). Pure functions
+// over records, so they are tested without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trace_records.hpp"
+
+namespace hdbench::trace {
+
+struct GpuActivity {
+  double window_us = 0.0;
+  double busy_percent = 0.0;    // union of the device's GPU records, as a share of the window
+  double copy_percent = 0.0;    // union of its copies (memcpy records)
+  double kernel_percent = 0.0;  // union of its kernels
+  // Time a copy and a kernel both ran, as a share of the shorter of the copy-busy and
+  // kernel-busy times: 100 means the shorter activity hid completely behind the
+  // other. 0 when either is 0.
+  double copy_compute_overlap_percent = 0.0;
+  double largest_idle_gap_us = 0.0;  // longest stretch with nothing running, window edges included
+  double total_idle_us = 0.0;        // the window minus busy
+  std::size_t copies = 0;            // memcpy records that run inside the window, even in part
+  std::size_t kernels = 0;           // kernel records likewise
+};
+
+// The GPU records (memcpy, memset, kernel) of `device`, clipped to [from_ns, to_ns];
+// memsets count as busy but neither copy nor kernel. Host records and other devices'
+// are ignored. Throws std::invalid_argument when to_ns < from_ns or a record of the
+// device ends before it starts. An empty window gives zeros.
+GpuActivity summarize_gpu_activity(const std::vector<Record>& records, int device, std::uint64_t from_ns,
+                                   std::uint64_t to_ns);
+
+// The CUPTI-measured bandwidth of copies, in GB/s (1e9 B/s): total bytes over total
+// copy duration, for the copies named `copy_kind` (e.g. "HtoD") whose host side has
+// memory kind `host_kind` (the destination for "DtoH", else the source), that lie
+// wholly inside [from_ns, to_ns]: a copy cut by the window has no share of its bytes
+// that could be counted honestly. All devices. nullopt when no such copy has a
+// duration.
+std::optional<double> copy_bandwidth_gbps(const std::vector<Record>& records, const std::string& copy_kind,
+                                          MemoryKind host_kind, std::uint64_t from_ns, std::uint64_t to_ns);
+
+}  // namespace hdbench::trace

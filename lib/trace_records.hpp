@@ -1,0 +1,78 @@
+// What a CUPTI timeline is made of, as plain data: the collector (which needs CUPTI)
+// fills these in, and the writer and the analysis (which need nothing but the
+// records) are tested on hand-made ones without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hdbench::trace {
+
+enum class RecordKind { memcpy, memset, kernel, range, api };
+
+// Where a copy's bytes live, as CUPTI reports it.
+enum class MemoryKind { unknown, pageable, pinned, device, array, managed };
+
+inline const char* to_string(RecordKind kind) noexcept {
+  switch (kind) {
+    case RecordKind::memcpy:
+      return "memcpy";
+    case RecordKind::memset:
+      return "memset";
+    case RecordKind::kernel:
+      return "kernel";
+    case RecordKind::range:
+      return "range";
+    case RecordKind::api:
+      return "api";
+  }
+  return "unknown";
+}
+
+inline const char* to_string(MemoryKind kind) noexcept {
+  switch (kind) {
+    case MemoryKind::unknown:
+      return "unknown";
+    case MemoryKind::pageable:
+      return "pageable";
+    case MemoryKind::pinned:
+      return "pinned";
+    case MemoryKind::device:
+      return "device";
+    case MemoryKind::array:
+      return "array";
+    case MemoryKind::managed:
+      return "managed";
+  }
+  return "unknown";
+}
+
+// Work on a GPU (memcpy, memset, kernel) lives on a device's stream; the rest on a
+// host thread.
+inline bool is_gpu_record(RecordKind kind) noexcept {
+  return kind == RecordKind::memcpy || kind == RecordKind::memset || kind == RecordKind::kernel;
+}
+
+struct Record {
+  RecordKind kind = RecordKind::kernel;
+  std::uint64_t start_ns = 0, end_ns = 0;  // one clock for all records (CUPTI's); end >= start
+  std::string name;  // kernel name, range name, API function name; copies: "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"
+  int device = -1;   // GPU records (memcpy, memset, kernel): the device index
+  std::uint32_t stream = 0;                                         // GPU records: CUPTI's stream id
+  std::uint64_t thread = 0;                                         // host records (range, api): OS thread id
+  std::uint64_t bytes = 0;                                          // copies and memsets; a range's payload
+  MemoryKind src = MemoryKind::unknown, dst = MemoryKind::unknown;  // copies
+  std::uint32_t correlation = 0;                                    // links an API call to the GPU work it launched
+};
+
+struct TraceMetadata {
+  std::string host_name;
+  std::vector<std::string> gpu_names;                 // index = device
+  std::map<std::uint32_t, std::string> stream_names;  // CUPTI stream id -> name (e.g. "h2d", "loader/copy")
+  std::map<std::uint64_t, std::string> thread_names;  // OS thread id -> name (e.g. "loader/worker 3")
+  std::uint64_t origin_ns = 0;                        // time zero of the trace (start of the run)
+};
+
+}  // namespace hdbench::trace

@@ -1,0 +1,66 @@
+// The CUPTI recorder on a real GPU: a pinned and a pageable host-to-device copy show
+// up as HtoD copies with the right memory kinds and byte counts, on the stream we
+// named, and CUPTI's bandwidth agrees with the event-timed one within 5%.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "gpu_test_support.hpp"
+#include "host_memory.hpp"
+#include "trace_analysis.hpp"
+#include "trace_recorder.hpp"
+#include "trace_writer.hpp"
+
+namespace hdbench {
+namespace {
+
+TEST(TraceGpu, CopiesAreRecordedWithTheirMemoryKindsBytesAndStream) {
+  SKIP_WITHOUT_GPU();
+  if (!trace::cupti_built_in()) GTEST_SKIP() << "built without CUPTI";
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  HostBuffer pinned(HostMemoryKind::pinned, kBytes);
+  HostBuffer pageable(HostMemoryKind::pageable, kBytes);
+  std::memset(pinned.data(), 1, kBytes);
+  std::memset(pageable.data(), 2, kBytes);
+  DeviceBuffer device(kBytes);
+  std::unique_ptr<trace::Recorder> recorder;
+  try {
+    recorder = std::make_unique<trace::Recorder>(false);
+  } catch (const trace::TraceUnavailable& error) {
+    GTEST_SKIP() << "CUPTI cannot record here: " << error.what();
+  }
+  Stream stream("trace-test/h2d");
+  Event start;
+  Event stop;
+  float pinned_ms = 0.0f;
+  float pageable_ms = 0.0f;
+  for (auto [source, ms] : {std::pair{&pinned, &pinned_ms}, std::pair{&pageable, &pageable_ms}}) {
+    start.record(stream.get());
+    HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), source->data(), kBytes, cudaMemcpyHostToDevice, stream.get()));
+    stop.record(stream.get());
+    *ms = elapsed_ms(start, stop);
+  }
+  const std::vector<trace::Record> records = recorder->finish();
+  const trace::TraceMetadata metadata = recorder->metadata("test-host", {"gpu"});
+  std::vector<const trace::Record*> copies;
+  for (const auto& r : records) {
+    if (r.kind == trace::RecordKind::memcpy && r.name == "HtoD" && r.bytes == kBytes) copies.push_back(&r);
+  }
+  ASSERT_EQ(copies.size(), 2u);
+  EXPECT_EQ(copies[0]->src, trace::MemoryKind::pinned);
+  EXPECT_EQ(copies[1]->src, trace::MemoryKind::pageable);
+  for (const auto* copy : copies) {
+    EXPECT_EQ(copy->dst, trace::MemoryKind::device);
+    ASSERT_TRUE(metadata.stream_names.contains(copy->stream));
+    EXPECT_EQ(metadata.stream_names.at(copy->stream), "trace-test/h2d");
+  }
+  const auto pinned_gbps = trace::copy_bandwidth_gbps(records, "HtoD", trace::MemoryKind::pinned, 0,
+                                                      std::numeric_limits<std::uint64_t>::max());
+  ASSERT_TRUE(pinned_gbps.has_value());
+  const double event_gbps = static_cast<double>(kBytes) / (pinned_ms * 1e-3) / 1e9;
+  EXPECT_NEAR(*pinned_gbps, event_gbps, 0.05 * event_gbps);
+}
+
+}  // namespace
+}  // namespace hdbench
