@@ -6,12 +6,15 @@
     hdbench_report.py summarize REPORT [-o FILE.md]
 
 Draws, per family present in the reports, bandwidth against size (log axes) with
-one line per configuration, and the PCIe link's theoretical rate where known.
-Reads only `params` and counters, never names. Skipped and failed benchmarks are
-left out and listed. `compare` prints each benchmark's new/base time ratio (with a
-Mann-Whitney U test when the runs had repetitions) and their geometric mean, and
-exits 1 when a benchmark got slower by more than the threshold. Exit code 2 for a
-missing or malformed report.
+one line per configuration, and the PCIe link's theoretical rate where known. The
+data loader family gets samples/s against worker count (a symlog x axis, so 0
+workers shows), heat maps of samples/s over batch size x workers (from the first
+report only), and the direct-over-pin-thread ratio from the report's derived rows
+(see report_loader_figures.py). Reads only `params` and counters, never names.
+Skipped and failed benchmarks are left out and listed. `compare` prints each
+benchmark's new/base time ratio (with a Mann-Whitney U test when the runs had
+repetitions) and their geometric mean, and exits 1 when a benchmark got slower by
+more than the threshold. Exit code 2 for a missing or malformed report.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import report_loader_figures  # noqa: E402  (found through the path above)
 
 
 class ReportError(Exception):
@@ -62,15 +67,28 @@ FIGURES = {
     "pinning": (("method",), "bytes", "pin_rate_GB/s"),
     # How close each stream variant gets to the ideal pipeline, against its chunk count.
     "streams": (("variant", "default_stream_mode", "memory", "streams", "issue_order"), "chunks", "fraction_of_ideal"),
+    # How a data loader's throughput grows with its worker threads.
+    "loader": (("consumer", "pinning", "batch"), "workers", "samples/s"),
 }
 # Families drawn as one figure per value of a param (too many lines for one).
-SPLIT_BY = {"streams": ("bytes", "compute_ratio")}
+SPLIT_BY = {"streams": ("bytes", "compute_ratio"),
+            "loader": ("sample_cost_us", "prefetch_depth", "shuffle", "augment")}
 # Counters that are ratios, drawn on a linear axis.
-LINEAR_Y = {"fraction_of_ideal"}
+LINEAR_Y = {"fraction_of_ideal", "direct_over_pin_thread"}
+# x quantities that include 0, which a log axis cannot show: symlog (linear up to 1,
+# base 2 beyond), ticked at the values drawn.
+SYMLOG_X = {"workers"}
 # Figures from the report's `derived` rows: name -> (row list, series keys, x, y).
 DERIVED_FIGURES = {
     "pinning_break_even": ("pinning_break_even", ("method", "direction"), "bytes", "transfers_to_break_even"),
+    # Direct collation into pinned slots over PyTorch-style pin thread: above 1, the pin thread costs throughput.
+    "loader_pinning": ("loader_pinning", ("batch", "sample_cost_us"), "workers", "direct_over_pin_thread"),
 }
+# Row fields added to a derived figure's labels when they take more than one value in
+# its rows (else two grid points would share a line).
+LABEL_IF_VARYING = {"loader_pinning": ("consumer", "prefetch_depth", "shuffle", "augment")}
+# Horizontal reference lines by figure family: (y, label).
+REFERENCE_Y = {"streams": (1.0, "ideal pipeline"), "loader_pinning": (1.0, "no difference")}
 
 
 def collect(reports: list[tuple[str, dict]]):
@@ -83,7 +101,7 @@ def collect(reports: list[tuple[str, dict]]):
         for gpu in report["context"]["hdbench"].get("system", {}).get("gpus", []):
             if gpu.get("pcie_link_max_gbps"):
                 links.add(gpu["pcie_link_max_gbps"])
-        for b in report["benchmarks"]:
+        for b in report_loader_figures.zero_workers_at_every_depth(report["benchmarks"]):
             params = b.get("params", {})
             family = params.get("family")
             if family not in FIGURES or b.get("run_type", "iteration") != "iteration":
@@ -100,12 +118,19 @@ def collect(reports: list[tuple[str, dict]]):
             if family in SPLIT_BY:
                 figure += "--" + "_".join(f"{k}-{params.get(k)}" for k in SPLIT_BY[family])
             series[figure][label].append((params[x_param], y))
-        for figure, (rows, keys, x_key, y_key) in DERIVED_FIGURES.items():
-            for row in report.get("derived", {}).get(rows, []):
+        for figure, (rows_key, keys, x_key, y_key) in DERIVED_FIGURES.items():
+            rows = report.get("derived", {}).get(rows_key, [])
+            keys = keys + varying(rows, LABEL_IF_VARYING.get(figure, ()))
+            for row in rows:
                 if isinstance(row.get(y_key), (int, float)) and x_key in row:  # null: pinning never pays off
                     label = prefix + " ".join(f"{k}={row[k]}" for k in keys if k in row)
                     series[figure][label].append((row[x_key], row[y_key]))
     return series, left_out, links
+
+
+def varying(rows: list[dict], keys: tuple[str, ...]) -> tuple[str, ...]:
+    """Those of `keys` that take more than one value in `rows`."""
+    return tuple(k for k in keys if len({json.dumps(r.get(k)) for r in rows}) > 1)
 
 
 def axes_of(figure: str) -> tuple[str, str]:
@@ -114,6 +139,36 @@ def axes_of(figure: str) -> tuple[str, str]:
         return DERIVED_FIGURES[figure][2], DERIVED_FIGURES[figure][3]
     _, x, y = FIGURES[figure.split("--")[0]]
     return x, y
+
+
+def draw_lines(plt, figure: str, lines: dict, links: set[float], title_machine: str):
+    """One figure: a line per series, the figure's reference lines, and its axes' scales."""
+    family = figure.split("--")[0]
+    x_name, counter = axes_of(figure)
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for label, points in sorted(lines.items()):
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+    if family in ("transfer", "staged"):
+        for rate in sorted(links):
+            ax.axhline(rate, linestyle="--", color="gray", label=f"PCIe link {rate:.1f} GB/s")
+    if family in REFERENCE_Y:
+        y, label = REFERENCE_Y[family]
+        ax.axhline(y, linestyle="--", color="gray", label=label)
+    if x_name in SYMLOG_X:
+        ax.set_xscale("symlog", base=2, linthresh=1)
+        ticks = sorted({p[0] for points in lines.values() for p in points})
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    else:
+        ax.set_xscale("log", base=2)
+    if counter not in LINEAR_Y:
+        ax.set_yscale("log")
+    ax.set_xlabel(x_name)
+    ax.set_ylabel(counter.replace("_", " "))
+    ax.set_title(f"{figure}: {title_machine}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="x-small", ncol=2)
+    return fig
 
 
 def build_figures(reports: list[tuple[str, dict]]):
@@ -125,28 +180,13 @@ def build_figures(reports: list[tuple[str, dict]]):
 
     series, left_out, links = collect(reports)
     title_machine = "; ".join(sorted({machine_label(r) for _, r in reports}))
-    figures = {}
-    for figure, lines in sorted(series.items()):
-        family = figure.split("--")[0]
-        x_name, counter = axes_of(figure)
-        fig, ax = plt.subplots(figsize=(10, 6))
-        for label, points in sorted(lines.items()):
-            points.sort()
-            ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-        if family in ("transfer", "staged"):
-            for rate in sorted(links):
-                ax.axhline(rate, linestyle="--", color="gray", label=f"PCIe link {rate:.1f} GB/s")
-        if family == "streams":
-            ax.axhline(1.0, linestyle="--", color="gray", label="ideal pipeline")
-        ax.set_xscale("log", base=2)
-        if counter not in LINEAR_Y:
-            ax.set_yscale("log")
-        ax.set_xlabel(x_name)
-        ax.set_ylabel(counter.replace("_", " "))
-        ax.set_title(f"{figure}: {title_machine}")
-        ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize="x-small", ncol=2)
-        figures[figure] = fig
+    figures = {figure: draw_lines(plt, figure, lines, links, title_machine) for figure, lines in sorted(series.items())}
+    if reports:
+        # A heat map cannot overlay machines: with several reports the loader heat maps
+        # come from the first one only (its machine is in their titles); the line
+        # figures compare the reports.
+        first = reports[0][1]
+        figures.update(report_loader_figures.heatmaps(plt, first["benchmarks"], machine_label(first)))
     return figures, left_out
 
 
@@ -164,6 +204,8 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
             fig.savefig(path, bbox_inches="tight")
             written.append(path)
         plt.close(fig)
+    if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in figures):
+        print(f"loader heat maps drawn from the first report only ({paths[0]})", file=sys.stderr)
     if left_out:
         print(f"left out of the figures ({len(left_out)}):", file=sys.stderr)
         for line in left_out[:20]:
@@ -176,7 +218,7 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="hdbench_report.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p_plot = sub.add_parser("plot", help="draw figures from reports")
+    p_plot = sub.add_parser("plot", help="draw figures from reports (loader heat maps from the first one)")
     p_plot.add_argument("reports", nargs="+")
     p_plot.add_argument("-o", "--out", required=True, help="folder for the PNG and SVG figures")
     p_compare = sub.add_parser("compare", help="per-benchmark time ratios of NEW over BASE; exit 1 on a regression")

@@ -1,8 +1,12 @@
 """`summarize REPORT`: a Markdown page that answers the tutorials' questions for the
 machine a report came from, each answer with its number and the benchmark it came
-from. A question the report cannot answer says so and what to run."""
+from. A question the report cannot answer says so and what to run. The loader answers
+read the report's derived `loader_scaling` and `loader_pinning` rows and name the
+runs those came from."""
 
 from __future__ import annotations
+
+import statistics
 
 
 def _ok_runs(report: dict, family: str):
@@ -82,6 +86,86 @@ def staged(report: dict) -> list[str]:
             for row in report.get("derived", {}).get("staged_vs_pinned", []) if "fraction_of_pinned" in row]
 
 
+def _loader_point(row: dict, workers: int) -> str:
+    """The rest of a derived loader row's grid point, in words (no depth without workers)."""
+    depth = f"prefetch depth {row['prefetch_depth']}, " if workers else ""
+    return f"{depth}{'shuffled' if row['shuffle'] else 'sequential'}, augment {row['augment']}"
+
+
+def _loader_run(report: dict, row: dict, pinning: str, workers: int) -> dict | None:
+    """The successful loader run at a derived row's grid point. A 0-worker run has one depth
+    only, and the derived rows count it at every depth, so its depth is not matched."""
+    want = {k: row[k] for k in ("consumer", "batch", "sample_cost_us", "shuffle", "augment")}
+    want.update(pinning=pinning, workers=workers)
+    if workers:
+        want["prefetch_depth"] = row["prefetch_depth"]
+    return next((b for b in _ok_runs(report, "loader") if all(b["params"].get(k) == v for k, v in want.items())), None)
+
+
+def _sources(report: dict, row: dict, pinnings: tuple[str, ...], workers: int, table: str) -> str:
+    """The benchmarks a derived loader row came from, or the row's table when one is missing."""
+    runs = [_loader_run(report, row, pinning, workers) for pinning in pinnings]
+    return " vs ".join(map(_name, runs)) if all(runs) else f"`derived.{table}`"
+
+
+# Fewer workers within this share of the best rate count as keeping the consumer fed too.
+FED_FRACTION = 0.95
+
+
+def _best_scaling_rows(report: dict) -> dict:
+    """{(consumer, sample cost): the loader_scaling row with the highest samples/s}."""
+    best = {}
+    for row in report.get("derived", {}).get("loader_scaling", []):
+        key = (row["consumer"], row["sample_cost_us"])
+        if key not in best or row["best_samples/s"] > best[key]["best_samples/s"]:
+            best[key] = row
+    return best
+
+
+def loader_workers(report: dict) -> list[str]:
+    lines = []
+    for (consumer, cost), row in sorted(_best_scaling_rows(report).items()):
+        workers, best, cells = row["best_workers"], row["best_samples/s"], row["by_workers"]
+        speedup = cells[str(workers)].get("speedup_vs_0_workers")
+        if workers == 0:
+            versus = "no worker count beat building batches on the consumer thread"
+        elif speedup is None:
+            versus = "no 0-worker run at that batch to compare with"
+        else:
+            versus = f"**{speedup:.2f}×** the rate with 0 workers at that batch"
+        line = (f"- {consumer} consumer, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
+                f"{best:,.0f} samples/s, {versus} ({row['pinning']}, {_loader_point(row, workers)}; "
+                f"{_sources(report, row, (row['pinning'],), workers, 'loader_scaling')}).")
+        enough = min(int(w) for w, cell in cells.items() if cell["samples/s"] >= FED_FRACTION * best)
+        if enough < workers:
+            line += f" {enough} workers already reach {100 * cells[str(enough)]['samples/s'] / best:.0f}% of it."
+        lines.append(line)
+    return lines
+
+
+def pin_thread_cost(report: dict) -> list[str]:
+    by_consumer: dict[str, list[dict]] = {}
+    for row in report.get("derived", {}).get("loader_pinning", []):
+        by_consumer.setdefault(row["consumer"], []).append(row)
+    lines = []
+    for consumer, rows in sorted(by_consumer.items()):
+        median = statistics.median(r["direct_over_pin_thread"] for r in rows)
+        best = max(rows, key=lambda r: r["direct_over_pin_thread"])
+        verdict = ("the pin thread's extra copy costs throughput" if median > 1
+                   else "the pin thread costs no throughput here")
+        workers = best["workers"]
+        lines.append(
+            f"- {consumer} consumer, direct collation into pinned memory over a pin thread's extra copy: "
+            f"median **{median:.2f}×** over {len(rows)} grid points ({verdict}); "
+            f"best **{best['direct_over_pin_thread']:.2f}×** at batch {best['batch']}, {workers} workers, "
+            f"{best['sample_cost_us']:g} µs/sample, {_loader_point(best, workers)}: "
+            f"{best['direct_samples/s']:,.0f} vs {best['pin_thread_samples/s']:,.0f} samples/s "
+            f"({_sources(report, best, ('direct', 'pin_thread'), workers, 'loader_pinning')}).")
+        if "pageable_samples/s" in best:
+            lines.append(f"  Pageable batches (no pinning) at that point: {best['pageable_samples/s']:,.0f} samples/s.")
+    return lines
+
+
 # (question, how to answer it, what to run when the report cannot)
 QUESTIONS = [
     ("How much faster is pinned memory than pageable, and when does pinning pay off?", pinned_vs_pageable,
@@ -89,8 +173,10 @@ QUESTIONS = [
     ("How much does async copy/compute overlap save?", overlap_savings, "the `streams` family on a GPU"),
     ("How close do copies get to the PCIe link?", link_efficiency, "the `transfer` family on a GPU"),
     ("Can a pinned staging ring stand in for pinning everything?", staged, "the `staged` and `transfer` families"),
-    ("Which batch size and how many loader workers keep the GPU busy?", lambda r: [],
-     "the data loader family (not part of hdbench yet)"),
+    ("How many loader workers keep the consumer fed?", loader_workers,
+     "the `loader` family with 0 and more workers"),
+    ("Does PyTorch's pin thread cost throughput?", pin_thread_cost,
+     "the `loader` family on a GPU with `pin_thread` and `direct` pinning"),
     ("How much faster is a training step on the GPU than on the CPU?", lambda r: [],
      "the MLP training family (not part of hdbench yet)"),
 ]

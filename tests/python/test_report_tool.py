@@ -111,6 +111,12 @@ def test_a_family_without_data_draws_no_figure(quick_report):
     _, report = quick_report
     figures, _ = hdbench_report.build_figures([("r.json", report)])
     for name, fig in figures.items():
-        assert fig.axes[0].get_lines(), name  # every figure drawn has at least one series
+        if name.startswith("loader_heatmap--"):
+            assert fig.axes[0].images and fig.axes[0].texts, name  # a heat map has cells, each annotated
+        else:
+            assert fig.axes[0].get_lines(), name  # every figure drawn has at least one series
     if not report["context"]["hdbench"]["system"]["gpu_usable"]:
         assert "transfer" not in figures and not any(name.startswith("streams") for name in figures)
+        # Host loader runs need no GPU; the GPU consumer's are skipped, so no pinning figure.
+        assert "loader_pinning" not in figures
+        assert not any(name.startswith("loader_heatmap--consumer-gpu") for name in figures)
