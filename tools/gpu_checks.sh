@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine from a bundle made by tools/make_bundle.sh: the GPU tests,
 # the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck), the NVTX
-# and end-to-end tests where pytest exists, and the default benchmark suite.
+# and end-to-end tests where pytest exists, a short traced run (--hdbench_trace), and
+# the default benchmark suite.
 # Logs and the report go to OUT_DIR. Extra arguments go to hdbench.
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
 set -uo pipefail
@@ -39,5 +40,9 @@ if python3 -m pytest --version >/dev/null 2>&1; then
     python3 -m pytest -q "$bundle/python" -p no:cacheprovider
 fi
 host=$(hostname | tr -c 'A-Za-z0-9-\n' '_')
+# A short traced run: the CUPTI timeline (open it in ui.perfetto.dev) and its gpu_activity rows.
+step trace "$bundle/hdbench" --hdbench_families=transfer,streams --hdbench_sizes=256M --hdbench_memory=pageable,pinned \
+  --hdbench_engines=copy --hdbench_directions=h2d --hdbench_stream_counts=4 --hdbench_chunk_counts=16 \
+  --hdbench_compute_ratios=1 --hdbench_trace="$out/trace-$host.json" --hdbench_out="$out/traced-$host.json"
 step benchmarks "$bundle/hdbench" --hdbench_out="$out/hdbench-$host.json" "$@"
 exit $status
