@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <optional>
 
 #if defined(HDBENCH_HAVE_CUPTI)
 #include <cupti.h>
@@ -84,7 +85,8 @@ const char* copy_kind_name(std::uint8_t kind) {
   }
 }
 
-Record convert(const CUpti_Activity* activity) {
+// The record of an activity kind we asked for; nullopt for any other.
+std::optional<Record> convert(const CUpti_Activity* activity) {
   Record r;
   switch (activity->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -143,8 +145,7 @@ Record convert(const CUpti_Activity* activity) {
       break;
     }
     default:
-      r.end_ns = 0;
-      r.start_ns = 1;  // marks a kind we did not ask for
+      return std::nullopt;
   }
   return r;
 }
@@ -161,8 +162,8 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
   CUpti_Activity* activity = nullptr;
   try {
     while (cuptiActivityGetNextRecord(buffer, valid_bytes, &activity) == CUPTI_SUCCESS) {
-      Record r = convert(activity);
-      if (r.end_ns >= r.start_ns) records.push_back(std::move(r));
+      std::optional<Record> r = convert(activity);
+      if (r && r->end_ns >= r->start_ns) records.push_back(std::move(*r));
     }
   } catch (...) {
     // Out of memory: the records of this buffer are lost, counted below as dropped.
