@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "batch_plan.hpp"
@@ -61,6 +63,21 @@ Delivered run_epoch(Loader& loader, std::size_t epoch, std::size_t stop_after = 
 std::size_t thread_count() {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  return n;
+}
+
+// The thread count once joined threads have left /proc. pthread_join returns when
+// the kernel clears the thread's tid, which is before the task is unlinked from the
+// thread group, so a joined thread can still be listed for a moment (CI saw it under
+// ASan). Polls until the count is `expected`, giving up after 10 s and returning what
+// it sees then: a thread that is really left running still fails the check.
+std::size_t settled_thread_count(std::size_t expected) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::size_t n = thread_count();
+  while (n != expected && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    n = thread_count();
+  }
   return n;
 }
 
@@ -191,7 +208,7 @@ TEST(LoaderShutdown, StoppingMidEpochLeavesNoThreadAndNoMemory) {
       run_epoch(loader, 0, 3);
     }
     EXPECT_EQ(live_loader_slot_bytes(), 0u);
-    EXPECT_EQ(thread_count(), threads_before);
+    EXPECT_EQ(settled_thread_count(threads_before), threads_before);
   }
 }
 
@@ -235,7 +252,7 @@ TEST(LoaderErrors, AWorkerFailureReachesTheConsumerWithItsMessage) {
       EXPECT_THAT(message, testing::HasSubstr("cudaErrorLaunchFailure"));
       EXPECT_THAT(message, testing::HasSubstr(workers == 0 ? "consumer thread" : "loader/worker"));
       EXPECT_THROW(loader.next(), LoaderError);   // stays failed
-      EXPECT_EQ(thread_count(), threads_before);  // and has stopped its threads
+      EXPECT_EQ(settled_thread_count(threads_before), threads_before);  // and has stopped its threads
     }
     EXPECT_EQ(live_loader_slot_bytes(), 0u);
   }
