@@ -13,5 +13,6 @@ void register_host_memcpy(Suite& suite);     // host_memcpy.cpp: the host-side r
 void register_streams(Suite& suite);         // streams.cpp: sync, async, pipelined, graphs, default stream
 void register_stream_host_costs(Suite& suite);  // stream_host_costs.cpp: launch, call and wait costs
 void register_loader(Suite& suite);             // loader.cpp: batch size × workers × pinning, fed to CPU or GPU
+void register_mlp(Suite& suite);                // mlp.cpp, mlp_epoch.cpp: training steps, GEMM rates, epochs
 
 }  // namespace hdbench

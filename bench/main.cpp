@@ -211,6 +211,7 @@ int run(int argc, char** argv) {
     register_stream_host_costs(suite);
   }
   if (options.runs_family(kFamilyLoader)) register_loader(suite);
+  if (options.runs_family(kFamilyMlp)) register_mlp(suite);
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());

@@ -78,12 +78,31 @@ const char* to_string(LoaderConsumer consumer) noexcept {
   return "unknown";
 }
 
+const char* to_string(Processor processor) noexcept { return processor == Processor::cpu ? "cpu" : "gpu"; }
+
+const char* to_string(BatchSource source) noexcept {
+  switch (source) {
+    case BatchSource::device:
+      return "device";
+    case BatchSource::pageable:
+      return "pageable";
+    case BatchSource::pinned:
+      return "pinned";
+  }
+  return "unknown";
+}
+
 std::vector<Direction> all_directions() { return {Direction::h2d, Direction::d2h, Direction::bidir}; }
 std::vector<Engine> all_engines() { return {Engine::copy, Engine::sm}; }
 std::vector<IssueOrder> all_issue_orders() { return {IssueOrder::by_chunk, IssueOrder::by_stage}; }
 std::vector<PinMode> all_pin_modes() { return {PinMode::pageable, PinMode::pin_thread, PinMode::direct}; }
 std::vector<Augment> all_augments() { return {Augment::none, Augment::crop_flip}; }
 std::vector<LoaderConsumer> all_loader_consumers() { return {LoaderConsumer::host, LoaderConsumer::gpu}; }
+
+std::vector<Processor> all_processors() { return {Processor::cpu, Processor::gpu}; }
+std::vector<BatchSource> all_batch_sources() {
+  return {BatchSource::device, BatchSource::pageable, BatchSource::pinned};
+}
 
 std::optional<Direction> direction_from_string(std::string_view name) { return lookup(name, all_directions()); }
 std::optional<Engine> engine_from_string(std::string_view name) { return lookup(name, all_engines()); }
@@ -92,6 +111,11 @@ std::optional<PinMode> pin_mode_from_string(std::string_view name) { return look
 std::optional<Augment> augment_from_string(std::string_view name) { return lookup(name, all_augments()); }
 std::optional<LoaderConsumer> loader_consumer_from_string(std::string_view name) {
   return lookup(name, all_loader_consumers());
+}
+
+std::optional<Processor> processor_from_string(std::string_view name) { return lookup(name, all_processors()); }
+std::optional<BatchSource> batch_source_from_string(std::string_view name) {
+  return lookup(name, all_batch_sources());
 }
 
 bool engine_uses_kind(Engine engine, HostMemoryKind kind) noexcept {

@@ -39,6 +39,15 @@ enum class LoaderConsumer {
   gpu,   // an async H2D copy and a checksum kernel on the device
 };
 
+// The MLP family (mlp_model.hpp): where a training step runs, and where its batch is
+// when the step starts.
+enum class Processor { cpu, gpu };
+enum class BatchSource {
+  device,    // already on the device (on the CPU: in host memory, where the step reads it)
+  pageable,  // in pageable host memory: the step copies it first, the driver stages it
+  pinned,    // in page-locked host memory: the step copies it first, by DMA
+};
+
 const char* to_string(Direction direction) noexcept;
 const char* to_string(Engine engine) noexcept;
 std::optional<Direction> direction_from_string(std::string_view name);
@@ -57,6 +66,12 @@ std::vector<Augment> all_augments();
 const char* to_string(LoaderConsumer consumer) noexcept;
 std::optional<LoaderConsumer> loader_consumer_from_string(std::string_view name);
 std::vector<LoaderConsumer> all_loader_consumers();
+const char* to_string(Processor processor) noexcept;
+std::optional<Processor> processor_from_string(std::string_view name);
+std::vector<Processor> all_processors();
+const char* to_string(BatchSource source) noexcept;
+std::optional<BatchSource> batch_source_from_string(std::string_view name);
+std::vector<BatchSource> all_batch_sources();
 
 // Which host memory kinds an engine is measured with: the copy engine with every
 // kind but `mapped` (to a DMA engine it is plain pinned memory); the SM engine with

@@ -4,44 +4,24 @@
 // would otherwise dominate small ones.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <cstdint>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "chunking.hpp"
+#include "thread_team.hpp"
 
 namespace hdbench {
 
 class MemcpyPool {
  public:
   // `threads` >= 1; workers are named "<name>/worker <i>" for NVTX timelines.
-  explicit MemcpyPool(int threads, const std::string& name = "memcpy");
-  ~MemcpyPool();
-  MemcpyPool(const MemcpyPool&) = delete;
-  MemcpyPool& operator=(const MemcpyPool&) = delete;
+  explicit MemcpyPool(int threads, const std::string& name = "memcpy") : team_(threads, name) {}
 
-  int threads() const noexcept { return threads_; }
+  int threads() const noexcept { return team_.threads(); }
   // Copies `bytes` from src to dst, split near-evenly over the pool; returns when done.
   void copy(void* dst, const void* src, std::size_t bytes);
 
  private:
-  void worker_loop(int index);
-
-  int threads_;
-  std::mutex mutex_;
-  std::condition_variable work_ready_;
-  std::condition_variable work_done_;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stopping_ = false;
-  unsigned char* dst_ = nullptr;
-  const unsigned char* src_ = nullptr;
-  std::vector<Chunk> shares_;
-  std::vector<std::jthread> workers_;
+  ThreadTeam team_;
 };
 
 }  // namespace hdbench

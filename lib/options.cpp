@@ -56,6 +56,20 @@ std::vector<Enum> parse_enum_list(std::string_view flag, std::string_view text,
   return values;
 }
 
+// Comma-separated MLP widths ("784x32x10,784x4096x10"); the model parser says what is
+// wrong with a bad one.
+std::vector<MlpShape> parse_model_list(std::string_view flag, std::string_view text) {
+  std::vector<MlpShape> models;
+  for (std::string_view item : split(text, ',')) {
+    try {
+      models.push_back(parse_mlp_shape(item));
+    } catch (const MlpConfigError& error) {
+      throw UsageError(fmt::format("--hdbench_{}: {}", flag, error.what()));
+    }
+  }
+  return models;
+}
+
 std::vector<int> default_memcpy_threads(int hardware_threads) {
   std::vector<int> threads;
   for (int t = 1; t <= hardware_threads; t *= 2) threads.push_back(t);
@@ -86,7 +100,7 @@ const std::vector<FlagSpec>& flag_specs() {
   static const std::vector<FlagSpec> specs = {
       {"help", "", "print this list and exit"},
       {"out", "PATH", "JSON report path (default reports/hdbench-<host>-<time>.json)"},
-      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy, streams, loader (default all)"},
+      {"families", "LIST", "families to run: transfer, pinning, staged, host_memcpy, streams, loader, mlp (default all)"},
       {"sizes", "SIZES", "transfer sizes: list and FROM:TO:xFACTOR ranges (default 4K:1G:x4)"},
       {"directions", "LIST", "h2d, d2h, bidir (default all)"},
       {"memory", "LIST", "pageable, registered, pinned, pinned_wc, mapped (default all)"},
@@ -110,6 +124,19 @@ const std::vector<FlagSpec>& flag_specs() {
       {"loader_pinning", "LIST", "pageable, pin_thread (PyTorch's pin thread), direct (default all)"},
       {"loader_augment", "LIST", "none, crop_flip (random crop with padding + horizontal flip) (default none)"},
       {"loader_consumers", "LIST", "host (CPU checksum), gpu (async copy + checksum kernel) (default both)"},
+      {"mlp_models", "LIST", "MLP widths, e.g. 784x32x10 (default 784x32x10,784x4096x4096x10,784x4096x4096x4096x10)"},
+      {"mlp_batches", "LIST", "training-step batch sizes, 1..1048576 (default 32,128,1024,8192,16384)"},
+      {"mlp_processors", "LIST", "cpu (OpenBLAS), gpu (cuBLASLt) (default both)"},
+      {"mlp_dtypes", "LIST", "fp32, tf32, bf16 (GPU; the CPU step is fp32) (default all)"},
+      {"mlp_optimizers", "LIST", "sgd (with momentum), adam (default sgd)"},
+      {"mlp_modes", "LIST", "eager, graph (GPU: the step captured once into a CUDA graph) (default both)"},
+      {"mlp_data", "LIST", "device (batch already there), pageable, pinned (GPU step copies it first) (default all)"},
+      {"mlp_threads", "LIST", "CPU step threads (OpenBLAS and element-wise) (default all cores)"},
+      {"mlp_cpu_step_tflop_limit", "T", "skip CPU steps doing more than T TFLOP, 0.000001..1000 (default 0.2)"},
+      {"mlp_epoch_models", "LIST", "models trained for whole epochs fed by the loader (default 784x32x10)"},
+      {"mlp_epoch_batches", "LIST", "epoch batch sizes, 1..65536 (default 128,1024)"},
+      {"mlp_epoch_workers", "LIST", "loader workers feeding the epochs, 0..1024 (default 0,2,8)"},
+      {"mlp_epoch_pinning", "LIST", "pageable, pin_thread, direct: how epoch batches reach the GPU (default all)"},
       {"trace", "FILE", "record CUPTI activity (copies, kernels, ranges) into a Chrome trace for Perfetto"},
       {"trace_api", "on|off", "with --hdbench_trace, also record every CUDA runtime call (default off)"},
       {"device", "N", "CUDA device index (default 0)"},
@@ -122,7 +149,8 @@ const std::vector<FlagSpec>& flag_specs() {
 }  // namespace
 
 std::vector<std::string> all_family_names() {
-  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy, kFamilyStreams, kFamilyLoader};
+  return {kFamilyTransfer, kFamilyPinning, kFamilyStaged, kFamilyHostMemcpy, kFamilyStreams, kFamilyLoader,
+          kFamilyMlp};
 }
 
 bool Options::runs_family(std::string_view name) const {
@@ -250,6 +278,18 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
   o.loader_pinning = all_pin_modes();
   o.loader_augments = {Augment::none};
   o.loader_consumers = all_loader_consumers();
+  o.mlp_models = parse_model_list("mlp_models", "784x32x10,784x4096x4096x10,784x4096x4096x4096x10");
+  o.mlp_batches = {32, 128, 1024, 8192, 16384};
+  o.mlp_processors = all_processors();
+  o.mlp_dtypes = {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16};
+  o.mlp_optimizers = {OptimizerKind::sgd};
+  o.mlp_modes = {StepMode::eager, StepMode::graph};
+  o.mlp_data = all_batch_sources();
+  o.mlp_threads = {std::max(1, limits.hardware_threads)};
+  o.mlp_epoch_models = parse_model_list("mlp_epoch_models", "784x32x10");
+  o.mlp_epoch_batches = {128, 1024};
+  o.mlp_epoch_workers = {0, 2, 8};
+  o.mlp_epoch_pinning = all_pin_modes();
   o.seed = random_seed;
 
   bool sizes_given = false;
@@ -329,6 +369,37 @@ CommandLine parse_command_line(const std::vector<std::string>& args, const Optio
       {"loader_consumers", [&](auto flag, auto v) {
          o.loader_consumers =
              parse_enum_list<LoaderConsumer>(flag, v, loader_consumer_from_string, all_loader_consumers());
+       }},
+      {"mlp_models", [&](auto flag, auto v) { o.mlp_models = parse_model_list(flag, v); }},
+      {"mlp_batches", [&](auto flag, auto v) { o.mlp_batches = parse_int_list(flag, v, 1, 1 << 20); }},
+      {"mlp_processors", [&](auto flag, auto v) {
+         o.mlp_processors = parse_enum_list<Processor>(flag, v, processor_from_string, all_processors());
+       }},
+      {"mlp_dtypes", [&](auto flag, auto v) {
+         o.mlp_dtypes = parse_enum_list<MlpDtype>(flag, v, mlp_dtype_from_string,
+                                                  {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16});
+       }},
+      {"mlp_optimizers", [&](auto flag, auto v) {
+         o.mlp_optimizers = parse_enum_list<OptimizerKind>(flag, v, optimizer_from_string,
+                                                           {OptimizerKind::sgd, OptimizerKind::adam});
+       }},
+      {"mlp_modes", [&](auto flag, auto v) {
+         o.mlp_modes = parse_enum_list<StepMode>(flag, v, step_mode_from_string, {StepMode::eager, StepMode::graph});
+       }},
+      {"mlp_data", [&](auto flag, auto v) {
+         o.mlp_data = parse_enum_list<BatchSource>(flag, v, batch_source_from_string, all_batch_sources());
+       }},
+      {"mlp_threads", [&](auto flag, auto v) { o.mlp_threads = parse_int_list(flag, v, 1, max_threads); }},
+      {"mlp_cpu_step_tflop_limit", [&](auto flag, auto v) {
+         const auto values = parse_number_list(flag, v, 1e-6, 1000.0);
+         if (values.size() != 1) bad_value(flag, v, "one number of TFLOP from 0.000001 to 1000");
+         o.mlp_cpu_step_tflop_limit = values.front();
+       }},
+      {"mlp_epoch_models", [&](auto flag, auto v) { o.mlp_epoch_models = parse_model_list(flag, v); }},
+      {"mlp_epoch_batches", [&](auto flag, auto v) { o.mlp_epoch_batches = parse_int_list(flag, v, 1, 65536); }},
+      {"mlp_epoch_workers", [&](auto flag, auto v) { o.mlp_epoch_workers = parse_int_list(flag, v, 0, 1024); }},
+      {"mlp_epoch_pinning", [&](auto flag, auto v) {
+         o.mlp_epoch_pinning = parse_enum_list<PinMode>(flag, v, pin_mode_from_string, all_pin_modes());
        }},
       {"trace", [&](auto flag, auto v) {
          if (v.empty()) bad_value(flag, v, "a file path for the Chrome trace");
@@ -443,6 +514,22 @@ nlohmann::json to_json(const Options& o) {
   j["loader_pinning"] = names_of(o.loader_pinning);
   j["loader_augment"] = names_of(o.loader_augments);
   j["loader_consumers"] = names_of(o.loader_consumers);
+  std::vector<std::string> models, epoch_models;
+  for (const MlpShape& m : o.mlp_models) models.push_back(to_string(m));
+  for (const MlpShape& m : o.mlp_epoch_models) epoch_models.push_back(to_string(m));
+  j["mlp_models"] = models;
+  j["mlp_batches"] = o.mlp_batches;
+  j["mlp_processors"] = names_of(o.mlp_processors);
+  j["mlp_dtypes"] = names_of(o.mlp_dtypes);
+  j["mlp_optimizers"] = names_of(o.mlp_optimizers);
+  j["mlp_modes"] = names_of(o.mlp_modes);
+  j["mlp_data"] = names_of(o.mlp_data);
+  j["mlp_threads"] = o.mlp_threads;
+  j["mlp_cpu_step_tflop_limit"] = o.mlp_cpu_step_tflop_limit;
+  j["mlp_epoch_models"] = epoch_models;
+  j["mlp_epoch_batches"] = o.mlp_epoch_batches;
+  j["mlp_epoch_workers"] = o.mlp_epoch_workers;
+  j["mlp_epoch_pinning"] = names_of(o.mlp_epoch_pinning);
   j["trace_path"] = o.trace_path;
   j["trace_api"] = o.trace_api;
   j["device"] = o.device;

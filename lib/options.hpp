@@ -15,6 +15,7 @@
 
 #include "axes.hpp"
 #include "host_memory.hpp"
+#include "mlp_model.hpp"
 
 namespace hdbench {
 
@@ -29,6 +30,7 @@ inline constexpr const char* kFamilyStaged = "staged";
 inline constexpr const char* kFamilyHostMemcpy = "host_memcpy";
 inline constexpr const char* kFamilyStreams = "streams";
 inline constexpr const char* kFamilyLoader = "loader";
+inline constexpr const char* kFamilyMlp = "mlp";
 std::vector<std::string> all_family_names();
 
 struct Options {
@@ -61,6 +63,22 @@ struct Options {
   std::vector<PinMode> loader_pinning;
   std::vector<Augment> loader_augments;
   std::vector<LoaderConsumer> loader_consumers;
+  // mlp family: training steps (models × batches × processors × dtypes × optimizers ×
+  // modes × where the batch starts), the GEMM rate beside them, and whole epochs fed by
+  // the loader (models × batches × workers × pinning).
+  std::vector<MlpShape> mlp_models;
+  std::vector<int> mlp_batches;
+  std::vector<Processor> mlp_processors;
+  std::vector<MlpDtype> mlp_dtypes;
+  std::vector<OptimizerKind> mlp_optimizers;
+  std::vector<StepMode> mlp_modes;
+  std::vector<BatchSource> mlp_data;
+  std::vector<int> mlp_threads;
+  double mlp_cpu_step_tflop_limit = 0.2;  // CPU steps doing more are skipped (a 2-core host: ~1 s)
+  std::vector<MlpShape> mlp_epoch_models;
+  std::vector<int> mlp_epoch_batches;
+  std::vector<int> mlp_epoch_workers;
+  std::vector<PinMode> mlp_epoch_pinning;
   std::string trace_path;  // --hdbench_trace: Chrome trace of CUPTI activity; empty: none
   bool trace_api = false;  // also record every CUDA runtime call
   int device = 0;

@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -176,7 +177,7 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.out_path.empty());
   EXPECT_EQ(o.families, all_family_names());
-  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader"}));
+  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp"}));
   for (const std::string& family : all_family_names()) EXPECT_TRUE(o.runs_family(family)) << family;
   EXPECT_EQ(o.sizes, parse_size_list("sizes", "4K:1G:x4"));
   EXPECT_EQ(o.sizes.size(), 10u);
@@ -239,6 +240,72 @@ TEST(ParseCommandLine, LoaderFlags) {
   for (const char* bad : {"--hdbench_loader_batches=0", "--hdbench_loader_workers=-1", "--hdbench_loader_depths=65",
                           "--hdbench_loader_costs_us=100001", "--hdbench_loader_shuffle=yes",
                           "--hdbench_loader_pinning=", "--hdbench_loader_samples=10000001", "--hdbench_mnist_dir="}) {
+    EXPECT_THROW(parse({bad}), UsageError) << bad;
+  }
+}
+
+TEST(ParseCommandLine, MlpDefaults) {
+  const Options o = parse({}).options;
+  ASSERT_EQ(o.mlp_models.size(), 3u);
+  EXPECT_EQ(to_string(o.mlp_models[0]), "784x32x10");
+  EXPECT_EQ(to_string(o.mlp_models[2]), "784x4096x4096x4096x10");
+  EXPECT_EQ(o.mlp_batches, (std::vector<int>{32, 128, 1024, 8192, 16384}));
+  EXPECT_EQ(o.mlp_processors, all_processors());
+  EXPECT_EQ(o.mlp_dtypes, (std::vector<MlpDtype>{MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}));
+  EXPECT_EQ(o.mlp_optimizers, (std::vector<OptimizerKind>{OptimizerKind::sgd}));
+  EXPECT_EQ(o.mlp_modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph}));
+  EXPECT_EQ(o.mlp_data, all_batch_sources());
+  EXPECT_EQ(o.mlp_threads, (std::vector<int>{test_limits().hardware_threads}));
+  EXPECT_EQ(o.mlp_epoch_workers, (std::vector<int>{0, 2, 8}));
+  EXPECT_TRUE(o.runs_family("mlp"));
+}
+
+TEST(ParseCommandLine, MlpFlags) {
+  const Options o = parse({"--hdbench_mlp_models=784x64x10,5x3", "--hdbench_mlp_batches=1,1048576",
+                           "--hdbench_mlp_processors=gpu", "--hdbench_mlp_dtypes=bf16,fp32",
+                           "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=graph",
+                           "--hdbench_mlp_data=pinned", "--hdbench_mlp_threads=1,3",
+                           "--hdbench_mlp_cpu_step_tflop_limit=0.5", "--hdbench_mlp_epoch_models=784x16x10",
+                           "--hdbench_mlp_epoch_batches=64", "--hdbench_mlp_epoch_workers=0,4",
+                           "--hdbench_mlp_epoch_pinning=direct"})
+                        .options;
+  ASSERT_EQ(o.mlp_models.size(), 2u);
+  EXPECT_EQ(o.mlp_models[1].widths, (std::vector<int>{5, 3}));
+  EXPECT_EQ(o.mlp_batches, (std::vector<int>{1, 1 << 20}));
+  EXPECT_EQ(o.mlp_processors, (std::vector<Processor>{Processor::gpu}));
+  EXPECT_EQ(o.mlp_dtypes, (std::vector<MlpDtype>{MlpDtype::bf16, MlpDtype::fp32}));
+  EXPECT_EQ(o.mlp_optimizers, (std::vector<OptimizerKind>{OptimizerKind::adam, OptimizerKind::sgd}));
+  EXPECT_EQ(o.mlp_modes, (std::vector<StepMode>{StepMode::graph}));
+  EXPECT_EQ(o.mlp_data, (std::vector<BatchSource>{BatchSource::pinned}));
+  EXPECT_EQ(o.mlp_threads, (std::vector<int>{1, 3}));
+  EXPECT_DOUBLE_EQ(o.mlp_cpu_step_tflop_limit, 0.5);
+  EXPECT_EQ(to_string(o.mlp_epoch_models.front()), "784x16x10");
+  EXPECT_EQ(o.mlp_epoch_batches, (std::vector<int>{64}));
+  EXPECT_EQ(o.mlp_epoch_workers, (std::vector<int>{0, 4}));
+  EXPECT_EQ(o.mlp_epoch_pinning, (std::vector<PinMode>{PinMode::direct}));
+  const nlohmann::json j = to_json(o);
+  EXPECT_EQ(j["mlp_models"], nlohmann::json::array({"784x64x10", "5x3"}));
+  EXPECT_EQ(j["mlp_dtypes"], nlohmann::json::array({"bf16", "fp32"}));
+  for (const char* key : {"mlp_batches", "mlp_processors", "mlp_optimizers", "mlp_modes", "mlp_data", "mlp_threads",
+                          "mlp_cpu_step_tflop_limit", "mlp_epoch_models", "mlp_epoch_batches", "mlp_epoch_workers",
+                          "mlp_epoch_pinning"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+}
+
+TEST(ParseCommandLine, BadMlpFlagsNameTheFlagAndTheProblem) {
+  EXPECT_THAT(parse_error({"--hdbench_mlp_models=784x0x10"}),
+              ::testing::AllOf(::testing::HasSubstr("--hdbench_mlp_models"), ::testing::HasSubstr("784x0x10"),
+                               ::testing::HasSubstr("not positive")));
+  EXPECT_THAT(parse_error({"--hdbench_mlp_models=784x32,abc"}), ::testing::HasSubstr("'abc' is not a whole number"));
+  EXPECT_THAT(parse_error({"--hdbench_mlp_dtypes=fp16"}), ::testing::HasSubstr("fp32, tf32, bf16"));
+  EXPECT_THAT(parse_error({"--hdbench_mlp_optimizers=lamb"}), ::testing::HasSubstr("sgd, adam"));
+  for (const char* bad : {"--hdbench_mlp_batches=0", "--hdbench_mlp_batches=-5", "--hdbench_mlp_batches=1048577",
+                          "--hdbench_mlp_processors=tpu", "--hdbench_mlp_modes=compile", "--hdbench_mlp_data=disk",
+                          "--hdbench_mlp_threads=0", "--hdbench_mlp_cpu_step_tflop_limit=0",
+                          "--hdbench_mlp_cpu_step_tflop_limit=1,2", "--hdbench_mlp_epoch_models=",
+                          "--hdbench_mlp_epoch_batches=65537", "--hdbench_mlp_epoch_workers=-1",
+                          "--hdbench_mlp_epoch_pinning=always"}) {
     EXPECT_THROW(parse({bad}), UsageError) << bad;
   }
 }

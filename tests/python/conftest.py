@@ -24,6 +24,11 @@ QUICK_ARGS = [
     "--hdbench_loader_batches=32,256",
     "--hdbench_loader_workers=0,2",
     "--hdbench_loader_costs_us=0,5",
+    "--hdbench_mlp_models=784x32x10,784x64x32x10",
+    "--hdbench_mlp_batches=32,128",
+    "--hdbench_mlp_threads=1,2",
+    "--hdbench_mlp_epoch_batches=64",
+    "--hdbench_mlp_epoch_workers=0,2",
     "--benchmark_min_time=0.01",
 ]
 

@@ -1,0 +1,386 @@
+// The MLP family's training steps: forward, softmax cross-entropy, backward and the
+// optimizer update, on the CPU (OpenBLAS) and the GPU (cuBLASLt), across models ×
+// batch sizes × dtypes × optimizers × eager/graph × where the batch starts, beside
+// the GEMM rate measured in the same run. The steps train on real samples of the
+// dataset (a pool of four batches, cycled); a non-finite loss fails the benchmark.
+//
+// One timed sample is a group of back-to-back steps (enough for ~2 ms), so a step of
+// a few microseconds is timed by its throughput, as a training loop runs it, not by
+// one launch's latency; real_time is the time per step.
+#include "mlp_bench.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "batch_plan.hpp"
+#include "cuda.hpp"
+#include "host_memory.hpp"
+#include "measure.hpp"
+#include "mlp_cpu.hpp"
+#include "mlp_gpu.hpp"
+#include "nvtx.hpp"
+#include "timing.hpp"
+
+namespace hdbench {
+
+// GEMM rates measured so far in this run, keyed by processor, dtype and CPU threads.
+class GemmRates {
+ public:
+  void record(const std::string& key, double tflops) {
+    std::lock_guard lock(mutex_);
+    rates_[key] = tflops;
+  }
+  std::optional<double> find(const std::string& key) const {
+    std::lock_guard lock(mutex_);
+    const auto it = rates_.find(key);
+    return it == rates_.end() ? std::nullopt : std::optional(it->second);
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, double> rates_;
+};
+
+
+MlpFamily::MlpFamily(const Options& options)
+    : data(options), seed(options.seed ^ 0x6d6c70ULL), gemm_rates(std::make_unique<GemmRates>()) {}
+MlpFamily::~MlpFamily() = default;
+
+namespace {
+
+constexpr std::size_t kPoolBatches = 4;
+constexpr double kSampleSeconds = 2e-3;
+constexpr int kCpuGemmSize = 2048;
+constexpr int kGpuGemmSize = 8192;
+
+std::string rate_key(Processor processor, MlpDtype dtype, int threads) {
+  return processor == Processor::cpu ? fmt::format("cpu/{}", threads) : fmt::format("gpu/{}", to_string(dtype));
+}
+
+struct StepCase {
+  Processor processor = Processor::cpu;
+  MlpShape model;
+  MlpDtype dtype = MlpDtype::fp32;
+  OptimizerKind optimizer = OptimizerKind::sgd;
+  StepMode mode = StepMode::eager;
+  BatchSource data = BatchSource::device;
+  int batch = 0;
+  int threads = 0;  // CPU only
+};
+
+std::string step_name(const StepCase& c) {
+  std::string name = fmt::format("mlp/step/{}/{}/{}/{}/{}/data:{}/batch:{}", to_string(c.processor),
+                                 to_string(c.model), to_string(c.dtype), to_string(c.optimizer), to_string(c.mode),
+                                 c.processor == Processor::cpu ? "host" : to_string(c.data), c.batch);
+  if (c.processor == Processor::cpu) name += fmt::format("/threads:{}", c.threads);
+  return name;
+}
+
+nlohmann::json step_params(const StepCase& c, const Options& o) {
+  nlohmann::json p = {{"family", "mlp"},
+                      {"variant", "step"},
+                      {"implementation", "hdbench"},
+                      {"processor", to_string(c.processor)},
+                      {"model", to_string(c.model)},
+                      {"dtype", to_string(c.dtype)},
+                      {"optimizer", to_string(c.optimizer)},
+                      {"mode", to_string(c.mode)},
+                      {"data", c.processor == Processor::cpu ? "host" : to_string(c.data)},
+                      {"batch", c.batch}};
+  if (c.processor == Processor::cpu) {
+    p["threads"] = c.threads;
+  } else {
+    p["device"] = o.device;
+  }
+  return p;
+}
+
+// Per-step figures from per-step sample times.
+void set_step_counters(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
+                       std::size_t steps_per_sample, StepResult first, StepResult last,
+                       std::optional<double> gemm_tflops) {
+  const SampleStats s = summarize(seconds);
+  const double flops = training_step_flops(c.model, static_cast<std::size_t>(c.batch));
+  auto& k = state.counters;
+  k["step_us"] = 1e6 * s.median;
+  k["step_best_us"] = 1e6 * s.min;
+  k["samples/s"] = c.batch / s.median;
+  k["TFLOP/s"] = flops / s.median / 1e12;
+  k["cv_percent"] = 100.0 * s.cv;
+  k["samples"] = static_cast<double>(s.count);
+  k["steps_per_sample"] = static_cast<double>(steps_per_sample);
+  k["first_loss"] = first.loss;
+  k["final_loss"] = last.loss;
+  if (gemm_tflops && *gemm_tflops > 0) {
+    k["gemm_TFLOP/s"] = *gemm_tflops;
+    k["fraction_of_gemm_rate"] = flops / s.median / 1e12 / *gemm_tflops;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * steps_per_sample) * c.batch);
+}
+
+// Enough back-to-back steps for one sample to last kSampleSeconds.
+std::size_t steps_for(double seconds_per_step) {
+  return static_cast<std::size_t>(std::clamp(std::ceil(kSampleSeconds / std::max(seconds_per_step, 1e-9)), 1.0, 1000.0));
+}
+
+// Four batches of real samples in `kind` memory (for the CPU, pageable).
+std::vector<HostBuffer> batch_pool(const Dataset& data, std::size_t batch, HostMemoryKind kind) {
+  const BatchLayout layout{data.pixels_per_sample()};
+  std::vector<HostBuffer> pool;
+  for (std::size_t i = 0; i < kPoolBatches; ++i) {
+    pool.emplace_back(kind, layout.batch_bytes(batch));
+    collate_range(data, i * batch, batch, pool.back().data());
+  }
+  return pool;
+}
+
+const std::int32_t* labels_of(const void* batch_data, const BatchLayout& layout, std::size_t batch) {
+  return reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(batch_data) + layout.image_bytes(batch));
+}
+
+bool finite(const StepResult& r) { return std::isfinite(r.loss); }
+
+void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c) {
+  const Dataset& data = family.data.train();
+  const auto batch = static_cast<std::size_t>(c.batch);
+  const BatchLayout layout{data.pixels_per_sample()};
+  const std::size_t parameters = make_parameter_layout(c.model).total;
+  const std::size_t host_bytes = kPoolBatches * layout.batch_bytes(batch) + 4 * parameters * sizeof(float) +
+                                 3 * batch * static_cast<std::size_t>(c.model.widest()) * c.model.layers() * sizeof(float);
+  if (const auto shortfall = memory_shortfall(host_bytes, 0)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  std::vector<HostBuffer> pool = batch_pool(data, batch, HostMemoryKind::pageable);
+  CpuMlp mlp(c.model, default_optimizer(c.optimizer), batch, c.threads, initial_parameters(c.model, family.seed));
+  std::size_t next = 0;
+  const auto one_step = [&] {
+    const HostBuffer& b = pool[next++ % kPoolBatches];
+    return mlp.step(b.as<float>(), labels_of(b.data(), layout, batch), batch);
+  };
+  const StepResult first = one_step();
+  HostTimer warm;
+  one_step();
+  const std::size_t group = steps_for(warm.elapsed_seconds());
+  const std::string range = step_name(c) + "/timed";
+  std::vector<double> seconds;
+  StepResult last = first;
+  for (auto _ : state) {
+    nvtx::ScopedRange timed(nvtx::Family::mlp, range, group * layout.batch_bytes(batch));
+    HostTimer timer;
+    for (std::size_t i = 0; i < group; ++i) last = one_step();
+    const double per_step = timer.elapsed_seconds() / static_cast<double>(group);
+    state.SetIterationTime(per_step);
+    seconds.push_back(per_step);
+  }
+  if (!finite(first) || !finite(last)) {
+    fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
+                                      last.loss));
+    return;
+  }
+  set_step_counters(state, c, seconds, group, first, last,
+                    family.gemm_rates->find(rate_key(Processor::cpu, c.dtype, c.threads)));
+}
+
+void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family, const StepCase& c) {
+  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  const Dataset& data = family.data.train();
+  const auto batch = static_cast<std::size_t>(c.batch);
+  const BatchLayout layout{data.pixels_per_sample()};
+  const std::size_t batch_bytes = layout.batch_bytes(batch);
+  const std::size_t device_bytes =
+      GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, batch) + batch_bytes;
+  if (const auto shortfall = memory_shortfall(kPoolBatches * batch_bytes, device_bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  const HostMemoryKind kind = c.data == BatchSource::pinned ? HostMemoryKind::pinned : HostMemoryKind::pageable;
+  std::vector<HostBuffer> pool = batch_pool(data, batch, kind);
+  Stream stream("mlp/compute");
+  GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial_parameters(c.model, family.seed),
+             stream.get());
+  DeviceBuffer on_device(batch_bytes);
+  const auto* images = on_device.as<const float>();
+  const std::int32_t* labels = labels_of(on_device.data(), layout, batch);
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(on_device.data(), pool[0].data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
+  if (c.mode == StepMode::graph) mlp.capture_step(images, labels, batch);
+  std::size_t next = 0;
+  const auto enqueue_step = [&] {
+    // The batch moves every step unless it already lives on the device.
+    if (c.data != BatchSource::device) {
+      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(on_device.data(), pool[next++ % kPoolBatches].data(), batch_bytes,
+                                         cudaMemcpyHostToDevice, stream.get()));
+    }
+    if (c.mode == StepMode::graph) {
+      mlp.replay();
+    } else {
+      mlp.step(images, labels, batch);
+    }
+  };
+  enqueue_step();
+  const StepResult first = mlp.last_result();
+  const double warm_seconds = median_stream_seconds(stream.get(), 3, enqueue_step);
+  const std::size_t group = steps_for(warm_seconds);
+  Event start, stop;
+  const std::string range = step_name(c) + "/timed";
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    nvtx::ScopedRange timed(nvtx::Family::mlp, range, group * batch_bytes);
+    HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+    for (std::size_t i = 0; i < group; ++i) enqueue_step();
+    HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+    HDBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    const double per_step = elapsed_ms(start, stop) / 1e3 / static_cast<double>(group);
+    state.SetIterationTime(per_step);
+    seconds.push_back(per_step);
+  }
+  const StepResult last = mlp.last_result();
+  if (!finite(first) || !finite(last)) {
+    fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
+                                      last.loss));
+    return;
+  }
+  set_step_counters(state, c, seconds, group, first, last,
+                    family.gemm_rates->find(rate_key(Processor::gpu, c.dtype, 0)));
+  if (!mlp.fused_epilogues()) state.counters["fused_epilogues"] = 0;
+}
+
+// The GEMM rate a step's TFLOP/s is compared with: a large square product in the
+// step's arithmetic, fp32 through OpenBLAS on the CPU, cuBLASLt on the GPU.
+void run_cpu_gemm(benchmark::State& state, MlpFamily& family, int threads) {
+  const std::size_t n = kCpuGemmSize;
+  std::vector<float> a(n * n), b(n * n), out(n * n);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f - 0.5f;  // not zeros: real operands
+    b[i] = static_cast<float>((i * 104729) % 1000) / 1000.0f - 0.5f;
+  }
+  set_blas_threads(threads);
+  const int size = static_cast<int>(n);
+  cpu_sgemm(a.data(), b.data(), out.data(), size, size, size);  // warm-up
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    HostTimer timer;
+    cpu_sgemm(a.data(), b.data(), out.data(), size, size, size);
+    seconds.push_back(timer.elapsed_seconds());
+    state.SetIterationTime(seconds.back());
+  }
+  const double tflops = 2.0 * static_cast<double>(n * n * n) / summarize(seconds).median / 1e12;
+  state.counters["TFLOP/s"] = tflops;
+  state.counters["cv_percent"] = 100.0 * summarize(seconds).cv;
+  family.gemm_rates->record(rate_key(Processor::cpu, MlpDtype::fp32, threads), tflops);
+}
+
+void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpFamily& family, MlpDtype dtype) {
+  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  Stream stream("mlp/gemm");
+  GpuGemm gemm(kGpuGemmSize, kGpuGemmSize, kGpuGemmSize, dtype, stream.get());
+  gemm.run();
+  Event start, stop;
+  std::vector<double> seconds;
+  for (auto _ : state) {
+    HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+    gemm.run();
+    HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+    HDBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    seconds.push_back(elapsed_ms(start, stop) / 1e3);
+    state.SetIterationTime(seconds.back());
+  }
+  const double tflops = gemm.flops() / summarize(seconds).median / 1e12;
+  state.counters["TFLOP/s"] = tflops;
+  state.counters["cv_percent"] = 100.0 * summarize(seconds).cv;
+  family.gemm_rates->record(rate_key(Processor::gpu, dtype, 0), tflops);
+}
+
+std::vector<StepCase> plan_steps(const Options& o) {
+  std::vector<StepCase> cases;
+  for (Processor processor : o.mlp_processors)
+    for (const MlpShape& model : o.mlp_models)
+      for (int batch : o.mlp_batches)
+        for (OptimizerKind optimizer : o.mlp_optimizers) {
+          if (processor == Processor::cpu) {
+            for (int threads : o.mlp_threads)
+              cases.push_back({processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device,
+                               batch, threads});
+            continue;
+          }
+          for (MlpDtype dtype : o.mlp_dtypes)
+            for (StepMode mode : o.mlp_modes)
+              for (BatchSource data : o.mlp_data) {
+                // Copying the batch in is measured eagerly; a graph replays the step alone.
+                if (mode == StepMode::graph && data != BatchSource::device) continue;
+                cases.push_back({processor, model, dtype, optimizer, mode, data, batch, 0});
+              }
+        }
+  return cases;
+}
+
+void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpFamily>& family) {
+  const Options& o = suite.options();
+  for (Processor processor : o.mlp_processors) {
+    if (processor == Processor::cpu) {
+      for (int threads : o.mlp_threads) {
+        const std::string name = fmt::format("mlp/gemm/cpu/fp32/{0}x{0}x{0}/threads:{1}", kCpuGemmSize, threads);
+        nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
+                            {"processor", "cpu"}, {"dtype", "fp32"}, {"m", kCpuGemmSize}, {"n", kCpuGemmSize},
+                            {"k", kCpuGemmSize}, {"threads", threads}};
+        suite.add(name, std::move(p), [family, threads](benchmark::State& s) { run_cpu_gemm(s, *family, threads); });
+      }
+      continue;
+    }
+    for (MlpDtype dtype : o.mlp_dtypes) {
+      const std::string name = fmt::format("mlp/gemm/gpu/{0}/{1}x{1}x{1}", to_string(dtype), kGpuGemmSize);
+      nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
+                          {"processor", "gpu"}, {"dtype", to_string(dtype)}, {"m", kGpuGemmSize}, {"n", kGpuGemmSize},
+                          {"k", kGpuGemmSize}, {"device", o.device}};
+      suite.add_gpu(name, std::move(p), [&suite, family, dtype](benchmark::State& s) {
+        run_gpu_gemm(s, suite, *family, dtype);
+      });
+    }
+  }
+}
+
+// The family trains on 28×28 images with labels 0..9.
+void check_models(const char* flag, const std::vector<MlpShape>& models) {
+  for (const MlpShape& m : models) {
+    if (m.inputs() != 784 || m.classes() < 10) {
+      throw UsageError(fmt::format("--hdbench_{}: model '{}' does not fit the dataset: the first width must be 784 "
+                                   "(28×28 pixels) and the last at least 10 (the classes)",
+                                   flag, to_string(m)));
+    }
+  }
+}
+
+}  // namespace
+
+void register_mlp(Suite& suite) {
+  const Options& o = suite.options();
+  check_models("mlp_models", o.mlp_models);
+  check_models("mlp_epoch_models", o.mlp_epoch_models);
+  auto family = std::make_shared<MlpFamily>(o);
+  register_gemm_rates(suite, family);  // first: the steps read the rates they measure
+  for (const StepCase& c : plan_steps(o)) {
+    const std::string name = step_name(c);
+    nlohmann::json params = step_params(c, o);
+    if (c.processor == Processor::cpu) {
+      const double tflop = training_step_flops(c.model, static_cast<std::size_t>(c.batch)) / 1e12;
+      if (tflop > o.mlp_cpu_step_tflop_limit) {
+        suite.add_skipped(name, std::move(params),
+                          fmt::format("a step does {:.3g} TFLOP, over --hdbench_mlp_cpu_step_tflop_limit={:g}; "
+                                      "raise the limit to run it",
+                                      tflop, o.mlp_cpu_step_tflop_limit));
+        continue;
+      }
+      suite.add(name, std::move(params), [family, c](benchmark::State& s) { run_cpu_step(s, *family, c); });
+    } else {
+      suite.add_gpu(name, std::move(params),
+                    [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
+    }
+  }
+  register_mlp_epochs(suite, family);
+}
+
+}  // namespace hdbench

@@ -1,0 +1,244 @@
+// The MLP family end to end: whole epochs of loader → (copy →) training step, with
+// the loader's worker count and pinning mode as axes. One iteration is one epoch,
+// timed on the host clock from start_epoch() to the last step finished (on the GPU,
+// to the device finishing it), so the pipeline's fill is included, as in a real
+// loop. After timing, the trained parameters are scored on held-out samples on the
+// CPU, the same way for both processors.
+#include <fmt/format.h>
+
+#include <numeric>
+#include <optional>
+
+#include "batch_plan.hpp"
+#include "cuda.hpp"
+#include "device_feed.hpp"
+#include "loader.hpp"
+#include "measure.hpp"
+#include "mlp_bench.hpp"
+#include "mlp_cpu.hpp"
+#include "mlp_gpu.hpp"
+#include "timing.hpp"
+
+namespace hdbench {
+namespace {
+
+struct EpochCase {
+  Processor processor = Processor::cpu;
+  MlpShape model;
+  MlpDtype dtype = MlpDtype::fp32;
+  OptimizerKind optimizer = OptimizerKind::sgd;
+  int batch = 0;
+  int workers = 0;
+  PinMode pinning = PinMode::pageable;
+  int threads = 0;  // of the CPU step
+};
+
+std::string epoch_name(const EpochCase& c) {
+  std::string name = fmt::format("mlp/epoch/{}/{}/{}/{}/pinning:{}/workers:{}/batch:{}", to_string(c.processor),
+                                 to_string(c.model), to_string(c.dtype), to_string(c.optimizer),
+                                 to_string(c.pinning), c.workers, c.batch);
+  if (c.processor == Processor::cpu) name += fmt::format("/threads:{}", c.threads);
+  return name;
+}
+
+nlohmann::json epoch_params(const EpochCase& c, const Options& o) {
+  nlohmann::json p = {{"family", "mlp"},       {"variant", "epoch"},
+                      {"implementation", "hdbench"}, {"processor", to_string(c.processor)},
+                      {"model", to_string(c.model)}, {"dtype", to_string(c.dtype)},
+                      {"optimizer", to_string(c.optimizer)}, {"mode", "eager"},
+                      {"batch", c.batch},          {"workers", c.workers},
+                      {"pinning", to_string(c.pinning)},   {"prefetch_depth", 2},
+                      {"dataset", o.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
+  if (c.processor == Processor::cpu) {
+    p["threads"] = c.threads;
+  } else {
+    p["device"] = o.device;
+  }
+  return p;
+}
+
+LoaderConfig loader_config(const EpochCase& c, const Options& o) {
+  LoaderConfig config;
+  config.batch_size = static_cast<std::size_t>(c.batch);
+  config.workers = c.workers;
+  config.prefetch_per_worker = 2;
+  config.shuffle = true;
+  config.pin_mode = c.pinning;
+  config.seed = o.seed;
+  return config;
+}
+
+const std::int32_t* labels_in(const void* data, std::size_t pixels, std::size_t samples) {
+  return reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(data) +
+                                               BatchLayout{pixels}.image_bytes(samples));
+}
+
+// Trains on the loader's batches: on the CPU directly from the slot, on the GPU
+// through DeviceFeed's copy stream, with an event pair around each step for the
+// GPU's busy time.
+class Trainer {
+ public:
+  Trainer(const EpochCase& c, const Loader& loader, const Dataset& data, std::uint64_t seed)
+      : processor_(c.processor), pixels_(data.pixels_per_sample()) {
+    const auto init = initial_parameters(c.model, seed);
+    const auto batch = static_cast<std::size_t>(c.batch);
+    if (processor_ == Processor::cpu) {
+      cpu_.emplace(c.model, default_optimizer(c.optimizer), batch, c.threads, init);
+      return;
+    }
+    compute_.emplace("mlp/compute");
+    feed_.emplace(BatchLayout{pixels_}.batch_bytes(batch), loader.slot_count(), "mlp/loader");
+    gpu_.emplace(c.model, default_optimizer(c.optimizer), c.dtype, batch, init, compute_->get());
+    events_.resize(2 * batches_per_epoch(data.size(), batch, false));
+    // cuBLASLt plans are made per batch size on first use; make them now for the full
+    // and the short final batch, so no epoch times a heuristic query. Gradients
+    // alone: the parameters stay as initialised.
+    DeviceBuffer scratch(BatchLayout{pixels_}.batch_bytes(batch));
+    HDBENCH_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), compute_->get()));
+    for (std::size_t n : {batch, data.size() % batch}) {
+      if (n == 0) continue;
+      gpu_->compute_gradients(scratch.as<const float>(), labels_in(scratch.data(), pixels_, n), n);
+    }
+    compute_->synchronize();
+  }
+
+  void train(Loader& loader, const Batch& batch) {
+    if (processor_ == Processor::cpu) {
+      const StepResult r = cpu_->step(static_cast<const float*>(batch.data), labels_in(batch.data, pixels_, batch.samples),
+                                       batch.samples);
+      loss_sum_ += r.loss;
+      ++steps_;
+      loader.release();
+      return;
+    }
+    const DeviceBatch on_device = feed_->push(loader, batch, compute_->get());
+    const std::size_t e = 2 * (steps_ % (events_.size() / 2));
+    HDBENCH_CUDA_CHECK(cudaEventRecord(events_[e].get(), compute_->get()));
+    gpu_->step(static_cast<const float*>(on_device.data), labels_in(on_device.data, pixels_, on_device.samples),
+               on_device.samples);
+    HDBENCH_CUDA_CHECK(cudaEventRecord(events_[e + 1].get(), compute_->get()));
+    feed_->consumed(on_device, compute_->get());
+    ++steps_;
+  }
+
+  // Waits for the device; returns the seconds the GPU spent in steps this epoch.
+  double finish_epoch() {
+    if (processor_ == Processor::cpu) return 0.0;
+    compute_->synchronize();
+    double busy = 0.0;
+    for (std::size_t i = 0; i < steps_ && 2 * i < events_.size(); ++i)
+      busy += elapsed_ms(events_[2 * i], events_[2 * i + 1]) / 1e3;
+    return busy;
+  }
+
+  void start_epoch() {
+    steps_ = 0;
+    loss_sum_ = 0.0;
+  }
+  std::vector<float> parameters() {
+    if (processor_ == Processor::cpu) return {cpu_->parameters().begin(), cpu_->parameters().end()};
+    return gpu_->parameters();
+  }
+  // The mean training loss of the epoch (CPU), or the last step's (GPU: reading each
+  // step's loss would synchronise every step).
+  double training_loss() {
+    if (processor_ == Processor::cpu) return steps_ ? loss_sum_ / static_cast<double>(steps_) : 0.0;
+    return gpu_->last_result().loss;
+  }
+
+ private:
+  Processor processor_;
+  std::size_t pixels_;
+  std::optional<CpuMlp> cpu_;
+  std::optional<Stream> compute_;
+  std::optional<DeviceFeed> feed_;
+  std::optional<GpuMlp> gpu_;
+  std::vector<Event> events_;
+  std::size_t steps_ = 0;
+  double loss_sum_ = 0.0;
+};
+
+void run_epoch(benchmark::State& state, const Suite& suite, MlpFamily& family, const EpochCase& c) {
+  const Options& o = suite.options();
+  const Dataset& data = family.data.train();
+  const LoaderConfig config = loader_config(c, o);
+  const bool gpu = c.processor == Processor::gpu;
+  const std::size_t batch_bytes = BatchLayout{data.pixels_per_sample()}.batch_bytes(config.batch_size);
+  if (gpu) HDBENCH_CUDA_CHECK(cudaSetDevice(o.device));
+  const std::size_t device_bytes =
+      gpu ? GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, config.batch_size) + 2 * batch_bytes : 0;
+  if (const auto shortfall = memory_shortfall(planned_slot_bytes(config, data.pixels_per_sample()), device_bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  Loader loader(data, config);
+  Trainer trainer(c, loader, data, family.seed);
+  std::vector<double> seconds;
+  double busy_seconds = 0.0;
+  double training_loss = 0.0;
+  std::size_t epoch = 0;
+  for (auto _ : state) {
+    HostTimer timer;
+    trainer.start_epoch();
+    loader.start_epoch(epoch++);
+    while (const std::optional<Batch> batch = loader.next()) trainer.train(loader, *batch);
+    busy_seconds += trainer.finish_epoch();
+    seconds.push_back(timer.elapsed_seconds());
+    state.SetIterationTime(seconds.back());
+    training_loss = trainer.training_loss();
+  }
+  const SampleStats s = summarize(seconds);
+  const double total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
+  const LoaderStats stats = loader.stats();
+  auto& k = state.counters;
+  k["samples/s"] = static_cast<double>(data.size()) / s.median;
+  k["epoch_ms"] = 1e3 * s.median;
+  k["cv_percent"] = 100.0 * s.cv;
+  k["samples"] = static_cast<double>(s.count);
+  k["epochs_trained"] = static_cast<double>(epoch);
+  k["stall_us_per_batch"] = 1e6 * stats.consumer_wait_seconds / std::max<double>(1.0, static_cast<double>(stats.batches));
+  k["training_loss"] = training_loss;
+  if (gpu) k["gpu_busy_percent"] = 100.0 * busy_seconds / total;
+  const std::vector<float> trained = trainer.parameters();
+  if (const Dataset* held_out = family.data.held_out()) {
+    const Evaluation score = evaluate_on_cpu(c.model, trained, *held_out, o.mlp_threads.front());
+    k["held_out_loss"] = score.loss;
+    k["accuracy_percent"] = 100.0 * score.accuracy;
+    if (!std::isfinite(score.loss)) {
+      fail_benchmark(state, "the held-out loss is not finite after training: the step is broken");
+      return;
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(data.size() * s.count));
+}
+
+std::vector<EpochCase> plan_epochs(const Options& o) {
+  std::vector<EpochCase> cases;
+  for (Processor processor : o.mlp_processors)
+    for (const MlpShape& model : o.mlp_epoch_models)
+      for (int batch : o.mlp_epoch_batches)
+        for (int workers : o.mlp_epoch_workers)
+          for (PinMode pinning : o.mlp_epoch_pinning) {
+            // The CPU step reads the batch where the workers built it.
+            if (processor == Processor::cpu && pinning != PinMode::pageable) continue;
+            const MlpDtype dtype = processor == Processor::cpu ? MlpDtype::fp32 : o.mlp_dtypes.front();
+            cases.push_back({processor, model, dtype, o.mlp_optimizers.front(), batch, workers, pinning,
+                             o.mlp_threads.front()});
+          }
+  return cases;
+}
+
+}  // namespace
+
+void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpFamily>& family) {
+  for (const EpochCase& c : plan_epochs(suite.options())) {
+    auto fn = [&suite, family, c](benchmark::State& state) { run_epoch(state, suite, *family, c); };
+    if (c.processor == Processor::gpu) {
+      suite.add_gpu(epoch_name(c), epoch_params(c, suite.options()), fn);
+    } else {
+      suite.add(epoch_name(c), epoch_params(c, suite.options()), fn);
+    }
+  }
+}
+
+}  // namespace hdbench

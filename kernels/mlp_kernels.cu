@@ -1,0 +1,328 @@
+#include <climits>
+#include <cmath>
+
+#include "launch_check.hpp"
+#include "mlp_kernels.hpp"
+
+namespace hdbench::kernels {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarp = 32;
+// Grid-stride kernels: enough blocks to fill an H200 several times over.
+constexpr std::size_t kMaxBlocks = 2048;
+
+unsigned grid_for(std::size_t count) {
+  std::size_t blocks = (count + kThreads - 1) / kThreads;
+  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
+  return static_cast<unsigned>(blocks == 0 ? 1 : blocks);
+}
+
+__device__ __forceinline__ std::size_t global_index() {
+  return blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+}
+__device__ __forceinline__ std::size_t grid_stride() { return static_cast<std::size_t>(gridDim.x) * blockDim.x; }
+
+__device__ __forceinline__ float load(const float* p) { return *p; }
+__device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
+__device__ __forceinline__ void store(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
+
+__device__ __forceinline__ std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+__global__ void cast_to_bf16_kernel(const float* __restrict__ in, __nv_bfloat16* __restrict__ out, std::size_t count) {
+  for (std::size_t i = global_index(); i < count; i += grid_stride()) out[i] = __float2bfloat16_rn(in[i]);
+}
+
+template <typename T>
+__global__ void fill_uniform_kernel(T* __restrict__ out, std::size_t count, std::uint64_t seed, float low, float high) {
+  const std::uint64_t key = splitmix64(seed);
+  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
+    // The top 24 bits: a uniform float in [0, 1) with exactly representable steps.
+    const float unit = static_cast<float>(splitmix64(key ^ i) >> 40) * (1.0f / 16777216.0f);
+    store(out + i, low + (high - low) * unit);
+  }
+}
+
+// One warp per row: classes may be 10 or thousands; a warp strides across the row in
+// three passes (max/argmax, sum of exponentials, gradient), all in a fixed order.
+template <typename G>
+__global__ void softmax_cross_entropy_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
+                                             int batch, int classes, G* __restrict__ dlogits,
+                                             float* __restrict__ row_loss, int* __restrict__ row_correct) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarp;
+  const int row = static_cast<int>(blockIdx.x) * (blockDim.x / kWarp) + static_cast<int>(threadIdx.x) / kWarp;
+  if (row >= batch) return;  // uniform across the warp: the shuffles below see full warps
+  const float* x = logits + static_cast<std::size_t>(row) * classes;
+
+  float best = -INFINITY;
+  int best_index = INT_MAX;
+  for (int c = lane; c < classes; c += kWarp) {
+    const float v = x[c];
+    if (v > best) {  // each lane visits increasing c: strict > keeps the lowest index on ties
+      best = v;
+      best_index = c;
+    }
+  }
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    const float other = __shfl_xor_sync(0xffffffffu, best, offset);
+    const int other_index = __shfl_xor_sync(0xffffffffu, best_index, offset);
+    if (other > best || (other == best && other_index < best_index)) {
+      best = other;
+      best_index = other_index;
+    }
+  }
+
+  const int label = labels[row];
+  const bool valid = label >= 0 && label < classes;
+  // The label's p - 1 cancels when the model is confident; -(sum of the other
+  // classes)/sum does not, so that sum is kept apart.
+  float sum = 0.0f;
+  float others = 0.0f;
+  for (int c = lane; c < classes; c += kWarp) {
+    const float e = expf(x[c] - best);
+    sum += e;
+    if (c != label) others += e;
+  }
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    others += __shfl_xor_sync(0xffffffffu, others, offset);
+  }
+
+  if (lane == 0) {
+    row_loss[row] = valid ? logf(sum) - (x[label] - best) : __int_as_float(0x7fc00000);
+    row_correct[row] = valid && best_index == label ? 1 : 0;
+  }
+  const float inverse_sum = 1.0f / sum;
+  const float scale = 1.0f / static_cast<float>(batch);
+  G* g = dlogits + static_cast<std::size_t>(row) * classes;
+  for (int c = lane; c < classes; c += kWarp) {
+    const float p = c == label ? -others * inverse_sum : expf(x[c] - best) * inverse_sum;
+    store(g + c, p * scale);
+  }
+}
+
+__global__ void reduce_step_scalars_kernel(const float* __restrict__ row_loss, const int* __restrict__ row_correct,
+                                           int batch, StepScalars* __restrict__ out) {
+  __shared__ double loss[kThreads];
+  __shared__ unsigned long long correct[kThreads];
+  double l = 0.0;
+  unsigned long long c = 0;
+  for (int i = static_cast<int>(threadIdx.x); i < batch; i += kThreads) {
+    l += static_cast<double>(row_loss[i]);
+    c += static_cast<unsigned long long>(row_correct[i]);
+  }
+  loss[threadIdx.x] = l;
+  correct[threadIdx.x] = c;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half) {
+      loss[threadIdx.x] += loss[threadIdx.x + half];
+      correct[threadIdx.x] += correct[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out->loss_sum = loss[0];
+    out->correct = correct[0];
+  }
+}
+
+template <typename T>
+__global__ void add_bias_activation_kernel(T* __restrict__ y, const float* __restrict__ bias, int rows, int width,
+                                           bool relu) {
+  const std::size_t count = static_cast<std::size_t>(rows) * width;
+  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
+    float v = load(y + i) + bias[i % static_cast<std::size_t>(width)];
+    if (relu) v = fmaxf(v, 0.0f);
+    store(y + i, v);
+  }
+}
+
+template <typename T>
+__global__ void relu_gradient_kernel(T* __restrict__ dy, const T* __restrict__ activation, std::size_t count) {
+  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
+    if (!(load(activation + i) > 0.0f)) store(dy + i, 0.0f);
+  }
+}
+
+// Block (32 × kBiasRows): threadIdx.x picks a column (coalesced across the warp),
+// threadIdx.y strides the rows; the partial sums meet in shared memory in a fixed order.
+constexpr int kBiasRows = 16;
+template <typename T>
+__global__ void bias_gradient_kernel(const T* __restrict__ dy, float* __restrict__ db, int rows, int width) {
+  __shared__ float partial[kBiasRows][kWarp + 1];
+  const int column = static_cast<int>(blockIdx.x) * kWarp + static_cast<int>(threadIdx.x);
+  float sum = 0.0f;
+  if (column < width) {
+    for (int r = static_cast<int>(threadIdx.y); r < rows; r += kBiasRows)
+      sum += load(dy + static_cast<std::size_t>(r) * width + column);
+  }
+  partial[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y == 0 && column < width) {
+    float total = 0.0f;
+    for (int k = 0; k < kBiasRows; ++k) total += partial[k][threadIdx.x];
+    db[column] = total;
+  }
+}
+
+__global__ void sgd_momentum_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
+                                    float* __restrict__ velocity, __nv_bfloat16* __restrict__ parameters_bf16,
+                                    std::size_t count, float learning_rate, float momentum) {
+  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
+    const float v = momentum * velocity[i] + gradients[i];
+    velocity[i] = v;
+    const float p = parameters[i] - learning_rate * v;
+    parameters[i] = p;
+    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+  }
+}
+
+__global__ void advance_adam_step_kernel(AdamStepState* state, float learning_rate, float beta1, float beta2) {
+  const unsigned long long t = state->t + 1;
+  state->t = t;
+  const double steps = static_cast<double>(t);
+  state->step_size = static_cast<float>(learning_rate / (1.0 - pow(static_cast<double>(beta1), steps)));
+  state->inv_sqrt_bias_correction2 = static_cast<float>(1.0 / sqrt(1.0 - pow(static_cast<double>(beta2), steps)));
+}
+
+__global__ void adam_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
+                            float* __restrict__ first_moment, float* __restrict__ second_moment,
+                            __nv_bfloat16* __restrict__ parameters_bf16, std::size_t count, float beta1, float beta2,
+                            float epsilon, const AdamStepState* __restrict__ state) {
+  const float step_size = state->step_size;
+  const float inv_sqrt_bias_correction2 = state->inv_sqrt_bias_correction2;
+  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
+    const float g = gradients[i];
+    const float m = beta1 * first_moment[i] + (1.0f - beta1) * g;
+    const float v = beta2 * second_moment[i] + (1.0f - beta2) * g * g;
+    first_moment[i] = m;
+    second_moment[i] = v;
+    const float p = parameters[i] - step_size * m / (sqrtf(v) * inv_sqrt_bias_correction2 + epsilon);
+    parameters[i] = p;
+    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+  }
+}
+
+template <typename G>
+void launch_softmax(const float* logits, const std::int32_t* labels, int batch, int classes, G* dlogits,
+                    float* row_loss, int* row_correct, cudaStream_t stream) {
+  if (batch <= 0 || classes <= 0) return;
+  constexpr int kRowsPerBlock = kThreads / kWarp;
+  const unsigned blocks = static_cast<unsigned>((batch + kRowsPerBlock - 1) / kRowsPerBlock);
+  softmax_cross_entropy_kernel<G>
+      <<<blocks, kThreads, 0, stream>>>(logits, labels, batch, classes, dlogits, row_loss, row_correct);
+  check_launch("softmax_cross_entropy_kernel");
+}
+
+template <typename T>
+void launch_bias_activation(T* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream) {
+  const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
+  if (count == 0) return;
+  add_bias_activation_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(y, bias, rows, width, relu);
+  check_launch("add_bias_activation_kernel");
+}
+
+template <typename T>
+void launch_relu_gradient(T* dy, const T* activation, std::size_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  relu_gradient_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(dy, activation, count);
+  check_launch("relu_gradient_kernel");
+}
+
+template <typename T>
+void launch_bias_gradient(const T* dy, float* db, int rows, int width, cudaStream_t stream) {
+  if (width <= 0) return;
+  const unsigned blocks = static_cast<unsigned>((width + kWarp - 1) / kWarp);
+  bias_gradient_kernel<T><<<blocks, dim3(kWarp, kBiasRows), 0, stream>>>(dy, db, rows, width);
+  check_launch("bias_gradient_kernel");
+}
+
+template <typename T>
+void launch_fill(T* out, std::size_t count, std::uint64_t seed, float low, float high, cudaStream_t stream) {
+  if (count == 0) return;
+  fill_uniform_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(out, count, seed, low, high);
+  check_launch("fill_uniform_kernel");
+}
+
+}  // namespace
+
+void cast_to_bf16(const float* in, __nv_bfloat16* out, std::size_t count, cudaStream_t stream) {
+  if (count == 0) return;
+  cast_to_bf16_kernel<<<grid_for(count), kThreads, 0, stream>>>(in, out, count);
+  check_launch("cast_to_bf16_kernel");
+}
+
+void fill_uniform(float* out, std::size_t count, std::uint64_t seed, float low, float high, cudaStream_t stream) {
+  launch_fill(out, count, seed, low, high, stream);
+}
+void fill_uniform(__nv_bfloat16* out, std::size_t count, std::uint64_t seed, float low, float high,
+                  cudaStream_t stream) {
+  launch_fill(out, count, seed, low, high, stream);
+}
+
+void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, float* dlogits,
+                           float* row_loss, int* row_correct, cudaStream_t stream) {
+  launch_softmax(logits, labels, batch, classes, dlogits, row_loss, row_correct, stream);
+}
+void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes,
+                           __nv_bfloat16* dlogits, float* row_loss, int* row_correct, cudaStream_t stream) {
+  launch_softmax(logits, labels, batch, classes, dlogits, row_loss, row_correct, stream);
+}
+
+void reduce_step_scalars(const float* row_loss, const int* row_correct, int batch, StepScalars* out,
+                         cudaStream_t stream) {
+  reduce_step_scalars_kernel<<<1, kThreads, 0, stream>>>(row_loss, row_correct, batch, out);
+  check_launch("reduce_step_scalars_kernel");
+}
+
+void add_bias_activation(float* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream) {
+  launch_bias_activation(y, bias, rows, width, relu, stream);
+}
+void add_bias_activation(__nv_bfloat16* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream) {
+  launch_bias_activation(y, bias, rows, width, relu, stream);
+}
+
+void relu_gradient(float* dy, const float* activation, std::size_t count, cudaStream_t stream) {
+  launch_relu_gradient(dy, activation, count, stream);
+}
+void relu_gradient(__nv_bfloat16* dy, const __nv_bfloat16* activation, std::size_t count, cudaStream_t stream) {
+  launch_relu_gradient(dy, activation, count, stream);
+}
+
+void bias_gradient(const float* dy, float* db, int rows, int width, cudaStream_t stream) {
+  launch_bias_gradient(dy, db, rows, width, stream);
+}
+void bias_gradient(const __nv_bfloat16* dy, float* db, int rows, int width, cudaStream_t stream) {
+  launch_bias_gradient(dy, db, rows, width, stream);
+}
+
+void sgd_momentum_update(float* parameters, const float* gradients, float* velocity, __nv_bfloat16* parameters_bf16,
+                         std::size_t count, float learning_rate, float momentum, cudaStream_t stream) {
+  if (count == 0) return;
+  sgd_momentum_kernel<<<grid_for(count), kThreads, 0, stream>>>(parameters, gradients, velocity, parameters_bf16, count,
+                                                                learning_rate, momentum);
+  check_launch("sgd_momentum_kernel");
+}
+
+void advance_adam_step(AdamStepState* state, float learning_rate, float beta1, float beta2, cudaStream_t stream) {
+  advance_adam_step_kernel<<<1, 1, 0, stream>>>(state, learning_rate, beta1, beta2);
+  check_launch("advance_adam_step_kernel");
+}
+
+void adam_update(float* parameters, const float* gradients, float* first_moment, float* second_moment,
+                 __nv_bfloat16* parameters_bf16, std::size_t count, float beta1, float beta2, float epsilon,
+                 const AdamStepState* state, cudaStream_t stream) {
+  if (count == 0) return;
+  adam_kernel<<<grid_for(count), kThreads, 0, stream>>>(parameters, gradients, first_moment, second_moment,
+                                                        parameters_bf16, count, beta1, beta2, epsilon, state);
+  check_launch("adam_kernel");
+}
+
+}  // namespace hdbench::kernels

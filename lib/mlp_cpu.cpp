@@ -1,0 +1,310 @@
+#include "mlp_cpu.hpp"
+
+#include <cblas.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+
+#include "thread_team.hpp"
+
+// The element-wise passes are compiled for AVX-512, AVX2 and baseline x86-64, picked
+// at load time: the binary stays portable and still uses the host's vector width
+// (OpenBLAS dispatches its own kernels the same way).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define HDBENCH_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HDBENCH_VECTOR_CLONES
+#endif
+
+namespace hdbench {
+namespace {
+
+// Below this many elements one thread does an element-wise pass alone: waking the
+// team costs a few microseconds, more than the pass itself.
+constexpr std::size_t kTeamMinElements = std::size_t{1} << 15;
+
+struct Rows {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+Rows share_of(std::size_t rows, int parts, int index) {
+  const std::size_t base = rows / static_cast<std::size_t>(parts);
+  const std::size_t extra = rows % static_cast<std::size_t>(parts);
+  const auto i = static_cast<std::size_t>(index);
+  const std::size_t begin = i * base + std::min(i, extra);
+  return {begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+// Hidden layer, in place: z = max(z + b, 0).
+HDBENCH_VECTOR_CLONES
+void bias_relu_rows(float* z, const float* b, std::size_t cols, Rows rows) {
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    float* row = z + r * cols;
+    for (std::size_t c = 0; c < cols; ++c) row[c] = std::max(row[c] + b[c], 0.0f);
+  }
+}
+
+HDBENCH_VECTOR_CLONES
+void bias_rows(float* z, const float* b, std::size_t cols, Rows rows) {
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    float* row = z + r * cols;
+    for (std::size_t c = 0; c < cols; ++c) row[c] += b[c];
+  }
+}
+
+// Backward through a hidden layer's ReLU, in place: g = g · (a > 0), where a is the
+// layer's output; the column sums of the result (the bias gradient) go to `sums`.
+HDBENCH_VECTOR_CLONES
+void relu_grad_bias_grad_rows(float* g, const float* a, std::size_t cols, Rows rows, float* sums) {
+  std::fill(sums, sums + cols, 0.0f);
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    float* grow = g + r * cols;
+    const float* arow = a + r * cols;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const float v = arow[c] > 0.0f ? grow[c] : 0.0f;
+      grow[c] = v;
+      sums[c] += v;
+    }
+  }
+}
+
+struct LossShare {
+  double loss = 0.0;
+  std::size_t correct = 0;
+};
+
+// Softmax cross-entropy over rows of logits, with a stable log-sum-exp. With
+// `grad`, also writes dLoss/dlogits = (softmax - onehot) / batch and the column sums
+// of that (the last layer's bias gradient) to `sums`. Argmax ties go to the lowest
+// class, as torch.argmax.
+LossShare softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
+                                     std::size_t batch, Rows rows, float* grad, float* sums) {
+  LossShare share;
+  if (grad != nullptr) std::fill(sums, sums + classes, 0.0f);
+  const double inv_batch = 1.0 / static_cast<double>(batch);
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    const float* z = logits + r * classes;
+    const auto label = static_cast<std::size_t>(labels[r]);
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < classes; ++c)
+      if (z[c] > z[best]) best = c;
+    const float top = z[best];
+    double total = 0.0;
+    for (std::size_t c = 0; c < classes; ++c) total += std::exp(static_cast<double>(z[c] - top));
+    share.loss += std::log(total) - static_cast<double>(z[label] - top);
+    share.correct += best == label ? 1 : 0;
+    if (grad == nullptr) continue;
+    float* g = grad + r * classes;
+    // p - 1 for the label cancels when the model is confident: subtract in double.
+    const double inv_total = 1.0 / total;
+    for (std::size_t c = 0; c < classes; ++c) {
+      const double p = std::exp(static_cast<double>(z[c] - top)) * inv_total;
+      g[c] = static_cast<float>((p - (c == label ? 1.0 : 0.0)) * inv_batch);
+      sums[c] += g[c];
+    }
+  }
+  return share;
+}
+
+HDBENCH_VECTOR_CLONES
+void sgd_momentum(float* p, const float* g, float* v, std::size_t begin, std::size_t end, float lr, float momentum) {
+  for (std::size_t i = begin; i < end; ++i) {
+    v[i] = momentum * v[i] + g[i];
+    p[i] -= lr * v[i];
+  }
+}
+
+struct AdamStep {
+  float beta1, beta2, epsilon, step_size, inv_sqrt_bias2;
+};
+
+HDBENCH_VECTOR_CLONES
+void adam(float* p, const float* g, float* m, float* v, std::size_t begin, std::size_t end, AdamStep s) {
+  for (std::size_t i = begin; i < end; ++i) {
+    m[i] = s.beta1 * m[i] + (1.0f - s.beta1) * g[i];
+    v[i] = s.beta2 * v[i] + (1.0f - s.beta2) * g[i] * g[i];
+    p[i] -= s.step_size * m[i] / (std::sqrt(v[i]) * s.inv_sqrt_bias2 + s.epsilon);
+  }
+}
+
+// Adds each thread's column sums (threads × cols, row by row) into one row at `out`.
+void reduce_sums(const float* partial, int threads, std::size_t cols, float* out) {
+  std::copy(partial, partial + cols, out);
+  for (int t = 1; t < threads; ++t)
+    for (std::size_t c = 0; c < cols; ++c) out[c] += partial[static_cast<std::size_t>(t) * cols + c];
+}
+
+}  // namespace
+
+void set_blas_threads(int threads) {
+  // openblas_set_num_threads is global and not free; skip it when nothing changes.
+  static std::atomic<int> current{0};
+  if (current.exchange(threads) != threads) openblas_set_num_threads(threads);
+}
+
+void cpu_sgemm(const float* a, const float* b, float* c, int m, int n, int k) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+}
+
+CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::size_t max_batch, int threads,
+               std::span<const float> parameters)
+    : shape_(shape), layout_(make_parameter_layout(shape)), optimizer_(optimizer), max_batch_(max_batch),
+      threads_(threads) {
+  if (shape.layers() == 0) throw MlpConfigError("an MLP needs at least one layer");
+  if (max_batch == 0) throw MlpConfigError("the largest batch must be at least 1");
+  if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
+  if (parameters.size() != layout_.total)
+    throw MlpConfigError(fmt::format("model {} has {} parameter floats, {} were given", to_string(shape),
+                                     layout_.total, parameters.size()));
+  parameters_.assign(parameters.begin(), parameters.end());
+  gradients_.assign(layout_.total, 0.0f);
+  first_moment_.assign(layout_.total, 0.0f);
+  if (optimizer.kind == OptimizerKind::adam) second_moment_.assign(layout_.total, 0.0f);
+  for (std::size_t l = 0; l < shape.layers(); ++l)
+    activations_.emplace_back(max_batch * static_cast<std::size_t>(shape.fan_out(l)), 0.0f);
+  grad_a_.assign(max_batch * static_cast<std::size_t>(shape.widest()), 0.0f);
+  grad_b_.assign(grad_a_.size(), 0.0f);
+  partial_sums_.assign(static_cast<std::size_t>(threads) * static_cast<std::size_t>(shape.widest()), 0.0f);
+  team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
+}
+
+CpuMlp::~CpuMlp() = default;
+
+std::span<const float> CpuMlp::logits() const noexcept {
+  return {activations_.back().data(), last_batch_ * static_cast<std::size_t>(shape_.classes())};
+}
+
+void CpuMlp::check_batch(const std::int32_t* labels, std::size_t batch) const {
+  if (batch == 0 || batch > max_batch_)
+    throw std::invalid_argument(fmt::format("batch of {} samples: the model was built for 1..{}", batch, max_batch_));
+  for (std::size_t i = 0; i < batch; ++i)
+    if (labels[i] < 0 || labels[i] >= shape_.classes())
+      throw std::invalid_argument(
+          fmt::format("label {} of sample {} is outside 0..{}", labels[i], i, shape_.classes() - 1));
+}
+
+template <typename Body>
+static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body) {
+  if (elements < kTeamMinElements || team.threads() == 1 || rows < 2) {
+    body(0, 1, Rows{0, rows});
+    return;
+  }
+  const int parts = static_cast<int>(std::min<std::size_t>(rows, static_cast<std::size_t>(team.threads())));
+  team.run([&](int index) {
+    if (index < parts) body(index, parts, share_of(rows, parts, index));
+  });
+}
+
+StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std::size_t batch, bool keep_gradient) {
+  check_batch(labels, batch);
+  set_blas_threads(threads_);
+  last_batch_ = batch;
+  const auto b = static_cast<int>(batch);
+  const float* input = images;
+  for (std::size_t l = 0; l < shape_.layers(); ++l) {
+    const int in = shape_.fan_in(l);
+    const int out = shape_.fan_out(l);
+    float* z = activations_[l].data();
+    const float* bias = parameters_.data() + layout_.layers[l].bias;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, b, out, in, 1.0f, input, in,
+                parameters_.data() + layout_.layers[l].weight, in, 0.0f, z, out);
+    const bool hidden = l + 1 < shape_.layers();
+    for_row_shares(*team_, batch, batch * static_cast<std::size_t>(out), [&](int, int, Rows rows) {
+      if (hidden) {
+        bias_relu_rows(z, bias, static_cast<std::size_t>(out), rows);
+      } else {
+        bias_rows(z, bias, static_cast<std::size_t>(out), rows);
+      }
+    });
+    input = z;
+  }
+
+  const auto classes = static_cast<std::size_t>(shape_.classes());
+  std::vector<LossShare> shares(static_cast<std::size_t>(threads_));
+  int parts_used = 1;
+  for_row_shares(*team_, batch, batch * classes, [&](int index, int parts, Rows rows) {
+    if (index == 0) parts_used = parts;
+    float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * classes;
+    shares[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
+        activations_.back().data(), labels, classes, batch, rows, keep_gradient ? grad_a_.data() : nullptr, sums);
+  });
+  if (keep_gradient)
+    reduce_sums(partial_sums_.data(), parts_used, classes, gradients_.data() + layout_.layers.back().bias);
+  StepResult result;
+  for (int t = 0; t < parts_used; ++t) {
+    result.loss += shares[static_cast<std::size_t>(t)].loss;
+    result.correct += shares[static_cast<std::size_t>(t)].correct;
+  }
+  result.loss /= static_cast<double>(batch);
+  return result;
+}
+
+void CpuMlp::backward(const float* images, std::size_t batch) {
+  const auto b = static_cast<int>(batch);
+  float* grad_out = grad_a_.data();  // dLoss/d(this layer's pre-activation output)
+  float* grad_in = grad_b_.data();
+  for (std::size_t l = shape_.layers(); l-- > 0;) {
+    const int in = shape_.fan_in(l);
+    const int out = shape_.fan_out(l);
+    const float* input = l == 0 ? images : activations_[l - 1].data();
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, b, 1.0f, grad_out, out, input, in, 0.0f,
+                gradients_.data() + layout_.layers[l].weight, in);
+    if (l == 0) break;  // the images need no gradient
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, b, in, out, 1.0f, grad_out, out,
+                parameters_.data() + layout_.layers[l].weight, in, 0.0f, grad_in, in);
+    int parts_used = 1;
+    const auto cols = static_cast<std::size_t>(in);
+    for_row_shares(*team_, batch, batch * cols, [&](int index, int parts, Rows rows) {
+      if (index == 0) parts_used = parts;
+      relu_grad_bias_grad_rows(grad_in, input, cols, rows, partial_sums_.data() + static_cast<std::size_t>(index) * cols);
+    });
+    reduce_sums(partial_sums_.data(), parts_used, cols, gradients_.data() + layout_.layers[l - 1].bias);
+    std::swap(grad_out, grad_in);
+  }
+}
+
+StepResult CpuMlp::compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch) {
+  const StepResult result = forward(images, labels, batch, true);
+  backward(images, batch);
+  return result;
+}
+
+StepResult CpuMlp::evaluate(const float* images, const std::int32_t* labels, std::size_t batch) {
+  return forward(images, labels, batch, false);
+}
+
+void CpuMlp::apply_optimizer() {
+  ++steps_;
+  const std::size_t total = layout_.total;
+  float* p = parameters_.data();
+  const float* g = gradients_.data();
+  float* m = first_moment_.data();
+  float* v = second_moment_.data();
+  const OptimizerConfig& o = optimizer_;
+  AdamStep adam_step{};
+  if (o.kind == OptimizerKind::adam) {
+    const auto t = static_cast<double>(steps_);
+    adam_step = {o.beta1, o.beta2, o.epsilon,
+                 static_cast<float>(o.learning_rate / (1.0 - std::pow(static_cast<double>(o.beta1), t))),
+                 static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(static_cast<double>(o.beta2), t)))};
+  }
+  for_row_shares(*team_, total, total, [&](int, int, Rows share) {
+    if (o.kind == OptimizerKind::sgd) {
+      sgd_momentum(p, g, m, share.begin, share.end, o.learning_rate, o.momentum);
+    } else {
+      adam(p, g, m, v, share.begin, share.end, adam_step);
+    }
+  });
+}
+
+StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
+  const StepResult result = compute_gradients(images, labels, batch);
+  apply_optimizer();
+  return result;
+}
+
+}  // namespace hdbench

@@ -1,0 +1,492 @@
+// The GPU training step against the CPU model: logits, loss, correct count and every
+// gradient (outputs poisoned with NaN first, so an element the step leaves unwritten
+// fails), the parameters after SGD and Adam; the optimizer kernel against its
+// documented formula over several steps (Adam's device-side step count); a captured
+// graph replayed equals eager steps; training lowers the loss; bad batches refused;
+// device_bytes_needed covers what is allocated; GpuGemm against a host reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuda.hpp"
+#include "gpu_test_support.hpp"
+#include "mlp_cpu.hpp"
+#include "mlp_gpu.hpp"
+#include "mlp_model.hpp"
+
+namespace hdbench {
+namespace {
+
+constexpr std::size_t kMaxBatch = 128;
+
+struct Batch {
+  std::vector<float> images;
+  std::vector<std::int32_t> labels;
+  DeviceBuffer device_images;
+  DeviceBuffer device_labels;
+};
+
+// Fresh random inputs in [-1, 2] and any labels, on the host and on the device.
+Batch random_batch(const MlpShape& shape, std::size_t batch, std::uint32_t seed, cudaStream_t stream) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> pixel(-1.0f, 2.0f);
+  std::uniform_int_distribution<int> label(0, shape.classes() - 1);
+  Batch b;
+  b.images.resize(batch * static_cast<std::size_t>(shape.inputs()));
+  for (float& x : b.images) x = pixel(rng);
+  for (std::size_t i = 0; i < batch; ++i) b.labels.push_back(label(rng));
+  b.device_images = DeviceBuffer(b.images.size() * sizeof(float));
+  b.device_labels = DeviceBuffer(b.labels.size() * sizeof(std::int32_t));
+  HDBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(b.device_images.data(), b.images.data(), b.device_images.size(), cudaMemcpyHostToDevice, stream));
+  HDBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(b.device_labels.data(), b.labels.data(), b.device_labels.size(), cudaMemcpyHostToDevice, stream));
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return b;
+}
+
+// |gpu - cpu| ≤ abs + rel·|cpu|, abs = abs_fraction × the tensor's largest |cpu|.
+struct Tolerance {
+  double abs_fraction;
+  double rel;
+};
+
+// tf32 rounds operands to 10 mantissa bits, bf16 to 7 and its activations too.
+Tolerance tolerance_for(MlpDtype dtype) {
+  switch (dtype) {
+    case MlpDtype::fp32:
+      return {3e-5, 1e-4};
+    case MlpDtype::tf32:
+      return {3e-3, 1e-2};
+    case MlpDtype::bf16:
+      return {3e-2, 5e-2};
+  }
+  return {0.0, 0.0};
+}
+
+double max_abs(std::span<const float> values) {
+  double m = 0.0;
+  for (float v : values) m = std::max(m, std::abs(static_cast<double>(v)));
+  return m;
+}
+
+::testing::AssertionResult close(const std::string& what, std::span<const float> gpu, std::span<const float> cpu,
+                                 Tolerance tolerance) {
+  if (gpu.size() != cpu.size())
+    return ::testing::AssertionFailure() << what << ": sizes differ, gpu " << gpu.size() << " vs cpu " << cpu.size();
+  const double scale = max_abs(cpu);
+  const double abs = tolerance.abs_fraction * scale;
+  std::size_t bad = 0;
+  std::size_t worst = 0;
+  double worst_ratio = -1.0;
+  for (std::size_t i = 0; i < gpu.size(); ++i) {
+    const double g = gpu[i];
+    const double c = cpu[i];
+    const double bound = abs + tolerance.rel * std::abs(c);
+    const double error = std::abs(g - c);
+    if (error <= bound) continue;  // NaN fails here
+    ++bad;
+    const double ratio = std::isnan(error) ? std::numeric_limits<double>::infinity() : error / std::max(bound, 1e-300);
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      worst = i;
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": " << bad << " of " << gpu.size()
+                                       << " elements outside |gpu-cpu| <= " << abs << " + " << tolerance.rel
+                                       << "·|cpu| (abs = " << tolerance.abs_fraction << " × max|cpu| " << scale
+                                       << "); worst at [" << worst << "]: gpu " << gpu[worst] << ", cpu " << cpu[worst];
+}
+
+// Every element outside the layers' weight and bias blocks: the padding.
+std::vector<bool> padding_mask(const MlpShape& shape) {
+  const ParameterLayout layout = make_parameter_layout(shape);
+  std::vector<bool> padding(layout.total, true);
+  for (std::size_t l = 0; l < shape.layers(); ++l) {
+    const auto weights = static_cast<std::size_t>(shape.fan_out(l)) * static_cast<std::size_t>(shape.fan_in(l));
+    std::fill_n(padding.begin() + static_cast<std::ptrdiff_t>(layout.layers[l].weight), weights, false);
+    std::fill_n(padding.begin() + static_cast<std::ptrdiff_t>(layout.layers[l].bias), shape.fan_out(l), false);
+  }
+  return padding;
+}
+
+::testing::AssertionResult padding_is_zero(const std::string& what, const MlpShape& shape,
+                                           std::span<const float> values) {
+  const std::vector<bool> padding = padding_mask(shape);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (padding[i] && values[i] != 0.0f)
+      return ::testing::AssertionFailure() << what << ": padding element " << i << " is " << values[i] << ", not 0";
+  return ::testing::AssertionSuccess();
+}
+
+// Blocks of the flat array, per layer, so each is judged against its own magnitude.
+template <typename Check>
+void for_each_block(const MlpShape& shape, Check check) {
+  const ParameterLayout layout = make_parameter_layout(shape);
+  for (std::size_t l = 0; l < shape.layers(); ++l) {
+    const auto weights = static_cast<std::size_t>(shape.fan_out(l)) * static_cast<std::size_t>(shape.fan_in(l));
+    check("layer " + std::to_string(l) + " weight", layout.layers[l].weight, weights);
+    check("layer " + std::to_string(l) + " bias", layout.layers[l].bias, static_cast<std::size_t>(shape.fan_out(l)));
+  }
+}
+
+// Initial parameters whose hidden pre-activations keep clear of zero: tf32 and bf16
+// round them by ~1e-3, and a unit that is barely on for the CPU and barely off for
+// the GPU would change a whole gradient row. Alternate units get bias ±3 (about 5σ
+// of the first layer's pre-activation on these inputs); deeper hidden weights shrink
+// so the margin holds there too. Half the units are dead, so the ReLU gradient's
+// mask is exercised as well.
+std::vector<float> parameters_with_margin(const MlpShape& shape, std::uint64_t seed) {
+  std::vector<float> p = initial_parameters(shape, seed);
+  const ParameterLayout layout = make_parameter_layout(shape);
+  for (std::size_t l = 0; l + 1 < shape.layers(); ++l) {
+    for (int u = 0; u < shape.fan_out(l); ++u) p[layout.layers[l].bias + u] = (u % 2 == 0) ? 3.0f : -3.0f;
+    if (l == 0) continue;
+    const auto weights = static_cast<std::size_t>(shape.fan_out(l)) * static_cast<std::size_t>(shape.fan_in(l));
+    for (std::size_t i = 0; i < weights; ++i) p[layout.layers[l].weight + i] *= 0.25f;
+  }
+  return p;
+}
+
+struct Case {
+  MlpDtype dtype;
+  OptimizerKind optimizer;
+  const char* model;
+  std::size_t batch;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string model = info.param.model;
+  std::replace(model.begin(), model.end(), 'x', '_');
+  return std::string(to_string(info.param.dtype)) + "_" + to_string(info.param.optimizer) + "_" + model + "_batch" +
+         std::to_string(info.param.batch);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16})
+    for (OptimizerKind optimizer : {OptimizerKind::sgd, OptimizerKind::adam})
+      for (const char* model : {"784x64x32x10", "784x32x10"})
+        for (std::size_t batch : {std::size_t{1}, std::size_t{37}, std::size_t{128}})
+          cases.push_back({dtype, optimizer, model, batch});
+  return cases;
+}
+
+class MlpGpuVersusCpu : public ::testing::TestWithParam<Case> {};
+
+TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
+  SKIP_WITHOUT_GPU();
+  const Case c = GetParam();
+  const MlpShape shape = parse_mlp_shape(c.model);
+  const OptimizerConfig optimizer = default_optimizer(c.optimizer);
+  const std::vector<float> initial =
+      c.dtype == MlpDtype::fp32 ? initial_parameters(shape, 11) : parameters_with_margin(shape, 11);
+  const Tolerance tolerance = tolerance_for(c.dtype);
+  Stream stream("mlp-gpu-test");
+  const Batch batch = random_batch(shape, c.batch, static_cast<std::uint32_t>(c.batch * 7919 + 3), stream.get());
+
+  GpuMlp gpu(shape, optimizer, c.dtype, kMaxBatch, initial, stream.get());
+  CpuMlp cpu(shape, optimizer, kMaxBatch, 1, initial);
+  const auto* images = batch.device_images.as<const float>();
+  const auto* labels = batch.device_labels.as<const std::int32_t>();
+  // The first step of a batch size plans its GEMMs, with trial runs that write the
+  // outputs too; poison after that, so only the step itself can fill them in.
+  gpu.compute_gradients(images, labels, c.batch);
+  gpu.poison_step_outputs();
+  gpu.compute_gradients(images, labels, c.batch);
+  const StepResult gpu_result = gpu.last_result();
+  const StepResult cpu_result = cpu.compute_gradients(batch.images.data(), batch.labels.data(), c.batch);
+  std::cout << "[ info     ] fused epilogues: " << (gpu.fused_epilogues() ? "yes" : "no") << "\n";
+
+  const std::vector<float> logits = gpu.logits();
+  EXPECT_TRUE(close("logits", logits, cpu.logits(), tolerance));
+  EXPECT_NEAR(gpu_result.loss, cpu_result.loss, 0.3 * tolerance.rel * (1.0 + std::abs(cpu_result.loss)));
+  // Near-ties of the top two logits may fall either way under rounding.
+  const double allowed_misses = c.dtype == MlpDtype::fp32 ? 1.0 : 2.0 + static_cast<double>(c.batch) / 20.0;
+  EXPECT_LE(std::abs(static_cast<double>(gpu_result.correct) - static_cast<double>(cpu_result.correct)),
+            allowed_misses);
+
+  const std::vector<float> gpu_gradients = gpu.gradients();
+  const std::span<const float> cpu_gradients = cpu.gradients();
+  for_each_block(shape, [&](const std::string& what, std::size_t offset, std::size_t count) {
+    EXPECT_TRUE(close(what + " gradient", std::span(gpu_gradients).subspan(offset, count),
+                      cpu_gradients.subspan(offset, count), tolerance));
+  });
+  EXPECT_TRUE(padding_is_zero("gradients", shape, gpu_gradients));
+
+  gpu.apply_optimizer();
+  cpu.apply_optimizer();
+  const std::vector<float> gpu_after = gpu.parameters();
+  const std::span<const float> cpu_after = cpu.parameters();
+  EXPECT_TRUE(padding_is_zero("parameters after the update", shape, gpu_after));
+  std::vector<float> gpu_update(initial.size());
+  std::vector<float> cpu_update(initial.size());
+  for (std::size_t i = 0; i < initial.size(); ++i) {
+    gpu_update[i] = gpu_after[i] - initial[i];
+    cpu_update[i] = cpu_after[i] - initial[i];
+  }
+  for_each_block(shape, [&](const std::string& what, std::size_t offset, std::size_t count) {
+    const std::span<const float> g = std::span(gpu_update).subspan(offset, count);
+    const std::span<const float> u = std::span(cpu_update).subspan(offset, count);
+    if (c.optimizer == OptimizerKind::sgd) {  // the first update is -lr·g
+      EXPECT_TRUE(close(what + " update", g, u, tolerance));
+      return;
+    }
+    // Adam's first update is about -lr·sign(g): exact wherever the gradient's sign is
+    // settled, anything up to 2·lr where the gradient is within its tolerance of 0.
+    const std::span<const float> grad = cpu_gradients.subspan(offset, count);
+    const double grad_abs = tolerance.abs_fraction * max_abs(grad);
+    std::size_t bad = 0;
+    std::size_t first_bad = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (std::abs(static_cast<double>(grad[i])) <= 2.0 * grad_abs) continue;
+      if (std::abs(static_cast<double>(g[i]) - u[i]) <= 1e-3 * optimizer.learning_rate) continue;
+      if (bad++ == 0) first_bad = i;
+    }
+    EXPECT_EQ(bad, 0u) << what << " Adam update: first mismatch at [" << first_bad << "]: gpu " << g[first_bad]
+                       << ", cpu " << u[first_bad] << ", gradient " << grad[first_bad];
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDtypesOptimizersModelsBatches, MlpGpuVersusCpu, ::testing::ValuesIn(all_cases()),
+                         case_name);
+
+// The optimizer as OptimizerConfig documents it, on the GPU's own gradients, step by
+// step: catches a wrong formula and an Adam step count stuck at 1.
+struct HostOptimizer {
+  OptimizerConfig config;
+  std::vector<float> m;
+  std::vector<float> v;
+  int t = 0;
+
+  void apply(std::vector<float>& p, const std::vector<float>& g) {
+    if (m.empty()) {
+      m.assign(p.size(), 0.0f);
+      v.assign(p.size(), 0.0f);
+    }
+    ++t;
+    const double bias1 = 1.0 - std::pow(static_cast<double>(config.beta1), t);
+    const double bias2 = 1.0 - std::pow(static_cast<double>(config.beta2), t);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (config.kind == OptimizerKind::sgd) {
+        m[i] = config.momentum * m[i] + g[i];
+        p[i] -= config.learning_rate * m[i];
+      } else {
+        m[i] = config.beta1 * m[i] + (1.0f - config.beta1) * g[i];
+        v[i] = config.beta2 * v[i] + (1.0f - config.beta2) * g[i] * g[i];
+        const double step = config.learning_rate * (m[i] / bias1) / (std::sqrt(v[i] / bias2) + config.epsilon);
+        p[i] = static_cast<float>(p[i] - step);
+      }
+    }
+  }
+};
+
+TEST(MlpGpu, OptimizerFollowsTheDocumentedFormulaStepByStep) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(kind));
+      Stream stream;
+      const Batch batch = random_batch(shape, 64, 5, stream.get());
+      std::vector<float> expected = initial_parameters(shape, 3);
+      GpuMlp gpu(shape, default_optimizer(kind), dtype, kMaxBatch, expected, stream.get());
+      HostOptimizer host{default_optimizer(kind), {}, {}, 0};
+      for (int step = 0; step < 4; ++step) {
+        gpu.compute_gradients(batch.device_images.as<const float>(), batch.device_labels.as<const std::int32_t>(), 64);
+        const std::vector<float> gradients = gpu.gradients();
+        gpu.apply_optimizer();
+        host.apply(expected, gradients);
+        const std::vector<float> actual = gpu.parameters();
+        ASSERT_TRUE(close("parameters after step " + std::to_string(step + 1), actual, expected, {1e-6, 1e-5}));
+        ASSERT_TRUE(padding_is_zero("parameters", shape, actual));
+        expected = actual;  // each step from where the GPU is, so errors cannot compound
+      }
+    }
+  }
+}
+
+TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  const std::vector<float> initial = initial_parameters(shape, 21);
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+    for (std::size_t size : {std::size_t{37}, kMaxBatch}) {
+      SCOPED_TRACE(std::string(to_string(kind)) + " batch " + std::to_string(size));
+      Stream stream;
+      const Batch batch = random_batch(shape, size, 9, stream.get());
+      const auto* images = batch.device_images.as<const float>();
+      const auto* labels = batch.device_labels.as<const std::int32_t>();
+      GpuMlp eager(shape, default_optimizer(kind), MlpDtype::fp32, kMaxBatch, initial, stream.get());
+      GpuMlp graph(shape, default_optimizer(kind), MlpDtype::fp32, kMaxBatch, initial, stream.get());
+      EXPECT_FALSE(graph.captured());
+      EXPECT_THROW(graph.replay(), std::logic_error);
+      graph.capture_step(images, labels, size);
+      EXPECT_TRUE(graph.captured());
+      EXPECT_EQ(graph.parameters(), initial) << "capturing must not run the step";
+      for (int step = 0; step < 3; ++step) {
+        eager.step(images, labels, size);
+        graph.replay();
+        const StepResult e = eager.last_result();
+        const StepResult g = graph.last_result();
+        EXPECT_EQ(e.loss, g.loss) << "step " << step;
+        EXPECT_EQ(e.correct, g.correct) << "step " << step;
+      }
+      const std::vector<float> e = eager.parameters();
+      const std::vector<float> g = graph.parameters();
+      ASSERT_EQ(e.size(), g.size());
+      EXPECT_EQ(std::memcmp(e.data(), g.data(), e.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
+      EXPECT_NE(e, initial);
+    }
+  }
+}
+
+TEST(MlpGpu, TrainingLowersTheLoss) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+      for (StepMode mode : {StepMode::eager, StepMode::graph}) {
+        SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(kind) + " " + to_string(mode));
+        Stream stream;
+        const Batch batch = random_batch(shape, kMaxBatch, 17, stream.get());
+        const auto* images = batch.device_images.as<const float>();
+        const auto* labels = batch.device_labels.as<const std::int32_t>();
+        GpuMlp gpu(shape, default_optimizer(kind), dtype, kMaxBatch, initial_parameters(shape, 5), stream.get());
+        if (mode == StepMode::graph) gpu.capture_step(images, labels, kMaxBatch);
+        const auto run = [&] { mode == StepMode::graph ? gpu.replay() : gpu.step(images, labels, kMaxBatch); };
+        run();
+        const StepResult first = gpu.last_result();
+        for (int step = 1; step < 40; ++step) run();
+        const StepResult last = gpu.last_result();
+        EXPECT_TRUE(std::isfinite(first.loss) && std::isfinite(last.loss));
+        // One fixed batch of random labels: memorising it drives the loss down fast.
+        EXPECT_LT(last.loss, 0.5 * first.loss) << "loss " << first.loss << " → " << last.loss;
+        EXPECT_GT(last.correct, first.correct);
+      }
+    }
+  }
+}
+
+TEST(MlpGpu, BatchesOutsideTheMaxBatchAreRefused) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x32x10");
+  Stream stream;
+  const Batch batch = random_batch(shape, 17, 1, stream.get());
+  const auto* images = batch.device_images.as<const float>();
+  const auto* labels = batch.device_labels.as<const std::int32_t>();
+  GpuMlp gpu(shape, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, 16, initial_parameters(shape, 1),
+             stream.get());
+  EXPECT_THROW(gpu.compute_gradients(images, labels, 17), std::invalid_argument);
+  EXPECT_THROW(gpu.step(images, labels, 17), std::invalid_argument);
+  EXPECT_THROW(gpu.capture_step(images, labels, 17), std::invalid_argument);
+  EXPECT_THROW(gpu.step(images, labels, 0), std::invalid_argument);
+  EXPECT_THROW(gpu.step(nullptr, labels, 4), std::invalid_argument);
+  EXPECT_THROW(gpu.last_result(), std::logic_error);
+  EXPECT_NO_THROW(gpu.step(images, labels, 16));
+  EXPECT_TRUE(std::isfinite(gpu.last_result().loss));
+  EXPECT_THROW(GpuMlp(shape, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, 0, initial_parameters(shape, 1),
+                      stream.get()),
+               MlpConfigError);
+  EXPECT_THROW(
+      GpuMlp(shape, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, 4, std::vector<float>(3), stream.get()),
+      MlpConfigError);
+}
+
+TEST(MlpGpu, DeviceBytesNeededCoversWhatTheModelAllocates) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  Stream stream;
+  std::size_t previous = 0;
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+      for (std::size_t max_batch : {std::size_t{1}, std::size_t{1000}}) {
+        SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(kind) + " max batch " + std::to_string(max_batch));
+        const std::size_t needed = GpuMlp::device_bytes_needed(shape, kind, dtype, max_batch);
+        GpuMlp gpu(shape, default_optimizer(kind), dtype, max_batch, initial_parameters(shape, 1), stream.get());
+        EXPECT_GE(needed, gpu.device_bytes());
+        EXPECT_GT(gpu.device_bytes(), 4 * make_parameter_layout(shape).total * (kind == OptimizerKind::adam ? 4 : 3));
+        if (max_batch == 1000) {
+          EXPECT_GT(needed, previous);  // grows with the batch
+        }
+        previous = needed;
+      }
+    }
+  }
+}
+
+// Sizing is host arithmetic: it is checked on every machine, GPU or not.
+TEST(MlpGpuSizing, DeviceBytesNeededAddsUpWithoutADevice) {
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  const std::size_t parameter_bytes = make_parameter_layout(shape).total * sizeof(float);
+  const auto needed = [&](OptimizerKind kind, MlpDtype dtype, std::size_t max_batch) {
+    return GpuMlp::device_bytes_needed(shape, kind, dtype, max_batch);
+  };
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    SCOPED_TRACE(to_string(dtype));
+    // Adam's second moment, on a 256-byte boundary.
+    EXPECT_EQ(needed(OptimizerKind::adam, dtype, 64) - needed(OptimizerKind::sgd, dtype, 64),
+              (parameter_bytes + 255) / 256 * 256);
+    EXPECT_LT(needed(OptimizerKind::sgd, dtype, 64), needed(OptimizerKind::sgd, dtype, 65));
+    // Parameters, gradients, velocity and cuBLASLt's 32 MiB workspace at least.
+    EXPECT_GT(needed(OptimizerKind::sgd, dtype, 1), 3 * parameter_bytes + (std::size_t{32} << 20));
+  }
+  EXPECT_EQ(needed(OptimizerKind::sgd, MlpDtype::fp32, 1000), needed(OptimizerKind::sgd, MlpDtype::tf32, 1000));
+  EXPECT_THROW(needed(OptimizerKind::sgd, MlpDtype::fp32, 0), MlpConfigError);
+  EXPECT_THROW(GpuMlp::device_bytes_needed(MlpShape{{784}}, OptimizerKind::sgd, MlpDtype::fp32, 8), MlpConfigError);
+}
+
+TEST(MlpGpu, GemmMatchesAHostReference) {
+  SKIP_WITHOUT_GPU();
+  struct Size {
+    int m, n, k;
+  };
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    for (Size size : {Size{37, 50, 64}, Size{256, 192, 320}}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::to_string(size.m) + "x" + std::to_string(size.n) + "x" +
+                   std::to_string(size.k));
+      Stream stream;
+      GpuGemm gemm(size.m, size.n, size.k, dtype, stream.get());
+      EXPECT_DOUBLE_EQ(gemm.flops(), 2.0 * size.m * size.n * size.k);
+      gemm.run();
+      const std::vector<float> a = gemm.a_values();
+      const std::vector<float> b = gemm.b_values();
+      const std::vector<float> d = gemm.d_values();
+      ASSERT_EQ(d.size(), static_cast<std::size_t>(size.m) * size.n);
+      EXPECT_GT(max_abs(a), 0.5);  // random operands, not zeros
+      EXPECT_GT(max_abs(b), 0.5);
+      // Each element against Σ|a·b|: the scale its rounding errors grow with.
+      const double rel = dtype == MlpDtype::fp32 ? 1e-5 : dtype == MlpDtype::tf32 ? 2e-3 : 1e-2;
+      std::size_t bad = 0;
+      for (int i = 0; i < size.m; ++i) {
+        for (int j = 0; j < size.n; ++j) {
+          double sum = 0.0;
+          double magnitude = 0.0;
+          for (int p = 0; p < size.k; ++p) {
+            const double term = static_cast<double>(a[static_cast<std::size_t>(i) * size.k + p]) *
+                                b[static_cast<std::size_t>(p) * size.n + j];
+            sum += term;
+            magnitude += std::abs(term);
+          }
+          const float got = d[static_cast<std::size_t>(i) * size.n + j];
+          if (!(std::abs(got - sum) <= rel * magnitude) && bad++ == 0)
+            ADD_FAILURE() << "D[" << i << "][" << j << "] = " << got << ", reference " << sum << " (Σ|a·b| "
+                          << magnitude << ")";
+        }
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hdbench

@@ -1,0 +1,126 @@
+"""The mlp family end to end: the grid of steps, GEMM rates and epochs it registers
+with typed params; CPU steps and epochs that ran, with counters that follow from
+each other; GPU entries skipped with the reason (or run); the CPU step limit; and
+bad MLP flags refused with exit code 2."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conftest import run_hdbench
+
+
+def mlp_runs(report, variant):
+    return [b for b in report["benchmarks"]
+            if b["params"].get("family") == "mlp" and b["params"]["variant"] == variant]
+
+
+def step_flops(model, batch):
+    widths = [int(w) for w in model.split("x")]
+    forward = sum(2 * batch * a * b for a, b in zip(widths, widths[1:]))
+    return 3 * forward - 2 * batch * widths[0] * widths[1]
+
+
+def test_step_grid_has_typed_params(quick_report):
+    _, report = quick_report
+    steps = mlp_runs(report, "step")
+    cpu = [b for b in steps if b["params"]["processor"] == "cpu"]
+    gpu = [b for b in steps if b["params"]["processor"] == "gpu"]
+    assert {(b["params"]["model"], b["params"]["batch"], b["params"]["threads"]) for b in cpu} == {
+        (m, batch, t) for m in ("784x32x10", "784x64x32x10") for batch in (32, 128) for t in (1, 2)}
+    for b in cpu:
+        assert b["params"]["dtype"] == "fp32" and b["params"]["data"] == "host" and b["params"]["mode"] == "eager"
+        assert b["name"].endswith(f"/threads:{b['params']['threads']}/manual_time")
+    # per model and batch: 3 dtypes x (eager with 3 data sources + graph on device)
+    assert len(gpu) == 2 * 2 * 3 * 4
+    assert {(b["params"]["mode"], b["params"]["data"]) for b in gpu} == {
+        ("eager", "device"), ("eager", "pageable"), ("eager", "pinned"), ("graph", "device")}
+    for b in steps:
+        p = b["params"]
+        assert p["implementation"] == "hdbench" and p["optimizer"] == "sgd"
+        assert isinstance(p["batch"], int)
+
+
+def test_cpu_steps_ran_and_their_counters_agree(quick_report):
+    _, report = quick_report
+    gemm = {b["params"]["threads"]: b for b in mlp_runs(report, "gemm") if b["params"]["processor"] == "cpu"}
+    assert set(gemm) == {1, 2}
+    for b in gemm.values():
+        assert b["status"] == "ok", b
+        assert b["counters"]["TFLOP/s"] > 0
+    for b in mlp_runs(report, "step"):
+        p, c = b["params"], b["counters"]
+        if p["processor"] != "cpu":
+            continue
+        assert b["status"] == "ok", b
+        step_s = c["step_us"] * 1e-6
+        assert c["samples/s"] == pytest.approx(p["batch"] / step_s, rel=1e-9)
+        assert c["TFLOP/s"] == pytest.approx(step_flops(p["model"], p["batch"]) / step_s / 1e12, rel=1e-9)
+        assert c["gemm_TFLOP/s"] == pytest.approx(gemm[p["threads"]]["counters"]["TFLOP/s"])
+        assert c["fraction_of_gemm_rate"] == pytest.approx(c["TFLOP/s"] / c["gemm_TFLOP/s"], rel=1e-9)
+        assert math.isfinite(c["first_loss"]) and math.isfinite(c["final_loss"])
+        assert c["steps_per_sample"] >= 1 and c["samples"] >= 1
+        assert c["step_best_us"] <= c["step_us"]
+
+
+def test_gpu_entries_are_skipped_with_the_reason_or_run(quick_report):
+    _, report = quick_report
+    gpu_usable = report["context"]["hdbench"]["system"]["gpu_usable"]
+    gpu = [b for b in report["benchmarks"]
+           if b["params"].get("family") == "mlp" and b["params"]["processor"] == "gpu"]
+    assert gpu
+    for b in gpu:
+        if gpu_usable:
+            assert b["status"] in ("ok", "skipped"), b
+        else:
+            assert b["status"] == "skipped" and b["skip_reason"], b
+
+
+def test_cpu_epochs_train_and_score_held_out_samples(quick_report):
+    _, report = quick_report
+    epochs = [b for b in mlp_runs(report, "epoch") if b["params"]["processor"] == "cpu"]
+    assert {(b["params"]["batch"], b["params"]["workers"], b["params"]["pinning"]) for b in epochs} == {
+        (64, 0, "pageable"), (64, 2, "pageable")}
+    gpu_epochs = [b for b in mlp_runs(report, "epoch") if b["params"]["processor"] == "gpu"]
+    assert {b["params"]["pinning"] for b in gpu_epochs} == {"pageable", "pin_thread", "direct"}
+    for b in epochs:
+        assert b["status"] == "ok", b
+        c = b["counters"]
+        assert c["samples/s"] == pytest.approx(600 / (c["epoch_ms"] * 1e-3), rel=1e-6)
+        assert 0 <= c["accuracy_percent"] <= 100
+        assert math.isfinite(c["held_out_loss"]) and math.isfinite(c["training_loss"])
+        assert "gpu_busy_percent" not in c
+
+
+def test_cpu_steps_over_the_limit_are_skipped_naming_the_flag(hdbench_bin, tmp_path):
+    out = tmp_path / "r.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
+                         "--hdbench_mlp_models=784x4096x10", "--hdbench_mlp_batches=16,8192",
+                         "--hdbench_mlp_cpu_step_tflop_limit=0.01", "--hdbench_mlp_epoch_batches=600",
+                         "--hdbench_mlp_epoch_workers=0", "--hdbench_mlp_epoch_models=784x16x10",
+                         "--hdbench_loader_samples=600", "--hdbench_mlp_threads=1",
+                         "--benchmark_min_time=0.001", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr
+    import json
+    steps = {b["params"]["batch"]: b for b in mlp_runs(json.loads(out.read_text()), "step")}
+    assert steps[16]["status"] == "ok"
+    assert steps[8192]["status"] == "skipped"
+    assert "--hdbench_mlp_cpu_step_tflop_limit" in steps[8192]["skip_reason"]
+
+
+@pytest.mark.parametrize("flag, message", [
+    ("--hdbench_mlp_models=784x0x10", "not positive"),
+    ("--hdbench_mlp_models=784x32x", "empty width"),
+    ("--hdbench_mlp_models=100x10", "first width must be 784"),
+    ("--hdbench_mlp_epoch_models=784x32x5", "at least 10"),
+    ("--hdbench_mlp_dtypes=fp16", "fp32, tf32, bf16"),
+    ("--hdbench_mlp_optimizers=lamb", "sgd, adam"),
+    ("--hdbench_mlp_batches=0", "--hdbench_mlp_batches"),
+])
+def test_bad_mlp_flags_exit_2_with_the_reason(hdbench_bin, tmp_path, flag, message):
+    result = run_hdbench(hdbench_bin, "--hdbench_families=mlp", flag, f"--hdbench_out={tmp_path / 'r.json'}")
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert not (tmp_path / "r.json").exists()
