@@ -32,7 +32,9 @@ class CpuMlp {
 
   // One training step on `batch` ≤ max_batch samples: images [batch × inputs] (the
   // loader's normalised floats), labels in [0, classes). Forward, loss, backward,
-  // optimizer update. Returns the loss and accuracy of the forward pass (before the
+  // optimizer update (fused into the backward pass: each weight block is updated as
+  // soon as its gradient is computed; the result equals compute_gradients followed
+  // by apply_optimizer, bit for bit). Returns the loss and accuracy of the forward pass (before the
   // update). Throws std::invalid_argument for a bad batch or label.
   StepResult step(const float* images, const std::int32_t* labels, std::size_t batch);
 
@@ -54,7 +56,9 @@ class CpuMlp {
 
  private:
   StepResult forward(const float* images, const std::int32_t* labels, std::size_t batch, bool keep_gradient);
-  void backward(const float* images, std::size_t batch);
+  // With `fused_update` (the step's optimizer update, internal to mlp_cpu.cpp), each
+  // weight block is updated by the thread that computed its gradient, right after.
+  void backward(const float* images, std::size_t batch, const void* fused_update);
   void check_batch(const std::int32_t* labels, std::size_t batch) const;
 
   MlpShape shape_;

@@ -2,11 +2,39 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <stdexcept>
 
 #include "nvtx.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace hdbench {
+namespace {
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins until done() or kSpinMicroseconds pass; true when done() held.
+template <typename Done>
+bool spin_until(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() +
+                       std::chrono::duration<double, std::micro>(ThreadTeam::kSpinMicroseconds);
+  while (!done()) {
+    for (int i = 0; i < 64; ++i) cpu_relax();
+    if (std::chrono::steady_clock::now() >= give_up) return done();
+  }
+  return true;
+}
+
+}  // namespace
 
 ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads) {
   if (threads < 1) throw std::invalid_argument(fmt::format("thread team '{}' needs at least one thread", name));
@@ -22,7 +50,7 @@ ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads)
 ThreadTeam::~ThreadTeam() {
   {
     std::lock_guard lock(mutex_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   work_ready_.notify_all();
   // jthread joins on destruction.
@@ -36,33 +64,34 @@ void ThreadTeam::run(const std::function<void(int)>& body) {
   {
     std::lock_guard lock(mutex_);
     body_ = &body;
-    pending_ = threads_ - 1;
-    ++generation_;
+    pending_.store(threads_ - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   work_ready_.notify_all();
   body(0);
+  if (spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; })) return;
   std::unique_lock lock(mutex_);
-  work_done_.wait(lock, [this] { return pending_ == 0; });
-  body_ = nullptr;
+  work_done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
 }
 
 void ThreadTeam::worker_loop(int index) {
   std::uint64_t seen = 0;
   while (true) {
-    const std::function<void(int)>* body = nullptr;
-    {
+    const auto has_work = [&] {
+      return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(has_work)) {
       std::unique_lock lock(mutex_);
-      work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
-      body = body_;
+      work_ready_.wait(lock, has_work);
     }
-    (*body)(index);
-    {
-      std::lock_guard lock(mutex_);
-      --pending_;
+    if (stopping_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
+    (*body_)(index);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Taking the lock orders this with a caller that is about to sleep.
+      { std::lock_guard lock(mutex_); }
+      work_done_.notify_one();
     }
-    work_done_.notify_one();
   }
 }
 

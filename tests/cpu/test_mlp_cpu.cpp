@@ -222,6 +222,30 @@ TEST(CpuMlp, ThreadCountsAgree) {
   EXPECT_EQ(two.steps_taken(), 2u);
 }
 
+// step() updates each weight block inside the backward pass; it must be the same
+// arithmetic as computing every gradient first and updating after.
+TEST(CpuMlp, FusedStepEqualsGradientsThenUpdateBitForBit) {
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(to_string(kind)) + " threads " + std::to_string(threads));
+      const MlpShape shape = parse_mlp_shape("784x128x64x10");
+      const auto init = initial_parameters(shape, 4);
+      CpuMlp fused(shape, default_optimizer(kind), 256, threads, init);
+      CpuMlp split(shape, default_optimizer(kind), 256, threads, init);
+      for (std::uint32_t s = 0; s < 3; ++s) {
+        const Batch b = random_batch(shape, 256, 50 + s);
+        const StepResult r1 = fused.step(b.images.data(), b.labels.data(), 256);
+        const StepResult r2 = split.compute_gradients(b.images.data(), b.labels.data(), 256);
+        split.apply_optimizer();
+        EXPECT_EQ(r1.loss, r2.loss);
+        ASSERT_TRUE(std::equal(fused.parameters().begin(), fused.parameters().end(), split.parameters().begin()))
+            << "step " << s;
+      }
+      EXPECT_EQ(fused.steps_taken(), split.steps_taken());
+    }
+  }
+}
+
 TEST(CpuMlp, RefusesBadInput) {
   const MlpShape shape = parse_mlp_shape("10x4x3");
   const auto init = initial_parameters(shape, 1);

@@ -1,0 +1,265 @@
+"""tools/pytorch_baseline.py: its option checks and naming (no PyTorch needed; the
+script checks options before it imports PyTorch) and, where PyTorch is importable, a
+tiny CPU run whose report the report tools read. No test looks at a time."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hdbench_report
+import pytorch_baseline
+import report_compare
+
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "pytorch_baseline.py"
+MODEL = "784x16x10"
+BATCHES = (4, 8)
+STEP_COUNTERS = {"step_us", "samples/s", "TFLOP/s", "cv_percent", "samples", "final_loss", "fraction_of_gemm_rate"}
+
+
+def run_baseline(*args, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+@pytest.fixture
+def no_torch_env(tmp_path):
+    """An environment in which `import torch` fails, whether or not PyTorch is installed."""
+    fake = tmp_path / "fake_site" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ImportError("blocked by the test")\n')
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(fake.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--models", "784x0x10"], "bad model '784x0x10': width 0 is not positive"),
+    (["--models", "abc"], "bad model 'abc': 'abc' is not a whole number"),
+    (["--models", "784"], "needs at least an input width and a class count"),
+    (["--models", "784xx10"], "an empty width"),
+    (["--models", "784x2000000x10"], "over the limit"),
+    (["--dtypes", "fp16"], "--dtypes: unknown value 'fp16'"),
+    (["--optimizers", "rmsprop"], "--optimizers: unknown value 'rmsprop'"),
+    (["--processors", "tpu"], "--processors: unknown value 'tpu'"),
+    (["--modes", "eager,jit"], "--modes: unknown value 'jit'"),
+    (["--data", "mapped"], "--data: unknown value 'mapped'"),
+    (["--batches=-4"], "--batches: '-4' is not a positive whole number"),
+    (["--batches", "0"], "--batches: '0' is not a positive whole number"),
+    (["--batches", "32,,64"], "--batches: empty item"),
+    (["--threads", "0"], "--threads: '0' is not a positive whole number"),
+    (["--min-time", "-1"], "--min-time: '-1' is not a number of seconds"),
+    (["--min-time", "nan"], "--min-time: 'nan' is not a number of seconds"),
+    (["--warmup", "x"], "--warmup: 'x' is not a whole number"),
+    (["--processors", "cpu", "--dtypes", "bf16"], "nothing to run: the cpu runs fp32"),
+    (["--no-such-flag"], "unrecognized arguments"),  # argparse's own usage error
+])
+def test_bad_options_exit_2_before_importing_torch(tmp_path, no_torch_env, args, message):
+    out = tmp_path / "r.json"
+    result = run_baseline(*args, "--out", out, env=no_torch_env)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and "PyTorch" not in result.stderr
+    assert not out.exists()
+
+
+def test_an_out_path_that_is_a_folder_exits_2(tmp_path, no_torch_env):
+    result = run_baseline("--out", tmp_path, env=no_torch_env)
+    assert result.returncode == 2 and "is a directory" in result.stderr
+
+
+def test_without_pytorch_good_options_exit_2_saying_so(tmp_path, no_torch_env):
+    result = run_baseline("--processors", "cpu", "--out", tmp_path / "r.json", env=no_torch_env)
+    assert result.returncode == 2
+    assert "PyTorch is not importable" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_names_and_flops_follow_hdbench():
+    spec = dict(kind="step", processor="cpu", model="784x32x10", widths=[784, 32, 10], dtype="fp32",
+                optimizer="sgd", mode="eager", data="host", batch=128, threads=2, device=0)
+    assert pytorch_baseline.benchmark_name(spec) == \
+        "mlp/step/cpu/784x32x10/fp32/sgd/eager/data:host/batch:128/threads:2/manual_time"
+    gpu = dict(spec, processor="gpu", dtype="bf16", optimizer="adam", mode="graph", data="pinned", threads=None)
+    assert pytorch_baseline.benchmark_name(gpu) == \
+        "mlp/step/gpu/784x32x10/bf16/adam/graph/data:pinned/batch:128/manual_time"
+    assert pytorch_baseline.benchmark_params(gpu) == {
+        "family": "mlp", "variant": "step", "implementation": "pytorch", "processor": "gpu", "model": "784x32x10",
+        "dtype": "bf16", "optimizer": "adam", "mode": "graph", "data": "pinned", "batch": 128, "device": 0}
+    gemm = dict(kind="gemm", processor="cpu", dtype="fp32", threads=2, n=2048, device=0)
+    assert pytorch_baseline.benchmark_name(gemm) == "mlp/gemm/cpu/fp32/2048x2048x2048/threads:2/manual_time"
+    # forward 2·B·in·out per layer; backward twice that, less the first layer's input gradient
+    forward = 2 * 128 * (784 * 32 + 32 * 10)
+    assert pytorch_baseline.training_step_flops([784, 32, 10], 128) == 3 * forward - 2 * 128 * 784 * 32
+
+
+def test_cpu_grid_leaves_out_gpu_only_axes():
+    opts = pytorch_baseline.parse_args(["--processors", "cpu,gpu", "--models", "8x4x2", "--batches", "4",
+                                        "--dtypes", "fp32,bf16", "--optimizers", "sgd", "--modes", "eager,graph",
+                                        "--data", "device,pinned", "--threads", "1,2", "--out", "/tmp/x.json"])
+    specs, dropped = pytorch_baseline.step_grid(opts)
+    cpu = [s for s in specs if s["processor"] == "cpu"]
+    assert {(s["dtype"], s["mode"], s["data"], s["threads"]) for s in cpu} == {("fp32", "eager", "host", 1),
+                                                                               ("fp32", "eager", "host", 2)}
+    assert len([s for s in specs if s["processor"] == "gpu"]) == 2 * 2 * 2  # dtypes x modes x data
+    assert dropped and "bf16" in dropped[0] and "graph" in dropped[0]
+    gemms = pytorch_baseline.gemm_grid(specs, opts)
+    assert {(g["processor"], g["dtype"], g["threads"]) for g in gemms} == {
+        ("cpu", "fp32", 1), ("cpu", "fp32", 2), ("gpu", "fp32", None), ("gpu", "bf16", None)}
+
+
+# ---- with PyTorch -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    folder = tmp_path_factory.mktemp("pytorch_baseline")
+    out = folder / "report.json"
+    result = run_baseline("--processors", "cpu,gpu", "--models", MODEL, "--batches", ",".join(map(str, BATCHES)),
+                          "--dtypes", "fp32,bf16", "--optimizers", "sgd,adam", "--modes", "eager",
+                          "--data", "device,pinned", "--threads", "1", "--min-time", "0.001", "--warmup", "1",
+                          "--out", out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return torch, folder, out, json.loads(out.read_text()), result
+
+
+def test_tiny_run_writes_the_specified_names(tiny_run):
+    torch, _, _, report, _ = tiny_run
+    names = {b["name"] for b in report["benchmarks"]}
+    expected = {"mlp/gemm/cpu/fp32/2048x2048x2048/threads:1/manual_time",
+                "mlp/gemm/gpu/fp32/8192x8192x8192/manual_time", "mlp/gemm/gpu/bf16/8192x8192x8192/manual_time"}
+    for opt in ("sgd", "adam"):
+        for b in BATCHES:
+            expected.add(f"mlp/step/cpu/{MODEL}/fp32/{opt}/eager/data:host/batch:{b}/threads:1/manual_time")
+            for dtype in ("fp32", "bf16"):
+                for data in ("device", "pinned"):
+                    expected.add(f"mlp/step/gpu/{MODEL}/{dtype}/{opt}/eager/data:{data}/batch:{b}/manual_time")
+    assert names == expected
+    assert len(report["benchmarks"]) == len(expected)
+
+
+def test_tiny_run_cpu_entries_carry_params_and_counters(tiny_run):
+    _, _, _, report, _ = tiny_run
+    gemm = next(b for b in report["benchmarks"]
+                if b["params"]["variant"] == "gemm" and b["params"]["processor"] == "cpu")
+    assert gemm["status"] == "ok"
+    assert gemm["params"] == {"family": "mlp", "variant": "gemm", "implementation": "pytorch", "processor": "cpu",
+                              "dtype": "fp32", "m": 2048, "n": 2048, "k": 2048, "threads": 1}
+    gemm_rate = gemm["counters"]["TFLOP/s"]
+    steps = [b for b in report["benchmarks"] if b["params"]["processor"] == "cpu" and b["params"]["variant"] == "step"]
+    assert len(steps) == 2 * len(BATCHES)
+    for b in steps:
+        assert b["status"] == "ok", b
+        p = b["params"]
+        assert p == {"family": "mlp", "variant": "step", "implementation": "pytorch", "processor": "cpu",
+                     "model": MODEL, "dtype": "fp32", "optimizer": p["optimizer"], "mode": "eager", "data": "host",
+                     "batch": p["batch"], "threads": 1}
+        c = b["counters"]
+        assert STEP_COUNTERS <= c.keys()
+        assert all(b[k] == v for k, v in c.items())  # also top-level, as Google Benchmark writes them
+        assert math.isfinite(c["final_loss"]) and c["final_loss"] > 0
+        assert c["samples"] >= 5 and b["iterations"] == c["samples"]
+        assert b["run_type"] == "iteration" and b["time_unit"] == "us" and b["run_name"] == b["name"]
+        assert b["real_time"] > 0 and b["cpu_time"] >= 0
+        # The counters are the same median seen three ways (formulas, not speed).
+        flops = pytorch_baseline.training_step_flops([784, 16, 10], p["batch"])
+        assert c["samples/s"] == pytest.approx(p["batch"] / (c["step_us"] * 1e-6))
+        assert c["TFLOP/s"] == pytest.approx(flops / (c["step_us"] * 1e-6) / 1e12)
+        assert c["fraction_of_gemm_rate"] == pytest.approx(c["TFLOP/s"] / gemm_rate)
+        assert isinstance(b["notes"], list)
+
+
+def test_tiny_run_gpu_entries_are_skipped_with_the_reason_without_cuda(tiny_run):
+    torch, _, _, report, _ = tiny_run
+    gpu = [b for b in report["benchmarks"] if b["params"]["processor"] == "gpu"]
+    assert len(gpu) == 2 + 2 * 2 * 2 * len(BATCHES)
+    hd = report["context"]["hdbench"]
+    if torch.cuda.is_available():
+        assert all(b["status"] in ("ok", "skipped") for b in gpu)
+        return
+    assert hd["system"]["gpu_usable"] is False and hd["system"]["gpu_unavailable_reason"]
+    for b in gpu:
+        assert b["status"] == "skipped" and b["skip_reason"] == hd["system"]["gpu_unavailable_reason"]
+        assert b["error_message"] == "skipped: " + b["skip_reason"]
+        assert b["params"]["device"] == 0 and "threads" not in b["params"] and b["counters"] == {}
+
+
+def test_tiny_run_context(tiny_run):
+    torch, _, out, report, result = tiny_run
+    ctx = report["context"]
+    hd = ctx["hdbench"]
+    assert hd["schema_version"] == 1 and hd["implementation"] == "pytorch"
+    assert hd["torch_version"] == torch.__version__ and hd["cuda_version"] == torch.version.cuda
+    assert hd["system"]["host"]["logical_cores"] >= 1 and isinstance(hd["system"]["gpus"], list)
+    assert hd["options"]["models"] == [MODEL] and hd["options"]["batches"]["cpu"] == list(BATCHES)
+    assert hd["options"]["out_path"] == str(out)
+    assert ctx["host_name"] and ctx["num_cpus"] >= 1 and ctx["date"]
+    assert "step/cpu/784x16x10/fp32/sgd/eager/data:host/batch:4/threads:1" in result.stdout  # the table
+    assert str(out) in result.stdout
+
+
+def test_tiny_run_report_is_written_atomically_and_read_by_the_tools(tiny_run, tmp_path):
+    _, folder, out, report, _ = tiny_run
+    assert [p.name for p in folder.iterdir()] == ["report.json"]  # no temp file left behind
+    loaded = hdbench_report.load_report(str(out))
+    series, left_out, _ = hdbench_report.collect([(str(out), loaded)])
+    lines = series[f"mlp--model-{MODEL}"]
+    label = "implementation=pytorch processor=cpu dtype=fp32 optimizer=sgd mode=eager data=host threads=1"
+    assert sorted(x for x, _ in lines[label]) == list(BATCHES)
+    assert any(line.startswith("mlp/step/gpu/") for line in left_out) or not any(
+        b["status"] != "ok" for b in report["benchmarks"])
+    written = hdbench_report.plot([str(out)], str(tmp_path / "fig"))
+    assert tmp_path / "fig" / f"mlp--model-{MODEL}.png" in written
+    rows, only_base, only_new = report_compare.compare(loaded, loaded, 5.0, 0.05)
+    assert {r.name for r in rows} == {b["name"] for b in report["benchmarks"] if b["status"] == "ok"}
+    assert not only_base and not only_new
+
+
+def test_gpu_without_cuda_gives_skipped_entries_not_a_crash(tmp_path):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here: the GPU benchmarks would run")
+    out = tmp_path / "gpu.json"
+    result = run_baseline("--processors", "gpu", "--models", MODEL, "--batches", "4", "--dtypes", "fp32,tf32",
+                          "--optimizers", "adam", "--modes", "eager,graph,compile", "--min-time", "0", "--out", out)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert len(report["benchmarks"]) == 2 + 2 * 3 * 3  # two GEMMs; dtypes x modes x data
+    assert all(b["status"] == "skipped" and b["skip_reason"] for b in report["benchmarks"])
+
+
+def test_compile_is_skipped_with_the_reason_before_pytorch_2(tmp_path):
+    torch = pytest.importorskip("torch")
+    if hasattr(torch, "compile"):
+        pytest.skip("this PyTorch has torch.compile")
+    out = tmp_path / "compile.json"
+    result = run_baseline("--processors", "cpu", "--models", "8x4x2", "--batches", "4", "--optimizers", "sgd",
+                          "--modes", "compile", "--threads", "1", "--min-time", "0", "--out", out)
+    assert result.returncode == 0, result.stderr
+    step = [b for b in json.loads(out.read_text())["benchmarks"] if b["params"]["variant"] == "step"]
+    assert len(step) == 1 and step[0]["status"] == "skipped" and "PyTorch 2.0" in step[0]["skip_reason"]
+
+
+def test_report_tool_labels_mlp_lines_by_implementation(tmp_path):
+    """Synthetic report (made up here, not measured): hdbench's step and PyTorch's, same grid point."""
+    def step(name, implementation, batch, rate):
+        params = {"family": "mlp", "variant": "step", "processor": "gpu", "model": "784x32x10", "dtype": "fp32",
+                  "optimizer": "sgd", "mode": "eager", "data": "device", "batch": batch}
+        if implementation:
+            params["implementation"] = implementation
+        return {"name": name, "run_type": "iteration", "status": "ok", "params": params,
+                "counters": {"samples/s": rate}}
+    report = {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-20", "system": {"gpus": []}}},
+              "benchmarks": [step("a", None, 32, 1e5), step("b", None, 128, 3e5),
+                             step("c", "pytorch", 32, 5e4), step("d", "pytorch", 128, 2e5)]}
+    series, _, _ = hdbench_report.collect([("synthetic.json", report)])
+    common = "processor=gpu dtype=fp32 optimizer=sgd mode=eager data=device"
+    assert series["mlp--model-784x32x10"] == {common: [(32, 1e5), (128, 3e5)],
+                                              "implementation=pytorch " + common: [(32, 5e4), (128, 2e5)]}
