@@ -17,6 +17,11 @@ step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log, remembers fail
   echo "== $name"
   if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (exit $?), see $name.log"; tail -20 "$out/$name.log"; status=1; fi
 }
+# cuBLAS is not bundled: take the machine's CUDA 13 copy, or the one PyTorch's wheels carry.
+cublas_dirs=${CUDA_HOME:-/usr/local/cuda}/lib64
+pip_cublas=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)
+[[ -n $pip_cublas ]] && cublas_dirs="$cublas_dirs:$pip_cublas"
+export LD_LIBRARY_PATH="$bundle/lib:$cublas_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1 || true
 step gpu_tests "$bundle/hdbench_gpu_tests"
 step cpu_tests "$bundle/hdbench_cpu_tests"
@@ -45,4 +50,8 @@ step trace "$bundle/hdbench" --hdbench_families=transfer,streams --hdbench_sizes
   --hdbench_engines=copy --hdbench_directions=h2d --hdbench_stream_counts=4 --hdbench_chunk_counts=16 \
   --hdbench_compute_ratios=1 --hdbench_trace="$out/trace-$host.json" --hdbench_out="$out/traced-$host.json"
 step benchmarks "$bundle/hdbench" --hdbench_out="$out/hdbench-$host.json" "$@"
+# The same MLP steps in PyTorch (the machine's torch), for the figures beside hdbench's.
+if python3 -c 'import torch' >/dev/null 2>&1; then
+  step pytorch_baseline python3 "$bundle/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
+fi
 exit $status

@@ -10,7 +10,9 @@ one line per configuration, and the PCIe link's theoretical rate where known. Th
 data loader family gets samples/s against worker count (a symlog x axis, so 0
 workers shows), heat maps of samples/s over batch size x workers (from the first
 report only), and the direct-over-pin-thread ratio from the report's derived rows
-(see report_loader_figures.py). Reads only `params` and counters, never names.
+(see report_loader_figures.py). MLP training steps get samples/s against batch size,
+one figure per model, with PyTorch baseline lines (tools/pytorch_baseline.py, params
+`implementation=pytorch`) beside hdbench's. Reads only `params` and counters, never names.
 Skipped and failed benchmarks are left out and listed. `compare` prints each
 benchmark's new/base time ratio (with a Mann-Whitney U test when the runs had
 repetitions) and their geometric mean, and exits 1 when a benchmark got slower by
@@ -69,10 +71,14 @@ FIGURES = {
     "streams": (("variant", "default_stream_mode", "memory", "streams", "issue_order"), "chunks", "fraction_of_ideal"),
     # How a data loader's throughput grows with its worker threads.
     "loader": (("consumer", "pinning", "batch"), "workers", "samples/s"),
+    # MLP training steps against batch size; `implementation` (pytorch for
+    # tools/pytorch_baseline.py's reports) tells a baseline's lines from hdbench's.
+    "mlp": (("implementation", "processor", "dtype", "optimizer", "mode", "data", "threads"), "batch", "samples/s"),
 }
 # Families drawn as one figure per value of a param (too many lines for one).
 SPLIT_BY = {"streams": ("bytes", "compute_ratio"),
-            "loader": ("sample_cost_us", "prefetch_depth", "shuffle", "augment")}
+            "loader": ("sample_cost_us", "prefetch_depth", "shuffle", "augment"),
+            "mlp": ("model",)}
 # Counters that are ratios, drawn on a linear axis.
 LINEAR_Y = {"fraction_of_ideal", "direct_over_pin_thread"}
 # x quantities that include 0, which a log axis cannot show: symlog (linear up to 1,

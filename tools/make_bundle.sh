@@ -14,12 +14,13 @@ rm -rf "$bundle"
 cmake --install build/release --prefix "$bundle" >/dev/null
 mkdir -p "$bundle/lib"
 # Libraries the binaries need, minus glibc's own (always present, and must match the
-# machine's loader) and libcuda (the driver's, never bundled).
+# machine's loader), libcuda (the driver's, never bundled) and cuBLAS/cuBLASLt (over
+# 500 MB; gpu_checks.sh finds the GPU machine's own CUDA 13 copies).
 for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_capture.so; do
   ldd "$binary" | awk '/=> \//{print $3}'
-done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' |
+done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' | grep -v 'libcublas' |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
-cp tools/gpu_checks.sh "$bundle/"
+cp tools/gpu_checks.sh tools/pytorch_baseline.py tools/pytorch_baseline_torch.py "$bundle/"
 mkdir -p "$bundle/python"
 cp tests/python/*.py "$bundle/python/"
 git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"

@@ -20,7 +20,8 @@ import report_compare
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "pytorch_baseline.py"
 MODEL = "784x16x10"
 BATCHES = (4, 8)
-STEP_COUNTERS = {"step_us", "samples/s", "TFLOP/s", "cv_percent", "samples", "final_loss", "fraction_of_gemm_rate"}
+STEP_COUNTERS = {"step_us", "step_best_us", "samples/s", "TFLOP/s", "cv_percent", "samples", "steps_per_sample",
+                 "first_loss", "final_loss", "gemm_TFLOP/s", "fraction_of_gemm_rate", "items_per_second"}
 
 
 def run_baseline(*args, env: dict | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -164,7 +165,8 @@ def test_tiny_run_cpu_entries_carry_params_and_counters(tiny_run):
         c = b["counters"]
         assert STEP_COUNTERS <= c.keys()
         assert all(b[k] == v for k, v in c.items())  # also top-level, as Google Benchmark writes them
-        assert math.isfinite(c["final_loss"]) and c["final_loss"] > 0
+        assert math.isfinite(c["final_loss"]) and c["final_loss"] > 0 and math.isfinite(c["first_loss"])
+        assert c["steps_per_sample"] >= 1 and c["step_best_us"] <= c["step_us"]
         assert c["samples"] >= 5 and b["iterations"] == c["samples"]
         assert b["run_type"] == "iteration" and b["time_unit"] == "us" and b["run_name"] == b["name"]
         assert b["real_time"] > 0 and b["cpu_time"] >= 0
@@ -172,6 +174,7 @@ def test_tiny_run_cpu_entries_carry_params_and_counters(tiny_run):
         flops = pytorch_baseline.training_step_flops([784, 16, 10], p["batch"])
         assert c["samples/s"] == pytest.approx(p["batch"] / (c["step_us"] * 1e-6))
         assert c["TFLOP/s"] == pytest.approx(flops / (c["step_us"] * 1e-6) / 1e12)
+        assert c["gemm_TFLOP/s"] == gemm_rate
         assert c["fraction_of_gemm_rate"] == pytest.approx(c["TFLOP/s"] / gemm_rate)
         assert isinstance(b["notes"], list)
 
@@ -205,7 +208,7 @@ def test_tiny_run_context(tiny_run):
     assert str(out) in result.stdout
 
 
-def test_tiny_run_report_is_written_atomically_and_read_by_the_tools(tiny_run, tmp_path):
+def test_tiny_run_report_is_written_atomically_and_read_by_the_tools(tiny_run):
     _, folder, out, report, _ = tiny_run
     assert [p.name for p in folder.iterdir()] == ["report.json"]  # no temp file left behind
     loaded = hdbench_report.load_report(str(out))
@@ -215,11 +218,16 @@ def test_tiny_run_report_is_written_atomically_and_read_by_the_tools(tiny_run, t
     assert sorted(x for x, _ in lines[label]) == list(BATCHES)
     assert any(line.startswith("mlp/step/gpu/") for line in left_out) or not any(
         b["status"] != "ok" for b in report["benchmarks"])
-    written = hdbench_report.plot([str(out)], str(tmp_path / "fig"))
-    assert tmp_path / "fig" / f"mlp--model-{MODEL}.png" in written
     rows, only_base, only_new = report_compare.compare(loaded, loaded, 5.0, 0.05)
     assert {r.name for r in rows} == {b["name"] for b in report["benchmarks"] if b["status"] == "ok"}
     assert not only_base and not only_new
+
+
+def test_tiny_run_report_plots(tiny_run, tmp_path):
+    pytest.importorskip("matplotlib")
+    _, _, out, _, _ = tiny_run
+    written = hdbench_report.plot([str(out)], str(tmp_path / "fig"))
+    assert tmp_path / "fig" / f"mlp--model-{MODEL}.png" in written
 
 
 def test_gpu_without_cuda_gives_skipped_entries_not_a_crash(tmp_path):
@@ -250,16 +258,62 @@ def test_compile_is_skipped_with_the_reason_before_pytorch_2(tmp_path):
 def test_report_tool_labels_mlp_lines_by_implementation(tmp_path):
     """Synthetic report (made up here, not measured): hdbench's step and PyTorch's, same grid point."""
     def step(name, implementation, batch, rate):
-        params = {"family": "mlp", "variant": "step", "processor": "gpu", "model": "784x32x10", "dtype": "fp32",
-                  "optimizer": "sgd", "mode": "eager", "data": "device", "batch": batch}
-        if implementation:
-            params["implementation"] = implementation
+        params = {"family": "mlp", "variant": "step", "implementation": implementation, "processor": "gpu",
+                  "model": "784x32x10", "dtype": "fp32", "optimizer": "sgd", "mode": "eager", "data": "device",
+                  "batch": batch, "device": 0}
         return {"name": name, "run_type": "iteration", "status": "ok", "params": params,
                 "counters": {"samples/s": rate}}
+    gemm = {"name": "g", "run_type": "iteration", "status": "ok", "counters": {"TFLOP/s": 50.0},
+            "params": {"family": "mlp", "variant": "gemm", "implementation": "hdbench", "processor": "gpu"}}
     report = {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-20", "system": {"gpus": []}}},
-              "benchmarks": [step("a", None, 32, 1e5), step("b", None, 128, 3e5),
+              "benchmarks": [step("a", "hdbench", 32, 1e5), step("b", "hdbench", 128, 3e5), gemm,
                              step("c", "pytorch", 32, 5e4), step("d", "pytorch", 128, 2e5)]}
     series, _, _ = hdbench_report.collect([("synthetic.json", report)])
     common = "processor=gpu dtype=fp32 optimizer=sgd mode=eager data=device"
-    assert series["mlp--model-784x32x10"] == {common: [(32, 1e5), (128, 3e5)],
-                                              "implementation=pytorch " + common: [(32, 5e4), (128, 2e5)]}
+    assert series == {"mlp--model-784x32x10": {"implementation=hdbench " + common: [(32, 1e5), (128, 3e5)],
+                                               "implementation=pytorch " + common: [(32, 5e4), (128, 2e5)]}}
+
+
+# ---- with a CUDA device (the GPU machine's checks) -------------------------------------
+
+
+def cuda_torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no usable CUDA device")
+    return torch
+
+
+def test_every_gpu_step_kind_runs_and_trains(tmp_path):
+    cuda_torch()
+    out = tmp_path / "gpu.json"
+    result = run_baseline("--processors", "gpu", "--models", "784x64x10", "--batches", "8,256",
+                          "--dtypes", "fp32,tf32,bf16", "--optimizers", "sgd,adam", "--modes", "eager,graph",
+                          "--data", "device,pageable,pinned", "--min-time", "0.001", "--warmup", "1", "--out", out)
+    report = json.loads(out.read_text())
+    problems = [f"{b['name']}: {b.get('skip_reason') or b.get('error_message')}"
+                for b in report["benchmarks"] if b["status"] != "ok"]
+    assert result.returncode == 0 and not problems, "\n".join(problems) + result.stderr
+    steps = [b for b in report["benchmarks"] if b["params"]["variant"] == "step"]
+    assert len(steps) == 3 * 2 * 2 * 3 * 2
+    for b in steps:
+        c = b["counters"]
+        assert STEP_COUNTERS <= c.keys() and b["params"]["device"] == 0
+        assert math.isfinite(c["final_loss"]) and math.isfinite(c["first_loss"])
+        if b["params"]["mode"] == "graph":
+            assert "graph_build_us" in c and any(n.startswith("graph:") for n in b["notes"])
+    gpus = report["context"]["hdbench"]["system"]["gpus"]
+    assert gpus and gpus[0]["name"] and report["context"]["hdbench"]["cuda_version"]
+
+
+def test_compile_mode_runs_on_the_gpu(tmp_path):
+    torch = cuda_torch()
+    if not hasattr(torch, "compile"):
+        pytest.skip("this PyTorch has no torch.compile")
+    out = tmp_path / "compile.json"
+    result = run_baseline("--processors", "gpu", "--models", "784x64x10", "--batches", "64", "--dtypes", "fp32,bf16",
+                          "--optimizers", "adam", "--modes", "compile", "--data", "device", "--min-time", "0.001",
+                          "--out", out)
+    steps = [b for b in json.loads(out.read_text())["benchmarks"] if b["params"]["variant"] == "step"]
+    assert result.returncode == 0, result.stderr + "".join(b.get("error_message", "") for b in steps)
+    assert len(steps) == 2 and all(b["status"] == "ok" and "compile_s" in b["counters"] for b in steps)
