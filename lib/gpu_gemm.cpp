@@ -87,20 +87,11 @@ GpuGemm::GpuGemm(int m, int n, int k, MlpDtype dtype, cudaStream_t stream) : imp
 
   // Row-major D = A·B is column-major Dᵀ (n×m) = Bᵀ (n×k, ld n) · Aᵀ (k×m, ld k):
   // cuBLASLt's A is our B and its B our A, neither transposed.
-  lt::GemmSpec spec;
-  spec.m = n;
-  spec.n = m;
-  spec.k = k;
-  spec.lda = n;
-  spec.ldb = k;
-  spec.ldd = n;
-  spec.a_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
-  spec.b_type = spec.a_type;
-  spec.d_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
-  spec.compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-  spec.a = g.at(g.b_offset);
-  spec.b = g.at(0);
-  spec.d = g.at(g.d_offset);
+  const auto operand_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+  const lt::GemmSpec spec{.m = n, .n = m, .k = k, .lda = n, .ldb = k, .ldd = n, .a_type = operand_type,
+                          .b_type = operand_type, .d_type = operand_type,
+                          .compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                          .a = g.at(g.b_offset), .b = g.at(0), .d = g.at(g.d_offset)};
   g.gemm = lt::Gemm::plan_or_throw(g.handle.get(), spec, g.at(g.workspace_offset), kWorkspaceBytes, stream);
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }

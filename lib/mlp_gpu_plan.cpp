@@ -62,21 +62,9 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     const int out = shape.fan_out(l);
     const bool hidden = l + 1 < layers;
 
-    lt::GemmSpec spec;
-    spec.transpose_a = true;
-    spec.m = out;
-    spec.n = batch;
-    spec.k = in;
-    spec.lda = in;
-    spec.ldb = in;
-    spec.ldd = out;
-    spec.a_type = op_type;
-    spec.b_type = op_type;
-    spec.d_type = hidden ? op_type : CUDA_R_32F;
-    spec.compute = compute;
-    spec.a = weight_operand(l);
-    spec.b = layer_input(l);
-    spec.d = output(l);
+    const lt::GemmSpec spec{.transpose_a = true, .m = out, .n = batch, .k = in, .lda = in, .ldb = in, .ldd = out,
+                            .a_type = op_type, .b_type = op_type, .d_type = hidden ? op_type : CUDA_R_32F,
+                            .compute = compute, .a = weight_operand(l), .b = layer_input(l), .d = output(l)};
 
     lt::GemmSpec fused_spec = spec;
     fused_spec.bias = parameters() + layout.layers[l].bias;
@@ -106,21 +94,9 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     const int in = shape.fan_in(l);
     const int out = shape.fan_out(l);
 
-    lt::GemmSpec weight;
-    weight.transpose_b = true;
-    weight.m = in;
-    weight.n = out;
-    weight.k = batch;
-    weight.lda = in;
-    weight.ldb = out;
-    weight.ldd = in;
-    weight.a_type = op_type;
-    weight.b_type = op_type;
-    weight.d_type = CUDA_R_32F;
-    weight.compute = compute;
-    weight.a = layer_input(l);
-    weight.b = dy(l);
-    weight.d = gradients() + layout.layers[l].weight;
+    const lt::GemmSpec weight{.transpose_b = true, .m = in, .n = out, .k = batch, .lda = in, .ldb = out, .ldd = in,
+                              .a_type = op_type, .b_type = op_type, .d_type = CUDA_R_32F, .compute = compute,
+                              .a = layer_input(l), .b = dy(l), .d = gradients() + layout.layers[l].weight};
     lt::GemmSpec fused_weight = weight;
     fused_weight.epilogue = CUBLASLT_EPILOGUE_BGRADB;
     fused_weight.bias = gradients() + layout.layers[l].bias;
@@ -130,20 +106,9 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     if (!p.weight_gradient) p.weight_gradient = plan_plain(weight);
 
     if (l == 0) continue;
-    lt::GemmSpec input_grad;
-    input_grad.m = in;
-    input_grad.n = batch;
-    input_grad.k = out;
-    input_grad.lda = in;
-    input_grad.ldb = out;
-    input_grad.ldd = in;
-    input_grad.a_type = op_type;
-    input_grad.b_type = op_type;
-    input_grad.d_type = op_type;
-    input_grad.compute = compute;
-    input_grad.a = weight_operand(l);
-    input_grad.b = dy(l);
-    input_grad.d = dy(l - 1);
+    const lt::GemmSpec input_grad{.m = in, .n = batch, .k = out, .lda = in, .ldb = out, .ldd = in, .a_type = op_type,
+                                  .b_type = op_type, .d_type = op_type, .compute = compute, .a = weight_operand(l),
+                                  .b = dy(l), .d = dy(l - 1)};
     if (plan.layers[l - 1].writes_mask) {
       lt::GemmSpec fused_input = input_grad;
       fused_input.epilogue = CUBLASLT_EPILOGUE_DRELU;
