@@ -166,6 +166,67 @@ def pin_thread_cost(report: dict) -> list[str]:
     return lines
 
 
+def _fastest_steps(report: dict, keep) -> dict:
+    """The fastest ok mlp step per (model, batch) among those `keep(params)` accepts."""
+    best: dict = {}
+    for b in _ok_runs(report, "mlp"):
+        p = b["params"]
+        if p.get("variant") != "step" or not keep(p) or "step_us" not in b.get("counters", {}):
+            continue
+        key = (p["model"], p["batch"])
+        if key not in best or b["counters"]["step_us"] < best[key]["counters"]["step_us"]:
+            best[key] = b
+    return best
+
+
+def _model_order(key: tuple) -> tuple:
+    model, batch = key
+    return ([int(w) for w in model.split("x")], batch)
+
+
+def gpu_over_cpu(report: dict) -> list[str]:
+    cpu = _fastest_steps(report, lambda p: p["processor"] == "cpu")
+    gpu = _fastest_steps(report, lambda p: p["processor"] == "gpu" and p.get("data") == "device")
+    lines = []
+    for key in sorted(set(cpu) | set(gpu), key=_model_order):
+        model, batch = key
+        c, g = cpu.get(key), gpu.get(key)
+        if c and g:
+            gp = g["params"]
+            lines.append(
+                f"- {model}, batch {batch}: GPU {g['counters']['step_us']:.1f} µs ({gp['dtype']}, {gp['mode']}) vs "
+                f"CPU {c['counters']['step_us']:.1f} µs ({c['params'].get('threads', '?')} threads): "
+                f"**{c['counters']['step_us'] / g['counters']['step_us']:.1f}×** ({_name(g)} vs {_name(c)}).")
+            continue
+        b = c or g
+        where = "CPU" if c else "GPU"
+        share = b["counters"].get("fraction_of_gemm_rate")
+        rate = f", {100 * share:.0f}% of the GEMM rate" if share is not None else ""
+        lines.append(f"- {model}, batch {batch}: {where} only, {b['counters']['step_us']:.1f} µs per step "
+                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {_name(b)}).")
+    return lines
+
+
+def batch_movement(report: dict) -> list[str]:
+    """The GPU step that first copies its batch in, against the one whose batch is already there."""
+    lines = []
+    for data in ("pinned", "pageable"):
+        moved = _fastest_steps(report, lambda p, d=data: p["processor"] == "gpu" and p.get("data") == d)
+        for key in sorted(moved, key=_model_order):
+            m = moved[key]
+            here = _fastest_steps(report, lambda p, mp=m["params"]: p["processor"] == "gpu" and p["data"] == "device"
+                                  and p["dtype"] == mp["dtype"] and p["mode"] == mp["mode"]
+                                  and p["optimizer"] == mp["optimizer"]).get(key)
+            if not here:
+                continue
+            model, batch = key
+            lines.append(
+                f"- {model}, batch {batch}, {m['params']['dtype']}: copying the batch from {data} memory makes a "
+                f"step **{m['counters']['step_us'] / here['counters']['step_us']:.2f}×** as long "
+                f"({m['counters']['step_us']:.1f} vs {here['counters']['step_us']:.1f} µs; {_name(m)}).")
+    return lines
+
+
 # (question, how to answer it, what to run when the report cannot)
 QUESTIONS = [
     ("How much faster is pinned memory than pageable, and when does pinning pay off?", pinned_vs_pageable,
@@ -177,8 +238,10 @@ QUESTIONS = [
      "the `loader` family with 0 and more workers"),
     ("Does PyTorch's pin thread cost throughput?", pin_thread_cost,
      "the `loader` family on a GPU with `pin_thread` and `direct` pinning"),
-    ("How much faster is a training step on the GPU than on the CPU?", lambda r: [],
-     "the MLP training family (not part of hdbench yet)"),
+    ("How much faster is a training step on the GPU than on the CPU?", gpu_over_cpu,
+     "the `mlp` family's training steps"),
+    ("What does moving the batch to the GPU cost each step?", batch_movement,
+     "the `mlp` family on a GPU with `--hdbench_mlp_data=device,pinned,pageable`"),
 ]
 
 
