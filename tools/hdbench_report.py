@@ -73,12 +73,14 @@ FIGURES = {
     "loader": (("consumer", "pinning", "batch"), "workers", "samples/s"),
     # MLP training steps against batch size; `implementation` (pytorch for
     # tools/pytorch_baseline.py's reports) tells a baseline's lines from hdbench's.
-    "mlp": (("implementation", "processor", "dtype", "optimizer", "mode", "data", "threads"), "batch", "samples/s"),
+    # Epochs (variant=epoch, a figure of their own) add the loader's workers and pinning.
+    "mlp": (("implementation", "processor", "dtype", "optimizer", "mode", "data", "threads", "workers", "pinning"),
+            "batch", "samples/s"),
 }
 # Families drawn as one figure per value of a param (too many lines for one).
 SPLIT_BY = {"streams": ("bytes", "compute_ratio"),
             "loader": ("sample_cost_us", "prefetch_depth", "shuffle", "augment"),
-            "mlp": ("model",)}
+            "mlp": ("variant", "model")}
 # Counters that are ratios, drawn on a linear axis.
 LINEAR_Y = {"fraction_of_ideal", "direct_over_pin_thread"}
 # x quantities that include 0, which a log axis cannot show: symlog (linear up to 1,

@@ -213,7 +213,7 @@ def test_tiny_run_report_is_written_atomically_and_read_by_the_tools(tiny_run):
     assert [p.name for p in folder.iterdir()] == ["report.json"]  # no temp file left behind
     loaded = hdbench_report.load_report(str(out))
     series, left_out, _ = hdbench_report.collect([(str(out), loaded)])
-    lines = series[f"mlp--model-{MODEL}"]
+    lines = series[f"mlp--variant-step_model-{MODEL}"]
     label = "implementation=pytorch processor=cpu dtype=fp32 optimizer=sgd mode=eager data=host threads=1"
     assert sorted(x for x, _ in lines[label]) == list(BATCHES)
     assert any(line.startswith("mlp/step/gpu/") for line in left_out) or not any(
@@ -227,7 +227,7 @@ def test_tiny_run_report_plots(tiny_run, tmp_path):
     pytest.importorskip("matplotlib")
     _, _, out, _, _ = tiny_run
     written = hdbench_report.plot([str(out)], str(tmp_path / "fig"))
-    assert tmp_path / "fig" / f"mlp--model-{MODEL}.png" in written
+    assert tmp_path / "fig" / f"mlp--variant-step_model-{MODEL}.png" in written
 
 
 def test_gpu_without_cuda_gives_skipped_entries_not_a_crash(tmp_path):
@@ -270,7 +270,7 @@ def test_report_tool_labels_mlp_lines_by_implementation(tmp_path):
                              step("c", "pytorch", 32, 5e4), step("d", "pytorch", 128, 2e5)]}
     series, _, _ = hdbench_report.collect([("synthetic.json", report)])
     common = "processor=gpu dtype=fp32 optimizer=sgd mode=eager data=device"
-    assert series == {"mlp--model-784x32x10": {"implementation=hdbench " + common: [(32, 1e5), (128, 3e5)],
+    assert series == {"mlp--variant-step_model-784x32x10": {"implementation=hdbench " + common: [(32, 1e5), (128, 3e5)],
                                                "implementation=pytorch " + common: [(32, 5e4), (128, 2e5)]}}
 
 
