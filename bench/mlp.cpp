@@ -13,8 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <mutex>
 
 #include "batch_plan.hpp"
 #include "cuda.hpp"
@@ -26,29 +24,6 @@
 #include "timing.hpp"
 
 namespace hdbench {
-
-// GEMM rates measured so far in this run, keyed by processor, dtype and CPU threads.
-class GemmRates {
- public:
-  void record(const std::string& key, double tflops) {
-    std::lock_guard lock(mutex_);
-    rates_[key] = tflops;
-  }
-  std::optional<double> find(const std::string& key) const {
-    std::lock_guard lock(mutex_);
-    const auto it = rates_.find(key);
-    return it == rates_.end() ? std::nullopt : std::optional(it->second);
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::map<std::string, double> rates_;
-};
-
-
-MlpFamily::MlpFamily(const Options& options)
-    : data(options), seed(options.seed ^ 0x6d6c70ULL), gemm_rates(std::make_unique<GemmRates>()) {}
-MlpFamily::~MlpFamily() = default;
 
 namespace {
 
@@ -138,10 +113,6 @@ std::vector<HostBuffer> batch_pool(const Dataset& data, std::size_t batch, HostM
   return pool;
 }
 
-const std::int32_t* labels_of(const void* batch_data, const BatchLayout& layout, std::size_t batch) {
-  return reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(batch_data) + layout.image_bytes(batch));
-}
-
 bool finite(const StepResult& r) { return std::isfinite(r.loss); }
 
 void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c) {
@@ -160,7 +131,7 @@ void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c)
   std::size_t next = 0;
   const auto one_step = [&] {
     const HostBuffer& b = pool[next++ % kPoolBatches];
-    return mlp.step(b.as<float>(), labels_of(b.data(), layout, batch), batch);
+    return mlp.step(b.as<float>(), layout.labels(b.data(), batch), batch);
   };
   const StepResult first = one_step();
   HostTimer warm;
@@ -183,7 +154,7 @@ void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c)
     return;
   }
   set_step_counters(state, c, seconds, group, first, last,
-                    family.gemm_rates->find(rate_key(Processor::cpu, c.dtype, c.threads)));
+                    family.gemm_rate(rate_key(Processor::cpu, c.dtype, c.threads)));
 }
 
 void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family, const StepCase& c) {
@@ -205,7 +176,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family
              stream.get());
   DeviceBuffer on_device(batch_bytes);
   const auto* images = on_device.as<const float>();
-  const std::int32_t* labels = labels_of(on_device.data(), layout, batch);
+  const std::int32_t* labels = layout.labels(on_device.data(), batch);
   HDBENCH_CUDA_CHECK(cudaMemcpyAsync(on_device.data(), pool[0].data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
   if (c.mode == StepMode::graph) mlp.capture_step(images, labels, batch);
   std::size_t next = 0;
@@ -245,8 +216,18 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family
     return;
   }
   set_step_counters(state, c, seconds, group, first, last,
-                    family.gemm_rates->find(rate_key(Processor::gpu, c.dtype, 0)));
+                    family.gemm_rate(rate_key(Processor::gpu, c.dtype, 0)));
   if (!mlp.fused_epilogues()) state.counters["fused_epilogues"] = 0;
+}
+
+// A GEMM's rate from its median time, kept for the steps that follow in this run.
+void set_gemm_counters(benchmark::State& state, MlpFamily& family, const std::string& key, double flops,
+                       const std::vector<double>& seconds) {
+  const SampleStats s = summarize(seconds);
+  const double tflops = flops / s.median / 1e12;
+  state.counters["TFLOP/s"] = tflops;
+  state.counters["cv_percent"] = 100.0 * s.cv;
+  family.gemm_tflops[key] = tflops;
 }
 
 // The GEMM rate a step's TFLOP/s is compared with: a large square product in the
@@ -268,10 +249,8 @@ void run_cpu_gemm(benchmark::State& state, MlpFamily& family, int threads) {
     seconds.push_back(timer.elapsed_seconds());
     state.SetIterationTime(seconds.back());
   }
-  const double tflops = 2.0 * static_cast<double>(n * n * n) / summarize(seconds).median / 1e12;
-  state.counters["TFLOP/s"] = tflops;
-  state.counters["cv_percent"] = 100.0 * summarize(seconds).cv;
-  family.gemm_rates->record(rate_key(Processor::cpu, MlpDtype::fp32, threads), tflops);
+  set_gemm_counters(state, family, rate_key(Processor::cpu, MlpDtype::fp32, threads),
+                    2.0 * static_cast<double>(n * n * n), seconds);
 }
 
 void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpFamily& family, MlpDtype dtype) {
@@ -289,10 +268,7 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpFamily& family
     seconds.push_back(elapsed_ms(start, stop) / 1e3);
     state.SetIterationTime(seconds.back());
   }
-  const double tflops = gemm.flops() / summarize(seconds).median / 1e12;
-  state.counters["TFLOP/s"] = tflops;
-  state.counters["cv_percent"] = 100.0 * summarize(seconds).cv;
-  family.gemm_rates->record(rate_key(Processor::gpu, dtype, 0), tflops);
+  set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, 0), gemm.flops(), seconds);
 }
 
 std::vector<StepCase> plan_steps(const Options& o) {

@@ -3,6 +3,8 @@
 // and GEMMs, mlp_epoch.cpp the epochs fed by the loader.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,14 +14,19 @@
 
 namespace hdbench {
 
-class GemmRates;
-
 struct MlpFamily {
-  explicit MlpFamily(const Options& options);
-  ~MlpFamily();
+  explicit MlpFamily(const Options& options) : data(options), seed(options.seed ^ 0x6d6c70ULL) {}
+
+  // The GEMM rate measured under `key` earlier in this run, if any. Benchmarks run
+  // one at a time on the main thread, so the map needs no lock.
+  std::optional<double> gemm_rate(const std::string& key) const {
+    const auto it = gemm_tflops.find(key);
+    return it == gemm_tflops.end() ? std::nullopt : std::optional(it->second);
+  }
+
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
-  std::unique_ptr<GemmRates> gemm_rates;
+  std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads
 };
 
 void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpFamily>& family);

@@ -68,18 +68,13 @@ LoaderConfig loader_config(const EpochCase& c, const Options& o) {
   return config;
 }
 
-const std::int32_t* labels_in(const void* data, std::size_t pixels, std::size_t samples) {
-  return reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(data) +
-                                               BatchLayout{pixels}.image_bytes(samples));
-}
-
 // Trains on the loader's batches: on the CPU directly from the slot, on the GPU
 // through DeviceFeed's copy stream, with an event pair around each step for the
 // GPU's busy time.
 class Trainer {
  public:
   Trainer(const EpochCase& c, const Loader& loader, const Dataset& data, std::uint64_t seed)
-      : processor_(c.processor), pixels_(data.pixels_per_sample()) {
+      : processor_(c.processor), layout_{data.pixels_per_sample()} {
     const auto init = initial_parameters(c.model, seed);
     const auto batch = static_cast<std::size_t>(c.batch);
     if (processor_ == Processor::cpu) {
@@ -87,24 +82,24 @@ class Trainer {
       return;
     }
     compute_.emplace("mlp/compute");
-    feed_.emplace(BatchLayout{pixels_}.batch_bytes(batch), loader.slot_count(), "mlp/loader");
+    feed_.emplace(layout_.batch_bytes(batch), loader.slot_count(), "mlp/loader");
     gpu_.emplace(c.model, default_optimizer(c.optimizer), c.dtype, batch, init, compute_->get());
     events_.resize(2 * batches_per_epoch(data.size(), batch, false));
     // cuBLASLt plans are made per batch size on first use; make them now for the full
     // and the short final batch, so no epoch times a heuristic query. Gradients
     // alone: the parameters stay as initialised.
-    DeviceBuffer scratch(BatchLayout{pixels_}.batch_bytes(batch));
+    DeviceBuffer scratch(layout_.batch_bytes(batch));
     HDBENCH_CUDA_CHECK(cudaMemsetAsync(scratch.data(), 0, scratch.size(), compute_->get()));
     for (std::size_t n : {batch, data.size() % batch}) {
       if (n == 0) continue;
-      gpu_->compute_gradients(scratch.as<const float>(), labels_in(scratch.data(), pixels_, n), n);
+      gpu_->compute_gradients(scratch.as<const float>(), layout_.labels(scratch.data(), n), n);
     }
     compute_->synchronize();
   }
 
   void train(Loader& loader, const Batch& batch) {
     if (processor_ == Processor::cpu) {
-      const StepResult r = cpu_->step(static_cast<const float*>(batch.data), labels_in(batch.data, pixels_, batch.samples),
+      const StepResult r = cpu_->step(static_cast<const float*>(batch.data), layout_.labels(batch.data, batch.samples),
                                        batch.samples);
       loss_sum_ += r.loss;
       ++steps_;
@@ -114,7 +109,7 @@ class Trainer {
     const DeviceBatch on_device = feed_->push(loader, batch, compute_->get());
     const std::size_t e = 2 * (steps_ % (events_.size() / 2));
     HDBENCH_CUDA_CHECK(cudaEventRecord(events_[e].get(), compute_->get()));
-    gpu_->step(static_cast<const float*>(on_device.data), labels_in(on_device.data, pixels_, on_device.samples),
+    gpu_->step(static_cast<const float*>(on_device.data), layout_.labels(on_device.data, on_device.samples),
                on_device.samples);
     HDBENCH_CUDA_CHECK(cudaEventRecord(events_[e + 1].get(), compute_->get()));
     feed_->consumed(on_device, compute_->get());
@@ -148,7 +143,7 @@ class Trainer {
 
  private:
   Processor processor_;
-  std::size_t pixels_;
+  BatchLayout layout_;
   std::optional<CpuMlp> cpu_;
   std::optional<Stream> compute_;
   std::optional<DeviceFeed> feed_;

@@ -33,6 +33,10 @@ struct BatchLayout {
   std::size_t batch_bytes(std::size_t samples) const noexcept {
     return image_bytes(samples) + samples * sizeof(std::int32_t);
   }
+  // The labels of a batch of `samples` laid out this way at `batch`.
+  const std::int32_t* labels(const void* batch, std::size_t samples) const noexcept {
+    return reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(batch) + image_bytes(samples));
+  }
 };
 
 // Order-independent checksum: the sum of a buffer's 32-bit words modulo 2^64. Batches

@@ -105,22 +105,18 @@ void relu_grad_bias_grad_rows(float* g, const float* a, std::size_t cols, Rows r
   }
 }
 
-struct LossShare {
-  double loss = 0.0;
-  std::size_t correct = 0;
-};
-
 // Softmax cross-entropy over rows of logits, with a stable log-sum-exp. With
 // `grad`, also writes dLoss/dlogits = (softmax - onehot) / batch and the column sums
 // of that (the last layer's bias gradient) to `sums`. Argmax ties go to the lowest
 // class, as torch.argmax.
-LossShare softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
+// Returns this share's summed loss (not yet the mean) and correct count.
+StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
                                      std::size_t batch, Rows rows, float* grad, float* sums) {
   // exp() of anything below this is under 1e-43 of the largest term: zero to the sum,
   // and libm's underflow path costs ~100× a normal call (a confident model's logits
   // sit hundreds below their maximum).
   constexpr double kNegligible = -100.0;
-  LossShare share;
+  StepResult share;
   if (grad != nullptr) std::fill(sums, sums + classes, 0.0f);
   const double inv_batch = 1.0 / static_cast<double>(batch);
   for (std::size_t r = rows.begin; r < rows.end; ++r) {
@@ -290,6 +286,7 @@ CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::siz
   grad_a_.assign(max_batch * static_cast<std::size_t>(shape.widest()), 0.0f);
   grad_b_.assign(grad_a_.size(), 0.0f);
   partial_sums_.assign(static_cast<std::size_t>(threads) * static_cast<std::size_t>(shape.widest()), 0.0f);
+  loss_shares_.resize(static_cast<std::size_t>(threads));
   team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
 }
 
@@ -345,20 +342,19 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
   }
 
   const auto classes = static_cast<std::size_t>(shape_.classes());
-  std::vector<LossShare> shares(static_cast<std::size_t>(threads_));
   int parts_used = 1;
   for_row_shares(*team_, batch, batch * classes, [&](int index, int parts, Rows rows) {
     if (index == 0) parts_used = parts;
     float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * classes;
-    shares[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
+    loss_shares_[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
         activations_.back().data(), labels, classes, batch, rows, keep_gradient ? grad_a_.data() : nullptr, sums);
   });
   if (keep_gradient)
     reduce_sums(partial_sums_.data(), parts_used, classes, gradients_.data() + layout_.layers.back().bias);
   StepResult result;
   for (int t = 0; t < parts_used; ++t) {
-    result.loss += shares[static_cast<std::size_t>(t)].loss;
-    result.correct += shares[static_cast<std::size_t>(t)].correct;
+    result.loss += loss_shares_[static_cast<std::size_t>(t)].loss;
+    result.correct += loss_shares_[static_cast<std::size_t>(t)].correct;
   }
   result.loss /= static_cast<double>(batch);
   return result;

@@ -76,7 +76,8 @@ class CpuMlp {
   std::vector<float> grad_a_;  // gradient w.r.t. the current layer's output, [batch × widest]
   std::vector<float> grad_b_;  // and w.r.t. its input, swapped layer by layer
   std::unique_ptr<ThreadTeam> team_;
-  std::vector<float> partial_sums_;  // per thread: a bias gradient share, then loss and correct
+  std::vector<float> partial_sums_;       // per thread: its rows' column sums (a bias gradient share)
+  std::vector<StepResult> loss_shares_;  // per thread: its rows' summed loss and correct count
 };
 
 // Pins OpenBLAS to `threads` for the calling process (its pool is global). CpuMlp

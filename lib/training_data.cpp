@@ -64,7 +64,7 @@ Evaluation evaluate_on_cpu(const MlpShape& shape, std::span<const float> paramet
     const std::size_t n = std::min(kBatch, samples.size() - first);
     collate_range(samples, first, n, batch.data());
     const StepResult r = mlp.evaluate(reinterpret_cast<const float*>(batch.data()),
-                                      reinterpret_cast<const std::int32_t*>(batch.data() + layout.image_bytes(n)), n);
+                                      layout.labels(batch.data(), n), n);
     loss += r.loss * static_cast<double>(n);
     correct += r.correct;
   }
