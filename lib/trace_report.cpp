@@ -19,9 +19,15 @@ nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const BenchmarkWindow& w : windows) {
-    const GpuActivity a = summarize_gpu_activity(records, device, w.start_ns, w.end_ns);
+    // The benchmark's timed ranges when it has them; else (set-up included) its window.
+    std::vector<TimeSpan> spans = timed_spans(records, w.start_ns, w.end_ns);
+    const bool timed = !spans.empty();
+    if (!timed) spans.push_back({w.start_ns, w.end_ns});
+    const GpuActivity a = summarize_gpu_activity(records, device, spans);
     if (a.copies == 0 && a.kernels == 0) continue;
     nlohmann::json row = {{"benchmark", w.name},
+                          {"measured_over", timed ? "timed ranges" : "whole benchmark"},
+                          {"timed_ranges", timed ? spans.size() : 0},
                           {"window_us", a.window_us},
                           {"gpu_busy_percent", a.busy_percent},
                           {"copy_percent", a.copy_percent},
@@ -34,12 +40,11 @@ nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::
     nlohmann::json cupti = nlohmann::json::object();
     for (const char* kind : {"HtoD", "DtoH"}) {
       for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) {
-        if (const auto gbps = copy_bandwidth_gbps(records, kind, host, w.start_ns, w.end_ns)) {
+        if (const auto gbps = copy_bandwidth_gbps(records, kind, host, spans)) {
           cupti[std::string(kind) + "/" + to_string(host)] = *gbps;
         }
       }
     }
-    // The whole window: the timed copies and the warm-up and verification copies alike.
     row["cupti_copy_GB/s"] = cupti;
     if (const auto it = event_timed.find(w.name); it != event_timed.end()) row["event_timed_GB/s"] = it->second;
     rows.push_back(row);

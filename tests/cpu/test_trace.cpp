@@ -1,6 +1,7 @@
 // The CUPTI timeline's CPU half on hand-made records: the Chrome Trace writer (units,
 // processes and tracks, args, nesting, the origin, the atomic write) and the
-// activity analysis (busy, overlap, gaps, window clipping, copy bandwidth).
+// activity analysis (busy, overlap, gaps, window clipping, timed spans, copy
+// bandwidth) and the report rows it makes per benchmark.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "trace_analysis.hpp"
+#include "trace_report.hpp"
 #include "trace_writer.hpp"
 
 namespace hdbench::trace {
@@ -350,6 +352,94 @@ TEST(TraceAnalysis, CopyBandwidthIsBytesOverCopyTime) {
   EXPECT_FALSE(copy_bandwidth_gbps({copy("HtoD", us(1), us(1), 64, MemoryKind::pinned, MemoryKind::device)}, "HtoD",
                                    MemoryKind::pinned, us(0), us(2))
                    .has_value());  // no duration to divide by
+}
+
+TEST(TraceAnalysis, TimedSpansAreTheTimedRangesInsideTheWindowMerged) {
+  const std::vector<Record> records{
+      host(RecordKind::range, 1, us(10), us(20), "a/timed"),   host(RecordKind::range, 1, us(15), us(25), "a/timed"),
+      host(RecordKind::range, 1, us(30), us(40), "a/verify"),  host(RecordKind::range, 1, us(50), us(60), "a/timed"),
+      host(RecordKind::api, 1, us(62), us(64), "x/timed"),     host(RecordKind::range, 1, us(90), us(110), "b/timed"),
+      host(RecordKind::range, 1, us(70), us(70), "a/timed"),   gpu(RecordKind::kernel, 0, 7, us(0), us(100))};
+  const std::vector<TimeSpan> spans = timed_spans(records, us(0), us(100));
+  ASSERT_EQ(spans.size(), 3u);  // 10-25 (two ranges joined), 50-60, 70-70; not the one crossing the window's end
+  EXPECT_EQ(spans[0].from_ns, us(10));
+  EXPECT_EQ(spans[0].to_ns, us(25));
+  EXPECT_EQ(spans[1].from_ns, us(50));
+  EXPECT_EQ(spans[1].to_ns, us(60));
+  EXPECT_EQ(spans[2].from_ns, us(70));
+  EXPECT_TRUE(timed_spans(records, us(200), us(300)).empty());
+}
+
+TEST(TraceAnalysis, SeveralSpansAddUpTheirTimeAndCountARecordOnce) {
+  // Spans 0-10 and 20-30. A kernel 5-25 runs in both (5 µs each); a copy 22-24 hides
+  // under it; a copy 12-14 runs between the spans and is left out.
+  const std::vector<Record> records{gpu(RecordKind::kernel, 0, 7, us(5), us(25)),
+                                    copy("HtoD", us(22), us(24), 1, MemoryKind::pinned, MemoryKind::device),
+                                    copy("HtoD", us(12), us(14), 1, MemoryKind::pinned, MemoryKind::device)};
+  const GpuActivity a = summarize_gpu_activity(records, 0, {{us(20), us(30)}, {us(0), us(10)}});
+  EXPECT_DOUBLE_EQ(a.window_us, 20.0);
+  EXPECT_DOUBLE_EQ(a.busy_percent, 50.0);
+  EXPECT_DOUBLE_EQ(a.kernel_percent, 50.0);
+  EXPECT_DOUBLE_EQ(a.copy_percent, 10.0);
+  EXPECT_DOUBLE_EQ(a.copy_compute_overlap_percent, 100.0);
+  EXPECT_DOUBLE_EQ(a.largest_idle_gap_us, 5.0);  // 0-5 and 25-30: the stretch between spans is not idle time
+  EXPECT_DOUBLE_EQ(a.total_idle_us, 10.0);
+  EXPECT_EQ(a.kernels, 1u);
+  EXPECT_EQ(a.copies, 1u);
+  // Overlapping spans are one span, not time counted twice.
+  const GpuActivity joined = summarize_gpu_activity(records, 0, {{us(0), us(10)}, {us(4), us(10)}});
+  EXPECT_DOUBLE_EQ(joined.window_us, 10.0);
+  EXPECT_DOUBLE_EQ(joined.busy_percent, 50.0);
+  EXPECT_THROW(summarize_gpu_activity(records, 0, {{us(0), us(10)}, {us(9), us(8)}}), std::invalid_argument);
+  EXPECT_DOUBLE_EQ(summarize_gpu_activity(records, 0, std::vector<TimeSpan>{}).window_us, 0.0);
+}
+
+TEST(TraceAnalysis, CopyBandwidthCountsCopiesWhollyInsideOneSpan) {
+  const std::vector<Record> records{
+      copy("HtoD", us(0), us(10), 100'000, MemoryKind::pinned, MemoryKind::device),   // in span 1
+      copy("HtoD", us(20), us(30), 300'000, MemoryKind::pinned, MemoryKind::device),  // in span 2
+      copy("HtoD", us(12), us(14), 900'000, MemoryKind::pinned, MemoryKind::device),  // between the spans
+      copy("HtoD", us(8), us(22), 900'000, MemoryKind::pinned, MemoryKind::device)};  // across the gap
+  EXPECT_DOUBLE_EQ(
+      copy_bandwidth_gbps(records, "HtoD", MemoryKind::pinned, {{us(0), us(10)}, {us(20), us(30)}}).value(), 20.0);
+}
+
+TEST(TraceReport, RowsCoverEachBenchmarksTimedRangesOrElseItsWholeWindow) {
+  const std::vector<Record> records{
+      // "copy" (window 0-100): two timed samples of a 1 MB copy in 20 µs each (50 GB/s),
+      // then a verification copy at 100 GB/s that the row must leave out.
+      host(RecordKind::range, 1, us(10), us(30), "copy/timed"), host(RecordKind::range, 1, us(40), us(60), "copy/timed"),
+      copy("HtoD", us(10), us(30), 1'000'000, MemoryKind::pinned, MemoryKind::device),
+      copy("HtoD", us(40), us(60), 1'000'000, MemoryKind::pinned, MemoryKind::device),
+      host(RecordKind::range, 1, us(70), us(90), "copy/verify"),
+      copy("HtoD", us(75), us(85), 1'000'000, MemoryKind::pinned, MemoryKind::device),
+      // "kernel" (window 200-300) has no timed range: its whole window, half busy.
+      gpu(RecordKind::kernel, 0, 7, us(210), us(260))};
+  const std::vector<BenchmarkWindow> windows{
+      {"copy", us(0), us(100)}, {"kernel", us(200), us(300)}, {"idle", us(400), us(500)}};
+  const json benchmarks = json::array({{{"name", "copy/manual_time"},
+                                        {"run_name", "copy/manual_time"},
+                                        {"counters", {{"bandwidth_GB/s", 48.0}}}}});
+  const json rows = gpu_activity_rows(records, windows, 0, benchmarks);
+  ASSERT_EQ(rows.size(), 2u);  // "idle" had no GPU work
+  const json& timed = rows[0];
+  EXPECT_EQ(timed["benchmark"], "copy");
+  EXPECT_EQ(timed["measured_over"], "timed ranges");
+  EXPECT_EQ(timed["timed_ranges"], 2);
+  EXPECT_DOUBLE_EQ(timed["window_us"].get<double>(), 40.0);
+  EXPECT_DOUBLE_EQ(timed["gpu_busy_percent"].get<double>(), 100.0);
+  EXPECT_EQ(timed["copies"], 2);
+  EXPECT_DOUBLE_EQ(timed["cupti_copy_GB/s"]["HtoD/pinned"].get<double>(), 50.0);
+  EXPECT_FALSE(timed["cupti_copy_GB/s"].contains("HtoD/pageable"));
+  EXPECT_DOUBLE_EQ(timed["event_timed_GB/s"].get<double>(), 48.0);
+  const json& whole = rows[1];
+  EXPECT_EQ(whole["benchmark"], "kernel");
+  EXPECT_EQ(whole["measured_over"], "whole benchmark");
+  EXPECT_EQ(whole["timed_ranges"], 0);
+  EXPECT_DOUBLE_EQ(whole["window_us"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(whole["gpu_busy_percent"].get<double>(), 50.0);
+  EXPECT_DOUBLE_EQ(whole["largest_idle_gap_us"].get<double>(), 40.0);
+  EXPECT_FALSE(whole.contains("event_timed_GB/s"));
 }
 
 }  // namespace
