@@ -21,6 +21,7 @@
 #include "families.hpp"
 #include "loader_kernels.hpp"
 #include "measure.hpp"
+#include "nvtx.hpp"
 #include "timing.hpp"
 
 namespace hdbench {
@@ -134,6 +135,7 @@ LoaderConfig make_config(const LoaderCase& c, const Options& o) {
   config.pin_mode = c.pinning;
   config.transform = {c.augment, c.cost_us, o.seed ^ 0xA5A5A5A5A5A5A5A5ULL};
   config.seed = o.seed;
+  config.nvtx_prefix = case_name(c);  // ranges "<benchmark>/batch N/collate", as the timeline's convention
   return config;
 }
 
@@ -141,10 +143,11 @@ LoaderConfig make_config(const LoaderCase& c, const Options& o) {
 // on the device; it is read after the epoch's timer stops.
 class Consumer {
  public:
-  Consumer(LoaderConsumer kind, const Loader& loader, std::size_t max_batch_bytes) : kind_(kind) {
+  Consumer(LoaderConsumer kind, const Loader& loader, std::size_t max_batch_bytes, const std::string& nvtx_prefix)
+      : kind_(kind) {
     if (kind_ != LoaderConsumer::gpu) return;
     compute_.emplace("loader/compute");
-    feed_.emplace(max_batch_bytes, loader.slot_count());
+    feed_.emplace(max_batch_bytes, loader.slot_count(), nvtx_prefix);
     total_.emplace(sizeof(unsigned long long));
     HDBENCH_CUDA_CHECK(cudaMemsetAsync(total_->data(), 0, sizeof(unsigned long long), compute_->get()));
   }
@@ -235,11 +238,14 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
     return;
   }
   Loader loader(dataset, config);
-  Consumer consumer(c.consumer, loader, batch_bytes);
+  Consumer consumer(c.consumer, loader, batch_bytes, config.nvtx_prefix);
+  const std::string timed_range = config.nvtx_prefix + "/timed";
+  const std::size_t epoch_bytes = BatchLayout{dataset.pixels_per_sample()}.batch_bytes(dataset.size());
   std::vector<double> seconds;
   std::vector<std::pair<std::size_t, std::uint64_t>> checksums;  // (epoch, sum)
   std::size_t epoch = 0;
   for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::loader, timed_range, epoch_bytes);
     HostTimer timer;
     loader.start_epoch(epoch);
     while (const std::optional<Batch> batch = loader.next()) consumer.consume(loader, *batch);

@@ -128,6 +128,7 @@ void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c)
   }
   std::vector<HostBuffer> pool = batch_pool(data, batch, HostMemoryKind::pageable);
   CpuMlp mlp(c.model, default_optimizer(c.optimizer), batch, c.threads, initial_parameters(c.model, family.seed));
+  mlp.name_ranges(step_name(c));
   std::size_t next = 0;
   const auto one_step = [&] {
     const HostBuffer& b = pool[next++ % kPoolBatches];
@@ -174,6 +175,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family
   Stream stream("mlp/compute");
   GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial_parameters(c.model, family.seed),
              stream.get());
+  mlp.name_ranges(step_name(c));
   DeviceBuffer on_device(batch_bytes);
   const auto* images = on_device.as<const float>();
   const std::int32_t* labels = layout.labels(on_device.data(), batch);

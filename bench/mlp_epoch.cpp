@@ -17,6 +17,7 @@
 #include "mlp_bench.hpp"
 #include "mlp_cpu.hpp"
 #include "mlp_gpu.hpp"
+#include "nvtx.hpp"
 #include "timing.hpp"
 
 namespace hdbench {
@@ -65,6 +66,7 @@ LoaderConfig loader_config(const EpochCase& c, const Options& o) {
   config.shuffle = true;
   config.pin_mode = c.pinning;
   config.seed = o.seed;
+  config.nvtx_prefix = epoch_name(c);
   return config;
 }
 
@@ -77,13 +79,16 @@ class Trainer {
       : processor_(c.processor), layout_{data.pixels_per_sample()} {
     const auto init = initial_parameters(c.model, seed);
     const auto batch = static_cast<std::size_t>(c.batch);
+    const std::string name = epoch_name(c);
     if (processor_ == Processor::cpu) {
       cpu_.emplace(c.model, default_optimizer(c.optimizer), batch, c.threads, init);
+      cpu_->name_ranges(name);
       return;
     }
     compute_.emplace("mlp/compute");
-    feed_.emplace(layout_.batch_bytes(batch), loader.slot_count(), "mlp/loader");
+    feed_.emplace(layout_.batch_bytes(batch), loader.slot_count(), name);
     gpu_.emplace(c.model, default_optimizer(c.optimizer), c.dtype, batch, init, compute_->get());
+    gpu_->name_ranges(name);
     events_.resize(2 * batches_per_epoch(data.size(), batch, false));
     // cuBLASLt plans are made per batch size on first use; make them now for the full
     // and the short final batch, so no epoch times a heuristic query. Gradients
@@ -172,7 +177,10 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpFamily& family, c
   double busy_seconds = 0.0;
   double training_loss = 0.0;
   std::size_t epoch = 0;
+  const std::string timed_range = config.nvtx_prefix + "/timed";
+  const std::size_t epoch_bytes = BatchLayout{data.pixels_per_sample()}.batch_bytes(data.size());
   for (auto _ : state) {
+    nvtx::ScopedRange range(nvtx::Family::mlp, timed_range, epoch_bytes);
     HostTimer timer;
     trainer.start_epoch();
     loader.start_epoch(epoch++);

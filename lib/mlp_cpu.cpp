@@ -9,6 +9,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "nvtx.hpp"
 #include "thread_team.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -420,7 +421,14 @@ void CpuMlp::apply_optimizer() {
 
 StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
   const DenormalsFlushed flushed;
-  const StepResult result = forward(images, labels, batch, true);
+  StepResult result;
+  {
+    // Payloads: the batch's image bytes read, then the parameter bytes updated.
+    const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.forward,
+                                  batch * static_cast<std::size_t>(shape_.inputs()) * sizeof(float));
+    result = forward(images, labels, batch, true);
+  }
+  const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.backward, layout_.total * sizeof(float));
   const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(),
                                     first_moment_.data(), second_moment_.data());
   backward(images, batch, &update);

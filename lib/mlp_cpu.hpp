@@ -51,6 +51,8 @@ class CpuMlp {
   // Logits of the last forward pass, [batch × classes].
   std::span<const float> logits() const noexcept;
   const MlpShape& shape() const noexcept { return shape_; }
+  // Names the step's NVTX phase ranges after `benchmark` (default "mlp/cpu").
+  void name_ranges(const std::string& benchmark) { ranges_ = StepRangeNames(benchmark); }
   int threads() const noexcept { return threads_; }
   std::size_t steps_taken() const noexcept { return steps_; }
 
@@ -78,6 +80,7 @@ class CpuMlp {
   std::unique_ptr<ThreadTeam> team_;
   std::vector<float> partial_sums_;       // per thread: its rows' column sums (a bias gradient share)
   std::vector<StepResult> loss_shares_;  // per thread: its rows' summed loss and correct count
+  StepRangeNames ranges_{"mlp/cpu"};
 };
 
 // Pins OpenBLAS to `threads` for the calling process (its pool is global). CpuMlp

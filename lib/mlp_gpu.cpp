@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
 #include "cuda.hpp"
 #include "mlp_gpu_impl.hpp"
 #include "mlp_kernels.hpp"
+#include "nvtx.hpp"
 
 namespace hdbench {
 namespace {
@@ -134,6 +136,8 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   const int batch = static_cast<int>(batch_size);
   const std::size_t layers = shape.layers();
   const void* input = images;
+  std::optional<nvtx::ScopedRange> phase;  // the forward pass (and loss), then the backward pass
+  phase.emplace(nvtx::Family::mlp, ranges.forward, batch_size * static_cast<std::size_t>(shape.inputs()) * sizeof(float));
   if (bf16()) {
     kernels::cast_to_bf16(images, images_bf16(), batch_size * static_cast<std::size_t>(shape.inputs()), stream);
     input = images_bf16();
@@ -163,6 +167,8 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
                                    row_loss(), row_correct(), stream);
   }
   kernels::reduce_step_scalars(row_loss(), row_correct(), batch, scalars(), stream);
+  phase.reset();
+  phase.emplace(nvtx::Family::mlp, ranges.backward, layout.total * sizeof(float));
 
   for (std::size_t l = layers; l-- > 0;) {
     const LayerPlan& p = plan.layers[l];
@@ -191,6 +197,7 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
 }
 
 void GpuMlp::Impl::enqueue_optimizer() {
+  const nvtx::ScopedRange range(nvtx::Family::mlp, ranges.optimizer, layout.total * sizeof(float));
   const OptimizerConfig& o = optimizer;
   float* first_moment = at<float>(arena_layout.first_moment);
   if (o.kind == OptimizerKind::sgd) {
@@ -216,6 +223,8 @@ void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, 
 }
 
 void GpuMlp::apply_optimizer() { impl_->enqueue_optimizer(); }
+
+void GpuMlp::name_ranges(const std::string& benchmark) { impl_->ranges = StepRangeNames(benchmark); }
 
 void GpuMlp::capture_step(const float* images, const std::int32_t* labels, std::size_t batch) {
   Impl& m = *impl_;

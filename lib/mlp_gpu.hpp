@@ -54,6 +54,11 @@ class GpuMlp {
   void replay();
   bool captured() const noexcept;
 
+  // Names the step's NVTX phase ranges (forward, backward, optimizer; host-side
+  // enqueue, which Nsight projects onto the GPU work) after `benchmark` (default
+  // "mlp/gpu"). A captured graph's replay is one launch and has none.
+  void name_ranges(const std::string& benchmark);
+
   // Waits for the stream, then reads the last forward pass's loss and correct count.
   StepResult last_result();
   // Wait for the stream, then download (for tests and checks): the fp32 master

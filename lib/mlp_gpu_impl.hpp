@@ -86,6 +86,7 @@ struct GpuMlp::Impl {
   OptimizerConfig optimizer;
   MlpDtype dtype = MlpDtype::fp32;
   std::size_t max_batch = 0;
+  StepRangeNames ranges{"mlp/gpu"};
   cudaStream_t stream = nullptr;
   ArenaLayout arena_layout;
   DeviceBuffer arena;

@@ -106,4 +106,14 @@ struct StepResult {
   std::size_t correct = 0;
 };
 
+// The NVTX ranges of a training step's phases, "<benchmark>/forward" (forward pass
+// and loss), "<benchmark>/backward" (gradients; on the CPU with the fused update) and
+// "<benchmark>/optimizer" (the GPU's separate update): made once, so a step formats
+// no string.
+struct StepRangeNames {
+  explicit StepRangeNames(const std::string& benchmark)
+      : forward(benchmark + "/forward"), backward(benchmark + "/backward"), optimizer(benchmark + "/optimizer") {}
+  std::string forward, backward, optimizer;
+};
+
 }  // namespace hdbench

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine from a bundle made by tools/make_bundle.sh: the GPU tests,
 # the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck), the NVTX
-# and end-to-end tests where pytest exists, a short traced run (--hdbench_trace), and
-# the default benchmark suite.
+# and end-to-end tests where pytest exists, a short traced run (--hdbench_trace) and
+# its overhead against the same run untraced, and the default benchmark suite.
 # Logs and the report go to OUT_DIR. Extra arguments go to hdbench.
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
 set -uo pipefail
@@ -42,16 +42,26 @@ else
 fi
 if python3 -m pytest --version >/dev/null 2>&1; then
   step python_tests env HDBENCH_BIN="$bundle/hdbench" HDBENCH_NVTX_CAPTURE_LIB="$bundle/lib/libnvtx_capture.so" \
-    python3 -m pytest -q "$bundle/python" -p no:cacheprovider
+    python3 -m pytest -q "$bundle/tests/python" -p no:cacheprovider
 fi
 host=$(hostname | tr -c 'A-Za-z0-9-\n' '_')
-# A short traced run: the CUPTI timeline (open it in ui.perfetto.dev) and its gpu_activity rows.
-step trace "$bundle/hdbench" --hdbench_families=transfer,streams --hdbench_sizes=256M --hdbench_memory=pageable,pinned \
-  --hdbench_engines=copy --hdbench_directions=h2d --hdbench_stream_counts=4 --hdbench_chunk_counts=16 \
-  --hdbench_compute_ratios=1 --hdbench_trace="$out/trace-$host.json" --hdbench_out="$out/traced-$host.json"
+# A short traced run: the CUPTI timeline (open it in ui.perfetto.dev) and its
+# gpu_activity rows; then the same run untraced, so the trace's overhead is measured:
+# each benchmark's traced time over its untraced time (compare's ratio, with a U test
+# over the repetitions) in trace_overhead.txt. Informational: it fails no check.
+traced=(--hdbench_families=transfer,streams,mlp --hdbench_sizes=4M,256M --hdbench_memory=pageable,pinned
+  --hdbench_engines=copy --hdbench_directions=h2d,d2h --hdbench_stream_sizes=256M --hdbench_stream_counts=4
+  --hdbench_chunk_counts=16 --hdbench_compute_ratios=1 --hdbench_mlp_processors=gpu --hdbench_mlp_models=784x32x10
+  --hdbench_mlp_batches=128 --hdbench_mlp_dtypes=fp32 --hdbench_mlp_optimizers=sgd --hdbench_mlp_epoch_batches=128
+  --hdbench_mlp_epoch_workers=2 --benchmark_repetitions=3)
+step trace "$bundle/hdbench" "${traced[@]}" --hdbench_trace="$out/trace-$host.json" --hdbench_out="$out/traced-$host.json"
+step untraced "$bundle/hdbench" "${traced[@]}" --hdbench_out="$out/untraced-$host.json"
+python3 "$bundle/tools/hdbench_report.py" compare "$out/untraced-$host.json" "$out/traced-$host.json" --threshold 2 \
+  >"$out/trace_overhead.txt" 2>&1
+echo "== trace overhead (traced over untraced, exit $? of compare: 1 = some benchmark over 2% slower): trace_overhead.txt"
 step benchmarks "$bundle/hdbench" --hdbench_out="$out/hdbench-$host.json" "$@"
 # The same MLP steps in PyTorch (the machine's torch), for the figures beside hdbench's.
 if python3 -c 'import torch' >/dev/null 2>&1; then
-  step pytorch_baseline python3 "$bundle/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
+  step pytorch_baseline python3 "$bundle/tools/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
 fi
 exit $status

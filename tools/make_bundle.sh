@@ -20,8 +20,10 @@ for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_
   ldd "$binary" | awk '/=> \//{print $3}'
 done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' | grep -v 'libcublas' |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
-cp tools/gpu_checks.sh tools/pytorch_baseline.py tools/pytorch_baseline_torch.py "$bundle/"
-mkdir -p "$bundle/python"
-cp tests/python/*.py "$bundle/python/"
+# The tests find the tools where a checkout keeps them: tools/ beside tests/python/.
+cp tools/gpu_checks.sh "$bundle/"
+mkdir -p "$bundle/tools" "$bundle/tests/python"
+cp tools/*.py "$bundle/tools/"
+cp tests/python/*.py "$bundle/tests/python/"
 git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"
 du -sh "$bundle"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 
 import pytest
 
@@ -59,10 +61,82 @@ def test_loader_run_names_its_workers_and_ranges_every_collate(hdbench_bin, capt
     assert nvtx_log.categories(records)[6] == "loader"
     names = nvtx_log.thread_names(records)
     assert {"loader/worker 0", "loader/worker 1"} <= set(names.values())
-    collates = [r for r in nvtx_log.ranges(records) if r.name.endswith("/collate")]
-    # Four batches of 25 per epoch, every epoch the benchmark ran.
+    bench = benchmark_names(tmp_path / "r.json", "loader")
+    assert len(bench) == 1
+    ranges = nvtx_log.ranges(records)
+    collates = [r for r in ranges if r.name.endswith("/collate")]
+    # Four batches of 25 per epoch, every epoch the benchmark ran, named after the benchmark.
     assert collates and len(collates) % 4 == 0
-    assert {r.name for r in collates} == {f"loader/batch {b}/collate" for b in range(4)}
+    assert {r.name for r in collates} == {f"{bench[0]}/batch {b}/collate" for b in range(4)}
     for r in collates:
         assert r.category == 6 and r.payload == 25 * (784 * 4 + 4)
         assert names.get(r.tid, "").startswith("loader/worker "), r
+    # Each timed epoch is a range of its own on the benchmark's thread, with the epoch's bytes.
+    epochs = [r for r in ranges if r.name == f"{bench[0]}/timed"]
+    assert len(epochs) == len(collates) // 4
+    assert all(r.depth == 0 and r.payload == 100 * (784 * 4 + 4) and r.category == 6 for r in epochs)
+
+
+def benchmark_names(report_path, family: str) -> list[str]:
+    """The report's benchmarks of `family` that ran, as their ranges name them."""
+    report = json.loads(report_path.read_text())
+    return [b["name"].removesuffix("/manual_time") for b in report["benchmarks"]
+            if b["params"].get("family") == family and b["status"] == "ok"]
+
+
+def parents(ranges) -> dict:
+    """Each range (by push line) -> the range it was pushed inside of on its thread, or None."""
+    parent, open_by_tid = {}, {}
+    for r in sorted(ranges, key=lambda r: r.push_line):
+        stack = open_by_tid.setdefault(r.tid, [])
+        while stack and stack[-1].pop_line < r.push_line:
+            stack.pop()
+        parent[r.push_line] = stack[-1] if stack else None
+        stack.append(r)
+    return parent
+
+
+def test_mlp_run_ranges_every_step_phase_inside_its_timed_region(hdbench_bin, capture_lib, tmp_path):
+    log = tmp_path / "nvtx.log"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
+                         "--hdbench_mlp_models=784x16x10", "--hdbench_mlp_batches=32", "--hdbench_mlp_threads=1",
+                         "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_mlp_epoch_batches=100",
+                         "--hdbench_mlp_epoch_workers=2", "--hdbench_loader_samples=400",
+                         "--benchmark_min_time=0",  # one sample each: a sample of tiny steps is already ~100 steps
+                         f"--hdbench_out={tmp_path / 'r.json'}",
+                         env={"NVTX_INJECTION64_PATH": capture_lib, "HDBENCH_NVTX_CAPTURE": str(log)})
+    assert result.returncode == 0, result.stderr
+    records = nvtx_log.load(log)
+    assert nvtx_log.check_nesting(records) == []
+    assert nvtx_log.categories(records)[7] == "mlp"
+    ranges = nvtx_log.ranges(records)
+    parent = parents(ranges)
+    names = benchmark_names(tmp_path / "r.json", "mlp")
+    step = next(n for n in names if n.startswith("mlp/step/cpu/"))
+    epoch = next(n for n in names if n.startswith("mlp/epoch/cpu/"))
+    parameter_bytes = 4 * ((784 * 16 + 16) + (16 * 10 + 10))  # floats of the weights and biases
+    for bench, batch in ((step, 32), (epoch, 100)):
+        timed = [r for r in ranges if r.name == f"{bench}/timed"]
+        forward = [r for r in ranges if r.name == f"{bench}/forward"]
+        backward = [r for r in ranges if r.name == f"{bench}/backward"]
+        assert timed and forward and len(forward) == len(backward), bench
+        assert all(r.depth == 0 and r.category == 7 for r in timed)
+        for r in forward + backward:
+            # Inside one of the benchmark's timed regions, on its thread, or (warm-up) outside any range.
+            assert parent[r.push_line] in timed or r.depth == 0, r
+            assert r.category == 7 and r.color == 0xFFE377C2
+        # Every timed region times whole steps: a forward and a backward each.
+        def per_region(phase):
+            counts = Counter(parent[r.push_line].push_line for r in phase if r.depth == 1)
+            return [counts[t.push_line] for t in timed]
+        assert min(per_region(forward)) >= 1 and per_region(forward) == per_region(backward), bench
+        assert {r.payload for r in forward} == {batch * 784 * 4}
+        # Parameter blocks are padded to 64 floats, so the update covers at least the parameters.
+        assert len({r.payload for r in backward}) == 1 and backward[0].payload >= parameter_bytes
+    # The epoch: one timed range per epoch with the epoch's bytes; a step per batch
+    # (four of 100); the loader's collates named after the epoch benchmark.
+    epochs = [r for r in ranges if r.name == f"{epoch}/timed"]
+    assert {r.payload for r in epochs} == {400 * (784 * 4 + 4)}
+    assert len([r for r in ranges if r.name == f"{epoch}/forward"]) == 4 * len(epochs)
+    collates = {r.name for r in ranges if r.name.endswith("/collate")}
+    assert collates == {f"{epoch}/batch {b}/collate" for b in range(4)}

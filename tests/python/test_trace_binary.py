@@ -35,6 +35,15 @@ def test_trace_is_recorded_or_the_report_says_why_not(hdbench_bin, tmp_path):
     copies = [e for e in events if e.get("ph") == "X" and e.get("cat") == "memcpy"]
     assert copies and all(e["args"]["bytes"] > 0 for e in copies)
     assert status["records"] >= len(copies)
+    # Each transfer benchmark's activity is measured over its timed ranges, where its copies ran.
+    rows = {r["benchmark"]: r for r in report["derived"]["gpu_activity"]}
+    transfers = [b["name"].removesuffix("/manual_time") for b in report["benchmarks"]
+                 if b["params"].get("family") == "transfer" and b["status"] == "ok"]
+    assert transfers and all(name in rows for name in transfers)
+    for name in transfers:
+        row = rows[name]
+        assert row["measured_over"] == "timed ranges" and row["timed_ranges"] >= 1, row
+        assert row["copies"] >= 1 and 0 < row["gpu_busy_percent"] <= 100 + 1e-9, row
 
 
 def test_trace_not_asked_leaves_no_status(hdbench_bin, tmp_path):
