@@ -10,10 +10,14 @@ one line per configuration, and the PCIe link's theoretical rate where known. Th
 data loader family gets samples/s against worker count (a symlog x axis, so 0
 workers shows), heat maps of samples/s over batch size x workers (from the first
 report only), and the direct-over-pin-thread ratio from the report's derived rows
-(see report_loader_figures.py). MLP training steps get samples/s against batch size,
-one figure per model, with PyTorch baseline lines (tools/pytorch_baseline.py, params
-`implementation=pytorch`) beside hdbench's. Reads only `params` and counters, never names.
-Skipped and failed benchmarks are left out and listed. `compare` prints each
+(see report_loader_figures.py). MLP training steps get samples/s, step time and
+TFLOP/s against batch size, one figure of each per model, with PyTorch baseline lines
+(tools/pytorch_baseline.py, params `implementation=pytorch`) beside hdbench's and, on
+the TFLOP/s figure, the best GEMM rate of each processor and dtype as a reference line
+(see report_mlp_figures.py). MLP epochs get samples/s against batch size and, for GPU
+epochs, the share of the epoch the GPU was busy. Reads only `params` and counters,
+never names. A counter no run carries draws no figure. Skipped and failed benchmarks
+are left out and listed. `compare` prints each
 benchmark's new/base time ratio (with a Mann-Whitney U test when the runs had
 repetitions) and their geometric mean, and exits 1 when a benchmark got slower by
 more than the threshold. Exit code 2 for a missing or malformed report.
@@ -22,6 +26,7 @@ more than the threshold. Exit code 2 for a missing or malformed report.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections import defaultdict
@@ -30,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import report_loader_figures  # noqa: E402  (found through the path above)
+import report_mlp_figures  # noqa: E402
 
 
 class ReportError(Exception):
@@ -61,7 +67,10 @@ def machine_label(report: dict) -> str:
     return f"{report['context'].get('host_name', '?')} ({gpu}), {hd.get('started_at', '')[:10]}"
 
 
-# family -> (series key from params, x param, y counter)
+# The params that tell an MLP run's lines apart; epochs add the loader's workers and pinning.
+MLP_LINES = ("implementation", "processor", "dtype", "optimizer", "mode", "data", "threads", "workers", "pinning")
+# figure -> (series key from params, x param, y counter). A figure named after a family
+# draws all its runs; the others draw the runs WHERE names.
 FIGURES = {
     "transfer": (("direction", "memory", "engine", "variant"), "bytes", "bandwidth_GB/s"),
     "staged": (("direction", "chunk_bytes", "threads"), "bytes", "bandwidth_GB/s"),
@@ -73,16 +82,33 @@ FIGURES = {
     "loader": (("consumer", "pinning", "batch"), "workers", "samples/s"),
     # MLP training steps against batch size; `implementation` (pytorch for
     # tools/pytorch_baseline.py's reports) tells a baseline's lines from hdbench's.
-    # Epochs (variant=epoch, a figure of their own) add the loader's workers and pinning.
-    "mlp": (("implementation", "processor", "dtype", "optimizer", "mode", "data", "threads", "workers", "pinning"),
-            "batch", "samples/s"),
+    # Epochs (variant=epoch) are figures of their own.
+    "mlp": (MLP_LINES, "batch", "samples/s"),
+    "mlp_step_us": (MLP_LINES, "batch", "step_us"),
+    # Log y (the default): CPU and GPU steps, small and large batches, and the GEMM
+    # peaks drawn with them lie orders of magnitude apart (~0.001 to ~1000 TFLOP/s).
+    "mlp_TFLOP_per_s": (MLP_LINES, "batch", "TFLOP/s"),
+    # Only GPU epochs carry the counter; the model is a line, not a figure, as epochs run few models.
+    "mlp_gpu_busy_percent": (("processor", "model", "workers", "pinning"), "batch", "gpu_busy_percent"),
 }
-# Families drawn as one figure per value of a param (too many lines for one).
+# The runs a figure not named after its family draws: those whose params hold these values.
+WHERE = {"mlp_step_us": {"family": "mlp", "variant": "step"},
+         "mlp_TFLOP_per_s": {"family": "mlp", "variant": "step"},
+         "mlp_gpu_busy_percent": {"family": "mlp", "variant": "epoch"}}
+# Figures drawn as one figure per value of a param (too many lines for one).
 SPLIT_BY = {"streams": ("bytes", "compute_ratio"),
             "loader": ("sample_cost_us", "prefetch_depth", "shuffle", "augment"),
-            "mlp": ("variant", "model")}
-# Counters that are ratios, drawn on a linear axis.
-LINEAR_Y = {"fraction_of_ideal", "direct_over_pin_thread"}
+            "mlp": ("variant", "model"),
+            "mlp_step_us": ("variant", "model"),
+            "mlp_TFLOP_per_s": ("variant", "model"),
+            "mlp_gpu_busy_percent": ("variant",)}
+# Counters that are ratios or shares, drawn on a linear axis.
+LINEAR_Y = {"fraction_of_ideal", "direct_over_pin_thread", "gpu_busy_percent"}
+# Fixed y ranges: a share of time is read against the whole.
+Y_LIMITS = {"gpu_busy_percent": (0, 100)}
+# y axis labels where the counter's name does not carry its unit plainly (default: the
+# counter with spaces for underscores).
+Y_LABELS = {"step_us": "step time (µs)", "gpu_busy_percent": "GPU busy (% of the epoch)"}
 # x quantities that include 0, which a log axis cannot show: symlog (linear up to 1,
 # base 2 beyond), ticked at the values drawn.
 SYMLOG_X = {"workers"}
@@ -99,33 +125,44 @@ LABEL_IF_VARYING = {"loader_pinning": ("consumer", "prefetch_depth", "shuffle", 
 REFERENCE_Y = {"streams": (1.0, "ideal pipeline"), "loader_pinning": (1.0, "no difference")}
 
 
+def line_prefix(reports: list[tuple[str, dict]], report: dict) -> str:
+    """What a line's label starts with: the machine, when several reports share a figure."""
+    return f"{machine_label(report)}: " if len(reports) > 1 else ""
+
+
+def figures_of(params: dict) -> list[str]:
+    """The FIGURES entries that draw a run with these params."""
+    return [f for f in FIGURES if all(params.get(k) == v for k, v in WHERE.get(f, {"family": f}).items())]
+
+
 def collect(reports: list[tuple[str, dict]]):
-    """{family: {series label: [(x, y)]}}, the left-out benchmarks, and link rates."""
+    """{figure: {series label: [(x, y)]}}, the left-out benchmarks, and link rates."""
     series: dict = defaultdict(lambda: defaultdict(list))
     left_out: list[str] = []
     links: set[float] = set()
     for path, report in reports:
-        prefix = f"{machine_label(report)}: " if len(reports) > 1 else ""
+        prefix = line_prefix(reports, report)
         for gpu in report["context"]["hdbench"].get("system", {}).get("gpus", []):
             if gpu.get("pcie_link_max_gbps"):
                 links.add(gpu["pcie_link_max_gbps"])
         for b in report_loader_figures.zero_workers_at_every_depth(report["benchmarks"]):
             params = b.get("params", {})
-            family = params.get("family")
-            if family not in FIGURES or b.get("run_type", "iteration") != "iteration":
+            drawn_on = figures_of(params)
+            if not drawn_on or b.get("run_type", "iteration") != "iteration":
                 continue
             if b.get("status") != "ok":
                 left_out.append(f"{b.get('name')}: {b.get('status')} ({b.get('skip_reason') or b.get('error_message', '')})")
                 continue
-            keys, x_param, counter = FIGURES[family]
-            y = b.get("counters", {}).get(counter)
-            if y is None or x_param not in params:
-                continue
-            label = prefix + " ".join(f"{k}={params[k]}" for k in keys if k in params)
-            figure = family
-            if family in SPLIT_BY:
-                figure += "--" + "_".join(f"{k}-{params.get(k)}" for k in SPLIT_BY[family])
-            series[figure][label].append((params[x_param], y))
+            for name in drawn_on:
+                keys, x_param, counter = FIGURES[name]
+                y = b.get("counters", {}).get(counter)
+                if y is None or x_param not in params:
+                    continue
+                label = prefix + " ".join(f"{k}={params[k]}" for k in keys if k in params)
+                figure = name
+                if name in SPLIT_BY:
+                    figure += "--" + "_".join(f"{k}-{params.get(k)}" for k in SPLIT_BY[name])
+                series[figure][label].append((params[x_param], y))
         for figure, (rows_key, keys, x_key, y_key) in DERIVED_FIGURES.items():
             rows = report.get("derived", {}).get(rows_key, [])
             keys = keys + varying(rows, LABEL_IF_VARYING.get(figure, ()))
@@ -149,20 +186,29 @@ def axes_of(figure: str) -> tuple[str, str]:
     return x, y
 
 
-def draw_lines(plt, figure: str, lines: dict, links: set[float], title_machine: str):
+def reference_lines(reports: list[tuple[str, dict]], links: set[float]) -> dict[str, list[tuple[float, str]]]:
+    """{figure family: [(y, label)]}: the horizontal lines a family's figures are read against."""
+    references = defaultdict(list, {family: [ref] for family, ref in REFERENCE_Y.items()})
+    for family in ("transfer", "staged"):
+        references[family] += [(rate, f"PCIe link {rate:.1f} GB/s") for rate in sorted(links)]
+    for _, report in reports:
+        references["mlp_TFLOP_per_s"] += report_mlp_figures.gemm_peaks(report["benchmarks"],
+                                                                       line_prefix(reports, report))
+    return references
+
+
+def draw_lines(plt, figure: str, lines: dict, references: list[tuple[float, str]], title_machine: str):
     """One figure: a line per series, the figure's reference lines, and its axes' scales."""
-    family = figure.split("--")[0]
     x_name, counter = axes_of(figure)
     fig, ax = plt.subplots(figsize=(10, 6))
     for label, points in sorted(lines.items()):
         points.sort()
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-    if family in ("transfer", "staged"):
-        for rate in sorted(links):
-            ax.axhline(rate, linestyle="--", color="gray", label=f"PCIe link {rate:.1f} GB/s")
-    if family in REFERENCE_Y:
-        y, label = REFERENCE_Y[family]
-        ax.axhline(y, linestyle="--", color="gray", label=label)
+    # A lone reference line is gray; several (GEMM peaks, links of several machines) need
+    # colours of their own to be told apart (axhline does not take the next colour itself).
+    colors = ["gray"] if len(references) == 1 else plt.colormaps["Dark2"].colors
+    for (y, label), color in zip(references, itertools.cycle(colors)):
+        ax.axhline(y, linestyle="--", color=color, label=label)
     if x_name in SYMLOG_X:
         ax.set_xscale("symlog", base=2, linthresh=1)
         ticks = sorted({p[0] for points in lines.values() for p in points})
@@ -171,8 +217,10 @@ def draw_lines(plt, figure: str, lines: dict, links: set[float], title_machine: 
         ax.set_xscale("log", base=2)
     if counter not in LINEAR_Y:
         ax.set_yscale("log")
+    if counter in Y_LIMITS:
+        ax.set_ylim(*Y_LIMITS[counter])
     ax.set_xlabel(x_name)
-    ax.set_ylabel(counter.replace("_", " "))
+    ax.set_ylabel(Y_LABELS.get(counter, counter.replace("_", " ")))
     ax.set_title(f"{figure}: {title_machine}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="x-small", ncol=2)
@@ -187,8 +235,10 @@ def build_figures(reports: list[tuple[str, dict]]):
     import matplotlib.pyplot as plt
 
     series, left_out, links = collect(reports)
+    references = reference_lines(reports, links)
     title_machine = "; ".join(sorted({machine_label(r) for _, r in reports}))
-    figures = {figure: draw_lines(plt, figure, lines, links, title_machine) for figure, lines in sorted(series.items())}
+    figures = {figure: draw_lines(plt, figure, lines, references[figure.split("--")[0]], title_machine)
+               for figure, lines in sorted(series.items())}
     if reports:
         # A heat map cannot overlay machines: with several reports the loader heat maps
         # come from the first one only (its machine is in their titles); the line
