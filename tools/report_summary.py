@@ -227,6 +227,48 @@ def batch_movement(report: dict) -> list[str]:
     return lines
 
 
+BUSY_PERCENT = 90.0  # a GPU busy this share of an epoch counts as kept busy
+
+
+def training_gpu_busy(report: dict) -> list[str]:
+    """Per model, from the GPU training epochs (loader -> copy -> step): the fastest
+    batch and worker count, the fewest workers that come close at that batch, and the
+    smallest batch that kept the GPU busy (or the busiest run when none did)."""
+    by_model: dict = {}
+    for b in _ok_runs(report, "mlp"):
+        p = b["params"]
+        if p.get("variant") == "epoch" and p.get("processor") == "gpu" and "gpu_busy_percent" in b.get("counters", {}):
+            by_model.setdefault(p["model"], []).append(b)
+    lines = []
+    for model in sorted(by_model, key=lambda m: [int(w) for w in m.split("x")]):
+        runs = by_model[model]
+        best = max(runs, key=lambda b: b["counters"]["samples/s"])
+        p, k = best["params"], best["counters"]
+        line = (f"- {model}: fastest epoch at batch {p['batch']} with **{p['workers']}** loader workers "
+                f"({p['pinning']}): {k['samples/s']:,.0f} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
+                f"({_name(best)}).")
+        same_point = [b for b in runs if b["params"]["batch"] == p["batch"] and b["params"]["pinning"] == p["pinning"]
+                      and b["counters"]["samples/s"] >= FED_FRACTION * k["samples/s"]]
+        fewest = min(same_point, key=lambda b: b["params"]["workers"])
+        if fewest["params"]["workers"] < p["workers"]:
+            line += (f" {fewest['params']['workers']} workers already reach "
+                     f"{100 * fewest['counters']['samples/s'] / k['samples/s']:.0f}% of it.")
+        busy = [b for b in runs if b["counters"]["gpu_busy_percent"] >= BUSY_PERCENT]
+        if busy:
+            first = min(busy, key=lambda b: (b["params"]["batch"], b["params"]["workers"]))
+            line += (f" The GPU was at least {BUSY_PERCENT:.0f}% busy from batch {first['params']['batch']} "
+                     f"({first['params']['workers']} workers, {first['counters']['gpu_busy_percent']:.0f}%; "
+                     f"{_name(first)}).")
+        else:
+            busiest = max(runs, key=lambda b: b["counters"]["gpu_busy_percent"])
+            line += (f" No run kept the GPU {BUSY_PERCENT:.0f}% busy: the busiest was "
+                     f"{busiest['counters']['gpu_busy_percent']:.0f}% at batch {busiest['params']['batch']} with "
+                     f"{busiest['params']['workers']} workers ({_name(busiest)}); the loader, the copy or the "
+                     "launches leave it waiting.")
+        lines.append(line)
+    return lines
+
+
 # (question, how to answer it, what to run when the report cannot)
 QUESTIONS = [
     ("How much faster is pinned memory than pageable, and when does pinning pay off?", pinned_vs_pageable,
@@ -238,6 +280,8 @@ QUESTIONS = [
      "the `loader` family with 0 and more workers"),
     ("Does PyTorch's pin thread cost throughput?", pin_thread_cost,
      "the `loader` family on a GPU with `pin_thread` and `direct` pinning"),
+    ("Which batch size and loader workers keep the GPU busy in training?", training_gpu_busy,
+     "the `mlp` family's epochs on a GPU"),
     ("How much faster is a training step on the GPU than on the CPU?", gpu_over_cpu,
      "the `mlp` family's training steps"),
     ("What does moving the batch to the GPU cost each step?", batch_movement,

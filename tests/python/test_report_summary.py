@@ -265,3 +265,47 @@ def test_summary_says_what_moving_the_batch_costs(tmp_path):
         "- 784x32x10, batch 128, fp32: copying the batch from pageable memory makes a step **3.50×** as long "
         "(140.0 vs 40.0 µs; `mlp/gpu/784x32x10/fp32/eager/pageable/128`).",
     ]
+
+
+def mlp_epoch(processor, batch, workers, samples_per_s, busy=None, model="784x32x10", pinning="pinned"):
+    params = {"family": "mlp", "variant": "epoch", "implementation": "hdbench", "processor": processor,
+              "model": model, "batch": batch, "workers": workers, "pinning": pinning, "dtype": "fp32",
+              "optimizer": "sgd"}
+    counters = {"samples/s": samples_per_s}
+    if busy is not None:
+        counters["gpu_busy_percent"] = busy
+    return {"name": f"mlp/epoch/{processor}/{model}/{pinning}/workers:{workers}/batch:{batch}",
+            "run_type": "iteration", "status": "ok", "params": params, "counters": counters}
+
+
+TRAINING_QUESTION = "Which batch size and loader workers keep the GPU busy in training?"
+
+
+def test_summary_gives_the_batch_and_workers_that_keep_the_gpu_busy(tmp_path):
+    """Made up for the test (not measured)."""
+    report = synthetic_report()
+    report["benchmarks"] = [
+        mlp_epoch("gpu", 128, 0, 2e5, busy=20.0), mlp_epoch("gpu", 128, 2, 4e5, busy=40.0),
+        mlp_epoch("gpu", 1024, 2, 9.6e5, busy=85.0), mlp_epoch("gpu", 1024, 4, 1e6, busy=92.0),
+        mlp_epoch("gpu", 1024, 4, 1e5, busy=10.0, pinning="pageable"),  # another pinning: not compared at the best
+        mlp_epoch("cpu", 1024, 4, 5e6),  # CPU epochs have no GPU to keep busy
+        mlp_epoch("gpu", 128, 2, 1e5, busy=30.0, model="784x4096x10"),
+        mlp_epoch("gpu", 128, 4, 1.2e5, busy=50.0, model="784x4096x10"),
+    ]
+    lines = section(summary_of(report, tmp_path), TRAINING_QUESTION).strip().splitlines()
+    assert lines == [
+        "- 784x32x10: fastest epoch at batch 1024 with **4** loader workers (pinned): 1,000,000 samples/s, GPU busy "
+        "92% (`mlp/epoch/gpu/784x32x10/pinned/workers:4/batch:1024`). 2 workers already reach 96% of it. The GPU "
+        "was at least 90% busy from batch 1024 (4 workers, 92%; `mlp/epoch/gpu/784x32x10/pinned/workers:4/batch:1024`).",
+        "- 784x4096x10: fastest epoch at batch 128 with **4** loader workers (pinned): 120,000 samples/s, GPU busy "
+        "50% (`mlp/epoch/gpu/784x4096x10/pinned/workers:4/batch:128`). No run kept the GPU 90% busy: the busiest "
+        "was 50% at batch 128 with 4 workers (`mlp/epoch/gpu/784x4096x10/pinned/workers:4/batch:128`); the loader, "
+        "the copy or the launches leave it waiting.",
+    ]
+
+
+def test_summary_without_gpu_epochs_cannot_say_what_keeps_the_gpu_busy(tmp_path):
+    report = synthetic_report()
+    report["benchmarks"] = [mlp_epoch("cpu", 1024, 4, 5e6)]
+    text = section(summary_of(report, tmp_path), TRAINING_QUESTION)
+    assert "cannot answer it" in text and "epochs on a GPU" in text
