@@ -126,8 +126,16 @@ REFERENCE_Y = {"streams": (1.0, "ideal pipeline"), "loader_pinning": (1.0, "no d
 
 
 def line_prefix(reports: list[tuple[str, dict]], report: dict) -> str:
-    """What a line's label starts with: the machine, when several reports share a figure."""
-    return f"{machine_label(report)}: " if len(reports) > 1 else ""
+    """What a line's label starts with when several reports share a figure: the machine
+    when each report comes from a different one, else (before and after on one
+    machine, or hdbench and its PyTorch baseline) the report's file name."""
+    if len(reports) < 2:
+        return ""
+    if len({machine_label(r) for _, r in reports}) == len(reports):
+        return f"{machine_label(report)}: "
+    path = next(p for p, r in reports if r is report)
+    stems = [Path(p).stem for p, _ in reports]
+    return f"{Path(path).stem if len(set(stems)) == len(stems) else path}: "
 
 
 def figures_of(params: dict) -> list[str]:
@@ -223,7 +231,9 @@ def draw_lines(plt, figure: str, lines: dict, references: list[tuple[float, str]
     ax.set_ylabel(Y_LABELS.get(counter, counter.replace("_", " ")))
     ax.set_title(f"{figure}: {title_machine}")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize="x-small", ncol=2)
+    # Below the axes: labels are long (every param that tells lines apart), and a
+    # legend inside would hide the lines.
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=1)
     return fig
 
 

@@ -107,6 +107,21 @@ def test_figures_carry_the_expected_series_and_two_machines_are_told_apart():
         fig.clf()
 
 
+def test_before_and_after_on_one_machine_are_told_apart_by_file_name():
+    reports = [("runs/before.json", _synthetic_transfer_report("box-a", 50.0)),
+               ("runs/after.json", _synthetic_transfer_report("box-a", 25.0))]
+    figures, _ = hdbench_report.build_figures(reports)
+    lines = {line.get_label(): line for line in figures["transfer"].axes[0].get_lines()}
+    pinned = "direction=h2d memory=pinned engine=copy variant=per_copy"
+    assert list(lines[f"before: {pinned}"].get_ydata()) == [5.0, 50.0]
+    assert list(lines[f"after: {pinned}"].get_ydata()) == [2.5, 25.0]
+    # Same file name in two folders: the whole path tells them apart.
+    series, _, _ = hdbench_report.collect([("x/r.json", reports[0][1]), ("y/r.json", reports[1][1])])
+    assert {label.split(": ")[0] for label in series["transfer"]} == {"x/r.json", "y/r.json"}
+    for fig in figures.values():
+        fig.clf()
+
+
 def test_a_family_without_data_draws_no_figure(quick_report):
     _, report = quick_report
     figures, _ = hdbench_report.build_figures([("r.json", report)])
