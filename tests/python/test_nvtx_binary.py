@@ -20,15 +20,21 @@ def capture_lib():
     return path
 
 
-def test_host_memcpy_run_emits_named_nested_ranges(hdbench_bin, capture_lib, tmp_path):
-    log = tmp_path / "nvtx.log"
-    result = run_hdbench(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_sizes=4K,1M",
-                         "--hdbench_memcpy_threads=1,2", "--benchmark_min_time=0.01",
-                         f"--hdbench_out={tmp_path / 'r.json'}",
+def captured_run(hdbench_bin, capture_lib, tmp_path, *flags):
+    """Runs hdbench with `flags` under the capture library; its NVTX records (checked
+    to nest on every thread) and the path of its report."""
+    log, report = tmp_path / "nvtx.log", tmp_path / "r.json"
+    result = run_hdbench(hdbench_bin, *flags, f"--hdbench_out={report}",
                          env={"NVTX_INJECTION64_PATH": capture_lib, "HDBENCH_NVTX_CAPTURE": str(log)})
     assert result.returncode == 0, result.stderr
     records = nvtx_log.load(log)
     assert nvtx_log.check_nesting(records) == []
+    return records, report
+
+
+def test_host_memcpy_run_emits_named_nested_ranges(hdbench_bin, capture_lib, tmp_path):
+    records, _ = captured_run(hdbench_bin, capture_lib, tmp_path, "--hdbench_families=host_memcpy",
+                              "--hdbench_sizes=4K,1M", "--hdbench_memcpy_threads=1,2", "--benchmark_min_time=0.01")
     assert "hdbench" in nvtx_log.domains(records)
     assert nvtx_log.categories(records)[4] == "host_memcpy"
     ranges = nvtx_log.ranges(records)
@@ -49,19 +55,14 @@ def test_host_memcpy_run_emits_named_nested_ranges(hdbench_bin, capture_lib, tmp
 
 
 def test_loader_run_names_its_workers_and_ranges_every_collate(hdbench_bin, capture_lib, tmp_path):
-    log = tmp_path / "nvtx.log"
-    result = run_hdbench(hdbench_bin, "--hdbench_families=loader", "--hdbench_loader_consumers=host",
-                         "--hdbench_loader_samples=100", "--hdbench_loader_batches=25",
-                         "--hdbench_loader_workers=2", "--hdbench_loader_costs_us=0", "--benchmark_min_time=0.01",
-                         f"--hdbench_out={tmp_path / 'r.json'}",
-                         env={"NVTX_INJECTION64_PATH": capture_lib, "HDBENCH_NVTX_CAPTURE": str(log)})
-    assert result.returncode == 0, result.stderr
-    records = nvtx_log.load(log)
-    assert nvtx_log.check_nesting(records) == []
+    records, report = captured_run(hdbench_bin, capture_lib, tmp_path, "--hdbench_families=loader",
+                                   "--hdbench_loader_consumers=host", "--hdbench_loader_samples=100",
+                                   "--hdbench_loader_batches=25", "--hdbench_loader_workers=2",
+                                   "--hdbench_loader_costs_us=0", "--benchmark_min_time=0.01")
     assert nvtx_log.categories(records)[6] == "loader"
     names = nvtx_log.thread_names(records)
     assert {"loader/worker 0", "loader/worker 1"} <= set(names.values())
-    bench = benchmark_names(tmp_path / "r.json", "loader")
+    bench = benchmark_names(report, "loader")
     assert len(bench) == 1
     ranges = nvtx_log.ranges(records)
     collates = [r for r in ranges if r.name.endswith("/collate")]
@@ -97,21 +98,16 @@ def parents(ranges) -> dict:
 
 
 def test_mlp_run_ranges_every_step_phase_inside_its_timed_region(hdbench_bin, capture_lib, tmp_path):
-    log = tmp_path / "nvtx.log"
-    result = run_hdbench(hdbench_bin, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
-                         "--hdbench_mlp_models=784x16x10", "--hdbench_mlp_batches=32", "--hdbench_mlp_threads=1",
-                         "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_mlp_epoch_batches=100",
-                         "--hdbench_mlp_epoch_workers=2", "--hdbench_loader_samples=400",
-                         "--benchmark_min_time=0",  # one sample each: a sample of tiny steps is already ~100 steps
-                         f"--hdbench_out={tmp_path / 'r.json'}",
-                         env={"NVTX_INJECTION64_PATH": capture_lib, "HDBENCH_NVTX_CAPTURE": str(log)})
-    assert result.returncode == 0, result.stderr
-    records = nvtx_log.load(log)
-    assert nvtx_log.check_nesting(records) == []
+    records, report = captured_run(
+        hdbench_bin, capture_lib, tmp_path, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
+        "--hdbench_mlp_models=784x16x10", "--hdbench_mlp_batches=32", "--hdbench_mlp_threads=1",
+        "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_mlp_epoch_batches=100", "--hdbench_mlp_epoch_workers=2",
+        "--hdbench_loader_samples=400",
+        "--benchmark_min_time=0")  # one sample each: a sample of tiny steps is already ~100 steps
     assert nvtx_log.categories(records)[7] == "mlp"
     ranges = nvtx_log.ranges(records)
     parent = parents(ranges)
-    names = benchmark_names(tmp_path / "r.json", "mlp")
+    names = benchmark_names(report, "mlp")
     step = next(n for n in names if n.startswith("mlp/step/cpu/"))
     epoch = next(n for n in names if n.startswith("mlp/epoch/cpu/"))
     parameter_bytes = 4 * ((784 * 16 + 16) + (16 * 10 + 10))  # floats of the weights and biases
