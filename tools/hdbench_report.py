@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -205,11 +206,16 @@ def reference_lines(reports: list[tuple[str, dict]], links: set[float]) -> dict[
     return references
 
 
+def natural_order(label: str) -> list:
+    """Sort key that puts batch=128 before batch=1024: digit runs compare as numbers."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", label)]
+
+
 def draw_lines(plt, figure: str, lines: dict, references: list[tuple[float, str]], title_machine: str):
     """One figure: a line per series, the figure's reference lines, and its axes' scales."""
     x_name, counter = axes_of(figure)
     fig, ax = plt.subplots(figsize=(10, 6))
-    for label, points in sorted(lines.items()):
+    for label, points in sorted(lines.items(), key=lambda item: natural_order(item[0])):
         points.sort()
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
     # A lone reference line is gray; several (GEMM peaks, links of several machines) need

@@ -135,3 +135,18 @@ def test_a_family_without_data_draws_no_figure(quick_report):
         # Host loader runs need no GPU; the GPU consumer's are skipped, so no pinning figure.
         assert "loader_pinning" not in figures
         assert not any(name.startswith("loader_heatmap--consumer-gpu") for name in figures)
+
+
+def test_legend_lists_numbers_in_numeric_order():
+    """Made up for the test (not measured): three thread counts of host_memcpy."""
+    def run(threads):
+        return {"name": f"h/{threads}", "run_type": "iteration", "status": "ok",
+                "params": {"family": "host_memcpy", "threads": threads, "bytes": 4096},
+                "counters": {"bandwidth_GB/s": float(threads)}}
+    report = _synthetic_transfer_report("box-a", 50.0)
+    report["benchmarks"] = [run(16), run(2), run(128)]
+    figures, _ = hdbench_report.build_figures([("r.json", report)])
+    labels = [line.get_label() for line in figures["host_memcpy"].axes[0].get_lines()]
+    assert labels == ["threads=2", "threads=16", "threads=128"]
+    for fig in figures.values():
+        fig.clf()
