@@ -43,6 +43,9 @@ fi
 if python3 -m pytest --version >/dev/null 2>&1; then
   step python_tests env HDBENCH_BIN="$bundle/hdbench" HDBENCH_NVTX_CAPTURE_LIB="$bundle/lib/libnvtx_capture.so" \
     python3 -m pytest -q "$bundle/tests/python" -p no:cacheprovider
+else
+  echo "== pytest not found for $(command -v python3): end-to-end and NVTX binary tests NOT run"
+  status=1
 fi
 host=$(hostname | tr -c 'A-Za-z0-9-\n' '_')
 # A short traced run: the CUPTI timeline (open it in ui.perfetto.dev) and its
