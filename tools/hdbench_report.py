@@ -265,7 +265,12 @@ def build_figures(reports: list[tuple[str, dict]]):
 
 
 def plot(paths: list[str], out_dir: str) -> list[Path]:
+    import matplotlib
     import matplotlib.pyplot as plt
+
+    # The same reports give the same files (no date, fixed element ids), so committed
+    # figures change only when their data does.
+    matplotlib.rcParams["svg.hashsalt"] = "hdbench"
 
     reports = [(p, load_report(p)) for p in paths]
     figures, left_out = build_figures(reports)
@@ -275,7 +280,7 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
     for name, fig in figures.items():
         for ext in ("png", "svg"):
             path = out / f"{name}.{ext}"
-            fig.savefig(path, bbox_inches="tight")
+            fig.savefig(path, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
             written.append(path)
         plt.close(fig)
     if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in figures):

@@ -150,3 +150,14 @@ def test_legend_lists_numbers_in_numeric_order():
     assert labels == ["threads=2", "threads=16", "threads=128"]
     for fig in figures.values():
         fig.clf()
+
+
+def test_plotting_the_same_report_twice_writes_the_same_files(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(_synthetic_transfer_report("box-a", 50.0)))
+    first = hdbench_report.plot([str(path)], str(tmp_path / "one"))
+    second = hdbench_report.plot([str(path)], str(tmp_path / "two"))
+    assert [p.name for p in first] == [p.name for p in second] and first
+    for a, b in zip(first, second):
+        assert a.read_bytes() == b.read_bytes(), a.name
