@@ -137,7 +137,8 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   const std::size_t layers = shape.layers();
   const void* input = images;
   std::optional<nvtx::ScopedRange> phase;  // the forward pass (and loss), then the backward pass
-  phase.emplace(nvtx::Family::mlp, ranges.forward, batch_size * static_cast<std::size_t>(shape.inputs()) * sizeof(float));
+  phase.emplace(nvtx::Family::mlp, ranges.forward,
+                batch_size * static_cast<std::size_t>(shape.inputs()) * sizeof(float));
   if (bf16()) {
     kernels::cast_to_bf16(images, images_bf16(), batch_size * static_cast<std::size_t>(shape.inputs()), stream);
     input = images_bf16();

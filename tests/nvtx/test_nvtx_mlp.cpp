@@ -52,8 +52,8 @@ TEST_F(NvtxRanges, GpuStepRangesItsForwardBackwardAndOptimizerEnqueues) {
   if (!machine.gpu_usable()) GTEST_SKIP() << machine.gpu_unavailable_reason;
   HDBENCH_CUDA_CHECK(cudaSetDevice(0));
   hdbench::Stream stream("mlp/nvtx-test");
-  hdbench::GpuMlp mlp(kShape, hdbench::default_optimizer(hdbench::OptimizerKind::adam), hdbench::MlpDtype::fp32,
-                      kBatch, hdbench::initial_parameters(kShape, 1), stream.get());
+  hdbench::GpuMlp mlp(kShape, hdbench::default_optimizer(hdbench::OptimizerKind::adam), hdbench::MlpDtype::fp32, kBatch,
+                      hdbench::initial_parameters(kShape, 1), stream.get());
   const std::vector<float> x = images();
   hdbench::DeviceBuffer on_device(x.size() * sizeof(float) + kLabels.size() * sizeof(std::int32_t));
   auto* device_images = on_device.as<float>();
@@ -70,12 +70,9 @@ TEST_F(NvtxRanges, GpuStepRangesItsForwardBackwardAndOptimizerEnqueues) {
 
   const std::string tid = tid_string();
   const std::vector<Fields> expected = {
-      push_line(tid, nvtx::Family::mlp, image_bytes(), "mlp/nvtx-test/gpu/forward"),
-      pop_line(tid),
-      push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/gpu/backward"),
-      pop_line(tid),
-      push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/gpu/optimizer"),
-      pop_line(tid),
+      push_line(tid, nvtx::Family::mlp, image_bytes(), "mlp/nvtx-test/gpu/forward"),       pop_line(tid),
+      push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/gpu/backward"),  pop_line(tid),
+      push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/gpu/optimizer"), pop_line(tid),
   };
   const auto lines = range_lines(lines_since(before), tid);
   EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);
