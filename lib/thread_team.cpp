@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "nvtx.hpp"
 
@@ -29,6 +30,9 @@ bool spin_until(Done done) {
                        std::chrono::duration<double, std::micro>(ThreadTeam::kSpinMicroseconds);
   while (!done()) {
     for (int i = 0; i < 64; ++i) cpu_relax();
+    // Let another runnable thread (a loader worker when threads outnumber cores) have
+    // the core; with none waiting this returns at once.
+    std::this_thread::yield();
     if (std::chrono::steady_clock::now() >= give_up) return done();
   }
   return true;
