@@ -74,10 +74,15 @@ nlohmann::json step_params(const StepCase& c, const Options& o) {
   return p;
 }
 
-// Per-step figures from per-step sample times.
-void set_step_counters(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
-                       std::size_t steps_per_sample, StepResult first, StepResult last,
-                       std::optional<double> gemm_tflops) {
+// Per-step figures from per-step sample times; false (and the benchmark failed) when
+// the first or last loss is not finite.
+bool report_step(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
+                 std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops) {
+  if (!std::isfinite(first.loss) || !std::isfinite(last.loss)) {
+    fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
+                                      last.loss));
+    return false;
+  }
   const SampleStats s = summarize(seconds);
   const double flops = training_step_flops(c.model, static_cast<std::size_t>(c.batch));
   auto& k = state.counters;
@@ -95,6 +100,7 @@ void set_step_counters(benchmark::State& state, const StepCase& c, const std::ve
     k["fraction_of_gemm_rate"] = flops / s.median / 1e12 / *gemm_tflops;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * steps_per_sample) * c.batch);
+  return true;
 }
 
 // Enough back-to-back steps for one sample to last kSampleSeconds.
@@ -112,8 +118,6 @@ std::vector<HostBuffer> batch_pool(const Dataset& data, std::size_t batch, HostM
   }
   return pool;
 }
-
-bool finite(const StepResult& r) { return std::isfinite(r.loss); }
 
 void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c) {
   const Dataset& data = family.data.train();
@@ -149,13 +153,7 @@ void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c)
     state.SetIterationTime(per_step);
     seconds.push_back(per_step);
   }
-  if (!finite(first) || !finite(last)) {
-    fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
-                                      last.loss));
-    return;
-  }
-  set_step_counters(state, c, seconds, group, first, last,
-                    family.gemm_rate(rate_key(Processor::cpu, c.dtype, c.threads)));
+  report_step(state, c, seconds, group, first, last, family.gemm_rate(rate_key(Processor::cpu, c.dtype, c.threads)));
 }
 
 void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family, const StepCase& c) {
@@ -212,13 +210,10 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family
     seconds.push_back(per_step);
   }
   const StepResult last = mlp.last_result();
-  if (!finite(first) || !finite(last)) {
-    fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
-                                      last.loss));
+  if (!report_step(state, c, seconds, group, first, last,
+                   family.gemm_rate(rate_key(Processor::gpu, c.dtype, 0)))) {
     return;
   }
-  set_step_counters(state, c, seconds, group, first, last,
-                    family.gemm_rate(rate_key(Processor::gpu, c.dtype, 0)));
   if (!mlp.fused_epilogues()) state.counters["fused_epilogues"] = 0;
 }
 

@@ -13,11 +13,12 @@ const char* hint_for(cublasStatus_t status) {
     case CUBLAS_STATUS_NOT_INITIALIZED:
       return "cuBLASLt could not start: check the driver and that the GPU is usable (nvidia-smi)";
     case CUBLAS_STATUS_ALLOC_FAILED:
-      return "free device memory (a smaller --hdbench_batch or model) or memory held by other processes";
+      return "free device memory (smaller --hdbench_mlp_batches or --hdbench_mlp_models) or memory held by other "
+             "processes";
     case CUBLAS_STATUS_ARCH_MISMATCH:
     case CUBLAS_STATUS_NOT_SUPPORTED:
       return "this device or cuBLASLt version has no kernel for this GEMM (tf32 and bf16 need compute capability "
-             "8.0 or newer); try --hdbench_dtype=fp32, and report the GEMM named here";
+             "8.0 or newer); try --hdbench_mlp_dtypes=fp32, and report the GEMM named here";
     case CUBLAS_STATUS_INVALID_VALUE:
       return "hdbench passed cuBLASLt a bad argument for this GEMM; please report it with the details above";
     case CUBLAS_STATUS_EXECUTION_FAILED:
