@@ -1,18 +1,48 @@
-// Each benchmark family registers its parameter grid against the suite.
+// Every benchmark family, and the command line they declare their flags into.
 #pragma once
 
-#include "suite.hpp"
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/family.hpp"
+#include "core/options.hpp"
+#include "data/data_options.hpp"
+#include "trace/trace_options.hpp"
 
 namespace hdbench {
 
-void register_transfer(Suite& suite);        // transfer.cpp: one-way copies, copy and SM engines
-void register_transfer_bidir(Suite& suite);  // transfer_bidir.cpp: both directions at once
-void register_pinning(Suite& suite);         // pinning.cpp: cost of pinning, break-even
-void register_staged(Suite& suite);          // staged.cpp: pageable through a pinned ring
-void register_host_memcpy(Suite& suite);     // host_memcpy.cpp: the host-side reference
-void register_streams(Suite& suite);         // streams.cpp: sync, async, pipelined, graphs, default stream
-void register_stream_host_costs(Suite& suite);  // stream_host_costs.cpp: launch, call and wait costs
-void register_loader(Suite& suite);             // loader.cpp: batch size × workers × pinning, fed to CPU or GPU
-void register_mlp(Suite& suite);                // mlp.cpp, mlp_epoch.cpp: training steps, GEMM rates, epochs
+// The families in run order (families.cpp: the one list). The loader and mlp families
+// read the shared dataset options.
+std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data);
+
+// The parsed command line: the shared options, the dataset's and the trace's, and
+// every family with its own options (held by the family). Not movable: the flags'
+// handlers point into it.
+struct CommandLine {
+  CommandLine() = default;
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+
+  FlagParser flags;
+  Options options;
+  DataOptions data;
+  trace::TraceOptions trace;
+  std::vector<std::unique_ptr<Family>> families;
+  std::vector<std::string> passthrough;  // everything that is not --hdbench_*
+
+  std::vector<std::string> family_names() const;
+  // Registers the benchmarks of every selected family, in run order.
+  void register_selected(Suite& suite) const;
+  // context.hdbench.options: every owner's fields and the arguments as typed.
+  nlohmann::json options_json() const { return flags.report(); }
+};
+
+// Declares every flag, then parses `args` (argv without argv[0]); throws UsageError.
+// `random_seed` is used when --hdbench_seed is absent.
+std::unique_ptr<CommandLine> parse_command_line(const std::vector<std::string>& args, const OptionLimits& limits,
+                                                std::uint64_t random_seed);
+// --hdbench_help: every flag, grouped by its owner.
+std::string options_help(const OptionLimits& limits);
 
 }  // namespace hdbench

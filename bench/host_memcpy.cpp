@@ -7,14 +7,14 @@
 #include <algorithm>
 #include <cstring>
 
-#include "families.hpp"
-#include "host_memory.hpp"
-#include "host_pattern.hpp"
-#include "measure.hpp"
-#include "memcpy_pool.hpp"
-#include "nvtx.hpp"
-#include "timing.hpp"
-#include "verify.hpp"
+#include "transfer_bench.hpp"
+#include "core/host_memory.hpp"
+#include "core/host_pattern.hpp"
+#include "core/measure.hpp"
+#include "transfer/memcpy_pool.hpp"
+#include "core/nvtx.hpp"
+#include "core/timing.hpp"
+#include "core/verify.hpp"
 
 namespace hdbench {
 namespace {
@@ -62,10 +62,10 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
 
 }  // namespace
 
-void register_host_memcpy(Suite& suite) {
+void register_host_memcpy(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
-  for (int threads : o.memcpy_threads) {
-    for (std::size_t bytes : o.sizes) {
+  for (int threads : t.memcpy_threads) {
+    for (std::size_t bytes : t.sizes) {
       const std::string name = fmt::format("host_memcpy/threads:{}/{}", threads, format_size(bytes));
       nlohmann::json params = {{"family", "host_memcpy"}, {"memory", "pageable"}, {"threads", threads},
                                {"bytes", bytes}};

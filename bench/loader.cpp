@@ -4,7 +4,7 @@
 // GPU); the GPU consumer copies it asynchronously and checksums it in a kernel. Every
 // epoch's checksum is checked against a reference built sample by sample, so a lost,
 // repeated or corrupted batch fails the benchmark instead of giving a number.
-#include "loader.hpp"
+#include "data/loader.hpp"
 
 #include <fmt/format.h>
 
@@ -14,15 +14,17 @@
 #include <mutex>
 #include <optional>
 
-#include "cuda.hpp"
-#include "dataset.hpp"
-#include "derivations.hpp"
-#include "device_feed.hpp"
-#include "families.hpp"
+#include "core/cuda.hpp"
+#include "data/dataset.hpp"
+#include "loader/loader_derivations.hpp"
+#include "data/device_feed.hpp"
+#include "core/family.hpp"
+#include "data/data_options.hpp"
+#include "loader/loader_options.hpp"
 #include "loader_kernels.hpp"
-#include "measure.hpp"
-#include "nvtx.hpp"
-#include "timing.hpp"
+#include "core/measure.hpp"
+#include "core/nvtx.hpp"
+#include "core/timing.hpp"
 
 namespace hdbench {
 namespace {
@@ -41,13 +43,13 @@ struct LoaderCase {
 // The dataset (built or read once) and the reference checksums of the epochs.
 class FamilyState {
  public:
-  explicit FamilyState(const Options& options) : options_(options) {}
+  FamilyState(const DataOptions& data, std::uint64_t seed) : data_(data), seed_(seed) {}
 
   const Dataset& dataset() {
     std::call_once(built_, [&] {
-      dataset_ = options_.mnist_dir.empty()
-                     ? make_synthetic_mnist(options_.loader_samples, options_.seed)
-                     : read_mnist_idx(mnist_images_path(options_.mnist_dir), mnist_labels_path(options_.mnist_dir));
+      dataset_ = data_.mnist_dir.empty()
+                     ? make_synthetic_mnist(data_.loader_samples, seed_)
+                     : read_mnist_idx(mnist_images_path(data_.mnist_dir), mnist_labels_path(data_.mnist_dir));
     });
     return dataset_;
   }
@@ -70,7 +72,8 @@ class FamilyState {
   }
 
  private:
-  const Options& options_;
+  const DataOptions& data_;
+  std::uint64_t seed_;
   std::once_flag built_;
   Dataset dataset_;
   std::map<std::tuple<std::size_t, Augment, std::size_t, bool>, std::uint64_t> checksums_;
@@ -82,7 +85,7 @@ std::string case_name(const LoaderCase& c) {
                      to_string(c.augment));
 }
 
-nlohmann::json case_params(const LoaderCase& c, const Options& o) {
+nlohmann::json case_params(const LoaderCase& c, const Options& o, const DataOptions& data) {
   nlohmann::json p = {{"family", "loader"},
                       {"consumer", to_string(c.consumer)},
                       {"pinning", to_string(c.pinning)},
@@ -92,27 +95,27 @@ nlohmann::json case_params(const LoaderCase& c, const Options& o) {
                       {"sample_cost_us", c.cost_us},
                       {"shuffle", c.shuffle},
                       {"augment", to_string(c.augment)},
-                      {"dataset", o.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
+                      {"dataset", data.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
   if (c.consumer == LoaderConsumer::gpu) p["device"] = o.device;
-  if (o.mnist_dir.empty()) p["samples"] = o.loader_samples;
+  if (data.mnist_dir.empty()) p["samples"] = data.loader_samples;
   return p;
 }
 
-std::vector<LoaderCase> plan_cases(const Options& o) {
+std::vector<LoaderCase> plan_cases(const LoaderOptions& o) {
   std::vector<LoaderCase> cases;
-  for (LoaderConsumer consumer : o.loader_consumers) {
-    for (PinMode pinning : o.loader_pinning) {
+  for (LoaderConsumer consumer : o.consumers) {
+    for (PinMode pinning : o.pinning) {
       // Page-locked memory only speeds up a copy to the device; the host consumer
       // reads pageable batches.
       if (consumer == LoaderConsumer::host && pinning != PinMode::pageable) continue;
-      for (int batch : o.loader_batches) {
-        for (int workers : o.loader_workers) {
-          for (int depth : o.loader_depths) {
+      for (int batch : o.batches) {
+        for (int workers : o.workers) {
+          for (int depth : o.depths) {
             // With no workers nothing is built ahead: one depth says it all.
-            if (workers == 0 && depth != o.loader_depths.front()) continue;
-            for (double cost : o.loader_costs_us) {
-              for (bool shuffle : o.loader_shuffle) {
-                for (Augment augment : o.loader_augments) {
+            if (workers == 0 && depth != o.depths.front()) continue;
+            for (double cost : o.costs_us) {
+              for (bool shuffle : o.shuffle) {
+                for (Augment augment : o.augments) {
                   cases.push_back({consumer, pinning, batch, workers, depth, cost, shuffle, augment});
                 }
               }
@@ -267,12 +270,10 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
   set_loader_counters(state, suite, c, loader, dataset, seconds);
 }
 
-}  // namespace
-
-void register_loader(Suite& suite) {
+void register_loader(Suite& suite, const LoaderOptions& options, const DataOptions& data) {
   const Options& o = suite.options();
-  auto family = std::make_shared<FamilyState>(o);
-  if (!o.mnist_dir.empty()) {
+  auto family = std::make_shared<FamilyState>(data, o.seed);
+  if (!data.mnist_dir.empty()) {
     // Read now, so a missing or malformed file is a usage error before anything runs.
     try {
       family->dataset();
@@ -280,16 +281,32 @@ void register_loader(Suite& suite) {
       throw UsageError(fmt::format("--hdbench_mnist_dir: {}", error.what()));
     }
   }
-  for (const LoaderCase& c : plan_cases(o)) {
+  for (const LoaderCase& c : plan_cases(options)) {
     const std::string name = case_name(c);
     auto fn = [&suite, family, c](benchmark::State& state) { run_loader_case(state, suite, *family, c); };
     if (c.consumer == LoaderConsumer::gpu) {
-      suite.add_gpu(name, case_params(c, o), fn);
+      suite.add_gpu(name, case_params(c, o, data), fn);
     } else {
-      suite.add(name, case_params(c, o), fn);
+      suite.add(name, case_params(c, o, data), fn);
     }
   }
   suite.add_derivation(derive_loader_scaling);
 }
+
+class LoaderFamily final : public Family {
+ public:
+  explicit LoaderFamily(const DataOptions& data) : data_(data) {}
+  std::vector<std::string> names() const override { return {"loader"}; }
+  void declare_flags(FlagParser& flags, const OptionLimits&) override { declare_loader_flags(flags, options_); }
+  void register_benchmarks(Suite& suite, const std::string&) const override { register_loader(suite, options_, data_); }
+
+ private:
+  LoaderOptions options_;
+  const DataOptions& data_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_loader_family(const DataOptions& data) { return std::make_unique<LoaderFamily>(data); }
 
 }  // namespace hdbench

@@ -19,12 +19,11 @@
 
 #include <unistd.h>
 
+#include "core/report.hpp"
 #include "families.hpp"
-#include "options.hpp"
-#include "report.hpp"
-#include "suite.hpp"
-#include "system.hpp"
-#include "trace_session.hpp"
+#include "core/suite.hpp"
+#include "core/system.hpp"
+#include "trace/trace_session.hpp"
 
 namespace hdbench {
 namespace {
@@ -157,10 +156,12 @@ int run(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const OptionLimits limits{system::host_memory_total_bytes(),
                             static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
-  const CommandLine command_line = parse_command_line(args, limits, std::random_device{}() * 0x9E3779B97F4A7C15ULL ^ std::random_device{}());
-  Options options = command_line.options;
-  if (options.help) {
-    fmt::print("{}", options_help());
+  const std::unique_ptr<CommandLine> command_line_owner =
+      parse_command_line(args, limits, std::random_device{}() * 0x9E3779B97F4A7C15ULL ^ std::random_device{}());
+  CommandLine& command_line = *command_line_owner;
+  Options& options = command_line.options;
+  if (command_line.flags.help_requested()) {
+    fmt::print("{}", command_line.flags.help());
     return 0;
   }
 
@@ -188,9 +189,9 @@ int run(int argc, char** argv) {
     } catch (const std::exception& error) {
       throw UsageError(fmt::format("--hdbench_out: {}", error.what()));
     }
-    if (!options.trace_path.empty()) {
+    if (!command_line.trace.path.empty()) {
       try {
-        check_writable(options.trace_path);
+        check_writable(command_line.trace.path);
       } catch (const std::exception& error) {
         throw UsageError(fmt::format("--hdbench_trace: {}", error.what()));
       }
@@ -199,19 +200,7 @@ int run(int argc, char** argv) {
   }
 
   Suite suite(options, info);
-  if (options.runs_family(kFamilyTransfer)) {
-    register_transfer(suite);
-    register_transfer_bidir(suite);
-  }
-  if (options.runs_family(kFamilyPinning)) register_pinning(suite);
-  if (options.runs_family(kFamilyStaged)) register_staged(suite);
-  if (options.runs_family(kFamilyHostMemcpy)) register_host_memcpy(suite);
-  if (options.runs_family(kFamilyStreams)) {
-    register_streams(suite);
-    register_stream_host_costs(suite);
-  }
-  if (options.runs_family(kFamilyLoader)) register_loader(suite);
-  if (options.runs_family(kFamilyMlp)) register_mlp(suite);
+  command_line.register_selected(suite);
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());
@@ -232,7 +221,7 @@ int run(int argc, char** argv) {
   collector.set_progress(&progress);
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   std::optional<trace::TraceSession> trace;
-  if (!listing_only) trace.emplace(options, info, suite);
+  if (!listing_only) trace.emplace(command_line.trace, options.device, info, suite);
   benchmark::RunSpecifiedBenchmarks(&collector);
   progress.end();
   if (listing_only) return 0;
@@ -240,7 +229,7 @@ int run(int argc, char** argv) {
   nlohmann::json hdbench_context = build_info();
   hdbench_context["schema_version"] = kReportSchemaVersion;
   hdbench_context["system"] = system::to_json(info);
-  hdbench_context["options"] = to_json(options);
+  hdbench_context["options"] = command_line.options_json();
   hdbench_context["started_at"] = started_at;
   hdbench_context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");
   nlohmann::json report;

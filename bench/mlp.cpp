@@ -14,14 +14,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "batch_plan.hpp"
-#include "cuda.hpp"
-#include "host_memory.hpp"
-#include "measure.hpp"
-#include "mlp_cpu.hpp"
-#include "mlp_gpu.hpp"
-#include "nvtx.hpp"
-#include "timing.hpp"
+#include "data/batch_plan.hpp"
+#include "core/cuda.hpp"
+#include "core/family.hpp"
+#include "core/host_memory.hpp"
+#include "core/measure.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "core/nvtx.hpp"
+#include "core/timing.hpp"
 
 namespace hdbench {
 
@@ -119,7 +120,7 @@ std::vector<HostBuffer> batch_pool(const Dataset& data, std::size_t batch, HostM
   return pool;
 }
 
-void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c) {
+void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
   const Dataset& data = family.data.train();
   const auto batch = static_cast<std::size_t>(c.batch);
   const BatchLayout layout{data.pixels_per_sample()};
@@ -156,7 +157,7 @@ void run_cpu_step(benchmark::State& state, MlpFamily& family, const StepCase& c)
   report_step(state, c, seconds, group, first, last, family.gemm_rate(rate_key(Processor::cpu, c.dtype, c.threads)));
 }
 
-void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family, const StepCase& c) {
+void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, const StepCase& c) {
   HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
   const Dataset& data = family.data.train();
   const auto batch = static_cast<std::size_t>(c.batch);
@@ -218,7 +219,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpFamily& family
 }
 
 // A GEMM's rate from its median time, kept for the steps that follow in this run.
-void set_gemm_counters(benchmark::State& state, MlpFamily& family, const std::string& key, double flops,
+void set_gemm_counters(benchmark::State& state, MlpRun& family, const std::string& key, double flops,
                        const std::vector<double>& seconds) {
   const SampleStats s = summarize(seconds);
   const double tflops = flops / s.median / 1e12;
@@ -229,7 +230,7 @@ void set_gemm_counters(benchmark::State& state, MlpFamily& family, const std::st
 
 // The GEMM rate a step's TFLOP/s is compared with: a large square product in the
 // step's arithmetic, fp32 through OpenBLAS on the CPU, cuBLASLt on the GPU.
-void run_cpu_gemm(benchmark::State& state, MlpFamily& family, int threads) {
+void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
   const std::size_t n = kCpuGemmSize;
   std::vector<float> a(n * n), b(n * n), out(n * n);
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -250,7 +251,7 @@ void run_cpu_gemm(benchmark::State& state, MlpFamily& family, int threads) {
                     2.0 * static_cast<double>(n * n * n), seconds);
 }
 
-void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpFamily& family, MlpDtype dtype) {
+void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, MlpDtype dtype) {
   HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
   Stream stream("mlp/gemm");
   GpuGemm gemm(kGpuGemmSize, kGpuGemmSize, kGpuGemmSize, dtype, stream.get());
@@ -268,21 +269,21 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpFamily& family
   set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, 0), gemm.flops(), seconds);
 }
 
-std::vector<StepCase> plan_steps(const Options& o) {
+std::vector<StepCase> plan_steps(const MlpOptions& m) {
   std::vector<StepCase> cases;
-  for (Processor processor : o.mlp_processors)
-    for (const MlpShape& model : o.mlp_models)
-      for (int batch : o.mlp_batches)
-        for (OptimizerKind optimizer : o.mlp_optimizers) {
+  for (Processor processor : m.processors)
+    for (const MlpShape& model : m.models)
+      for (int batch : m.batches)
+        for (OptimizerKind optimizer : m.optimizers) {
           if (processor == Processor::cpu) {
-            for (int threads : o.mlp_threads)
+            for (int threads : m.threads)
               cases.push_back({processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device,
                                batch, threads});
             continue;
           }
-          for (MlpDtype dtype : o.mlp_dtypes)
-            for (StepMode mode : o.mlp_modes)
-              for (BatchSource data : o.mlp_data) {
+          for (MlpDtype dtype : m.dtypes)
+            for (StepMode mode : m.modes)
+              for (BatchSource data : m.data) {
                 // Copying the batch in is measured eagerly; a graph replays the step alone.
                 if (mode == StepMode::graph && data != BatchSource::device) continue;
                 cases.push_back({processor, model, dtype, optimizer, mode, data, batch, 0});
@@ -291,11 +292,12 @@ std::vector<StepCase> plan_steps(const Options& o) {
   return cases;
 }
 
-void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpFamily>& family) {
+void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
   const Options& o = suite.options();
-  for (Processor processor : o.mlp_processors) {
+  const MlpOptions& m = family->options;
+  for (Processor processor : m.processors) {
     if (processor == Processor::cpu) {
-      for (int threads : o.mlp_threads) {
+      for (int threads : m.threads) {
         const std::string name = fmt::format("mlp/gemm/cpu/fp32/{0}x{0}x{0}/threads:{1}", kCpuGemmSize, threads);
         nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
                             {"processor", "cpu"}, {"dtype", "fp32"}, {"m", kCpuGemmSize}, {"n", kCpuGemmSize},
@@ -304,7 +306,7 @@ void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpFamily>& family)
       }
       continue;
     }
-    for (MlpDtype dtype : o.mlp_dtypes) {
+    for (MlpDtype dtype : m.dtypes) {
       const std::string name = fmt::format("mlp/gemm/gpu/{0}/{1}x{1}x{1}", to_string(dtype), kGpuGemmSize);
       nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
                           {"processor", "gpu"}, {"dtype", to_string(dtype)}, {"m", kGpuGemmSize}, {"n", kGpuGemmSize},
@@ -327,24 +329,22 @@ void check_models(const char* flag, const std::vector<MlpShape>& models) {
   }
 }
 
-}  // namespace
-
-void register_mlp(Suite& suite) {
+void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
   const Options& o = suite.options();
-  check_models("mlp_models", o.mlp_models);
-  check_models("mlp_epoch_models", o.mlp_epoch_models);
-  auto family = std::make_shared<MlpFamily>(o);
+  check_models("mlp_models", m.models);
+  check_models("mlp_epoch_models", m.epoch_models);
+  auto family = std::make_shared<MlpRun>(m, data, o.seed);
   register_gemm_rates(suite, family);  // first: the steps read the rates they measure
-  for (const StepCase& c : plan_steps(o)) {
+  for (const StepCase& c : plan_steps(m)) {
     const std::string name = step_name(c);
     nlohmann::json params = step_params(c, o);
     if (c.processor == Processor::cpu) {
       const double tflop = training_step_flops(c.model, static_cast<std::size_t>(c.batch)) / 1e12;
-      if (tflop > o.mlp_cpu_step_tflop_limit) {
+      if (tflop > m.cpu_step_tflop_limit) {
         suite.add_skipped(name, std::move(params),
                           fmt::format("a step does {:.3g} TFLOP, over --hdbench_mlp_cpu_step_tflop_limit={:g}; "
                                       "raise the limit to run it",
-                                      tflop, o.mlp_cpu_step_tflop_limit));
+                                      tflop, m.cpu_step_tflop_limit));
         continue;
       }
       suite.add(name, std::move(params), [family, c](benchmark::State& s) { run_cpu_step(s, *family, c); });
@@ -353,7 +353,25 @@ void register_mlp(Suite& suite) {
                     [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
     }
   }
-  register_mlp_epochs(suite, family);
+  register_mlp_epochs(suite, family, data);
 }
+
+class MlpFamily final : public Family {
+ public:
+  explicit MlpFamily(const DataOptions& data) : data_(data) {}
+  std::vector<std::string> names() const override { return {"mlp"}; }
+  void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
+    declare_mlp_flags(flags, options_, limits);
+  }
+  void register_benchmarks(Suite& suite, const std::string&) const override { register_mlp(suite, options_, data_); }
+
+ private:
+  MlpOptions options_;
+  const DataOptions& data_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_mlp_family(const DataOptions& data) { return std::make_unique<MlpFamily>(data); }
 
 }  // namespace hdbench

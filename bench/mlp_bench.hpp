@@ -9,13 +9,16 @@
 #include <optional>
 #include <string>
 
-#include "families.hpp"
-#include "training_data.hpp"
+#include "core/suite.hpp"
+#include "data/data_options.hpp"
+#include "mlp/mlp_options.hpp"
+#include "mlp/training_data.hpp"
 
 namespace hdbench {
 
-struct MlpFamily {
-  explicit MlpFamily(const Options& options) : data(options), seed(options.seed ^ 0x6d6c70ULL) {}
+struct MlpRun {
+  MlpRun(const MlpOptions& mlp_options, const DataOptions& data_options, std::uint64_t run_seed)
+      : options(mlp_options), data(data_options, run_seed), seed(run_seed ^ 0x6d6c70ULL) {}
 
   // The GEMM rate measured under `key` earlier in this run, if any. Benchmarks run
   // one at a time on the main thread, so the map needs no lock.
@@ -24,11 +27,12 @@ struct MlpFamily {
     return it == gemm_tflops.end() ? std::nullopt : std::optional(it->second);
   }
 
+  const MlpOptions& options;
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
   std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads
 };
 
-void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpFamily>& family);
+void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& run, const DataOptions& data);
 
 }  // namespace hdbench

@@ -9,16 +9,16 @@
 #include <numeric>
 #include <optional>
 
-#include "batch_plan.hpp"
-#include "cuda.hpp"
-#include "device_feed.hpp"
-#include "loader.hpp"
-#include "measure.hpp"
+#include "data/batch_plan.hpp"
+#include "core/cuda.hpp"
+#include "data/device_feed.hpp"
+#include "data/loader.hpp"
+#include "core/measure.hpp"
 #include "mlp_bench.hpp"
-#include "mlp_cpu.hpp"
-#include "mlp_gpu.hpp"
-#include "nvtx.hpp"
-#include "timing.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "core/nvtx.hpp"
+#include "core/timing.hpp"
 
 namespace hdbench {
 namespace {
@@ -42,14 +42,14 @@ std::string epoch_name(const EpochCase& c) {
   return name;
 }
 
-nlohmann::json epoch_params(const EpochCase& c, const Options& o) {
+nlohmann::json epoch_params(const EpochCase& c, const Options& o, const DataOptions& data) {
   nlohmann::json p = {{"family", "mlp"},       {"variant", "epoch"},
                       {"implementation", "hdbench"}, {"processor", to_string(c.processor)},
                       {"model", to_string(c.model)}, {"dtype", to_string(c.dtype)},
                       {"optimizer", to_string(c.optimizer)}, {"mode", "eager"},
                       {"batch", c.batch},          {"workers", c.workers},
                       {"pinning", to_string(c.pinning)},   {"prefetch_depth", 2},
-                      {"dataset", o.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
+                      {"dataset", data.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
   if (c.processor == Processor::cpu) {
     p["threads"] = c.threads;
   } else {
@@ -158,7 +158,7 @@ class Trainer {
   double loss_sum_ = 0.0;
 };
 
-void run_epoch(benchmark::State& state, const Suite& suite, MlpFamily& family, const EpochCase& c) {
+void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, const EpochCase& c) {
   const Options& o = suite.options();
   const Dataset& data = family.data.train();
   const LoaderConfig config = loader_config(c, o);
@@ -204,7 +204,7 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpFamily& family, c
   if (gpu) k["gpu_busy_percent"] = 100.0 * busy_seconds / total;
   const std::vector<float> trained = trainer.parameters();
   if (const Dataset* held_out = family.data.held_out()) {
-    const Evaluation score = evaluate_on_cpu(c.model, trained, *held_out, o.mlp_threads.front());
+    const Evaluation score = evaluate_on_cpu(c.model, trained, *held_out, family.options.threads.front());
     k["held_out_loss"] = score.loss;
     k["accuracy_percent"] = 100.0 * score.accuracy;
     if (!std::isfinite(score.loss)) {
@@ -215,31 +215,31 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpFamily& family, c
   state.SetItemsProcessed(static_cast<std::int64_t>(data.size() * s.count));
 }
 
-std::vector<EpochCase> plan_epochs(const Options& o) {
+std::vector<EpochCase> plan_epochs(const MlpOptions& m) {
   std::vector<EpochCase> cases;
-  for (Processor processor : o.mlp_processors)
-    for (const MlpShape& model : o.mlp_epoch_models)
-      for (int batch : o.mlp_epoch_batches)
-        for (int workers : o.mlp_epoch_workers)
-          for (PinMode pinning : o.mlp_epoch_pinning) {
+  for (Processor processor : m.processors)
+    for (const MlpShape& model : m.epoch_models)
+      for (int batch : m.epoch_batches)
+        for (int workers : m.epoch_workers)
+          for (PinMode pinning : m.epoch_pinning) {
             // The CPU step reads the batch where the workers built it.
             if (processor == Processor::cpu && pinning != PinMode::pageable) continue;
-            const MlpDtype dtype = processor == Processor::cpu ? MlpDtype::fp32 : o.mlp_dtypes.front();
-            cases.push_back({processor, model, dtype, o.mlp_optimizers.front(), batch, workers, pinning,
-                             o.mlp_threads.front()});
+            const MlpDtype dtype = processor == Processor::cpu ? MlpDtype::fp32 : m.dtypes.front();
+            cases.push_back({processor, model, dtype, m.optimizers.front(), batch, workers, pinning,
+                             m.threads.front()});
           }
   return cases;
 }
 
 }  // namespace
 
-void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpFamily>& family) {
-  for (const EpochCase& c : plan_epochs(suite.options())) {
+void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, const DataOptions& data) {
+  for (const EpochCase& c : plan_epochs(family->options)) {
     auto fn = [&suite, family, c](benchmark::State& state) { run_epoch(state, suite, *family, c); };
     if (c.processor == Processor::gpu) {
-      suite.add_gpu(epoch_name(c), epoch_params(c, suite.options()), fn);
+      suite.add_gpu(epoch_name(c), epoch_params(c, suite.options(), data), fn);
     } else {
-      suite.add(epoch_name(c), epoch_params(c, suite.options()), fn);
+      suite.add(epoch_name(c), epoch_params(c, suite.options(), data), fn);
     }
   }
 }

@@ -6,13 +6,13 @@
 
 #include <cstring>
 
-#include "cuda.hpp"
-#include "derivations.hpp"
-#include "families.hpp"
-#include "host_memory.hpp"
-#include "measure.hpp"
-#include "nvtx.hpp"
-#include "timing.hpp"
+#include "core/cuda.hpp"
+#include "transfer/transfer_derivations.hpp"
+#include "transfer_bench.hpp"
+#include "core/host_memory.hpp"
+#include "core/measure.hpp"
+#include "core/nvtx.hpp"
+#include "core/timing.hpp"
 
 namespace hdbench {
 namespace {
@@ -71,10 +71,10 @@ void run_pinning(benchmark::State& state, const Suite& suite, PinMethod method, 
 
 }  // namespace
 
-void register_pinning(Suite& suite) {
+void register_pinning(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
   for (PinMethod method : {PinMethod::malloc_host, PinMethod::register_existing}) {
-    for (std::size_t bytes : o.sizes) {
+    for (std::size_t bytes : t.sizes) {
       const std::string name = fmt::format("pinning/{}/{}", method_name(method), format_size(bytes));
       nlohmann::json params = {{"family", "pinning"}, {"method", method_name(method)}, {"bytes", bytes},
                                {"device", o.device}};

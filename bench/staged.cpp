@@ -3,14 +3,14 @@
 // pinning the whole buffer is not an option. Axes: chunk size and thread count.
 #include <fmt/format.h>
 
-#include "cuda.hpp"
-#include "derivations.hpp"
-#include "families.hpp"
-#include "measure.hpp"
-#include "nvtx.hpp"
-#include "staged_copy.hpp"
-#include "timing.hpp"
-#include "transfer_endpoints.hpp"
+#include "core/cuda.hpp"
+#include "transfer/transfer_derivations.hpp"
+#include "transfer_bench.hpp"
+#include "core/measure.hpp"
+#include "core/nvtx.hpp"
+#include "transfer/staged_copy.hpp"
+#include "core/timing.hpp"
+#include "transfer/transfer_endpoints.hpp"
 
 namespace hdbench {
 namespace {
@@ -20,6 +20,7 @@ struct StagedCase {
   std::size_t bytes;
   std::size_t chunk_bytes;
   int threads;
+  int slots;  // pinned chunks in the ring
 };
 
 // The whole staged copy is timed on the host clock: it interleaves host memcpy with
@@ -28,12 +29,12 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
   const system::GpuInfo& gpu = *selected_gpu(suite);
   const Options& o = suite.options();
   HDBENCH_CUDA_CHECK(cudaSetDevice(o.device));
-  const std::size_t ring_bytes = c.chunk_bytes * static_cast<std::size_t>(o.staged_slots);
+  const std::size_t ring_bytes = c.chunk_bytes * static_cast<std::size_t>(c.slots);
   if (const auto shortfall = memory_shortfall(c.bytes + ring_bytes, c.bytes)) {
     skip_benchmark(state, *shortfall);
     return;
   }
-  StagedCopier copier({c.chunk_bytes, c.threads, o.staged_slots});
+  StagedCopier copier({c.chunk_bytes, c.threads, c.slots});
   const TransferEndpoints ends(HostMemoryKind::pageable, c.direction, c.bytes, o.seed, copier.stream());
   const auto move = [&] {
     if (c.direction == Direction::h2d) {
@@ -63,21 +64,21 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
 
 }  // namespace
 
-void register_staged(Suite& suite) {
+void register_staged(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
-  for (Direction direction : o.directions) {
+  for (Direction direction : t.directions) {
     if (direction == Direction::bidir) continue;
-    for (std::size_t chunk : o.staged_chunk_sizes) {
-      for (int threads : o.staged_threads) {
-        for (std::size_t bytes : o.sizes) {
+    for (std::size_t chunk : t.staged_chunk_sizes) {
+      for (int threads : t.staged_threads) {
+        for (std::size_t bytes : t.sizes) {
           if (bytes < chunk) continue;  // one partial chunk would measure nothing but a pinned copy
-          const StagedCase c{direction, bytes, chunk, threads};
+          const StagedCase c{direction, bytes, chunk, threads, t.staged_slots};
           const std::string name = fmt::format("staged/{}/chunk:{}/threads:{}/{}", to_string(direction),
                                                format_size(chunk), threads, format_size(bytes));
           nlohmann::json params = {{"family", "staged"},   {"direction", to_string(direction)},
                                    {"memory", "pageable"}, {"engine", "copy"},
                                    {"bytes", bytes},       {"chunk_bytes", chunk},
-                                   {"threads", threads},   {"slots", o.staged_slots},
+                                   {"threads", threads},   {"slots", t.staged_slots},
                                    {"device", o.device}};
           suite.add_gpu(name, std::move(params), [&suite, c, name](benchmark::State& state) {
             run_staged(state, suite, c, name);

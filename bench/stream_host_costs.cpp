@@ -7,12 +7,12 @@
 
 #include <functional>
 
-#include "cuda.hpp"
-#include "families.hpp"
-#include "host_memory.hpp"
-#include "nvtx.hpp"
+#include "core/cuda.hpp"
+#include "streams_bench.hpp"
+#include "core/host_memory.hpp"
+#include "core/nvtx.hpp"
 #include "stream_kernels.hpp"
-#include "timing.hpp"
+#include "core/timing.hpp"
 
 namespace hdbench {
 namespace {

@@ -12,15 +12,16 @@
 #include <map>
 #include <memory>
 
-#include "cuda.hpp"
-#include "derivations.hpp"
-#include "families.hpp"
-#include "measure.hpp"
-#include "nvtx.hpp"
-#include "pipeline_model.hpp"
-#include "stream_pipeline.hpp"
-#include "stream_workload.hpp"
-#include "timing.hpp"
+#include "core/cuda.hpp"
+#include "streams/streams_derivations.hpp"
+#include "core/family.hpp"
+#include "streams_bench.hpp"
+#include "core/measure.hpp"
+#include "core/nvtx.hpp"
+#include "streams/pipeline_model.hpp"
+#include "streams/stream_pipeline.hpp"
+#include "streams/stream_workload.hpp"
+#include "core/timing.hpp"
 
 namespace hdbench {
 namespace {
@@ -238,15 +239,15 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
 }
 
-std::vector<StreamsCase> plan_cases(const Options& o) {
+std::vector<StreamsCase> plan_cases(const Options& o, const StreamsOptions& s) {
   std::vector<HostMemoryKind> kinds;
   for (HostMemoryKind kind : {HostMemoryKind::pageable, HostMemoryKind::pinned}) {
     if (std::find(o.memory_kinds.begin(), o.memory_kinds.end(), kind) != o.memory_kinds.end()) kinds.push_back(kind);
   }
   const bool pinned = std::find(kinds.begin(), kinds.end(), HostMemoryKind::pinned) != kinds.end();
   std::vector<StreamsCase> cases;
-  for (std::size_t bytes : o.stream_sizes) {
-    for (double ratio : o.compute_ratios) {
+  for (std::size_t bytes : s.stream_sizes) {
+    for (double ratio : s.compute_ratios) {
       for (HostMemoryKind kind : kinds) {
         cases.push_back(
             {Variant::sync, kind, bytes, ratio, {CopyApi::sync, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
@@ -260,10 +261,10 @@ std::vector<StreamsCase> plan_cases(const Options& o) {
         for (HostMemoryKind kind : kinds) {
           // Graph capture takes copies between device and page-locked memory only.
           if (variant == Variant::graph && kind != HostMemoryKind::pinned) continue;
-          for (int streams : o.stream_counts) {
-            for (int chunks : o.chunk_counts) {
+          for (int streams : s.stream_counts) {
+            for (int chunks : s.chunk_counts) {
               if (chunks < streams) continue;  // streams beyond the chunk count would sit idle
-              for (IssueOrder order : o.issue_orders) {
+              for (IssueOrder order : s.issue_orders) {
                 cases.push_back(
                     {variant, kind, bytes, ratio, {CopyApi::async, streams, chunks, order, false, SideLaunch::none}});
               }
@@ -291,9 +292,9 @@ std::vector<StreamsCase> plan_cases(const Options& o) {
 
 }  // namespace
 
-void register_streams(Suite& suite) {
+void register_streams(Suite& suite, const StreamsOptions& s) {
   auto family = std::make_shared<FamilyState>();
-  for (const StreamsCase& c : plan_cases(suite.options())) {
+  for (const StreamsCase& c : plan_cases(suite.options(), s)) {
     const std::string name = case_name(c);
     suite.add_gpu(name, case_params(c, suite.options().device), [&suite, family, c, name](benchmark::State& state) {
       run_streams_case(state, suite, *family, c, name);
@@ -301,5 +302,29 @@ void register_streams(Suite& suite) {
   }
   suite.add_derivation(derive_stream_overlap);
 }
+
+}  // namespace hdbench
+
+namespace hdbench {
+namespace {
+
+class StreamsFamily final : public Family {
+ public:
+  std::vector<std::string> names() const override { return {"streams"}; }
+  void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
+    declare_streams_flags(flags, options_, limits);
+  }
+  void register_benchmarks(Suite& suite, const std::string&) const override {
+    register_streams(suite, options_);
+    register_stream_host_costs(suite);
+  }
+
+ private:
+  StreamsOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_streams_family() { return std::make_unique<StreamsFamily>(); }
 
 }  // namespace hdbench

@@ -6,12 +6,13 @@
 
 #include <algorithm>
 
-#include "cuda.hpp"
-#include "derivations.hpp"
-#include "families.hpp"
-#include "measure.hpp"
-#include "nvtx.hpp"
-#include "transfer_endpoints.hpp"
+#include "core/cuda.hpp"
+#include "transfer/transfer_derivations.hpp"
+#include "core/family.hpp"
+#include "transfer_bench.hpp"
+#include "core/measure.hpp"
+#include "core/nvtx.hpp"
+#include "transfer/transfer_endpoints.hpp"
 
 namespace hdbench {
 namespace {
@@ -104,22 +105,22 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
 
 }  // namespace
 
-void register_transfer(Suite& suite) {
+void register_transfer(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
   std::vector<TransferCase> cases;
-  for (Direction direction : o.directions) {
+  for (Direction direction : t.directions) {
     if (direction == Direction::bidir) continue;
-    for (Engine engine : o.engines) {
+    for (Engine engine : t.engines) {
       for (HostMemoryKind kind : o.memory_kinds) {
         if (!engine_uses_kind(engine, kind)) continue;
-        for (std::size_t bytes : o.sizes) cases.push_back({direction, kind, engine, bytes, false});
+        for (std::size_t bytes : t.sizes) cases.push_back({direction, kind, engine, bytes, false});
       }
     }
     const bool pinned = std::find(o.memory_kinds.begin(), o.memory_kinds.end(), HostMemoryKind::pinned) !=
                         o.memory_kinds.end();
-    const bool copy = std::find(o.engines.begin(), o.engines.end(), Engine::copy) != o.engines.end();
+    const bool copy = std::find(t.engines.begin(), t.engines.end(), Engine::copy) != t.engines.end();
     if (pinned && copy) {
-      for (std::size_t bytes : o.sizes) {
+      for (std::size_t bytes : t.sizes) {
         cases.push_back({direction, HostMemoryKind::pinned, Engine::copy, bytes, true});
       }
     }
@@ -130,5 +131,38 @@ void register_transfer(Suite& suite) {
   }
   suite.add_derivation(derive_reference_agreement);
 }
+
+}  // namespace hdbench
+
+namespace hdbench {
+namespace {
+
+// Four families share the transfer area's options: sizes, directions and engines.
+class TransferFamily final : public Family {
+ public:
+  std::vector<std::string> names() const override { return {"transfer", "pinning", "staged", "host_memcpy"}; }
+  void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
+    declare_transfer_flags(flags, options_, limits);
+  }
+  void register_benchmarks(Suite& suite, const std::string& name) const override {
+    if (name == "transfer") {
+      register_transfer(suite, options_);
+      register_transfer_bidir(suite, options_);
+    } else if (name == "pinning") {
+      register_pinning(suite, options_);
+    } else if (name == "staged") {
+      register_staged(suite, options_);
+    } else if (name == "host_memcpy") {
+      register_host_memcpy(suite, options_);
+    }
+  }
+
+ private:
+  TransferOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_transfer_family() { return std::make_unique<TransferFamily>(); }
 
 }  // namespace hdbench

@@ -3,11 +3,11 @@
 // twice the one-way figure.
 #include <fmt/format.h>
 
-#include "bidir_copy.hpp"
-#include "cuda.hpp"
-#include "families.hpp"
-#include "measure.hpp"
-#include "nvtx.hpp"
+#include "transfer/bidir_copy.hpp"
+#include "core/cuda.hpp"
+#include "transfer_bench.hpp"
+#include "core/measure.hpp"
+#include "core/nvtx.hpp"
 
 namespace hdbench {
 namespace {
@@ -54,13 +54,13 @@ void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind,
 
 }  // namespace
 
-void register_transfer_bidir(Suite& suite) {
+void register_transfer_bidir(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
-  if (std::find(o.directions.begin(), o.directions.end(), Direction::bidir) == o.directions.end()) return;
-  for (Engine engine : o.engines) {
+  if (std::find(t.directions.begin(), t.directions.end(), Direction::bidir) == t.directions.end()) return;
+  for (Engine engine : t.engines) {
     for (HostMemoryKind kind : o.memory_kinds) {
       if (!engine_uses_kind(engine, kind)) continue;
-      for (std::size_t bytes : o.sizes) {
+      for (std::size_t bytes : t.sizes) {
         const std::string name = fmt::format("transfer/bidir/{}/{}/{}", to_string(kind), to_string(engine),
                                              format_size(bytes));
         nlohmann::json params = {{"family", "transfer"}, {"direction", "bidir"},   {"memory", to_string(kind)},

@@ -7,10 +7,14 @@
 #include <string_view>
 #include <vector>
 
-#include "options.hpp"
+#include "parsed_flags.hpp"
 
 namespace hdbench {
 namespace {
+
+using testing::kFamilyNames;
+using testing::parse_flags;
+using testing::Parsed;
 
 constexpr std::size_t kKiB = std::size_t{1} << 10;
 constexpr std::size_t kMiB = std::size_t{1} << 20;
@@ -40,8 +44,9 @@ OptionLimits test_limits() {
   return limits;
 }
 
-CommandLine parse(const std::vector<std::string>& args, const OptionLimits& limits = test_limits()) {
-  return parse_command_line(args, limits, kSeed);
+Parsed parse(const std::vector<std::string>& args, const OptionLimits& limits = test_limits(),
+             std::uint64_t seed = kSeed) {
+  return parse_flags(args, limits, seed);
 }
 
 std::string parse_error(const std::vector<std::string>& args, const OptionLimits& limits = test_limits()) {
@@ -172,40 +177,40 @@ TEST(FormatSize, RoundTripsThroughParseSize) {
 // --- parse_command_line: defaults and passthrough -------------------------------
 
 TEST(ParseCommandLine, Defaults) {
-  const CommandLine line = parse({});
-  const Options& o = line.options;
+  const Parsed line = parse({});
+  const Parsed& o = line;
   EXPECT_FALSE(o.help);
-  EXPECT_TRUE(o.out_path.empty());
-  EXPECT_EQ(o.families, all_family_names());
-  EXPECT_EQ(o.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp"}));
-  for (const std::string& family : all_family_names()) EXPECT_TRUE(o.runs_family(family)) << family;
-  EXPECT_EQ(o.sizes, parse_size_list("sizes", "4K:1G:x4"));
-  EXPECT_EQ(o.sizes.size(), 10u);
-  EXPECT_EQ(o.directions, all_directions());
-  EXPECT_EQ(o.memory_kinds, all_host_memory_kinds());
-  EXPECT_EQ(o.engines, all_engines());
-  EXPECT_EQ(o.staged_chunk_sizes, (std::vector<std::size_t>{kMiB, 4 * kMiB, 16 * kMiB}));
-  EXPECT_EQ(o.staged_threads, (std::vector<int>{1, 2, 4}));
-  EXPECT_EQ(o.staged_slots, 4);
-  EXPECT_EQ(o.memcpy_threads, (std::vector<int>{1, 2, 4, 8}));
-  EXPECT_EQ(o.device, 0);
-  EXPECT_EQ(o.seed, kSeed);
-  EXPECT_DOUBLE_EQ(o.spin_timeout_ms, 5000.0);
-  EXPECT_EQ(o.stream_sizes, (std::vector<std::size_t>{256 * kMiB}));
-  EXPECT_EQ(o.stream_counts, (std::vector<int>{1, 2, 4, 8}));
-  EXPECT_EQ(o.chunk_counts, (std::vector<int>{4, 16, 64}));
-  EXPECT_EQ(o.issue_orders, all_issue_orders());
-  EXPECT_EQ(o.compute_ratios, (std::vector<double>{0.5, 1.0, 2.0}));
-  EXPECT_EQ(o.loader_samples, 60000u);
-  EXPECT_TRUE(o.mnist_dir.empty());
-  EXPECT_EQ(o.loader_batches, (std::vector<int>{32, 64, 128, 256, 512, 1024, 2048, 4096}));
-  EXPECT_EQ(o.loader_workers, (std::vector<int>{0, 1, 2, 4, 8, 16}));
-  EXPECT_EQ(o.loader_depths, (std::vector<int>{2}));
-  EXPECT_EQ(o.loader_costs_us, (std::vector<double>{0.0, 20.0}));
-  EXPECT_EQ(o.loader_shuffle, (std::vector<bool>{true}));
-  EXPECT_EQ(o.loader_pinning, all_pin_modes());
-  EXPECT_EQ(o.loader_augments, (std::vector<Augment>{Augment::none}));
-  EXPECT_EQ(o.loader_consumers, all_loader_consumers());
+  EXPECT_TRUE(o.core.out_path.empty());
+  EXPECT_EQ(o.core.families, kFamilyNames);
+  EXPECT_EQ(o.core.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp"}));
+  for (const std::string& family : kFamilyNames) EXPECT_TRUE(o.core.runs_family(family)) << family;
+  EXPECT_EQ(o.transfer.sizes, parse_size_list("sizes", "4K:1G:x4"));
+  EXPECT_EQ(o.transfer.sizes.size(), 10u);
+  EXPECT_EQ(o.transfer.directions, all_directions());
+  EXPECT_EQ(o.core.memory_kinds, all_host_memory_kinds());
+  EXPECT_EQ(o.transfer.engines, all_engines());
+  EXPECT_EQ(o.transfer.staged_chunk_sizes, (std::vector<std::size_t>{kMiB, 4 * kMiB, 16 * kMiB}));
+  EXPECT_EQ(o.transfer.staged_threads, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(o.transfer.staged_slots, 4);
+  EXPECT_EQ(o.transfer.memcpy_threads, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(o.core.device, 0);
+  EXPECT_EQ(o.core.seed, kSeed);
+  EXPECT_DOUBLE_EQ(o.core.spin_timeout_ms, 5000.0);
+  EXPECT_EQ(o.streams.stream_sizes, (std::vector<std::size_t>{256 * kMiB}));
+  EXPECT_EQ(o.streams.stream_counts, (std::vector<int>{1, 2, 4, 8}));
+  EXPECT_EQ(o.streams.chunk_counts, (std::vector<int>{4, 16, 64}));
+  EXPECT_EQ(o.streams.issue_orders, all_issue_orders());
+  EXPECT_EQ(o.streams.compute_ratios, (std::vector<double>{0.5, 1.0, 2.0}));
+  EXPECT_EQ(o.data.loader_samples, 60000u);
+  EXPECT_TRUE(o.data.mnist_dir.empty());
+  EXPECT_EQ(o.loader.batches, (std::vector<int>{32, 64, 128, 256, 512, 1024, 2048, 4096}));
+  EXPECT_EQ(o.loader.workers, (std::vector<int>{0, 1, 2, 4, 8, 16}));
+  EXPECT_EQ(o.loader.depths, (std::vector<int>{2}));
+  EXPECT_EQ(o.loader.costs_us, (std::vector<double>{0.0, 20.0}));
+  EXPECT_EQ(o.loader.shuffle, (std::vector<bool>{true}));
+  EXPECT_EQ(o.loader.pinning, all_pin_modes());
+  EXPECT_EQ(o.loader.augments, (std::vector<Augment>{Augment::none}));
+  EXPECT_EQ(o.loader.consumers, all_loader_consumers());
   EXPECT_TRUE(o.given.empty());
   EXPECT_TRUE(line.passthrough.empty());
 }
@@ -213,30 +218,29 @@ TEST(ParseCommandLine, Defaults) {
 TEST(ParseCommandLine, DefaultMemcpyThreadsEndAtTheCoreCount) {
   OptionLimits limits = test_limits();
   limits.hardware_threads = 6;
-  EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(parse({}, limits).transfer.memcpy_threads, (std::vector<int>{1, 2, 4, 6}));
   limits.hardware_threads = 1;
-  EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1}));
+  EXPECT_EQ(parse({}, limits).transfer.memcpy_threads, (std::vector<int>{1}));
   limits.hardware_threads = 0;  // unknown
-  EXPECT_EQ(parse({}, limits).options.memcpy_threads, (std::vector<int>{1}));
+  EXPECT_EQ(parse({}, limits).transfer.memcpy_threads, (std::vector<int>{1}));
 }
 
 TEST(ParseCommandLine, LoaderFlags) {
-  const Options o = parse({"--hdbench_loader_batches=1,65536", "--hdbench_loader_workers=0,3",
+  const Parsed o = parse({"--hdbench_loader_batches=1,65536", "--hdbench_loader_workers=0,3",
                            "--hdbench_loader_depths=1,64", "--hdbench_loader_costs_us=0,2.5",
                            "--hdbench_loader_shuffle=off,on,false", "--hdbench_loader_pinning=direct",
                            "--hdbench_loader_augment=crop_flip,none", "--hdbench_loader_consumers=gpu",
-                           "--hdbench_loader_samples=123", "--hdbench_mnist_dir=/data/mnist"})
-                        .options;
-  EXPECT_EQ(o.loader_batches, (std::vector<int>{1, 65536}));
-  EXPECT_EQ(o.loader_workers, (std::vector<int>{0, 3}));
-  EXPECT_EQ(o.loader_depths, (std::vector<int>{1, 64}));
-  EXPECT_EQ(o.loader_costs_us, (std::vector<double>{0.0, 2.5}));
-  EXPECT_EQ(o.loader_shuffle, (std::vector<bool>{false, true}));
-  EXPECT_EQ(o.loader_pinning, (std::vector<PinMode>{PinMode::direct}));
-  EXPECT_EQ(o.loader_augments, (std::vector<Augment>{Augment::crop_flip, Augment::none}));
-  EXPECT_EQ(o.loader_consumers, (std::vector<LoaderConsumer>{LoaderConsumer::gpu}));
-  EXPECT_EQ(o.loader_samples, 123u);
-  EXPECT_EQ(o.mnist_dir, "/data/mnist");
+                           "--hdbench_loader_samples=123", "--hdbench_mnist_dir=/data/mnist"});
+  EXPECT_EQ(o.loader.batches, (std::vector<int>{1, 65536}));
+  EXPECT_EQ(o.loader.workers, (std::vector<int>{0, 3}));
+  EXPECT_EQ(o.loader.depths, (std::vector<int>{1, 64}));
+  EXPECT_EQ(o.loader.costs_us, (std::vector<double>{0.0, 2.5}));
+  EXPECT_EQ(o.loader.shuffle, (std::vector<bool>{false, true}));
+  EXPECT_EQ(o.loader.pinning, (std::vector<PinMode>{PinMode::direct}));
+  EXPECT_EQ(o.loader.augments, (std::vector<Augment>{Augment::crop_flip, Augment::none}));
+  EXPECT_EQ(o.loader.consumers, (std::vector<LoaderConsumer>{LoaderConsumer::gpu}));
+  EXPECT_EQ(o.data.loader_samples, 123u);
+  EXPECT_EQ(o.data.mnist_dir, "/data/mnist");
   for (const char* bad : {"--hdbench_loader_batches=0", "--hdbench_loader_workers=-1", "--hdbench_loader_depths=65",
                           "--hdbench_loader_costs_us=100001", "--hdbench_loader_shuffle=yes",
                           "--hdbench_loader_pinning=", "--hdbench_loader_samples=10000001", "--hdbench_mnist_dir="}) {
@@ -245,45 +249,44 @@ TEST(ParseCommandLine, LoaderFlags) {
 }
 
 TEST(ParseCommandLine, MlpDefaults) {
-  const Options o = parse({}).options;
-  ASSERT_EQ(o.mlp_models.size(), 3u);
-  EXPECT_EQ(to_string(o.mlp_models[0]), "784x32x10");
-  EXPECT_EQ(to_string(o.mlp_models[2]), "784x4096x4096x4096x10");
-  EXPECT_EQ(o.mlp_batches, (std::vector<int>{32, 128, 1024, 8192, 16384}));
-  EXPECT_EQ(o.mlp_processors, all_processors());
-  EXPECT_EQ(o.mlp_dtypes, (std::vector<MlpDtype>{MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}));
-  EXPECT_EQ(o.mlp_optimizers, (std::vector<OptimizerKind>{OptimizerKind::sgd}));
-  EXPECT_EQ(o.mlp_modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph}));
-  EXPECT_EQ(o.mlp_data, all_batch_sources());
-  EXPECT_EQ(o.mlp_threads, (std::vector<int>{test_limits().hardware_threads}));
-  EXPECT_EQ(o.mlp_epoch_workers, (std::vector<int>{0, 2, 8}));
-  EXPECT_TRUE(o.runs_family("mlp"));
+  const Parsed o = parse({});
+  ASSERT_EQ(o.mlp.models.size(), 3u);
+  EXPECT_EQ(to_string(o.mlp.models[0]), "784x32x10");
+  EXPECT_EQ(to_string(o.mlp.models[2]), "784x4096x4096x4096x10");
+  EXPECT_EQ(o.mlp.batches, (std::vector<int>{32, 128, 1024, 8192, 16384}));
+  EXPECT_EQ(o.mlp.processors, all_processors());
+  EXPECT_EQ(o.mlp.dtypes, (std::vector<MlpDtype>{MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}));
+  EXPECT_EQ(o.mlp.optimizers, (std::vector<OptimizerKind>{OptimizerKind::sgd}));
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph}));
+  EXPECT_EQ(o.mlp.data, all_batch_sources());
+  EXPECT_EQ(o.mlp.threads, (std::vector<int>{test_limits().hardware_threads}));
+  EXPECT_EQ(o.mlp.epoch_workers, (std::vector<int>{0, 2, 8}));
+  EXPECT_TRUE(o.core.runs_family("mlp"));
 }
 
 TEST(ParseCommandLine, MlpFlags) {
-  const Options o = parse({"--hdbench_mlp_models=784x64x10,5x3", "--hdbench_mlp_batches=1,1048576",
+  const Parsed o = parse({"--hdbench_mlp_models=784x64x10,5x3", "--hdbench_mlp_batches=1,1048576",
                            "--hdbench_mlp_processors=gpu", "--hdbench_mlp_dtypes=bf16,fp32",
                            "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=graph",
                            "--hdbench_mlp_data=pinned", "--hdbench_mlp_threads=1,3",
                            "--hdbench_mlp_cpu_step_tflop_limit=0.5", "--hdbench_mlp_epoch_models=784x16x10",
                            "--hdbench_mlp_epoch_batches=64", "--hdbench_mlp_epoch_workers=0,4",
-                           "--hdbench_mlp_epoch_pinning=direct"})
-                        .options;
-  ASSERT_EQ(o.mlp_models.size(), 2u);
-  EXPECT_EQ(o.mlp_models[1].widths, (std::vector<int>{5, 3}));
-  EXPECT_EQ(o.mlp_batches, (std::vector<int>{1, 1 << 20}));
-  EXPECT_EQ(o.mlp_processors, (std::vector<Processor>{Processor::gpu}));
-  EXPECT_EQ(o.mlp_dtypes, (std::vector<MlpDtype>{MlpDtype::bf16, MlpDtype::fp32}));
-  EXPECT_EQ(o.mlp_optimizers, (std::vector<OptimizerKind>{OptimizerKind::adam, OptimizerKind::sgd}));
-  EXPECT_EQ(o.mlp_modes, (std::vector<StepMode>{StepMode::graph}));
-  EXPECT_EQ(o.mlp_data, (std::vector<BatchSource>{BatchSource::pinned}));
-  EXPECT_EQ(o.mlp_threads, (std::vector<int>{1, 3}));
-  EXPECT_DOUBLE_EQ(o.mlp_cpu_step_tflop_limit, 0.5);
-  EXPECT_EQ(to_string(o.mlp_epoch_models.front()), "784x16x10");
-  EXPECT_EQ(o.mlp_epoch_batches, (std::vector<int>{64}));
-  EXPECT_EQ(o.mlp_epoch_workers, (std::vector<int>{0, 4}));
-  EXPECT_EQ(o.mlp_epoch_pinning, (std::vector<PinMode>{PinMode::direct}));
-  const nlohmann::json j = to_json(o);
+                           "--hdbench_mlp_epoch_pinning=direct"});
+  ASSERT_EQ(o.mlp.models.size(), 2u);
+  EXPECT_EQ(o.mlp.models[1].widths, (std::vector<int>{5, 3}));
+  EXPECT_EQ(o.mlp.batches, (std::vector<int>{1, 1 << 20}));
+  EXPECT_EQ(o.mlp.processors, (std::vector<Processor>{Processor::gpu}));
+  EXPECT_EQ(o.mlp.dtypes, (std::vector<MlpDtype>{MlpDtype::bf16, MlpDtype::fp32}));
+  EXPECT_EQ(o.mlp.optimizers, (std::vector<OptimizerKind>{OptimizerKind::adam, OptimizerKind::sgd}));
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::graph}));
+  EXPECT_EQ(o.mlp.data, (std::vector<BatchSource>{BatchSource::pinned}));
+  EXPECT_EQ(o.mlp.threads, (std::vector<int>{1, 3}));
+  EXPECT_DOUBLE_EQ(o.mlp.cpu_step_tflop_limit, 0.5);
+  EXPECT_EQ(to_string(o.mlp.epoch_models.front()), "784x16x10");
+  EXPECT_EQ(o.mlp.epoch_batches, (std::vector<int>{64}));
+  EXPECT_EQ(o.mlp.epoch_workers, (std::vector<int>{0, 4}));
+  EXPECT_EQ(o.mlp.epoch_pinning, (std::vector<PinMode>{PinMode::direct}));
+  const nlohmann::json j = o.json;
   EXPECT_EQ(j["mlp_models"], nlohmann::json::array({"784x64x10", "5x3"}));
   EXPECT_EQ(j["mlp_dtypes"], nlohmann::json::array({"bf16", "fp32"}));
   for (const char* key : {"mlp_batches", "mlp_processors", "mlp_optimizers", "mlp_modes", "mlp_data", "mlp_threads",
@@ -311,18 +314,18 @@ TEST(ParseCommandLine, BadMlpFlagsNameTheFlagAndTheProblem) {
 }
 
 TEST(ParseCommandLine, SeedDefaultsToTheRandomSeedGiven) {
-  EXPECT_EQ(parse_command_line({}, test_limits(), 7).options.seed, 7u);
-  EXPECT_EQ(parse_command_line({}, test_limits(), 8).options.seed, 8u);
+  EXPECT_EQ(parse({}, test_limits(), 7).core.seed, 7u);
+  EXPECT_EQ(parse({}, test_limits(), 8).core.seed, 8u);
 }
 
 TEST(ParseCommandLine, PassesOtherArgumentsThroughInOrder) {
-  const CommandLine line = parse({"--benchmark_filter=x", "--hdbench_seed=7", "positional",
+  const Parsed line = parse({"--benchmark_filter=x", "--hdbench_seed=7", "positional",
                                   "--benchmark_min_time=0.1", "--hdbench", "-hdbench_seed=3"});
   EXPECT_EQ(line.passthrough, (std::vector<std::string>{"--benchmark_filter=x", "positional",
                                                         "--benchmark_min_time=0.1", "--hdbench",
                                                         "-hdbench_seed=3"}));
-  EXPECT_EQ(line.options.given, (std::vector<std::string>{"--hdbench_seed=7"}));
-  EXPECT_EQ(line.options.seed, 7u);
+  EXPECT_EQ(line.given, (std::vector<std::string>{"--hdbench_seed=7"}));
+  EXPECT_EQ(line.core.seed, 7u);
 }
 
 // --- parse_command_line: valid values ---------------------------------------------
@@ -339,76 +342,76 @@ TEST(ParseCommandLine, AcceptsEveryFlag) {
       "--hdbench_stream_counts=8,3",     "--hdbench_chunk_counts=1,1024",
       "--hdbench_issue_orders=by_stage", "--hdbench_compute_ratios=0.05,4,1.5",
   };
-  const CommandLine line = parse(args);
-  const Options& o = line.options;
+  const Parsed line = parse(args);
+  const Parsed& o = line;
   EXPECT_FALSE(o.help);
-  EXPECT_EQ(o.out_path, "/tmp/r.json");
-  EXPECT_EQ(o.families, (std::vector<std::string>{"staged", "transfer"}));
-  EXPECT_TRUE(o.runs_family("staged"));
-  EXPECT_FALSE(o.runs_family("pinning"));
-  EXPECT_FALSE(o.runs_family("host_memcpy"));
-  EXPECT_EQ(o.sizes, (std::vector<std::size_t>{4 * kKiB, kMiB}));
-  EXPECT_EQ(o.directions, (std::vector<Direction>{Direction::d2h, Direction::h2d}));
-  EXPECT_EQ(o.memory_kinds, (std::vector<HostMemoryKind>{HostMemoryKind::pinned, HostMemoryKind::mapped}));
-  EXPECT_EQ(o.engines, (std::vector<Engine>{Engine::sm}));
-  EXPECT_EQ(o.staged_chunk_sizes, (std::vector<std::size_t>{2 * kMiB}));
-  EXPECT_EQ(o.staged_threads, (std::vector<int>{3, 5}));
-  EXPECT_EQ(o.staged_slots, 8);
-  EXPECT_EQ(o.memcpy_threads, (std::vector<int>{1, 3}));
-  EXPECT_EQ(o.device, 1);
-  EXPECT_EQ(o.seed, ~std::uint64_t{0});
-  EXPECT_DOUBLE_EQ(o.spin_timeout_ms, 2.5);
-  EXPECT_EQ(o.stream_sizes, (std::vector<std::size_t>{4100, kMiB}));
-  EXPECT_EQ(o.stream_counts, (std::vector<int>{8, 3}));
-  EXPECT_EQ(o.chunk_counts, (std::vector<int>{1, 1024}));
-  EXPECT_EQ(o.issue_orders, (std::vector<IssueOrder>{IssueOrder::by_stage}));
-  EXPECT_EQ(o.compute_ratios, (std::vector<double>{0.05, 4.0, 1.5}));
+  EXPECT_EQ(o.core.out_path, "/tmp/r.json");
+  EXPECT_EQ(o.core.families, (std::vector<std::string>{"staged", "transfer"}));
+  EXPECT_TRUE(o.core.runs_family("staged"));
+  EXPECT_FALSE(o.core.runs_family("pinning"));
+  EXPECT_FALSE(o.core.runs_family("host_memcpy"));
+  EXPECT_EQ(o.transfer.sizes, (std::vector<std::size_t>{4 * kKiB, kMiB}));
+  EXPECT_EQ(o.transfer.directions, (std::vector<Direction>{Direction::d2h, Direction::h2d}));
+  EXPECT_EQ(o.core.memory_kinds, (std::vector<HostMemoryKind>{HostMemoryKind::pinned, HostMemoryKind::mapped}));
+  EXPECT_EQ(o.transfer.engines, (std::vector<Engine>{Engine::sm}));
+  EXPECT_EQ(o.transfer.staged_chunk_sizes, (std::vector<std::size_t>{2 * kMiB}));
+  EXPECT_EQ(o.transfer.staged_threads, (std::vector<int>{3, 5}));
+  EXPECT_EQ(o.transfer.staged_slots, 8);
+  EXPECT_EQ(o.transfer.memcpy_threads, (std::vector<int>{1, 3}));
+  EXPECT_EQ(o.core.device, 1);
+  EXPECT_EQ(o.core.seed, ~std::uint64_t{0});
+  EXPECT_DOUBLE_EQ(o.core.spin_timeout_ms, 2.5);
+  EXPECT_EQ(o.streams.stream_sizes, (std::vector<std::size_t>{4100, kMiB}));
+  EXPECT_EQ(o.streams.stream_counts, (std::vector<int>{8, 3}));
+  EXPECT_EQ(o.streams.chunk_counts, (std::vector<int>{1, 1024}));
+  EXPECT_EQ(o.streams.issue_orders, (std::vector<IssueOrder>{IssueOrder::by_stage}));
+  EXPECT_EQ(o.streams.compute_ratios, (std::vector<double>{0.05, 4.0, 1.5}));
   EXPECT_EQ(o.given, args);
   EXPECT_TRUE(line.passthrough.empty());
 }
 
 TEST(ParseCommandLine, BoundaryValuesAreAccepted) {
-  EXPECT_EQ(parse({"--hdbench_staged_slots=2"}).options.staged_slots, 2);
-  EXPECT_EQ(parse({"--hdbench_staged_slots=64"}).options.staged_slots, 64);
-  EXPECT_DOUBLE_EQ(parse({"--hdbench_spin_timeout_ms=1"}).options.spin_timeout_ms, 1.0);
-  EXPECT_DOUBLE_EQ(parse({"--hdbench_spin_timeout_ms=600000"}).options.spin_timeout_ms, 600000.0);
-  EXPECT_EQ(parse({"--hdbench_seed=0"}).options.seed, 0u);
-  EXPECT_EQ(parse({"--hdbench_device=0"}).options.device, 0);
+  EXPECT_EQ(parse({"--hdbench_staged_slots=2"}).transfer.staged_slots, 2);
+  EXPECT_EQ(parse({"--hdbench_staged_slots=64"}).transfer.staged_slots, 64);
+  EXPECT_DOUBLE_EQ(parse({"--hdbench_spin_timeout_ms=1"}).core.spin_timeout_ms, 1.0);
+  EXPECT_DOUBLE_EQ(parse({"--hdbench_spin_timeout_ms=600000"}).core.spin_timeout_ms, 600000.0);
+  EXPECT_EQ(parse({"--hdbench_seed=0"}).core.seed, 0u);
+  EXPECT_EQ(parse({"--hdbench_device=0"}).core.device, 0);
   // Thread lists go up to max(256, 4 x cores).
-  EXPECT_EQ(parse({"--hdbench_staged_threads=256"}).options.staged_threads, (std::vector<int>{256}));
-  EXPECT_EQ(parse({"--hdbench_memcpy_threads=256"}).options.memcpy_threads, (std::vector<int>{256}));
+  EXPECT_EQ(parse({"--hdbench_staged_threads=256"}).transfer.staged_threads, (std::vector<int>{256}));
+  EXPECT_EQ(parse({"--hdbench_memcpy_threads=256"}).transfer.memcpy_threads, (std::vector<int>{256}));
   OptionLimits many_cores = test_limits();
   many_cores.hardware_threads = 128;
-  EXPECT_EQ(parse({"--hdbench_memcpy_threads=512"}, many_cores).options.memcpy_threads,
+  EXPECT_EQ(parse({"--hdbench_memcpy_threads=512"}, many_cores).transfer.memcpy_threads,
             (std::vector<int>{512}));
 }
 
 TEST(ParseCommandLine, EveryEnumNameIsAccepted) {
   for (Direction d : all_directions()) {
-    EXPECT_EQ(parse({std::string("--hdbench_directions=") + to_string(d)}).options.directions,
+    EXPECT_EQ(parse({std::string("--hdbench_directions=") + to_string(d)}).transfer.directions,
               (std::vector<Direction>{d}));
   }
   for (HostMemoryKind k : all_host_memory_kinds()) {
-    EXPECT_EQ(parse({std::string("--hdbench_memory=") + to_string(k)}).options.memory_kinds,
+    EXPECT_EQ(parse({std::string("--hdbench_memory=") + to_string(k)}).core.memory_kinds,
               (std::vector<HostMemoryKind>{k}));
   }
   for (Engine e : all_engines()) {
-    EXPECT_EQ(parse({std::string("--hdbench_engines=") + to_string(e)}).options.engines, (std::vector<Engine>{e}));
+    EXPECT_EQ(parse({std::string("--hdbench_engines=") + to_string(e)}).transfer.engines, (std::vector<Engine>{e}));
   }
-  for (const std::string& family : all_family_names()) {
-    EXPECT_EQ(parse({"--hdbench_families=" + family}).options.families, (std::vector<std::string>{family}));
+  for (const std::string& family : kFamilyNames) {
+    EXPECT_EQ(parse({"--hdbench_families=" + family}).core.families, (std::vector<std::string>{family}));
   }
 }
 
 TEST(ParseCommandLine, LaterFlagWins) {
-  const Options o = parse({"--hdbench_sizes=4K", "--hdbench_sizes=8K", "--hdbench_seed=1", "--hdbench_seed=2"}).options;
-  EXPECT_EQ(o.sizes, (std::vector<std::size_t>{8 * kKiB}));
-  EXPECT_EQ(o.seed, 2u);
+  const Parsed o = parse({"--hdbench_sizes=4K", "--hdbench_sizes=8K", "--hdbench_seed=1", "--hdbench_seed=2"});
+  EXPECT_EQ(o.transfer.sizes, (std::vector<std::size_t>{8 * kKiB}));
+  EXPECT_EQ(o.core.seed, 2u);
 }
 
 TEST(ParseCommandLine, Help) {
-  const CommandLine line = parse({"--hdbench_help", "--benchmark_list_tests=true"});
-  EXPECT_TRUE(line.options.help);
+  const Parsed line = parse({"--hdbench_help", "--benchmark_list_tests=true"});
+  EXPECT_TRUE(line.help);
   EXPECT_EQ(line.passthrough, (std::vector<std::string>{"--benchmark_list_tests=true"}));
   EXPECT_TRUE(contains(parse_error({"--hdbench_help=1"}), "--hdbench_help"));
 }
@@ -516,8 +519,8 @@ TEST(ParseCommandLine, SizesLargerThanMemoryAreRejected) {
   limits.host_memory_bytes = kGiB;
 
   // Up to the machine's memory is fine (the default range ends at 1G).
-  EXPECT_EQ(parse({}, limits).options.sizes.back(), kGiB);
-  EXPECT_EQ(parse({"--hdbench_sizes=1G"}, limits).options.sizes, (std::vector<std::size_t>{kGiB}));
+  EXPECT_EQ(parse({}, limits).transfer.sizes.back(), kGiB);
+  EXPECT_EQ(parse({"--hdbench_sizes=1G"}, limits).transfer.sizes, (std::vector<std::size_t>{kGiB}));
 
   const std::string sizes_message = parse_error({"--hdbench_sizes=4K,2G"}, limits);
   EXPECT_TRUE(contains(sizes_message, "--hdbench_sizes")) << sizes_message;
@@ -535,13 +538,13 @@ TEST(ParseCommandLine, SizesLargerThanMemoryAreRejected) {
   EXPECT_TRUE(contains(chunks_message, "memory")) << chunks_message;
 
   // Unknown memory (0) does not cap sizes.
-  EXPECT_EQ(parse({"--hdbench_sizes=1T"}).options.sizes, (std::vector<std::size_t>{std::size_t{1} << 40}));
+  EXPECT_EQ(parse({"--hdbench_sizes=1T"}).transfer.sizes, (std::vector<std::size_t>{std::size_t{1} << 40}));
 }
 
 // --- help text and JSON -----------------------------------------------------------
 
 TEST(OptionsHelp, ListsEveryFlag) {
-  const std::string help = options_help();
+  const std::string help = parse({}).help_text;
   for (std::string_view flag :
        {"--hdbench_help", "--hdbench_out=", "--hdbench_families=", "--hdbench_sizes=", "--hdbench_directions=",
         "--hdbench_memory=", "--hdbench_engines=", "--hdbench_staged_chunks=", "--hdbench_staged_threads=",
@@ -553,17 +556,16 @@ TEST(OptionsHelp, ListsEveryFlag) {
 }
 
 TEST(OptionsToJson, HasTheDocumentedKeys) {
-  const Options o = parse({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned",
-                           "--hdbench_engines=copy", "--hdbench_out=x.json", "--benchmark_filter=y"})
-                        .options;
-  const nlohmann::json j = to_json(o);
+  const Parsed o = parse({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned",
+                           "--hdbench_engines=copy", "--hdbench_out=x.json", "--benchmark_filter=y"});
+  const nlohmann::json j = o.json;
   for (const char* key : {"families", "sizes_bytes", "directions", "memory_kinds", "engines",
                           "staged_chunk_sizes_bytes", "staged_threads", "staged_slots", "memcpy_threads", "device",
                           "seed", "spin_timeout_ms", "stream_sizes_bytes", "stream_counts", "chunk_counts",
                           "issue_orders", "compute_ratios", "out_path", "arguments"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  EXPECT_EQ(j["families"], nlohmann::json(all_family_names()));
+  EXPECT_EQ(j["families"], nlohmann::json(kFamilyNames));
   EXPECT_EQ(j["sizes_bytes"], nlohmann::json::array({4096, 1 << 20}));
   EXPECT_EQ(j["directions"], nlohmann::json::array({"h2d"}));
   EXPECT_EQ(j["memory_kinds"], nlohmann::json::array({"pinned"}));

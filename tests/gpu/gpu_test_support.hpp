@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "cuda.hpp"
-#include "system.hpp"
+#include "core/cuda.hpp"
+#include "core/system.hpp"
 
 namespace hdbench::testing_support {
 

@@ -7,12 +7,12 @@
 #include <numeric>
 #include <vector>
 
-#include "batch_plan.hpp"
-#include "device_feed.hpp"
+#include "data/batch_plan.hpp"
+#include "data/device_feed.hpp"
 #include "gpu_test_support.hpp"
-#include "loader.hpp"
+#include "data/loader.hpp"
 #include "loader_kernels.hpp"
-#include "sample_transform.hpp"
+#include "data/sample_transform.hpp"
 
 namespace hdbench {
 namespace {

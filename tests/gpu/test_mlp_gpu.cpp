@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "cuda.hpp"
+#include "core/cuda.hpp"
 #include "gpu_test_support.hpp"
-#include "mlp_cpu.hpp"
-#include "mlp_gpu.hpp"
-#include "mlp_model.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "mlp/mlp_model.hpp"
 
 namespace hdbench {
 namespace {

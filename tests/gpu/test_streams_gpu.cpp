@@ -7,11 +7,11 @@
 #include <tuple>
 #include <vector>
 
-#include "cuda.hpp"
+#include "core/cuda.hpp"
 #include "gpu_test_support.hpp"
-#include "overlap.hpp"
-#include "stream_pipeline.hpp"
-#include "stream_workload.hpp"
+#include "core/overlap.hpp"
+#include "streams/stream_pipeline.hpp"
+#include "streams/stream_workload.hpp"
 
 namespace hdbench {
 namespace {

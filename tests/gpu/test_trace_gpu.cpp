@@ -7,10 +7,10 @@
 #include <cstring>
 
 #include "gpu_test_support.hpp"
-#include "host_memory.hpp"
-#include "trace_analysis.hpp"
-#include "trace_recorder.hpp"
-#include "trace_writer.hpp"
+#include "core/host_memory.hpp"
+#include "trace/trace_analysis.hpp"
+#include "trace/trace_recorder.hpp"
+#include "trace/trace_writer.hpp"
 
 namespace hdbench {
 namespace {

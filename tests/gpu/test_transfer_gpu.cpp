@@ -5,15 +5,15 @@
 #include <cstring>
 #include <tuple>
 
-#include "bidir_copy.hpp"
-#include "cuda.hpp"
+#include "transfer/bidir_copy.hpp"
+#include "core/cuda.hpp"
 #include "gpu_test_support.hpp"
-#include "host_pattern.hpp"
-#include "staged_copy.hpp"
-#include "system.hpp"
-#include "transfer_endpoints.hpp"
+#include "core/host_pattern.hpp"
+#include "transfer/staged_copy.hpp"
+#include "core/system.hpp"
+#include "transfer/transfer_endpoints.hpp"
 #include "transfer_kernels.hpp"
-#include "verify.hpp"
+#include "core/verify.hpp"
 
 namespace hdbench {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "nvtx.hpp"
+#include "core/nvtx.hpp"
 
 namespace hdbench::nvtx_capture {
 

@@ -8,9 +8,9 @@
 #include <set>
 
 #include "capture_log.hpp"
-#include "device_feed.hpp"
-#include "loader.hpp"
-#include "system.hpp"
+#include "data/device_feed.hpp"
+#include "data/loader.hpp"
+#include "core/system.hpp"
 
 namespace {
 

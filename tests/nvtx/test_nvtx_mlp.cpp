@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "capture_log.hpp"
-#include "cuda.hpp"
-#include "mlp_cpu.hpp"
-#include "mlp_gpu.hpp"
-#include "system.hpp"
+#include "core/cuda.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "core/system.hpp"
 
 namespace {
 

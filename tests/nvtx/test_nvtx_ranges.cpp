@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "capture_log.hpp"
-#include "cuda.hpp"
-#include "nvtx.hpp"
-#include "stream_pipeline.hpp"
-#include "stream_workload.hpp"
-#include "system.hpp"
+#include "core/cuda.hpp"
+#include "core/nvtx.hpp"
+#include "streams/stream_pipeline.hpp"
+#include "streams/stream_workload.hpp"
+#include "core/system.hpp"
 
 namespace {
 

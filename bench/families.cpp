@@ -1,0 +1,21 @@
+// The one list of families. Adding a family: its folder in lib/ (options, axes,
+// derivations, code), its file in bench/ (benchmarks and a Family), and one line here.
+#include "families.hpp"
+
+namespace hdbench {
+
+std::unique_ptr<Family> make_transfer_family();                         // transfer.cpp
+std::unique_ptr<Family> make_streams_family();                          // streams.cpp
+std::unique_ptr<Family> make_loader_family(const DataOptions& data);    // loader.cpp
+std::unique_ptr<Family> make_mlp_family(const DataOptions& data);       // mlp.cpp
+
+std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data) {
+  std::vector<std::unique_ptr<Family>> families;  // in run order
+  families.push_back(make_transfer_family());
+  families.push_back(make_streams_family());
+  families.push_back(make_loader_family(data));
+  families.push_back(make_mlp_family(data));
+  return families;
+}
+
+}  // namespace hdbench

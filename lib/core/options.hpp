@@ -1,0 +1,33 @@
+// The options every family shares: where the report goes, which families run, the
+// device, the verification seed, the spin gate's timeout and the host memory kinds.
+// Each family declares its own flags next to its code (lib/<family>/*_options.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/flags.hpp"
+#include "core/host_memory.hpp"
+
+namespace hdbench {
+
+struct Options {
+  std::string out_path;  // empty: main picks reports/hdbench-<host>-<time>.json
+  std::vector<std::string> families;
+  // Host memory kinds, an axis of the transfer and streams families.
+  std::vector<HostMemoryKind> memory_kinds = all_host_memory_kinds();
+  int device = 0;
+  std::uint64_t seed = 0;
+  double spin_timeout_ms = 5000.0;
+
+  bool runs_family(std::string_view name) const;
+};
+
+// Declares the shared flags. `family_names` are what --hdbench_families accepts (and
+// runs by default); `random_seed` is used when --hdbench_seed is absent.
+void declare_core_flags(FlagParser& flags, Options& options, const std::vector<std::string>& family_names,
+                        std::uint64_t random_seed);
+
+}  // namespace hdbench

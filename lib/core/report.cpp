@@ -1,0 +1,263 @@
+#include "core/report.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <stdexcept>
+
+#include "core/timing.hpp"
+
+namespace hdbench {
+namespace {
+
+// The temp file being written, for the signal handler. A fixed buffer because a
+// handler may only touch async-signal-safe state.
+char g_pending_temp[4096] = {};
+std::atomic<bool> g_has_pending_temp{false};
+
+void on_interrupt(int signal_number) {
+  if (g_has_pending_temp.load()) ::unlink(g_pending_temp);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
+const char* time_unit_name(benchmark::TimeUnit unit) {
+  switch (unit) {
+    case benchmark::kNanosecond: return "ns";
+    case benchmark::kMicrosecond: return "us";
+    case benchmark::kMillisecond: return "ms";
+    case benchmark::kSecond: return "s";
+  }
+  return "ns";
+}
+
+[[noreturn]] void throw_errno(const std::string& what, const std::filesystem::path& path) {
+  throw std::runtime_error(fmt::format("cannot {} '{}': {}", what, path.string(), std::strerror(errno)));
+}
+
+void write_all(int fd, std::string_view content, const std::filesystem::path& path) {
+  while (!content.empty()) {
+    const ssize_t written = ::write(fd, content.data(), content.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw_errno("write", path);
+    }
+    content.remove_prefix(static_cast<std::size_t>(written));
+  }
+}
+
+}  // namespace
+
+void skip_benchmark(benchmark::State& state, const std::string& reason) {
+  state.SkipWithError((std::string(kSkippedPrefix) + reason).c_str());
+}
+
+void fail_benchmark(benchmark::State& state, const std::string& message) {
+  state.SkipWithError(message.c_str());
+}
+
+void ParamRegistry::add(const std::string& name, nlohmann::json params) {
+  if (!params_.emplace(name, std::move(params)).second) {
+    throw std::logic_error("benchmark registered twice: " + name);
+  }
+}
+
+const nlohmann::json* ParamRegistry::find(const std::string& name) const {
+  const auto it = params_.find(name);
+  return it == params_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> ParamRegistry::names() const {
+  std::vector<std::string> names;
+  names.reserve(params_.size());
+  for (const auto& [name, params] : params_) names.push_back(name);
+  return names;
+}
+
+nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const ParamRegistry& params) {
+  using Run = benchmark::BenchmarkReporter::Run;
+  nlohmann::json j;
+  j["name"] = run.benchmark_name();
+  j["family_index"] = run.family_index;
+  j["per_family_instance_index"] = run.per_family_instance_index;
+  j["run_name"] = run.run_name.str();
+  j["run_type"] = run.run_type == Run::RT_Iteration ? "iteration" : "aggregate";
+  j["repetitions"] = run.repetitions;
+  if (run.run_type == Run::RT_Iteration) j["repetition_index"] = run.repetition_index;
+  j["threads"] = run.threads;
+  if (run.run_type == Run::RT_Aggregate) {
+    j["aggregate_name"] = run.aggregate_name;
+    j["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
+  }
+  if (run.error_occurred) {
+    j["error_occurred"] = true;
+    j["error_message"] = run.error_message;
+  }
+  j["iterations"] = run.iterations;
+  j["real_time"] = run.GetAdjustedRealTime();
+  j["cpu_time"] = run.GetAdjustedCPUTime();
+  j["time_unit"] = time_unit_name(run.time_unit);
+  if (!run.report_label.empty()) j["label"] = run.report_label;
+
+  nlohmann::json counters = nlohmann::json::object();
+  for (const auto& [name, counter] : run.counters) {
+    j[name] = counter.value;
+    counters[name] = counter.value;
+  }
+  j["counters"] = counters;
+
+  // Params are registered under the name given to RegisterBenchmark; Google may
+  // append suffixes such as "/manual_time" to the full name.
+  const nlohmann::json* p = params.find(run.run_name.function_name);
+  j["params"] = p != nullptr ? *p : nlohmann::json::object();
+
+  const std::string_view message = run.error_message;
+  if (!run.error_occurred) {
+    j["status"] = "ok";
+  } else if (message.starts_with(kSkippedPrefix)) {
+    j["status"] = "skipped";
+    j["skip_reason"] = std::string(message.substr(kSkippedPrefix.size()));
+  } else {
+    j["status"] = "error";
+  }
+  nlohmann::json notes = nlohmann::json::array();
+  if (const auto it = run.counters.find("cv_percent"); it != run.counters.end() && it->second.value > 100.0 * kLargeSpreadCv) {
+    notes.push_back(fmt::format(
+        "large spread: CV {:.1f}% over the timed samples (> {:.0f}%); the machine may be busy",
+        it->second.value, 100.0 * kLargeSpreadCv));
+  }
+  j["notes"] = notes;
+  return j;
+}
+
+nlohmann::json context_to_json(const benchmark::BenchmarkReporter::Context& context) {
+  nlohmann::json j;
+  j["date"] = local_time("%Y-%m-%dT%H:%M:%S%z");
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  j["host_name"] = host;
+  j["executable"] = benchmark::BenchmarkReporter::Context::executable_name != nullptr
+                        ? benchmark::BenchmarkReporter::Context::executable_name
+                        : "";
+  const benchmark::CPUInfo& cpu = context.cpu_info;
+  j["num_cpus"] = cpu.num_cpus;
+  j["mhz_per_cpu"] = static_cast<long>(cpu.cycles_per_second / 1.0e6);
+  j["cpu_scaling_enabled"] = cpu.scaling == benchmark::CPUInfo::ENABLED;
+  nlohmann::json caches = nlohmann::json::array();
+  for (const auto& cache : cpu.caches) {
+    caches.push_back({{"type", cache.type},
+                      {"level", cache.level},
+                      {"size", cache.size},
+                      {"num_sharing", cache.num_sharing}});
+  }
+  j["caches"] = caches;
+  j["load_avg"] = cpu.load_avg;
+#ifdef NDEBUG
+  j["library_build_type"] = "release";
+#else
+  j["library_build_type"] = "debug";
+#endif
+  return j;
+}
+
+CollectingReporter::CollectingReporter(benchmark::BenchmarkReporter& display, const ParamRegistry& params)
+    : display_(display), params_(params) {}
+
+bool CollectingReporter::ReportContext(const Context& context) {
+  context_ = context_to_json(context);
+  return display_.ReportContext(context);
+}
+
+void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
+  for (const Run& run : runs) benchmarks_.push_back(run_to_json(run, params_));
+  ++runs_done_;
+  if (progress_ != nullptr) progress_->end();  // the table line must not land after the progress line
+  display_.ReportRuns(runs);
+  if (progress_ != nullptr && !runs.empty()) progress_->finished(runs.front().run_name.str());
+}
+
+void CollectingReporter::Finalize() { display_.Finalize(); }
+
+std::string local_time(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buffer[64];
+  return std::strftime(buffer, sizeof buffer, format, &tm) > 0 ? buffer : "";
+}
+
+nlohmann::json build_info() {
+  return {{"version", HDBENCH_VERSION},
+          {"git_revision", HDBENCH_GIT_REVISION},
+          {"build_type", HDBENCH_BUILD_TYPE},
+          {"cuda_architectures", HDBENCH_CUDA_ARCHITECTURES}};
+}
+
+void check_writable(const std::filesystem::path& path) {
+  if (path.empty()) throw std::runtime_error("the report path is empty");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error(fmt::format("'{}' is a directory; give a file path", path.string()));
+  }
+  const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
+  std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    throw std::runtime_error(
+        fmt::format("cannot create folder '{}' for the report: {}", parent.string(), ec.message()));
+  }
+  const std::filesystem::path probe = parent / fmt::format(".hdbench-probe-{}", ::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) {
+    throw std::runtime_error(fmt::format("cannot write the report into '{}': {}", parent.string(),
+                                         std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
+  const std::string temp = (parent / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid())).string();
+  if (temp.size() >= sizeof g_pending_temp) throw std::runtime_error("report path too long: " + path.string());
+  std::memcpy(g_pending_temp, temp.c_str(), temp.size() + 1);
+  g_has_pending_temp.store(true);
+  try {
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw_errno("create", temp);
+    try {
+      write_all(fd, content, temp);
+      if (::fsync(fd) != 0) throw_errno("flush", temp);
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    if (::close(fd) != 0) throw_errno("close", temp);
+    if (::rename(temp.c_str(), path.c_str()) != 0) throw_errno("rename the report to", path);
+  } catch (...) {
+    ::unlink(temp.c_str());
+    g_has_pending_temp.store(false);
+    throw;
+  }
+  g_has_pending_temp.store(false);
+  // Make the rename itself durable.
+  if (const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
+  }
+}
+
+void install_interrupt_cleanup() {
+  struct sigaction action{};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace hdbench

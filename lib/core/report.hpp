@@ -1,0 +1,91 @@
+// The JSON report: Google Benchmark's format (context + benchmarks, so Google's
+// compare.py reads it unchanged) extended with context.hdbench, typed `params` per
+// benchmark, a status with the skip reason, notes, and derived figures.
+// Schema: reports/README.md. Written atomically: temp file + fsync + rename.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/progress.hpp"
+
+namespace hdbench {
+
+inline constexpr int kReportSchemaVersion = 1;
+inline constexpr std::string_view kSkippedPrefix = "skipped: ";
+
+// A benchmark that cannot run here says why; one whose result is wrong says what.
+// Both end the benchmark through SkipWithError (Google Benchmark 1.7.1 has no
+// SkipWithMessage); the prefix tells the reporter which it was.
+void skip_benchmark(benchmark::State& state, const std::string& reason);
+void fail_benchmark(benchmark::State& state, const std::string& message);
+
+// Typed parameters of each registered benchmark, keyed by its name.
+class ParamRegistry {
+ public:
+  void add(const std::string& name, nlohmann::json params);  // throws on a duplicate name
+  const nlohmann::json* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+  std::size_t size() const noexcept { return params_.size(); }
+
+ private:
+  std::map<std::string, nlohmann::json> params_;
+};
+
+// One run as a report entry: Google's fields, counters both at top level (as Google
+// writes them) and under "counters", plus params, status, skip_reason and notes.
+nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const ParamRegistry& params);
+
+// Google's context fields (date, host_name, executable, num_cpus, mhz_per_cpu,
+// cpu_scaling_enabled, caches, load_avg, library_build_type).
+nlohmann::json context_to_json(const benchmark::BenchmarkReporter::Context& context);
+
+// Forwards everything to a display reporter (the console table) and keeps the runs.
+class CollectingReporter : public benchmark::BenchmarkReporter {
+ public:
+  CollectingReporter(benchmark::BenchmarkReporter& display, const ParamRegistry& params);
+  // Reports each finished benchmark to `progress` (may be null).
+  void set_progress(Progress* progress) noexcept { progress_ = progress; }
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override;
+  void Finalize() override;
+
+  const nlohmann::json& context() const noexcept { return context_; }
+  const nlohmann::json& benchmarks() const noexcept { return benchmarks_; }
+  std::size_t runs_done() const noexcept { return runs_done_; }
+
+ private:
+  benchmark::BenchmarkReporter& display_;
+  const ParamRegistry& params_;
+  nlohmann::json context_ = nlohmann::json::object();
+  nlohmann::json benchmarks_ = nlohmann::json::array();
+  std::size_t runs_done_ = 0;
+  Progress* progress_ = nullptr;
+};
+
+// The local time in strftime `format`, e.g. "%Y-%m-%dT%H:%M:%S%z".
+std::string local_time(const char* format);
+
+// suite version, git revision, build type and CUDA architectures of this binary.
+nlohmann::json build_info();
+
+// Checks, before any benchmark runs, that `path` can be written: creates missing
+// parent folders and writes and removes a probe file there. Throws
+// std::runtime_error saying what is wrong.
+void check_writable(const std::filesystem::path& path);
+
+// Writes `content` to a temp file beside `path`, flushes it to disk and renames it
+// over `path`: readers see the old file or the new one, never a torn one.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+// On SIGINT/SIGTERM: removes a temp file being written, then dies of the signal as
+// usual (so an earlier report stays intact and no partial file is left).
+void install_interrupt_cleanup();
+
+}  // namespace hdbench

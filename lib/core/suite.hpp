@@ -1,0 +1,73 @@
+// What a benchmark family registers against: the options, the discovered system,
+// and Google Benchmark. Families add benchmarks with typed params, add skipped ones
+// with their reason when they cannot run here, and may derive figures from the
+// finished runs (e.g. the pinning break-even).
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/options.hpp"
+#include "core/report.hpp"
+#include "core/system.hpp"
+
+namespace hdbench {
+
+using BenchmarkFn = std::function<void(benchmark::State&)>;
+
+// When a benchmark ran, on the trace's clock: every call Google Benchmark makes of it,
+// from the first start to the last end.
+struct BenchmarkWindow {
+  std::string name;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+using Derivation = std::function<void(const nlohmann::json& benchmarks, nlohmann::json& derived)>;
+
+class Suite {
+ public:
+  Suite(const Options& options, const system::SystemInfo& system);
+  Suite(const Suite&) = delete;
+  Suite& operator=(const Suite&) = delete;
+
+  const Options& options() const noexcept { return options_; }
+  const system::SystemInfo& system() const noexcept { return system_; }
+  const ParamRegistry& params() const noexcept { return params_; }
+
+  // Registers `fn` under `name` with manual (event-based) time in microseconds.
+  // A CUDA out-of-memory or host bad_alloc skips the benchmark with the reason; any
+  // other exception fails it with its message instead of ending the run.
+  benchmark::internal::Benchmark* add(const std::string& name, nlohmann::json params, BenchmarkFn fn);
+
+  // Registers a benchmark that cannot run on this machine; it reports as skipped.
+  void add_skipped(const std::string& name, nlohmann::json params, const std::string& reason);
+
+  // GPU benchmarks call this: registers `fn`, or a skipped entry when no GPU is usable.
+  benchmark::internal::Benchmark* add_gpu(const std::string& name, nlohmann::json params, BenchmarkFn fn);
+
+  // While a trace is recorded, each benchmark's calls are timed with `clock` into
+  // windows() (benchmarks run one at a time, on the main thread).
+  void set_trace_clock(std::function<std::uint64_t()> clock) { trace_clock_ = std::move(clock); }
+  const std::vector<BenchmarkWindow>& windows() const noexcept { return windows_; }
+
+  void add_derivation(Derivation derivation);
+  nlohmann::json derive(const nlohmann::json& benchmarks) const;
+
+ private:
+  const Options& options_;
+  const system::SystemInfo& system_;
+  ParamRegistry params_;
+  std::vector<Derivation> derivations_;
+  std::function<std::uint64_t()> trace_clock_;
+  std::vector<BenchmarkWindow> windows_;
+};
+
+// The device's GPU info when usable, else nullptr.
+const system::GpuInfo* selected_gpu(const Suite& suite);
+
+}  // namespace hdbench

@@ -1,0 +1,102 @@
+#include "core/thread_team.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "core/nvtx.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace hdbench {
+namespace {
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins until done() or kSpinMicroseconds pass; true when done() held.
+template <typename Done>
+bool spin_until(Done done) {
+  const auto give_up = std::chrono::steady_clock::now() +
+                       std::chrono::duration<double, std::micro>(ThreadTeam::kSpinMicroseconds);
+  while (!done()) {
+    for (int i = 0; i < 64; ++i) cpu_relax();
+    // Let another runnable thread (a loader worker when threads outnumber cores) have
+    // the core; with none waiting this returns at once.
+    std::this_thread::yield();
+    if (std::chrono::steady_clock::now() >= give_up) return done();
+  }
+  return true;
+}
+
+}  // namespace
+
+ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads) {
+  if (threads < 1) throw std::invalid_argument(fmt::format("thread team '{}' needs at least one thread", name));
+  workers_.reserve(static_cast<std::size_t>(threads - 1));
+  for (int i = 1; i < threads; ++i) {
+    workers_.emplace_back([this, i, name] {
+      nvtx::name_current_thread(fmt::format("{}/worker {}", name, i));
+      worker_loop(i);
+    });
+  }
+}
+
+ThreadTeam::~ThreadTeam() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_.store(true);
+  }
+  work_ready_.notify_all();
+  // jthread joins on destruction.
+}
+
+void ThreadTeam::run(const std::function<void(int)>& body) {
+  if (threads_ == 1) {
+    body(0);
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    body_ = &body;
+    pending_.store(threads_ - 1, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  work_ready_.notify_all();
+  body(0);
+  if (spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; })) return;
+  std::unique_lock lock(mutex_);
+  work_done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+}
+
+void ThreadTeam::worker_loop(int index) {
+  std::uint64_t seen = 0;
+  while (true) {
+    const auto has_work = [&] {
+      return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(has_work)) {
+      std::unique_lock lock(mutex_);
+      work_ready_.wait(lock, has_work);
+    }
+    if (stopping_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
+    (*body_)(index);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // Taking the lock orders this with a caller that is about to sleep.
+      { std::lock_guard lock(mutex_); }
+      work_done_.notify_one();
+    }
+  }
+}
+
+}  // namespace hdbench

@@ -1,0 +1,52 @@
+#include "data/device_feed.hpp"
+
+#include <fmt/format.h>
+
+#include "core/nvtx.hpp"
+
+namespace hdbench {
+
+DeviceFeed::DeviceFeed(std::size_t max_batch_bytes, std::size_t loader_slots, std::string nvtx_prefix)
+    : nvtx_prefix_(std::move(nvtx_prefix)),
+      copy_(nvtx_prefix_ + "/copy"),
+      buffers_{DeviceBuffer(max_batch_bytes), DeviceBuffer(max_batch_bytes)},
+      slot_copied_(std::make_shared<std::vector<Event>>()) {
+  for (std::size_t i = 0; i < loader_slots; ++i) slot_copied_->emplace_back(cudaEventDisableTiming);
+}
+
+DeviceFeed::~DeviceFeed() { HDBENCH_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copy_.get())); }
+
+DeviceBatch DeviceFeed::push(Loader& loader, const Batch& batch, cudaStream_t consumer) {
+  if (batch.slot < 0 || static_cast<std::size_t>(batch.slot) >= slot_copied_->size()) {
+    throw std::out_of_range(
+        fmt::format("DeviceFeed: loader slot {} but the feed was made for {} slots", batch.slot, slot_copied_->size()));
+  }
+  const int b = next_buffer_;
+  next_buffer_ ^= 1;
+  if (batch.bytes > buffers_[b].size()) {
+    throw std::out_of_range(
+        fmt::format("DeviceFeed: batch of {} bytes, buffers hold {}", batch.bytes, buffers_[b].size()));
+  }
+  // The buffer's previous batch must be fully read by the consumer before it is overwritten.
+  HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), consumed_[b].get(), 0));
+  {
+    nvtx::ScopedRange range(nvtx::Family::loader, fmt::format("{}/batch {}/copy", nvtx_prefix_, batch.index),
+                            batch.bytes);
+    HDBENCH_CUDA_CHECK_DETAIL(
+        cudaMemcpyAsync(buffers_[b].data(), batch.data, batch.bytes, cudaMemcpyHostToDevice, copy_.get()),
+        fmt::format("batch {} of {} bytes from {} memory", batch.index, batch.bytes, to_string(batch.memory)));
+  }
+  copied_[b].record(copy_.get());
+  const Event& slot_event = (*slot_copied_)[static_cast<std::size_t>(batch.slot)];
+  slot_event.record(copy_.get());
+  loader.release(
+      [events = slot_copied_, event = slot_event.get()] { HDBENCH_CUDA_CHECK(cudaEventSynchronize(event)); });
+  HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(consumer, copied_[b].get(), 0));
+  return DeviceBatch{buffers_[b].data(), batch.bytes, batch.samples, batch.index, b};
+}
+
+void DeviceFeed::consumed(const DeviceBatch& batch, cudaStream_t consumer) { consumed_[batch.buffer].record(consumer); }
+
+void DeviceFeed::synchronize() const { copy_.synchronize(); }
+
+}  // namespace hdbench

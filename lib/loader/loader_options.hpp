@@ -1,0 +1,26 @@
+// The loader family's grid: batch sizes, worker threads, prefetch depth, the
+// synthetic per-sample cost, shuffling, pinning, augmentation and the consumer.
+#pragma once
+
+#include <vector>
+
+#include "core/flags.hpp"
+#include "data/data_axes.hpp"
+#include "loader/loader_axes.hpp"
+
+namespace hdbench {
+
+struct LoaderOptions {
+  std::vector<int> batches = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+  std::vector<int> workers = {0, 1, 2, 4, 8, 16};
+  std::vector<int> depths = {2};  // prefetch depth per worker
+  std::vector<double> costs_us = {0.0, 20.0};
+  std::vector<bool> shuffle = {true};
+  std::vector<PinMode> pinning = all_pin_modes();
+  std::vector<Augment> augments = {Augment::none};
+  std::vector<LoaderConsumer> consumers = all_loader_consumers();
+};
+
+void declare_loader_flags(FlagParser& flags, LoaderOptions& options);
+
+}  // namespace hdbench

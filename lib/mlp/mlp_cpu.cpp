@@ -1,0 +1,438 @@
+#include "mlp/mlp_cpu.hpp"
+
+#include <cblas.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+
+#include "core/nvtx.hpp"
+#include "core/thread_team.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
+
+// The element-wise passes are compiled for AVX-512, AVX2 and baseline x86-64, picked
+// at load time: the binary stays portable and still uses the host's vector width
+// (OpenBLAS dispatches its own kernels the same way).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define HDBENCH_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define HDBENCH_VECTOR_CLONES
+#endif
+
+namespace hdbench {
+namespace {
+
+// Below this many elements one thread does an element-wise pass alone: waking the
+// team costs a few microseconds, more than the pass itself.
+constexpr std::size_t kTeamMinElements = std::size_t{1} << 15;
+
+// Flush-to-zero and denormals-are-zero while a step's arithmetic runs on this
+// thread, restored after (what torch.set_flush_denormal(True) does for PyTorch). A
+// momentum buffer decaying towards zero, or the gradients of a well-trained batch,
+// pass through the denormal range, where each operation costs ~100× more: measured
+// here, the optimizer pass of 784x32x10 took 23 µs instead of 4 µs. Values below
+// 1.2e-38 carry nothing a training step needs.
+class DenormalsFlushed {
+ public:
+#if defined(__x86_64__) || defined(__i386__)
+  DenormalsFlushed() noexcept : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero); }
+  ~DenormalsFlushed() { _mm_setcsr(saved_); }
+
+ private:
+  static constexpr unsigned kFlushToZero = 0x8000;
+  static constexpr unsigned kDenormalsAreZero = 0x0040;
+  unsigned saved_;
+#endif
+};
+
+// team.run with the step's floating-point mode on every thread.
+template <typename Body>
+void run_flushed(ThreadTeam& team, Body&& body) {
+  team.run([&](int index) {
+    const DenormalsFlushed flushed;
+    body(index);
+  });
+}
+
+struct Rows {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+Rows share_of(std::size_t rows, int parts, int index) {
+  const std::size_t base = rows / static_cast<std::size_t>(parts);
+  const std::size_t extra = rows % static_cast<std::size_t>(parts);
+  const auto i = static_cast<std::size_t>(index);
+  const std::size_t begin = i * base + std::min(i, extra);
+  return {begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+// Hidden layer, in place: z = max(z + b, 0).
+HDBENCH_VECTOR_CLONES
+void bias_relu_rows(float* z, const float* b, std::size_t cols, Rows rows) {
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    float* row = z + r * cols;
+    for (std::size_t c = 0; c < cols; ++c) row[c] = std::max(row[c] + b[c], 0.0f);
+  }
+}
+
+HDBENCH_VECTOR_CLONES
+void bias_rows(float* z, const float* b, std::size_t cols, Rows rows) {
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    float* row = z + r * cols;
+    for (std::size_t c = 0; c < cols; ++c) row[c] += b[c];
+  }
+}
+
+// Backward through a hidden layer's ReLU, in place: g = g · (a > 0), where a is the
+// layer's output; the column sums of the result (the bias gradient) go to `sums`.
+HDBENCH_VECTOR_CLONES
+void relu_grad_bias_grad_rows(float* g, const float* a, std::size_t cols, Rows rows, float* sums) {
+  std::fill(sums, sums + cols, 0.0f);
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    float* grow = g + r * cols;
+    const float* arow = a + r * cols;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const float v = arow[c] > 0.0f ? grow[c] : 0.0f;
+      grow[c] = v;
+      sums[c] += v;
+    }
+  }
+}
+
+// Softmax cross-entropy over rows of logits, with a stable log-sum-exp. With
+// `grad`, also writes dLoss/dlogits = (softmax - onehot) / batch and the column sums
+// of that (the last layer's bias gradient) to `sums`. Argmax ties go to the lowest
+// class, as torch.argmax.
+// Returns this share's summed loss (not yet the mean) and correct count.
+StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
+                                     std::size_t batch, Rows rows, float* grad, float* sums) {
+  // exp() of anything below this is under 1e-43 of the largest term: zero to the sum,
+  // and libm's underflow path costs ~100× a normal call (a confident model's logits
+  // sit hundreds below their maximum).
+  constexpr double kNegligible = -100.0;
+  StepResult share;
+  if (grad != nullptr) std::fill(sums, sums + classes, 0.0f);
+  const double inv_batch = 1.0 / static_cast<double>(batch);
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    const float* z = logits + r * classes;
+    const auto label = static_cast<std::size_t>(labels[r]);
+    std::size_t best = 0;
+    for (std::size_t c = 1; c < classes; ++c)
+      if (z[c] > z[best]) best = c;
+    const float top = z[best];
+    float* g = grad != nullptr ? grad + r * classes : nullptr;
+    double total = 0.0;
+    for (std::size_t c = 0; c < classes; ++c) {
+      const double d = static_cast<double>(z[c] - top);
+      const double e = d < kNegligible ? 0.0 : std::exp(d);
+      total += e;
+      if (g != nullptr) g[c] = static_cast<float>(e);  // the unnormalised softmax, for now
+    }
+    const double label_term = static_cast<double>(z[label] - top);
+    share.loss += std::log(total) - label_term;
+    share.correct += best == label ? 1 : 0;
+    if (g == nullptr) continue;
+    // (p - onehot) / batch. For the label, p - 1 = -(the other classes' share),
+    // computed without the cancellation of a confident p near 1.
+    const double scale = inv_batch / total;
+    const double label_e = label_term < kNegligible ? 0.0 : std::exp(label_term);
+    for (std::size_t c = 0; c < classes; ++c) {
+      g[c] = c == label ? static_cast<float>(-(total - label_e) * scale) : static_cast<float>(g[c] * scale);
+      sums[c] += g[c];
+    }
+  }
+  return share;
+}
+
+HDBENCH_VECTOR_CLONES
+void sgd_momentum(float* p, const float* g, float* v, std::size_t begin, std::size_t end, float lr, float momentum) {
+  for (std::size_t i = begin; i < end; ++i) {
+    v[i] = momentum * v[i] + g[i];
+    p[i] -= lr * v[i];
+  }
+}
+
+struct AdamStep {
+  float beta1, beta2, epsilon, step_size, inv_sqrt_bias2;
+};
+
+HDBENCH_VECTOR_CLONES
+void adam(float* p, const float* g, float* m, float* v, std::size_t begin, std::size_t end, AdamStep s) {
+  for (std::size_t i = begin; i < end; ++i) {
+    m[i] = s.beta1 * m[i] + (1.0f - s.beta1) * g[i];
+    v[i] = s.beta2 * v[i] + (1.0f - s.beta2) * g[i] * g[i];
+    p[i] -= s.step_size * m[i] / (std::sqrt(v[i]) * s.inv_sqrt_bias2 + s.epsilon);
+  }
+}
+
+// One optimizer update over index ranges of the flat parameter array: the whole array
+// (apply_optimizer), or one block of a weight matrix right after the thread that
+// computed its gradient wrote it (step(), while the block is still in that core's
+// cache: reading another core's freshly written gradients cost 40 µs of a 150 µs
+// step of 784x32x10 here).
+struct Update {
+  OptimizerConfig config;
+  AdamStep adam_step{};
+  float* p = nullptr;
+  const float* g = nullptr;
+  float* m = nullptr;
+  float* v = nullptr;
+
+  void apply(std::size_t begin, std::size_t end) const {
+    if (config.kind == OptimizerKind::sgd) {
+      sgd_momentum(p, g, m, begin, end, config.learning_rate, config.momentum);
+    } else {
+      adam(p, g, m, v, begin, end, adam_step);
+    }
+  }
+};
+
+Update make_update(const OptimizerConfig& o, std::size_t step, float* p, const float* g, float* m, float* v) {
+  Update u{o, {}, p, g, m, v};
+  if (o.kind == OptimizerKind::adam) {
+    const auto t = static_cast<double>(step);
+    u.adam_step = {o.beta1, o.beta2, o.epsilon,
+                   static_cast<float>(o.learning_rate / (1.0 - std::pow(static_cast<double>(o.beta1), t))),
+                   static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(static_cast<double>(o.beta2), t)))};
+  }
+  return u;
+}
+
+// What a thread does with the block of C it has just computed: rows [row_begin,
+// row_end) × columns [col_begin, col_end).
+using BlockEpilogue = std::function<void(int row_begin, int row_end, int col_begin, int col_end)>;
+
+// Adds each thread's column sums (threads × cols, row by row) into one row at `out`.
+void reduce_sums(const float* partial, int threads, std::size_t cols, float* out) {
+  std::copy(partial, partial + cols, out);
+  for (int t = 1; t < threads; ++t)
+    for (std::size_t c = 0; c < cols; ++c) out[c] += partial[static_cast<std::size_t>(t) * cols + c];
+}
+
+// A row-major GEMM C[m×n] = op(A)[m×k] · op(B)[k×n], split over the team: each
+// thread computes one block of C's rows (or of its columns, when C is wider than
+// tall) with single-threaded OpenBLAS. OpenBLAS's own threading hands a training
+// step's small GEMMs (128×32×784) to one thread or loses the gain to its start-up,
+// and our team is already awake for the element-wise passes. Below ~1 MFLOP one
+// thread does it all: waking the team would cost more.
+void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a,
+                int lda, const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
+  constexpr double kTeamMinFlops = 1e6;
+  constexpr int kBlockAlignment = 16;  // whole cache lines of C per thread
+  const bool split_rows = m >= n;
+  const int extent = split_rows ? m : n;
+  const int parts = 2.0 * m * n * k < kTeamMinFlops ? 1 : std::min(team.threads(), extent / kBlockAlignment);
+  if (parts <= 1) {
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+    if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
+    return;
+  }
+  run_flushed(team, [&](int index) {
+    if (index >= parts) return;
+    // Near-equal blocks in units of kBlockAlignment rows or columns.
+    const int units = (extent + kBlockAlignment - 1) / kBlockAlignment;
+    const int begin = std::min(extent, units * index / parts * kBlockAlignment);
+    const int end = std::min(extent, units * (index + 1) / parts * kBlockAlignment);
+    if (begin >= end) return;
+    if (split_rows) {
+      // Rows of op(A): rows of a plain A, columns of a transposed one.
+      const float* a_part = ta == CblasNoTrans ? a + static_cast<std::size_t>(begin) * lda : a + begin;
+      cblas_sgemm(CblasRowMajor, ta, tb, end - begin, n, k, 1.0f, a_part, lda, b, ldb, 0.0f,
+                  c + static_cast<std::size_t>(begin) * ldc, ldc);
+      if (epilogue != nullptr) (*epilogue)(begin, end, 0, n);
+    } else {
+      // Columns of op(B): columns of a plain B, rows of a transposed one.
+      const float* b_part = tb == CblasNoTrans ? b + begin : b + static_cast<std::size_t>(begin) * ldb;
+      cblas_sgemm(CblasRowMajor, ta, tb, m, end - begin, k, 1.0f, a, lda, b_part, ldb, 0.0f, c + begin, ldc);
+      if (epilogue != nullptr) (*epilogue)(0, m, begin, end);
+    }
+  });
+}
+
+}  // namespace
+
+void set_blas_threads(int threads) {
+  // openblas_set_num_threads is global and not free; skip it when nothing changes.
+  static std::atomic<int> current{0};
+  if (current.exchange(threads) != threads) openblas_set_num_threads(threads);
+}
+
+void cpu_sgemm(const float* a, const float* b, float* c, int m, int n, int k) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+}
+
+CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::size_t max_batch, int threads,
+               std::span<const float> parameters)
+    : shape_(shape), layout_(make_parameter_layout(shape)), optimizer_(optimizer), max_batch_(max_batch),
+      threads_(threads) {
+  if (shape.layers() == 0) throw MlpConfigError("an MLP needs at least one layer");
+  if (max_batch == 0) throw MlpConfigError("the largest batch must be at least 1");
+  if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
+  if (parameters.size() != layout_.total)
+    throw MlpConfigError(fmt::format("model {} has {} parameter floats, {} were given", to_string(shape),
+                                     layout_.total, parameters.size()));
+  parameters_.assign(parameters.begin(), parameters.end());
+  gradients_.assign(layout_.total, 0.0f);
+  first_moment_.assign(layout_.total, 0.0f);
+  if (optimizer.kind == OptimizerKind::adam) second_moment_.assign(layout_.total, 0.0f);
+  for (std::size_t l = 0; l < shape.layers(); ++l)
+    activations_.emplace_back(max_batch * static_cast<std::size_t>(shape.fan_out(l)), 0.0f);
+  grad_a_.assign(max_batch * static_cast<std::size_t>(shape.widest()), 0.0f);
+  grad_b_.assign(grad_a_.size(), 0.0f);
+  partial_sums_.assign(static_cast<std::size_t>(threads) * static_cast<std::size_t>(shape.widest()), 0.0f);
+  loss_shares_.resize(static_cast<std::size_t>(threads));
+  team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
+}
+
+CpuMlp::~CpuMlp() = default;
+
+std::span<const float> CpuMlp::logits() const noexcept {
+  return {activations_.back().data(), last_batch_ * static_cast<std::size_t>(shape_.classes())};
+}
+
+void CpuMlp::check_batch(const std::int32_t* labels, std::size_t batch) const {
+  if (batch == 0 || batch > max_batch_)
+    throw std::invalid_argument(fmt::format("batch of {} samples: the model was built for 1..{}", batch, max_batch_));
+  for (std::size_t i = 0; i < batch; ++i)
+    if (labels[i] < 0 || labels[i] >= shape_.classes())
+      throw std::invalid_argument(
+          fmt::format("label {} of sample {} is outside 0..{}", labels[i], i, shape_.classes() - 1));
+}
+
+template <typename Body>
+static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body) {
+  if (elements < kTeamMinElements || team.threads() == 1 || rows < 2) {
+    body(0, 1, Rows{0, rows});
+    return;
+  }
+  const int parts = static_cast<int>(std::min<std::size_t>(rows, static_cast<std::size_t>(team.threads())));
+  run_flushed(team, [&](int index) {
+    if (index < parts) body(index, parts, share_of(rows, parts, index));
+  });
+}
+
+StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std::size_t batch, bool keep_gradient) {
+  check_batch(labels, batch);
+  set_blas_threads(1);  // the team splits each GEMM; OpenBLAS runs inside each share
+  last_batch_ = batch;
+  const auto b = static_cast<int>(batch);
+  const float* input = images;
+  for (std::size_t l = 0; l < shape_.layers(); ++l) {
+    const int in = shape_.fan_in(l);
+    const int out = shape_.fan_out(l);
+    float* z = activations_[l].data();
+    const float* bias = parameters_.data() + layout_.layers[l].bias;
+    team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in, parameters_.data() + layout_.layers[l].weight,
+               in, z, out);
+    const bool hidden = l + 1 < shape_.layers();
+    for_row_shares(*team_, batch, batch * static_cast<std::size_t>(out), [&](int, int, Rows rows) {
+      if (hidden) {
+        bias_relu_rows(z, bias, static_cast<std::size_t>(out), rows);
+      } else {
+        bias_rows(z, bias, static_cast<std::size_t>(out), rows);
+      }
+    });
+    input = z;
+  }
+
+  const auto classes = static_cast<std::size_t>(shape_.classes());
+  int parts_used = 1;
+  for_row_shares(*team_, batch, batch * classes, [&](int index, int parts, Rows rows) {
+    if (index == 0) parts_used = parts;
+    float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * classes;
+    loss_shares_[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
+        activations_.back().data(), labels, classes, batch, rows, keep_gradient ? grad_a_.data() : nullptr, sums);
+  });
+  if (keep_gradient)
+    reduce_sums(partial_sums_.data(), parts_used, classes, gradients_.data() + layout_.layers.back().bias);
+  StepResult result;
+  for (int t = 0; t < parts_used; ++t) {
+    result.loss += loss_shares_[static_cast<std::size_t>(t)].loss;
+    result.correct += loss_shares_[static_cast<std::size_t>(t)].correct;
+  }
+  result.loss /= static_cast<double>(batch);
+  return result;
+}
+
+void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_update) {
+  const auto* update = static_cast<const Update*>(fused_update);
+  const auto b = static_cast<int>(batch);
+  float* grad_out = grad_a_.data();  // dLoss/d(this layer's pre-activation output)
+  float* grad_in = grad_b_.data();
+  for (std::size_t l = shape_.layers(); l-- > 0;) {
+    const int in = shape_.fan_in(l);
+    const int out = shape_.fan_out(l);
+    const LayerOffsets offsets = layout_.layers[l];
+    const float* input = l == 0 ? images : activations_[l - 1].data();
+    // The input gradient first: it needs this layer's weights before a fused update
+    // changes them. The images need none.
+    if (l > 0) {
+      team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight,
+                 in, grad_in, in);
+      int parts_used = 1;
+      const auto cols = static_cast<std::size_t>(in);
+      for_row_shares(*team_, batch, batch * cols, [&](int index, int parts, Rows rows) {
+        if (index == 0) parts_used = parts;
+        relu_grad_bias_grad_rows(grad_in, input, cols, rows,
+                                 partial_sums_.data() + static_cast<std::size_t>(index) * cols);
+      });
+      reduce_sums(partial_sums_.data(), parts_used, cols, gradients_.data() + layout_.layers[l - 1].bias);
+    }
+    const BlockEpilogue update_block = [&](int row_begin, int row_end, int col_begin, int col_end) {
+      for (int r = row_begin; r < row_end; ++r) {
+        const std::size_t first = offsets.weight + static_cast<std::size_t>(r) * in + col_begin;
+        update->apply(first, first + static_cast<std::size_t>(col_end - col_begin));
+      }
+    };
+    team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in,
+               gradients_.data() + offsets.weight, in, update != nullptr ? &update_block : nullptr);
+    // This layer's bias gradient is final by now (the softmax or the layer above wrote it).
+    if (update != nullptr) update->apply(offsets.bias, offsets.bias + static_cast<std::size_t>(out));
+    std::swap(grad_out, grad_in);
+  }
+}
+
+StepResult CpuMlp::compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch) {
+  const DenormalsFlushed flushed;
+  const StepResult result = forward(images, labels, batch, true);
+  backward(images, batch, nullptr);
+  return result;
+}
+
+StepResult CpuMlp::evaluate(const float* images, const std::int32_t* labels, std::size_t batch) {
+  const DenormalsFlushed flushed;
+  return forward(images, labels, batch, false);
+}
+
+void CpuMlp::apply_optimizer() {
+  const DenormalsFlushed flushed;
+  const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(),
+                                    first_moment_.data(), second_moment_.data());
+  for_row_shares(*team_, layout_.total, layout_.total,
+                 [&](int, int, Rows share) { update.apply(share.begin, share.end); });
+}
+
+StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
+  const DenormalsFlushed flushed;
+  StepResult result;
+  {
+    // Payloads: the batch's image bytes read, then the parameter bytes updated.
+    const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.forward,
+                                  batch * static_cast<std::size_t>(shape_.inputs()) * sizeof(float));
+    result = forward(images, labels, batch, true);
+  }
+  const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.backward, layout_.total * sizeof(float));
+  const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(),
+                                    first_moment_.data(), second_moment_.data());
+  backward(images, batch, &update);
+  return result;
+}
+
+}  // namespace hdbench

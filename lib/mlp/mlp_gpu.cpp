@@ -1,0 +1,309 @@
+// GpuMlp: buffers, the step's enqueue order, graph capture and downloads. The GEMM
+// plans (which epilogue each GEMM fuses, and the fallbacks) are in mlp_gpu_plan.cpp.
+#include "mlp/mlp_gpu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "core/cuda.hpp"
+#include "mlp/mlp_gpu_impl.hpp"
+#include "mlp_kernels.hpp"
+#include "core/nvtx.hpp"
+
+namespace hdbench {
+namespace {
+
+std::size_t align_up(std::size_t n, std::size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+
+}  // namespace
+
+namespace mlp_gpu_detail {
+
+void validate(const MlpShape& shape, std::size_t max_batch) {
+  if (shape.widths.size() < 2)
+    throw MlpConfigError(fmt::format("model '{}' needs at least an input width and a class count", to_string(shape)));
+  for (int width : shape.widths)
+    if (width < 1) throw MlpConfigError(fmt::format("model '{}' has a width below 1", to_string(shape)));
+  // cuBLASLt and the kernels take int dimensions.
+  if (max_batch == 0 || max_batch > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw MlpConfigError(fmt::format("max batch {} is outside 1..{}", max_batch, std::numeric_limits<int>::max()));
+}
+
+ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, MlpDtype dtype, std::size_t max_batch) {
+  validate(shape, max_batch);
+  ArenaLayout a;
+  // Every buffer starts on a 256-byte boundary: cuBLASLt's preferred alignment.
+  const auto take = [&](std::size_t bytes) {
+    if (bytes == 0) return Slot{};
+    const Slot slot{a.total, bytes};
+    a.total = align_up(a.total + bytes, kArenaAlignment);
+    return slot;
+  };
+  const bool bf16 = dtype == MlpDtype::bf16;
+  const std::size_t op_bytes = bf16 ? 2 : 4;
+  const std::size_t params = make_parameter_layout(shape).total;
+  const std::size_t layers = shape.layers();
+  int widest_output = 0;
+  for (std::size_t l = 0; l < layers; ++l) widest_output = std::max(widest_output, shape.fan_out(l));
+
+  a.parameters = take(params * 4);
+  a.gradients = take(params * 4);
+  a.first_moment = take(params * 4);
+  a.second_moment = take(optimizer == OptimizerKind::adam ? params * 4 : 0);
+  a.parameters_bf16 = take(bf16 ? params * 2 : 0);
+  a.images_bf16 = take(bf16 ? max_batch * static_cast<std::size_t>(shape.inputs()) * 2 : 0);
+  for (std::size_t l = 0; l < layers; ++l) {
+    const bool hidden = l + 1 < layers;  // the logits stay fp32 for the softmax
+    a.outputs.push_back(take(max_batch * static_cast<std::size_t>(shape.fan_out(l)) * (hidden ? op_bytes : 4)));
+  }
+  for (std::size_t l = 0; l + 1 < layers; ++l) {
+    const auto ld = static_cast<std::int64_t>(align_up(static_cast<std::size_t>(shape.fan_out(l)), kMaskLdBits));
+    a.mask_ld.push_back(ld);
+    a.masks.push_back(take(static_cast<std::size_t>(ld) / 8 * max_batch));
+  }
+  for (Slot& dy : a.dy) dy = take(max_batch * static_cast<std::size_t>(widest_output) * op_bytes);
+  a.row_loss = take(max_batch * sizeof(float));
+  a.row_correct = take(max_batch * sizeof(int));
+  a.scalars = take(sizeof(kernels::StepScalars));
+  a.adam_state = take(sizeof(kernels::AdamStepState));
+  a.workspace = take(kWorkspaceBytes);
+  return a;
+}
+
+}  // namespace mlp_gpu_detail
+
+using mlp_gpu_detail::Slot;
+using mlp_gpu_detail::StepPlan;
+
+GpuMlp::GpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, MlpDtype dtype, std::size_t max_batch,
+               std::span<const float> parameters, cudaStream_t stream)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.arena_layout = mlp_gpu_detail::make_arena_layout(shape, optimizer.kind, dtype, max_batch);
+  m.shape = shape;
+  m.layout = make_parameter_layout(shape);
+  m.optimizer = optimizer;
+  m.dtype = dtype;
+  m.max_batch = max_batch;
+  m.stream = stream;
+  if (parameters.size() != m.layout.total) {
+    throw MlpConfigError(fmt::format("model '{}' has {} parameter floats (padding included), {} were given",
+                                     to_string(shape), m.layout.total, parameters.size()));
+  }
+  m.arena = DeviceBuffer(m.arena_layout.total);
+  m.handle = lt::make_handle();
+
+  const std::size_t bytes = m.layout.total * sizeof(float);
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(m.parameters(), parameters.data(), bytes, cudaMemcpyHostToDevice, stream));
+  // The gradient padding is never written by a step and must read zero; the moments
+  // start at zero as torch's do.
+  HDBENCH_CUDA_CHECK(cudaMemsetAsync(m.gradients(), 0, bytes, stream));
+  HDBENCH_CUDA_CHECK(cudaMemsetAsync(m.at<float>(m.arena_layout.first_moment), 0, bytes, stream));
+  if (m.arena_layout.second_moment.present())
+    HDBENCH_CUDA_CHECK(cudaMemsetAsync(m.at<float>(m.arena_layout.second_moment), 0, bytes, stream));
+  HDBENCH_CUDA_CHECK(cudaMemsetAsync(m.adam_state(), 0, sizeof(kernels::AdamStepState), stream));
+  HDBENCH_CUDA_CHECK(cudaMemsetAsync(m.scalars(), 0, sizeof(kernels::StepScalars), stream));
+  if (m.bf16()) kernels::cast_to_bf16(m.parameters(), m.parameters_bf16(), m.layout.total, stream);
+  // The host span may go away when the constructor returns.
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+GpuMlp::~GpuMlp() {
+  // Work still queued reads the arena; let it finish before the memory goes.
+  if (impl_ && impl_->arena.data() != nullptr) HDBENCH_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(impl_->stream));
+}
+
+std::size_t GpuMlp::device_bytes_needed(const MlpShape& shape, OptimizerKind optimizer, MlpDtype dtype,
+                                        std::size_t max_batch) {
+  return mlp_gpu_detail::make_arena_layout(shape, optimizer, dtype, max_batch).total;
+}
+
+void GpuMlp::Impl::check_batch(const float* images, const std::int32_t* labels, std::size_t batch) const {
+  if (images == nullptr || labels == nullptr) throw std::invalid_argument("GpuMlp step: null images or labels");
+  if (batch == 0 || batch > max_batch) {
+    throw std::invalid_argument(fmt::format(
+        "GpuMlp step: batch {} is outside 1..{} (the max batch the model was built for)", batch, max_batch));
+  }
+}
+
+void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, const std::int32_t* labels,
+                                     std::size_t batch_size) {
+  const int batch = static_cast<int>(batch_size);
+  const std::size_t layers = shape.layers();
+  const void* input = images;
+  std::optional<nvtx::ScopedRange> phase;  // the forward pass (and loss), then the backward pass
+  phase.emplace(nvtx::Family::mlp, ranges.forward,
+                batch_size * static_cast<std::size_t>(shape.inputs()) * sizeof(float));
+  if (bf16()) {
+    kernels::cast_to_bf16(images, images_bf16(), batch_size * static_cast<std::size_t>(shape.inputs()), stream);
+    input = images_bf16();
+  }
+
+  for (std::size_t l = 0; l < layers; ++l) {
+    const LayerPlan& p = plan.layers[l];
+    p.forward->run(weight_operand(l), l == 0 ? input : output(l - 1), stream);
+    if (!p.forward_fused) {
+      const bool hidden = l + 1 < layers;
+      const float* bias = parameters() + layout.layers[l].bias;
+      if (hidden && bf16()) {
+        kernels::add_bias_activation(static_cast<__nv_bfloat16*>(output(l)), bias, batch, shape.fan_out(l), true,
+                                     stream);
+      } else {
+        kernels::add_bias_activation(static_cast<float*>(output(l)), bias, batch, shape.fan_out(l), hidden, stream);
+      }
+    }
+  }
+
+  const float* logits = static_cast<const float*>(output(layers - 1));
+  if (bf16()) {
+    kernels::softmax_cross_entropy(logits, labels, batch, shape.classes(), static_cast<__nv_bfloat16*>(dy(layers - 1)),
+                                   row_loss(), row_correct(), stream);
+  } else {
+    kernels::softmax_cross_entropy(logits, labels, batch, shape.classes(), static_cast<float*>(dy(layers - 1)),
+                                   row_loss(), row_correct(), stream);
+  }
+  kernels::reduce_step_scalars(row_loss(), row_correct(), batch, scalars(), stream);
+  phase.reset();
+  phase.emplace(nvtx::Family::mlp, ranges.backward, layout.total * sizeof(float));
+
+  for (std::size_t l = layers; l-- > 0;) {
+    const LayerPlan& p = plan.layers[l];
+    p.weight_gradient->run(l == 0 ? input : output(l - 1), dy(l), stream);
+    if (!p.weight_gradient_fused) {
+      float* bias_gradient = gradients() + layout.layers[l].bias;
+      if (bf16()) {
+        kernels::bias_gradient(static_cast<const __nv_bfloat16*>(dy(l)), bias_gradient, batch, shape.fan_out(l),
+                               stream);
+      } else {
+        kernels::bias_gradient(static_cast<const float*>(dy(l)), bias_gradient, batch, shape.fan_out(l), stream);
+      }
+    }
+    if (l == 0) break;  // the images need no gradient
+    p.input_gradient->run(weight_operand(l), dy(l), stream);
+    if (!p.input_gradient_fused) {
+      const std::size_t count = batch_size * static_cast<std::size_t>(shape.fan_in(l));
+      if (bf16()) {
+        kernels::relu_gradient(static_cast<__nv_bfloat16*>(dy(l - 1)), static_cast<const __nv_bfloat16*>(output(l - 1)),
+                               count, stream);
+      } else {
+        kernels::relu_gradient(static_cast<float*>(dy(l - 1)), static_cast<const float*>(output(l - 1)), count, stream);
+      }
+    }
+  }
+}
+
+void GpuMlp::Impl::enqueue_optimizer() {
+  const nvtx::ScopedRange range(nvtx::Family::mlp, ranges.optimizer, layout.total * sizeof(float));
+  const OptimizerConfig& o = optimizer;
+  float* first_moment = at<float>(arena_layout.first_moment);
+  if (o.kind == OptimizerKind::sgd) {
+    kernels::sgd_momentum_update(parameters(), gradients(), first_moment, parameters_bf16(), layout.total,
+                                 o.learning_rate, o.momentum, stream);
+  } else {
+    kernels::advance_adam_step(adam_state(), o.learning_rate, o.beta1, o.beta2, stream);
+    kernels::adam_update(parameters(), gradients(), first_moment, at<float>(arena_layout.second_moment),
+                         parameters_bf16(), layout.total, o.beta1, o.beta2, o.epsilon, adam_state(), stream);
+  }
+}
+
+void GpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
+  compute_gradients(images, labels, batch);
+  apply_optimizer();
+}
+
+void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch) {
+  impl_->check_batch(images, labels, batch);
+  const StepPlan& plan = impl_->plan_for(batch, images);
+  impl_->enqueue_gradients(plan, images, labels, batch);
+  impl_->last_batch = batch;
+}
+
+void GpuMlp::apply_optimizer() { impl_->enqueue_optimizer(); }
+
+void GpuMlp::name_ranges(const std::string& benchmark) { impl_->ranges = StepRangeNames(benchmark); }
+
+void GpuMlp::capture_step(const float* images, const std::int32_t* labels, std::size_t batch) {
+  Impl& m = *impl_;
+  m.check_batch(images, labels, batch);
+  // Planning queries the heuristic and runs trial GEMMs: neither may happen inside the
+  // capture, so the plan for this batch is made first.
+  const StepPlan& plan = m.plan_for(batch, images);
+  // An earlier graph may still be running: let it finish before it is destroyed.
+  if (m.has_graph) HDBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  m.graph = GraphExec();
+  m.has_graph = false;
+  m.graph = GraphExec::capture(m.stream, [&] {
+    m.enqueue_gradients(plan, images, labels, batch);
+    m.enqueue_optimizer();
+  });
+  m.has_graph = true;
+  m.graph_batch = batch;
+}
+
+void GpuMlp::replay() {
+  Impl& m = *impl_;
+  if (!m.has_graph) throw std::logic_error("GpuMlp::replay() before capture_step()");
+  m.graph.launch(m.stream);
+  m.last_batch = m.graph_batch;
+}
+
+bool GpuMlp::captured() const noexcept { return impl_->has_graph; }
+
+StepResult GpuMlp::last_result() {
+  Impl& m = *impl_;
+  if (m.last_batch == 0) throw std::logic_error("GpuMlp::last_result() before any step");
+  kernels::StepScalars scalars{};
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(&scalars, m.scalars(), sizeof(scalars), cudaMemcpyDeviceToHost, m.stream));
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+  return StepResult{scalars.loss_sum / static_cast<double>(m.last_batch), static_cast<std::size_t>(scalars.correct)};
+}
+
+std::vector<float> GpuMlp::Impl::download(const void* device, std::size_t count) const {
+  std::vector<float> host(count);
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+std::vector<float> GpuMlp::parameters() { return impl_->download(impl_->parameters(), impl_->layout.total); }
+std::vector<float> GpuMlp::gradients() { return impl_->download(impl_->gradients(), impl_->layout.total); }
+std::vector<float> GpuMlp::logits() {
+  const Impl& m = *impl_;
+  return m.download(m.output(m.shape.layers() - 1), m.last_batch * static_cast<std::size_t>(m.shape.classes()));
+}
+
+void GpuMlp::poison_step_outputs() {
+  const Impl& m = *impl_;
+  const auto poison = [&](void* device, std::size_t bytes) {
+    if (device != nullptr && bytes != 0) HDBENCH_CUDA_CHECK(cudaMemsetAsync(device, 0xFF, bytes, m.stream));
+  };
+  const auto poison_slot = [&](const Slot& slot) { poison(m.at<char>(slot), slot.bytes); };
+  // The gradients' blocks, not their padding: the padding must stay zero.
+  for (std::size_t l = 0; l < m.shape.layers(); ++l) {
+    const auto out = static_cast<std::size_t>(m.shape.fan_out(l));
+    const LayerOffsets& offsets = m.layout.layers[l];
+    poison(m.gradients() + offsets.weight, out * static_cast<std::size_t>(m.shape.fan_in(l)) * sizeof(float));
+    poison(m.gradients() + offsets.bias, out * sizeof(float));
+  }
+  const mlp_gpu_detail::ArenaLayout& a = m.arena_layout;
+  for (const Slot& slot : a.outputs) poison_slot(slot);
+  for (const Slot& slot : a.masks) poison_slot(slot);
+  for (const Slot& slot : a.dy) poison_slot(slot);
+  poison_slot(a.images_bf16);
+  poison_slot(a.row_loss);
+  poison_slot(a.row_correct);
+  poison_slot(a.scalars);
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+}
+
+bool GpuMlp::fused_epilogues() const noexcept { return impl_->fused; }
+const MlpShape& GpuMlp::shape() const noexcept { return impl_->shape; }
+MlpDtype GpuMlp::dtype() const noexcept { return impl_->dtype; }
+std::size_t GpuMlp::device_bytes() const noexcept { return impl_->arena.size(); }
+
+}  // namespace hdbench

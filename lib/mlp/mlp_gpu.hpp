@@ -1,0 +1,113 @@
+// The MLP training step on the GPU: cuBLASLt GEMMs with fused epilogues (bias + ReLU
+// forward; ReLU gradient + bias gradient backward), one fused softmax-cross-entropy
+// kernel that also writes the logits' gradient, the loss and the correct count, and
+// one optimizer kernel across the whole flat parameter array. fp32, tf32 (fp32
+// operands, tensor-core products) and bf16 (bf16 GEMM operands, fp32 accumulation,
+// gradients and master weights). The step runs eagerly, or captured once into a CUDA
+// graph and replayed.
+//
+// Same layout and initial values as the CPU model (mlp_model.hpp): row-major
+// activations [batch × width], weights [fan_out × fan_in], so parameters and
+// gradients compare element by element with CpuMlp's.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "mlp/mlp_model.hpp"
+
+namespace hdbench {
+
+class GpuMlp {
+ public:
+  // Allocates every buffer for up to `max_batch` samples on the current device and
+  // uploads `parameters` (make_parameter_layout(shape).total floats). All work is
+  // enqueued on `stream`, which the caller owns and which outlives the model.
+  // Throws CudaError (e.g. out of memory) or MlpConfigError.
+  GpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, MlpDtype dtype, std::size_t max_batch,
+         std::span<const float> parameters, cudaStream_t stream);
+  ~GpuMlp();
+  GpuMlp(const GpuMlp&) = delete;
+  GpuMlp& operator=(const GpuMlp&) = delete;
+
+  // Device bytes the model would allocate: what a benchmark checks against free memory
+  // before it constructs one, to skip a batch too large for the device with the reason.
+  static std::size_t device_bytes_needed(const MlpShape& shape, OptimizerKind optimizer, MlpDtype dtype,
+                                         std::size_t max_batch);
+
+  // Enqueues one training step (forward, loss, backward, update) on device-resident
+  // images [batch × inputs] (float) and labels (int32). Asynchronous: nothing waits.
+  void step(const float* images, const std::int32_t* labels, std::size_t batch);
+
+  // The step in two halves, for tests (both enqueue only).
+  void compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch);
+  void apply_optimizer();
+
+  // Captures step(images, labels, batch) into a CUDA graph (the pointers and batch are
+  // baked in), replacing any earlier capture. replay() enqueues it on the stream.
+  void capture_step(const float* images, const std::int32_t* labels, std::size_t batch);
+  void replay();
+  bool captured() const noexcept;
+
+  // Names the step's NVTX phase ranges (forward, backward, optimizer; host-side
+  // enqueue, which Nsight projects onto the GPU work) after `benchmark` (default
+  // "mlp/gpu"). A captured graph's replay is one launch and has none.
+  void name_ranges(const std::string& benchmark);
+
+  // Waits for the stream, then reads the last forward pass's loss and correct count.
+  StepResult last_result();
+  // Wait for the stream, then download (for tests and checks): the fp32 master
+  // parameters, the fp32 gradients of the last backward pass, the last logits.
+  std::vector<float> parameters();
+  std::vector<float> gradients();
+  std::vector<float> logits();
+
+  // For tests: fills every buffer a step writes (the gradients' weight and bias
+  // blocks, activations, logits, ReLU masks, output gradients, the loss and count) with
+  // 0xFF bytes, a NaN in fp32 and bf16, so an element a step leaves unwritten cannot
+  // pass. The gradients' padding keeps its zeros. Waits for the stream.
+  void poison_step_outputs();
+
+  // False when cuBLASLt offered no algorithm for a fused epilogue on this device and
+  // dtype, and the step fell back to a plain GEMM plus a separate kernel. GEMMs are
+  // planned on a batch size's first step (or capture), so this speaks for the batch
+  // sizes run so far.
+  bool fused_epilogues() const noexcept;
+  const MlpShape& shape() const noexcept;
+  MlpDtype dtype() const noexcept;
+  std::size_t device_bytes() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One GEMM D[m×n] = A[m×k]·B[k×n] (row-major, as cpu_sgemm) through cuBLASLt in the
+// step's arithmetic (fp32, tf32, or bf16 operands with fp32 accumulation and bf16
+// output), on operands filled with random values in [-1, 1) on the device: the GEMM
+// rate a step's TFLOP/s is compared with.
+class GpuGemm {
+ public:
+  GpuGemm(int m, int n, int k, MlpDtype dtype, cudaStream_t stream);
+  ~GpuGemm();
+  GpuGemm(const GpuGemm&) = delete;
+  GpuGemm& operator=(const GpuGemm&) = delete;
+  void run();  // enqueues one GEMM on the stream
+  double flops() const noexcept;  // 2·m·n·k
+  // Wait for the stream, then download as floats (bf16 widened exactly), to check D
+  // against a reference after timing: A [m×k], B [k×n], D [m×n], row-major.
+  std::vector<float> a_values();
+  std::vector<float> b_values();
+  std::vector<float> d_values();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hdbench

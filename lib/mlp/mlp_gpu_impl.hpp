@@ -1,0 +1,135 @@
+// GpuMlp's insides, shared by mlp_gpu.cpp (buffers, enqueue, graph) and
+// mlp_gpu_plan.cpp (the cuBLASLt plans). Not part of lib's interface.
+#pragma once
+
+#include <cuda_bf16.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "mlp/cublaslt.hpp"
+#include "core/cuda.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "mlp_kernels.hpp"
+
+namespace hdbench::mlp_gpu_detail {
+
+// cuBLASLt's scratch: the heuristic may pick split-K or stream-K kernels that need it.
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+constexpr std::size_t kArenaAlignment = 256;
+// cuBLASLt's rule for the ReLU bit-mask's leading dimension (in bits).
+constexpr std::size_t kMaskLdBits = 128;
+
+// A buffer in the model's one device allocation.
+struct Slot {
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t offset = kNone;
+  std::size_t bytes = 0;
+  bool present() const noexcept { return offset != kNone; }
+};
+
+// Everything a GpuMlp allocates, as one allocation: device_bytes_needed() is its size
+// exactly, and the constructor allocates exactly that.
+struct ArenaLayout {
+  Slot parameters;            // fp32 master weights, the flat layout of mlp_model.hpp
+  Slot gradients;             // fp32, same layout, padding zero
+  Slot first_moment;          // SGD's velocity, Adam's m
+  Slot second_moment;         // Adam's v
+  Slot parameters_bf16;       // bf16 copy the bf16 GEMMs read, same offsets
+  Slot images_bf16;           // bf16 copy of the input batch
+  std::vector<Slot> outputs;  // [l]: layer l's output [max_batch × fan_out]; hidden in the GEMM type, logits fp32
+  std::vector<Slot> masks;    // [l] for hidden l: cuBLASLt's ReLU bit-mask, mask_ld[l] bits per sample
+  std::vector<std::int64_t> mask_ld;
+  Slot dy[2];  // gradients w.r.t. layer outputs, in the GEMM type, used in turn going backward
+  Slot row_loss;
+  Slot row_correct;
+  Slot scalars;
+  Slot adam_state;
+  Slot workspace;
+  std::size_t total = 0;
+};
+
+void validate(const MlpShape& shape, std::size_t max_batch);
+ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, MlpDtype dtype, std::size_t max_batch);
+
+// The GEMMs of one layer for one batch size. A GEMM that is not `fused` runs with
+// the default epilogue and is followed by the fallback kernel doing its epilogue.
+struct LayerPlan {
+  std::optional<lt::Gemm> forward;  // Yᵀ = Wᵀ·Xᵀ (+ bias, ReLU + mask for hidden layers)
+  bool forward_fused = false;
+  bool writes_mask = false;                 // the forward wrote the ReLU bit-mask the next layer's DRELU reads
+  std::optional<lt::Gemm> weight_gradient;  // dWᵀ = Xᵀ·dY (+ bias gradient, BGRADB)
+  bool weight_gradient_fused = false;
+  std::optional<lt::Gemm> input_gradient;  // dXᵀ = W·dYᵀ (∘ ReLU mask of the layer below, DRELU); not for layer 0
+  bool input_gradient_fused = false;
+};
+struct StepPlan {
+  std::vector<LayerPlan> layers;
+};
+
+}  // namespace hdbench::mlp_gpu_detail
+
+namespace hdbench {
+
+struct GpuMlp::Impl {
+  using ArenaLayout = mlp_gpu_detail::ArenaLayout;
+  using Slot = mlp_gpu_detail::Slot;
+  using StepPlan = mlp_gpu_detail::StepPlan;
+  using LayerPlan = mlp_gpu_detail::LayerPlan;
+
+  MlpShape shape;
+  ParameterLayout layout;
+  OptimizerConfig optimizer;
+  MlpDtype dtype = MlpDtype::fp32;
+  std::size_t max_batch = 0;
+  StepRangeNames ranges{"mlp/gpu"};
+  cudaStream_t stream = nullptr;
+  ArenaLayout arena_layout;
+  DeviceBuffer arena;
+  lt::Handle handle;
+  // Keyed by (batch, alignment of the caller's images): a short last batch gets its own
+  // plan, and a steady state makes no heuristic queries.
+  std::map<std::pair<std::size_t, std::uint32_t>, StepPlan> plans;
+  bool fused = true;  // no GEMM of any plan so far needed a fallback kernel
+  GraphExec graph;
+  bool has_graph = false;
+  std::size_t graph_batch = 0;
+  std::size_t last_batch = 0;
+
+  template <typename T>
+  T* at(const Slot& slot) const noexcept {
+    return slot.present() ? reinterpret_cast<T*>(static_cast<char*>(arena.data()) + slot.offset) : nullptr;
+  }
+  bool bf16() const noexcept { return dtype == MlpDtype::bf16; }
+  float* parameters() const noexcept { return at<float>(arena_layout.parameters); }
+  float* gradients() const noexcept { return at<float>(arena_layout.gradients); }
+  __nv_bfloat16* parameters_bf16() const noexcept { return at<__nv_bfloat16>(arena_layout.parameters_bf16); }
+  __nv_bfloat16* images_bf16() const noexcept { return at<__nv_bfloat16>(arena_layout.images_bf16); }
+  void* output(std::size_t layer) const noexcept { return at<char>(arena_layout.outputs[layer]); }
+  // The gradient w.r.t. layer l's output: the logits' in dy[0], then alternating.
+  void* dy(std::size_t layer) const noexcept { return at<char>(arena_layout.dy[(shape.layers() - 1 - layer) % 2]); }
+  float* row_loss() const noexcept { return at<float>(arena_layout.row_loss); }
+  int* row_correct() const noexcept { return at<int>(arena_layout.row_correct); }
+  kernels::StepScalars* scalars() const noexcept { return at<kernels::StepScalars>(arena_layout.scalars); }
+  kernels::AdamStepState* adam_state() const noexcept { return at<kernels::AdamStepState>(arena_layout.adam_state); }
+  // Layer l's weight as the GEMMs read it: the fp32 master or its bf16 copy.
+  const void* weight_operand(std::size_t layer) const noexcept {
+    const std::size_t offset = layout.layers[layer].weight;
+    return bf16() ? static_cast<const void*>(parameters_bf16() + offset)
+                  : static_cast<const void*>(parameters() + offset);
+  }
+
+  void check_batch(const float* images, const std::int32_t* labels, std::size_t batch) const;
+  // The plan for this batch and images' alignment, built on first use (outside any capture).
+  const StepPlan& plan_for(std::size_t batch, const float* images);
+  StepPlan build_plan(std::size_t batch, const void* input);
+  void enqueue_gradients(const StepPlan& plan, const float* images, const std::int32_t* labels, std::size_t batch);
+  void enqueue_optimizer();
+  std::vector<float> download(const void* device, std::size_t count) const;
+};
+
+}  // namespace hdbench

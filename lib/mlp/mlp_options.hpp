@@ -1,0 +1,33 @@
+// The mlp family's grid: training steps (models x batches x processors x dtypes x
+// optimizers x modes x where the batch starts), the CPU step's threads, and whole
+// epochs fed by the loader (models x batches x workers x pinning).
+#pragma once
+
+#include <vector>
+
+#include "core/flags.hpp"
+#include "data/data_axes.hpp"
+#include "mlp/mlp_axes.hpp"
+#include "mlp/mlp_model.hpp"
+
+namespace hdbench {
+
+struct MlpOptions {
+  std::vector<MlpShape> models;
+  std::vector<int> batches = {32, 128, 1024, 8192, 16384};
+  std::vector<Processor> processors = all_processors();
+  std::vector<MlpDtype> dtypes = {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16};
+  std::vector<OptimizerKind> optimizers = {OptimizerKind::sgd};
+  std::vector<StepMode> modes = {StepMode::eager, StepMode::graph};
+  std::vector<BatchSource> data = all_batch_sources();
+  std::vector<int> threads;
+  double cpu_step_tflop_limit = 0.2;  // CPU steps doing more are skipped (a 2-core host: ~1 s)
+  std::vector<MlpShape> epoch_models;
+  std::vector<int> epoch_batches = {128, 1024};
+  std::vector<int> epoch_workers = {0, 2, 8};
+  std::vector<PinMode> epoch_pinning = all_pin_modes();
+};
+
+void declare_mlp_flags(FlagParser& flags, MlpOptions& options, const OptionLimits& limits);
+
+}  // namespace hdbench

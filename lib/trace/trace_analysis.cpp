@@ -1,0 +1,145 @@
+#include "trace/trace_analysis.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "core/overlap.hpp"
+
+namespace hdbench::trace {
+namespace {
+
+// A record's time inside a span, in µs from the span's start.
+struct Clipped {
+  double start_us = 0.0, end_us = 0.0;
+};
+
+double us_between(std::uint64_t from_ns, std::uint64_t to_ns) { return static_cast<double>(to_ns - from_ns) / 1e3; }
+
+// The longest stretch of [0, span_us] that no clipped record covers. overlap.hpp has
+// unions and intersections but no gaps; a sweep over records sorted by start finds them.
+double largest_gap_us(std::vector<Clipped> clipped, double span_us) {
+  std::sort(clipped.begin(), clipped.end(), [](const Clipped& a, const Clipped& b) { return a.start_us < b.start_us; });
+  double covered_to = 0.0, largest = 0.0;
+  for (const Clipped& c : clipped) {
+    largest = std::max(largest, c.start_us - covered_to);
+    covered_to = std::max(covered_to, c.end_us);
+  }
+  return std::max(largest, span_us - covered_to);
+}
+
+// Sorted by start, overlapping or touching spans joined into one.
+std::vector<TimeSpan> merged(std::vector<TimeSpan> spans) {
+  for (const TimeSpan& s : spans) {
+    if (s.to_ns < s.from_ns) throw std::invalid_argument("summarize_gpu_activity: a span ends before it starts");
+  }
+  std::sort(spans.begin(), spans.end(), [](const TimeSpan& a, const TimeSpan& b) { return a.from_ns < b.from_ns; });
+  std::vector<TimeSpan> out;
+  for (const TimeSpan& s : spans) {
+    if (!out.empty() && s.from_ns <= out.back().to_ns) {
+      out.back().to_ns = std::max(out.back().to_ns, s.to_ns);
+    } else {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::vector<TimeSpan> timed_spans(const std::vector<Record>& records, std::uint64_t from_ns, std::uint64_t to_ns) {
+  std::vector<TimeSpan> spans;
+  for (const Record& r : records) {
+    if (r.kind == RecordKind::range && ends_with(r.name, "/timed") && from_ns <= r.start_ns && r.end_ns <= to_ns &&
+        r.start_ns <= r.end_ns) {
+      spans.push_back({r.start_ns, r.end_ns});
+    }
+  }
+  return merged(std::move(spans));
+}
+
+GpuActivity summarize_gpu_activity(const std::vector<Record>& records, int device, std::vector<TimeSpan> spans) {
+  spans = merged(std::move(spans));
+  for (const Record& r : records) {
+    if (is_gpu_record(r.kind) && r.device == device && r.end_ns < r.start_ns) {
+      throw std::invalid_argument("summarize_gpu_activity: record '" + r.name + "' ends before it starts");
+    }
+  }
+  // Sums over the spans; each span's unions come from summarize_overlap, which is
+  // unit-free: fed µs, its "_ms" fields hold µs. Copies go in as Stage::h2d whatever
+  // their direction, since only copy-vs-kernel matters here; a second call with every
+  // record as one stage gives the union of all of them.
+  GpuActivity activity;
+  double busy_us = 0.0, copy_us = 0.0, kernel_us = 0.0, overlap_us = 0.0;
+  std::vector<bool> counted(records.size(), false);
+  for (const TimeSpan& span : spans) {
+    if (span.to_ns == span.from_ns) continue;
+    const double span_us = us_between(span.from_ns, span.to_ns);
+    std::vector<StageInterval> copies_and_kernels, everything;
+    std::vector<Clipped> clipped;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const Record& r = records[i];
+      if (!is_gpu_record(r.kind) || r.device != device) continue;
+      const std::uint64_t start = std::max(r.start_ns, span.from_ns), end = std::min(r.end_ns, span.to_ns);
+      const bool inside =
+          start < end || (r.start_ns == r.end_ns && span.from_ns <= r.start_ns && r.start_ns <= span.to_ns);
+      if (!inside) continue;
+      const Clipped c{us_between(span.from_ns, start), us_between(span.from_ns, end)};
+      clipped.push_back(c);
+      everything.push_back({Stage::kernel, 0, c.start_us, c.end_us});
+      const bool first_time = !counted[i];
+      counted[i] = true;
+      if (r.kind == RecordKind::memcpy) {
+        activity.copies += first_time ? 1 : 0;
+        copies_and_kernels.push_back({Stage::h2d, 0, c.start_us, c.end_us});
+      } else if (r.kind == RecordKind::kernel) {
+        activity.kernels += first_time ? 1 : 0;
+        copies_and_kernels.push_back({Stage::kernel, 0, c.start_us, c.end_us});
+      }
+    }
+    const OverlapSummary split = summarize_overlap(copies_and_kernels);
+    busy_us += summarize_overlap(everything).kernel_busy_ms;
+    copy_us += split.copy_busy_ms;
+    kernel_us += split.kernel_busy_ms;
+    overlap_us += split.overlap_ms;
+    activity.window_us += span_us;
+    activity.largest_idle_gap_us = std::max(activity.largest_idle_gap_us, largest_gap_us(std::move(clipped), span_us));
+  }
+  if (activity.window_us == 0.0) return activity;
+  const double percent = 100.0 / activity.window_us;
+  activity.busy_percent = busy_us * percent;
+  activity.copy_percent = copy_us * percent;
+  activity.kernel_percent = kernel_us * percent;
+  OverlapSummary totals;
+  totals.copy_busy_ms = copy_us;
+  totals.kernel_busy_ms = kernel_us;
+  totals.overlap_ms = overlap_us;
+  activity.copy_compute_overlap_percent = totals.overlap_percent();
+  activity.total_idle_us = std::max(0.0, activity.window_us - busy_us);
+  return activity;
+}
+
+std::optional<double> copy_bandwidth_gbps(const std::vector<Record>& records, const std::string& copy_kind,
+                                          MemoryKind host_kind, const std::vector<TimeSpan>& spans) {
+  const auto inside_a_span = [&](const Record& r) {
+    return std::any_of(spans.begin(), spans.end(),
+                       [&](const TimeSpan& s) { return s.from_ns <= r.start_ns && r.end_ns <= s.to_ns; });
+  };
+  std::uint64_t bytes = 0, duration_ns = 0;
+  for (const Record& r : records) {
+    if (r.kind != RecordKind::memcpy || r.name != copy_kind) continue;
+    if ((copy_kind == "DtoH" ? r.dst : r.src) != host_kind) continue;
+    if (r.end_ns <= r.start_ns || !inside_a_span(r)) continue;
+    bytes += r.bytes;
+    duration_ns += r.end_ns - r.start_ns;
+  }
+  if (duration_ns == 0) return std::nullopt;
+  // Bytes per nanosecond is 1e9 bytes per second.
+  return static_cast<double>(bytes) / static_cast<double>(duration_ns);
+}
+
+}  // namespace hdbench::trace

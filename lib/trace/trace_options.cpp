@@ -1,0 +1,25 @@
+#include "trace/trace_options.hpp"
+
+#include "trace/trace_recorder.hpp"
+
+namespace hdbench::trace {
+
+void declare_trace_flags(FlagParser& flags, TraceOptions& o) {
+  flags.group("trace");
+  flags.add("trace", "FILE", "record CUPTI activity (copies, kernels, ranges) into a Chrome trace for Perfetto",
+            [&o](auto flag, auto v) {
+              o.path = parse_nonempty(flag, v, "a file path for the Chrome trace");
+              if (!cupti_built_in()) {
+                throw UsageError("--hdbench_trace: this hdbench was built without CUPTI; rebuild with the CUDA "
+                                 "Toolkit's CUPTI (CUDA::cupti) to record traces");
+              }
+            });
+  flags.add("trace_api", "on|off", "with --hdbench_trace, also record every CUDA runtime call (default off)",
+            [&o](auto flag, auto v) { o.api = parse_one_switch(flag, v); });
+  flags.add_report([&o](nlohmann::json& j) {
+    j["trace_path"] = o.path;
+    j["trace_api"] = o.api;
+  });
+}
+
+}  // namespace hdbench::trace

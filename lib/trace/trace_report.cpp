@@ -1,0 +1,55 @@
+#include "trace/trace_report.hpp"
+
+#include <map>
+#include <string>
+
+#include "trace/trace_analysis.hpp"
+
+namespace hdbench::trace {
+
+nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::vector<BenchmarkWindow>& windows,
+                                 int device, const nlohmann::json& benchmarks) {
+  std::map<std::string, double> event_timed;  // benchmark name (without Google's suffix) -> GB/s
+  for (const auto& b : benchmarks) {
+    std::string name = b.value("run_name", b.value("name", ""));
+    if (const auto suffix = name.rfind("/manual_time"); suffix != std::string::npos) name.resize(suffix);
+    if (b.contains("counters") && b["counters"].contains("bandwidth_GB/s")) {
+      event_timed[name] = b["counters"]["bandwidth_GB/s"].get<double>();
+    }
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BenchmarkWindow& w : windows) {
+    // The benchmark's timed ranges when it has them; else (set-up included) its window.
+    std::vector<TimeSpan> spans = timed_spans(records, w.start_ns, w.end_ns);
+    const bool timed = !spans.empty();
+    if (!timed) spans.push_back({w.start_ns, w.end_ns});
+    const GpuActivity a = summarize_gpu_activity(records, device, spans);
+    if (a.copies == 0 && a.kernels == 0) continue;
+    nlohmann::json row = {{"benchmark", w.name},
+                          {"measured_over", timed ? "timed ranges" : "whole benchmark"},
+                          {"timed_ranges", timed ? spans.size() : 0},
+                          {"window_us", a.window_us},
+                          {"gpu_busy_percent", a.busy_percent},
+                          {"copy_percent", a.copy_percent},
+                          {"kernel_percent", a.kernel_percent},
+                          {"copy_compute_overlap_percent", a.copy_compute_overlap_percent},
+                          {"largest_idle_gap_us", a.largest_idle_gap_us},
+                          {"total_idle_us", a.total_idle_us},
+                          {"copies", a.copies},
+                          {"kernels", a.kernels}};
+    nlohmann::json cupti = nlohmann::json::object();
+    for (const char* kind : {"HtoD", "DtoH"}) {
+      for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) {
+        if (const auto gbps = copy_bandwidth_gbps(records, kind, host, spans)) {
+          cupti[std::string(kind) + "/" + to_string(host)] = *gbps;
+        }
+      }
+    }
+    row["cupti_copy_GB/s"] = cupti;
+    if (const auto it = event_timed.find(w.name); it != event_timed.end()) row["event_timed_GB/s"] = it->second;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace hdbench::trace

@@ -1,0 +1,27 @@
+// The transfer area's options (families transfer, pinning, staged, host_memcpy):
+// sizes, directions, engines, the staged ring and the host memcpy threads.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "core/flags.hpp"
+#include "transfer/transfer_axes.hpp"
+
+namespace hdbench {
+
+struct TransferOptions {
+  std::vector<std::size_t> sizes;
+  std::vector<Direction> directions = all_directions();
+  std::vector<Engine> engines = all_engines();
+  std::vector<std::size_t> staged_chunk_sizes;
+  std::vector<int> staged_threads = {1, 2, 4};
+  int staged_slots = 4;
+  std::vector<int> memcpy_threads;
+};
+
+// Sets the defaults (memcpy threads: powers of two up to the core count) and declares
+// the flags. A size the user asked for that cannot fit in host memory is a usage error.
+void declare_transfer_flags(FlagParser& flags, TransferOptions& options, const OptionLimits& limits);
+
+}  // namespace hdbench

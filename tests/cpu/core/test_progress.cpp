@@ -1,0 +1,57 @@
+// The progress line and the count of benchmarks a filter selects.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "core/progress.hpp"
+
+namespace hdbench {
+namespace {
+
+const std::vector<std::string> kNames = {
+    "transfer/h2d/pinned/copy/4KiB/manual_time", "transfer/d2h/pinned/copy/4KiB/manual_time",
+    "streams/sync/pinned/256MiB/compute:1/manual_time", "host_memcpy/threads:1/4KiB/manual_time"};
+
+TEST(CountSelected, FollowsGoogleBenchmarkFilterRules) {
+  EXPECT_EQ(count_selected(kNames, ""), 4u);
+  EXPECT_EQ(count_selected(kNames, "."), 4u);
+  EXPECT_EQ(count_selected(kNames, "all"), 4u);
+  EXPECT_EQ(count_selected(kNames, "transfer"), 2u);
+  EXPECT_EQ(count_selected(kNames, "^transfer/h2d"), 1u);
+  EXPECT_EQ(count_selected(kNames, "h2d|streams"), 2u);
+  EXPECT_EQ(count_selected(kNames, "-transfer"), 2u);  // negated
+  EXPECT_EQ(count_selected(kNames, "nothing"), 0u);
+  EXPECT_THROW(count_selected(kNames, "("), std::regex_error);
+}
+
+TEST(ProgressLine, ShowsDoneTotalElapsedAndRemaining) {
+  EXPECT_EQ(progress_line(0, 229, 0.0, ""), "[  0/229]     0s elapsed");
+  // 10 done in 65 s: 6.5 s each, 219 left = 1423.5 s.
+  EXPECT_EQ(progress_line(10, 229, 65.0, "streams/x"), "[ 10/229]  1m05s elapsed, ~23m44s left  streams/x");
+  EXPECT_EQ(progress_line(3, 3, 7300.0, "a"), "[3/3]  2h01m elapsed, ~0s left  a");
+}
+
+TEST(Progress, DrawsOnlyWhenEnabledAndCountsEachNameOnce) {
+  ::testing::internal::CaptureStderr();
+  Progress quiet(2, false);  // stderr is not a terminal
+  quiet.finished("a");
+  quiet.end();
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+
+  ::testing::internal::CaptureStderr();
+  Progress shown(2, true);
+  shown.finished("a");
+  shown.finished("a");  // aggregates of the same benchmark: not a second benchmark
+  shown.finished("b");
+  shown.end();
+  const std::string drawn = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(drawn.find("[1/2]"), std::string::npos) << drawn;
+  EXPECT_NE(drawn.find("[2/2]"), std::string::npos) << drawn;
+  EXPECT_EQ(drawn.find("[3/2]"), std::string::npos) << drawn;
+  EXPECT_EQ(drawn.substr(drawn.size() - 4), "\r\033[K");  // the line is cleared at the end
+}
+
+}  // namespace
+}  // namespace hdbench

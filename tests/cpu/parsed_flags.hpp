@@ -1,0 +1,57 @@
+// Every owner's flags declared into one parser, as the binary declares them (a test in
+// bench/test_command_line.cpp checks that the two agree), with the parsed options in
+// reach of the tests as plain copies.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/options.hpp"
+#include "data/data_options.hpp"
+#include "loader/loader_options.hpp"
+#include "mlp/mlp_options.hpp"
+#include "streams/streams_options.hpp"
+#include "trace/trace_options.hpp"
+#include "transfer/transfer_options.hpp"
+
+namespace hdbench::testing {
+
+inline const std::vector<std::string> kFamilyNames = {"transfer", "pinning", "staged", "host_memcpy",
+                                                       "streams",  "loader",  "mlp"};
+
+struct Parsed {
+  Options core;
+  TransferOptions transfer;
+  StreamsOptions streams;
+  DataOptions data;
+  LoaderOptions loader;
+  MlpOptions mlp;
+  trace::TraceOptions trace;
+  bool help = false;
+  std::vector<std::string> given;
+  std::vector<std::string> passthrough;
+  std::vector<std::string> flag_names;
+  nlohmann::json json;
+  std::string help_text;
+};
+
+inline Parsed parse_flags(const std::vector<std::string>& args, const OptionLimits& limits, std::uint64_t seed) {
+  Parsed p;
+  FlagParser flags;
+  declare_core_flags(flags, p.core, kFamilyNames, seed);
+  declare_transfer_flags(flags, p.transfer, limits);
+  declare_streams_flags(flags, p.streams, limits);
+  declare_loader_flags(flags, p.loader);
+  declare_mlp_flags(flags, p.mlp, limits);
+  declare_data_flags(flags, p.data);
+  trace::declare_trace_flags(flags, p.trace);
+  p.passthrough = flags.parse(args);
+  p.help = flags.help_requested();
+  p.given = flags.given();
+  p.flag_names = flags.names();
+  p.json = flags.report();
+  p.help_text = flags.help();
+  return p;
+}
+
+}  // namespace hdbench::testing
