@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
-"""PyTorch baseline for hdbench's `mlp` family: the same MLP training steps in PyTorch,
-written as an hdbench report so the report tools draw and compare both.
+"""PyTorch baseline for hdbench's `mlp` and `loader` families: the same MLP training
+steps, and the DataLoader the tutorials teach, in PyTorch, written as an hdbench report
+so the report tools draw and compare both.
 
-    pytorch_baseline.py [--processors cpu,gpu] [--models 784x32x10,...] [--batches 32,128]
-                        [--dtypes fp32,tf32,bf16] [--optimizers sgd,adam]
+    pytorch_baseline.py [--families mlp,loader] [--processors cpu,gpu] [--models 784x32x10,...]
+                        [--batches 32,128] [--dtypes fp32,tf32,bf16] [--optimizers sgd,adam]
                         [--modes eager,graph,compile] [--data device,pageable,pinned]
-                        [--threads N[,N...]] [--device I] [--min-time S] [--min-samples N]
-                        [--warmup N] [--flush-denormal] [--seed N] [--out PATH]
+                        [--threads N[,N...]] [--loader-batches 32,128,1024] [--loader-workers 0,2,8]
+                        [--loader-pinning pageable,pin_thread] [--loader-consumers host,gpu]
+                        [--loader-samples N] [--loader-min-epochs N] [--mnist-dir DIR]
+                        [--device I] [--min-time S] [--min-samples N] [--warmup N]
+                        [--flush-denormal] [--seed N] [--out PATH]
 
 A step is zero_grad(set_to_none=True), forward, mean softmax cross-entropy, backward
 and the optimizer's update (SGD lr 0.05 momentum 0.9, or Adam lr 1e-3), as
-lib/mlp_model.hpp defines it; a GEMM of random square matrices per processor and dtype
-gives the rate each step's TFLOP/s is set against (`fraction_of_gemm_rate`).
+lib/mlp/mlp_model.hpp defines it, from hdbench's initial parameters on hdbench's samples
+(pytorch_data.py: with hdbench's --hdbench_seed as --seed, the same network and data,
+so first_loss matches hdbench's); a GEMM of random square matrices per processor and
+dtype gives the rate each step's TFLOP/s is set against (`fraction_of_gemm_rate`).
+bf16 is torch.autocast over fp32 master weights (PyTorch's way; hdbench keeps its
+logits and weight gradients in fp32 where autocast rounds them to bf16). The loader
+family is described in pytorch_loader.py.
 
 What runs where: the CPU runs fp32 with modes eager and compile on batches already in
 host memory (`data:host`); tf32, bf16, graph and the device/pageable/pinned data axes
@@ -36,8 +45,9 @@ convention), `cpu_time` the calling thread's CPU time per step.
 CPU denormals are kept unless --flush-denormal (PyTorch's default; SGD can produce
 them and slow the step).
 
-Exit codes: 0; 1 when a benchmark failed (status `error`) or the report could not be
-written; 2 for a bad option or no PyTorch, reported before anything runs (and before
+Exit codes: 0; 1 when a benchmark failed (status `error`, e.g. a loss that is not
+finite; the other benchmarks still run and the report is written) or the report could
+not be written; 2 for a bad option or no PyTorch, reported before anything runs (and before
 PyTorch is imported, so the option checks work without it).
 """
 
@@ -48,31 +58,30 @@ import datetime
 import json
 import math
 import os
-import platform
 import re
 import socket
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # pytorch_baseline_torch beside this file
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the pytorch_*.py modules beside this file
+
+import pytorch_loader as loader_family  # noqa: E402
+from pytorch_report import build_context, make_entry, now, short_name, table_header, table_row, \
+    write_atomically  # noqa: E402
 
 PROG = "pytorch_baseline.py"
+FAMILIES = ("mlp", "loader")
 PROCESSORS = ("cpu", "gpu")
 DTYPES = ("fp32", "tf32", "bf16")
 OPTIMIZERS = ("sgd", "adam")
 MODES = ("eager", "graph", "compile")
 DATA_KINDS = ("device", "pageable", "pinned")
-MAX_WIDTH = 1 << 20  # lib/mlp_model.cpp's limit
+MAX_WIDTH = 1 << 20  # lib/mlp/mlp_model.cpp's limit
 DEFAULT_MODELS = "784x32x10,784x4096x4096x10"
 # Without --batches: sized so the CPU grid finishes in a few minutes on two cores.
 DEFAULT_BATCHES = {"cpu": (32, 128, 1024), "gpu": (32, 128, 1024, 8192)}
 GEMM_SIZE = {"cpu": 2048, "gpu": 8192}
-LARGE_SPREAD_CV = 5.0  # percent, as lib/timing.hpp
-# Variables that change how the CPU threads behave; recorded with the run's options.
-THREADING_ENV = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_PROC_BIND", "OMP_PLACES",
-                 "KMP_BLOCKTIME", "KMP_AFFINITY", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES")
+SGD_LR = 0.05  # lib/mlp/mlp_model.cpp's default_optimizer
 
 
 class UsageError(Exception):
@@ -99,6 +108,9 @@ def parse_model(text: str) -> list[int]:
         widths.append(width)
     if len(widths) < 2:
         fail("it needs at least an input width and a class count")
+    if widths[0] != 784 or widths[-1] < 10:  # bench/mlp.cpp's check_models
+        fail("it does not fit the dataset: the first width must be 784 (28×28 pixels) and the last at least 10 "
+             "(the classes)")
     return widths
 
 
@@ -130,6 +142,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add = parser.add_argument
+    add("--families", default="mlp,loader", help="mlp, loader (default: both)")
     add("--processors", default="cpu,gpu", help="cpu, gpu (default: both)")
     add("--models", default=DEFAULT_MODELS, help=f"widths joined by 'x' (default {DEFAULT_MODELS})")
     add("--batches", default=None, help="batch sizes (default cpu: 32,128,1024; gpu: 32,128,1024,8192)")
@@ -143,6 +156,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
              "inside the step (default: all three); the CPU uses host")
     add("--threads", default=str(os.cpu_count() or 1),
         help="CPU threads: torch.set_num_threads, and OpenBLAS's pool where PyTorch uses it (default: all cores)")
+    add("--loader-batches", default=loader_family.DEFAULT_BATCHES, help="DataLoader batch sizes (default %(default)s)")
+    add("--loader-workers", default=loader_family.DEFAULT_WORKERS, help="num_workers values (default %(default)s)")
+    add("--loader-pinning", default="pageable,pin_thread",
+        help="pageable (pin_memory=False), pin_thread (pin_memory=True) (default: both; gpu consumer only)")
+    add("--loader-consumers", default="host,gpu", help="host (CPU checksum), gpu (.to(device) + checksum)")
+    add("--loader-samples", default="60000", help="samples in the synthetic set, as hdbench's (default 60000)")
+    add("--loader-min-epochs", default="3", help="timed epochs per loader run at least (default 3)")
+    add("--mnist-dir", default="", help="read DIR/train-{images-idx3,labels-idx1}-ubyte instead of the synthetic set")
     add("--device", default="0", help="CUDA device index (default 0)")
     add("--min-time", default="0.5", help="seconds of timed steps per benchmark (default 0.5)")
     add("--min-samples", default="5", help="timed steps per benchmark at least (default 5)")
@@ -151,8 +172,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="CPU: torch.set_flush_denormal(True) (default off, PyTorch's default; denormals can slow SGD steps)")
     add("--seed", default="1", help="seed of the data and the initial weights (default 1)")
     add("--out", default=None, help="report path (default reports/pytorch-<host>-<time>.json)")
+    # For the tests only: a learning rate that makes SGD diverge on purpose.
+    add("--test-sgd-lr", default=str(SGD_LR), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)  # its own usage errors exit 2
     opts = argparse.Namespace()
+    opts.families = choices("families", args.families, FAMILIES)
     opts.processors = choices("processors", args.processors, PROCESSORS)
     opts.models = [(m, parse_model(m)) for m in split_list("models", args.models)]
     opts.batches = positive_ints("batches", args.batches) if args.batches is not None else None
@@ -166,6 +190,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     opts.warmup = whole_number("warmup", args.warmup, 0)
     opts.seed = whole_number("seed", args.seed, 0)
     opts.flush_denormal = args.flush_denormal
+    opts.loader_batches = positive_ints("loader-batches", args.loader_batches)
+    opts.loader_workers = [whole_number("loader-workers", w, 0) for w in split_list("loader-workers",
+                                                                                    args.loader_workers)]
+    opts.loader_pinning = choices("loader-pinning", args.loader_pinning, tuple(loader_family.PINNING))
+    opts.loader_consumers = choices("loader-consumers", args.loader_consumers, loader_family.CONSUMERS)
+    opts.loader_samples = whole_number("loader-samples", args.loader_samples, 1)
+    opts.loader_min_epochs = whole_number("loader-min-epochs", args.loader_min_epochs, 1)
+    opts.mnist_dir = args.mnist_dir
+    if opts.mnist_dir and not all(Path(f).is_file() for f in mnist_files(opts.mnist_dir)):
+        raise UsageError(f"--mnist-dir: '{opts.mnist_dir}' has no train-images-idx3-ubyte and "
+                         "train-labels-idx1-ubyte")
+    try:
+        opts.sgd_lr = float(args.test_sgd_lr)
+    except ValueError:
+        raise UsageError(f"--test-sgd-lr: '{args.test_sgd_lr}' is not a number") from None
     try:
         opts.min_time = float(args.min_time)
     except ValueError:
@@ -175,6 +214,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     opts.out = args.out if args.out is not None else default_out_path()
     opts.arguments = list(sys.argv[1:] if argv is None else argv)
     return opts
+
+
+def mnist_files(directory: str) -> tuple[str, str]:
+    return str(Path(directory) / "train-images-idx3-ubyte"), str(Path(directory) / "train-labels-idx1-ubyte")
 
 
 def whole_number(flag: str, text: str, minimum: int) -> int:
@@ -208,6 +251,8 @@ def check_writable(path: str) -> None:
 def step_grid(opts) -> tuple[list[dict], list[str]]:
     """The step benchmarks to run, and notes on what the CPU leaves out."""
     specs, dropped = [], []
+    if "mlp" not in opts.families:
+        return specs, dropped
     for processor in opts.processors:
         batches = opts.batches or list(DEFAULT_BATCHES[processor])
         if processor == "cpu":
@@ -249,6 +294,10 @@ def benchmark_name(spec: dict) -> str:
             f"/data:{spec['data']}/batch:{spec['batch']}{suffix}/manual_time")
 
 
+def entry_name(spec: dict) -> str:
+    return loader_family.loader_name(spec) if spec["kind"] == "loader" else benchmark_name(spec)
+
+
 def benchmark_params(spec: dict) -> dict:
     p = spec["processor"]
     params = {"family": "mlp", "variant": spec["kind"], "implementation": "pytorch", "processor": p}
@@ -261,7 +310,7 @@ def benchmark_params(spec: dict) -> dict:
 
 
 def training_step_flops(widths: list[int], batch: int) -> float:
-    """lib/mlp_model.cpp: 3 x forward GEMMs, less the first layer's input gradient."""
+    """lib/mlp/mlp_model.cpp: 3 x forward GEMMs, less the first layer's input gradient."""
     forward = sum(2.0 * batch * a * b for a, b in zip(widths, widths[1:]))
     return 3.0 * forward - 2.0 * batch * widths[0] * widths[1]
 
@@ -269,45 +318,23 @@ def training_step_flops(widths: list[int], batch: int) -> float:
 # ---- report entries -------------------------------------------------------------------
 
 
-def make_entry(spec: dict, index: int, result: dict) -> dict:
-    """One Google-Benchmark-style entry with hdbench's additions, from a runner result:
-    {"status", "samples_us", "cpu_us", "final_loss", "counters", "notes", "reason"}."""
-    name = benchmark_name(spec)
-    # hdbench registers every grid point as a benchmark of its own: one family, instance 0.
-    entry = {"name": name, "family_index": index, "per_family_instance_index": 0, "run_name": name,
-             "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
-             "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "us"}
-    counters, notes = {}, list(result.get("notes", []))
-    status = result["status"]
-    samples = result.get("samples_us") or []
-    if status == "ok":
-        median = statistics.median(samples)
-        mean = statistics.fmean(samples)
-        cv = 100.0 * statistics.pstdev(samples) / mean if len(samples) > 1 and mean > 0 else 0.0
-        entry.update(iterations=len(samples), real_time=mean, cpu_time=result.get("cpu_us", 0.0))
+def mlp_counters(spec: dict, result: dict):
+    """The counters of an ok step or GEMM run, from its per-step (per-product) times."""
+    def derive(samples: list[float], median: float, mean: float) -> dict:
         if spec["kind"] == "gemm":
-            counters["gemm_us"] = median
-            counters["TFLOP/s"] = 2.0 * spec["n"] ** 3 / (median * 1e-6) / 1e12
-        else:
-            counters["step_us"] = median
-            counters["step_best_us"] = min(samples)
-            counters["samples/s"] = spec["batch"] / (median * 1e-6)
-            counters["items_per_second"] = spec["batch"] / (mean * 1e-6)  # Google's rate: over the mean
-            counters["TFLOP/s"] = training_step_flops(spec["widths"], spec["batch"]) / (median * 1e-6) / 1e12
-            counters["final_loss"] = result["final_loss"]
-        counters["cv_percent"] = cv
-        counters["samples"] = float(len(samples))
-        counters.update(result.get("counters", {}))
-        if cv > LARGE_SPREAD_CV:
-            notes.append(f"large spread: CV {cv:.1f}% over the timed samples (> {LARGE_SPREAD_CV:.0f}%); "
-                         "the machine may be busy")
-    elif status == "skipped":
-        entry.update(error_occurred=True, error_message=f"skipped: {result['reason']}", skip_reason=result["reason"])
-    else:
-        entry.update(error_occurred=True, error_message=result["reason"])
-    entry.update(counters)
-    entry.update(status=status, params=benchmark_params(spec), counters=counters, notes=notes)
-    return entry
+            return {"gemm_us": median, "TFLOP/s": 2.0 * spec["n"] ** 3 / (median * 1e-6) / 1e12}
+        return {"step_us": median, "step_best_us": min(samples), "samples/s": spec["batch"] / (median * 1e-6),
+                "items_per_second": spec["batch"] / (mean * 1e-6),  # Google's rate: over the mean
+                "TFLOP/s": training_step_flops(spec["widths"], spec["batch"]) / (median * 1e-6) / 1e12,
+                "final_loss": result["final_loss"]}
+    return derive
+
+
+def entry_for(spec: dict, index: int, result: dict, opts) -> dict:
+    if spec["kind"] == "loader":
+        return make_entry(loader_family.loader_name(spec), loader_family.loader_params(spec, opts), index, result,
+                          lambda samples, median, mean: loader_family.loader_counters(result, spec, median, mean))
+    return make_entry(benchmark_name(spec), benchmark_params(spec), index, result, mlp_counters(spec, result))
 
 
 def add_gemm_fractions(entries: list[dict]) -> None:
@@ -316,128 +343,33 @@ def add_gemm_fractions(entries: list[dict]) -> None:
     rates = {}
     for e in entries:
         p = e["params"]
-        if p["variant"] == "gemm" and e["status"] == "ok":
+        if p.get("variant") == "gemm" and e["status"] == "ok":
             rates[(p["processor"], p["dtype"], p.get("threads"))] = e["counters"]["TFLOP/s"]
     for e in entries:
         p = e["params"]
-        rate = rates.get((p["processor"], p["dtype"], p.get("threads")))
-        if p["variant"] == "step" and e["status"] == "ok" and rate:
+        rate = rates.get((p.get("processor"), p.get("dtype"), p.get("threads")))
+        if p.get("variant") == "step" and e["status"] == "ok" and rate:
             for key, value in (("gemm_TFLOP/s", rate), ("fraction_of_gemm_rate", e["counters"]["TFLOP/s"] / rate)):
                 e[key] = e["counters"][key] = value
 
 
-# ---- context --------------------------------------------------------------------------
-
-
-def now() -> str:
-    return datetime.datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
-
-
-def read_text(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError:
-        return ""
-
-
-def host_info() -> dict:
-    cpuinfo = read_text("/proc/cpuinfo")
-    model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
-    meminfo = dict(re.findall(r"^(\w+):\s+(\d+) kB", read_text("/proc/meminfo"), re.M))
-    nodes = list(Path("/sys/devices/system/node").glob("node[0-9]*"))
-    return {"hostname": socket.gethostname(), "cpu_model": model.group(1).strip() if model else platform.processor(),
-            "logical_cores": os.cpu_count() or 0,
-            "memory_total_bytes": int(meminfo.get("MemTotal", 0)) * 1024,
-            "memory_available_bytes": int(meminfo.get("MemAvailable", 0)) * 1024,
-            "numa_nodes": len(nodes) or 1, "kernel": platform.release()}
-
-
-def git_revision() -> str:
-    try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=Path(__file__).resolve().parent,
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() if out.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def suite_version() -> str:
-    """hdbench's version from the CMake project beside this script ("" if not found)."""
-    text = read_text(str(Path(__file__).resolve().parents[1] / "CMakeLists.txt"))
-    found = re.search(r"project\(\s*hdbench\s+VERSION\s+([0-9.]+)", text)
-    return found.group(1) if found else ""
-
-
-def build_context(opts, env: dict, started_at: str, notes: list[str]) -> dict:
-    mhz = re.search(r"^cpu MHz\s*:\s*([0-9.]+)", read_text("/proc/cpuinfo"), re.M)
-    options = {k: getattr(opts, k) for k in ("processors", "dtypes", "optimizers", "modes", "data", "threads",
-                                             "device", "min_time", "min_samples", "warmup", "seed", "arguments")}
+def context_options(opts, env: dict) -> dict:
+    options = {k: getattr(opts, k) for k in ("families", "processors", "dtypes", "optimizers", "modes", "data",
+                                             "threads", "device", "min_time", "min_samples", "warmup", "seed",
+                                             "loader_batches", "loader_workers", "loader_pinning",
+                                             "loader_consumers", "loader_samples", "loader_min_epochs",
+                                             "mnist_dir", "arguments")}
     options["flush_denormal_asked"] = opts.flush_denormal
     options["models"] = [m for m, _ in opts.models]
     options["batches"] = {p: opts.batches or list(DEFAULT_BATCHES[p]) for p in opts.processors}
+    options["sgd_learning_rate"] = opts.sgd_lr
     options["out_path"] = opts.out
-    options["timing"] = {"cpu": "time.perf_counter around each step", "gpu": "a CUDA event pair around each step"}
+    options["timing"] = {"cpu": "time.perf_counter around each step", "gpu": "a CUDA event pair around each step",
+                         "loader": "time.perf_counter around each epoch"}
     options["tf32_switch"] = env["tf32_switch"]
     options["flush_denormal"] = env["flush_denormal"]  # as applied: false when the CPU cannot
     options["openblas_threads_set"] = bool(env["openblas"])  # threads:T also sized OpenBLAS's pool
-    options["environment"] = {k: v for k, v in os.environ.items() if k in THREADING_ENV}
-    hd = {"schema_version": 1, "implementation": "pytorch", "version": suite_version(), "git_revision": git_revision(),
-          "torch_version": env["torch_version"], "cuda_version": env["cuda_version"],
-          "python_version": platform.python_version(), "started_at": started_at, "finished_at": now(),
-          "options": options, "notes": notes,
-          "system": {"host": host_info(), "gpus": env["gpus"], "gpu_usable": env["gpu_usable"],
-                     "gpu_unavailable_reason": env["gpu_reason"],
-                     "runtime_version_string": env["cuda_version"] or ""}}
-    return {"date": started_at, "host_name": socket.gethostname(), "executable": str(Path(__file__).resolve()),
-            "num_cpus": os.cpu_count() or 0, "mhz_per_cpu": int(float(mhz.group(1))) if mhz else 0,
-            "load_avg": list(os.getloadavg()) if hasattr(os, "getloadavg") else [], "hdbench": hd}
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Temp file in the same folder, fsync, rename: readers never see half a report."""
-    p = Path(path)
-    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    try:
-        fd = os.open(p.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError:
-        pass  # the rename is done; a folder that cannot be fsynced is not an error
-
-
-# ---- console --------------------------------------------------------------------------
-
-COLUMNS = (("step/gemm us", 12), ("samples/s", 10), ("TFLOP/s", 8), ("of gemm", 7), ("CV%", 5), ("loss", 7))
-
-
-def short_name(name: str) -> str:
-    return name.removeprefix("mlp/").removesuffix("/manual_time")
-
-
-def table_header(width: int) -> str:
-    return f"{'benchmark':<{width}} " + " ".join(f"{title:>{w}}" for title, w in COLUMNS)
-
-
-def table_row(entry: dict, width: int) -> str:
-    short = short_name(entry["name"])
-    if entry["status"] != "ok":
-        return f"{short:<{width}} {entry['status']}: {entry.get('skip_reason') or entry.get('error_message', '')}"
-    c = entry["counters"]
-    cells = (f"{c.get('step_us', c.get('gemm_us')):.1f}", f"{c['samples/s']:.4g}" if "samples/s" in c else "-",
-             f"{c['TFLOP/s']:.3f}", f"{c['fraction_of_gemm_rate']:.2f}" if "fraction_of_gemm_rate" in c else "-",
-             f"{c['cv_percent']:.1f}", f"{c['final_loss']:.4f}" if "final_loss" in c else "-")
-    return f"{short:<{width}} " + " ".join(f"{cell:>{w}}" for cell, (_, w) in zip(cells, COLUMNS))
+    return options
 
 
 # ---- main -----------------------------------------------------------------------------
@@ -452,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         opts = parse_args(argv)
         steps, notes = step_grid(opts)
-        if not steps:
+        loaders = loader_family.loader_grid(opts) if "loader" in opts.families else []
+        if not steps and not loaders:
             raise UsageError("nothing to run: " + ("; ".join(notes) or "the grid is empty"))
         check_writable(opts.out)
     except UsageError as e:
@@ -471,16 +404,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: note: {line}", file=sys.stderr)
     started_at = now()
     env = runner.probe(opts.device, opts.flush_denormal)
-    specs = gemm_grid(steps, opts) + steps
+    if opts.sgd_lr != SGD_LR:
+        notes.append(f"SGD's learning rate is {opts.sgd_lr:g}, not hdbench's {SGD_LR:g} (--test-sgd-lr)")
+    specs = gemm_grid(steps, opts) + steps + loaders
     entries = []
-    width = max(len(short_name(benchmark_name(spec))) for spec in specs)
+    width = max(len(short_name(entry_name(spec))) for spec in specs)
     print(table_header(width), flush=True)
     for index, spec in enumerate(specs):
-        entries.append(make_entry(spec, index, runner.run(spec, opts, env)))
+        entries.append(entry_for(spec, index, runner.run(spec, opts, env), opts))
         if spec["kind"] == "step":
             add_gemm_fractions(entries)
         print(table_row(entries[-1], width), flush=True)
-    report = {"context": build_context(opts, env, started_at, notes), "benchmarks": entries, "derived": {}}
+    derived = {}
+    scaling = loader_family.derive_loader_scaling(entries)
+    if scaling:
+        derived["loader_scaling"] = scaling
+    context = build_context(context_options(opts, env), env, started_at, notes, str(Path(__file__).resolve()))
+    report = {"context": context, "benchmarks": entries, "derived": derived}
     try:
         write_atomically(opts.out, json.dumps(report, indent=2, allow_nan=False) + "\n")
     except OSError as e:

@@ -1,6 +1,12 @@
 """The PyTorch half of pytorch_baseline.py: what the machine offers, the models, the
-timed steps and GEMMs. Imported only after the options were checked, so a bad option
-is reported without PyTorch installed.
+timed steps and GEMMs, and the dispatch to the loader runs (pytorch_loader_torch.py).
+Imported only after the options were checked, so a bad option is reported without
+PyTorch installed.
+
+The steps train what hdbench's steps train (pytorch_data.py): its initial parameters
+(seed ^ 0x6d6c70, torch.nn.Linear's distribution) on its first 4·batch samples,
+normalised, cycled; with the same --seed as an hdbench run, the very same network and
+samples, so the first step's loss matches hdbench's.
 
 Each runner returns {"status": "ok", "samples_us", "cpu_us", "final_loss", "counters",
 "notes"} or {"status": "skipped"|"error", "reason"}.
@@ -17,6 +23,8 @@ import time
 
 import torch
 from torch import nn
+
+import pytorch_data
 
 DISTINCT_BATCHES = 4  # cycled, so the step does not read one cached tensor (bench/mlp.cpp: kPoolBatches)
 GRAPH_WARMUP_STEPS = 3  # on a side stream before capture, as PyTorch's CUDA graph notes do
@@ -68,6 +76,8 @@ def skip_reason(spec: dict, env: dict) -> str:
 
 
 def run(spec: dict, opts, env: dict) -> dict:
+    if spec["kind"] == "loader":
+        return run_loader(spec, opts, env)
     reason = skip_reason(spec, env)
     if reason:
         return {"status": "skipped", "reason": reason}
@@ -81,15 +91,57 @@ def run(spec: dict, opts, env: dict) -> dict:
             set_cpu_threads(spec["threads"])
         return run_gemm(spec, opts) if spec["kind"] == "gemm" else run_step(spec, opts)
     except Exception as e:  # noqa: BLE001  (any failure becomes the benchmark's status)
-        first_line = (str(e).strip().splitlines() or [""])[0]
-        if isinstance(e, getattr(torch.cuda, "OutOfMemoryError", ())) or "out of memory" in first_line:
-            return {"status": "skipped", "reason": f"out of device memory: {first_line}"}
-        return {"status": "error", "reason": f"{type(e).__name__}: {first_line}"}
+        return failure(e)
     finally:
         gc.collect()
         if gpu:
             set_tf32(False)
             torch.cuda.empty_cache()
+
+
+def failure(e: Exception) -> dict:
+    first_line = (str(e).strip().splitlines() or [""])[0]
+    if isinstance(e, getattr(torch.cuda, "OutOfMemoryError", ())) or "out of memory" in first_line:
+        return {"status": "skipped", "reason": f"out of device memory: {first_line}"}
+    return {"status": "error", "reason": f"{type(e).__name__}: {first_line}"}
+
+
+def run_loader(spec: dict, opts, env: dict) -> dict:
+    import pytorch_loader_torch  # noqa: PLC0415  (its Dataset class must be importable in the workers)
+    try:
+        pixels, labels = training_set(opts, opts.loader_samples)
+        return pytorch_loader_torch.run_loader(spec, opts, pytorch_loader_torch.MnistShaped(pixels, labels), env)
+    except Exception as e:  # noqa: BLE001
+        return failure(e)
+    finally:
+        gc.collect()
+
+
+# ---- hdbench's data and initial parameters ----------------------------------------------
+
+_SET: dict = {}
+
+
+def training_set(opts, count: int):
+    """(uint8 pixels [n, 784], uint8 labels [n]): the IDX files of --mnist-dir, or the
+    first min(count, --loader-samples) samples of the synthetic set of --seed (a prefix:
+    the set is generated once, as long as the longest request)."""
+    if opts.mnist_dir:
+        if "idx" not in _SET:
+            _SET["idx"] = pytorch_data.read_mnist_idx(*pytorch_data.mnist_files(opts.mnist_dir))
+        return _SET["idx"]
+    count = min(count, opts.loader_samples)
+    if _SET.get("synthetic") is None or len(_SET["synthetic"][1]) < count:
+        _SET["synthetic"] = pytorch_data.make_synthetic_mnist(count, opts.seed)
+    pixels, labels = _SET["synthetic"]
+    return pixels[:count], labels[:count]
+
+
+def initial_parameters(widths: list[int], seed: int):
+    key = (tuple(widths), seed)
+    if _SET.get("init", (None,))[0] != key:
+        _SET["init"] = (key, pytorch_data.initial_parameters(widths, seed ^ pytorch_data.INIT_SEED_MIX))
+    return _SET["init"][1]
 
 
 # ---- threads and arithmetic switches --------------------------------------------------
@@ -146,29 +198,34 @@ def autocast(dtype: str, cache_enabled: bool = True):
 # ---- model, data, step ----------------------------------------------------------------
 
 
-def build_model(widths: list[int]) -> nn.Sequential:
-    """Linear → ReLU → … → Linear, torch.nn.Linear's default initialisation."""
+def build_model(widths: list[int], parameters) -> nn.Sequential:
+    """Linear → ReLU → … → Linear with hdbench's initial values (torch.nn.Linear's
+    distribution, uniform in ±1/sqrt(fan_in), drawn by hdbench's generator)."""
     layers: list[nn.Module] = []
-    for i, (fan_in, fan_out) in enumerate(zip(widths, widths[1:])):
-        layers.append(nn.Linear(fan_in, fan_out))
+    for i, ((fan_in, fan_out), (weight, bias)) in enumerate(zip(zip(widths, widths[1:]), parameters)):
+        linear = nn.Linear(fan_in, fan_out)
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(weight))
+            linear.bias.copy_(torch.from_numpy(bias))
+        layers.append(linear)
         if i < len(widths) - 2:
             layers.append(nn.ReLU())
     return nn.Sequential(*layers)
 
 
-def make_optimizer(name: str, params, capturable: bool):
+def make_optimizer(name: str, params, capturable: bool, sgd_lr: float):
+    """lib/mlp/mlp_model.cpp's default_optimizer: SGD lr 0.05 momentum 0.9, Adam lr 1e-3."""
     if name == "sgd":
-        return torch.optim.SGD(params, lr=0.05, momentum=0.9)
+        return torch.optim.SGD(params, lr=sgd_lr, momentum=0.9)
     return torch.optim.Adam(params, lr=1e-3, **({"capturable": True} if capturable else {}))
 
 
-def make_batches(widths: list[int], batch: int, seed: int):
-    """Images normalised as MNIST's loader does ((u - 0.1307) / 0.3081 for u in [0, 1)),
-    labels uniform over the classes; on the host, in ordinary (pageable) memory."""
-    gen = torch.Generator().manual_seed(seed)
-    xs = [(torch.rand(batch, widths[0], generator=gen) - 0.1307) / 0.3081 for _ in range(DISTINCT_BATCHES)]
-    ys = [torch.randint(0, widths[-1], (batch,), generator=gen) for _ in range(DISTINCT_BATCHES)]
-    return xs, ys
+def make_batches(opts, batch: int):
+    """bench/mlp.cpp's pool: batch i is samples i·batch … of hdbench's training set,
+    normalised as its collate does; on the host, in ordinary (pageable) memory."""
+    pixels, labels = training_set(opts, DISTINCT_BATCHES * batch)
+    pool = pytorch_data.batch_pool(pixels, labels, batch, DISTINCT_BATCHES)
+    return [torch.from_numpy(x) for x, _ in pool], [torch.from_numpy(y) for _, y in pool]
 
 
 def train_step(forward, optimizer, loss_fn, x, y, amp):
@@ -199,10 +256,10 @@ def run_step(spec: dict, opts) -> dict:
     device = torch.device("cuda", spec["device"]) if gpu else torch.device("cpu")
     widths, mode = spec["widths"], spec["mode"]
     torch.manual_seed(opts.seed)
-    model = build_model(widths).to(device)  # initialised on the CPU: the same weights everywhere
-    optimizer = make_optimizer(spec["optimizer"], model.parameters(), capturable=mode == "graph")
+    model = build_model(widths, initial_parameters(widths, opts.seed)).to(device)
+    optimizer = make_optimizer(spec["optimizer"], model.parameters(), mode == "graph", opts.sgd_lr)
     loss_fn = nn.CrossEntropyLoss()
-    xs, ys = make_batches(widths, spec["batch"], opts.seed)
+    xs, ys = make_batches(opts, spec["batch"])
     if mode == "graph":
         return run_graph_step(spec, opts, model, optimizer, loss_fn, xs, ys, device)
     counters, notes = {}, []

@@ -1,12 +1,16 @@
-"""tools/pytorch_baseline.py: its option checks and naming (no PyTorch needed; the
-script checks options before it imports PyTorch) and, where PyTorch is importable, a
-tiny CPU run whose report the report tools read. No test looks at a time."""
+"""tools/pytorch_baseline.py's `mlp` family: its option checks and naming (no PyTorch
+needed; the script checks options before it imports PyTorch) and, where PyTorch is
+importable, a tiny CPU run whose report the report tools read, whose first losses are
+hdbench's own (with HDBENCH_BIN), and a run in which one benchmark diverges on purpose.
+The loader family and the data port are in test_pytorch_loader.py. No test looks at a
+time."""
 
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +20,11 @@ import pytest
 import hdbench_report
 import pytorch_baseline
 import report_compare
+from conftest import run_hdbench
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "pytorch_baseline.py"
 MODEL = "784x16x10"
+SEED = 7
 BATCHES = (4, 8)
 STEP_COUNTERS = {"step_us", "step_best_us", "samples/s", "TFLOP/s", "cv_percent", "samples", "steps_per_sample",
                  "first_loss", "final_loss", "gemm_TFLOP/s", "fraction_of_gemm_rate", "items_per_second"}
@@ -46,6 +52,16 @@ def no_torch_env(tmp_path):
     (["--models", "784"], "needs at least an input width and a class count"),
     (["--models", "784xx10"], "an empty width"),
     (["--models", "784x2000000x10"], "over the limit"),
+    (["--models", "8x4x2"], "bad model '8x4x2': it does not fit the dataset: the first width must be 784"),
+    (["--models", "784x32x2"], "the last at least 10"),
+    (["--families", "mlp,io"], "--families: unknown value 'io'"),
+    (["--loader-pinning", "direct"], "--loader-pinning: unknown value 'direct'"),
+    (["--loader-consumers", "tpu"], "--loader-consumers: unknown value 'tpu'"),
+    (["--loader-workers", "0,-2"], "--loader-workers: '-2' is not a whole number >= 0"),
+    (["--loader-batches", "0"], "--loader-batches: '0' is not a positive whole number"),
+    (["--loader-samples", "0"], "--loader-samples: '0' is not a whole number >= 1"),
+    (["--mnist-dir", "/nonexistent"], "--mnist-dir: '/nonexistent' has no train-images-idx3-ubyte"),
+    (["--test-sgd-lr", "fast"], "--test-sgd-lr: 'fast' is not a number"),
     (["--dtypes", "fp16"], "--dtypes: unknown value 'fp16'"),
     (["--optimizers", "rmsprop"], "--optimizers: unknown value 'rmsprop'"),
     (["--processors", "tpu"], "--processors: unknown value 'tpu'"),
@@ -58,7 +74,7 @@ def no_torch_env(tmp_path):
     (["--min-time", "-1"], "--min-time: '-1' is not a number of seconds"),
     (["--min-time", "nan"], "--min-time: 'nan' is not a number of seconds"),
     (["--warmup", "x"], "--warmup: 'x' is not a whole number"),
-    (["--processors", "cpu", "--dtypes", "bf16"], "nothing to run: the cpu runs fp32"),
+    (["--families", "mlp", "--processors", "cpu", "--dtypes", "bf16"], "nothing to run: the cpu runs fp32"),
     (["--no-such-flag"], "unrecognized arguments"),  # argparse's own usage error
 ])
 def test_bad_options_exit_2_before_importing_torch(tmp_path, no_torch_env, args, message):
@@ -101,7 +117,7 @@ def test_names_and_flops_follow_hdbench():
 
 
 def test_cpu_grid_leaves_out_gpu_only_axes():
-    opts = pytorch_baseline.parse_args(["--processors", "cpu,gpu", "--models", "8x4x2", "--batches", "4",
+    opts = pytorch_baseline.parse_args(["--processors", "cpu,gpu", "--models", "784x4x10", "--batches", "4",
                                         "--dtypes", "fp32,bf16", "--optimizers", "sgd", "--modes", "eager,graph",
                                         "--data", "device,pinned", "--threads", "1,2", "--out", "/tmp/x.json"])
     specs, dropped = pytorch_baseline.step_grid(opts)
@@ -123,10 +139,11 @@ def tiny_run(tmp_path_factory):
     torch = pytest.importorskip("torch")
     folder = tmp_path_factory.mktemp("pytorch_baseline")
     out = folder / "report.json"
-    result = run_baseline("--processors", "cpu,gpu", "--models", MODEL, "--batches", ",".join(map(str, BATCHES)),
-                          "--dtypes", "fp32,bf16", "--optimizers", "sgd,adam", "--modes", "eager",
-                          "--data", "device,pinned", "--threads", "1", "--min-time", "0.001", "--warmup", "1",
-                          "--out", out)
+    result = run_baseline("--families", "mlp", "--processors", "cpu,gpu", "--models", MODEL,
+                          "--batches", ",".join(map(str, BATCHES)), "--dtypes", "fp32,bf16",
+                          "--optimizers", "sgd,adam", "--modes", "eager", "--data", "device,pinned",
+                          "--threads", "1", "--min-time", "0.001", "--min-samples", "2", "--warmup", "1",
+                          "--seed", SEED, "--out", out)
     assert result.returncode == 0, result.stdout + result.stderr
     return torch, folder, out, json.loads(out.read_text()), result
 
@@ -167,7 +184,7 @@ def test_tiny_run_cpu_entries_carry_params_and_counters(tiny_run):
         assert all(b[k] == v for k, v in c.items())  # also top-level, as Google Benchmark writes them
         assert math.isfinite(c["final_loss"]) and c["final_loss"] > 0 and math.isfinite(c["first_loss"])
         assert c["steps_per_sample"] >= 1 and c["step_best_us"] <= c["step_us"]
-        assert c["samples"] >= 5 and b["iterations"] == c["samples"]
+        assert c["samples"] >= 2 and b["iterations"] == c["samples"]
         assert b["run_type"] == "iteration" and b["time_unit"] == "us" and b["run_name"] == b["name"]
         assert b["real_time"] > 0 and b["cpu_time"] >= 0
         # The counters are the same median seen three ways (formulas, not speed).
@@ -212,12 +229,7 @@ def test_tiny_run_report_is_written_atomically_and_read_by_the_tools(tiny_run):
     _, folder, out, report, _ = tiny_run
     assert [p.name for p in folder.iterdir()] == ["report.json"]  # no temp file left behind
     loaded = hdbench_report.load_report(str(out))
-    series, left_out, _ = hdbench_report.collect([(str(out), loaded)])
-    lines = series[f"mlp--variant-step_model-{MODEL}"]
-    label = "implementation=pytorch processor=cpu dtype=fp32 optimizer=sgd mode=eager data=host threads=1"
-    assert sorted(x for x, _ in lines[label]) == list(BATCHES)
-    assert any(line.startswith("mlp/step/gpu/") for line in left_out) or not any(
-        b["status"] != "ok" for b in report["benchmarks"])
+    assert loaded == report
     rows, only_base, only_new = report_compare.compare(loaded, loaded, 5.0, 0.05)
     assert {r.name for r in rows} == {b["name"] for b in report["benchmarks"] if b["status"] == "ok"}
     assert not only_base and not only_new
@@ -235,7 +247,8 @@ def test_gpu_without_cuda_gives_skipped_entries_not_a_crash(tmp_path):
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here: the GPU benchmarks would run")
     out = tmp_path / "gpu.json"
-    result = run_baseline("--processors", "gpu", "--models", MODEL, "--batches", "4", "--dtypes", "fp32,tf32",
+    result = run_baseline("--families", "mlp", "--processors", "gpu", "--models", MODEL, "--batches", "4",
+                          "--dtypes", "fp32,tf32",
                           "--optimizers", "adam", "--modes", "eager,graph,compile", "--min-time", "0", "--out", out)
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
@@ -248,15 +261,18 @@ def test_compile_is_skipped_with_the_reason_before_pytorch_2(tmp_path):
     if hasattr(torch, "compile"):
         pytest.skip("this PyTorch has torch.compile")
     out = tmp_path / "compile.json"
-    result = run_baseline("--processors", "cpu", "--models", "8x4x2", "--batches", "4", "--optimizers", "sgd",
-                          "--modes", "compile", "--threads", "1", "--min-time", "0", "--out", out)
+    result = run_baseline("--families", "mlp", "--processors", "cpu", "--models", "784x4x10", "--batches", "4",
+                          "--optimizers", "sgd", "--modes", "compile", "--threads", "1", "--min-time", "0",
+                          "--min-samples", "1", "--warmup", "0", "--out", out)
     assert result.returncode == 0, result.stderr
     step = [b for b in json.loads(out.read_text())["benchmarks"] if b["params"]["variant"] == "step"]
     assert len(step) == 1 and step[0]["status"] == "skipped" and "PyTorch 2.0" in step[0]["skip_reason"]
 
 
 def test_report_tool_labels_mlp_lines_by_implementation(tmp_path):
-    """Synthetic report (made up here, not measured): hdbench's step and PyTorch's, same grid point."""
+    """Synthetic report (made up here, not measured): hdbench's step and PyTorch's, same
+    grid point, drawn as two lines named after their implementation."""
+    pytest.importorskip("matplotlib")
     def step(name, implementation, batch, rate):
         params = {"family": "mlp", "variant": "step", "implementation": implementation, "processor": "gpu",
                   "model": "784x32x10", "dtype": "fp32", "optimizer": "sgd", "mode": "eager", "data": "device",
@@ -268,10 +284,60 @@ def test_report_tool_labels_mlp_lines_by_implementation(tmp_path):
     report = {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-20", "system": {"gpus": []}}},
               "benchmarks": [step("a", "hdbench", 32, 1e5), step("b", "hdbench", 128, 3e5), gemm,
                              step("c", "pytorch", 32, 5e4), step("d", "pytorch", 128, 2e5)]}
-    series, _, _ = hdbench_report.collect([("synthetic.json", report)])
-    common = "processor=gpu dtype=fp32 optimizer=sgd mode=eager data=device"
-    assert series == {"mlp--variant-step_model-784x32x10": {"implementation=hdbench " + common: [(32, 1e5), (128, 3e5)],
-                                               "implementation=pytorch " + common: [(32, 5e4), (128, 2e5)]}}
+    path = tmp_path / "synthetic.json"
+    path.write_text(json.dumps(report))
+    written = hdbench_report.plot([str(path)], str(tmp_path / "fig"))
+    svg = tmp_path / "fig" / "mlp--variant-step_model-784x32x10.svg"
+    assert svg in written
+    # matplotlib keeps each text of an SVG as a comment: the legend's entries are among them.
+    texts = re.findall(r"<!-- (.*?) -->", svg.read_text())
+    assert "hdbench" in texts and "PyTorch" in texts
+
+
+def test_the_steps_start_from_hdbench_s_network_and_samples(tiny_run, hdbench_bin, tmp_path):
+    """hdbench's CPU step at the same seed, model and batches: the first step's loss
+    (before any update: same parameters, same samples, same loss) agrees to float
+    rounding, so the two train the same network on the same data."""
+    _, _, _, report, _ = tiny_run
+    out = tmp_path / "hdbench.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
+                         f"--hdbench_mlp_models={MODEL}", f"--hdbench_mlp_batches={','.join(map(str, BATCHES))}",
+                         "--hdbench_mlp_threads=1", "--hdbench_mlp_optimizers=sgd,adam", f"--hdbench_seed={SEED}",
+                         "--benchmark_filter=^mlp/step/", "--benchmark_min_time=0.001", f"--hdbench_out={out}",
+                         timeout=120)
+    assert result.returncode == 0, result.stderr
+    hdbench = {b["name"]: b for b in json.loads(out.read_text())["benchmarks"] if b["params"]["variant"] == "step"}
+    ours = {b["name"]: b for b in report["benchmarks"]
+            if b["params"]["variant"] == "step" and b["params"]["processor"] == "cpu"}
+    assert hdbench.keys() == ours.keys() and len(ours) == 2 * len(BATCHES)
+    for name, b in ours.items():
+        assert b["counters"]["first_loss"] == pytest.approx(hdbench[name]["counters"]["first_loss"], rel=1e-5), name
+
+
+def test_a_diverging_benchmark_fails_alone_and_the_report_is_written(tmp_path):
+    """SGD at a learning rate of 1e6 (a test-only flag) drives the loss to nan: that step
+    is an error with the reason, Adam's step and the loader still run, the report is
+    written, and the exit code says a benchmark failed."""
+    pytest.importorskip("torch")
+    out = tmp_path / "diverged.json"
+    result = run_baseline("--families", "mlp,loader", "--processors", "cpu", "--models", MODEL, "--batches", "8",
+                          "--optimizers", "sgd,adam", "--threads", "1", "--min-time", "0", "--min-samples", "1",
+                          "--warmup", "0", "--test-sgd-lr", "1e6", "--loader-batches", "16", "--loader-workers", "0",
+                          "--loader-consumers", "host", "--loader-samples", "40", "--loader-min-epochs", "1",
+                          "--out", out)
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = json.loads(out.read_text())  # strict JSON: no NaN written
+    by_kind = {(b["params"]["family"], b["params"].get("optimizer")): b for b in report["benchmarks"]}
+    sgd = by_kind[("mlp", "sgd")]
+    assert sgd["status"] == "error" and sgd["error_occurred"] is True
+    assert sgd["error_message"].startswith("the loss is not finite (first ") and "last nan" in sgd["error_message"]
+    assert sgd["counters"] == {} and "final_loss" not in sgd
+    assert by_kind[("mlp", "adam")]["status"] == "ok"
+    assert by_kind[("loader", None)]["status"] == "ok"
+    assert all(b["status"] == "ok" for b in report["benchmarks"] if b is not sgd)
+    assert report["context"]["hdbench"]["options"]["sgd_learning_rate"] == 1e6
+    assert any("--test-sgd-lr" in n for n in report["context"]["hdbench"]["notes"])
+    assert "1 errors" in result.stdout and "error: the loss is not finite" in result.stdout
 
 
 # ---- with a CUDA device (the GPU machine's checks) -------------------------------------
@@ -287,7 +353,7 @@ def cuda_torch():
 def test_every_gpu_step_kind_runs_and_trains(tmp_path):
     cuda_torch()
     out = tmp_path / "gpu.json"
-    result = run_baseline("--processors", "gpu", "--models", "784x64x10", "--batches", "8,256",
+    result = run_baseline("--families", "mlp", "--processors", "gpu", "--models", "784x64x10", "--batches", "8,256",
                           "--dtypes", "fp32,tf32,bf16", "--optimizers", "sgd,adam", "--modes", "eager,graph",
                           "--data", "device,pageable,pinned", "--min-time", "0.001", "--warmup", "1", "--out", out)
     report = json.loads(out.read_text())
@@ -311,7 +377,8 @@ def test_compile_mode_runs_on_the_gpu(tmp_path):
     if not hasattr(torch, "compile"):
         pytest.skip("this PyTorch has no torch.compile")
     out = tmp_path / "compile.json"
-    result = run_baseline("--processors", "gpu", "--models", "784x64x10", "--batches", "64", "--dtypes", "fp32,bf16",
+    result = run_baseline("--families", "mlp", "--processors", "gpu", "--models", "784x64x10", "--batches", "64",
+                          "--dtypes", "fp32,bf16",
                           "--optimizers", "adam", "--modes", "compile", "--data", "device", "--min-time", "0.001",
                           "--out", out)
     steps = [b for b in json.loads(out.read_text())["benchmarks"] if b["params"]["variant"] == "step"]
