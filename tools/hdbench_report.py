@@ -1,42 +1,41 @@
 #!/usr/bin/env python3
-"""Figures and comparisons from hdbench reports.
+"""Figures, a summary, comparisons and one HTML page from hdbench reports.
 
     hdbench_report.py plot REPORT... -o DIR
+    hdbench_report.py summarize REPORT... [-o FILE.md]
+    hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
-    hdbench_report.py summarize REPORT [-o FILE.md]
 
-Draws, per family present in the reports, bandwidth against size (log axes) with
-one line per configuration, and the PCIe link's theoretical rate where known. The
-data loader family gets samples/s against worker count (a symlog x axis, so 0
-workers shows), heat maps of samples/s over batch size x workers (from the first
-report only), and the direct-over-pin-thread ratio from the report's derived rows
-(see report_loader_figures.py). MLP training steps get samples/s, step time and
-TFLOP/s against batch size, one figure of each per model, with PyTorch baseline lines
-(tools/pytorch_baseline.py, params `implementation=pytorch`) beside hdbench's and, on
-the TFLOP/s figure, the best GEMM rate of each processor and dtype as a reference line
-(see report_mlp_figures.py). MLP epochs get samples/s against batch size and, for GPU
-epochs, the share of the epoch the GPU was busy. Reads only `params` and counters,
-never names. A counter no run carries draws no figure. Skipped and failed benchmarks
-are left out and listed. `compare` prints each
-benchmark's new/base time ratio (with a Mann-Whitney U test when the runs had
-repetitions) and their geometric mean, and exits 1 when a benchmark got slower by
-more than the threshold. Exit code 2 for a missing or malformed report.
+`plot` draws small multiples (report_figures.py, report_facets.py): one panel per
+direction, dtype, consumer or sample cost, at most six series an axes, a fixed colour
+per memory kind, implementation and processor (report_style.py), sizes in KiB/MiB/GiB,
+the PCIe link's rate in every bandwidth panel (twice it for both directions at once);
+bar figures where the x axis is a category (report_bars.py: hdbench vs PyTorch, GPU
+vs CPU, the batch copy, stream overlap); and the loader's heat maps
+(report_loader_figures.py, from the first report). Reads only `params`, counters and
+`derived` rows, never names. Skipped and failed benchmarks are left out and listed.
+`summarize` answers the tutorials' questions, with tables where the answer is one
+(report_summary.py); `html` writes one self-contained page with the figures inlined
+as SVG, the summary, the machine and what failed or was skipped (report_html.py).
+`compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
+when the runs had repetitions) and exits 1 when one got slower than the threshold.
+Exit code 2 for a missing or malformed report, or a missing dependency (one line
+saying what to install).
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import re
+import os
+import subprocess
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import report_loader_figures  # noqa: E402  (found through the path above)
-import report_mlp_figures  # noqa: E402
+# Interpreters tried, in order, when the one running this lacks matplotlib.
+FALLBACK_PYTHONS = "/usr/bin/python3:/usr/local/bin/python3"
 
 
 class ReportError(Exception):
@@ -68,209 +67,58 @@ def machine_label(report: dict) -> str:
     return f"{report['context'].get('host_name', '?')} ({gpu}), {hd.get('started_at', '')[:10]}"
 
 
-# The params that tell an MLP run's lines apart; epochs add the loader's workers and pinning.
-MLP_LINES = ("implementation", "processor", "dtype", "optimizer", "mode", "data", "threads", "workers", "pinning")
-# figure -> (series key from params, x param, y counter). A figure named after a family
-# draws all its runs; the others draw the runs WHERE names.
-FIGURES = {
-    "transfer": (("direction", "memory", "engine", "variant"), "bytes", "bandwidth_GB/s"),
-    "staged": (("direction", "chunk_bytes", "threads"), "bytes", "bandwidth_GB/s"),
-    "host_memcpy": (("threads",), "bytes", "bandwidth_GB/s"),
-    "pinning": (("method",), "bytes", "pin_rate_GB/s"),
-    # How close each stream variant gets to the ideal pipeline, against its chunk count.
-    "streams": (("variant", "default_stream_mode", "memory", "streams", "issue_order"), "chunks", "fraction_of_ideal"),
-    # How a data loader's throughput grows with its worker threads.
-    "loader": (("consumer", "pinning", "batch"), "workers", "samples/s"),
-    # MLP training steps against batch size; `implementation` (pytorch for
-    # tools/pytorch_baseline.py's reports) tells a baseline's lines from hdbench's.
-    # Epochs (variant=epoch) are figures of their own.
-    "mlp": (MLP_LINES, "batch", "samples/s"),
-    "mlp_step_us": (MLP_LINES, "batch", "step_us"),
-    # Log y (the default): CPU and GPU steps, small and large batches, and the GEMM
-    # peaks drawn with them lie orders of magnitude apart (~0.001 to ~1000 TFLOP/s).
-    "mlp_TFLOP_per_s": (MLP_LINES, "batch", "TFLOP/s"),
-    # Only GPU epochs carry the counter; the model is a line, not a figure, as epochs run few models.
-    "mlp_gpu_busy_percent": (("processor", "model", "workers", "pinning"), "batch", "gpu_busy_percent"),
-}
-# The runs a figure not named after its family draws: those whose params hold these values.
-WHERE = {"mlp_step_us": {"family": "mlp", "variant": "step"},
-         "mlp_TFLOP_per_s": {"family": "mlp", "variant": "step"},
-         "mlp_gpu_busy_percent": {"family": "mlp", "variant": "epoch"}}
-# Figures drawn as one figure per value of a param (too many lines for one).
-SPLIT_BY = {"streams": ("bytes", "compute_ratio"),
-            "loader": ("sample_cost_us", "prefetch_depth", "shuffle", "augment"),
-            "mlp": ("variant", "model"),
-            "mlp_step_us": ("variant", "model"),
-            "mlp_TFLOP_per_s": ("variant", "model"),
-            "mlp_gpu_busy_percent": ("variant",)}
-# Counters that are ratios or shares, drawn on a linear axis.
-LINEAR_Y = {"fraction_of_ideal", "direct_over_pin_thread", "gpu_busy_percent"}
-# Fixed y ranges: a share of time is read against the whole.
-Y_LIMITS = {"gpu_busy_percent": (0, 100)}
-# y axis labels where the counter's name does not carry its unit plainly (default: the
-# counter with spaces for underscores).
-Y_LABELS = {"step_us": "step time (µs)", "gpu_busy_percent": "GPU busy (% of the epoch)"}
-# x quantities that include 0, which a log axis cannot show: symlog (linear up to 1,
-# base 2 beyond), ticked at the values drawn.
-SYMLOG_X = {"workers"}
-# Figures from the report's `derived` rows: name -> (row list, series keys, x, y).
-DERIVED_FIGURES = {
-    "pinning_break_even": ("pinning_break_even", ("method", "direction"), "bytes", "transfers_to_break_even"),
-    # Direct collation into pinned slots over PyTorch-style pin thread: above 1, the pin thread costs throughput.
-    "loader_pinning": ("loader_pinning", ("batch", "sample_cost_us"), "workers", "direct_over_pin_thread"),
-}
-# Row fields added to a derived figure's labels when they take more than one value in
-# its rows (else two grid points would share a line).
-LABEL_IF_VARYING = {"loader_pinning": ("consumer", "prefetch_depth", "shuffle", "augment")}
-# Horizontal reference lines by figure family: (y, label).
-REFERENCE_Y = {"streams": (1.0, "ideal pipeline"), "loader_pinning": (1.0, "no difference")}
+def machines(reports: list[tuple[str, dict]]) -> str:
+    return "; ".join(sorted({machine_label(r) for _, r in reports}))
 
 
-def line_prefix(reports: list[tuple[str, dict]], report: dict) -> str:
-    """What a line's label starts with when several reports share a figure: the machine
-    when each report comes from a different one, else (before and after on one
-    machine, or hdbench and its PyTorch baseline) the report's file name."""
-    if len(reports) < 2:
-        return ""
-    if len({machine_label(r) for _, r in reports}) == len(reports):
-        return f"{machine_label(report)}: "
-    path = next(p for p, r in reports if r is report)
-    stems = [Path(p).stem for p, _ in reports]
-    return f"{Path(path).stem if len(set(stems)) == len(stems) else path}: "
+def left_out_runs(reports: list[tuple[str, dict]]) -> list[str]:
+    """`name: status (reason)` of every run a figure would draw had it succeeded."""
+    import report_figures
 
-
-def figures_of(params: dict) -> list[str]:
-    """The FIGURES entries that draw a run with these params."""
-    return [f for f in FIGURES if all(params.get(k) == v for k, v in WHERE.get(f, {"family": f}).items())]
-
-
-def collect(reports: list[tuple[str, dict]]):
-    """{figure: {series label: [(x, y)]}}, the left-out benchmarks, and link rates."""
-    series: dict = defaultdict(lambda: defaultdict(list))
-    left_out: list[str] = []
-    links: set[float] = set()
+    out = []
     for path, report in reports:
-        prefix = line_prefix(reports, report)
-        for gpu in report["context"]["hdbench"].get("system", {}).get("gpus", []):
-            if gpu.get("pcie_link_max_gbps"):
-                links.add(gpu["pcie_link_max_gbps"])
-        for b in report_loader_figures.zero_workers_at_every_depth(report["benchmarks"]):
-            params = b.get("params", {})
-            drawn_on = figures_of(params)
-            if not drawn_on or b.get("run_type", "iteration") != "iteration":
+        for b in report["benchmarks"]:
+            if b.get("run_type", "iteration") != "iteration" or b.get("status") == "ok":
                 continue
-            if b.get("status") != "ok":
-                left_out.append(f"{b.get('name')}: {b.get('status')} ({b.get('skip_reason') or b.get('error_message', '')})")
-                continue
-            for name in drawn_on:
-                keys, x_param, counter = FIGURES[name]
-                y = b.get("counters", {}).get(counter)
-                if y is None or x_param not in params:
-                    continue
-                label = prefix + " ".join(f"{k}={params[k]}" for k in keys if k in params)
-                figure = name
-                if name in SPLIT_BY:
-                    figure += "--" + "_".join(f"{k}-{params.get(k)}" for k in SPLIT_BY[name])
-                series[figure][label].append((params[x_param], y))
-        for figure, (rows_key, keys, x_key, y_key) in DERIVED_FIGURES.items():
-            rows = report.get("derived", {}).get(rows_key, [])
-            keys = keys + varying(rows, LABEL_IF_VARYING.get(figure, ()))
-            for row in rows:
-                if isinstance(row.get(y_key), (int, float)) and x_key in row:  # null: pinning never pays off
-                    label = prefix + " ".join(f"{k}={row[k]}" for k in keys if k in row)
-                    series[figure][label].append((row[x_key], row[y_key]))
-    return series, left_out, links
-
-
-def varying(rows: list[dict], keys: tuple[str, ...]) -> tuple[str, ...]:
-    """Those of `keys` that take more than one value in `rows`."""
-    return tuple(k for k in keys if len({json.dumps(r.get(k)) for r in rows}) > 1)
-
-
-def axes_of(figure: str) -> tuple[str, str]:
-    """(x, y) quantities a figure draws."""
-    if figure in DERIVED_FIGURES:
-        return DERIVED_FIGURES[figure][2], DERIVED_FIGURES[figure][3]
-    _, x, y = FIGURES[figure.split("--")[0]]
-    return x, y
-
-
-def reference_lines(reports: list[tuple[str, dict]], links: set[float]) -> dict[str, list[tuple[float, str]]]:
-    """{figure family: [(y, label)]}: the horizontal lines a family's figures are read against."""
-    references = defaultdict(list, {family: [ref] for family, ref in REFERENCE_Y.items()})
-    for family in ("transfer", "staged"):
-        references[family] += [(rate, f"PCIe link {rate:.1f} GB/s") for rate in sorted(links)]
-    for _, report in reports:
-        references["mlp_TFLOP_per_s"] += report_mlp_figures.gemm_peaks(report["benchmarks"],
-                                                                       line_prefix(reports, report))
-    return references
-
-
-def natural_order(label: str) -> list:
-    """Sort key that puts batch=128 before batch=1024: digit runs compare as numbers."""
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", label)]
-
-
-def draw_lines(plt, figure: str, lines: dict, references: list[tuple[float, str]], title_machine: str):
-    """One figure: a line per series, the figure's reference lines, and its axes' scales."""
-    x_name, counter = axes_of(figure)
-    fig, ax = plt.subplots(figsize=(10, 6))
-    for label, points in sorted(lines.items(), key=lambda item: natural_order(item[0])):
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-    # A lone reference line is gray; several (GEMM peaks, links of several machines) need
-    # colours of their own to be told apart (axhline does not take the next colour itself).
-    colors = ["gray"] if len(references) == 1 else plt.colormaps["Dark2"].colors
-    for (y, label), color in zip(references, itertools.cycle(colors)):
-        ax.axhline(y, linestyle="--", color=color, label=label)
-    if x_name in SYMLOG_X:
-        ax.set_xscale("symlog", base=2, linthresh=1)
-        ticks = sorted({p[0] for points in lines.values() for p in points})
-        ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
-    else:
-        ax.set_xscale("log", base=2)
-    if counter not in LINEAR_Y:
-        ax.set_yscale("log")
-    if counter in Y_LIMITS:
-        ax.set_ylim(*Y_LIMITS[counter])
-    ax.set_xlabel(x_name)
-    ax.set_ylabel(Y_LABELS.get(counter, counter.replace("_", " ")))
-    ax.set_title(f"{figure}: {title_machine}")
-    ax.grid(True, which="both", alpha=0.3)
-    # Below the axes: labels are long (every param that tells lines apart), and a
-    # legend inside would hide the lines.
-    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(0.0, -0.12), ncol=1)
-    return fig
+            if report_figures.drawable(b.get("params", {})):
+                reason = b.get("skip_reason") or b.get("error_message", "")
+                out.append(f"{b.get('name')}: {b.get('status')} ({reason})")
+    return out
 
 
 def build_figures(reports: list[tuple[str, dict]]):
-    """{figure name: matplotlib Figure}, one per family (or split) with data, and the
-    left-out benchmarks. No data, no figure."""
+    """{figure name: matplotlib Figure} and the left-out runs. No data, no figure."""
     import matplotlib
+
     matplotlib.use("Agg")
+    matplotlib.rcParams["figure.max_open_warning"] = 0
     import matplotlib.pyplot as plt
 
-    series, left_out, links = collect(reports)
-    references = reference_lines(reports, links)
-    title_machine = "; ".join(sorted({machine_label(r) for _, r in reports}))
-    figures = {figure: draw_lines(plt, figure, lines, references[figure.split("--")[0]], title_machine)
-               for figure, lines in sorted(series.items())}
-    if reports:
-        # A heat map cannot overlay machines: with several reports the loader heat maps
-        # come from the first one only (its machine is in their titles); the line
-        # figures compare the reports.
-        first = reports[0][1]
-        figures.update(report_loader_figures.heatmaps(plt, first["benchmarks"], machine_label(first)))
-    return figures, left_out
+    import report_bars
+    import report_figures
+    import report_loader_figures
+
+    expanded = [(p, r, report_loader_figures.zero_workers_at_every_depth(r["benchmarks"])) for p, r in reports]
+    machine = machines(reports)
+    figures = report_figures.build(plt, expanded, machine)
+    figures.update(report_bars.build(plt, expanded, machine))
+    # A heat map cannot overlay machines: from the first report with loader runs only.
+    first = heatmap_source(reports)
+    if first is not None:
+        figures.update(report_loader_figures.heatmaps(plt, first[1]["benchmarks"], machine_label(first[1])))
+    return dict(sorted(figures.items())), left_out_runs(reports)
+
+
+def heatmap_source(reports: list[tuple[str, dict]]):
+    """The first (path, report) with successful loader runs: the loader heat maps' source."""
+    import report_loader_figures
+
+    return next(((p, r) for p, r in reports if report_loader_figures.heatmap_cells(r["benchmarks"])), None)
 
 
 def plot(paths: list[str], out_dir: str) -> list[Path]:
     import matplotlib
     import matplotlib.pyplot as plt
-
-    # The same reports give the same files (no date, fixed element ids), so committed
-    # figures change only when their data does.
-    matplotlib.rcParams["svg.hashsalt"] = "hdbench"
 
     reports = [(p, load_report(p)) for p in paths]
     figures, left_out = build_figures(reports)
@@ -278,23 +126,63 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, fig in figures.items():
+        # The same reports give the same files (no date, element ids salted by the
+        # figure's name), so committed figures change only when their data does.
+        matplotlib.rcParams["svg.hashsalt"] = name
         for ext in ("png", "svg"):
             path = out / f"{name}.{ext}"
-            fig.savefig(path, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+            fig.savefig(path, bbox_inches="tight", dpi=110, metadata={"Date": None} if ext == "svg" else None)
             written.append(path)
         plt.close(fig)
     if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in figures):
-        print(f"loader heat maps drawn from the first report only ({paths[0]})", file=sys.stderr)
+        print(f"loader heat maps drawn from the first report with loader runs only "
+              f"({heatmap_source(reports)[0]})", file=sys.stderr)
+    print_left_out(left_out)
+    return written
+
+
+def print_left_out(left_out: list[str]) -> None:
     if left_out:
         print(f"left out of the figures ({len(left_out)}):", file=sys.stderr)
         for line in left_out[:20]:
             print(f"  {line}", file=sys.stderr)
         if len(left_out) > 20:
             print(f"  … and {len(left_out) - 20} more", file=sys.stderr)
-    return written
+
+
+def have_matplotlib(python: str | None = None) -> bool:
+    if python is None:
+        try:
+            import matplotlib  # noqa: F401
+            return True
+        except ImportError:
+            return False
+    try:
+        return subprocess.run([python, "-c", "import matplotlib"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def ensure_matplotlib(command: str, argv: list[str]) -> int | None:
+    """None when matplotlib imports here; else re-runs this tool under an interpreter
+    that has it (tools/install_deps.sh installs Debian's), or says in one line what
+    to install and returns 2."""
+    if have_matplotlib():
+        return None
+    if not os.environ.get("HDBENCH_REPORT_REEXEC"):
+        here = os.path.realpath(sys.executable)
+        for python in os.environ.get("HDBENCH_REPORT_PYTHONS", FALLBACK_PYTHONS).split(":"):
+            if python and os.path.exists(python) and os.path.realpath(python) != here and have_matplotlib(python):
+                sys.stdout.flush()
+                os.execve(python, [python, os.path.abspath(__file__), *argv],
+                          {**os.environ, "HDBENCH_REPORT_REEXEC": "1"})
+    print(f"hdbench_report.py: `{command}` needs matplotlib, which {sys.executable} lacks: run "
+          f"`{sys.executable} -m pip install matplotlib` (or tools/install_deps.sh)", file=sys.stderr)
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="hdbench_report.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_plot = sub.add_parser("plot", help="draw figures from reports (loader heat maps from the first one)")
@@ -308,14 +196,29 @@ def main(argv: list[str] | None = None) -> int:
     p_compare.add_argument("--alpha", type=float, default=0.05,
                            help="significance level of the U test when there are repetitions (default 0.05)")
     p_summary = sub.add_parser("summarize", help="a Markdown page answering the tutorials' questions")
-    p_summary.add_argument("report")
+    p_summary.add_argument("reports", nargs="+", metavar="report")
     p_summary.add_argument("-o", "--out", help="write here instead of standard output")
+    p_html = sub.add_parser("html", help="one self-contained HTML page: figures, summary, machine, skips")
+    p_html.add_argument("reports", nargs="+")
+    p_html.add_argument("-o", "--out", required=True, help="the .html file to write")
     args = parser.parse_args(argv)
+    if args.command in ("plot", "html"):
+        missing = ensure_matplotlib(args.command, argv)
+        if missing is not None:
+            return missing
     try:
         if args.command == "compare":
             return run_compare(args)
         if args.command == "summarize":
-            return run_summarize(args)
+            import report_summary
+
+            reports = [(p, load_report(p)) for p in args.reports]
+            return write_or_print(report_summary.summarize_reports(reports), args.out)
+        if args.command == "html":
+            import report_html
+
+            reports = [(p, load_report(p)) for p in args.reports]
+            return write_or_print(report_html.page(reports), args.out)
         written = plot(args.reports, args.out)
     except ReportError as e:
         print(f"hdbench_report.py: {e}", file=sys.stderr)
@@ -325,20 +228,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_summarize(args) -> int:
-    import report_summary
-
-    text = report_summary.summarize(load_report(args.report), args.report)
-    if not args.out:
+def write_or_print(text: str, out_path: str | None) -> int:
+    if not out_path:
         print(text)
         return 0
-    out = Path(args.out)
+    out = Path(out_path)
     tmp = out.with_name(out.name + ".tmp")
     try:
         tmp.write_text(text)
         tmp.replace(out)  # atomic: readers never see half a page
     except OSError as e:
-        print(f"hdbench_report.py: {args.out}: cannot write: {e.strerror}", file=sys.stderr)
+        print(f"hdbench_report.py: {out_path}: cannot write: {e.strerror}", file=sys.stderr)
         return 2
     print(out)
     return 0
@@ -357,4 +257,8 @@ def run_compare(args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # the reader stopped early (`| head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

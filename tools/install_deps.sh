@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git libbenchmark-dev libbenchmark-tools libfmt-dev nlohmann-json3-dev
-          libgtest-dev libopenblas-dev python3 python3-pytest python3-scipy python3-matplotlib)
+          libgtest-dev libopenblas-dev zlib1g-dev python3 python3-pytest python3-scipy python3-matplotlib python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,6 +15,15 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The report tools (tools/hdbench_report.py) run under the `python3` a user types; when
+# that is not Debian's (pyenv, a venv) and lacks matplotlib, install it there as well.
+if python=$(command -v python3) && [[ $(readlink -f "$python") != $(readlink -f /usr/bin/python3) ]] &&
+    ! "$python" -c 'import matplotlib' 2>/dev/null; then
+  echo "hdbench: installing matplotlib for $python"
+  "$python" -m pip install --quiet matplotlib ||
+    echo "hdbench: could not install matplotlib for $python; the report tools fall back to /usr/bin/python3" >&2
 fi
 
 nvcc=${CUDACXX:-/usr/local/cuda/bin/nvcc}

@@ -9,8 +9,10 @@ the family:
   binary runs 0 workers at one prefetch depth only. Like the report's derived
   `loader_scaling` rows, the figures count that run at every depth its grid point
   was run at with workers, so each depth's figure starts at 0 workers.
-- `heatmaps`: per (consumer, pinning, sample cost, prefetch depth, shuffle,
-  augment), samples/s over batch size × worker count, each cell annotated.
+- `heatmaps`: per (consumer, prefetch depth, shuffle, augment) one figure of small
+  multiples, a panel per pinning mode (columns) and sample cost (rows), each
+  samples/s over batch size × worker count on one shared colour scale, each cell
+  annotated.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from collections import defaultdict
 
 # A loader run's place in the grid without its worker count and depth (as in lib/derivations.cpp).
 GRID_KEY = ("consumer", "pinning", "batch", "sample_cost_us", "shuffle", "augment")
-# One heat map per value of these; batch and workers are its axes.
-HEATMAP_BY = ("consumer", "pinning", "sample_cost_us", "prefetch_depth", "shuffle", "augment")
+# One figure per value of these; a panel per pinning mode and sample cost; batch and workers its axes.
+HEATMAP_BY = ("consumer", "prefetch_depth", "shuffle", "augment")
+PANEL_BY = ("sample_cost_us", "pinning")
 COUNTER = "samples/s"
 
 
@@ -55,17 +58,19 @@ def split_name(prefix: str, params: dict, keys: tuple[str, ...]) -> str:
     return prefix + "--" + "_".join(f"{k}-{params.get(k)}" for k in keys)
 
 
-def heatmap_cells(benchmarks: list[dict]) -> dict[str, dict[tuple[int, int], float]]:
-    """{heat map name: {(batch, workers): samples/s}} from the successful loader runs;
-    repetitions of one grid point give their median."""
-    values = defaultdict(lambda: defaultdict(list))
+def heatmap_cells(benchmarks: list[dict]) -> dict[str, dict[tuple, dict[tuple[int, int], float]]]:
+    """{figure name: {(sample cost, pinning): {(batch, workers): samples/s}}} from the
+    successful loader runs; repetitions of one grid point give their median."""
+    values = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
     for b in zero_workers_at_every_depth(benchmarks):
         p = b["params"]
         y = b.get("counters", {}).get(COUNTER)
         if not _is_ok_loader_run(b) or y is None or "batch" not in p or "workers" not in p:
             continue
-        values[split_name("loader_heatmap", p, HEATMAP_BY)][(p["batch"], p["workers"])].append(y)
-    return {name: {cell: statistics.median(ys) for cell, ys in cells.items()} for name, cells in values.items()}
+        panel = tuple(p.get(k) for k in PANEL_BY)
+        values[split_name("loader_heatmap", p, HEATMAP_BY)][panel][(p["batch"], p["workers"])].append(y)
+    return {name: {panel: {cell: statistics.median(ys) for cell, ys in cells.items()}
+                   for panel, cells in panels.items()} for name, panels in values.items()}
 
 
 def short_number(v: float) -> str:
@@ -76,37 +81,60 @@ def short_number(v: float) -> str:
     return f"{v:.3g}"
 
 
-def draw_heatmap(plt, cells: dict[tuple[int, int], float], title: str):
-    """Batch sizes up the y axis, worker counts along x, colour = samples/s (log scale when
-    all are positive); missing cells stay blank (NaN, masked)."""
-    import numpy as np
-    from matplotlib.colors import LogNorm
+PINNING_ORDER = {"pageable": 0, "pin_thread": 1, "direct": 2}
 
-    batches = sorted({b for b, _ in cells})
-    workers = sorted({w for _, w in cells})
-    grid = np.full((len(batches), len(workers)), np.nan)
-    for (batch, w), v in cells.items():
-        grid[batches.index(batch), workers.index(w)] = v
-    grid = np.ma.masked_invalid(grid)
-    lo, hi = grid.min(), grid.max()
-    norm = LogNorm(lo, hi) if lo > 0 and hi > lo else None
-    fig, ax = plt.subplots(figsize=(1.2 * len(workers) + 3, 0.6 * len(batches) + 2.5))
-    image = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis", norm=norm)
-    for (batch, w), v in sorted(cells.items()):
-        # Dark text on the bright end of viridis, light text on the dark end.
-        bright = image.norm(v) > 0.6 if hi > lo else True
-        ax.text(workers.index(w), batches.index(batch), short_number(v), ha="center", va="center",
-                fontsize="small", color="black" if bright else "white")
-    ax.set_xticks(range(len(workers)), [str(w) for w in workers])
-    ax.set_yticks(range(len(batches)), [str(b) for b in batches])
-    ax.set_xlabel("workers")
-    ax.set_ylabel("batch")
-    ax.set_title(title, fontsize="small")
-    fig.colorbar(image, ax=ax, label=COUNTER)
+
+def draw_heatmaps(plt, panels: dict[tuple, dict[tuple[int, int], float]], title: str):
+    """Batch sizes up the y axes, worker counts along x, colour = samples/s on one log
+    scale for every panel (so panels compare by colour); missing cells stay blank."""
+    import numpy as np
+    from matplotlib.colors import LogNorm, Normalize
+
+    costs = sorted({c for c, _ in panels})
+    pinnings = sorted({p for _, p in panels}, key=lambda p: (PINNING_ORDER.get(p, 9), str(p)))
+    batches = sorted({b for cells in panels.values() for b, _ in cells})
+    workers = sorted({w for cells in panels.values() for _, w in cells})
+    every = [v for cells in panels.values() for v in cells.values()]
+    lo, hi = min(every), max(every)
+    norm = LogNorm(lo, hi) if lo > 0 and hi > lo else Normalize(lo, hi if hi > lo else lo + 1)
+    fig, axes = plt.subplots(len(costs), len(pinnings), squeeze=False,
+                             figsize=(0.9 * len(workers) * len(pinnings) + 2.6, 0.55 * len(batches) * len(costs)
+                                      + 1.2 * len(costs) + 1.2))
+    image = None
+    for i, cost in enumerate(costs):
+        for j, pinning in enumerate(pinnings):
+            ax = axes[i][j]
+            cells = panels.get((cost, pinning), {})
+            grid = np.full((len(batches), len(workers)), np.nan)
+            for (batch, w), v in cells.items():
+                grid[batches.index(batch), workers.index(w)] = v
+            image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", aspect="auto", cmap="viridis", norm=norm)
+            for (batch, w), v in sorted(cells.items()):
+                # Dark text on the bright end of viridis, light text on the dark end.
+                ax.text(workers.index(w), batches.index(batch), short_number(v), ha="center", va="center",
+                        fontsize="small", color="black" if norm(v) > 0.6 else "white")
+            ax.set_xticks(range(len(workers)), [str(w) for w in workers])
+            ax.set_yticks(range(len(batches)), [str(b) for b in batches])
+            ax.set_title(f"{pinning.replace('_', ' ')}, {cost:g} µs/sample", fontsize=10)
+            if i == len(costs) - 1:
+                ax.set_xlabel("workers")
+            if j == 0:
+                ax.set_ylabel("batch")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 0.9, 1))
+    cax = fig.add_axes((0.915, 0.15, 0.018, 0.7), label="<colorbar>")
+    fig.colorbar(image, cax=cax, label=COUNTER)
+    fig.hdbench = {"cells": panels}
     return fig
 
 
 def heatmaps(plt, benchmarks: list[dict], machine: str) -> dict:
     """{`loader_heatmap--…` name: Figure} for one report's benchmarks."""
-    cells_by_name = heatmap_cells(benchmarks)
-    return {name: draw_heatmap(plt, cells_by_name[name], f"{name}: {machine}") for name in sorted(cells_by_name)}
+    by_name = heatmap_cells(benchmarks)
+    out = {}
+    for name in sorted(by_name):
+        first = next(b["params"] for b in benchmarks if _is_ok_loader_run(b)
+                     and split_name("loader_heatmap", b["params"], HEATMAP_BY) == name)
+        out[name] = draw_heatmaps(plt, by_name[name], f"Loader samples/s by batch × workers: {first['consumer']} "
+                                                      f"consumer, prefetch depth {first['prefetch_depth']}\n{machine}")
+    return out

@@ -1,39 +1,51 @@
-"""`summarize REPORT`: a Markdown page that answers the tutorials' questions for the
-machine a report came from, each answer with its number and the benchmark it came
-from. A question the report cannot answer says so and what to run. The loader answers
-read the report's derived `loader_scaling` and `loader_pinning` rows and name the
-runs those came from."""
+"""`summarize REPORT...`: a Markdown page that answers the tutorials' questions for the
+machine the reports came from, each answer with its numbers and the benchmarks they
+came from: a line where the answer is a number, a table where it is a table (pinning
+cost and break-even per size and method, stream variants, the loader's samples/s by
+workers x pinning, hdbench's GPU step against PyTorch's...). A question the reports
+cannot answer says so and what to run. Several reports (one machine's transfer,
+loader and MLP runs, and the PyTorch baseline's) are read as one: a benchmark is named
+with its report's file when there are several, and where two reports ran the same
+configuration the first report given is quoted. The MLP questions are in
+report_summary_mlp.py, the Markdown helpers in report_markdown.py.
+"""
 
 from __future__ import annotations
 
 import statistics
+from pathlib import Path
+
+import report_summary_mlp as mlp
+from report_markdown import fmt_size, name, named, ok_runs, sources, table
 
 
-def _ok_runs(report: dict, family: str):
-    for b in report["benchmarks"]:
-        if b.get("status") == "ok" and b.get("run_type", "iteration") == "iteration" and \
-                b.get("params", {}).get("family") == family:
-            yield b
+def merge(reports: list[tuple[str, dict]]) -> dict:
+    """One report holding every report's benchmarks and derived rows, each tagged with
+    the file it came from (`_source`) and how to name it (`_label`)."""
+    several = len(reports) > 1
+    merged = {"context": reports[0][1]["context"], "benchmarks": [], "derived": {}, "sources": [p for p, _ in reports]}
+    for path, report in reports:
+        file = Path(path).name
+        for b in report["benchmarks"]:
+            label = f"`{b.get('name', '?')}` ({file})" if several else f"`{b.get('name', '?')}`"
+            merged["benchmarks"].append({**b, "_source": file, "_label": label})
+        for key, rows in report.get("derived", {}).items():
+            merged["derived"].setdefault(key, []).extend({**row, "_source": file} for row in rows)
+    return merged
 
 
-def _name(b: dict) -> str:
-    return f"`{b.get('name', '?')}`"
-
-
-def _size(n: int) -> str:
-    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift} {unit}"
-    return f"{n} B"
+def _per_copy(report: dict) -> dict:
+    runs = {}
+    for b in ok_runs(report, "transfer"):
+        p = b["params"]
+        if p.get("engine") == "copy" and p.get("variant") == "per_copy" and p.get("direction") in ("h2d", "d2h"):
+            runs.setdefault((p["direction"], p["memory"], p["bytes"]), b)  # the first report's
+    return runs
 
 
 def pinned_vs_pageable(report: dict) -> list[str]:
-    runs = {}
-    for b in _ok_runs(report, "transfer"):
-        p = b["params"]
-        if p.get("engine") == "copy" and p.get("variant") == "per_copy" and p.get("direction") in ("h2d", "d2h"):
-            runs[(p["direction"], p["memory"], p["bytes"])] = b
-    lines = []
+    runs = _per_copy(report)
+    lines, rows = [], []
     for direction in ("h2d", "d2h"):
         sizes = [s for (d, m, s) in runs if d == direction and m == "pinned" and (d, "pageable", s) in runs]
         if not sizes:
@@ -41,49 +53,107 @@ def pinned_vs_pageable(report: dict) -> list[str]:
         size = max(sizes)
         pinned, pageable = runs[(direction, "pinned", size)], runs[(direction, "pageable", size)]
         gp, gq = pinned["counters"]["bandwidth_GB/s"], pageable["counters"]["bandwidth_GB/s"]
-        lines.append(f"- {direction.upper()} at {_size(size)}: pinned {gp:.1f} GB/s vs pageable {gq:.1f} GB/s, "
-                     f"**{gp / gq:.2f}×** ({_name(pinned)} vs {_name(pageable)}).")
-    for row in report.get("derived", {}).get("pinning_break_even", []):
-        n = row.get("transfers_to_break_even")
-        verdict = "never pays off (pinned is not faster)" if n is None else f"pays off after **{n:g}** transfers"
-        lines.append(f"- Pinning {_size(row['bytes'])} with `{row['method']}` costs {row['pin_unpin_us']:.0f} µs and "
-                     f"{verdict} ({row['direction']}).")
+        lines.append(f"- {direction.upper()} at {fmt_size(size)}: pinned {gp:.1f} GB/s vs pageable {gq:.1f} GB/s, "
+                     f"**{gp / gq:.2f}×** ({name(pinned)} vs {name(pageable)}).")
+    sizes = sorted({s for (d, m, s) in runs if m in ("pinned", "pageable")})
+    for size in sizes:
+        cells = [fmt_size(size)]
+        for direction in ("h2d", "d2h"):
+            pin, page = runs.get((direction, "pinned", size)), runs.get((direction, "pageable", size))
+            gp = pin["counters"]["bandwidth_GB/s"] if pin else None
+            gq = page["counters"]["bandwidth_GB/s"] if page else None
+            cells += [f"{gp:.1f}" if gp else "–", f"{gq:.1f}" if gq else "–",
+                      f"**{gp / gq:.2f}×**" if gp and gq else "–"]
+        rows.append(cells)
+    if len(rows) > 1:
+        lines += ["", "Copy bandwidth (GB/s) by size:", ""]
+        lines += table(["size", "H2D pinned", "H2D pageable", "H2D pinned ÷ pageable", "D2H pinned", "D2H pageable",
+                        "D2H pinned ÷ pageable"], rows)
+        lines += ["", f"From the `transfer/<direction>/<memory>/copy/<size>` runs, copy engine ({sources(report, runs.values())})."]
+    break_even = report.get("derived", {}).get("pinning_break_even", [])
+    if break_even:
+        by_key = {}
+        for row in break_even:
+            by_key.setdefault((row["bytes"], row["method"]), {})[row["direction"]] = row
+        rows = []
+        for (size, method), cells in sorted(by_key.items(), key=lambda item: (item[0][0], item[0][1] != "malloc_host")):
+            any_row = next(iter(cells.values()))
+            verdicts = []
+            for direction in ("h2d", "d2h"):
+                row = cells.get(direction)
+                n = row.get("transfers_to_break_even") if row else None
+                verdicts.append("–" if row is None else "never" if n is None else f"**{n:g}**")
+            rows.append([fmt_size(size), f"`{method}`", f"{any_row['pin_unpin_us']:,.0f}", *verdicts])
+        lines += ["", "What pinning costs and after how many transfers it pays off "
+                      "(pin + unpin ÷ the time a pinned copy saves over a pageable one):", ""]
+        lines += table(["size", "method", "pin + unpin (µs)", "H2D: transfers to break even",
+                        "D2H: transfers to break even"], rows)
+        lines += ["", f"From `derived.pinning_break_even` ({sources(report, break_even)}): the `pinning/<method>/<size>` "
+                      "runs and the pageable and pinned copies of the same size."]
     return lines
 
 
 def overlap_savings(report: dict) -> list[str]:
-    lines = []
-    for row in report.get("derived", {}).get("stream_overlap", []):
+    rows, lines, best = [], [], None
+    overlap = report.get("derived", {}).get("stream_overlap", [])
+    for row in overlap:
         if "pipelined" not in row or "sync" not in row:
             continue
-        best = row["pipelined"]
-        lines.append(
-            f"- {_size(row['bytes'])}, kernel ≈ {row['compute_ratio']:g}× the copy, {row['memory']} memory: sync "
-            f"{row['sync']['latency_us']:.0f} µs, best pipeline {best['latency_us']:.0f} µs with {best['streams']} "
-            f"streams × {best['chunks']} chunks ({100 * best.get('fraction_of_ideal', 0):.0f}% of ideal): "
-            f"**saves {row['pipelined_saving_vs_sync_percent']:.0f}%** (`{best['benchmark']}`).")
-        if "legacy_default_stream_slowdown" in row:
-            lines.append(f"  A launch on the legacy default stream between chunks makes it "
-                         f"**{row['legacy_default_stream_slowdown']:.2f}×** slower than on the per-thread default stream.")
+        pipe = row["pipelined"]
+        rows.append([fmt_size(row["bytes"]), f"{row['compute_ratio']:g}×", row["memory"],
+                     f"{row['sync']['latency_us']:,.0f}",
+                     f"{row['async']['latency_us']:,.0f}" if "async" in row else "–",
+                     f"{pipe['latency_us']:,.0f}", f"{pipe['streams']} × {pipe['chunks']}",
+                     f"{100 * pipe.get('fraction_of_ideal', 0):.0f}%",
+                     f"**{row['pipelined_saving_vs_sync_percent']:.0f}%**",
+                     f"{row['graph']['latency_us']:,.0f}" if "graph" in row else "–",
+                     f"{row['legacy_default_stream_slowdown']:.2f}×" if "legacy_default_stream_slowdown" in row else "–",
+                     f"`{pipe['benchmark']}`"])
+        if best is None or row["pipelined_saving_vs_sync_percent"] > best["pipelined_saving_vs_sync_percent"]:
+            best = row
+    if not rows:
+        return []
+    pipe = best["pipelined"]
+    lines.append(f"- Best: {fmt_size(best['bytes'])}, kernel ≈ {best['compute_ratio']:g}× the copy, {best['memory']} "
+                 f"memory: sync {best['sync']['latency_us']:,.0f} µs, pipeline {pipe['latency_us']:,.0f} µs with "
+                 f"{pipe['streams']} streams × {pipe['chunks']} chunks ({100 * pipe.get('fraction_of_ideal', 0):.0f}% "
+                 f"of ideal): **saves {best['pipelined_saving_vs_sync_percent']:.0f}%** (`{pipe['benchmark']}`).")
+    lines += ["", "Time per buffer (µs): copy in, kernel, copy back; pipelines and graphs are the fastest "
+                  "streams × chunks run; the saving is the pipeline's against sync:", ""]
+    lines += table(["buffer", "kernel ÷ copy", "memory", "sync", "async", "best pipeline", "streams × chunks",
+                    "of ideal", "pipeline saves", "graph", "legacy default stream slowdown", "pipeline benchmark"], rows)
+    lines += ["", f"From `derived.stream_overlap` ({sources(report, overlap)}): the `streams/<variant>/<memory>/…` runs."]
     return lines
 
 
 def link_efficiency(report: dict) -> list[str]:
     best = {}
-    for b in _ok_runs(report, "transfer"):
+    for b in ok_runs(report, "transfer"):
         p = b["params"]
         if p.get("memory") == "pinned" and p.get("engine") == "copy" and "pcie_link_percent" in b.get("counters", {}):
-            if p["direction"] not in best or b["counters"]["pcie_link_percent"] > best[p["direction"]]["counters"]["pcie_link_percent"]:
+            if p["direction"] not in best or \
+                    b["counters"]["pcie_link_percent"] > best[p["direction"]]["counters"]["pcie_link_percent"]:
                 best[p["direction"]] = b
-    return [f"- {d.upper()}: {b['counters']['bandwidth_GB/s']:.1f} GB/s, **{b['counters']['pcie_link_percent']:.0f}%** "
-            f"of the link's theoretical rate ({_name(b)})." for d, b in sorted(best.items())]
+    order = {"h2d": 0, "d2h": 1, "bidir": 2}
+    out = []
+    for d, b in sorted(best.items(), key=lambda item: order.get(item[0], 9)):
+        of = "twice the link's theoretical rate (both directions)" if d == "bidir" else "the link's theoretical rate"
+        out.append(f"- {'both directions at once' if d == 'bidir' else d.upper()}: "
+                   f"{b['counters']['bandwidth_GB/s']:.1f} GB/s, **{b['counters']['pcie_link_percent']:.0f}%** "
+                   f"of {of} ({name(b)}).")
+    return out
 
 
 def staged(report: dict) -> list[str]:
-    return [f"- {row['direction'].upper()} {_size(row['bytes'])}: the best staged copy reaches "
-            f"{row['best_staged_GB/s']:.1f} GB/s, **{100 * row['fraction_of_pinned']:.0f}%** of pinned "
-            f"(`{row['best_staged_benchmark']}`)."
-            for row in report.get("derived", {}).get("staged_vs_pinned", []) if "fraction_of_pinned" in row]
+    rows_in = [r for r in report.get("derived", {}).get("staged_vs_pinned", []) if "fraction_of_pinned" in r]
+    rows = [[row["direction"].upper(), fmt_size(row["bytes"]), f"{row['best_staged_GB/s']:.1f}",
+             f"**{100 * row['fraction_of_pinned']:.0f}%**",
+             f"{row['speedup_over_pageable']:.2f}×" if row.get("speedup_over_pageable") else "–",
+             f"`{row['best_staged_benchmark']}`"] for row in rows_in]
+    if not rows:
+        return []
+    return table(["direction", "size", "best staged GB/s", "of pinned", "over pageable", "benchmark"], rows) + \
+        ["", f"From `derived.staged_vs_pinned` ({sources(report, rows_in)}): the fastest chunk size × thread count."]
 
 
 def _loader_point(row: dict, workers: int) -> str:
@@ -99,13 +169,14 @@ def _loader_run(report: dict, row: dict, pinning: str, workers: int) -> dict | N
     want.update(pinning=pinning, workers=workers)
     if workers:
         want["prefetch_depth"] = row["prefetch_depth"]
-    return next((b for b in _ok_runs(report, "loader") if all(b["params"].get(k) == v for k, v in want.items())), None)
+    return next((b for b in ok_runs(report, "loader") if all(b["params"].get(k) == v for k, v in want.items())
+                 and b.get("_source", row.get("_source")) == row.get("_source", b.get("_source"))), None)
 
 
-def _sources(report: dict, row: dict, pinnings: tuple[str, ...], workers: int, table: str) -> str:
+def _sources(report: dict, row: dict, pinnings: tuple[str, ...], workers: int, table_name: str) -> str:
     """The benchmarks a derived loader row came from, or the row's table when one is missing."""
     runs = [_loader_run(report, row, pinning, workers) for pinning in pinnings]
-    return " vs ".join(map(_name, runs)) if all(runs) else f"`derived.{table}`"
+    return " vs ".join(map(name, runs)) if all(runs) else f"`derived.{table_name}`"
 
 
 # Fewer workers within this share of the best rate count as keeping the consumer fed too.
@@ -140,6 +211,31 @@ def loader_workers(report: dict) -> list[str]:
         if enough < workers:
             line += f" {enough} workers already reach {100 * cells[str(enough)]['samples/s'] / best:.0f}% of it."
         lines.append(line)
+    return lines + loader_tables(report)
+
+
+def loader_tables(report: dict) -> list[str]:
+    """samples/s by batch x pinning (rows) and workers (columns), per consumer, cost and depth."""
+    groups = {}
+    for row in report.get("derived", {}).get("loader_scaling", []):
+        key = (row["consumer"], row["sample_cost_us"], row["prefetch_depth"], row["shuffle"], row["augment"])
+        groups.setdefault(key, []).append(row)
+    order = {"pageable": 0, "pin_thread": 1, "direct": 2}
+    lines = []
+    for (consumer, cost, depth, shuffle, augment), rows in sorted(groups.items(), key=lambda item: str(item[0])):
+        workers = sorted({int(w) for row in rows for w in row["by_workers"]})
+        body = []
+        for row in sorted(rows, key=lambda r: (r["batch"], order.get(r["pinning"], 9))):
+            best = row["best_workers"]
+            body.append([str(row["batch"]), row["pinning"]] + [
+                ("–" if str(w) not in row["by_workers"] else
+                 (f"**{row['by_workers'][str(w)]['samples/s']:,.0f}**" if w == best
+                  else f"{row['by_workers'][str(w)]['samples/s']:,.0f}")) for w in workers])
+        lines += ["", f"Samples/s, {consumer} consumer, {cost:g} µs/sample, prefetch depth {depth}, "
+                      f"{'shuffled' if shuffle else 'sequential'}, augment {augment} (bold: the best worker count):", ""]
+        lines += table(["batch", "pinning"] + [f"{w} workers" for w in workers], body)
+        lines += ["", f"From `derived.loader_scaling` ({sources(report, rows)}): the "
+                      f"`loader/{consumer}/<pinning>/batch:<batch>/workers:<workers>/…` runs."]
     return lines
 
 
@@ -163,155 +259,93 @@ def pin_thread_cost(report: dict) -> list[str]:
             f"({_sources(report, best, ('direct', 'pin_thread'), workers, 'loader_pinning')}).")
         if "pageable_samples/s" in best:
             lines.append(f"  Pageable batches (no pinning) at that point: {best['pageable_samples/s']:,.0f} samples/s.")
+        if len(rows) > 1:
+            body = [[f"{r['sample_cost_us']:g}", str(r["batch"]), str(r["workers"]), f"{r['direct_samples/s']:,.0f}",
+                     f"{r['pin_thread_samples/s']:,.0f}",
+                     f"{r['pageable_samples/s']:,.0f}" if "pageable_samples/s" in r else "–",
+                     f"**{r['direct_over_pin_thread']:.2f}×**"]
+                    for r in sorted(rows, key=lambda r: (r["sample_cost_us"], r["batch"], r["workers"]))]
+            lines += ["", f"Samples/s of the {consumer} consumer by pinning mode:", ""]
+            lines += table(["µs/sample", "batch", "workers", "direct", "pin thread", "pageable", "direct ÷ pin thread"],
+                           body)
+            lines += ["", f"From `derived.loader_pinning` ({sources(report, rows)}): the `loader/{consumer}/<pinning>/…` "
+                          "runs."]
     return lines
 
 
-def _fastest_steps(report: dict, keep) -> dict:
-    """The fastest ok mlp step per (model, batch) among those `keep(params)` accepts."""
-    best: dict = {}
-    for b in _ok_runs(report, "mlp"):
-        p = b["params"]
-        if p.get("variant") != "step" or not keep(p) or "step_us" not in b.get("counters", {}):
-            continue
-        key = (p["model"], p["batch"])
-        if key not in best or b["counters"]["step_us"] < best[key]["counters"]["step_us"]:
-            best[key] = b
-    return best
-
-
-def _model_order(key: tuple) -> tuple:
-    model, batch = key
-    return ([int(w) for w in model.split("x")], batch)
-
-
-def gpu_over_cpu(report: dict) -> list[str]:
-    cpu = _fastest_steps(report, lambda p: p["processor"] == "cpu")
-    gpu = _fastest_steps(report, lambda p: p["processor"] == "gpu" and p.get("data") == "device")
-    lines = []
-    for key in sorted(set(cpu) | set(gpu), key=_model_order):
-        model, batch = key
-        c, g = cpu.get(key), gpu.get(key)
-        if c and g:
-            gp = g["params"]
-            lines.append(
-                f"- {model}, batch {batch}: GPU {g['counters']['step_us']:.1f} µs ({gp['dtype']}, {gp['mode']}) vs "
-                f"CPU {c['counters']['step_us']:.1f} µs ({c['params'].get('threads', '?')} threads): "
-                f"**{c['counters']['step_us'] / g['counters']['step_us']:.1f}×** ({_name(g)} vs {_name(c)}).")
-            continue
-        b = c or g
-        where = "CPU" if c else "GPU"
-        share = b["counters"].get("fraction_of_gemm_rate")
-        rate = f", {100 * share:.0f}% of the GEMM rate" if share is not None else ""
-        lines.append(f"- {model}, batch {batch}: {where} only, {b['counters']['step_us']:.1f} µs per step "
-                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {_name(b)}).")
-    return lines
-
-
-def batch_movement(report: dict) -> list[str]:
-    """The GPU step that first copies its batch in, against the one whose batch is already there."""
-    lines = []
-    for data in ("pinned", "pageable"):
-        moved = _fastest_steps(report, lambda p, d=data: p["processor"] == "gpu" and p.get("data") == d)
-        for key in sorted(moved, key=_model_order):
-            m = moved[key]
-            here = _fastest_steps(report, lambda p, mp=m["params"]: p["processor"] == "gpu" and p["data"] == "device"
-                                  and p["dtype"] == mp["dtype"] and p["mode"] == mp["mode"]
-                                  and p["optimizer"] == mp["optimizer"]).get(key)
-            if not here:
-                continue
-            model, batch = key
-            lines.append(
-                f"- {model}, batch {batch}, {m['params']['dtype']}: copying the batch from {data} memory makes a "
-                f"step **{m['counters']['step_us'] / here['counters']['step_us']:.2f}×** as long "
-                f"({m['counters']['step_us']:.1f} vs {here['counters']['step_us']:.1f} µs; {_name(m)}).")
-    return lines
-
-
-BUSY_PERCENT = 90.0  # a GPU busy this share of an epoch counts as kept busy
-
-
-def training_gpu_busy(report: dict) -> list[str]:
-    """Per model, from the GPU training epochs (loader -> copy -> step): the fastest
-    batch and worker count, the fewest workers that come close at that batch, and the
-    smallest batch that kept the GPU busy (or the busiest run when none did)."""
-    by_model: dict = {}
-    for b in _ok_runs(report, "mlp"):
-        p = b["params"]
-        if p.get("variant") == "epoch" and p.get("processor") == "gpu" and "gpu_busy_percent" in b.get("counters", {}):
-            by_model.setdefault(p["model"], []).append(b)
-    lines = []
-    for model in sorted(by_model, key=lambda m: [int(w) for w in m.split("x")]):
-        runs = by_model[model]
-        best = max(runs, key=lambda b: b["counters"]["samples/s"])
-        p, k = best["params"], best["counters"]
-        line = (f"- {model}: fastest epoch at batch {p['batch']} with **{p['workers']}** loader workers "
-                f"({p['pinning']}): {k['samples/s']:,.0f} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
-                f"({_name(best)}).")
-        same_point = [b for b in runs if b["params"]["batch"] == p["batch"] and b["params"]["pinning"] == p["pinning"]
-                      and b["counters"]["samples/s"] >= FED_FRACTION * k["samples/s"]]
-        fewest = min(same_point, key=lambda b: b["params"]["workers"])
-        if fewest["params"]["workers"] < p["workers"]:
-            line += (f" {fewest['params']['workers']} workers already reach "
-                     f"{100 * fewest['counters']['samples/s'] / k['samples/s']:.0f}% of it.")
-        busy = [b for b in runs if b["counters"]["gpu_busy_percent"] >= BUSY_PERCENT]
-        if busy:
-            first = min(busy, key=lambda b: (b["params"]["batch"], b["params"]["workers"]))
-            line += (f" The GPU was at least {BUSY_PERCENT:.0f}% busy from batch {first['params']['batch']} "
-                     f"({first['params']['workers']} workers, {first['counters']['gpu_busy_percent']:.0f}%; "
-                     f"{_name(first)}).")
-        else:
-            busiest = max(runs, key=lambda b: b["counters"]["gpu_busy_percent"])
-            line += (f" No run kept the GPU {BUSY_PERCENT:.0f}% busy: the busiest was "
-                     f"{busiest['counters']['gpu_busy_percent']:.0f}% at batch {busiest['params']['batch']} with "
-                     f"{busiest['params']['workers']} workers ({_name(busiest)}); the loader, the copy or the "
-                     "launches leave it waiting.")
-        lines.append(line)
-    return lines
-
-
-# (question, how to answer it, what to run when the report cannot)
+# (anchor, question, how to answer it, what to run when the reports cannot, figure name prefixes)
 QUESTIONS = [
-    ("How much faster is pinned memory than pageable, and when does pinning pay off?", pinned_vs_pageable,
-     "the `transfer` and `pinning` families with pageable and pinned memory"),
-    ("How much does async copy/compute overlap save?", overlap_savings, "the `streams` family on a GPU"),
-    ("How close do copies get to the PCIe link?", link_efficiency, "the `transfer` family on a GPU"),
-    ("Can a pinned staging ring stand in for pinning everything?", staged, "the `staged` and `transfer` families"),
-    ("How many loader workers keep the consumer fed?", loader_workers,
-     "the `loader` family with 0 and more workers"),
-    ("Does PyTorch's pin thread cost throughput?", pin_thread_cost,
-     "the `loader` family on a GPU with `pin_thread` and `direct` pinning"),
-    ("Which batch size and loader workers keep the GPU busy in training?", training_gpu_busy,
-     "the `mlp` family's epochs on a GPU"),
-    ("How much faster is a training step on the GPU than on the CPU?", gpu_over_cpu,
-     "the `mlp` family's training steps"),
-    ("What does moving the batch to the GPU cost each step?", batch_movement,
-     "the `mlp` family on a GPU with `--hdbench_mlp_data=device,pinned,pageable`"),
+    ("pinning", "How much faster is pinned memory than pageable, and when does pinning pay off?", pinned_vs_pageable,
+     "the `transfer` and `pinning` families with pageable and pinned memory",
+     ("transfer", "pinning", "pinning_break_even")),
+    ("overlap", "How much does async copy/compute overlap save?", overlap_savings, "the `streams` family on a GPU",
+     ("streams_overlap",)),
+    ("link", "How close do copies get to the PCIe link?", link_efficiency, "the `transfer` family on a GPU",
+     ("transfer",)),
+    ("staged", "Can a pinned staging ring stand in for pinning everything?", staged,
+     "the `staged` and `transfer` families", ("staged", "host_memcpy")),
+    ("loader-workers", "How many loader workers keep the consumer fed?", loader_workers,
+     "the `loader` family with 0 and more workers", ("loader--", "loader_heatmap")),
+    ("pin-thread", "Does PyTorch's pin thread cost throughput?", pin_thread_cost,
+     "the `loader` family on a GPU with `pin_thread` and `direct` pinning", ("loader_pinning",)),
+    ("training-busy", "Which batch size and loader workers keep the GPU busy in training?", mlp.training_gpu_busy,
+     "the `mlp` family's epochs on a GPU", ("mlp_gpu_busy_percent", "mlp--variant-epoch")),
+    ("gpu-vs-cpu", "How much faster is a training step on the GPU than on the CPU?", mlp.gpu_over_cpu,
+     "the `mlp` family's training steps", ("mlp_gpu_vs_cpu", "mlp_step_us", "mlp--variant-step")),
+    ("vs-pytorch", "How does hdbench's training step compare with PyTorch's?", mlp.versus_pytorch,
+     "the `mlp` family and `tools/pytorch_baseline.py` on the same machine, the reports given together",
+     ("mlp_vs_pytorch", "mlp_TFLOP_per_s")),
+    ("batch-copy", "What does moving the batch to the GPU cost each step?", mlp.batch_movement,
+     "the `mlp` family on a GPU with `--hdbench_mlp_data=device,pinned,pageable`", ("mlp_batch_copy",)),
 ]
 
 
-def summarize(report: dict, source: str) -> str:
+def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
+    """[(anchor, question, Markdown lines, figure prefixes)] of a (merged) report."""
+    out = []
+    for anchor, question, answer, needs, figures in QUESTIONS:
+        lines = answer(report)
+        out.append((anchor, question, lines or [f"This report cannot answer it: it has no successful runs of {needs}."],
+                    figures))
+    return out
+
+
+def header(report: dict) -> list[str]:
     ctx = report["context"]
     hd = ctx["hdbench"]
     system = hd.get("system", {})
     gpus = ", ".join(g.get("name", "?") for g in system.get("gpus", [])) or \
         f"no usable GPU ({system.get('gpu_unavailable_reason', 'unknown reason')})"
-    out = [f"# hdbench on {ctx.get('host_name', '?')}", "",
-           f"{system.get('host', {}).get('cpu_model', '?')}; {gpus}. Run {hd.get('started_at', '?')}, "
-           f"hdbench {hd.get('version', '?')} ({hd.get('git_revision', '?')}). Source: `{source}`. "
-           "GB/s means 1e9 bytes per second.", ""]
-    for question, answer, needs in QUESTIONS:
-        out += [f"## {question}", ""]
-        lines = answer(report)
-        out += lines if lines else [f"This report cannot answer it: it has no successful runs of {needs}."]
-        out.append("")
+    files = ", ".join(f"`{s}`" for s in report.get("sources", [])) or "?"
+    return [f"# hdbench on {ctx.get('host_name', '?')}", "",
+            f"{system.get('host', {}).get('cpu_model', '?')}; {gpus}. Run {hd.get('started_at', '?')}, "
+            f"hdbench {hd.get('version', '?')} ({hd.get('git_revision', '?')}). Source: {files}. "
+            "GB/s means 1e9 bytes per second."]
+
+
+def not_measured(report: dict) -> list[str]:
     skipped = [b for b in report["benchmarks"] if b.get("status") == "skipped"]
     failed = [b for b in report["benchmarks"] if b.get("status") == "error"]
-    if skipped or failed:
-        out += ["## Not measured", ""]
-        reasons: dict[str, int] = {}
-        for b in skipped:
-            reasons[b.get("skip_reason", "?")] = reasons.get(b.get("skip_reason", "?"), 0) + 1
-        out += [f"- {n} skipped: {reason}" for reason, n in sorted(reasons.items())]
-        out += [f"- failed: {_name(b)}: {b.get('error_message', '')}" for b in failed]
-        out.append("")
+    if not skipped and not failed:
+        return []
+    reasons: dict[str, int] = {}
+    for b in skipped:
+        reasons[b.get("skip_reason", "?")] = reasons.get(b.get("skip_reason", "?"), 0) + 1
+    return [f"- {n} skipped: {reason}" for reason, n in sorted(reasons.items())] + \
+        [f"- failed: {named(b)}: {b.get('error_message', '')}" for b in failed]
+
+
+def summarize_reports(reports: list[tuple[str, dict]]) -> str:
+    report = merge(reports)
+    out = header(report) + [""]
+    for _, question, lines, _ in answers(report):
+        out += [f"## {question}", "", *lines, ""]
+    missing = not_measured(report)
+    if missing:
+        out += ["## Not measured", "", *missing, ""]
     return "\n".join(out)
+
+
+def summarize(report: dict, source: str) -> str:
+    """The page for one report (kept for callers of the one-report form)."""
+    return summarize_reports([(source, report)])

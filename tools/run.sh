@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds hdbench (release), runs the default suite, and writes the JSON report, its
-# figures (<report>-figures/) and a plain-language summary (<report>.md) under reports/. Extra arguments go to hdbench,
+# figures (<report>-figures/), a plain-language summary (<report>.md) and one page with both
+# (<report>.html) under reports/. Extra arguments go to hdbench,
 # e.g. tools/run.sh --hdbench_sizes=64M,256M
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,5 +18,6 @@ build/release/bin/hdbench --hdbench_out="$report" "$@" || status=$?
 if [[ -f $report ]]; then
   /usr/bin/python3 tools/hdbench_report.py plot "$report" -o "${report%.json}-figures" || status=1
   /usr/bin/python3 tools/hdbench_report.py summarize "$report" -o "${report%.json}.md" || status=1
+  /usr/bin/python3 tools/hdbench_report.py html "$report" -o "${report%.json}.html" || status=1
 fi
 exit $status

@@ -1,55 +1,66 @@
-"""The report tools on the real reports committed under reports/reference/ (measured
-on the machines the folders are named after): every successful run the figures can
-draw is drawn with its measured value, and the summary quotes the measured step times."""
+"""The report tools on the real reports of reports/reference/ (measured on the machines
+the folders are named after; a folder without its reports reads them from
+tests/python/fixtures/<folder>/): every successful step is drawn with its measured
+value, every figure keeps the drawing rules, and the summary quotes the measured steps."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 import hdbench_report
 from conftest import run_report_tool
+from report_figure_checks import check_figure, close
 
-REFERENCE = Path(__file__).resolve().parents[2] / "reports" / "reference"
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "reports" / "reference"
 FOLDERS = sorted(p for p in REFERENCE.iterdir() if p.is_dir()) if REFERENCE.is_dir() else []
 
 
+def report_paths(folder: Path) -> list[Path]:
+    own = sorted(folder.glob("*.json"))
+    return own or sorted((ROOT / "tests" / "python" / "fixtures" / folder.name).glob("*.json"))
+
+
 def reports_in(folder: Path) -> list[tuple[str, dict]]:
-    return [(str(p), hdbench_report.load_report(str(p))) for p in sorted(folder.glob("*.json"))]
+    return [(str(p), hdbench_report.load_report(str(p))) for p in report_paths(folder)]
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
-def test_every_drawable_reference_run_is_on_its_figure(folder):
+def test_every_reference_step_is_drawn_with_its_value(folder):
     pytest.importorskip("matplotlib")
     reports = reports_in(folder)
-    assert reports, f"{folder} holds no report"
-    series, left_out, _ = hdbench_report.collect(reports)
-    drawn = 0
+    assert reports, f"{folder} holds no report and has no fixtures"
+    # The MLP reports of the folder together (hdbench's and the PyTorch baseline's).
+    reports = [(p, r) for p, r in reports if any(b.get("params", {}).get("family") == "mlp" for b in r["benchmarks"])]
+    figures, left_out = hdbench_report.build_figures(reports)
+    drawn = {(name, Path(source).name, x, y) for fig in figures.values()
+             for name, source, x, y in getattr(fig, "hdbench", {}).get("points", [])}
+    count = 0
     for path, report in reports:
-        prefix = hdbench_report.line_prefix(reports, report)
         for b in report["benchmarks"]:
             p = b.get("params", {})
             if b.get("status") != "ok" or p.get("family") != "mlp" or p.get("variant") != "step":
                 continue
-            points = [pt for figure, lines in series.items() if figure.startswith("mlp_step_us--")
-                      and f"model-{p['model']}" in figure for label, line in lines.items()
-                      if label.startswith(prefix) and f"implementation={p['implementation']}" in label
-                      for pt in line if pt[0] == p["batch"] and pt[1] == b["counters"]["step_us"]]
-            assert points, f"{path}: {b['name']} is not on its step-time figure"
-            drawn += 1
-    assert drawn > 0
+            assert (b["name"], Path(path).name, p["batch"], b["counters"]["step_us"]) in drawn, \
+                f"{path}: {b['name']} is not drawn"
+            count += 1
+    assert count > 0
+    for name, fig in figures.items():
+        if not name.startswith("loader_heatmap--"):
+            check_figure(name, fig)
+        close(fig)
     # Runs that did not succeed are listed, not drawn (a GPU-less machine skips every GPU run).
     listed = {line.split(": ")[0] for line in left_out}
     for _, report in reports:
         for b in report["benchmarks"]:
-            if b.get("status") != "ok" and hdbench_report.figures_of(b.get("params", {})):
+            if b.get("status") != "ok" and b.get("params", {}).get("family") == "mlp":
                 assert b["name"] in listed
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
-def test_reference_summary_quotes_the_measured_cpu_steps(folder, tmp_path):
+def test_reference_summary_quotes_the_measured_cpu_steps(folder):
     for path, report in reports_in(folder):
         if report["context"]["hdbench"].get("implementation", "hdbench") != "hdbench":
             continue  # the PyTorch baseline's report has no summary of its own

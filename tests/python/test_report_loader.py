@@ -12,10 +12,11 @@ import pytest
 import hdbench_report
 import report_loader_figures
 from conftest import run_report_tool
+from report_figure_checks import check_figure, panels, references, series
 
-SPLIT = "sample_cost_us-5.0_prefetch_depth-{depth}_shuffle-True_augment-none"
-LINES = "loader--" + SPLIT
-HOST_HEATMAP = "loader_heatmap--consumer-host_pinning-pageable_" + SPLIT
+LINES = "loader--consumer-{consumer}_prefetch_depth-{depth}_shuffle-True_augment-none"
+HEATMAP = "loader_heatmap--consumer-{consumer}_prefetch_depth-{depth}_shuffle-True_augment-none"
+PANEL = "5 µs/sample"
 
 # (consumer, pinning, batch, workers, depth) -> samples/s; made up, distinct so a mix-up shows.
 RATES = {
@@ -74,8 +75,8 @@ def close(figs: dict) -> None:
         plt.close(fig)
 
 
-def lines_of(fig) -> dict:
-    return {line.get_label(): line for line in fig.axes[0].get_lines()}
+def lines_of(fig, panel=PANEL) -> dict:
+    return series(panels(fig)[panel])
 
 
 @pytest.fixture
@@ -87,51 +88,48 @@ def figures():
 
 def test_lines_are_the_samples_per_second_against_workers(figures):
     figs, _ = figures
-    lines = lines_of(figs[LINES.format(depth=2)])
-    assert {label for label in lines if label.startswith("consumer=")} == {
-        "consumer=host pinning=pageable batch=32", "consumer=host pinning=pageable batch=256",
-        "consumer=gpu pinning=direct batch=256", "consumer=gpu pinning=pin_thread batch=256"}
-    for (consumer, pinning, batch), workers in [(("host", "pageable", 32), [0, 2, 4]),
-                                                 (("host", "pageable", 256), [0, 2]),
-                                                 (("gpu", "direct", 256), [0, 2])]:
-        line = lines[f"consumer={consumer} pinning={pinning} batch={batch}"]
-        assert list(line.get_xdata()) == workers
-        assert list(line.get_ydata()) == [RATES[(consumer, pinning, batch, w, 2)] for w in workers]
+    for name, fig in figs.items():
+        check_figure(name, fig)
+    # One figure per consumer, a panel per sample cost; the host consumer has one pinning mode,
+    # so its lines are told apart by batch alone.
+    host = lines_of(figs[LINES.format(consumer="host", depth=2)])
+    assert host == {"batch 32": [(0, 10_000.0), (2, 18_000.0), (4, 31_500.0)],
+                    "batch 256": [(0, 12_000.0), (2, 23_000.0)]}
+    gpu = lines_of(figs[LINES.format(consumer="gpu", depth=2)])
+    assert gpu == {"pin thread": [(0, RATES[("gpu", "pin_thread", 256, 0, 2)]), (2, RATES[("gpu", "pin_thread", 256, 2, 2)])],
+                   "direct": [(0, RATES[("gpu", "direct", 256, 0, 2)]), (2, RATES[("gpu", "direct", 256, 2, 2)])]}
 
 
 def test_the_worker_axis_shows_zero_workers(figures):
     figs, _ = figures
-    fig = figs[LINES.format(depth=2)]
-    ax = fig.axes[0]
+    fig = figs[LINES.format(consumer="host", depth=2)]
+    ax = panels(fig)[PANEL]
     assert ax.get_xscale() == "symlog" and ax.get_yscale() == "log"
     assert list(ax.get_xticks()) == [0, 2, 4]
     fig.canvas.draw()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "2", "4"]
     assert ax.get_xlim()[0] < 0 < ax.get_xlim()[1]  # the 0-worker points are inside the axes
-    assert "5.0" in ax.get_title() and "synthetic" in ax.get_title()
+    assert "synthetic" in fig._suptitle.get_text() and "host consumer" in fig._suptitle.get_text()
 
 
 def test_the_zero_worker_run_counts_at_every_depth_of_its_grid_point(figures):
     figs, _ = figures
     # Depth 4 was run with 2 workers at batch 32 only; 0 workers (run at depth 2) starts its line.
-    lines = lines_of(figs[LINES.format(depth=4)])
-    assert set(lines) == {"consumer=host pinning=pageable batch=32"}
-    line = lines["consumer=host pinning=pageable batch=32"]
-    assert list(line.get_xdata()) == [0, 2]
-    assert list(line.get_ydata()) == [RATES[("host", "pageable", 32, 0, 2)], RATES[("host", "pageable", 32, 2, 4)]]
+    lines = lines_of(figs[LINES.format(consumer="host", depth=4)])
+    assert lines == {"Loader samples/s against worker threads": [(0, RATES[("host", "pageable", 32, 0, 2)]),
+                                                                 (2, RATES[("host", "pageable", 32, 2, 4)])]}
 
 
 def test_skipped_loader_runs_are_left_out_and_listed(figures):
     figs, left_out = figures
     assert left_out == ["loader/gpu/pageable/batch:256/workers:2/depth:2/cost_us:5/shuffle/none/manual_time: "
                         "skipped (no usable GPU)"]
-    assert not any("pinning=pageable" in label and "gpu" in label for label in lines_of(figs[LINES.format(depth=2)]))
-    assert not any("consumer-gpu_pinning-pageable" in name for name in figs)
+    assert "pageable" not in lines_of(figs[LINES.format(consumer="gpu", depth=2)])
 
 
-def heatmap_cells(fig) -> dict:
-    """{(batch label, workers label): (value or None, annotation or None)} of a heat map."""
-    ax = fig.axes[0]
+def heatmap_cells(fig, panel) -> dict:
+    """{(batch label, workers label): (value or None, annotation or None)} of a heat map panel."""
+    ax = panels(fig)[panel]
     grid = ax.images[0].get_array()
     batches = [t.get_text() for t in ax.get_yticklabels()]
     workers = [t.get_text() for t in ax.get_xticklabels()]
@@ -142,19 +140,23 @@ def heatmap_cells(fig) -> dict:
 
 def test_heat_map_cells_are_the_samples_per_second_and_say_so(figures):
     figs, _ = figures
-    fig = figs[HOST_HEATMAP.format(depth=2)]
-    ax = fig.axes[0]
+    fig = figs[HEATMAP.format(consumer="host", depth=2)]
+    ax = panels(fig)["pageable, 5 µs/sample"]
     assert ax.get_xlabel() == "workers" and ax.get_ylabel() == "batch"
-    assert heatmap_cells(fig) == {
+    assert heatmap_cells(fig, "pageable, 5 µs/sample") == {
         ("32", "0"): (10_000.0, "10k"), ("32", "2"): (18_000.0, "18k"), ("32", "4"): (31_500.0, "31.5k"),
         ("256", "0"): (12_000.0, "12k"), ("256", "2"): (23_000.0, "23k"),
         ("256", "4"): (None, None)}  # not run: blank, no annotation
-    assert fig.axes[1].get_ylabel() == "samples/s"  # the colour bar
-    gpu = heatmap_cells(figs["loader_heatmap--consumer-gpu_pinning-direct_" + SPLIT.format(depth=2)])
-    assert gpu == {("256", "0"): (11_000.0, "11k"), ("256", "2"): (40_000.0, "40k")}
+    assert fig.axes[-1].get_ylabel() == "samples/s"  # the colour bar
+    # The GPU consumer: a panel per pinning mode, on one colour scale.
+    gpu = figs[HEATMAP.format(consumer="gpu", depth=2)]
+    assert set(panels(gpu)) == {"pin thread, 5 µs/sample", "direct, 5 µs/sample"}
+    assert heatmap_cells(gpu, "direct, 5 µs/sample") == {("256", "0"): (11_000.0, "11k"), ("256", "2"): (40_000.0, "40k")}
+    norms = {id(ax.images[0].norm) for ax in panels(gpu).values()}
+    assert len({(ax.images[0].norm.vmin, ax.images[0].norm.vmax) for ax in panels(gpu).values()}) == 1 and norms
     # Depth 4: the 0-worker run is counted there too.
-    assert heatmap_cells(figs[HOST_HEATMAP.format(depth=4)]) == {("32", "0"): (10_000.0, "10k"),
-                                                                  ("32", "2"): (19_000.0, "19k")}
+    assert heatmap_cells(figs[HEATMAP.format(consumer="host", depth=4)], "pageable, 5 µs/sample") == {
+        ("32", "0"): (10_000.0, "10k"), ("32", "2"): (19_000.0, "19k")}
 
 
 def test_heat_maps_come_from_the_first_report_only():
@@ -164,36 +166,32 @@ def test_heat_maps_come_from_the_first_report_only():
             b["counters"]["samples/s"] /= 2
     figs, _ = hdbench_report.build_figures([("a.json", loader_report("box-a")), ("b.json", slow)])
     heatmaps = {name: fig for name, fig in figs.items() if name.startswith("loader_heatmap--")}
-    assert len(heatmaps) == 4  # host at depths 2 and 4, gpu direct and pin_thread
-    fig = heatmaps[HOST_HEATMAP.format(depth=2)]
-    assert "box-a" in fig.axes[0].get_title() and "box-b" not in fig.axes[0].get_title()
-    assert heatmap_cells(fig)[("32", "4")] == (31_500.0, "31.5k")
-    # The line figures hold both machines.
-    labels = set(lines_of(figs[LINES.format(depth=2)]))
-    assert "box-b (no GPU), 2026-11-20: consumer=host pinning=pageable batch=32" in labels
-    assert any(label.startswith("box-a") for label in labels)
+    assert len(heatmaps) == 3  # host at depths 2 and 4, gpu
+    fig = heatmaps[HEATMAP.format(consumer="host", depth=2)]
+    assert "box-a" in fig._suptitle.get_text() and "box-b" not in fig._suptitle.get_text()
+    assert heatmap_cells(fig, "pageable, 5 µs/sample")[("32", "4")] == (31_500.0, "31.5k")
+    # The line figures hold both reports, told apart by file.
+    lines = lines_of(figs[LINES.format(consumer="host", depth=2)])
+    assert lines["batch 32, a"][2] == (4, 31_500.0) and lines["batch 32, b"][2] == (4, 31_500.0 / 2)
     close(figs)
 
 
 def test_pinning_figure_draws_direct_over_pin_thread_against_workers(figures):
     figs, _ = figures
-    ax = figs["loader_pinning"].axes[0]
-    lines = lines_of(figs["loader_pinning"])
-    line = lines["batch=256 sample_cost_us=5.0"]
-    assert list(line.get_xdata()) == [0, 2]
-    assert list(line.get_ydata()) == [1.1, 1.25]
-    assert list(lines["no difference"].get_ydata()) == [1.0, 1.0] and lines["no difference"].get_linestyle() == "--"
+    ax = panels(figs["loader_pinning"])[PANEL]
+    assert series(ax) == {"Direct collation into pinned slots over a pin thread's extra copy (>1: the pin thread "
+                          "costs throughput)": [(0, 1.1), (2, 1.25)]}
+    assert references(ax) == {"no difference": 1.0}
     assert ax.get_yscale() == "linear" and ax.get_xscale() == "symlog" and 0 in ax.get_xticks()
-    assert ax.get_ylabel() == "direct over pin thread"
+    assert ax.get_ylabel() == "direct ÷ pin thread (samples/s)"
 
 
 def test_pinning_rows_of_several_depths_get_a_line_each():
     report = loader_report()
     report["derived"]["loader_pinning"].append(pinning_row(256, 2, 4, 30_000.0, 20_000.0))
     figs, _ = hdbench_report.build_figures([("r.json", report)])
-    lines = lines_of(figs["loader_pinning"])
-    assert list(lines["batch=256 sample_cost_us=5.0 prefetch_depth=2"].get_ydata()) == [1.1, 1.25]
-    assert list(lines["batch=256 sample_cost_us=5.0 prefetch_depth=4"].get_ydata()) == [1.5]
+    lines = series(panels(figs["loader_pinning"])[PANEL])
+    assert lines == {"depth 2": [(0, 1.1), (2, 1.25)], "depth 4": [(2, 1.5)]}
     close(figs)
 
 
@@ -211,10 +209,10 @@ def test_plot_writes_the_loader_figures_and_names_the_heat_maps_source(tmp_path)
     b.write_text(json.dumps(loader_report("box-b")))
     result = run_report_tool("plot", a, b, "-o", tmp_path / "fig")
     assert result.returncode == 0, result.stderr
-    for name in (LINES.format(depth=2), HOST_HEATMAP.format(depth=2), "loader_pinning"):
+    for name in (LINES.format(consumer="host", depth=2), HEATMAP.format(consumer="host", depth=2), "loader_pinning"):
         assert (tmp_path / "fig" / f"{name}.png").stat().st_size > 0
         assert (tmp_path / "fig" / f"{name}.svg").stat().st_size > 0
-    assert f"loader heat maps drawn from the first report only ({a})" in result.stderr
+    assert f"loader heat maps drawn from the first report with loader runs only ({a})" in result.stderr
     assert "skipped (no usable GPU)" in result.stderr
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import hdbench_report
 from conftest import run_report_tool
+from report_figure_checks import check_figure, panels, references, series
 
 MODEL = "784x32x10"
 STEP_US = f"mlp_step_us--variant-step_model-{MODEL}"
@@ -19,10 +20,8 @@ TFLOPS = f"mlp_TFLOP_per_s--variant-step_model-{MODEL}"
 SAMPLES = f"mlp--variant-step_model-{MODEL}"
 BUSY = "mlp_gpu_busy_percent--variant-epoch"
 
-CPU_HD = "implementation=hdbench processor=cpu dtype=fp32 optimizer=sgd mode=eager data=host threads=2"
-GPU_HD = "implementation=hdbench processor=gpu dtype=fp32 optimizer=sgd mode=eager data=device"
-CPU_PT = "implementation=pytorch processor=cpu dtype=fp32 optimizer=sgd mode=eager data=host threads=2"
-GPU_PT = "implementation=pytorch processor=gpu dtype=fp32 optimizer=sgd mode=eager data=device"
+# Labels name what varies: implementation and processor (threads and data follow the processor).
+CPU_HD, GPU_HD, CPU_PT, GPU_PT = "hdbench, CPU", "hdbench, GPU", "PyTorch, CPU", "PyTorch, GPU"
 
 
 def step(implementation, processor, batch, step_us, tflops=None, status="ok"):
@@ -102,63 +101,60 @@ def close(figs: dict) -> None:
         plt.close(fig)
 
 
-def lines_of(fig) -> dict:
-    return {line.get_label(): line for line in fig.axes[0].get_lines()}
-
-
-def data(line) -> list[tuple[float, float]]:
-    return list(zip(line.get_xdata(), line.get_ydata()))
+def lines_of(fig, panel="fp32") -> dict:
+    return series(panels(fig)[panel])
 
 
 def test_step_time_figure_has_a_line_per_implementation_and_processor(figures):
     figs, left_out = figures
     assert {STEP_US, TFLOPS, SAMPLES} <= set(figs)
-    ax = figs[STEP_US].axes[0]
+    for name, fig in figs.items():
+        check_figure(name, fig)
+    ax = panels(figs[STEP_US])["fp32"]  # a panel per dtype
     lines = lines_of(figs[STEP_US])
-    assert set(lines) == {CPU_HD, GPU_HD, CPU_PT, GPU_PT}  # no reference lines on the time figure
-    assert data(lines[CPU_HD]) == [(32, 400.0), (128, 1200.0)]
-    assert data(lines[GPU_HD]) == [(32, 20.0), (128, 22.0)]  # the skipped batch-1024 step is not drawn
-    assert data(lines[GPU_PT]) == [(32, 60.0), (128, 65.0)]
+    assert set(lines) == {CPU_HD, GPU_HD, CPU_PT, GPU_PT} and not references(ax)  # no reference lines on time
+    assert lines[CPU_HD] == [(32, 400.0), (128, 1200.0)]
+    assert lines[GPU_HD] == [(32, 20.0), (128, 22.0)]  # the skipped batch-1024 step is not drawn
+    assert lines[GPU_PT] == [(32, 60.0), (128, 65.0)]
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
-    assert ax.get_xlabel() == "batch" and ax.get_ylabel() == "step time (µs)"
-    assert ax.get_title() == f"{STEP_US}: synthetic (GPU), 2026-11-20"
+    assert ax.get_xlabel() == "batch size" and ax.get_ylabel() == "step time (µs)"
+    assert "synthetic (GPU), 2026-11-20" in figs[STEP_US]._suptitle.get_text()
     assert any(line.startswith("mlp/step/hdbench/gpu/batch:1024: skipped") for line in left_out)
+    # The fixed colours: hdbench's and PyTorch's, the same in every figure.
+    colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    assert colours[CPU_HD] != colours[GPU_HD] and colours[GPU_PT] != colours[CPU_PT]
 
 
 def test_tflops_figure_leaves_out_a_line_without_the_counter(figures):
     figs, _ = figures
-    ax = figs[TFLOPS].axes[0]
-    lines = {label: line for label, line in lines_of(figs[TFLOPS]).items() if "GEMM peak" not in label}
+    ax = panels(figs[TFLOPS])["fp32"]
+    lines = lines_of(figs[TFLOPS])
     assert set(lines) == {CPU_HD, GPU_HD, CPU_PT, GPU_PT}
-    assert data(lines[CPU_PT]) == [(32, 0.008), (128, 0.025)]
-    assert data(lines[GPU_PT]) == [(128, 0.25)]  # batch 32 has no TFLOP/s counter
-    assert data(lines_of(figs[SAMPLES])[GPU_PT])[0] == (32, 32 / 60e-6)  # but it is on the samples/s figure
+    assert lines[CPU_PT] == [(32, 0.008), (128, 0.025)]
+    assert lines[GPU_PT] == [(128, 0.25)]  # batch 32 has no TFLOP/s counter
+    assert lines_of(figs[SAMPLES])[GPU_PT][0] == (32, 32 / 60e-6)  # but it is on the samples/s figure
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "TFLOP/s"
-    assert "synthetic (GPU), 2026-11-20" in ax.get_title()
 
 
-def test_tflops_figure_draws_the_best_gemm_rate_of_each_processor_and_dtype(figures):
+def test_tflops_figure_draws_the_best_gemm_rate_of_each_processor_in_the_panels_dtype(figures):
     figs, left_out = figures
-    peaks = {label: line for label, line in lines_of(figs[TFLOPS]).items() if "GEMM peak" in label}
-    assert set(peaks) == {"cpu fp32 GEMM peak 0.32 TFLOP/s (threads=2)",  # the best thread count
-                          "gpu fp32 GEMM peak 55 TFLOP/s (pytorch)",  # the best of either implementation
-                          "gpu bf16 GEMM peak 1234 TFLOP/s"}  # no exponent; tf32 was skipped
-    for label, y in (("cpu fp32 GEMM peak 0.32 TFLOP/s (threads=2)", 0.32),
-                     ("gpu fp32 GEMM peak 55 TFLOP/s (pytorch)", 55.0), ("gpu bf16 GEMM peak 1234 TFLOP/s", 1234.5)):
-        line = peaks[label]
-        assert list(line.get_ydata()) == [y, y] and line.get_linestyle() == "--"  # horizontal, dashed
-    assert len({str(line.get_color()) for line in peaks.values()}) == 3  # told apart by colour
+    # The fp32 panel: the fp32 peaks only (bf16's is another dtype's).
+    assert references(panels(figs[TFLOPS])["fp32"]) == {
+        "cpu fp32 GEMM peak 0.32 TFLOP/s (threads=2)": 0.32,  # the best thread count
+        "gpu fp32 GEMM peak 55 TFLOP/s (pytorch)": 55.0}  # the best of either implementation
     assert any(line.startswith("mlp/gemm/hdbench/gpu/tf32") for line in left_out)
 
 
-def test_gemm_peaks_name_the_machine_when_reports_share_a_figure():
+def test_gemm_peaks_are_each_reports_own():
     reports = [("a.json", report(steps_and_gemms(), host="box-a")),
                ("b.json", report([step("hdbench", "cpu", 32, 300.0, 0.02), gemm("hdbench", "cpu", "fp32", 0.9, 4)],
                                  host="box-b"))]
     figs, _ = hdbench_report.build_figures(reports)
-    labels = set(lines_of(figs[TFLOPS]))
-    assert "box-a (GPU), 2026-11-20: cpu fp32 GEMM peak 0.32 TFLOP/s (threads=2)" in labels
-    assert "box-b (GPU), 2026-11-20: cpu fp32 GEMM peak 0.9 TFLOP/s (threads=4)" in labels  # each machine's own
+    refs = references(panels(figs[TFLOPS])["fp32"])
+    assert refs["cpu fp32 GEMM peak 0.9 TFLOP/s (threads=4)"] == 0.9
+    assert refs["cpu fp32 GEMM peak 0.32 TFLOP/s (threads=2)"] == 0.32
+    # box-b's step is a line of its own (told apart by its report).
+    assert any(label.endswith(", b") for label in lines_of(figs[TFLOPS]))
     close(figs)
 
 
@@ -169,14 +165,10 @@ def test_gpu_busy_figure_draws_gpu_epochs_only():
             epoch("gpu", 128, 2, "pin_thread", status="skipped")]
     figs, left_out = hdbench_report.build_figures([("synthetic.json", report(runs))])
     assert BUSY in figs and f"mlp--variant-epoch_model-{MODEL}" in figs
-    ax = figs[BUSY].axes[0]
-    lines = lines_of(figs[BUSY])
-    assert set(lines) == {f"processor=gpu model={MODEL} workers=0 pinning=direct",
-                          f"processor=gpu model={MODEL} workers=2 pinning=direct"}
-    assert data(lines[f"processor=gpu model={MODEL} workers=2 pinning=direct"]) == [(128, 60.0), (1024, 92.5)]
+    ax = panels(figs[BUSY])["direct"]  # a panel per pinning mode
+    assert series(ax) == {"0 workers": [(128, 35.0), (1024, 80.0)], "2 workers": [(128, 60.0), (1024, 92.5)]}
     assert ax.get_yscale() == "linear" and ax.get_ylim() == (0, 100)
-    assert ax.get_xlabel() == "batch" and ax.get_ylabel() == "GPU busy (% of the epoch)"
-    assert "synthetic (GPU), 2026-11-20" in ax.get_title()
+    assert ax.get_xlabel() == "batch size" and ax.get_ylabel() == "GPU busy (% of the epoch)"
     assert len(left_out) == 1 and "pin_thread" in left_out[0]
     close(figs)
 
@@ -192,6 +184,17 @@ def test_no_data_draws_no_figure():
     assert set(figs) == {SAMPLES, f"mlp--variant-epoch_model-{MODEL}"}
     assert len(left_out) == 1  # the skipped epoch, listed once though three figures could draw it
     close(figs)
+
+
+def test_hdbench_vs_pytorch_bars_write_the_ratio_on_pytorchs_bar(figures):
+    figs, _ = figures
+    fig = figs[f"mlp_vs_pytorch--model-{MODEL}_processor-gpu_optimizer-sgd"]
+    check_figure("mlp_vs_pytorch", fig)
+    bars = {(panel, group, s): value for panel, group, s, value, _ in fig.hdbench["bars"]}
+    assert bars[(("eager", "batch 32"), "fp32", "hdbench")] == 20.0
+    assert bars[(("eager", "batch 32"), "fp32", "PyTorch")] == 60.0
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "ratio"]
+    assert sorted(texts) == ["2.95×", "3.00×"]  # 60/20 at batch 32, 65/22 at batch 128
 
 
 def test_plot_writes_png_and_svg_of_the_new_figures(tmp_path):

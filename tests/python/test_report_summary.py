@@ -100,6 +100,19 @@ def section(text: str, question: str) -> str:
     return text.split(f"## {question}")[1].split("\n## ")[0]
 
 
+def answer_lines(text: str) -> list[str]:
+    """A section's one-line answers (and their continuation lines), without its tables."""
+    return [line for line in text.strip().splitlines() if line.startswith("- ") or line.startswith("  ")]
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """The body rows of a section's Markdown tables, as cells (headers and rules left out)."""
+    lines = text.splitlines()
+    rule = [line.startswith("|") and set(line) <= set("|-: ") for line in lines] + [False]
+    return [[c.strip() for c in line.strip("|").split("|")] for i, line in enumerate(lines)
+            if line.startswith("|") and not rule[i] and not rule[i + 1]]
+
+
 def summary_of(report: dict, tmp_path) -> str:
     path = tmp_path / "synthetic.json"
     path.write_text(json.dumps(report))
@@ -114,7 +127,7 @@ PIN_QUESTION = "Does PyTorch's pin thread cost throughput?"
 
 def test_summary_gives_the_loader_workers_that_keep_each_consumer_fed(tmp_path):
     text = section(summary_of(synthetic_loader_report(), tmp_path), WORKERS_QUESTION)
-    assert text.strip().splitlines() == [
+    assert answer_lines(text) == [
         # Per consumer and cost, sorted; batch 32 beats batch 256 at 0 µs, and 2 workers are within 5% of 4.
         "- gpu consumer, 5 µs/sample: best batch 512 with **2** workers, 30,000 samples/s, no 0-worker run at that "
         "batch to compare with (direct, prefetch depth 2, shuffled, augment none; `derived.loader_scaling`).",
@@ -135,7 +148,7 @@ def test_summary_gives_the_loader_workers_that_keep_each_consumer_fed(tmp_path):
 def test_summary_says_what_the_pin_thread_costs(tmp_path):
     text = section(summary_of(synthetic_loader_report(), tmp_path), PIN_QUESTION)
     # Ratios 1.25, 1.10 and 0.95: median 1.10, best 1.25 at batch 256 with 2 workers.
-    assert text.strip().splitlines() == [
+    assert answer_lines(text) == [
         "- gpu consumer, direct collation into pinned memory over a pin thread's extra copy: median **1.10×** over 3 "
         "grid points (the pin thread's extra copy costs throughput); best **1.25×** at batch 256, 2 workers, "
         "5 µs/sample, prefetch depth 2, shuffled, augment none: 40,000 vs 32,000 samples/s "
@@ -152,7 +165,10 @@ def test_summary_when_the_pin_thread_costs_nothing_says_so(tmp_path):
     # 30000/32000 = 0.9375 and 0.99: median 0.96.
     assert "median **0.96×** over 2 grid points (the pin thread costs no throughput here)" in text
     assert "best **0.99×** at batch 32" in text and "Pageable" not in text
-    assert text.strip().endswith("9,900 vs 10,000 samples/s (`derived.loader_pinning`).")  # no runs to name
+    assert answer_lines(text)[0].endswith("9,900 vs 10,000 samples/s (`derived.loader_pinning`).")  # no runs to name
+    # The table: one row per grid point, the ratio of the report's rows.
+    assert table_rows(text) == [["5", "32", "2", "9,900", "10,000", "–", "**0.99×**"],
+                                ["5", "256", "2", "30,000", "32,000", "–", "**0.94×**"]]
 
 
 def test_summary_without_loader_rows_cannot_answer_the_loader_questions(tmp_path):
@@ -176,9 +192,13 @@ def test_summary_states_the_ratios_of_the_report(tmp_path):
     assert "NVIDIA H200" in text
     # 54 / 18 = 3.00x, with both benchmarks named
     assert "pinned 54.0 GB/s vs pageable 18.0 GB/s, **3.00×** (`t/h2d/pinned` vs `t/h2d/pageable`)" in text
-    assert "pays off after **4** transfers" in text
+    # The break-even table: per size and method, each direction's transfers.
+    assert table_rows(section(text, "How much faster is pinned memory than pageable, and when does pinning pay off?")) \
+        == [["256 MiB", "`malloc_host`", "30,000", "**4**", "–"]]
     assert "**saves 60%**" in text and "4 streams × 16 chunks (93% of ideal)" in text
-    assert "**2.50×** slower" in text
+    overlap = table_rows(section(text, "How much does async copy/compute overlap save?"))
+    assert overlap == [["256 MiB", "1×", "pinned", "15,000", "–", "6,000", "4 × 16", "93%", "**60%**", "–", "2.50×",
+                        "`streams/pipelined/x`"]]
     assert "**86%** of the link's theoretical rate (`t/h2d/pinned`)" in text
     assert "**79%** of the link's theoretical rate (`t/d2h/pinned`)" in text
     # D2H has no pageable run: no ratio is made up for it.
@@ -296,7 +316,7 @@ def test_summary_gives_the_batch_and_workers_that_keep_the_gpu_busy(tmp_path):
         mlp_epoch("gpu", 128, 2, 1e5, busy=30.0, model="784x4096x10"),
         mlp_epoch("gpu", 128, 4, 1.2e5, busy=50.0, model="784x4096x10"),
     ]
-    lines = section(summary_of(report, tmp_path), TRAINING_QUESTION).strip().splitlines()
+    lines = answer_lines(section(summary_of(report, tmp_path), TRAINING_QUESTION))
     assert lines == [
         "- 784x32x10: fastest epoch at batch 1024 with **4** loader workers (pinned): 1,000,000 samples/s, GPU busy "
         "92% (`mlp/epoch/gpu/784x32x10/pinned/workers:4/batch:1024`). 2 workers already reach 96% of it. The GPU "

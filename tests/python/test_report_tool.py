@@ -8,17 +8,19 @@ import pytest
 
 import hdbench_report
 from conftest import run_report_tool
+from report_figure_checks import check_figure, close, panels, references, series
 
 
 def test_plot_draws_host_memcpy_series_from_a_real_report(quick_report, tmp_path):
     _, report = quick_report
     path = tmp_path / "r.json"
     path.write_text(json.dumps(report))
-    series, left_out, _ = hdbench_report.collect([(str(path), report)])
-    assert set(series["host_memcpy"]) == {"threads=1", "threads=2"}
-    assert sorted(x for x, _ in series["host_memcpy"]["threads=1"]) == [4096, 65536]
+    figures, left_out = hdbench_report.build_figures([(str(path), report)])
+    lines = series(panels(figures["host_memcpy"])[""])
+    assert set(lines) == {"1 thread", "2 threads"}
+    assert [x for x, _ in lines["1 thread"]] == [4096, 65536]
     if not report["context"]["hdbench"]["system"]["gpu_usable"]:
-        assert "transfer" not in series and left_out  # skipped runs are listed, not drawn
+        assert "transfer" not in figures and left_out  # skipped runs are listed, not drawn
     written = hdbench_report.plot([str(path)], str(tmp_path / "fig"))
     assert tmp_path / "fig" / "host_memcpy.png" in written
     assert (tmp_path / "fig" / "host_memcpy.svg").stat().st_size > 0
@@ -41,30 +43,26 @@ def test_bad_reports_exit_2_naming_the_file(tmp_path, content, message):
     assert "Traceback" not in result.stderr
 
 
-def test_streams_figures_split_by_size_and_compute_ratio(tmp_path):
-    """Synthetic report (made up here, not measured): two compute ratios, sync and pipelined."""
-    def entry(name, ratio, variant, chunks, streams, fraction, status="ok"):
-        return {"name": name, "run_type": "iteration", "status": status,
-                "params": {"family": "streams", "variant": variant, "memory": "pinned", "bytes": 1024,
-                           "compute_ratio": ratio, "chunks": chunks, "streams": streams, "issue_order": "by_chunk"},
-                "counters": {"fraction_of_ideal": fraction}}
+def test_streams_bars_show_each_variants_time_per_buffer(tmp_path):
+    """Synthetic derived rows (made up here, not measured): two compute ratios."""
+    def row(ratio, sync, pipelined):
+        return {"bytes": 1024, "compute_ratio": ratio, "memory": "pinned",
+                "sync": {"benchmark": f"s{ratio}", "latency_us": sync},
+                "pipelined": {"benchmark": f"p{ratio}", "latency_us": pipelined, "streams": 2, "chunks": 4},
+                "pipelined_saving_vs_sync_percent": 100 * (1 - pipelined / sync)}
     report = {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-20", "system": {"gpus": []}}},
-              "benchmarks": [entry("a", 1.0, "sync", 1, 1, 0.99), entry("b", 1.0, "pipelined", 4, 2, 0.8),
-                             entry("c", 1.0, "pipelined", 16, 2, 0.9), entry("d", 2.0, "pipelined", 4, 2, 0.85),
-                             entry("e", 2.0, "pipelined", 64, 2, 0.0, status="skipped"),
-                             {"name": "h", "run_type": "iteration", "status": "ok",
-                              "params": {"family": "streams", "variant": "host_cost"}, "counters": {"per_call_us": 2.0}}]}
-    path = tmp_path / "synthetic.json"
-    path.write_text(json.dumps(report))
-    series, left_out, _ = hdbench_report.collect([(str(path), report)])
-    one = series["streams--bytes-1024_compute_ratio-1.0"]
-    assert one == {"variant=sync memory=pinned streams=1 issue_order=by_chunk": [(1, 0.99)],
-                   "variant=pipelined memory=pinned streams=2 issue_order=by_chunk": [(4, 0.8), (16, 0.9)]}
-    assert series["streams--bytes-1024_compute_ratio-2.0"] == {
-        "variant=pipelined memory=pinned streams=2 issue_order=by_chunk": [(4, 0.85)]}
-    assert any(line.startswith("e:") for line in left_out)
-    written = hdbench_report.plot([str(path)], str(tmp_path / "fig"))
-    assert tmp_path / "fig" / "streams--bytes-1024_compute_ratio-1.0.png" in written
+              "benchmarks": [], "derived": {"stream_overlap": [row(1.0, 2000.0, 1000.0), row(2.0, 3000.0, 2400.0)]}}
+    figures, _ = hdbench_report.build_figures([("r.json", report)])
+    fig = figures["streams_overlap--bytes-1024"]
+    check_figure("streams_overlap", fig)
+    bars = {(panel[1], s): (value, names) for panel, group, s, value, names in fig.hdbench["bars"]}
+    assert bars[("kernel 1× the copy", "sync")] == (2.0, ["s1.0"])  # milliseconds
+    assert bars[("kernel 2× the copy", "pipelined")] == (2.4, ["p2.0"])
+    texts = sorted(t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "ratio")
+    assert texts == ["−20%", "−50%"]
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    written = hdbench_report.plot([str(tmp_path / "r.json")], str(tmp_path / "fig"))
+    assert tmp_path / "fig" / "streams_overlap--bytes-1024.png" in written
 
 
 def _synthetic_transfer_report(host: str, pinned_gbps: float) -> dict:
@@ -89,37 +87,48 @@ def test_figures_carry_the_expected_series_and_two_machines_are_told_apart():
                ("b.json", _synthetic_transfer_report("box-b", 25.0))]
     figures, left_out = hdbench_report.build_figures(reports)
     assert set(figures) == {"transfer", "pinning_break_even"} and not left_out
-    ax = figures["transfer"].axes[0]
-    lines = {line.get_label(): line for line in ax.get_lines()}
-    a_pinned = next(label for label in lines if label.startswith("box-a") and "memory=pinned" in label)
-    assert list(lines[a_pinned].get_xdata()) == [4096, 1 << 20]
-    assert list(lines[a_pinned].get_ydata()) == [5.0, 50.0]
-    assert any(label.startswith("box-b") and "memory=pageable" in label for label in lines)
-    assert "PCIe link 63.0 GB/s" in lines  # the link's theoretical rate is drawn in
+    ax = panels(figures["transfer"])["copy engine, host → device"]
+    lines = series(ax)
+    assert lines["pinned, a"] == [(4096, 5.0), (1 << 20, 50.0)]
+    assert lines["pageable, b"] == [(1 << 20, 25.0 / 3)]
+    assert references(ax) == {"PCIe link 63.0 GB/s": 63.0}  # the link's theoretical rate is drawn in
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
-    assert "box-a" in ax.get_title() and "2026-11-20" in ax.get_title()
-    # Break-even: null (never pays off) is left out, not drawn as zero.
-    be = {line.get_label(): line for line in figures["pinning_break_even"].axes[0].get_lines()}
-    key = next(label for label in be if label.startswith("box-a") and "method=malloc_host" in label)
-    assert list(be[key].get_ydata()) == [40.0, 3.0]
-    assert not any("method=register" in label for label in be)
+    title = figures["transfer"]._suptitle.get_text()
+    assert "box-a" in title and "box-b" in title and "2026-11-20" in title
+    # Break-even: null (never pays off) is noted at the foot of its panel, not drawn as zero.
+    be = panels(figures["pinning_break_even"])
+    assert series(be["host → device"])["cudaMallocHost, a"] == [(4096, 40.0), (1 << 20, 3.0)]
+    assert "cudaHostRegister, a" not in series(be["device → host"])
+    notes = [t.get_text() for t in be["device → host"].texts if t.get_gid() == "null_note"]
+    assert notes == ["cudaHostRegister, a: never pays off", "cudaHostRegister, b: never pays off"]
+    for name, fig in figures.items():
+        check_figure(name, fig)
+        close(fig)
+
+
+def test_the_bidirectional_panel_is_read_against_twice_the_link():
+    report = _synthetic_transfer_report("box-a", 50.0)
+    report["benchmarks"].append({"name": "t/bidir", "run_type": "iteration", "status": "ok",
+                                 "params": {"family": "transfer", "direction": "bidir", "memory": "pinned",
+                                            "engine": "copy", "variant": "per_copy", "bytes": 1 << 20},
+                                 "counters": {"bandwidth_GB/s": 100.0}})
+    figures, _ = hdbench_report.build_figures([("r.json", report)])
+    ax = panels(figures["transfer"])["copy engine, both directions"]
+    assert references(ax) == {"PCIe link ×2 (both directions) 126.0 GB/s": 126.0}
+    assert ax.get_ylim()[1] > 126.0
     for fig in figures.values():
-        fig.clf()
+        close(fig)
 
 
 def test_before_and_after_on_one_machine_are_told_apart_by_file_name():
     reports = [("runs/before.json", _synthetic_transfer_report("box-a", 50.0)),
                ("runs/after.json", _synthetic_transfer_report("box-a", 25.0))]
     figures, _ = hdbench_report.build_figures(reports)
-    lines = {line.get_label(): line for line in figures["transfer"].axes[0].get_lines()}
-    pinned = "direction=h2d memory=pinned engine=copy variant=per_copy"
-    assert list(lines[f"before: {pinned}"].get_ydata()) == [5.0, 50.0]
-    assert list(lines[f"after: {pinned}"].get_ydata()) == [2.5, 25.0]
-    # Same file name in two folders: the whole path tells them apart.
-    series, _, _ = hdbench_report.collect([("x/r.json", reports[0][1]), ("y/r.json", reports[1][1])])
-    assert {label.split(": ")[0] for label in series["transfer"]} == {"x/r.json", "y/r.json"}
+    lines = series(panels(figures["transfer"])["copy engine, host → device"])
+    assert lines["pinned, before"] == [(4096, 5.0), (1 << 20, 50.0)]
+    assert lines["pinned, after"] == [(4096, 2.5), (1 << 20, 25.0)]
     for fig in figures.values():
-        fig.clf()
+        close(fig)
 
 
 def test_a_family_without_data_draws_no_figure(quick_report):
@@ -127,9 +136,9 @@ def test_a_family_without_data_draws_no_figure(quick_report):
     figures, _ = hdbench_report.build_figures([("r.json", report)])
     for name, fig in figures.items():
         if name.startswith("loader_heatmap--"):
-            assert fig.axes[0].images and fig.axes[0].texts, name  # a heat map has cells, each annotated
+            assert all(ax.images and ax.texts for ax in panels(fig).values()), name  # cells, each annotated
         else:
-            assert fig.axes[0].get_lines(), name  # every figure drawn has at least one series
+            check_figure(name, fig)  # every figure drawn has at least one series
     if not report["context"]["hdbench"]["system"]["gpu_usable"]:
         assert "transfer" not in figures and not any(name.startswith("streams") for name in figures)
         # Host loader runs need no GPU; the GPU consumer's are skipped, so no pinning figure.
@@ -147,9 +156,9 @@ def test_legend_lists_numbers_in_numeric_order():
     report["benchmarks"] = [run(16), run(2), run(128)]
     figures, _ = hdbench_report.build_figures([("r.json", report)])
     labels = [line.get_label() for line in figures["host_memcpy"].axes[0].get_lines()]
-    assert labels == ["threads=2", "threads=16", "threads=128"]
+    assert labels == ["2 threads", "16 threads", "128 threads"]
     for fig in figures.values():
-        fig.clf()
+        close(fig)
 
 
 def test_plotting_the_same_report_twice_writes_the_same_files(tmp_path):

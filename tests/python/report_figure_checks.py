@@ -1,0 +1,62 @@
+"""What the report tools' tests read off a drawn figure: series per panel, their
+colours, reference lines, bars; and the rules every figure keeps."""
+
+from __future__ import annotations
+
+import re
+
+from matplotlib.colors import to_hex
+
+MAX_SERIES = 6
+SIZE_TICK = re.compile(r"^\d+(\.\d+)? (B|KiB|MiB|GiB)$")
+
+
+def panels(fig) -> dict:
+    """{panel title: axes} of a figure's panels (colour bars left out)."""
+    return {ax.get_title(): ax for ax in fig.axes if ax.get_label() != "<colorbar>" and ax.get_title() != ""} or \
+        {"": fig.axes[0]}
+
+
+def series(ax) -> dict:
+    """{label: [(x, y)]} of the data lines of one axes."""
+    return {line.get_label(): list(zip(line.get_xdata(), line.get_ydata()))
+            for line in ax.get_lines() if line.get_gid() == "series"}
+
+
+def references(ax) -> dict:
+    """{label: y} of an axes' horizontal reference lines."""
+    return {line.get_label(): line.get_ydata()[0] for line in ax.get_lines() if line.get_gid() == "reference"}
+
+
+def bars(ax) -> dict:
+    """{series label: colour} of an axes' bar series."""
+    return {c.get_label(): to_hex(c.patches[0].get_facecolor()) for c in ax.containers if c.patches}
+
+
+def colours(ax) -> list[str]:
+    """The colour of every series and reference line of an axes (a bar series counts once)."""
+    lines = [to_hex(line.get_color()) for line in ax.get_lines() if line.get_gid() in ("series", "reference")]
+    return lines + list(bars(ax).values())
+
+
+def check_figure(name: str, fig) -> None:
+    """The rules of every figure: at most MAX_SERIES series an axes, no colour twice in an
+    axes, sizes ticked in KiB/MiB/GiB."""
+    fig.canvas.draw()
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>" or ax.images:
+            continue
+        n = len([line for line in ax.get_lines() if line.get_gid() == "series"]) + len(bars(ax))
+        notes = [t for t in ax.texts if t.get_gid() == "null_note"]
+        assert n <= MAX_SERIES and (n > 0 or notes), f"{name} / {ax.get_title()}: {n} series"
+        used = colours(ax)
+        assert len(used) == len(set(used)), f"{name} / {ax.get_title()}: a colour is used twice: {used}"
+        if ax.get_xlabel() == "size":
+            labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+            assert labels and all(SIZE_TICK.match(t) for t in labels), f"{name}: {labels}"
+
+
+def close(fig) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

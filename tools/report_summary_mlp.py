@@ -1,0 +1,180 @@
+"""The MLP questions of `summarize` (see report_summary.py): GPU against CPU, hdbench
+against PyTorch, what copying the batch costs, and what keeps the GPU busy in training."""
+
+from __future__ import annotations
+
+import statistics
+
+from report_markdown import name, ok_runs, sources, table
+
+FED_FRACTION = 0.95  # fewer workers within this share of the best rate count as enough
+BUSY_PERCENT = 90.0  # a GPU busy this share of an epoch counts as kept busy
+
+
+def _fastest_steps(report: dict, keep) -> dict:
+    """The fastest ok hdbench step per (model, batch) among those `keep(params)` accepts."""
+    best: dict = {}
+    for b in ok_runs(report, "mlp"):
+        p = b["params"]
+        if p.get("variant") != "step" or p.get("implementation", "hdbench") != "hdbench" or not keep(p) or \
+                "step_us" not in b.get("counters", {}):
+            continue
+        key = (p["model"], p["batch"])
+        if key not in best or b["counters"]["step_us"] < best[key]["counters"]["step_us"]:
+            best[key] = b
+    return best
+
+
+def _model_order(key: tuple) -> tuple:
+    model, batch = key[0], key[1]
+    return ([int(w) for w in model.split("x")], batch)
+
+
+def gpu_over_cpu(report: dict) -> list[str]:
+    cpu = _fastest_steps(report, lambda p: p["processor"] == "cpu")
+    gpu = _fastest_steps(report, lambda p: p["processor"] == "gpu" and p.get("data") == "device")
+    lines = []
+    for key in sorted(set(cpu) | set(gpu), key=_model_order):
+        model, batch = key
+        c, g = cpu.get(key), gpu.get(key)
+        if c and g:
+            gp = g["params"]
+            lines.append(
+                f"- {model}, batch {batch}: GPU {g['counters']['step_us']:.1f} µs ({gp['dtype']}, {gp['mode']}) vs "
+                f"CPU {c['counters']['step_us']:.1f} µs ({c['params'].get('threads', '?')} threads): "
+                f"**{c['counters']['step_us'] / g['counters']['step_us']:.1f}×** ({name(g)} vs {name(c)}).")
+            continue
+        b = c or g
+        where = "CPU" if c else "GPU"
+        share = b["counters"].get("fraction_of_gemm_rate")
+        rate = f", {100 * share:.0f}% of the GEMM rate" if share is not None else ""
+        lines.append(f"- {model}, batch {batch}: {where} only, {b['counters']['step_us']:.1f} µs per step "
+                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).")
+    return lines
+
+
+MATCH = ("model", "processor", "optimizer", "dtype", "mode", "data", "batch")
+DTYPE_ORDER = {"fp32": 0, "tf32": 1, "bf16": 2}
+
+
+def versus_pytorch(report: dict) -> list[str]:
+    """hdbench's step against PyTorch's for every configuration both ran."""
+    by: dict = {}
+    for b in ok_runs(report, "mlp"):
+        p = b["params"]
+        if p.get("variant") == "step" and "step_us" in b.get("counters", {}):
+            by.setdefault(tuple(p.get(k) for k in MATCH), {}).setdefault(p.get("implementation", "hdbench"), b)
+    pairs = [(key, runs["hdbench"], runs["pytorch"]) for key, runs in by.items() if {"hdbench", "pytorch"} <= set(runs)]
+    if not pairs:
+        return []
+    pairs.sort(key=lambda t: ([int(w) for w in t[0][0].split("x")], t[0][1], t[0][2], t[0][6],
+                              DTYPE_ORDER.get(t[0][3], 9), t[0][4]))
+    ratios = [pt["counters"]["step_us"] / hd["counters"]["step_us"] for _, hd, pt in pairs]
+    faster = sum(r > 1 for r in ratios)
+    worst = min(zip(ratios, pairs), key=lambda item: item[0])
+    (model, processor, optimizer, dtype, mode, data, batch) = worst[1][0]
+    lines = [f"- Over {len(pairs)} configurations both ran, hdbench's step is faster in **{faster}** "
+             f"(median PyTorch ÷ hdbench **{statistics.median(ratios):.2f}×**); its weakest: {model}, "
+             f"{processor.upper()}, {dtype}, {mode}, batch {batch}, **{worst[0]:.2f}×** "
+             f"({name(worst[1][1])} vs {name(worst[1][2])}).", "",
+             "Step time (µs) by model, dtype and mode; the ratio is PyTorch's time ÷ hdbench's "
+             "(above 1: hdbench is faster):", ""]
+    rows = []
+    for (key, hd, pt), ratio in zip(pairs, ratios):
+        model, processor, optimizer, dtype, mode, data, batch = key
+        rows.append([model, processor.upper(), optimizer, dtype, mode, str(batch), f"{hd['counters']['step_us']:,.1f}",
+                     f"{pt['counters']['step_us']:,.1f}", f"**{ratio:.2f}×**", f"`{hd['name']}`"])
+    lines += table(["model", "processor", "optimizer", "dtype", "mode", "batch", "hdbench µs", "PyTorch µs",
+                    "PyTorch ÷ hdbench", "benchmark (the same name in both reports)"], rows)
+    used = [hd for _, hd, _ in pairs] + [pt for _, _, pt in pairs]
+    lines += ["", f"From the `mlp/step/…` runs of {sources(report, used)}, paired by model, processor, optimizer, "
+                  "dtype, mode, data and batch."]
+    return lines
+
+
+def batch_movement(report: dict) -> list[str]:
+    """The GPU step that first copies its batch in, against the one whose batch is already there."""
+    lines = []
+    for data in ("pinned", "pageable"):
+        moved = _fastest_steps(report, lambda p, d=data: p["processor"] == "gpu" and p.get("data") == d)
+        for key in sorted(moved, key=_model_order):
+            m = moved[key]
+            here = _fastest_steps(report, lambda p, mp=m["params"]: p["processor"] == "gpu" and p["data"] == "device"
+                                  and p["dtype"] == mp["dtype"] and p["mode"] == mp["mode"]
+                                  and p["optimizer"] == mp["optimizer"]).get(key)
+            if not here:
+                continue
+            model, batch = key
+            lines.append(
+                f"- {model}, batch {batch}, {m['params']['dtype']}: copying the batch from {data} memory makes a "
+                f"step **{m['counters']['step_us'] / here['counters']['step_us']:.2f}×** as long "
+                f"({m['counters']['step_us']:.1f} vs {here['counters']['step_us']:.1f} µs; {name(m)}).")
+    return lines
+
+
+def training_gpu_busy(report: dict) -> list[str]:
+    """Per model, from the GPU training epochs (loader -> copy -> step): the fastest
+    batch and worker count, the fewest workers that come close at that batch, and the
+    smallest batch that kept the GPU busy (or the busiest run when none did); then a
+    table of samples/s and GPU busy % by batch x pinning and workers."""
+    by_model: dict = {}
+    for b in ok_runs(report, "mlp"):
+        p = b["params"]
+        if p.get("variant") == "epoch" and p.get("processor") == "gpu" and "gpu_busy_percent" in b.get("counters", {}):
+            by_model.setdefault(p["model"], []).append(b)
+    lines = []
+    for model in sorted(by_model, key=lambda m: [int(w) for w in m.split("x")]):
+        runs = by_model[model]
+        best = max(runs, key=lambda b: b["counters"]["samples/s"])
+        p, k = best["params"], best["counters"]
+        line = (f"- {model}: fastest epoch at batch {p['batch']} with **{p['workers']}** loader workers "
+                f"({p['pinning']}): {k['samples/s']:,.0f} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
+                f"({name(best)}).")
+        same_point = [b for b in runs if b["params"]["batch"] == p["batch"] and b["params"]["pinning"] == p["pinning"]
+                      and b["counters"]["samples/s"] >= FED_FRACTION * k["samples/s"]]
+        fewest = min(same_point, key=lambda b: b["params"]["workers"])
+        if fewest["params"]["workers"] < p["workers"]:
+            line += (f" {fewest['params']['workers']} workers already reach "
+                     f"{100 * fewest['counters']['samples/s'] / k['samples/s']:.0f}% of it.")
+        busy = [b for b in runs if b["counters"]["gpu_busy_percent"] >= BUSY_PERCENT]
+        if busy:
+            first = min(busy, key=lambda b: (b["params"]["batch"], b["params"]["workers"]))
+            line += (f" The GPU was at least {BUSY_PERCENT:.0f}% busy from batch {first['params']['batch']} "
+                     f"({first['params']['workers']} workers, {first['counters']['gpu_busy_percent']:.0f}%; "
+                     f"{name(first)}).")
+        else:
+            busiest = max(runs, key=lambda b: b["counters"]["gpu_busy_percent"])
+            line += (f" No run kept the GPU {BUSY_PERCENT:.0f}% busy: the busiest was "
+                     f"{busiest['counters']['gpu_busy_percent']:.0f}% at batch {busiest['params']['batch']} with "
+                     f"{busiest['params']['workers']} workers ({name(busiest)}); the loader, the copy or the "
+                     "launches leave it waiting.")
+        lines.append(line)
+    for model in sorted(by_model, key=lambda m: [int(w) for w in m.split("x")]):
+        lines += _epoch_table(model, by_model[model])
+    return lines
+
+
+PINNING_ORDER = {"pageable": 0, "pin_thread": 1, "direct": 2}
+
+
+def _epoch_table(model: str, runs: list[dict]) -> list[str]:
+    workers = sorted({b["params"]["workers"] for b in runs})
+    points = sorted({(b["params"]["batch"], b["params"]["pinning"]) for b in runs},
+                    key=lambda t: (t[0], PINNING_ORDER.get(t[1], 9)))
+    if len(runs) < 2:
+        return []
+    cells = {}
+    for b in runs:  # the first report's run where two ran the same point
+        cells.setdefault((b["params"]["batch"], b["params"]["pinning"], b["params"]["workers"]), b)
+    rows = []
+    for batch, pinning in points:
+        row = [str(batch), pinning]
+        for w in workers:
+            b = cells.get((batch, pinning, w))
+            row.append("–" if b is None else
+                       f"{b['counters']['samples/s']:,.0f} ({b['counters']['gpu_busy_percent']:.0f}%)")
+        rows.append(row)
+    return ["", f"Training epochs of {model}: samples/s (GPU busy %) by batch × pinning and loader workers:", ""] + \
+        table(["batch", "pinning"] + [f"{w} workers" for w in workers], rows) + \
+        ["", f"From the `mlp/epoch/gpu/{model}/…/pinning:<pinning>/workers:<workers>/batch:<batch>` runs "
+             f"({sources(None, runs)})."]
