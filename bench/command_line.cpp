@@ -26,6 +26,7 @@ std::unique_ptr<CommandLine> declare_all(const OptionLimits& limits, std::uint64
   declare_core_flags(line->flags, line->options, line->family_names(), random_seed);
   for (const auto& family : line->families) family->declare_flags(line->flags, limits);
   declare_data_flags(line->flags, line->data);
+  declare_cpu_blas_flags(line->flags, line->cpu_blas);
   trace::declare_trace_flags(line->flags, line->trace);
   return line;
 }

@@ -8,6 +8,7 @@
 #include "core/family.hpp"
 #include "core/options.hpp"
 #include "data/data_options.hpp"
+#include "mlp/cpu_blas.hpp"
 #include "trace/trace_options.hpp"
 
 namespace hdbench {
@@ -28,6 +29,7 @@ struct CommandLine {
   Options options;
   DataOptions data;
   trace::TraceOptions trace;
+  CpuBlasOptions cpu_blas;
   std::vector<std::unique_ptr<Family>> families;
   std::vector<std::string> passthrough;  // everything that is not --hdbench_*
 

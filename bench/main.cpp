@@ -19,6 +19,7 @@
 
 #include <unistd.h>
 
+#include "core/cpu_features.hpp"
 #include "core/report.hpp"
 #include "families.hpp"
 #include "core/suite.hpp"
@@ -165,6 +166,10 @@ int run(int argc, char** argv) {
     return 0;
   }
 
+  // Before anything runs: the CPU step's BLAS on kernels that match this CPU.
+  const CpuFeatures cpu = discover_cpu_features();
+  ensure_blas_core(command_line.cpu_blas, cpu, argv);
+
   // Google Benchmark gets everything that is not ours; unknown flags are its to reject.
   std::vector<std::string> gb_args{argv[0]};
   gb_args.insert(gb_args.end(), command_line.passthrough.begin(), command_line.passthrough.end());
@@ -229,6 +234,8 @@ int run(int argc, char** argv) {
   nlohmann::json hdbench_context = build_info();
   hdbench_context["schema_version"] = kReportSchemaVersion;
   hdbench_context["system"] = system::to_json(info);
+  hdbench_context["system"]["cpu"] = to_json(cpu);
+  hdbench_context["cpu_blas"] = cpu_blas_report(command_line.cpu_blas);
   hdbench_context["options"] = command_line.options_json();
   hdbench_context["started_at"] = started_at;
   hdbench_context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");

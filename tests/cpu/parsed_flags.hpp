@@ -9,6 +9,7 @@
 #include "core/options.hpp"
 #include "data/data_options.hpp"
 #include "loader/loader_options.hpp"
+#include "mlp/cpu_blas.hpp"
 #include "mlp/mlp_options.hpp"
 #include "streams/streams_options.hpp"
 #include "trace/trace_options.hpp"
@@ -27,6 +28,7 @@ struct Parsed {
   LoaderOptions loader;
   MlpOptions mlp;
   trace::TraceOptions trace;
+  CpuBlasOptions cpu_blas;
   bool help = false;
   std::vector<std::string> given;
   std::vector<std::string> passthrough;
@@ -44,6 +46,7 @@ inline Parsed parse_flags(const std::vector<std::string>& args, const OptionLimi
   declare_loader_flags(flags, p.loader);
   declare_mlp_flags(flags, p.mlp, limits);
   declare_data_flags(flags, p.data);
+  declare_cpu_blas_flags(flags, p.cpu_blas);
   trace::declare_trace_flags(flags, p.trace);
   p.passthrough = flags.parse(args);
   p.help = flags.help_requested();
