@@ -32,6 +32,12 @@ for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-s
   [[ -z $sanitizer && -x $candidate ]] && sanitizer=$candidate
 done
 if [[ -n $sanitizer ]]; then
+  # Every GPU test under each tool. HDBENCH_UNDER_COMPUTE_SANITIZER=1 skips what cannot
+  # run there (concurrency assertions; the intended failing 1 PiB cudaMalloc, which
+  # memcheck reports as an API error) and shrinks MlpGpu.TrainingLowersTheLoss to
+  # 784x32x10, batch 32, 16 steps. Estimated on an H100 from the 2026-11-22 logs:
+  # racecheck ~100-130 s (23 s without the MLP tests, ~27 s MlpGpuVersusCpu, ~26 s
+  # optimizer and graph tests, ~30 s training, was 254 s); memcheck and synccheck less.
   for tool in memcheck racecheck synccheck; do
     step "sanitizer_$tool" env HDBENCH_UNDER_COMPUTE_SANITIZER=1 \
       "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"

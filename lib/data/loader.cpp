@@ -125,9 +125,15 @@ struct Loader::State {
   Ring front;    // the slots the consumer reads
   Ring staging;  // pageable slots the workers fill in pin_thread mode
 
+  // One lock; a condition per kind of waiter, each woken only for what it waits for: a
+  // freed slot wakes one worker (not all of them: with 8 workers at batch 128 every
+  // freed slot woke 8 threads that fought the consumer for the lock and went back to
+  // sleep, and the loader got slower with more workers), a built batch wakes the pin
+  // thread or, when it is the one the consumer waits for, the consumer.
   mutable std::mutex mutex;
-  std::condition_variable work_cv;   // workers and the pin thread wait here
-  std::condition_variable ready_cv;  // the consumer waits here
+  std::condition_variable build_cv;  // workers wait for a free slot and a batch to claim
+  std::condition_variable pin_cv;    // the pin thread waits for a staged batch and a free slot
+  std::condition_variable ready_cv;  // the consumer waits for its next batch
   std::uint64_t generation = 0;      // bumped per epoch; stale batches are dropped
   std::size_t epoch = 0;
   std::vector<std::uint32_t> order;
@@ -165,14 +171,33 @@ struct Loader::State {
     staging.recycle_ready();
   }
 
+  void wake_everyone() {
+    build_cv.notify_all();
+    pin_cv.notify_all();
+    ready_cv.notify_all();
+  }
+
   void fail(const std::string& message) {
     std::lock_guard lock(mutex);
     if (!failed) failure = message;
     failed = true;
     stopping = true;
-    work_cv.notify_all();
-    ready_cv.notify_all();
+    wake_everyone();
   }
+
+  // Waits on `cv` until `ready()`, counting the wake-ups and the idle ones (woken, but
+  // another thread took the work first, or woken spuriously).
+  template <typename Ready>
+  void wait_counted(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, Ready ready) {
+    while (!ready()) {
+      cv.wait(lock);
+      ++stats.worker_wakeups;
+      if (!ready()) ++stats.idle_wakeups;
+    }
+  }
+
+  // The consumer waits for this batch (in order) or any batch: wake it.
+  bool consumer_wants(std::size_t batch) const { return !config.in_order || batch == next_deliver; }
 
   // Claims the next batch into a free slot of `ring`; the caller holds the lock.
   int claim_locked(Ring& ring, std::size_t& batch) {
@@ -218,19 +243,16 @@ struct Loader::State {
     const std::string name = fmt::format("loader/worker {}", worker);
     nvtx::name_current_thread(name);
     Ring& ring = build_ring();
+    std::unique_lock lock(mutex);
     while (true) {
-      int slot = -1;
+      wait_counted(lock, build_cv,
+                   [&] { return stopping || (active && next_claim < batch_count && !ring.free.empty()); });
+      if (stopping) return;
       std::size_t batch = 0;
-      std::uint64_t gen = 0;
-      SlotFence fence;
-      {
-        std::unique_lock lock(mutex);
-        work_cv.wait(lock, [&] { return stopping || (active && next_claim < batch_count && !ring.free.empty()); });
-        if (stopping) return;
-        slot = claim_locked(ring, batch);
-        gen = generation;
-        fence = std::move(ring.slots[static_cast<std::size_t>(slot)].fence);
-      }
+      const int slot = claim_locked(ring, batch);
+      const std::uint64_t gen = generation;
+      SlotFence fence = std::move(ring.slots[static_cast<std::size_t>(slot)].fence);
+      lock.unlock();
       Slot& s = ring.slots[static_cast<std::size_t>(slot)];
       std::pair<double, double> seconds;
       try {
@@ -239,16 +261,28 @@ struct Loader::State {
         fail(fmt::format("{} failed on batch {} of epoch {}: {}", name, batch, s.epoch, error.what()));
         return;
       }
-      std::lock_guard lock(mutex);
+      lock.lock();
       stats.build_seconds += seconds.first;
       stats.build_cpu_seconds += seconds.second;
-      if (gen == generation) {
+      bool wake_consumer = false;
+      bool wake_pin = false;
+      bool wake_builder = false;
+      if (gen != generation) {
+        ring.free.push_back(slot);  // a stale batch of an abandoned epoch
+        wake_builder = true;
+      } else if (pin_step()) {
         ring.ready.emplace(batch, slot);
+        wake_pin = true;
       } else {
-        ring.free.push_back(slot);
+        ring.ready.emplace(batch, slot);
+        wake_consumer = consumer_wants(batch);
       }
-      work_cv.notify_all();
-      ready_cv.notify_all();
+      // Notified without the lock, so the woken thread does not wake only to wait for it.
+      lock.unlock();
+      if (wake_consumer) ready_cv.notify_one();
+      if (wake_pin) pin_cv.notify_one();
+      if (wake_builder) build_cv.notify_one();
+      lock.lock();
     }
   }
 
@@ -262,7 +296,7 @@ struct Loader::State {
       {
         std::unique_lock lock(mutex);
         auto pinnable = [&] { return config.in_order ? staging.ready.contains(next_pin) : !staging.ready.empty(); };
-        work_cv.wait(lock, [&] { return stopping || (pinnable() && !front.free.empty()); });
+        wait_counted(lock, pin_cv, [&] { return stopping || (pinnable() && !front.free.empty()); });
         if (stopping) return;
         from = staging.take_ready(config.in_order, next_pin);
         if (config.in_order) ++next_pin;
@@ -280,16 +314,19 @@ struct Loader::State {
         fail(fmt::format("loader/pin failed on batch {} of epoch {}: {}", source.batch, source.epoch, error.what()));
         return;
       }
-      std::lock_guard lock(mutex);
+      std::unique_lock lock(mutex);
       stats.pin_seconds += seconds;
       staging.free.push_back(from);
+      bool wake_consumer = false;
       if (gen == generation) {
         front.ready.emplace(target.batch, to);
+        wake_consumer = consumer_wants(target.batch);
       } else {
         front.free.push_back(to);
       }
-      work_cv.notify_all();
-      ready_cv.notify_all();
+      lock.unlock();
+      build_cv.notify_one();  // the staging slot it freed
+      if (wake_consumer) ready_cv.notify_one();
     }
   }
 
@@ -333,12 +370,19 @@ struct Loader::State {
   }
 
   void release_held(SlotFence fence) {
-    std::lock_guard lock(mutex);
-    if (held_slot < 0) return;
-    front.slots[static_cast<std::size_t>(held_slot)].fence = std::move(fence);
-    front.free.push_back(held_slot);
-    held_slot = -1;
-    work_cv.notify_all();
+    {
+      std::lock_guard lock(mutex);
+      if (held_slot < 0) return;
+      front.slots[static_cast<std::size_t>(held_slot)].fence = std::move(fence);
+      front.free.push_back(held_slot);
+      held_slot = -1;
+    }
+    // One slot is free: one thread can use it (the pin thread, or one worker).
+    if (pin_step()) {
+      pin_cv.notify_one();
+    } else {
+      build_cv.notify_one();
+    }
   }
 };
 
@@ -355,9 +399,12 @@ Loader::~Loader() { stop(); }
 void Loader::start_epoch(std::size_t epoch) {
   State& s = *state_;
   s.release_held({});
-  std::lock_guard lock(s.mutex);
-  s.begin_epoch_locked(epoch);
-  s.work_cv.notify_all();
+  {
+    std::lock_guard lock(s.mutex);
+    s.begin_epoch_locked(epoch);
+  }
+  s.build_cv.notify_all();  // every free slot has a batch to build
+  s.pin_cv.notify_all();
 }
 
 std::optional<Batch> Loader::next() {
@@ -387,8 +434,8 @@ std::optional<Batch> Loader::next() {
         stop();
         throw LoaderError(message);
       }
+      // Taking a ready batch frees no slot (release() does): nobody to wake.
       slot = s.front.take_ready(s.config.in_order, s.next_deliver);
-      s.work_cv.notify_all();  // the pin thread or a worker may be waiting on ring space
     }
   }
   if (slot < 0) slot = s.build_on_consumer();
@@ -419,8 +466,7 @@ void Loader::stop() noexcept {
     std::lock_guard lock(s.mutex);
     s.stopping = true;
   }
-  s.work_cv.notify_all();
-  s.ready_cv.notify_all();
+  s.wake_everyone();
   s.threads.clear();  // joins
 }
 

@@ -28,9 +28,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/host_memory.hpp"
 #include "data/data_axes.hpp"
 #include "data/dataset.hpp"
-#include "core/host_memory.hpp"
 #include "data/sample_transform.hpp"
 
 namespace hdbench {
@@ -84,6 +84,8 @@ struct LoaderStats {
   double pin_seconds = 0.0;            // the pin step (pin_thread mode)
   double consumer_wait_seconds = 0.0;  // time next() spent waiting for a batch
   double ready_batches_sum = 0.0;      // ready batches seen by each next(), summed
+  std::size_t worker_wakeups = 0;      // times a waiting worker (or the pin thread) woke up
+  std::size_t idle_wakeups = 0;        // of those, the ones that found nothing to do
 };
 
 class Loader {

@@ -1,13 +1,17 @@
 // The CUPTI recorder on a real GPU: a pinned and a pageable host-to-device copy show
 // up as HtoD copies with the right memory kinds and byte counts, on the stream we
-// named, and CUPTI's bandwidth agrees with the event-timed one within 5%.
+// named, and CUPTI's bandwidth agrees with the event-timed one within 5%. Each kind is
+// copied once untimed after the recorder starts: the first copy under CUPTI carries its
+// one-time set-up on the host (an event-timed 10.3 GB/s against CUPTI's 55.3 on an H100),
+// so the reference is the second copy of each kind. The warm-ups are recorded too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
-#include "gpu_test_support.hpp"
 #include "core/host_memory.hpp"
+#include "gpu_test_support.hpp"
 #include "trace/trace_analysis.hpp"
 #include "trace/trace_recorder.hpp"
 #include "trace/trace_writer.hpp"
@@ -31,6 +35,10 @@ TEST(TraceGpu, CopiesAreRecordedWithTheirMemoryKindsBytesAndStream) {
     GTEST_SKIP() << "CUPTI cannot record here: " << error.what();
   }
   Stream stream("trace-test/h2d");
+  for (const HostBuffer* source : {&pinned, &pageable}) {
+    HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), source->data(), kBytes, cudaMemcpyHostToDevice, stream.get()));
+  }
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   Event start;
   Event stop;
   float pinned_ms = 0.0f;
@@ -47,16 +55,21 @@ TEST(TraceGpu, CopiesAreRecordedWithTheirMemoryKindsBytesAndStream) {
   for (const auto& r : records) {
     if (r.kind == trace::RecordKind::memcpy && r.name == "HtoD" && r.bytes == kBytes) copies.push_back(&r);
   }
-  ASSERT_EQ(copies.size(), 2u);
+  // Two warm-ups, then the two timed copies, in the order they were issued on one stream.
+  ASSERT_EQ(copies.size(), 4u);
+  std::sort(copies.begin(), copies.end(), [](const auto* a, const auto* b) { return a->start_ns < b->start_ns; });
   EXPECT_EQ(copies[0]->src, trace::MemoryKind::pinned);
   EXPECT_EQ(copies[1]->src, trace::MemoryKind::pageable);
+  EXPECT_EQ(copies[2]->src, trace::MemoryKind::pinned);
+  EXPECT_EQ(copies[3]->src, trace::MemoryKind::pageable);
   for (const auto* copy : copies) {
     EXPECT_EQ(copy->dst, trace::MemoryKind::device);
     ASSERT_TRUE(metadata.stream_names.contains(copy->stream));
     EXPECT_EQ(metadata.stream_names.at(copy->stream), "trace-test/h2d");
   }
-  const auto pinned_gbps = trace::copy_bandwidth_gbps(records, "HtoD", trace::MemoryKind::pinned, 0,
-                                                      std::numeric_limits<std::uint64_t>::max());
+  // CUPTI's figure for the timed pinned copy alone, not the warm-up.
+  const auto pinned_gbps =
+      trace::copy_bandwidth_gbps(records, "HtoD", trace::MemoryKind::pinned, copies[2]->start_ns, copies[2]->end_ns);
   ASSERT_TRUE(pinned_gbps.has_value());
   const double event_gbps = static_cast<double>(kBytes) / (pinned_ms * 1e-3) / 1e9;
   EXPECT_NEAR(*pinned_gbps, event_gbps, 0.05 * event_gbps);

@@ -5,15 +5,15 @@
 #include <cstring>
 #include <tuple>
 
-#include "transfer/bidir_copy.hpp"
 #include "core/cuda.hpp"
-#include "gpu_test_support.hpp"
 #include "core/host_pattern.hpp"
-#include "transfer/staged_copy.hpp"
 #include "core/system.hpp"
+#include "core/verify.hpp"
+#include "gpu_test_support.hpp"
+#include "transfer/bidir_copy.hpp"
+#include "transfer/staged_copy.hpp"
 #include "transfer/transfer_endpoints.hpp"
 #include "transfer_kernels.hpp"
-#include "core/verify.hpp"
 
 namespace hdbench {
 namespace {
@@ -46,15 +46,16 @@ TEST_P(TransferMovesBytes, DestinationHoldsThePatternOnlyAfterTheCopy) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllKinds, TransferMovesBytes,
-    ::testing::Combine(::testing::Values(HostMemoryKind::pageable, HostMemoryKind::registered, HostMemoryKind::pinned,
-                                         HostMemoryKind::pinned_wc, HostMemoryKind::mapped),
-                       ::testing::Values(Direction::h2d, Direction::d2h), ::testing::Values(Engine::copy, Engine::sm)),
-    [](const auto& info) {
-      return std::string(to_string(std::get<0>(info.param))) + "_" + to_string(std::get<1>(info.param)) + "_" +
-             to_string(std::get<2>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(AllKinds, TransferMovesBytes,
+                         ::testing::Combine(::testing::Values(HostMemoryKind::pageable, HostMemoryKind::registered,
+                                                              HostMemoryKind::pinned, HostMemoryKind::pinned_wc,
+                                                              HostMemoryKind::mapped),
+                                            ::testing::Values(Direction::h2d, Direction::d2h),
+                                            ::testing::Values(Engine::copy, Engine::sm)),
+                         [](const auto& info) {
+                           return std::string(to_string(std::get<0>(info.param))) + "_" +
+                                  to_string(std::get<1>(info.param)) + "_" + to_string(std::get<2>(info.param));
+                         });
 
 TEST(StagedCopy, MovesSizesThatAreNotAMultipleOfTheChunk) {
   SKIP_WITHOUT_GPU();
@@ -117,6 +118,11 @@ TEST(SpinKernel, GivesUpAfterItsTimeoutAndSaysSo) {
 
 TEST(DeviceBuffer, OutOfMemoryThrowsCudaErrorWithAdvice) {
   SKIP_WITHOUT_GPU();
+  // memcheck reports every failing CUDA API call as an error, and this test's 1 PiB
+  // cudaMalloc fails on purpose; API-error reporting stays on for every other test.
+  if (::hdbench::testing_support::under_compute_sanitizer())
+    GTEST_SKIP() << "under compute-sanitizer: the intended failing cudaMalloc would be reported as an API error; "
+                    "checked in the plain run";
   try {
     DeviceBuffer huge(std::size_t{1} << 50);
     FAIL() << "a 1 PiB allocation succeeded";

@@ -37,13 +37,16 @@ def test_trace_is_recorded_or_the_report_says_why_not(hdbench_bin, tmp_path):
     assert status["records"] >= len(copies)
     # Each transfer benchmark's activity is measured over its timed ranges, where its copies ran.
     rows = {r["benchmark"]: r for r in report["derived"]["gpu_activity"]}
-    transfers = [b["name"].removesuffix("/manual_time") for b in report["benchmarks"]
-                 if b["params"].get("family") == "transfer" and b["status"] == "ok"]
+    # The copy engine moves bytes with copies; the SM engine with a kernel (no copy record).
+    transfers = {b["name"].removesuffix("/manual_time"): b["params"]["engine"] for b in report["benchmarks"]
+                 if b["params"].get("family") == "transfer" and b["status"] == "ok"}
     assert transfers and all(name in rows for name in transfers)
-    for name in transfers:
+    assert set(transfers.values()) <= {"copy", "sm"}, transfers
+    for name, engine in transfers.items():
         row = rows[name]
         assert row["measured_over"] == "timed ranges" and row["timed_ranges"] >= 1, row
-        assert row["copies"] >= 1 and 0 < row["gpu_busy_percent"] <= 100 + 1e-9, row
+        assert row["kernels" if engine == "sm" else "copies"] >= 1, row
+        assert 0 < row["gpu_busy_percent"] <= 100 + 1e-9, row
 
 
 def test_trace_not_asked_leaves_no_status(hdbench_bin, tmp_path):

@@ -251,7 +251,7 @@ TEST(LoaderErrors, AWorkerFailureReachesTheConsumerWithItsMessage) {
       }
       EXPECT_THAT(message, testing::HasSubstr("cudaErrorLaunchFailure"));
       EXPECT_THAT(message, testing::HasSubstr(workers == 0 ? "consumer thread" : "loader/worker"));
-      EXPECT_THROW(loader.next(), LoaderError);   // stays failed
+      EXPECT_THROW(loader.next(), LoaderError);                         // stays failed
       EXPECT_EQ(settled_thread_count(threads_before), threads_before);  // and has stopped its threads
     }
     EXPECT_EQ(live_loader_slot_bytes(), 0u);
@@ -329,6 +329,31 @@ TEST(LoaderStats, CountWhatWasDelivered) {
   EXPECT_EQ(s.pin_seconds, 0.0);
   loader.reset_stats();
   EXPECT_EQ(loader.stats().samples, 0u);
+}
+
+// A freed slot wakes one worker, not every idle one. The consumer is slow here, so the
+// workers have filled the ring and sleep when each slot comes back: waking them all
+// (as the loader once did) makes about `workers` wake-ups per batch, 7 of them for
+// nothing, and on a host with fewer cores than workers the herd costs the consumer its
+// lock and its core. Each wake-up has a notify behind it: one per released slot, plus
+// every worker once per epoch start and once at the stop.
+TEST(LoaderStats, AFreedSlotWakesOneWorkerNotAll) {
+  constexpr int kWorkers = 8;
+  constexpr std::size_t kEpochs = 2;
+  Loader loader(small_dataset(), config_for(16, kWorkers));
+  std::size_t batches = 0;
+  for (std::size_t epoch = 0; epoch < kEpochs; ++epoch) {
+    loader.start_epoch(epoch);
+    while (const std::optional<Batch> batch = loader.next()) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      loader.release();
+      ++batches;
+    }
+  }
+  const LoaderStats s = loader.stats();
+  EXPECT_EQ(s.batches, batches);
+  EXPECT_LE(s.idle_wakeups, s.worker_wakeups);
+  EXPECT_LE(s.worker_wakeups, batches + (kEpochs + 1) * kWorkers) << s.idle_wakeups << " of them idle";
 }
 
 }  // namespace

@@ -1,0 +1,132 @@
+// The pieces of the GPU step below GpuMlp: GpuGemm against a host reference, and the
+// shared-memory bias-gradient kernel, which the step runs only when cuBLASLt refuses
+// the fused BGRADB epilogue (the H100 never did), so it is launched directly here and
+// compute-sanitizer's racecheck sees its shared-memory reduction on every run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cuda.hpp"
+#include "gpu_test_support.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "mlp/mlp_model.hpp"
+#include "mlp_kernels.hpp"
+
+namespace hdbench {
+namespace {
+
+double max_abs(const std::vector<float>& values) {
+  double m = 0.0;
+  for (float v : values) m = std::max(m, std::abs(static_cast<double>(v)));
+  return m;
+}
+
+TEST(MlpGpu, GemmMatchesAHostReference) {
+  SKIP_WITHOUT_GPU();
+  struct Size {
+    int m, n, k;
+  };
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    for (Size size : {Size{37, 50, 64}, Size{256, 192, 320}}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::to_string(size.m) + "x" + std::to_string(size.n) + "x" +
+                   std::to_string(size.k));
+      Stream stream;
+      GpuGemm gemm(size.m, size.n, size.k, dtype, stream.get());
+      EXPECT_DOUBLE_EQ(gemm.flops(), 2.0 * size.m * size.n * size.k);
+      gemm.run();
+      const std::vector<float> a = gemm.a_values();
+      const std::vector<float> b = gemm.b_values();
+      const std::vector<float> d = gemm.d_values();
+      ASSERT_EQ(d.size(), static_cast<std::size_t>(size.m) * size.n);
+      EXPECT_GT(max_abs(a), 0.5);  // random operands, not zeros
+      EXPECT_GT(max_abs(b), 0.5);
+      // Each element against Σ|a·b|: the scale its rounding errors grow with.
+      const double rel = dtype == MlpDtype::fp32 ? 1e-5 : dtype == MlpDtype::tf32 ? 2e-3 : 1e-2;
+      std::size_t bad = 0;
+      for (int i = 0; i < size.m; ++i) {
+        for (int j = 0; j < size.n; ++j) {
+          double sum = 0.0;
+          double magnitude = 0.0;
+          for (int p = 0; p < size.k; ++p) {
+            const double term = static_cast<double>(a[static_cast<std::size_t>(i) * size.k + p]) *
+                                b[static_cast<std::size_t>(p) * size.n + j];
+            sum += term;
+            magnitude += std::abs(term);
+          }
+          const float got = d[static_cast<std::size_t>(i) * size.n + j];
+          if (!(std::abs(got - sum) <= rel * magnitude) && bad++ == 0)
+            ADD_FAILURE() << "D[" << i << "][" << j << "] = " << got << ", reference " << sum << " (Σ|a·b| "
+                          << magnitude << ")";
+        }
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+}
+
+// db[c] = Σ_r dy[r][c] for every column, none beyond: shapes with one row, rows that
+// are not a multiple of the block's 16 row-strides, widths below, at and across the
+// 32-column blocks. The output is poisoned with NaN first (an unwritten column fails)
+// and guarded by sentinels past the end (a column written beyond the width fails).
+TEST(MlpKernelsGpu, BiasGradientSumsEachColumnOverTheRows) {
+  SKIP_WITHOUT_GPU();
+  struct Shape {
+    int rows, width;
+  };
+  constexpr int kGuard = 40;
+  constexpr float kSentinel = -12345.0f;
+  for (bool bf16 : {false, true}) {
+    for (Shape shape : {Shape{1, 10}, Shape{37, 64}, Shape{128, 100}, Shape{5, 33}, Shape{300, 32}}) {
+      SCOPED_TRACE(std::string(bf16 ? "bf16 " : "fp32 ") + std::to_string(shape.rows) + "x" +
+                   std::to_string(shape.width));
+      const auto count = static_cast<std::size_t>(shape.rows) * static_cast<std::size_t>(shape.width);
+      std::mt19937 rng(static_cast<std::uint32_t>(shape.rows * 131 + shape.width));
+      std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+      std::vector<float> dy(count);
+      std::vector<__nv_bfloat16> dy_bf16(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        dy[i] = value(rng);
+        dy_bf16[i] = __float2bfloat16(dy[i]);
+        if (bf16) dy[i] = __bfloat162float(dy_bf16[i]);  // the reference sums what the kernel reads
+      }
+      Stream stream;
+      DeviceBuffer device_dy(count * (bf16 ? sizeof(__nv_bfloat16) : sizeof(float)));
+      HDBENCH_CUDA_CHECK(cudaMemcpy(device_dy.data(), bf16 ? static_cast<const void*>(dy_bf16.data()) : dy.data(),
+                                    device_dy.size(), cudaMemcpyHostToDevice));
+      std::vector<float> db(static_cast<std::size_t>(shape.width + kGuard), kSentinel);
+      std::fill_n(db.begin(), shape.width, std::numeric_limits<float>::quiet_NaN());
+      DeviceBuffer device_db(db.size() * sizeof(float));
+      HDBENCH_CUDA_CHECK(cudaMemcpy(device_db.data(), db.data(), device_db.size(), cudaMemcpyHostToDevice));
+      if (bf16) {
+        kernels::bias_gradient(device_dy.as<const __nv_bfloat16>(), device_db.as<float>(), shape.rows, shape.width,
+                               stream.get());
+      } else {
+        kernels::bias_gradient(device_dy.as<const float>(), device_db.as<float>(), shape.rows, shape.width,
+                               stream.get());
+      }
+      stream.synchronize();
+      HDBENCH_CUDA_CHECK(cudaMemcpy(db.data(), device_db.data(), device_db.size(), cudaMemcpyDeviceToHost));
+      for (int c = 0; c < shape.width; ++c) {
+        double sum = 0.0;
+        double magnitude = 0.0;
+        for (int r = 0; r < shape.rows; ++r) {
+          const double v = dy[static_cast<std::size_t>(r) * shape.width + c];
+          sum += v;
+          magnitude += std::abs(v);
+        }
+        // fp32 partial sums over at most 300 terms: a few ulps of Σ|dy|.
+        EXPECT_LE(std::abs(db[c] - sum), 1e-5 * magnitude + 1e-30) << "column " << c << ": " << db[c] << " vs " << sum;
+      }
+      for (int c = shape.width; c < shape.width + kGuard; ++c) EXPECT_EQ(db[c], kSentinel) << "past the end: " << c;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hdbench
