@@ -9,22 +9,24 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 
 #include "core/cuda.hpp"
-#include "data/dataset.hpp"
-#include "loader/loader_derivations.hpp"
-#include "data/device_feed.hpp"
 #include "core/family.hpp"
-#include "data/data_options.hpp"
-#include "loader/loader_options.hpp"
-#include "loader_kernels.hpp"
+#include "core/host_memory.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
 #include "core/timing.hpp"
+#include "data/data_options.hpp"
+#include "data/dataset.hpp"
+#include "data/device_feed.hpp"
+#include "loader/loader_derivations.hpp"
+#include "loader/loader_options.hpp"
+#include "loader_kernels.hpp"
 
 namespace hdbench {
 namespace {
@@ -43,14 +45,10 @@ struct LoaderCase {
 // The dataset (built or read once) and the reference checksums of the epochs.
 class FamilyState {
  public:
-  FamilyState(const DataOptions& data, std::uint64_t seed) : data_(data), seed_(seed) {}
+  FamilyState(const DatasetSource& source, std::uint64_t seed) : source_(source), seed_(seed) {}
 
   const Dataset& dataset() {
-    std::call_once(built_, [&] {
-      dataset_ = data_.mnist_dir.empty()
-                     ? make_synthetic_mnist(data_.loader_samples, seed_)
-                     : read_mnist_idx(mnist_images_path(data_.mnist_dir), mnist_labels_path(data_.mnist_dir));
-    });
+    std::call_once(built_, [&] { dataset_ = load_training_set(source_, seed_); });
     return dataset_;
   }
 
@@ -72,7 +70,7 @@ class FamilyState {
   }
 
  private:
-  const DataOptions& data_;
+  DatasetSource source_;
   std::uint64_t seed_;
   std::once_flag built_;
   Dataset dataset_;
@@ -85,7 +83,7 @@ std::string case_name(const LoaderCase& c) {
                      to_string(c.augment));
 }
 
-nlohmann::json case_params(const LoaderCase& c, const Options& o, const DataOptions& data) {
+nlohmann::json case_params(const LoaderCase& c, const Options& o, const DatasetSource& data) {
   nlohmann::json p = {{"family", "loader"},
                       {"consumer", to_string(c.consumer)},
                       {"pinning", to_string(c.pinning)},
@@ -95,9 +93,11 @@ nlohmann::json case_params(const LoaderCase& c, const Options& o, const DataOpti
                       {"sample_cost_us", c.cost_us},
                       {"shuffle", c.shuffle},
                       {"augment", to_string(c.augment)},
-                      {"dataset", data.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
+                      {"dataset", data.kind},
+                      {"dataset_name", data.name}};
   if (c.consumer == LoaderConsumer::gpu) p["device"] = o.device;
-  if (data.mnist_dir.empty()) p["samples"] = data.loader_samples;
+  if (data.idx()) p["dataset_dir"] = data.dir;
+  if (!data.idx()) p["samples"] = data.samples;
   return p;
 }
 
@@ -189,8 +189,29 @@ class Consumer {
   std::optional<DeviceBuffer> total_;
 };
 
+// The H2D copy of one batch alone, from host memory of the loader's kind, with nothing
+// else running: back-to-back copies timed by events. Beside build_bound_samples/s (the
+// collation alone) it names what bounds a GPU-fed epoch.
+double copy_alone_samples_per_s(PinMode pinning, std::size_t batch_bytes, std::size_t batch_samples) {
+  constexpr int kCopies = 16;
+  HostBuffer host(pinning == PinMode::pageable ? HostMemoryKind::pageable : HostMemoryKind::pinned, batch_bytes);
+  std::memset(host.data(), 1, batch_bytes);
+  DeviceBuffer device(batch_bytes);
+  Stream stream("loader/copy-alone");
+  Event start;
+  Event stop;
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
+  start.record(stream.get());
+  for (int i = 0; i < kCopies; ++i) {
+    HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
+  }
+  stop.record(stream.get());
+  const double seconds = 1e-3 * static_cast<double>(elapsed_ms(start, stop));
+  return seconds > 0.0 ? kCopies * static_cast<double>(batch_samples) / seconds : 0.0;
+}
+
 void set_loader_counters(benchmark::State& state, const Suite& suite, const LoaderCase& c, const Loader& loader,
-                         const Dataset& dataset, const std::vector<double>& seconds) {
+                         const Dataset& dataset, const std::vector<double>& seconds, std::optional<double> copy_alone) {
   const LoaderStats stats = loader.stats();
   const SampleStats epoch = summarize(seconds);
   const double total_seconds = epoch.mean * static_cast<double>(epoch.count);
@@ -207,6 +228,19 @@ void set_loader_counters(benchmark::State& state, const Suite& suite, const Load
   k["stall_us_per_batch"] = 1e6 * stats.consumer_wait_seconds / batches;
   k["worker_busy_percent"] = 100.0 * stats.build_seconds / (total_seconds * std::max(1, c.workers));
   k["queue_occupancy_batches"] = stats.ready_batches_sum / batches;
+  // What the consumer's own work per batch allows (its time outside next()'s wait):
+  // when samples/s is near it, the consumer is the bound and more workers cannot help.
+  const double consumer_seconds = std::max(0.0, total_seconds - stats.consumer_wait_seconds);
+  k["consumer_us_per_batch"] = 1e6 * consumer_seconds / batches;
+  if (consumer_seconds > 0.0) {
+    k["consumer_bound_samples/s"] = static_cast<double>(stats.samples) / consumer_seconds;
+  }
+  k["idle_wakeups_per_batch"] = static_cast<double>(stats.idle_wakeups) / batches;
+  // Above 1, the loader's threads (workers, consumer, pin thread) outnumber the cores:
+  // a worker descheduled in the middle of the batch the consumer waits for holds up
+  // the batches built after it, so more workers cost time instead of saving it.
+  const int loader_threads = c.workers + 1 + (c.pinning == PinMode::pin_thread && c.workers > 0 ? 1 : 0);
+  k["threads_per_core"] = static_cast<double>(loader_threads) / std::max(1, suite.system().host.logical_cores);
   k["pinned_MiB_held"] = static_cast<double>(loader.pinned_bytes_held()) / (1 << 20);
   k["host_MiB_held"] = static_cast<double>(loader.host_bytes_held()) / (1 << 20);
   const double cpu_seconds_per_sample =
@@ -225,6 +259,10 @@ void set_loader_counters(benchmark::State& state, const Suite& suite, const Load
     if (const double link = system::pcie_link_gbps(selected_gpu(suite)->link_max); link > 0.0) {
       k["link_bound_samples/s"] = link * 1e9 / bytes_per_sample;
     }
+    if (copy_alone && *copy_alone > 0.0) {
+      k["copy_alone_samples/s"] = *copy_alone;
+      k["fraction_of_copy_alone"] = samples_per_s / *copy_alone;
+    }
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(samples_per_epoch * static_cast<double>(epoch.count)));
 }
@@ -240,6 +278,8 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
     skip_benchmark(state, *shortfall);
     return;
   }
+  std::optional<double> copy_alone;
+  if (gpu) copy_alone = copy_alone_samples_per_s(c.pinning, batch_bytes, config.batch_size);
   Loader loader(dataset, config);
   Consumer consumer(c.consumer, loader, batch_bytes, config.nvtx_prefix);
   const std::string timed_range = config.nvtx_prefix + "/timed";
@@ -267,18 +307,24 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
       return;
     }
   }
-  set_loader_counters(state, suite, c, loader, dataset, seconds);
+  set_loader_counters(state, suite, c, loader, dataset, seconds, copy_alone);
 }
 
-void register_loader(Suite& suite, const LoaderOptions& options, const DataOptions& data) {
+void register_loader(Suite& suite, const LoaderOptions& options, const DataOptions& data_options) {
   const Options& o = suite.options();
+  const DatasetSource data = resolve_dataset(data_options);
   auto family = std::make_shared<FamilyState>(data, o.seed);
-  if (!data.mnist_dir.empty()) {
+  if (data.idx()) {
     // Read now, so a missing or malformed file is a usage error before anything runs.
     try {
       family->dataset();
     } catch (const DatasetError& error) {
-      throw UsageError(fmt::format("--hdbench_mnist_dir: {}", error.what()));
+      throw UsageError(fmt::format("{}: {}",
+                                   data_options.mnist_dir.empty() ? "the default dataset (Fashion-MNIST; "
+                                                                    "--hdbench_loader_samples=N trains on synthetic "
+                                                                    "data instead)"
+                                                                  : "--hdbench_mnist_dir",
+                                   error.what()));
     }
   }
   for (const LoaderCase& c : plan_cases(options)) {

@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "core/cpu_features.hpp"
+#include "core/progress.hpp"
 #include "core/report.hpp"
+#include "core/timing.hpp"
 #include "families.hpp"
 #include "core/suite.hpp"
 #include "core/system.hpp"
@@ -33,6 +35,20 @@ std::string default_report_path(const system::SystemInfo& info) {
   std::string host = info.host.hostname.empty() ? "host" : info.host.hostname;
   std::replace_if(host.begin(), host.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-'; }, '_');
   return fmt::format("reports/hdbench-{}-{}.json", host, local_time("%Y%m%d-%H%M%S"));
+}
+
+// The --benchmark_min_time Google Benchmark will use (main adds 0.1 when absent).
+double min_time_seconds(const std::vector<std::string>& gb_args) {
+  double seconds = 0.1;
+  for (const std::string& arg : gb_args) {
+    if (!arg.starts_with("--benchmark_min_time=")) continue;
+    try {
+      seconds = std::stod(arg.substr(std::string_view("--benchmark_min_time=").size()));
+    } catch (const std::exception&) {
+      // Google Benchmark says what is wrong with it.
+    }
+  }
+  return seconds;
 }
 
 bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
@@ -216,11 +232,24 @@ int run(int argc, char** argv) {
   for (const std::string& arg : command_line.passthrough) {
     if (arg.starts_with("--benchmark_filter=")) filter = arg.substr(std::string_view("--benchmark_filter=").size());
   }
+  std::vector<std::string> skipped_names = suite.skipped_names();
+  for (std::string& name : skipped_names) name += "/manual_time";
   std::size_t selected = full_names.size();
+  std::size_t selected_skipped = skipped_names.size();
   try {
     selected = count_selected(full_names, filter);
+    selected_skipped = count_selected(skipped_names, filter);
   } catch (const std::regex_error&) {
     // Google Benchmark rejects the pattern itself, with its own message.
+  }
+  if (!listing_only) {
+    fmt::print("Preset {}: {}\n\n", to_string(options.preset),
+               plan_line(selected, selected_skipped, min_time_seconds(gb_args), options.max_minutes));
+    std::fflush(stdout);
+  }
+  const HostTimer run_timer;
+  if (options.max_minutes > 0) {
+    suite.set_budget([&run_timer, budget_s = 60.0 * options.max_minutes] { return run_timer.elapsed_seconds() >= budget_s; });
   }
   Progress progress(selected, !listing_only && isatty(STDERR_FILENO) != 0);
   collector.set_progress(&progress);

@@ -18,6 +18,7 @@
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "core/nvtx.hpp"
+#include "core/option_values.hpp"
 #include "core/timing.hpp"
 
 namespace hdbench {
@@ -42,14 +43,15 @@ std::string epoch_name(const EpochCase& c) {
   return name;
 }
 
-nlohmann::json epoch_params(const EpochCase& c, const Options& o, const DataOptions& data) {
+nlohmann::json epoch_params(const EpochCase& c, const Options& o, const DatasetSource& data) {
   nlohmann::json p = {{"family", "mlp"},       {"variant", "epoch"},
                       {"implementation", "hdbench"}, {"processor", to_string(c.processor)},
                       {"model", to_string(c.model)}, {"dtype", to_string(c.dtype)},
                       {"optimizer", to_string(c.optimizer)}, {"mode", "eager"},
                       {"batch", c.batch},          {"workers", c.workers},
                       {"pinning", to_string(c.pinning)},   {"prefetch_depth", 2},
-                      {"dataset", data.mnist_dir.empty() ? "synthetic" : "mnist_idx"}};
+                      {"dataset", data.kind},        {"dataset_name", data.name}};
+  if (data.idx()) p["dataset_dir"] = data.dir;
   if (c.processor == Processor::cpu) {
     p["threads"] = c.threads;
   } else {
@@ -233,7 +235,22 @@ std::vector<EpochCase> plan_epochs(const MlpOptions& m) {
 
 }  // namespace
 
-void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, const DataOptions& data) {
+void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, const DataOptions& data_options) {
+  const DatasetSource& data = family->data.source();
+  if (data.idx()) {
+    // Read now, so a missing or malformed file is a usage error before anything runs.
+    try {
+      family->data.train();
+      family->data.held_out();
+    } catch (const DatasetError& error) {
+      throw UsageError(fmt::format("{}: {}",
+                                   data_options.mnist_dir.empty() ? "the default dataset (Fashion-MNIST; "
+                                                                    "--hdbench_loader_samples=N trains on synthetic "
+                                                                    "data instead)"
+                                                                  : "--hdbench_mnist_dir",
+                                   error.what()));
+    }
+  }
   for (const EpochCase& c : plan_epochs(family->options)) {
     auto fn = [&suite, family, c](benchmark::State& state) { run_epoch(state, suite, *family, c); };
     if (c.processor == Processor::gpu) {

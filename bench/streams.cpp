@@ -136,8 +136,10 @@ class FamilyState {
 };
 
 void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline, const StageSeconds& alone, double median,
-                           int copy_engines) {
-  const double ideal = ideal_pipeline_seconds(alone, static_cast<int>(pipeline.chunk_count()), copy_engines);
+                           int copy_engines, HostMemoryKind memory) {
+  // Pageable copies block the issuing thread (CopyIssue): they never overlap each other.
+  const CopyIssue issue = memory == HostMemoryKind::pageable ? CopyIssue::host_synchronous : CopyIssue::async;
+  const double ideal = ideal_pipeline_seconds(alone, static_cast<int>(pipeline.chunk_count()), copy_engines, issue);
   state.counters["h2d_alone_us"] = alone.h2d * 1e6;
   state.counters["kernel_alone_us"] = alone.kernel * 1e6;
   state.counters["d2h_alone_us"] = alone.d2h * 1e6;
@@ -147,6 +149,7 @@ void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline, co
   state.counters["time_over_sum_of_stages"] = median / alone.sum();
   state.counters["kernel_to_h2d_ratio"] = alone.kernel / alone.h2d;
   state.counters["copy_engines"] = copy_engines;
+  state.counters["host_synchronous_copies"] = issue == CopyIssue::host_synchronous ? 1.0 : 0.0;
   state.counters["chunks_used"] = static_cast<double>(pipeline.chunk_count());
   state.counters["streams_used"] = static_cast<double>(std::max<std::size_t>(1, pipeline.stream_count()));
 }
@@ -235,7 +238,7 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   }
   set_bandwidth_counters(state, c.bytes, seconds);
   state.counters["kernel_rounds"] = rounds;
-  set_pipeline_counters(state, pipeline, alone, summarize(seconds).median, gpu.copy_engines);
+  set_pipeline_counters(state, pipeline, alone, summarize(seconds).median, gpu.copy_engines, c.memory);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
 }
 

@@ -2,7 +2,8 @@
 # Builds hdbench (release), runs the default suite, and writes the JSON report, its
 # figures (<report>-figures/), a plain-language summary (<report>.md) and one page with both
 # (<report>.html) under reports/. Extra arguments go to hdbench,
-# e.g. tools/run.sh --hdbench_sizes=64M,256M
+# e.g. tools/run.sh --hdbench_sizes=64M,256M. It runs the default preset (a few minutes on
+# an H100); tools/run.sh --hdbench_preset=quick is a smoke run, --hdbench_preset=full the whole sweep.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh

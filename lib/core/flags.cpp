@@ -9,6 +9,18 @@ constexpr std::string_view kPrefix = "--hdbench_";
 
 }  // namespace
 
+const char* to_string(Preset preset) {
+  switch (preset) {
+    case Preset::quick:
+      return "quick";
+    case Preset::standard:
+      return "default";
+    case Preset::full:
+      return "full";
+  }
+  return "default";
+}
+
 void check_sizes_fit(std::string_view flag, const std::vector<std::size_t>& sizes, const OptionLimits& limits) {
   if (limits.host_memory_bytes == 0) return;
   for (std::size_t size : sizes) {

@@ -24,6 +24,12 @@ struct OptionLimits {
 // Throws a UsageError naming `flag` when one of `sizes` exceeds the host's memory.
 void check_sizes_fit(std::string_view flag, const std::vector<std::size_t>& sizes, const OptionLimits& limits);
 
+// --hdbench_preset: how much of each family's grid runs. `full` keeps every axis's
+// declared default; `standard` ("default" on the command line) and `quick` replace the
+// defaults of the axes whose flags were not given (apply_preset).
+enum class Preset { quick, standard, full };
+const char* to_string(Preset preset);
+
 class FlagParser {
  public:
   // Parses and validates a value; throws UsageError (option_values.hpp).
@@ -46,6 +52,15 @@ class FlagParser {
   std::vector<std::string> parse(const std::vector<std::string>& args);
 
   bool help_requested() const noexcept { return help_; }
+  void set_preset(Preset preset) noexcept { preset_ = preset; }
+  Preset preset() const noexcept { return preset_; }
+  // In a check: sets `field` to the preset's value unless --hdbench_`name` was given
+  // (the full preset keeps the declared default).
+  template <class T>
+  void apply_preset(std::string_view name, T& field, const T& quick, const T& standard) const {
+    if (was_given(name) || preset_ == Preset::full) return;
+    field = preset_ == Preset::quick ? quick : standard;
+  }
   bool was_given(std::string_view name) const;
   // The --hdbench_* arguments as typed, for the report.
   const std::vector<std::string>& given() const noexcept { return given_; }
@@ -74,6 +89,7 @@ class FlagParser {
   std::vector<std::string> given_;
   std::vector<std::string> given_names_;
   bool help_ = false;
+  Preset preset_ = Preset::standard;
 };
 
 }  // namespace hdbench

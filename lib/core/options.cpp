@@ -41,7 +41,42 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
             [&o](auto flag, auto v) {
               o.spin_timeout_ms = parse_one_number(flag, v, 1.0, 600000.0, "milliseconds from 1 to 600000");
             });
+  flags.add("preset", "NAME",
+            "quick (a smoke run, under a minute), default (every question of the summary), full (every axis's "
+            "whole range); an axis flag given overrides its preset (default default)",
+            [&o, &flags](auto flag, auto v) {
+              if (v == "quick") {
+                o.preset = Preset::quick;
+              } else if (v == "default") {
+                o.preset = Preset::standard;
+              } else if (v == "full") {
+                o.preset = Preset::full;
+              } else {
+                bad_value(flag, v, "quick, default or full");
+              }
+              flags.set_preset(o.preset);
+            });
+  flags.add("max_minutes", "M",
+            "stop starting benchmarks after M minutes (> 0); the rest are reported as skipped (default no limit)",
+            [&o](auto flag, auto v) {
+              constexpr std::string_view accepted = "one number of minutes greater than 0, e.g. 5 or 0.5";
+              double minutes = 0.0;
+              try {
+                minutes = parse_one_number(flag, v, -1e300, 1e300, accepted);
+              } catch (const UsageError&) {
+                bad_value(flag, v, accepted);
+              }
+              if (!(minutes > 0.0) || minutes > 1e6) bad_value(flag, v, accepted);
+              o.max_minutes = minutes;
+            });
+  flags.add_check([&o, &flags] {
+    // The core's axis: the host memory kinds of transfer and streams.
+    flags.apply_preset("memory", o.memory_kinds, {HostMemoryKind::pageable, HostMemoryKind::pinned},
+                       {HostMemoryKind::pageable, HostMemoryKind::pinned, HostMemoryKind::mapped});
+  });
   flags.add_report([&o](nlohmann::json& j) {
+    j["preset"] = to_string(o.preset);
+    j["max_minutes"] = o.max_minutes;
     j["families"] = o.families;
     j["memory_kinds"] = names_of(o.memory_kinds);
     j["device"] = o.device;

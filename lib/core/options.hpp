@@ -21,6 +21,10 @@ struct Options {
   int device = 0;
   std::uint64_t seed = 0;
   double spin_timeout_ms = 5000.0;
+  Preset preset = Preset::standard;
+  // --hdbench_max_minutes: benchmarks that would start after this are reported as
+  // skipped; 0 means no budget.
+  double max_minutes = 0.0;
 
   bool runs_family(std::string_view name) const;
 };

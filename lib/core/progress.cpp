@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <regex>
 
@@ -16,6 +17,22 @@ std::string duration(double seconds) {
 }
 
 }  // namespace
+
+std::string format_duration(double seconds) { return duration(seconds); }
+
+double estimate_seconds(std::size_t runnable, double min_time_seconds) {
+  return static_cast<double>(runnable) * (kTrialFactor * min_time_seconds + kSetupSeconds);
+}
+
+std::string plan_line(std::size_t total, std::size_t skipped, double min_time_seconds, double budget_minutes) {
+  const std::size_t runnable = total - std::min(skipped, total);
+  std::string line = fmt::format("{} benchmark{} to run", total, total == 1 ? "" : "s");
+  if (skipped > 0) line += fmt::format(" ({} skipped on this machine)", std::min(skipped, total));
+  line += fmt::format(", about {} at --benchmark_min_time={:g} s",
+                      duration(estimate_seconds(runnable, min_time_seconds)), min_time_seconds);
+  if (budget_minutes > 0) line += fmt::format("; stops starting new ones after {}", duration(60.0 * budget_minutes));
+  return line;
+}
 
 std::size_t count_selected(const std::vector<std::string>& names, std::string_view filter) {
   if (filter.empty() || filter == "." || filter == "all") return names.size();

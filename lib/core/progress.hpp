@@ -18,6 +18,17 @@ namespace hdbench {
 // "." and "all" select everything). Throws std::regex_error for a bad pattern.
 std::size_t count_selected(const std::vector<std::string>& names, std::string_view filter);
 
+// A time estimate made before the first benchmark: each of `runnable` benchmarks
+// spends about kTrialFactor x min_time (Google Benchmark's trials: the last aims at
+// 1.4 x min_time, the earlier ones add up to less than one more min_time) plus its
+// set-up (allocations, warm-ups, a loader's threads); a skipped one costs nothing.
+inline constexpr double kTrialFactor = 2.0;
+inline constexpr double kSetupSeconds = 0.05;
+double estimate_seconds(std::size_t runnable, double min_time_seconds);
+// "227 benchmarks (12 skipped), about 16m00s at --benchmark_min_time=0.1 s"
+std::string plan_line(std::size_t total, std::size_t skipped, double min_time_seconds, double budget_minutes);
+std::string format_duration(double seconds);
+
 // "[ 12/229]  1m05s elapsed, ~9m20s left  NAME" (no estimate before the first is done).
 std::string progress_line(std::size_t done, std::size_t total, double elapsed_seconds, std::string_view name);
 

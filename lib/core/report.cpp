@@ -21,8 +21,23 @@ namespace {
 char g_pending_temp[4096] = {};
 std::atomic<bool> g_has_pending_temp{false};
 
+// A second temp file (the streamed trace), and whether the first signal only asks
+// the run to stop (defer_first_interrupt).
+char g_extra_temp[4096] = {};
+std::atomic<bool> g_has_extra_temp{false};
+std::atomic<bool> g_defer_first{false};
+std::atomic<bool> g_interrupt_requested{false};
+
 void on_interrupt(int signal_number) {
+  if (g_defer_first.load() && !g_interrupt_requested.exchange(true)) {
+    constexpr char message[] =
+        "\nhdbench: interrupted: finishing the current benchmark, then writing the report and the trace "
+        "(interrupt again to stop at once, without them)\n";
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
+    return;
+  }
   if (g_has_pending_temp.load()) ::unlink(g_pending_temp);
+  if (g_has_extra_temp.load()) ::unlink(g_extra_temp);
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
@@ -251,6 +266,18 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     ::close(dir);
   }
 }
+
+void defer_first_interrupt() noexcept { g_defer_first.store(true); }
+bool interrupt_requested() noexcept { return g_interrupt_requested.load(); }
+
+void remove_on_interrupt(const std::string& path) noexcept {
+  if (path.size() >= sizeof g_extra_temp) return;
+  g_has_extra_temp.store(false);
+  std::memcpy(g_extra_temp, path.c_str(), path.size() + 1);
+  g_has_extra_temp.store(true);
+}
+
+void keep_on_interrupt() noexcept { g_has_extra_temp.store(false); }
 
 void install_interrupt_cleanup() {
   struct sigaction action{};

@@ -88,4 +88,15 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 // usual (so an earlier report stays intact and no partial file is left).
 void install_interrupt_cleanup();
 
+// After this, the first SIGINT/SIGTERM only sets interrupt_requested() (the suite then
+// skips the benchmarks not yet run, so the report and the trace get written); a
+// second one ends the run as install_interrupt_cleanup says.
+void defer_first_interrupt() noexcept;
+bool interrupt_requested() noexcept;
+
+// One more temp file (a streamed trace) that the interrupt removes, until
+// keep_on_interrupt(). A path too long for the handler's buffer is not registered.
+void remove_on_interrupt(const std::string& path) noexcept;
+void keep_on_interrupt() noexcept;
+
 }  // namespace hdbench

@@ -1,5 +1,6 @@
 #include "core/suite.hpp"
 
+#include <memory>
 #include <new>
 
 #include "core/cuda.hpp"
@@ -10,9 +11,20 @@ Suite::Suite(const Options& options, const system::SystemInfo& system) : options
 
 benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::json params, BenchmarkFn fn) {
   params_.add(name, std::move(params));
-  auto* benchmark =
-      benchmark::RegisterBenchmark(name.c_str(), [this, name, fn = std::move(fn)](benchmark::State& state) {
+  auto* benchmark = benchmark::RegisterBenchmark(
+      name.c_str(), [this, name, fn = std::move(fn), started = std::make_shared<bool>(false)](benchmark::State& state) {
+        // Google Benchmark calls this once per trial: the budget decides at the first.
+        if (!*started && budget_expired_ && budget_expired_()) {
+          skip_benchmark(state, kBudgetSkipReason);
+          return;
+        }
+        *started = true;
+        if (interrupt_requested()) {  // only after defer_first_interrupt(): the run winds down
+          skip_benchmark(state, "interrupted before it ran");
+          return;
+        }
         const std::uint64_t start_ns = trace_clock_ ? trace_clock_() : 0;
+        if (trace_clock_ && window_observer_) window_observer_(name, start_ns, true);
         struct WindowEnd {  // closes the window however the call ends
           Suite& suite;
           const std::string& name;
@@ -26,6 +38,7 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
             } else {
               w.push_back({name, start_ns, end_ns});
             }
+            if (suite.window_observer_) suite.window_observer_(name, end_ns, false);
           }
         } window_end{*this, name, start_ns};
         try {
@@ -48,6 +61,7 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
 
 void Suite::add_skipped(const std::string& name, nlohmann::json params, const std::string& reason) {
   params_.add(name, std::move(params));
+  skipped_names_.push_back(name);
   benchmark::RegisterBenchmark(name.c_str(), [reason](benchmark::State& state) { skip_benchmark(state, reason); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);  // same name as when it runs, for compare.py

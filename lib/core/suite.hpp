@@ -53,7 +53,17 @@ class Suite {
   // While a trace is recorded, each benchmark's calls are timed with `clock` into
   // windows() (benchmarks run one at a time, on the main thread).
   void set_trace_clock(std::function<std::uint64_t()> clock) { trace_clock_ = std::move(clock); }
+  // While a trace clock is set, told of each call's start and end as it happens
+  // (started = true, then false), outside the benchmark's timed region.
+  using WindowObserver = std::function<void(const std::string& name, std::uint64_t ns, bool started)>;
+  void set_window_observer(WindowObserver observer) { window_observer_ = std::move(observer); }
   const std::vector<BenchmarkWindow>& windows() const noexcept { return windows_; }
+
+  // --hdbench_max_minutes: once `expired` says so, a benchmark not yet started reports
+  // as skipped (kBudgetSkipReason) instead of running; one already started finishes.
+  void set_budget(std::function<bool()> expired) { budget_expired_ = std::move(expired); }
+  // Names registered through add_skipped (they take no time).
+  const std::vector<std::string>& skipped_names() const noexcept { return skipped_names_; }
 
   void add_derivation(Derivation derivation);
   nlohmann::json derive(const nlohmann::json& benchmarks) const;
@@ -64,8 +74,13 @@ class Suite {
   ParamRegistry params_;
   std::vector<Derivation> derivations_;
   std::function<std::uint64_t()> trace_clock_;
+  WindowObserver window_observer_;
   std::vector<BenchmarkWindow> windows_;
+  std::function<bool()> budget_expired_;
+  std::vector<std::string> skipped_names_;
 };
+
+inline constexpr const char* kBudgetSkipReason = "not run: --hdbench_max_minutes budget reached";
 
 // The device's GPU info when usable, else nullptr.
 const system::GpuInfo* selected_gpu(const Suite& suite);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -176,8 +177,12 @@ constexpr std::uint32_t kImagesMagic = 0x00000803;
 constexpr std::uint32_t kLabelsMagic = 0x00000801;
 // Far above any image dataset's, and low enough that count * rows * cols cannot overflow.
 constexpr std::uint64_t kMaxPixelsPerImage = std::uint64_t{1} << 24;
+// Far above any IDX file's decompressed size; a corrupt or hostile gzip stream that
+// claims more is an error instead of an allocation that takes the machine's memory.
+constexpr std::uint64_t kMaxDecompressedBytes = std::uint64_t{8} << 30;
 constexpr const char* kFixBadFile =
-    "download the file again (and gunzip it), or export a fresh copy with write_mnist_idx";
+    "download the file again (or reinstall Debian's dataset-fashion-mnist), or export a fresh copy with "
+    "write_mnist_idx";
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem, const char* fix = kFixBadFile) {
   throw DatasetError(fmt::format("dataset file '{}': {}; {}", path, problem, fix));
@@ -193,7 +198,8 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
   const File file(std::fopen(path.c_str(), "rb"));
   if (!file) {
     fail(path, fmt::format("cannot open: {}", std::strerror(errno)),
-         "check the path; the standard names are train-images-idx3-ubyte and train-labels-idx1-ubyte");
+         "check the path; the standard names are train-images-idx3-ubyte and train-labels-idx1-ubyte, "
+         "plain or gzipped (.gz)");
   }
   struct stat info {};
   if (::fstat(::fileno(file.get()), &info) != 0 || !S_ISREG(info.st_mode)) {
@@ -210,6 +216,60 @@ std::uint64_t load_be32(const std::uint8_t* p) noexcept {
   return std::uint64_t{p[0]} << 24 | std::uint64_t{p[1]} << 16 | std::uint64_t{p[2]} << 8 | p[3];
 }
 
+// Decompresses a whole gzip file held in memory (one or more members, as gzip writes
+// them). A damaged stream (bad header, bad deflate data, CRC or length mismatch) or
+// one that ends early is a DatasetError naming the file.
+std::vector<std::uint8_t> gunzip(const std::string& path, const std::vector<std::uint8_t>& compressed) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) fail(path, "zlib could not start", "check the installed zlib");
+  const std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
+  std::vector<std::uint8_t> out;
+  // The gzip trailer holds the size modulo 2^32: a hint for one allocation, not
+  // trusted beyond what deflate can expand to (at most 1032:1), as a truncated file's
+  // last four bytes are not its trailer.
+  if (compressed.size() >= 18) {
+    const std::uint8_t* t = compressed.data() + compressed.size() - 4;
+    const std::size_t hint =
+        std::uint32_t{t[0]} | std::uint32_t{t[1]} << 8 | std::uint32_t{t[2]} << 16 | std::uint32_t{t[3]} << 24;
+    out.reserve(std::min(hint, 1032 * compressed.size()));
+  }
+  z.next_in = const_cast<Bytef*>(compressed.data());
+  std::size_t in_left = compressed.size();
+  std::size_t produced = 0;
+  constexpr uInt kStep = 1u << 30;  // zlib counts in uInt
+  int status = Z_OK;
+  while (true) {
+    if (out.size() - produced < (1u << 20)) {
+      if (out.size() >= kMaxDecompressedBytes) {
+        fail(path, fmt::format("gzip stream decompresses to more than {} GiB", kMaxDecompressedBytes >> 30));
+      }
+      out.resize(std::max<std::size_t>(2 * out.size(), out.capacity()) + (1u << 20));
+    }
+    const uInt in_step = static_cast<uInt>(std::min<std::size_t>(in_left, kStep));
+    const uInt out_step = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, kStep));
+    z.avail_in = in_step;
+    z.next_out = out.data() + produced;
+    z.avail_out = out_step;
+    status = inflate(&z, Z_NO_FLUSH);
+    in_left -= in_step - z.avail_in;
+    produced += out_step - z.avail_out;
+    if (status == Z_STREAM_END) {
+      if (in_left == 0) break;
+      if (inflateReset(&z) != Z_OK) fail(path, "zlib could not restart for the next gzip member");
+      continue;  // another member follows (gzip -c a b > c)
+    }
+    if (status == Z_BUF_ERROR && in_left == 0) {
+      fail(path, fmt::format("truncated gzip stream: it ends after {} bytes ({} decompressed) without its trailer",
+                             compressed.size(), produced));
+    }
+    if (status != Z_OK && status != Z_BUF_ERROR) {
+      fail(path, fmt::format("corrupt gzip data: {} (zlib error {})", z.msg ? z.msg : "no message", status));
+    }
+  }
+  out.resize(produced);
+  return out;
+}
+
 struct Idx {
   std::vector<std::uint64_t> dims;  // all non-zero
   std::vector<std::uint8_t> payload;
@@ -220,8 +280,11 @@ Idx read_idx(const std::string& path, std::uint32_t magic, std::size_t ndims, co
   std::vector<std::uint8_t> bytes = read_file(path);
   const std::size_t header = 4 + 4 * ndims;
   if (bytes.empty()) fail(path, fmt::format("empty file (0 bytes), expected IDX {}", kind));
-  if (bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b) {
-    fail(path, "gzip-compressed, not a raw IDX file", "decompress it first (gunzip)");
+  // gzip's magic: no IDX file starts with it (an IDX magic's first two bytes are 0).
+  const bool gzipped = bytes.size() >= 2 && bytes[0] == 0x1f && bytes[1] == 0x8b;
+  if (gzipped) {
+    bytes = gunzip(path, bytes);
+    if (bytes.empty()) fail(path, fmt::format("gzip file decompresses to 0 bytes, expected IDX {}", kind));
   }
   if (bytes.size() < header) {
     fail(path, fmt::format("truncated header: {} bytes, an IDX {} header is {}", bytes.size(), kind, header));
@@ -354,12 +417,21 @@ void write_mnist_idx(const Dataset& dataset, const std::string& images_path, con
   }
 }
 
+std::string idx_file_in(const std::string& directory, const std::string& name) {
+  const std::filesystem::path plain = std::filesystem::path(directory) / name;
+  std::error_code ec;
+  if (std::filesystem::exists(plain, ec)) return plain.string();
+  std::filesystem::path gz = plain;
+  gz += ".gz";
+  return std::filesystem::exists(gz, ec) ? gz.string() : plain.string();
+}
+
 std::string mnist_images_path(const std::string& directory) {
-  return (std::filesystem::path(directory) / "train-images-idx3-ubyte").string();
+  return idx_file_in(directory, "train-images-idx3-ubyte");
 }
 
 std::string mnist_labels_path(const std::string& directory) {
-  return (std::filesystem::path(directory) / "train-labels-idx1-ubyte").string();
+  return idx_file_in(directory, "train-labels-idx1-ubyte");
 }
 
 }  // namespace hdbench

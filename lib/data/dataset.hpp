@@ -43,9 +43,12 @@ struct Dataset {
 Dataset make_synthetic_mnist(std::size_t count, std::uint64_t seed);
 
 // Reads the MNIST IDX format: images magic 0x00000803 (unsigned byte; count, rows,
-// cols), labels magic 0x00000801 (count), header integers big-endian. Each file is
-// read in one piece and checked: magic, non-zero dimensions, a sane image size, a
-// length exactly matching the header, equal counts, every label < 10. Throws DatasetError.
+// cols), labels magic 0x00000801 (count), header integers big-endian. A file that
+// starts with gzip's magic (as Debian's dataset-fashion-mnist ships them, *.gz) is
+// decompressed in memory first. Each file is read in one piece and checked: gzip
+// integrity (CRC, length, no early end), magic, non-zero dimensions, a sane image
+// size, a length exactly matching the header, equal counts, every label < 10.
+// Throws DatasetError naming the file.
 Dataset read_mnist_idx(const std::string& images_path, const std::string& labels_path);
 
 // Writes the two IDX files. Each goes to a temporary name in its own folder and is
@@ -54,8 +57,11 @@ Dataset read_mnist_idx(const std::string& images_path, const std::string& labels
 // (pixel count not size() * rows * cols, a label >= 10, a dimension over 2^32 - 1).
 void write_mnist_idx(const Dataset& dataset, const std::string& images_path, const std::string& labels_path);
 
+// DIR/NAME when it exists, else DIR/NAME.gz when that exists, else DIR/NAME (so a
+// missing file's error names the standard name).
+std::string idx_file_in(const std::string& directory, const std::string& name);
 // Where the standard training files live in a folder: DIR/train-images-idx3-ubyte
-// and DIR/train-labels-idx1-ubyte.
+// and DIR/train-labels-idx1-ubyte, plain or gzipped (idx_file_in).
 std::string mnist_images_path(const std::string& directory);
 std::string mnist_labels_path(const std::string& directory);
 

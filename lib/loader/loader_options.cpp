@@ -1,5 +1,8 @@
 #include "loader/loader_options.hpp"
 
+#include <algorithm>
+#include <thread>
+
 namespace hdbench {
 
 void declare_loader_flags(FlagParser& flags, LoaderOptions& o) {
@@ -23,6 +26,16 @@ void declare_loader_flags(FlagParser& flags, LoaderOptions& o) {
             [&o](auto flag, auto v) {
               o.consumers = parse_enum_list<LoaderConsumer>(flag, v, loader_consumer_from_string, all_loader_consumers());
             });
+  flags.add_check([&o, &flags] {
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<int> workers = {0, 2, 8, cores};
+    std::sort(workers.begin(), workers.end());
+    workers.erase(std::unique(workers.begin(), workers.end()), workers.end());
+    flags.apply_preset("loader_batches", o.batches, {128}, {128, 1024});
+    flags.apply_preset("loader_workers", o.workers, {0, 2}, workers);
+    flags.apply_preset("loader_costs_us", o.costs_us, {0.0}, o.costs_us);
+    flags.apply_preset("loader_pinning", o.pinning, {PinMode::pin_thread}, o.pinning);
+  });
   flags.add_report([&o](nlohmann::json& j) {
     j["loader_batches"] = o.batches;
     j["loader_workers"] = o.workers;

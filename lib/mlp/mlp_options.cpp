@@ -71,6 +71,18 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
             [&o](auto flag, auto v) {
               o.epoch_pinning = parse_enum_list<PinMode>(flag, v, pin_mode_from_string, all_pin_modes());
             });
+  flags.add_check([&o, &flags] {
+    // The tutorials' model, and one large for the GPU's side of the comparison.
+    flags.apply_preset("mlp_models", o.models, parse_model_list("mlp_models", "784x32x10"),
+                       parse_model_list("mlp_models", "784x32x10,784x4096x4096x10"));
+    flags.apply_preset("mlp_batches", o.batches, {128}, {128, 1024});
+    flags.apply_preset("mlp_dtypes", o.dtypes, {MlpDtype::fp32}, {MlpDtype::fp32, MlpDtype::bf16});
+    flags.apply_preset("mlp_modes", o.modes, {StepMode::eager}, o.modes);
+    flags.apply_preset("mlp_data", o.data, {BatchSource::device}, o.data);
+    flags.apply_preset("mlp_epoch_batches", o.epoch_batches, {128}, o.epoch_batches);
+    flags.apply_preset("mlp_epoch_workers", o.epoch_workers, {2}, o.epoch_workers);
+    flags.apply_preset("mlp_epoch_pinning", o.epoch_pinning, {PinMode::pin_thread}, o.epoch_pinning);
+  });
   flags.add_report([&o](nlohmann::json& j) {
     j["mlp_models"] = model_names(o.models);
     j["mlp_batches"] = o.batches;

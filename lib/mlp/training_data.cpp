@@ -4,35 +4,32 @@
 #include <vector>
 
 #include "data/batch_plan.hpp"
-#include "mlp/mlp_cpu.hpp"
 #include "data/sample_transform.hpp"
+#include "mlp/mlp_cpu.hpp"
 
 namespace hdbench {
 
 void TrainingData::build() {
   std::call_once(built_, [&] {
-    if (options_.mnist_dir.empty()) {
+    if (!source_.idx()) {
       // A shorter synthetic set is a prefix of a longer one: the tail is new samples.
-      Dataset all = make_synthetic_mnist(options_.loader_samples + kHeldOutSamples, seed_);
+      Dataset all = load_training_set(source_, seed_, kHeldOutSamples);
       const std::size_t pixels = all.pixels_per_sample();
       Dataset tail;
       tail.rows = all.rows;
       tail.cols = all.cols;
-      tail.pixels.assign(all.pixels.begin() + static_cast<std::ptrdiff_t>(options_.loader_samples * pixels),
-                         all.pixels.end());
-      tail.labels.assign(all.labels.begin() + static_cast<std::ptrdiff_t>(options_.loader_samples), all.labels.end());
-      all.pixels.resize(options_.loader_samples * pixels);
-      all.labels.resize(options_.loader_samples);
+      tail.pixels.assign(all.pixels.begin() + static_cast<std::ptrdiff_t>(source_.samples * pixels), all.pixels.end());
+      tail.labels.assign(all.labels.begin() + static_cast<std::ptrdiff_t>(source_.samples), all.labels.end());
+      all.pixels.resize(source_.samples * pixels);
+      all.labels.resize(source_.samples);
       train_ = std::move(all);
       held_out_ = std::move(tail);
       return;
     }
-    train_ = read_mnist_idx(mnist_images_path(options_.mnist_dir), mnist_labels_path(options_.mnist_dir));
-    const std::filesystem::path dir(options_.mnist_dir);
-    const auto images = dir / "t10k-images-idx3-ubyte";
-    const auto labels = dir / "t10k-labels-idx1-ubyte";
-    if (std::filesystem::exists(images) && std::filesystem::exists(labels))
-      held_out_ = read_mnist_idx(images.string(), labels.string());
+    train_ = load_training_set(source_, seed_);
+    const std::string images = idx_file_in(source_.dir, "t10k-images-idx3-ubyte");
+    const std::string labels = idx_file_in(source_.dir, "t10k-labels-idx1-ubyte");
+    if (std::filesystem::exists(images) && std::filesystem::exists(labels)) held_out_ = read_mnist_idx(images, labels);
   });
 }
 
@@ -63,8 +60,7 @@ Evaluation evaluate_on_cpu(const MlpShape& shape, std::span<const float> paramet
   for (std::size_t first = 0; first < samples.size(); first += kBatch) {
     const std::size_t n = std::min(kBatch, samples.size() - first);
     collate_range(samples, first, n, batch.data());
-    const StepResult r = mlp.evaluate(reinterpret_cast<const float*>(batch.data()),
-                                      layout.labels(batch.data(), n), n);
+    const StepResult r = mlp.evaluate(reinterpret_cast<const float*>(batch.data()), layout.labels(batch.data(), n), n);
     loss += r.loss * static_cast<double>(n);
     correct += r.correct;
   }

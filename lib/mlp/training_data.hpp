@@ -1,7 +1,9 @@
 // The samples the MLP family trains on and the ones it measures accuracy on: the
 // synthetic set (--hdbench_loader_samples) with the next 10000 samples of the same
-// generator held out, or the MNIST IDX files of --hdbench_mnist_dir with its t10k
-// files held out when they are there. Built once, on first use.
+// generator held out, or the IDX training files (Fashion-MNIST by default,
+// --hdbench_mnist_dir) with their t10k files, plain or .gz, held out when they are
+// there. Which one is decided at construction (resolve_dataset); the samples are
+// read or built once, on first use.
 #pragma once
 
 #include <cstddef>
@@ -9,8 +11,8 @@
 #include <mutex>
 #include <optional>
 
-#include "data/dataset.hpp"
 #include "data/data_options.hpp"
+#include "data/dataset.hpp"
 #include "mlp/mlp_model.hpp"
 
 namespace hdbench {
@@ -19,16 +21,19 @@ inline constexpr std::size_t kHeldOutSamples = 10000;
 
 class TrainingData {
  public:
-  TrainingData(const DataOptions& options, std::uint64_t seed) : options_(options), seed_(seed) {}
+  TrainingData(const DataOptions& options, std::uint64_t seed) : source_(resolve_dataset(options)), seed_(seed) {}
+
+  const DatasetSource& source() const noexcept { return source_; }
 
   const Dataset& train();
+  // Both throw DatasetError for a missing or malformed file (train() first reads all).
   // nullptr when there is none (IDX training files without t10k files beside them).
   const Dataset* held_out();
 
  private:
   void build();
 
-  const DataOptions& options_;
+  DatasetSource source_;
   std::uint64_t seed_;
   std::once_flag built_;
   Dataset train_;

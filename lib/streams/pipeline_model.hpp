@@ -15,12 +15,23 @@ struct StageSeconds {
   double sum() const noexcept { return h2d + kernel + d2h; }
 };
 
+// How the copies are issued. cudaMemcpyAsync of pinned memory returns at once. Of
+// pageable memory it is host-synchronous: an H2D returns once the driver has staged
+// the source out of the buffer, a D2H once the copy has completed. The one host
+// thread that issues the pipeline therefore does one copy at a time: no copy overlaps
+// another, whatever the number of copy engines, though kernels queued earlier still
+// run beside them.
+enum class CopyIssue { async, host_synchronous };
+
 // The lower bound on a pipeline of `chunks` equal chunks: the busiest resource's total
 // plus the fill (stages of the first chunk before it) and drain (after it). With two or
 // more copy engines H2D, kernel and D2H are three resources; with one, H2D and D2H
-// share it. One chunk (or zero engines: copies cannot overlap kernels) gives the plain
-// sum. Throws std::invalid_argument for chunks < 1 or negative times.
-double ideal_pipeline_seconds(const StageSeconds& alone, int chunks, int copy_engines);
+// share it, and so they do with host-synchronous copies (the issuing thread is then the
+// one resource every copy needs). One chunk (or zero engines: copies cannot overlap
+// kernels) gives the plain sum. Throws std::invalid_argument for chunks < 1 or
+// negative times.
+double ideal_pipeline_seconds(const StageSeconds& alone, int chunks, int copy_engines,
+                              CopyIssue issue = CopyIssue::async);
 
 // Kernel time as a straight line in its rounds of arithmetic: seconds = fixed + per_round·rounds.
 struct RoundsModel {

@@ -23,6 +23,11 @@ void declare_streams_flags(FlagParser& flags, StreamsOptions& o, const OptionLim
   flags.add("compute_ratios", "LIST", "kernel time as a multiple of the H2D copy time, 0.05..4 (default 0.5,1,2)",
             [&o](auto flag, auto v) { o.compute_ratios = parse_number_list(flag, v, 0.05, 4.0); });
   flags.add_check([&o, &flags, limits] {
+    flags.apply_preset("stream_sizes", o.stream_sizes, {std::size_t{4} << 20}, {std::size_t{64} << 20});
+    flags.apply_preset("stream_counts", o.stream_counts, {1}, {1, 4});
+    flags.apply_preset("chunk_counts", o.chunk_counts, {4}, {16});
+    flags.apply_preset("issue_orders", o.issue_orders, {IssueOrder::by_chunk}, o.issue_orders);
+    flags.apply_preset("compute_ratios", o.compute_ratios, {1.0}, {0.5, 2.0});
     if (flags.was_given("stream_sizes")) check_sizes_fit("stream_sizes", o.stream_sizes, limits);
   });
   flags.add_report([&o](nlohmann::json& j) {

@@ -50,34 +50,84 @@ void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived
   if (!rows.empty()) derived["pinning_break_even"] = rows;
 }
 
-// Best staged configuration per direction and size, as a share of the pinned and the
-// plain pageable copy of the same run.
+namespace {
+
+struct StagedRun {
+  double gbps = 0.0;
+  std::string name;
+  std::size_t chunk_bytes = 0;
+};
+
+// A staged copy is a host memcpy into pinned memory feeding a pinned copy, so at
+// best it runs at the slower of the two: the pinned copy of that direction and size,
+// or host memcpy with as many threads. Adds the bound and the staged figure's share
+// of it to `row`; nothing when neither side was measured.
+void rate_against_bound(nlohmann::json& row, double staged_gbps, std::optional<double> pinned,
+                        std::optional<double> memcpy) {
+  row["host_memcpy_GB/s_at_threads"] = memcpy ? nlohmann::json(*memcpy) : nlohmann::json(nullptr);
+  if (!pinned && !memcpy) return;
+  const bool host_bound = memcpy && (!pinned || *memcpy < *pinned);
+  const double bound = host_bound ? *memcpy : *pinned;
+  row["bound"] = host_bound ? "host memcpy" : "pinned copy";
+  row["bound_GB/s"] = bound;
+  row["fraction_of_bound"] = staged_gbps / bound;
+}
+
+}  // namespace
+
+// Per direction and size: the best staged configuration against the pinned and the
+// plain pageable copy of the same run, and, per thread count, the best staged
+// configuration against its bound, min(pinned copy, host memcpy at that thread count).
 void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& derived) {
   std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_gbps;  // (direction, memory, bytes)
-  std::map<std::pair<std::string, std::size_t>, std::pair<double, std::string>> best_staged;
+  std::map<std::pair<int, std::size_t>, double> memcpy_gbps;                      // (threads, bytes)
+  // (direction, bytes) -> threads -> fastest staged run
+  std::map<std::pair<std::string, std::size_t>, std::map<int, StagedRun>> staged;
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& entry = *run;
     const auto& p = entry["params"];
-    const auto& counters = entry["counters"];
-    if (!counters.contains("bandwidth_GB/s")) continue;
-    const double gbps = counters["bandwidth_GB/s"].get<double>();
+    const auto gbps = counter(entry, "bandwidth_GB/s");
+    if (!gbps) continue;
     const std::size_t bytes = p.value("bytes", std::size_t{0});
-    if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
-        p.value("variant", "") == "per_copy") {
-      copy_gbps[{p.value("direction", ""), p.value("memory", ""), bytes}] = gbps;
-    } else if (p.value("family", "") == "staged") {
-      auto& best = best_staged[{p.value("direction", ""), bytes}];
-      if (gbps > best.first) best = {gbps, entry.value("name", "")};
+    const std::string family = p.value("family", "");
+    if (family == "transfer" && p.value("engine", "") == "copy" && p.value("variant", "") == "per_copy") {
+      copy_gbps[{p.value("direction", ""), p.value("memory", ""), bytes}] = *gbps;
+    } else if (family == "host_memcpy") {
+      memcpy_gbps[{p.value("threads", 0), bytes}] = *gbps;
+    } else if (family == "staged") {
+      StagedRun& best = staged[{p.value("direction", ""), bytes}][p.value("threads", 0)];
+      if (*gbps > best.gbps) best = {*gbps, entry.value("name", ""), p.value("chunk_bytes", std::size_t{0})};
     }
   }
+  const auto find = [](const auto& map, const auto& key) -> std::optional<double> {
+    const auto it = map.find(key);
+    return it == map.end() ? std::nullopt : std::optional(it->second);
+  };
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& [key, best] : best_staged) {
-    const auto pinned = copy_gbps.find({key.first, "pinned", key.second});
-    const auto pageable = copy_gbps.find({key.first, "pageable", key.second});
-    nlohmann::json row = {{"direction", key.first}, {"bytes", key.second}, {"best_staged_GB/s", best.first},
-                          {"best_staged_benchmark", best.second}};
-    if (pinned != copy_gbps.end()) row["fraction_of_pinned"] = best.first / pinned->second;
-    if (pageable != copy_gbps.end()) row["speedup_over_pageable"] = best.first / pageable->second;
+  for (const auto& [key, by_threads] : staged) {
+    const auto& [direction, bytes] = key;
+    const auto pinned = find(copy_gbps, std::tuple{direction, std::string("pinned"), bytes});
+    const auto pageable = find(copy_gbps, std::tuple{direction, std::string("pageable"), bytes});
+    nlohmann::json threads_rows = nlohmann::json::array();
+    int best_threads = 0;
+    const StagedRun* best = nullptr;
+    for (const auto& [threads, run] : by_threads) {
+      nlohmann::json t = {
+          {"threads", threads}, {"staged_GB/s", run.gbps}, {"chunk_bytes", run.chunk_bytes}, {"benchmark", run.name}};
+      rate_against_bound(t, run.gbps, pinned, find(memcpy_gbps, std::pair{threads, bytes}));
+      threads_rows.push_back(t);
+      if (best == nullptr || run.gbps > best->gbps) best = &run, best_threads = threads;
+    }
+    nlohmann::json row = {{"direction", direction},
+                          {"bytes", bytes},
+                          {"best_staged_GB/s", best->gbps},
+                          {"best_staged_benchmark", best->name},
+                          {"best_staged_threads", best_threads},
+                          {"best_staged_chunk_bytes", best->chunk_bytes}};
+    if (pinned) row["pinned_GB/s"] = *pinned, row["fraction_of_pinned"] = best->gbps / *pinned;
+    if (pageable) row["speedup_over_pageable"] = best->gbps / *pageable;
+    rate_against_bound(row, best->gbps, pinned, find(memcpy_gbps, std::pair{best_threads, bytes}));
+    row["by_threads"] = threads_rows;
     rows.push_back(row);
   }
   if (!rows.empty()) derived["staged_vs_pinned"] = rows;

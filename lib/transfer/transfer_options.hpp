@@ -15,12 +15,13 @@ struct TransferOptions {
   std::vector<Direction> directions = all_directions();
   std::vector<Engine> engines = all_engines();
   std::vector<std::size_t> staged_chunk_sizes;
-  std::vector<int> staged_threads = {1, 2, 4};
+  std::vector<int> staged_threads;
   int staged_slots = 4;
   std::vector<int> memcpy_threads;
 };
 
-// Sets the defaults (memcpy threads: powers of two up to the core count) and declares
+// Sets the defaults (memcpy and staged threads: powers of two up to the core count,
+// and the core count itself) and declares
 // the flags. A size the user asked for that cannot fit in host memory is a usage error.
 void declare_transfer_flags(FlagParser& flags, TransferOptions& options, const OptionLimits& limits);
 

@@ -122,6 +122,10 @@ def test_report_names_match_between_skipped_and_run(quick_report):
         ("--hdbench_seed=x", "--hdbench_seed"),
         ("--hdbench_sizes", "needs a value"),
         ("--hdbench_bogus=1", "unknown flag"),
+        ("--hdbench_preset=fast", "--hdbench_preset"),
+        ("--hdbench_max_minutes=-1", "--hdbench_max_minutes"),
+        ("--hdbench_max_minutes=soon", "--hdbench_max_minutes"),
+        ("--hdbench_max_minutes=0", "--hdbench_max_minutes"),
     ],
 )
 def test_bad_flags_exit_2_naming_the_flag(hdbench_bin, tmp_path, flag, expected):
@@ -195,3 +199,59 @@ def test_seed_is_recorded_and_settable(hdbench_bin, tmp_path):
                          "--benchmark_min_time=0.01", "--hdbench_seed=12345", f"--hdbench_out={out}")
     assert result.returncode == 0, result.stderr
     assert json.loads(out.read_text())["context"]["hdbench"]["options"]["seed"] == 12345
+
+
+def test_bad_preset_and_budget_say_what_they_accept(hdbench_bin, tmp_path):
+    result = run_hdbench(hdbench_bin, "--hdbench_preset=fast", f"--hdbench_out={tmp_path / 'r.json'}", timeout=60)
+    assert result.returncode == 2 and "quick, default or full" in result.stderr, result.stderr
+    result = run_hdbench(hdbench_bin, "--hdbench_max_minutes=-1", f"--hdbench_out={tmp_path / 'r.json'}", timeout=60)
+    assert result.returncode == 2 and "greater than 0" in result.stderr, result.stderr
+
+
+def test_plan_is_printed_and_preset_recorded(quick_report):
+    result, report = quick_report
+    before_first = result.stdout.split("Benchmark ")[0]
+    assert "Preset full:" in before_first and "benchmarks to run" in before_first and "about " in before_first
+    total = len(report["benchmarks"])
+    assert f"{total} benchmarks to run" in before_first
+    assert report["context"]["hdbench"]["options"]["preset"] == "full"
+
+
+def test_default_preset_is_recorded_and_overridden_by_an_axis_flag(hdbench_bin, tmp_path):
+    out = tmp_path / "default.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_memcpy_threads=1",
+                         "--benchmark_min_time=0.01", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    options = json.loads(out.read_text())["context"]["hdbench"]["options"]
+    assert options["preset"] == "default"
+    assert options["sizes_bytes"] == [4096, 1 << 20, 64 << 20, 256 << 20]
+    assert options["memcpy_threads"] == [1]
+
+
+def test_quick_preset_runs_a_small_grid(hdbench_bin, tmp_path):
+    out = tmp_path / "quick.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_preset=quick", "--hdbench_loader_samples=600", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    report = json.loads(out.read_text())
+    options = report["context"]["hdbench"]["options"]
+    assert options["preset"] == "quick" and options["sizes_bytes"] == [4096, 1 << 20]
+    families = {b["params"]["family"] for b in report["benchmarks"]}
+    assert {"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp"} <= families
+    assert len(report["benchmarks"]) < 100
+
+
+def test_budget_reached_skips_the_rest_with_the_reason_and_the_report_is_valid(hdbench_bin, tmp_path):
+    out = tmp_path / "budget.json"
+    # A budget of 0.06 s: the first benchmarks start, the rest are reported as not run.
+    result = run_hdbench(hdbench_bin, "--hdbench_preset=quick", "--hdbench_loader_samples=600",
+                         "--hdbench_families=host_memcpy,loader,mlp", "--hdbench_max_minutes=0.001",
+                         f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    report = json.loads(out.read_text())
+    reason = "not run: --hdbench_max_minutes budget reached"
+    not_run = [b for b in report["benchmarks"] if b.get("skip_reason") == reason]
+    ran = [b for b in report["benchmarks"] if b["status"] == "ok"]
+    assert not_run and all(b["status"] == "skipped" for b in not_run)
+    assert ran, "the first benchmark starts within any budget"
+    assert report["context"]["hdbench"]["options"]["max_minutes"] == 0.001
+    assert reason in result.stdout

@@ -40,8 +40,12 @@ std::string parse_error(const std::vector<std::string>& args, const OptionLimits
 
 // --- parse_command_line: defaults and passthrough -------------------------------
 
+// The declared defaults are the full preset's; the default and quick presets replace
+// some of them (test_presets.cpp).
+const std::vector<std::string> kFull = {"--hdbench_preset=full"};
+
 TEST(ParseCommandLine, Defaults) {
-  const Parsed line = parse({});
+  const Parsed line = parse(kFull);
   const Parsed& o = line;
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.core.out_path.empty());
@@ -54,7 +58,7 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_EQ(o.core.memory_kinds, all_host_memory_kinds());
   EXPECT_EQ(o.transfer.engines, all_engines());
   EXPECT_EQ(o.transfer.staged_chunk_sizes, (std::vector<std::size_t>{kMiB, 4 * kMiB, 16 * kMiB}));
-  EXPECT_EQ(o.transfer.staged_threads, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(o.transfer.staged_threads, (std::vector<int>{1, 2, 4, 8}));  // like memcpy_threads: up to the cores
   EXPECT_EQ(o.transfer.staged_slots, 4);
   EXPECT_EQ(o.transfer.memcpy_threads, (std::vector<int>{1, 2, 4, 8}));
   EXPECT_EQ(o.core.device, 0);
@@ -75,18 +79,18 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_EQ(o.loader.pinning, all_pin_modes());
   EXPECT_EQ(o.loader.augments, (std::vector<Augment>{Augment::none}));
   EXPECT_EQ(o.loader.consumers, all_loader_consumers());
-  EXPECT_TRUE(o.given.empty());
+  EXPECT_EQ(o.given, kFull);
   EXPECT_TRUE(line.passthrough.empty());
 }
 
 TEST(ParseCommandLine, DefaultMemcpyThreadsEndAtTheCoreCount) {
   OptionLimits limits = test_limits();
   limits.hardware_threads = 6;
-  EXPECT_EQ(parse({}, limits).transfer.memcpy_threads, (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(parse(kFull, limits).transfer.memcpy_threads, (std::vector<int>{1, 2, 4, 6}));
   limits.hardware_threads = 1;
-  EXPECT_EQ(parse({}, limits).transfer.memcpy_threads, (std::vector<int>{1}));
+  EXPECT_EQ(parse(kFull, limits).transfer.memcpy_threads, (std::vector<int>{1}));
   limits.hardware_threads = 0;  // unknown
-  EXPECT_EQ(parse({}, limits).transfer.memcpy_threads, (std::vector<int>{1}));
+  EXPECT_EQ(parse(kFull, limits).transfer.memcpy_threads, (std::vector<int>{1}));
 }
 
 TEST(ParseCommandLine, LoaderFlags) {
@@ -113,7 +117,7 @@ TEST(ParseCommandLine, LoaderFlags) {
 }
 
 TEST(ParseCommandLine, MlpDefaults) {
-  const Parsed o = parse({});
+  const Parsed o = parse(kFull);
   ASSERT_EQ(o.mlp.models.size(), 3u);
   EXPECT_EQ(to_string(o.mlp.models[0]), "784x32x10");
   EXPECT_EQ(to_string(o.mlp.models[2]), "784x4096x4096x4096x10");
@@ -383,7 +387,7 @@ TEST(ParseCommandLine, SizesLargerThanMemoryAreRejected) {
   limits.host_memory_bytes = kGiB;
 
   // Up to the machine's memory is fine (the default range ends at 1G).
-  EXPECT_EQ(parse({}, limits).transfer.sizes.back(), kGiB);
+  EXPECT_EQ(parse(kFull, limits).transfer.sizes.back(), kGiB);
   EXPECT_EQ(parse({"--hdbench_sizes=1G"}, limits).transfer.sizes, (std::vector<std::size_t>{kGiB}));
 
   const std::string sizes_message = parse_error({"--hdbench_sizes=4K,2G"}, limits);
@@ -421,12 +425,13 @@ TEST(OptionsHelp, ListsEveryFlag) {
 
 TEST(OptionsToJson, HasTheDocumentedKeys) {
   const Parsed o = parse({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned",
-                           "--hdbench_engines=copy", "--hdbench_out=x.json", "--benchmark_filter=y"});
+                           "--hdbench_engines=copy", "--hdbench_out=x.json", "--benchmark_filter=y",
+                           "--hdbench_preset=full"});
   const nlohmann::json j = o.json;
   for (const char* key : {"families", "sizes_bytes", "directions", "memory_kinds", "engines",
                           "staged_chunk_sizes_bytes", "staged_threads", "staged_slots", "memcpy_threads", "device",
                           "seed", "spin_timeout_ms", "stream_sizes_bytes", "stream_counts", "chunk_counts",
-                          "issue_orders", "compute_ratios", "out_path", "arguments"}) {
+                          "issue_orders", "compute_ratios", "out_path", "preset", "max_minutes", "arguments"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["families"], nlohmann::json(kFamilyNames));
@@ -443,9 +448,11 @@ TEST(OptionsToJson, HasTheDocumentedKeys) {
   EXPECT_EQ(j["issue_orders"], nlohmann::json::array({"by_chunk", "by_stage"}));
   EXPECT_EQ(j["compute_ratios"], nlohmann::json::array({0.5, 1.0, 2.0}));
   EXPECT_EQ(j["out_path"], "x.json");
+  EXPECT_EQ(j["preset"], "full");
+  EXPECT_EQ(j["max_minutes"], 0.0);
   EXPECT_EQ(j["arguments"], nlohmann::json::array({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d",
                                             "--hdbench_memory=pinned", "--hdbench_engines=copy",
-                                            "--hdbench_out=x.json"}));
+                                            "--hdbench_out=x.json", "--hdbench_preset=full"}));
 }
 
 }  // namespace

@@ -55,3 +55,20 @@ TEST(Progress, DrawsOnlyWhenEnabledAndCountsEachNameOnce) {
 
 }  // namespace
 }  // namespace hdbench
+
+namespace hdbench {
+namespace {
+
+TEST(PlanLine, CountsTheBenchmarksAndEstimatesFromMinTimeLeavingSkippedOut) {
+  EXPECT_DOUBLE_EQ(estimate_seconds(0, 0.1), 0.0);
+  EXPECT_DOUBLE_EQ(estimate_seconds(10, 0.1), 10 * (kTrialFactor * 0.1 + kSetupSeconds));
+  // 227 listed, 27 skipped: 200 x (2 x 0.1 + 0.05) = 50 s.
+  EXPECT_EQ(plan_line(227, 27, 0.1, 0.0),
+            "227 benchmarks to run (27 skipped on this machine), about 50s at --benchmark_min_time=0.1 s");
+  EXPECT_EQ(plan_line(1, 0, 0.5, 2.0),
+            "1 benchmark to run, about 1s at --benchmark_min_time=0.5 s; stops starting new ones after 2m00s");
+  EXPECT_EQ(plan_line(3, 5, 0.1, 0.0), "3 benchmarks to run (3 skipped on this machine), about 0s at --benchmark_min_time=0.1 s");
+}
+
+}  // namespace
+}  // namespace hdbench

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -256,10 +257,86 @@ TEST_F(DatasetIdx, ZeroDimensionHugeImagesGzipAndFolders) {
   write_pair(be32(0x803) + be32(1) + be32(100000) + be32(100000), kLabelsHeader + kLabels);
   expect_error(images_, "image size 100000x100000 exceeds the limit");
   write_pair(raw({0x1f, 0x8b, 8, 0}) + kImagesHeader, kLabelsHeader + kLabels);
-  expect_error(images_, "gzip-compressed");
+  expect_error(images_, "gzip");  // gzip's magic, then no valid gzip stream
   fs::remove(images_);
   fs::create_directory(images_);
   expect_error(images_, "not a regular file");
+}
+
+// gzip of `bytes` as one member, written with zlib's own gzip writer.
+std::string gzip(const std::string& bytes) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(bytes.size())) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST_F(DatasetIdx, ReadsGzippedFilesAsTheRawOnes) {
+  write_pair(gzip(kImagesHeader + kPixels), gzip(kLabelsHeader + kLabels));
+  const Dataset d = read_mnist_idx(images_, labels_);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d.rows, 2u);
+  EXPECT_EQ(std::string(d.pixels.begin(), d.pixels.end()), kPixels);
+  EXPECT_EQ(d.labels, (std::vector<std::uint8_t>{7, 0, 9}));
+  // Two members back to back (what `cat a.gz b.gz` makes) are one file's bytes.
+  write_pair(gzip(kImagesHeader) + gzip(kPixels), kLabelsHeader + kLabels);
+  EXPECT_EQ(read_mnist_idx(images_, labels_).pixels, d.pixels);
+}
+
+TEST_F(DatasetIdx, GzipRoundTripOfALargerSet) {
+  const Dataset original = make_synthetic_mnist(300, 9);
+  write_mnist_idx(original, images_, labels_);
+  const auto slurp = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  write_pair(gzip(slurp(images_)), gzip(slurp(labels_)));
+  const Dataset back = read_mnist_idx(images_, labels_);
+  EXPECT_EQ(back.pixels, original.pixels);
+  EXPECT_EQ(back.labels, original.labels);
+}
+
+TEST_F(DatasetIdx, TruncatedGzipNamesTheFile) {
+  const std::string whole = gzip(kImagesHeader + kPixels);
+  write_pair(whole.substr(0, whole.size() - 5), kLabelsHeader + kLabels);  // the trailer cut short
+  expect_error(images_, "truncated gzip stream");
+  write_pair(kImagesHeader + kPixels, whole.substr(0, 12));  // header and a little
+  expect_error(labels_, "truncated gzip stream");
+}
+
+TEST_F(DatasetIdx, CorruptGzipNamesTheFile) {
+  std::string bad_crc = gzip(kImagesHeader + kPixels);
+  bad_crc[bad_crc.size() - 8] ^= 0x5a;  // the trailer's CRC-32
+  write_pair(bad_crc, kLabelsHeader + kLabels);
+  expect_error(images_, "corrupt gzip data");
+  std::string bad_method = gzip(kLabelsHeader + kLabels);
+  bad_method[2] = 7;  // compression method: only 8 (deflate) exists
+  write_pair(kImagesHeader + kPixels, bad_method);
+  expect_error(labels_, "corrupt gzip data");
+}
+
+TEST_F(DatasetIdx, AGzipOfABadIdxFileIsCheckedLikeTheRawOne) {
+  write_pair(gzip(kImagesHeader + kPixels.substr(0, 7)), kLabelsHeader + kLabels);
+  expect_error(images_, "truncated: header says 3 images of 2x2 = 12 bytes, file has 7");
+  write_pair(gzip(""), kLabelsHeader + kLabels);
+  expect_error(images_, "decompresses to 0 bytes");
+}
+
+TEST_F(DatasetIdx, FolderPathsPreferThePlainFileThenTheGzippedOne) {
+  const std::string plain = (dir_ / "train-images-idx3-ubyte").string();
+  EXPECT_EQ(mnist_images_path(dir_.string()), plain);  // neither: the standard name
+  std::ofstream(plain + ".gz") << "x";
+  EXPECT_EQ(mnist_images_path(dir_.string()), plain + ".gz");
+  std::ofstream(plain) << "x";
+  EXPECT_EQ(mnist_images_path(dir_.string()), plain);
+  EXPECT_EQ(idx_file_in(dir_.string(), "t10k-labels-idx1-ubyte"), (dir_ / "t10k-labels-idx1-ubyte").string());
 }
 
 TEST_F(DatasetIdx, StandardPathsInAFolder) {

@@ -32,6 +32,12 @@ TEST(IdealPipeline, OneEngineCarriesBothCopyDirections) {
   EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({1.0, 8.0, 1.0}, 4, 1), 0.25 + 8.0 + 0.25);
   // H2D-heavy: all of H before the last chunk's kernel and copy back.
   EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({4.0, 1.0, 0.0}, 4, 1), 4.0 + 0.25);
+  // D2H-heavy, H = 0.2, K = 1, D = 4, 2 chunks: the engine is busy 4.2, but all of D
+  // waits for the first chunk in and its kernel: 0.1 + 0.5 + 4 = 4.6 (the kernels
+  // need 0.1 + 1 + 2 = 3.1, the last chunk 0.2 + 0.5 + 2 = 2.7). Two engines give the
+  // same 4 + (0.2 + 1) / 2 = 4.6: one engine is never faster than two.
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({0.2, 1.0, 4.0}, 2, 1), 4.6);
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({0.2, 1.0, 4.0}, 2, 2), 4.6);
 }
 
 TEST(IdealPipeline, NoCopyEnginesMeansNoOverlap) {
@@ -60,6 +66,64 @@ TEST(IdealPipeline, LiesBetweenTheBusiestStageAndTheSum) {
 TEST(IdealPipeline, RejectsBadInput) {
   EXPECT_THROW(ideal_pipeline_seconds({1.0, 1.0, 1.0}, 0, 2), std::invalid_argument);
   EXPECT_THROW(ideal_pipeline_seconds({-1.0, 1.0, 1.0}, 4, 2), std::invalid_argument);
+}
+
+// Pageable copies are host-synchronous: the issuing thread does one at a time, so
+// they share one "engine" however many the GPU has.
+TEST(IdealPipeline, HostSynchronousCopiesNeverOverlapEachOther) {
+  // H = 3, K = 1, D = 2, 4 chunks, 2 engines.
+  // Async: busiest H = 3, plus the other stages' first/last chunk (1 + 2) / 4: 3.75.
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({3.0, 1.0, 2.0}, 4, 2, CopyIssue::async), 3.0 + 3.0 / 4);
+  // Host-synchronous: every copy in series, H + D = 5; the kernels need
+  // 3/4 + 1 + 2/4 = 2.25; the last chunk H + 1/4 + 2/4 = 3.75. The most is 5.
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({3.0, 1.0, 2.0}, 4, 2, CopyIssue::host_synchronous), 5.0);
+  // Any engine count gives the same: the thread, not the engines, is the limit.
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({3.0, 1.0, 2.0}, 4, 7, CopyIssue::host_synchronous), 5.0);
+  // With one engine the copies were already in series: nothing changes.
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({3.0, 1.0, 2.0}, 4, 1, CopyIssue::host_synchronous),
+                   ideal_pipeline_seconds({3.0, 1.0, 2.0}, 4, 1, CopyIssue::async));
+}
+
+TEST(IdealPipeline, KernelBoundPipelinesStillOverlapWithHostSynchronousCopies) {
+  // H = 1, K = 8, D = 1, 4 chunks, 2 engines. Copies in series take 2; the kernels
+  // need the first chunk in and the last out: 1/4 + 8 + 1/4 = 8.5; the last chunk
+  // 1 + 8/4 + 1/4 = 3.25. The most is 8.5, as with async copies (8 + 2/4).
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({1.0, 8.0, 1.0}, 4, 2, CopyIssue::host_synchronous), 8.5);
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({1.0, 8.0, 1.0}, 4, 2, CopyIssue::async), 8.5);
+  // One chunk or no copy engine: the plain sum either way.
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({1.0, 8.0, 1.0}, 1, 2, CopyIssue::host_synchronous), 10.0);
+  EXPECT_DOUBLE_EQ(ideal_pipeline_seconds({1.0, 8.0, 1.0}, 4, 0, CopyIssue::host_synchronous), 10.0);
+}
+
+// The H100 run's pageable pipeline (streams.json, 256 MiB, compute ratio 0.5, 1 stream,
+// 16 chunks by chunk, 2 copy engines): stages alone H = 30977.0 us, K = 2554.5 us,
+// D = 19536.3 us; measured 55170.4 us.
+//   Async model: H + (K + D) / 16 = 30977.0 + 22090.8 / 16 = 32357.675 us, rated
+//   32357.675 / 55170.4 = 0.59 of it.
+//   Host-synchronous: max(H + D = 50513.3, H/16 + K + D/16 = 5711.58,
+//   H + K/16 + D/16 = 32357.675) = 50513.3 us, rated 50513.3 / 55170.4 = 0.92.
+TEST(IdealPipeline, ThePageablePipelineOfTheH100RunIsRatedAgainstSerialCopies) {
+  const StageSeconds alone{30977.0e-6, 2554.5e-6, 19536.3e-6};
+  EXPECT_NEAR(ideal_pipeline_seconds(alone, 16, 2, CopyIssue::async), 32357.675e-6, 1e-12);
+  const double ideal = ideal_pipeline_seconds(alone, 16, 2, CopyIssue::host_synchronous);
+  EXPECT_NEAR(ideal, 50513.3e-6, 1e-12);
+  EXPECT_NEAR(ideal / 55170.4e-6, 0.9156, 1e-4);
+}
+
+TEST(IdealPipeline, HostSynchronousBoundLiesBetweenTheAsyncBoundAndTheSum) {
+  for (double h : {0.1, 1.0, 5.0}) {
+    for (double k : {0.0, 0.7, 3.0}) {
+      for (double d : {0.2, 1.0, 4.0}) {
+        for (int chunks : {1, 2, 5, 64}) {
+          const StageSeconds alone{h, k, d};
+          const double sync = ideal_pipeline_seconds(alone, chunks, 2, CopyIssue::host_synchronous);
+          EXPECT_GE(sync, ideal_pipeline_seconds(alone, chunks, 2, CopyIssue::async) - 1e-12);
+          EXPECT_LE(sync, alone.sum() + 1e-12);
+          EXPECT_GE(sync, h + d - 1e-12);  // the copies, one after another
+        }
+      }
+    }
+  }
 }
 
 TEST(RoundsModel, RecoversTheLineThroughTwoPoints) {
