@@ -64,43 +64,65 @@ std::vector<TimeSpan> timed_spans(const std::vector<Record>& records, std::uint6
 
 GpuActivity summarize_gpu_activity(const std::vector<Record>& records, int device, std::vector<TimeSpan> spans) {
   spans = merged(std::move(spans));
+  // Merged spans are disjoint and sorted, so their ends ascend too: each record finds
+  // the first span it can touch by binary search and walks on only while the spans
+  // start before it ends. Records are visited in their given order, so each span's
+  // intervals come in the order a scan over all records would give them (the sums
+  // below are the same, bit for bit): O((records + record-span pairs) log).
+  struct Piece {
+    Clipped clipped;
+    RecordKind kind = RecordKind::kernel;
+  };
+  std::vector<std::vector<Piece>> pieces(spans.size());
+  GpuActivity activity;
   for (const Record& r : records) {
-    if (is_gpu_record(r.kind) && r.device == device && r.end_ns < r.start_ns) {
+    if (!is_gpu_record(r.kind) || r.device != device) continue;
+    if (r.end_ns < r.start_ns) {
       throw std::invalid_argument("summarize_gpu_activity: record '" + r.name + "' ends before it starts");
+    }
+    auto it = std::lower_bound(spans.begin(), spans.end(), r.start_ns,
+                               [](const TimeSpan& s, std::uint64_t t) { return s.to_ns < t; });
+    bool counted = false;
+    for (; it != spans.end() && it->from_ns <= r.end_ns; ++it) {
+      const TimeSpan& span = *it;
+      if (span.to_ns == span.from_ns) continue;
+      const std::uint64_t start = std::max(r.start_ns, span.from_ns), end = std::min(r.end_ns, span.to_ns);
+      const bool inside =
+          start < end || (r.start_ns == r.end_ns && span.from_ns <= r.start_ns && r.start_ns <= span.to_ns);
+      if (!inside) continue;
+      pieces[static_cast<std::size_t>(it - spans.begin())].push_back(
+          {{us_between(span.from_ns, start), us_between(span.from_ns, end)}, r.kind});
+      if (!counted) {
+        counted = true;
+        activity.copies += r.kind == RecordKind::memcpy ? 1 : 0;
+        activity.kernels += r.kind == RecordKind::kernel ? 1 : 0;
+      }
     }
   }
   // Sums over the spans; each span's unions come from summarize_overlap, which is
   // unit-free: fed µs, its "_ms" fields hold µs. Copies go in as Stage::h2d whatever
   // their direction, since only copy-vs-kernel matters here; a second call with every
   // record as one stage gives the union of all of them.
-  GpuActivity activity;
   double busy_us = 0.0, copy_us = 0.0, kernel_us = 0.0, overlap_us = 0.0;
-  std::vector<bool> counted(records.size(), false);
-  for (const TimeSpan& span : spans) {
+  for (std::size_t k = 0; k < spans.size(); ++k) {
+    const TimeSpan& span = spans[k];
     if (span.to_ns == span.from_ns) continue;
     const double span_us = us_between(span.from_ns, span.to_ns);
     std::vector<StageInterval> copies_and_kernels, everything;
     std::vector<Clipped> clipped;
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const Record& r = records[i];
-      if (!is_gpu_record(r.kind) || r.device != device) continue;
-      const std::uint64_t start = std::max(r.start_ns, span.from_ns), end = std::min(r.end_ns, span.to_ns);
-      const bool inside =
-          start < end || (r.start_ns == r.end_ns && span.from_ns <= r.start_ns && r.start_ns <= span.to_ns);
-      if (!inside) continue;
-      const Clipped c{us_between(span.from_ns, start), us_between(span.from_ns, end)};
+    clipped.reserve(pieces[k].size());
+    everything.reserve(pieces[k].size());
+    for (const Piece& p : pieces[k]) {
+      const Clipped& c = p.clipped;
       clipped.push_back(c);
       everything.push_back({Stage::kernel, 0, c.start_us, c.end_us});
-      const bool first_time = !counted[i];
-      counted[i] = true;
-      if (r.kind == RecordKind::memcpy) {
-        activity.copies += first_time ? 1 : 0;
+      if (p.kind == RecordKind::memcpy) {
         copies_and_kernels.push_back({Stage::h2d, 0, c.start_us, c.end_us});
-      } else if (r.kind == RecordKind::kernel) {
-        activity.kernels += first_time ? 1 : 0;
+      } else if (p.kind == RecordKind::kernel) {
         copies_and_kernels.push_back({Stage::kernel, 0, c.start_us, c.end_us});
       }
     }
+    std::vector<Piece>().swap(pieces[k]);
     const OverlapSummary split = summarize_overlap(copies_and_kernels);
     busy_us += summarize_overlap(everything).kernel_busy_ms;
     copy_us += split.copy_busy_ms;
@@ -125,9 +147,20 @@ GpuActivity summarize_gpu_activity(const std::vector<Record>& records, int devic
 
 std::optional<double> copy_bandwidth_gbps(const std::vector<Record>& records, const std::string& copy_kind,
                                           MemoryKind host_kind, const std::vector<TimeSpan>& spans) {
+  // A copy lies wholly inside some span when, among the spans that start at or before
+  // it, the latest end reaches its end: spans sorted by start with a running maximum
+  // of their ends answer that by one binary search.
+  std::vector<TimeSpan> by_start = spans;
+  std::sort(by_start.begin(), by_start.end(),
+            [](const TimeSpan& a, const TimeSpan& b) { return a.from_ns < b.from_ns; });
+  std::vector<std::uint64_t> reach(by_start.size());
+  for (std::size_t i = 0; i < by_start.size(); ++i) {
+    reach[i] = i == 0 ? by_start[i].to_ns : std::max(reach[i - 1], by_start[i].to_ns);
+  }
   const auto inside_a_span = [&](const Record& r) {
-    return std::any_of(spans.begin(), spans.end(),
-                       [&](const TimeSpan& s) { return s.from_ns <= r.start_ns && r.end_ns <= s.to_ns; });
+    const auto after = std::upper_bound(by_start.begin(), by_start.end(), r.start_ns,
+                                        [](std::uint64_t t, const TimeSpan& s) { return t < s.from_ns; });
+    return after != by_start.begin() && reach[static_cast<std::size_t>(after - by_start.begin()) - 1] >= r.end_ns;
   };
   std::uint64_t bytes = 0, duration_ns = 0;
   for (const Record& r : records) {

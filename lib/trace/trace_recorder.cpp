@@ -16,7 +16,8 @@ namespace hdbench::trace {
 #if !defined(HDBENCH_HAVE_CUPTI)
 
 bool cupti_built_in() noexcept { return false; }
-Recorder::Recorder(bool) { throw TraceUnavailable("this hdbench was built without CUPTI"); }
+Recorder::Recorder(bool, RecordSink*) { throw TraceUnavailable("this hdbench was built without CUPTI"); }
+void Recorder::flush() {}
 Recorder::~Recorder() = default;
 std::vector<Record> Recorder::finish() { return {}; }
 std::uint64_t Recorder::now_ns() noexcept { return 0; }
@@ -181,16 +182,17 @@ constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_AC
 
 bool cupti_built_in() noexcept { return true; }
 
-Recorder::Recorder(bool api_calls) {
+Recorder::Recorder(bool api_calls, RecordSink* sink) : sink_(sink) {
   Recorder* expected = nullptr;
   if (!g_recorder.compare_exchange_strong(expected, this)) {
     throw TraceUnavailable("a trace is already being recorded in this process");
   }
   try {
     check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
+    check(cuptiGetTimestamp(&origin_ns_), "cuptiGetTimestamp");
+    if (sink_ != nullptr) sink_->started(origin_ns_);  // may throw (the trace file cannot be created)
     for (CUpti_ActivityKind kind : kGpuKinds) check(cuptiActivityEnable(kind), "cuptiActivityEnable");
     if (api_calls) check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
-    check(cuptiGetTimestamp(&origin_ns_), "cuptiGetTimestamp");
   } catch (...) {
     for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
@@ -214,12 +216,28 @@ std::vector<Record> Recorder::finish() {
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     recording_ = false;
   }
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   std::vector<Record> records = std::move(records_);
   records_.clear();
+  if (sink_ != nullptr) {
+    lock.unlock();
+    hand_over(records);
+    return {};
+  }
   std::stable_sort(records.begin(), records.end(),
                    [](const Record& a, const Record& b) { return a.start_ns < b.start_ns; });
   return records;
+}
+
+void Recorder::flush() {
+  if (recording_) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (sink_ == nullptr) return;
+  std::vector<Record> ranges;
+  {
+    std::lock_guard lock(mutex_);
+    ranges.swap(records_);
+  }
+  hand_over(ranges);
 }
 
 std::uint64_t Recorder::now_ns() noexcept {
@@ -256,10 +274,46 @@ std::size_t Recorder::dropped_records() const {
   return dropped_;
 }
 
-void Recorder::add_records(std::vector<Record> records, std::size_t dropped) {
+std::string Recorder::sink_error() const {
   std::lock_guard lock(mutex_);
+  return sink_error_;
+}
+
+void Recorder::hand_over(std::vector<Record>& records) noexcept {
+  if (records.empty()) return;
+  std::string error;
+  try {
+    {
+      std::lock_guard lock(mutex_);
+      if (!sink_error_.empty()) return;  // the trace is lost already
+    }
+    sink_->consume(records);
+    return;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown error";
+  }
+  try {
+    std::lock_guard lock(mutex_);
+    if (sink_error_.empty()) sink_error_ = error;
+  } catch (...) {
+  }
+}
+
+void Recorder::add_records(std::vector<Record> records, std::size_t dropped) {
+  std::unique_lock lock(mutex_);
   dropped_ += dropped;
-  records_.insert(records_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+  if (sink_ == nullptr) {
+    records_.insert(records_.end(), std::make_move_iterator(records.begin()), std::make_move_iterator(records.end()));
+    return;
+  }
+  // The ranges waiting go with this buffer.
+  std::vector<Record> ranges;
+  ranges.swap(records_);
+  lock.unlock();
+  hand_over(records);
+  hand_over(ranges);
 }
 
 void Recorder::range(std::uint64_t thread, const std::string& name, std::uint64_t bytes, std::uint64_t start_ns,
@@ -272,8 +326,14 @@ void Recorder::range(std::uint64_t thread, const std::string& name, std::uint64_
     r.name = name;
     r.thread = thread;
     r.bytes = bytes;
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
     records_.push_back(std::move(r));
+    if (sink_ != nullptr && records_.size() >= kRangesHandedOver) {
+      std::vector<Record> ranges;
+      ranges.swap(records_);
+      lock.unlock();
+      hand_over(ranges);
+    }
   } catch (...) {
     // Out of memory: this range is missing from the trace.
   }

@@ -36,18 +36,26 @@ bool cupti_built_in() noexcept;
 
 class Recorder final : public nvtx::Observer {
  public:
-  // Starts recording; throws TraceUnavailable with the reason.
-  explicit Recorder(bool api_calls);
+  // Starts recording; throws TraceUnavailable with the reason. With a `sink` (which
+  // must outlive the recorder), records go there batch by batch as CUPTI completes
+  // its buffers, and finish() returns none: memory stays bounded by a buffer.
+  explicit Recorder(bool api_calls, RecordSink* sink = nullptr);
   ~Recorder() override;
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
-  // Stops recording, flushes CUPTI's buffers and returns every record, by start time.
+  // Stops recording, flushes CUPTI's buffers and returns every record, by start time
+  // (none with a sink: the sink has them).
   std::vector<Record> finish();
+  // Hands everything recorded so far to the sink (CUPTI's buffers forced out): call
+  // between benchmarks, never in a timed region.
+  void flush();
   // Names of streams and threads seen, and the time the recording began.
   TraceMetadata metadata(const std::string& host_name, const std::vector<std::string>& gpu_names) const;
   // Records CUPTI could not keep (its buffers were full).
   std::size_t dropped_records() const;
+  // Why the sink failed, empty when it did not.
+  std::string sink_error() const;
 
   std::uint64_t now_ns() noexcept override;
   void range(std::uint64_t thread, const std::string& name, std::uint64_t bytes, std::uint64_t start_ns,
@@ -59,8 +67,15 @@ class Recorder final : public nvtx::Observer {
   void add_records(std::vector<Record> records, std::size_t dropped);
 
  private:
+  // With a sink, NVTX ranges wait in records_ for the next CUPTI buffer or flush, or
+  // until this many are waiting (then the thread that ends one hands them over).
+  static constexpr std::size_t kRangesHandedOver = 16384;
+  void hand_over(std::vector<Record>& records) noexcept;
+
+  RecordSink* sink_ = nullptr;
+  std::string sink_error_;  // the first failure of the sink (disk full): recording stops there
   mutable std::mutex mutex_;
-  std::vector<Record> records_;
+  std::vector<Record> records_;  // everything (no sink), or the ranges waiting
   std::map<std::uint32_t, std::string> stream_names_;
   std::map<std::uint64_t, std::string> thread_names_;
   std::uint64_t origin_ns_ = 0;

@@ -75,4 +75,16 @@ struct TraceMetadata {
   std::uint64_t origin_ns = 0;                        // time zero of the trace (start of the run)
 };
 
+// Where a recorder hands its records while it records, batch by batch (a CUPTI
+// buffer, a run of NVTX ranges), from any thread: memory then stays bounded by a
+// batch instead of growing with the run.
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  // Once, before any records: the time zero of the trace.
+  virtual void started(std::uint64_t origin_ns) = 0;
+  // May take the records' contents; calls may come from several threads.
+  virtual void consume(std::vector<Record>& records) = 0;
+};
+
 }  // namespace hdbench::trace

@@ -1,14 +1,13 @@
 #include "trace/trace_report.hpp"
 
-#include <map>
+#include <algorithm>
 #include <string>
 
 #include "trace/trace_analysis.hpp"
 
 namespace hdbench::trace {
 
-nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::vector<BenchmarkWindow>& windows,
-                                 int device, const nlohmann::json& benchmarks) {
+std::map<std::string, double> event_timed_bandwidths(const nlohmann::json& benchmarks) {
   std::map<std::string, double> event_timed;  // benchmark name (without Google's suffix) -> GB/s
   for (const auto& b : benchmarks) {
     std::string name = b.value("run_name", b.value("name", ""));
@@ -17,37 +16,67 @@ nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::
       event_timed[name] = b["counters"]["bandwidth_GB/s"].get<double>();
     }
   }
-  nlohmann::json rows = nlohmann::json::array();
-  for (const BenchmarkWindow& w : windows) {
-    // The benchmark's timed ranges when it has them; else (set-up included) its window.
-    std::vector<TimeSpan> spans = timed_spans(records, w.start_ns, w.end_ns);
-    const bool timed = !spans.empty();
-    if (!timed) spans.push_back({w.start_ns, w.end_ns});
-    const GpuActivity a = summarize_gpu_activity(records, device, spans);
-    if (a.copies == 0 && a.kernels == 0) continue;
-    nlohmann::json row = {{"benchmark", w.name},
-                          {"measured_over", timed ? "timed ranges" : "whole benchmark"},
-                          {"timed_ranges", timed ? spans.size() : 0},
-                          {"window_us", a.window_us},
-                          {"gpu_busy_percent", a.busy_percent},
-                          {"copy_percent", a.copy_percent},
-                          {"kernel_percent", a.kernel_percent},
-                          {"copy_compute_overlap_percent", a.copy_compute_overlap_percent},
-                          {"largest_idle_gap_us", a.largest_idle_gap_us},
-                          {"total_idle_us", a.total_idle_us},
-                          {"copies", a.copies},
-                          {"kernels", a.kernels}};
-    nlohmann::json cupti = nlohmann::json::object();
-    for (const char* kind : {"HtoD", "DtoH"}) {
-      for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) {
-        if (const auto gbps = copy_bandwidth_gbps(records, kind, host, spans)) {
-          cupti[std::string(kind) + "/" + to_string(host)] = *gbps;
-        }
+  return event_timed;
+}
+
+nlohmann::json gpu_activity_row(const std::vector<Record>& records, const BenchmarkWindow& w, int device,
+                                const RecordSample& sample) {
+  const bool sampled = sample.dropped != 0;
+  // With a sample, only what ended before the cut is whole: every record that started
+  // before it was kept.
+  const std::uint64_t end_ns = sampled ? std::min(w.end_ns, std::max(w.start_ns, sample.cutoff_ns)) : w.end_ns;
+  // The benchmark's timed ranges when it has them; else (set-up included) its window.
+  std::vector<TimeSpan> spans = timed_spans(records, w.start_ns, end_ns);
+  const std::size_t all_timed = sampled ? timed_spans(records, w.start_ns, w.end_ns).size() : spans.size();
+  const bool timed = !spans.empty();
+  if (!timed) spans.push_back({w.start_ns, end_ns});
+  const GpuActivity a = summarize_gpu_activity(records, device, spans);
+  if (a.copies == 0 && a.kernels == 0) return nullptr;
+  nlohmann::json row = {{"benchmark", w.name},
+                        {"measured_over", timed ? "timed ranges" : "whole benchmark"},
+                        {"timed_ranges", timed ? spans.size() : 0},
+                        {"window_us", a.window_us},
+                        {"gpu_busy_percent", a.busy_percent},
+                        {"copy_percent", a.copy_percent},
+                        {"kernel_percent", a.kernel_percent},
+                        {"copy_compute_overlap_percent", a.copy_compute_overlap_percent},
+                        {"largest_idle_gap_us", a.largest_idle_gap_us},
+                        {"total_idle_us", a.total_idle_us},
+                        {"copies", a.copies},
+                        {"kernels", a.kernels},
+                        {"records_kept", sample.kept},
+                        {"records_dropped", sample.dropped},
+                        {"sampled", sampled}};
+  if (sampled) {
+    row["sample"] =
+        timed
+            ? "figures from the first " + std::to_string(spans.size()) + " of " + std::to_string(all_timed) +
+                  " timed ranges recorded before the record budget ran out (--hdbench_trace_budget)"
+            : "figures from the start of the benchmark up to where the record budget ran out (--hdbench_trace_budget)";
+  }
+  nlohmann::json cupti = nlohmann::json::object();
+  for (const char* kind : {"HtoD", "DtoH"}) {
+    for (MemoryKind host : {MemoryKind::pageable, MemoryKind::pinned}) {
+      if (const auto gbps = copy_bandwidth_gbps(records, kind, host, spans)) {
+        cupti[std::string(kind) + "/" + to_string(host)] = *gbps;
       }
     }
-    row["cupti_copy_GB/s"] = cupti;
+  }
+  row["cupti_copy_GB/s"] = cupti;
+  return row;
+}
+
+nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::vector<BenchmarkWindow>& windows,
+                                 int device, const nlohmann::json& benchmarks) {
+  const std::map<std::string, double> event_timed = event_timed_bandwidths(benchmarks);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BenchmarkWindow& w : windows) {
+    RecordSample all;
+    for (const Record& r : records) all.kept += w.start_ns <= r.start_ns && r.start_ns <= w.end_ns ? 1 : 0;
+    nlohmann::json row = gpu_activity_row(records, w, device, all);
+    if (row.is_null()) continue;
     if (const auto it = event_timed.find(w.name); it != event_timed.end()) row["event_timed_GB/s"] = it->second;
-    rows.push_back(row);
+    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -3,7 +3,12 @@
 // and the bandwidth CUPTI measured for each kind of copy beside the event-timed one.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "core/suite.hpp"
@@ -11,8 +16,25 @@
 
 namespace hdbench::trace {
 
-// One row per benchmark window with GPU activity on `device`. `benchmarks` (the
-// report's entries) supplies each benchmark's event-timed bandwidth_GB/s.
+// How much of a benchmark's activity the record budget kept: every record that starts
+// before `cutoff_ns` was kept, none from it on (max: nothing was dropped).
+struct RecordSample {
+  std::size_t kept = 0, dropped = 0;
+  std::uint64_t cutoff_ns = std::numeric_limits<std::uint64_t>::max();
+};
+
+// One benchmark's row over `records` (those of its window), or null when it had no
+// GPU activity on `device`. With a sample that dropped records, the figures come from
+// the timed ranges that ended before the cut (else the window up to it), and the row
+// says so. event_timed_GB/s is left to the caller.
+nlohmann::json gpu_activity_row(const std::vector<Record>& records, const BenchmarkWindow& window, int device,
+                                const RecordSample& sample = {});
+
+// Each benchmark's bandwidth_GB/s counter by name (without Google's "/manual_time").
+std::map<std::string, double> event_timed_bandwidths(const nlohmann::json& benchmarks);
+
+// One row per benchmark window with GPU activity on `device`, every record kept.
+// `benchmarks` (the report's entries) supplies each benchmark's event-timed bandwidth.
 nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::vector<BenchmarkWindow>& windows,
                                  int device, const nlohmann::json& benchmarks);
 

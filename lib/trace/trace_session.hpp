@@ -1,6 +1,9 @@
 // --hdbench_trace for one run: starts the CUPTI recorder when it can and says why
-// when it cannot (the run goes on without a trace), then writes the Chrome trace and
-// adds the per-benchmark GPU activity rows to the report's `derived` section.
+// when it cannot (the run goes on without a trace). The recorder hands its records to
+// a TraceStream as CUPTI completes its buffers, which streams them into the Chrome
+// trace within each benchmark's budget and analyses each benchmark as it ends; at the
+// end the trace is renamed in place and the per-benchmark GPU activity rows go into
+// the report's `derived` section.
 #pragma once
 
 #include <memory>
@@ -11,6 +14,7 @@
 #include "core/system.hpp"
 #include "trace/trace_options.hpp"
 #include "trace/trace_recorder.hpp"
+#include "trace/trace_stream.hpp"
 
 namespace hdbench::trace {
 
@@ -31,6 +35,7 @@ class TraceSession {
   int device_;
   const system::SystemInfo& system_;
   Suite& suite_;
+  std::unique_ptr<TraceStream> stream_;  // outlives the recorder, which writes into it
   std::unique_ptr<Recorder> recorder_;
   std::string unavailable_;  // why no trace was recorded
 };

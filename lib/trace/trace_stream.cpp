@@ -1,0 +1,138 @@
+#include "trace/trace_stream.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace hdbench::trace {
+namespace {
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+TraceStream::TraceStream(std::filesystem::path path, int device, std::size_t budget)
+    : path_(std::move(path)), device_(device), budget_(budget) {
+  if (budget_ == 0) throw std::invalid_argument("TraceStream: the record budget must be at least 1");
+}
+
+void TraceStream::started(std::uint64_t origin_ns) {
+  std::lock_guard lock(mutex_);
+  if (!writer_) writer_ = std::make_unique<ChromeTraceWriter>(path_, origin_ns);
+}
+
+TraceStream::Window* TraceStream::window_of(std::uint64_t start_ns) {
+  auto it = std::upper_bound(windows_.begin(), windows_.end(), start_ns,
+                             [](std::uint64_t t, const Window& w) { return t < w.bounds.start_ns; });
+  if (it == windows_.begin()) return nullptr;
+  Window& w = *std::prev(it);
+  return w.open || start_ns <= w.bounds.end_ns ? &w : nullptr;
+}
+
+void TraceStream::consume(std::vector<Record>& records) {
+  std::lock_guard lock(mutex_);
+  if (!writer_) throw std::logic_error("TraceStream: records before started()");
+  kept_.clear();
+  kept_.reserve(records.size());
+  for (Record& r : records) {
+    ++totals_.records;
+    if (Window* w = window_of(r.start_ns); w != nullptr) {
+      RecordSample& s = w->sample;
+      if (r.start_ns >= s.cutoff_ns) {
+        ++s.dropped;
+        continue;
+      }
+      if (s.kept >= budget_ && s.cutoff_ns == RecordSample{}.cutoff_ns) {
+        s.cutoff_ns = r.start_ns;
+        ++s.dropped;
+        continue;
+      }
+      ++s.kept;
+      const bool analysed = (is_gpu_record(r.kind) && r.device == device_) ||
+                            (r.kind == RecordKind::range && ends_with(r.name, "/timed"));
+      if (analysed && w->analysed) {
+        ++totals_.late;
+      } else if (analysed) {
+        // Kernel names are long and the analysis never reads them.
+        Record copy = r.kind == RecordKind::kernel ? Record{} : r;
+        if (r.kind == RecordKind::kernel) {
+          copy.kind = r.kind;
+          copy.start_ns = r.start_ns;
+          copy.end_ns = r.end_ns;
+          copy.device = r.device;
+          copy.stream = r.stream;
+        }
+        w->records.push_back(std::move(copy));
+      }
+    }
+    kept_.push_back(std::move(r));
+  }
+  totals_.kept += kept_.size();
+  writer_->write(kept_);
+  kept_.clear();
+  totals_.dropped = 0;
+  for (const Window& w : windows_) totals_.dropped += w.sample.dropped;
+}
+
+void TraceStream::analyse_closed() {
+  for (Window& w : windows_) {
+    if (w.open || w.analysed) continue;
+    w.row = gpu_activity_row(w.records, w.bounds, device_, w.sample);
+    std::vector<Record>().swap(w.records);
+    w.analysed = true;
+  }
+}
+
+void TraceStream::window_started(const std::string& name, std::uint64_t start_ns) {
+  std::lock_guard lock(mutex_);
+  if (!windows_.empty() && windows_.back().bounds.name == name && !windows_.back().analysed) {
+    windows_.back().open = true;  // the same benchmark called again
+    return;
+  }
+  for (Window& w : windows_) w.open = false;
+  analyse_closed();
+  Window w;
+  w.bounds = {name, start_ns, start_ns};
+  windows_.push_back(std::move(w));
+}
+
+void TraceStream::window_ended(const std::string& name, std::uint64_t end_ns) {
+  std::lock_guard lock(mutex_);
+  if (windows_.empty() || windows_.back().bounds.name != name) return;
+  windows_.back().bounds.end_ns = std::max(end_ns, windows_.back().bounds.start_ns);
+  windows_.back().open = false;
+}
+
+nlohmann::json TraceStream::finish(const TraceMetadata& metadata, const nlohmann::json& benchmarks) {
+  std::lock_guard lock(mutex_);
+  if (!writer_) throw std::logic_error("TraceStream: finish before started()");
+  for (Window& w : windows_) w.open = false;
+  analyse_closed();
+  std::size_t dropped = 0;
+  for (const Window& w : windows_) dropped += w.sample.dropped;
+  totals_.dropped = dropped;
+  writer_->close(metadata, {{"budget_per_benchmark", budget_},
+                            {"records_handed_in", totals_.records},
+                            {"records_dropped_over_budget", dropped}});
+  totals_.text_bytes = writer_->bytes_written();
+  const std::map<std::string, double> event_timed = event_timed_bandwidths(benchmarks);
+  nlohmann::json rows = nlohmann::json::array();
+  for (Window& w : windows_) {
+    if (w.row.is_null()) continue;
+    if (const auto it = event_timed.find(w.bounds.name); it != event_timed.end())
+      w.row["event_timed_GB/s"] = it->second;
+    rows.push_back(std::move(w.row));
+  }
+  return rows;
+}
+
+TraceStreamTotals TraceStream::totals() const {
+  std::lock_guard lock(mutex_);
+  TraceStreamTotals t = totals_;
+  if (writer_) t.text_bytes = writer_->bytes_written();
+  return t;
+}
+
+}  // namespace hdbench::trace
