@@ -85,6 +85,7 @@ std::string case_name(const LoaderCase& c) {
 
 nlohmann::json case_params(const LoaderCase& c, const Options& o, const DatasetSource& data) {
   nlohmann::json p = {{"family", "loader"},
+                      {"implementation", "hdbench"},
                       {"consumer", to_string(c.consumer)},
                       {"pinning", to_string(c.pinning)},
                       {"batch", c.batch},

@@ -21,6 +21,8 @@ the dataset's own, so a lost or repeated batch fails the run instead of giving a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 DEPTH = 2  # DataLoader's default prefetch_factor; with 0 workers nothing is prefetched
 PINNING = {"pageable": False, "pin_thread": True}  # hdbench's name (the params' `pinning`) -> pin_memory
 CONSUMERS = ("host", "gpu")
@@ -51,11 +53,23 @@ def loader_name(spec: dict) -> str:
             f"/depth:{DEPTH}/cost_us:{cost_text(0.0)}/shuffle/none/manual_time")
 
 
+FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
+
+
+def dataset_name(mnist_dir: str | None) -> str:
+    """hdbench's `dataset_name` param for the same data (lib/data/data_options.cpp)."""
+    if not mnist_dir:
+        return "synthetic"
+    same = Path(FASHION_MNIST_DIR).exists() and Path(mnist_dir).resolve() == Path(FASHION_MNIST_DIR).resolve()
+    return "fashion_mnist" if same else "mnist_dir"
+
+
 def loader_params(spec: dict, opts) -> dict:
     params = {"family": "loader", "implementation": "pytorch", "consumer": spec["consumer"],
               "pinning": spec["pinning"], "batch": spec["batch"],
               "workers": spec["workers"], "prefetch_depth": DEPTH, "sample_cost_us": 0.0, "shuffle": True,
-              "augment": "none", "dataset": "mnist_idx" if opts.mnist_dir else "synthetic"}
+              "augment": "none", "dataset": "mnist_idx" if opts.mnist_dir else "synthetic",
+              "dataset_name": dataset_name(opts.mnist_dir)}
     if spec["consumer"] == "gpu":
         params["device"] = spec["device"]
     if not opts.mnist_dir:
