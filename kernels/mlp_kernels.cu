@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 
 #include "launch_check.hpp"
 #include "mlp_kernels.hpp"
@@ -53,12 +56,12 @@ __global__ void fill_uniform_kernel(T* __restrict__ out, std::size_t count, std:
 // three passes (max/argmax, sum of exponentials, gradient), all in a fixed order.
 template <typename G>
 __global__ void softmax_cross_entropy_kernel(const float* __restrict__ logits, const std::int32_t* __restrict__ labels,
-                                             int batch, int classes, G* __restrict__ dlogits,
+                                             int batch, int classes, int ld, G* __restrict__ dlogits,
                                              float* __restrict__ row_loss, int* __restrict__ row_correct) {
   const int lane = static_cast<int>(threadIdx.x) % kWarp;
   const int row = static_cast<int>(blockIdx.x) * (blockDim.x / kWarp) + static_cast<int>(threadIdx.x) / kWarp;
   if (row >= batch) return;  // uniform across the warp: the shuffles below see full warps
-  const float* x = logits + static_cast<std::size_t>(row) * classes;
+  const float* x = logits + static_cast<std::size_t>(row) * ld;
 
   float best = -INFINITY;
   int best_index = INT_MAX;
@@ -100,11 +103,13 @@ __global__ void softmax_cross_entropy_kernel(const float* __restrict__ logits, c
   }
   const float inverse_sum = 1.0f / sum;
   const float scale = 1.0f / static_cast<float>(batch);
-  G* g = dlogits + static_cast<std::size_t>(row) * classes;
+  G* g = dlogits + static_cast<std::size_t>(row) * ld;
   for (int c = lane; c < classes; c += kWarp) {
     const float p = c == label ? -others * inverse_sum : expf(x[c] - best) * inverse_sum;
     store(g + c, p * scale);
   }
+  // The padding's mask: no loss, no gradient.
+  for (int c = classes + lane; c < ld; c += kWarp) store(g + c, 0.0f);
 }
 
 __global__ void reduce_step_scalars_kernel(const float* __restrict__ row_loss, const int* __restrict__ row_correct,
@@ -135,12 +140,15 @@ __global__ void reduce_step_scalars_kernel(const float* __restrict__ row_loss, c
 
 template <typename T>
 __global__ void add_bias_activation_kernel(T* __restrict__ y, const float* __restrict__ bias, int rows, int width,
-                                           bool relu) {
+                                           int ld, bool relu) {
   const std::size_t count = static_cast<std::size_t>(rows) * width;
+  const auto w = static_cast<std::size_t>(width);
   for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    float v = load(y + i) + bias[i % static_cast<std::size_t>(width)];
+    const std::size_t c = i % w;
+    T* p = y + (i / w) * static_cast<std::size_t>(ld) + c;
+    float v = load(p) + bias[c];
     if (relu) v = fmaxf(v, 0.0f);
-    store(y + i, v);
+    store(p, v);
   }
 }
 
@@ -151,25 +159,96 @@ __global__ void relu_gradient_kernel(T* __restrict__ dy, const T* __restrict__ a
   }
 }
 
+// Two bf16 in a 32-bit word: keep each dy half whose activation half is > 0 (a bf16
+// is the top half of the float with the same bits, so the test is exact, NaN included).
+__device__ __forceinline__ unsigned relu_mask_pair(unsigned activation, unsigned dy) {
+  const unsigned low = __uint_as_float(activation << 16) > 0.0f ? 0x0000ffffu : 0u;
+  const unsigned high = __uint_as_float(activation & 0xffff0000u) > 0.0f ? 0xffff0000u : 0u;
+  return dy & (low | high);
+}
+
+// 8 bf16 a thread through 16-byte loads; the last count % 8 elements by the first threads.
+__global__ void relu_gradient_bf16x8_kernel(__nv_bfloat16* __restrict__ dy,
+                                            const __nv_bfloat16* __restrict__ activation, std::size_t count) {
+  const std::size_t vectors = count / 8;
+  auto* d = reinterpret_cast<uint4*>(dy);
+  const auto* a = reinterpret_cast<const uint4*>(activation);
+  for (std::size_t i = global_index(); i < vectors; i += grid_stride()) {
+    const uint4 act = a[i];
+    uint4 g = d[i];
+    g.x = relu_mask_pair(act.x, g.x);
+    g.y = relu_mask_pair(act.y, g.y);
+    g.z = relu_mask_pair(act.z, g.z);
+    g.w = relu_mask_pair(act.w, g.w);
+    d[i] = g;
+  }
+  const std::size_t tail = vectors * 8 + global_index();
+  if (tail < count && !(__bfloat162float(activation[tail]) > 0.0f)) dy[tail] = __float2bfloat16_rn(0.0f);
+}
+
+// 4 fp32 a thread through 16-byte loads, the same tail rule.
+__global__ void relu_gradient_f32x4_kernel(float* __restrict__ dy, const float* __restrict__ activation,
+                                           std::size_t count) {
+  const std::size_t vectors = count / 4;
+  auto* d = reinterpret_cast<float4*>(dy);
+  const auto* a = reinterpret_cast<const float4*>(activation);
+  for (std::size_t i = global_index(); i < vectors; i += grid_stride()) {
+    const float4 act = a[i];
+    float4 g = d[i];
+    if (!(act.x > 0.0f)) g.x = 0.0f;
+    if (!(act.y > 0.0f)) g.y = 0.0f;
+    if (!(act.z > 0.0f)) g.z = 0.0f;
+    if (!(act.w > 0.0f)) g.w = 0.0f;
+    d[i] = g;
+  }
+  const std::size_t tail = vectors * 4 + global_index();
+  if (tail < count && !(activation[tail] > 0.0f)) dy[tail] = 0.0f;
+}
+
 // Block (32 × kBiasRows): threadIdx.x picks a column (coalesced across the warp),
-// threadIdx.y strides the rows; the partial sums meet in shared memory in a fixed order.
+// threadIdx.y strides the rows of this block's chunk (blockIdx.y of gridDim.y chunks
+// of rows_per_chunk rows); the partial sums meet in shared memory in a fixed order.
+// One chunk writes db itself; several write out[chunk × width + column] for
+// bias_gradient_chunks_kernel to sum.
 constexpr int kBiasRows = 16;
 template <typename T>
-__global__ void bias_gradient_kernel(const T* __restrict__ dy, float* __restrict__ db, int rows, int width) {
+__global__ void bias_gradient_kernel(const T* __restrict__ dy, int ld, float* __restrict__ out, int rows, int width,
+                                     int rows_per_chunk) {
   __shared__ float partial[kBiasRows][kWarp + 1];
   const int column = static_cast<int>(blockIdx.x) * kWarp + static_cast<int>(threadIdx.x);
+  const int first = static_cast<int>(blockIdx.y) * rows_per_chunk;
+  const int last = min(rows, first + rows_per_chunk);
   float sum = 0.0f;
   if (column < width) {
-    for (int r = static_cast<int>(threadIdx.y); r < rows; r += kBiasRows)
-      sum += load(dy + static_cast<std::size_t>(r) * width + column);
+    for (int r = first + static_cast<int>(threadIdx.y); r < last; r += kBiasRows)
+      sum += load(dy + static_cast<std::size_t>(r) * ld + column);
   }
   partial[threadIdx.y][threadIdx.x] = sum;
   __syncthreads();
   if (threadIdx.y == 0 && column < width) {
     float total = 0.0f;
     for (int k = 0; k < kBiasRows; ++k) total += partial[k][threadIdx.x];
-    db[column] = total;
+    out[static_cast<std::size_t>(blockIdx.y) * width + column] = total;
   }
+}
+
+__global__ void bias_gradient_chunks_kernel(const float* __restrict__ partials, float* __restrict__ db, int width,
+                                            int chunks) {
+  const int column = static_cast<int>(global_index());
+  if (column >= width) return;
+  float total = 0.0f;
+  for (int k = 0; k < chunks; ++k) total += partials[static_cast<std::size_t>(k) * width + column];
+  db[column] = total;
+}
+
+// Split rows only where the column blocks leave the GPU idle: aim at ~256 blocks, at
+// least 64 rows a chunk, at most kMaxBiasChunks chunks.
+constexpr int kBiasTargetBlocks = 256;
+constexpr int kMinRowsPerChunk = 64;
+constexpr int kMaxBiasChunks = 64;
+int chunk_cap(int width) {
+  const int column_blocks = (width + kWarp - 1) / kWarp;
+  return std::min(kMaxBiasChunks, (kBiasTargetBlocks + column_blocks - 1) / column_blocks);
 }
 
 __global__ void sgd_momentum_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
@@ -211,37 +290,66 @@ __global__ void adam_kernel(float* __restrict__ parameters, const float* __restr
 }
 
 template <typename G>
-void launch_softmax(const float* logits, const std::int32_t* labels, int batch, int classes, G* dlogits,
+void launch_softmax(const float* logits, const std::int32_t* labels, int batch, int classes, int ld, G* dlogits,
                     float* row_loss, int* row_correct, cudaStream_t stream) {
   if (batch <= 0 || classes <= 0) return;
+  if (ld < classes) throw std::invalid_argument("softmax_cross_entropy: ld below the class count");
   constexpr int kRowsPerBlock = kThreads / kWarp;
   const unsigned blocks = static_cast<unsigned>((batch + kRowsPerBlock - 1) / kRowsPerBlock);
   softmax_cross_entropy_kernel<G>
-      <<<blocks, kThreads, 0, stream>>>(logits, labels, batch, classes, dlogits, row_loss, row_correct);
+      <<<blocks, kThreads, 0, stream>>>(logits, labels, batch, classes, ld, dlogits, row_loss, row_correct);
   check_launch("softmax_cross_entropy_kernel");
 }
 
 template <typename T>
-void launch_bias_activation(T* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream) {
+void launch_bias_activation(T* y, const float* bias, int rows, int width, int ld, bool relu, cudaStream_t stream) {
   const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
   if (count == 0) return;
-  add_bias_activation_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(y, bias, rows, width, relu);
+  if (ld < width) throw std::invalid_argument("add_bias_activation: ld below the width");
+  add_bias_activation_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(y, bias, rows, width, ld, relu);
   check_launch("add_bias_activation_kernel");
 }
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 template <typename T>
 void launch_relu_gradient(T* dy, const T* activation, std::size_t count, cudaStream_t stream) {
   if (count == 0) return;
+  constexpr std::size_t kPerThread = 16 / sizeof(T);
+  if (aligned16(dy) && aligned16(activation)) {
+    // The tail (< kPerThread elements) rides on the first threads: at least one block.
+    const unsigned blocks = grid_for(count / kPerThread);
+    if constexpr (sizeof(T) == 2) {
+      relu_gradient_bf16x8_kernel<<<blocks, kThreads, 0, stream>>>(dy, activation, count);
+      check_launch("relu_gradient_bf16x8_kernel");
+    } else {
+      relu_gradient_f32x4_kernel<<<blocks, kThreads, 0, stream>>>(dy, activation, count);
+      check_launch("relu_gradient_f32x4_kernel");
+    }
+    return;
+  }
   relu_gradient_kernel<T><<<grid_for(count), kThreads, 0, stream>>>(dy, activation, count);
   check_launch("relu_gradient_kernel");
 }
 
 template <typename T>
-void launch_bias_gradient(const T* dy, float* db, int rows, int width, cudaStream_t stream) {
+void launch_bias_gradient(const T* dy, int ld, float* db, int rows, int width, float* partials,
+                          std::size_t partial_capacity, cudaStream_t stream) {
   if (width <= 0) return;
-  const unsigned blocks = static_cast<unsigned>((width + kWarp - 1) / kWarp);
-  bias_gradient_kernel<T><<<blocks, dim3(kWarp, kBiasRows), 0, stream>>>(dy, db, rows, width);
+  if (ld < width) throw std::invalid_argument("bias_gradient: ld below the width");
+  const unsigned column_blocks = static_cast<unsigned>((width + kWarp - 1) / kWarp);
+  int chunks = bias_gradient_row_chunks(rows, width);
+  if (partials == nullptr || static_cast<std::size_t>(chunks) * static_cast<std::size_t>(width) > partial_capacity)
+    chunks = 1;
+  const int rows_per_chunk = chunks == 1 ? std::max(rows, 1) : (rows + chunks - 1) / chunks;
+  float* out = chunks == 1 ? db : partials;
+  bias_gradient_kernel<T><<<dim3(column_blocks, static_cast<unsigned>(chunks)), dim3(kWarp, kBiasRows), 0, stream>>>(
+      dy, ld, out, rows, width, rows_per_chunk);
   check_launch("bias_gradient_kernel");
+  if (chunks == 1) return;
+  bias_gradient_chunks_kernel<<<grid_for(static_cast<std::size_t>(width)), kThreads, 0, stream>>>(partials, db, width,
+                                                                                                  chunks);
+  check_launch("bias_gradient_chunks_kernel");
 }
 
 template <typename T>
@@ -267,13 +375,21 @@ void fill_uniform(__nv_bfloat16* out, std::size_t count, std::uint64_t seed, flo
   launch_fill(out, count, seed, low, high, stream);
 }
 
+void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, int ld,
+                           float* dlogits, float* row_loss, int* row_correct, cudaStream_t stream) {
+  launch_softmax(logits, labels, batch, classes, ld, dlogits, row_loss, row_correct, stream);
+}
+void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, int ld,
+                           __nv_bfloat16* dlogits, float* row_loss, int* row_correct, cudaStream_t stream) {
+  launch_softmax(logits, labels, batch, classes, ld, dlogits, row_loss, row_correct, stream);
+}
 void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, float* dlogits,
                            float* row_loss, int* row_correct, cudaStream_t stream) {
-  launch_softmax(logits, labels, batch, classes, dlogits, row_loss, row_correct, stream);
+  launch_softmax(logits, labels, batch, classes, classes, dlogits, row_loss, row_correct, stream);
 }
 void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes,
                            __nv_bfloat16* dlogits, float* row_loss, int* row_correct, cudaStream_t stream) {
-  launch_softmax(logits, labels, batch, classes, dlogits, row_loss, row_correct, stream);
+  launch_softmax(logits, labels, batch, classes, classes, dlogits, row_loss, row_correct, stream);
 }
 
 void reduce_step_scalars(const float* row_loss, const int* row_correct, int batch, StepScalars* out,
@@ -282,11 +398,18 @@ void reduce_step_scalars(const float* row_loss, const int* row_correct, int batc
   check_launch("reduce_step_scalars_kernel");
 }
 
+void add_bias_activation(float* y, const float* bias, int rows, int width, int ld, bool relu, cudaStream_t stream) {
+  launch_bias_activation(y, bias, rows, width, ld, relu, stream);
+}
+void add_bias_activation(__nv_bfloat16* y, const float* bias, int rows, int width, int ld, bool relu,
+                         cudaStream_t stream) {
+  launch_bias_activation(y, bias, rows, width, ld, relu, stream);
+}
 void add_bias_activation(float* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream) {
-  launch_bias_activation(y, bias, rows, width, relu, stream);
+  launch_bias_activation(y, bias, rows, width, width, relu, stream);
 }
 void add_bias_activation(__nv_bfloat16* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream) {
-  launch_bias_activation(y, bias, rows, width, relu, stream);
+  launch_bias_activation(y, bias, rows, width, width, relu, stream);
 }
 
 void relu_gradient(float* dy, const float* activation, std::size_t count, cudaStream_t stream) {
@@ -296,11 +419,30 @@ void relu_gradient(__nv_bfloat16* dy, const __nv_bfloat16* activation, std::size
   launch_relu_gradient(dy, activation, count, stream);
 }
 
+void bias_gradient(const float* dy, int ld, float* db, int rows, int width, float* partials,
+                   std::size_t partial_capacity, cudaStream_t stream) {
+  launch_bias_gradient(dy, ld, db, rows, width, partials, partial_capacity, stream);
+}
+void bias_gradient(const __nv_bfloat16* dy, int ld, float* db, int rows, int width, float* partials,
+                   std::size_t partial_capacity, cudaStream_t stream) {
+  launch_bias_gradient(dy, ld, db, rows, width, partials, partial_capacity, stream);
+}
 void bias_gradient(const float* dy, float* db, int rows, int width, cudaStream_t stream) {
-  launch_bias_gradient(dy, db, rows, width, stream);
+  launch_bias_gradient(dy, width, db, rows, width, nullptr, 0, stream);
 }
 void bias_gradient(const __nv_bfloat16* dy, float* db, int rows, int width, cudaStream_t stream) {
-  launch_bias_gradient(dy, db, rows, width, stream);
+  launch_bias_gradient(dy, width, db, rows, width, nullptr, 0, stream);
+}
+
+int bias_gradient_row_chunks(int rows, int width) noexcept {
+  if (rows < 2 * kMinRowsPerChunk || width <= 0) return 1;
+  return std::max(1, std::min(chunk_cap(width), rows / kMinRowsPerChunk));
+}
+
+std::size_t bias_gradient_partials_needed(int width) noexcept {
+  if (width <= 0) return 0;
+  const int cap = chunk_cap(width);
+  return cap > 1 ? static_cast<std::size_t>(cap) * static_cast<std::size_t>(width) : 0;
 }
 
 void sgd_momentum_update(float* parameters, const float* gradients, float* velocity, __nv_bfloat16* parameters_bf16,

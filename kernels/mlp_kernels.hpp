@@ -39,10 +39,18 @@ void fill_uniform(float* out, std::size_t count, std::uint64_t seed, float low, 
 void fill_uniform(__nv_bfloat16* out, std::size_t count, std::uint64_t seed, float low, float high,
                   cudaStream_t stream);
 
-// Per row of logits [batch × classes]: loss[row] = logsumexp(row) - row[label] (a
-// stable log-sum-exp), correct[row] = (argmax == label, ties to the lowest index, as
-// the CPU model), dlogits = (softmax(row) - onehot(label)) / batch. A label outside
+// Per row of logits [batch × classes], rows `ld` elements apart (ld ≥ classes: a
+// padded output layer): loss[row] = logsumexp(row) - row[label] (a stable
+// log-sum-exp), correct[row] = (argmax == label, ties to the lowest index, as the CPU
+// model), dlogits = (softmax(row) - onehot(label)) / batch, with the same row stride.
+// The padding columns [classes, ld) are masked: never read from the logits, written 0
+// in dlogits, so a GEMM reading the padded layout sees zeros there. A label outside
 // [0, classes) gives a NaN loss and no onehot term, so it cannot pass unnoticed.
+void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, int ld,
+                           float* dlogits, float* row_loss, int* row_correct, cudaStream_t stream);
+void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, int ld,
+                           __nv_bfloat16* dlogits, float* row_loss, int* row_correct, cudaStream_t stream);
+// ld = classes.
 void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes, float* dlogits,
                            float* row_loss, int* row_correct, cudaStream_t stream);
 void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int batch, int classes,
@@ -53,17 +61,37 @@ void softmax_cross_entropy(const float* logits, const std::int32_t* labels, int 
 void reduce_step_scalars(const float* row_loss, const int* row_correct, int batch, StepScalars* out,
                          cudaStream_t stream);
 
-// Fallbacks for when cuBLASLt has no algorithm with the fused epilogue.
-// y[r][c] = y[r][c] + bias[c], then max(·, 0) when `relu`; in place.
+// Fallbacks for when cuBLASLt has no algorithm with the fused epilogue, or the plan
+// measured the plain GEMM plus these as faster. Rows are `ld` elements apart (ld ≥
+// width); the overloads without ld take ld = width.
+// y[r][c] = y[r][c] + bias[c], then max(·, 0) when `relu`; in place, c < width only.
+void add_bias_activation(float* y, const float* bias, int rows, int width, int ld, bool relu, cudaStream_t stream);
+void add_bias_activation(__nv_bfloat16* y, const float* bias, int rows, int width, int ld, bool relu,
+                         cudaStream_t stream);
 void add_bias_activation(float* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream);
 void add_bias_activation(__nv_bfloat16* y, const float* bias, int rows, int width, bool relu, cudaStream_t stream);
 // dy[i] = activation[i] > 0 ? dy[i] : 0, in place: the ReLU gradient, with the mask
 // taken from the forward output (post-ReLU > 0 exactly when pre-activation > 0).
+// Vectorised: 16-byte loads (8 bf16 or 4 fp32 a thread) when both pointers allow
+// them, a scalar tail; scalar throughout otherwise.
 void relu_gradient(float* dy, const float* activation, std::size_t count, cudaStream_t stream);
 void relu_gradient(__nv_bfloat16* dy, const __nv_bfloat16* activation, std::size_t count, cudaStream_t stream);
-// db[c] = Σ_r dy[r][c], written (not accumulated), deterministic order.
+// db[c] = Σ_r dy[r][c] for c < width, written (not accumulated), in a fixed order (eager
+// and graph runs agree to the bit). When the columns alone cannot fill the GPU (a
+// 10-wide layer over 8192 rows) and `partials` has room, the rows are split into chunks
+// reduced by separate blocks into partials[chunk × width] (fp32), then summed per
+// column in chunk order by a second kernel. bias_gradient_partials_needed() says how
+// many floats that takes at most.
+void bias_gradient(const float* dy, int ld, float* db, int rows, int width, float* partials,
+                   std::size_t partial_capacity, cudaStream_t stream);
+void bias_gradient(const __nv_bfloat16* dy, int ld, float* db, int rows, int width, float* partials,
+                   std::size_t partial_capacity, cudaStream_t stream);
 void bias_gradient(const float* dy, float* db, int rows, int width, cudaStream_t stream);
 void bias_gradient(const __nv_bfloat16* dy, float* db, int rows, int width, cudaStream_t stream);
+// How many row chunks the split bias gradient uses for rows × width (1: not split), and
+// the most partial floats any shape up to `width` columns can need.
+int bias_gradient_row_chunks(int rows, int width) noexcept;
+std::size_t bias_gradient_partials_needed(int width) noexcept;
 
 // Optimizers over the whole flat parameter array (padding included: a zero gradient
 // keeps a zero parameter zero). torch.optim semantics, see OptimizerConfig.

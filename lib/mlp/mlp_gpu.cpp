@@ -48,8 +48,15 @@ ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, Ml
   const std::size_t op_bytes = bf16 ? 2 : 4;
   const std::size_t params = make_parameter_layout(shape).total;
   const std::size_t layers = shape.layers();
-  int widest_output = 0;
-  for (std::size_t l = 0; l < layers; ++l) widest_output = std::max(widest_output, shape.fan_out(l));
+  // The output layer may be stored padded (the plan decides per batch size): room for it.
+  const int logits_room = padded_width(shape.classes(), dtype);
+  int widest_output = logits_room;
+  std::size_t partials = 0;
+  for (std::size_t l = 0; l < layers; ++l) {
+    const int width = l + 1 < layers ? shape.fan_out(l) : logits_room;
+    widest_output = std::max(widest_output, width);
+    partials = std::max(partials, kernels::bias_gradient_partials_needed(width));
+  }
 
   a.parameters = take(params * 4);
   a.gradients = take(params * 4);
@@ -59,7 +66,8 @@ ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, Ml
   a.images_bf16 = take(bf16 ? max_batch * static_cast<std::size_t>(shape.inputs()) * 2 : 0);
   for (std::size_t l = 0; l < layers; ++l) {
     const bool hidden = l + 1 < layers;  // the logits stay fp32 for the softmax
-    a.outputs.push_back(take(max_batch * static_cast<std::size_t>(shape.fan_out(l)) * (hidden ? op_bytes : 4)));
+    const int width = hidden ? shape.fan_out(l) : logits_room;
+    a.outputs.push_back(take(max_batch * static_cast<std::size_t>(width) * (hidden ? op_bytes : 4)));
   }
   for (std::size_t l = 0; l + 1 < layers; ++l) {
     const auto ld = static_cast<std::int64_t>(align_up(static_cast<std::size_t>(shape.fan_out(l)), kMaskLdBits));
@@ -67,6 +75,7 @@ ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, Ml
     a.masks.push_back(take(static_cast<std::size_t>(ld) / 8 * max_batch));
   }
   for (Slot& dy : a.dy) dy = take(max_batch * static_cast<std::size_t>(widest_output) * op_bytes);
+  a.bias_partials = take(partials * sizeof(float));
   a.row_loss = take(max_batch * sizeof(float));
   a.row_correct = take(max_batch * sizeof(int));
   a.scalars = take(sizeof(kernels::StepScalars));
@@ -147,25 +156,16 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   for (std::size_t l = 0; l < layers; ++l) {
     const LayerPlan& p = plan.layers[l];
     p.forward->run(weight_operand(l), l == 0 ? input : output(l - 1), stream);
-    if (!p.forward_fused) {
-      const bool hidden = l + 1 < layers;
-      const float* bias = parameters() + layout.layers[l].bias;
-      if (hidden && bf16()) {
-        kernels::add_bias_activation(static_cast<__nv_bfloat16*>(output(l)), bias, batch, shape.fan_out(l), true,
-                                     stream);
-      } else {
-        kernels::add_bias_activation(static_cast<float*>(output(l)), bias, batch, shape.fan_out(l), hidden, stream);
-      }
-    }
+    if (!p.forward_fused) forward_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
   }
 
   const float* logits = static_cast<const float*>(output(layers - 1));
   if (bf16()) {
-    kernels::softmax_cross_entropy(logits, labels, batch, shape.classes(), static_cast<__nv_bfloat16*>(dy(layers - 1)),
-                                   row_loss(), row_correct(), stream);
+    kernels::softmax_cross_entropy(logits, labels, batch, shape.classes(), plan.logits_ld,
+                                   static_cast<__nv_bfloat16*>(dy(layers - 1)), row_loss(), row_correct(), stream);
   } else {
-    kernels::softmax_cross_entropy(logits, labels, batch, shape.classes(), static_cast<float*>(dy(layers - 1)),
-                                   row_loss(), row_correct(), stream);
+    kernels::softmax_cross_entropy(logits, labels, batch, shape.classes(), plan.logits_ld,
+                                   static_cast<float*>(dy(layers - 1)), row_loss(), row_correct(), stream);
   }
   kernels::reduce_step_scalars(row_loss(), row_correct(), batch, scalars(), stream);
   phase.reset();
@@ -174,26 +174,42 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   for (std::size_t l = layers; l-- > 0;) {
     const LayerPlan& p = plan.layers[l];
     p.weight_gradient->run(l == 0 ? input : output(l - 1), dy(l), stream);
-    if (!p.weight_gradient_fused) {
-      float* bias_gradient = gradients() + layout.layers[l].bias;
-      if (bf16()) {
-        kernels::bias_gradient(static_cast<const __nv_bfloat16*>(dy(l)), bias_gradient, batch, shape.fan_out(l),
-                               stream);
-      } else {
-        kernels::bias_gradient(static_cast<const float*>(dy(l)), bias_gradient, batch, shape.fan_out(l), stream);
-      }
-    }
+    if (!p.weight_gradient_fused) bias_gradient_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
     if (l == 0) break;  // the images need no gradient
     p.input_gradient->run(weight_operand(l), dy(l), stream);
-    if (!p.input_gradient_fused) {
-      const std::size_t count = batch_size * static_cast<std::size_t>(shape.fan_in(l));
-      if (bf16()) {
-        kernels::relu_gradient(static_cast<__nv_bfloat16*>(dy(l - 1)), static_cast<const __nv_bfloat16*>(output(l - 1)),
-                               count, stream);
-      } else {
-        kernels::relu_gradient(static_cast<float*>(dy(l - 1)), static_cast<const float*>(output(l - 1)), count, stream);
-      }
-    }
+    if (!p.input_gradient_fused) relu_gradient_fallback(l, batch);
+  }
+}
+
+void GpuMlp::Impl::forward_fallback(std::size_t l, int batch, int ld) {
+  const bool hidden = l + 1 < shape.layers();
+  const float* bias = parameters() + layout.layers[l].bias;
+  if (hidden && bf16()) {
+    kernels::add_bias_activation(static_cast<__nv_bfloat16*>(output(l)), bias, batch, shape.fan_out(l), ld, true,
+                                 stream);
+  } else {
+    kernels::add_bias_activation(static_cast<float*>(output(l)), bias, batch, shape.fan_out(l), ld, hidden, stream);
+  }
+}
+
+void GpuMlp::Impl::bias_gradient_fallback(std::size_t l, int batch, int ld) {
+  float* db = gradients() + layout.layers[l].bias;
+  if (bf16()) {
+    kernels::bias_gradient(static_cast<const __nv_bfloat16*>(dy(l)), ld, db, batch, shape.fan_out(l), bias_partials(),
+                           bias_partials_capacity(), stream);
+  } else {
+    kernels::bias_gradient(static_cast<const float*>(dy(l)), ld, db, batch, shape.fan_out(l), bias_partials(),
+                           bias_partials_capacity(), stream);
+  }
+}
+
+void GpuMlp::Impl::relu_gradient_fallback(std::size_t l, int batch) {
+  const std::size_t count = static_cast<std::size_t>(batch) * static_cast<std::size_t>(shape.fan_in(l));
+  if (bf16()) {
+    kernels::relu_gradient(static_cast<__nv_bfloat16*>(dy(l - 1)), static_cast<const __nv_bfloat16*>(output(l - 1)),
+                           count, stream);
+  } else {
+    kernels::relu_gradient(static_cast<float*>(dy(l - 1)), static_cast<const float*>(output(l - 1)), count, stream);
   }
 }
 
@@ -221,6 +237,7 @@ void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, 
   const StepPlan& plan = impl_->plan_for(batch, images);
   impl_->enqueue_gradients(plan, images, labels, batch);
   impl_->last_batch = batch;
+  impl_->last_plan = &plan;
 }
 
 void GpuMlp::apply_optimizer() { impl_->enqueue_optimizer(); }
@@ -243,6 +260,7 @@ void GpuMlp::capture_step(const float* images, const std::int32_t* labels, std::
   });
   m.has_graph = true;
   m.graph_batch = batch;
+  m.graph_plan = &plan;
 }
 
 void GpuMlp::replay() {
@@ -250,6 +268,7 @@ void GpuMlp::replay() {
   if (!m.has_graph) throw std::logic_error("GpuMlp::replay() before capture_step()");
   m.graph.launch(m.stream);
   m.last_batch = m.graph_batch;
+  m.last_plan = m.graph_plan;
 }
 
 bool GpuMlp::captured() const noexcept { return impl_->has_graph; }
@@ -274,7 +293,16 @@ std::vector<float> GpuMlp::parameters() { return impl_->download(impl_->paramete
 std::vector<float> GpuMlp::gradients() { return impl_->download(impl_->gradients(), impl_->layout.total); }
 std::vector<float> GpuMlp::logits() {
   const Impl& m = *impl_;
-  return m.download(m.output(m.shape.layers() - 1), m.last_batch * static_cast<std::size_t>(m.shape.classes()));
+  if (m.last_plan == nullptr) throw std::logic_error("GpuMlp::logits() before any step");
+  const auto classes = static_cast<std::size_t>(m.shape.classes());
+  const auto ld = static_cast<std::size_t>(m.last_plan->logits_ld);
+  std::vector<float> stored = m.download(m.output(m.shape.layers() - 1), m.last_batch * ld);
+  if (ld == classes) return stored;
+  std::vector<float> rows(m.last_batch * classes);  // the padding dropped
+  for (std::size_t r = 0; r < m.last_batch; ++r)
+    std::copy_n(stored.begin() + static_cast<std::ptrdiff_t>(r * ld), classes,
+                rows.begin() + static_cast<std::ptrdiff_t>(r * classes));
+  return rows;
 }
 
 void GpuMlp::poison_step_outputs() {
@@ -295,6 +323,7 @@ void GpuMlp::poison_step_outputs() {
   for (const Slot& slot : a.masks) poison_slot(slot);
   for (const Slot& slot : a.dy) poison_slot(slot);
   poison_slot(a.images_bf16);
+  poison_slot(a.bias_partials);
   poison_slot(a.row_loss);
   poison_slot(a.row_correct);
   poison_slot(a.scalars);
@@ -302,6 +331,19 @@ void GpuMlp::poison_step_outputs() {
 }
 
 bool GpuMlp::fused_epilogues() const noexcept { return impl_->fused; }
+
+void GpuMlp::set_plan_policy(const PlanPolicy& policy) {
+  if (!impl_->plans.empty()) throw std::logic_error("GpuMlp::set_plan_policy() after a step was planned");
+  impl_->policy = policy;
+}
+
+PlanChoices GpuMlp::plan_choices() const {
+  return impl_->last_plan != nullptr ? impl_->last_plan->choices : PlanChoices{};
+}
+
+std::size_t GpuMlp::fused_epilogue_count() const noexcept {
+  return impl_->last_plan != nullptr ? impl_->last_plan->choices.fused_count() : 0;
+}
 const MlpShape& GpuMlp::shape() const noexcept { return impl_->shape; }
 MlpDtype GpuMlp::dtype() const noexcept { return impl_->dtype; }
 std::size_t GpuMlp::device_bytes() const noexcept { return impl_->arena.size(); }

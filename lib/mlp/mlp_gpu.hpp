@@ -1,5 +1,7 @@
-// The MLP training step on the GPU: cuBLASLt GEMMs with fused epilogues (bias + ReLU
-// forward; ReLU gradient + bias gradient backward), one fused softmax-cross-entropy
+// The MLP training step on the GPU: cuBLASLt GEMMs, each with a fused epilogue (bias +
+// ReLU forward; ReLU gradient + bias gradient backward) or plain followed by hdbench's
+// own kernel, whichever measured faster when the batch size was planned (and the
+// output layer stored padded when that measured faster: mlp_gpu_choice.hpp), one softmax-cross-entropy
 // kernel that also writes the logits' gradient, the loss and the correct count, and
 // one optimizer kernel across the whole flat parameter array. fp32, tf32 (fp32
 // operands, tensor-core products) and bf16 (bf16 GEMM operands, fp32 accumulation,
@@ -19,6 +21,7 @@
 #include <span>
 #include <vector>
 
+#include "mlp/mlp_gpu_choice.hpp"
 #include "mlp/mlp_model.hpp"
 
 namespace hdbench {
@@ -73,8 +76,19 @@ class GpuMlp {
   // pass. The gradients' padding keeps its zeros. Waits for the stream.
   void poison_step_outputs();
 
-  // False when cuBLASLt offered no algorithm for a fused epilogue on this device and
-  // dtype, and the step fell back to a plain GEMM plus a separate kernel. GEMMs are
+  // How the plan chooses between fused epilogues and plain GEMMs plus hdbench's
+  // kernels, and whether the output layer is stored padded (mlp_gpu_choice.hpp):
+  // measured by default; tests force either side. Before the first step or capture
+  // only (std::logic_error after).
+  void set_plan_policy(const PlanPolicy& policy);
+  // What the plan of the last step (or the replayed graph) chose, with the time each
+  // candidate took at plan time; empty before any step.
+  PlanChoices plan_choices() const;
+  // How many GEMMs of that plan run with a fused cuBLASLt epilogue (the rest run plain
+  // and are followed by hdbench's kernel); 0 before any step.
+  std::size_t fused_epilogue_count() const noexcept;
+  // False when any GEMM of any plan so far runs plain plus a separate kernel, because
+  // cuBLASLt offered no fused algorithm or the plain way measured faster. GEMMs are
   // planned on a batch size's first step (or capture), so this speaks for the batch
   // sizes run so far.
   bool fused_epilogues() const noexcept;

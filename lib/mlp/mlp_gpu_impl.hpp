@@ -11,9 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "mlp/cublaslt.hpp"
 #include "core/cuda.hpp"
+#include "mlp/cublaslt.hpp"
 #include "mlp/mlp_gpu.hpp"
+#include "mlp/mlp_gpu_choice.hpp"
 #include "mlp_kernels.hpp"
 
 namespace hdbench::mlp_gpu_detail {
@@ -42,9 +43,11 @@ struct ArenaLayout {
   Slot parameters_bf16;       // bf16 copy the bf16 GEMMs read, same offsets
   Slot images_bf16;           // bf16 copy of the input batch
   std::vector<Slot> outputs;  // [l]: layer l's output [max_batch × fan_out]; hidden in the GEMM type, logits fp32
+                              // with room for the padded leading dimension (padded_width)
   std::vector<Slot> masks;    // [l] for hidden l: cuBLASLt's ReLU bit-mask, mask_ld[l] bits per sample
   std::vector<std::int64_t> mask_ld;
-  Slot dy[2];  // gradients w.r.t. layer outputs, in the GEMM type, used in turn going backward
+  Slot dy[2];  // gradients w.r.t. layer outputs, in the GEMM type, used in turn going backward (logits' padded)
+  Slot bias_partials;  // fp32 row-chunk sums of the split bias-gradient fallback
   Slot row_loss;
   Slot row_correct;
   Slot scalars;
@@ -69,6 +72,8 @@ struct LayerPlan {
 };
 struct StepPlan {
   std::vector<LayerPlan> layers;
+  int logits_ld = 0;    // the output layer's leading dimension: classes, or padded_width(classes)
+  PlanChoices choices;  // what was chosen and what each candidate took
 };
 
 }  // namespace hdbench::mlp_gpu_detail
@@ -94,11 +99,14 @@ struct GpuMlp::Impl {
   // Keyed by (batch, alignment of the caller's images): a short last batch gets its own
   // plan, and a steady state makes no heuristic queries.
   std::map<std::pair<std::size_t, std::uint32_t>, StepPlan> plans;
-  bool fused = true;  // no GEMM of any plan so far needed a fallback kernel
+  PlanPolicy policy;
+  bool fused = true;  // no GEMM of any plan so far ran with a fallback kernel
   GraphExec graph;
   bool has_graph = false;
   std::size_t graph_batch = 0;
+  const StepPlan* graph_plan = nullptr;
   std::size_t last_batch = 0;
+  const StepPlan* last_plan = nullptr;  // the plan the last step (or replayed graph) ran
 
   template <typename T>
   T* at(const Slot& slot) const noexcept {
@@ -122,6 +130,18 @@ struct GpuMlp::Impl {
     return bf16() ? static_cast<const void*>(parameters_bf16() + offset)
                   : static_cast<const void*>(parameters() + offset);
   }
+
+  float* bias_partials() const noexcept { return at<float>(arena_layout.bias_partials); }
+  std::size_t bias_partials_capacity() const noexcept { return arena_layout.bias_partials.bytes / sizeof(float); }
+
+  // The fallback kernels that finish a plain GEMM's work (the step and the plan's
+  // timing run the same ones). `ld` is the layer output's leading dimension.
+  void forward_fallback(std::size_t layer, int batch, int ld);
+  void bias_gradient_fallback(std::size_t layer, int batch, int ld);
+  void relu_gradient_fallback(std::size_t layer, int batch);  // the ReLU gradient of layer-1's output
+  // Mean microseconds of `repeats` runs of `work` on the stream (after one warm-up), by CUDA events.
+  template <typename Work>
+  double time_microseconds(Work&& work, int repeats);
 
   void check_batch(const float* images, const std::int32_t* labels, std::size_t batch) const;
   // The plan for this batch and images' alignment, built on first use (outside any capture).

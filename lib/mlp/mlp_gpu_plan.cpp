@@ -10,12 +10,27 @@
 // D is fp32 in every dtype, so the bias gradient lands in the fp32 gradient buffer
 // as it is. The input-gradient GEMM only applies the ReLU gradient (DRELU).
 //
-// When cuBLASLt has no algorithm for a fused epilogue (the heuristic finds none, or
-// the trial run is refused), that GEMM runs with the default epilogue and a fallback
-// kernel does the rest: bias (+ ReLU), bias gradient, or ReLU gradient from the
-// forward output (> 0). fused_epilogues() then reports false.
+// A fused epilogue is not always the fast way: on the H100, DRELU runs as the GEMM
+// plus a separate cuBLASLt kernel (566 us against 347 us plain at 4096×8192 bf16), and
+// BGRADB on a 10-wide bf16 dY has only magma_sgemmEx (557 us against 44 us plain). So
+// each GEMM is planned both ways, fused and plain (default epilogue, then hdbench's
+// fallback kernel: bias (+ ReLU), bias gradient, or ReLU gradient from the forward
+// output), each way timed with CUDA events (fallback included), and the faster kept
+// (choose_epilogue). The output layer is planned twice more, with its logits and
+// their gradient stored at ld = classes and at ld = padded_width(classes), and the
+// layout whose three GEMMs took less in all is kept (choose_padding). A fused epilogue
+// cuBLASLt does not offer is simply not a candidate. PlanPolicy forces either side for
+// tests. The choices and timings are in the plan's PlanChoices.
 #include <cuda_bf16.h>
 
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/cuda.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
 
 namespace hdbench {
@@ -33,91 +48,202 @@ const StepPlan& GpuMlp::Impl::plan_for(std::size_t batch, const float* images) {
   return found->second;
 }
 
+template <typename Work>
+double GpuMlp::Impl::time_microseconds(Work&& work, int repeats) {
+  repeats = std::max(repeats, 1);
+  work();  // warm-up: first-launch costs stay out of the figure
+  const Event start;
+  const Event stop;
+  start.record(stream);
+  for (int i = 0; i < repeats; ++i) work();
+  stop.record(stream);
+  return 1e3 * static_cast<double>(elapsed_ms(start, stop)) / repeats;
+}
+
+namespace {
+
+// One GEMM's candidates: the fused plan (when cuBLASLt has one and the policy allows)
+// and the plain plan, with their timings.
+struct Planned {
+  std::optional<lt::Gemm> gemm;
+  bool fused = false;
+  GemmChoice choice;
+  double chosen_microseconds = 0.0;
+};
+
+lt::GemmSpec plain_of(lt::GemmSpec spec) {
+  spec.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  spec.bias = nullptr;
+  spec.aux = nullptr;
+  spec.aux_ld = 0;
+  return spec;
+}
+
+}  // namespace
+
 StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
   const int batch = static_cast<int>(batch_size);
   const std::size_t layers = shape.layers();
+  const std::size_t last = layers - 1;
   const cudaDataType_t op_type = bf16() ? CUDA_R_16BF : CUDA_R_32F;
   const cublasComputeType_t compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   void* workspace = at<char>(arena_layout.workspace);
+  const bool measure = policy.epilogues == EpiloguePolicy::measure;
 
-  const auto plan_fused = [&](const lt::GemmSpec& spec) {
+  const auto plan_gemm = [&](const lt::GemmSpec& spec) {
     return lt::Gemm::plan(handle.get(), spec, workspace, mlp_gpu_detail::kWorkspaceBytes, stream);
   };
-  // The fallback: the same product with the default epilogue, which must exist.
-  const auto plan_plain = [&](lt::GemmSpec spec) {
-    spec.epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-    spec.bias = nullptr;
-    spec.aux = nullptr;
-    spec.aux_ld = 0;
-    fused = false;
-    return lt::Gemm::plan_or_throw(handle.get(), spec, workspace, mlp_gpu_detail::kWorkspaceBytes, stream);
+  const auto plan_plain = [&](const lt::GemmSpec& spec) {
+    return lt::Gemm::plan_or_throw(handle.get(), plain_of(spec), workspace, mlp_gpu_detail::kWorkspaceBytes, stream);
+  };
+  // `fused_specs`: the fused variants to try in turn (the first cuBLASLt plans is the
+  // candidate); `fallback` does the plain GEMM's missing epilogue.
+  const auto choose = [&](std::size_t layer, const char* name, std::initializer_list<lt::GemmSpec> fused_specs,
+                          const lt::GemmSpec& plain_spec, auto fallback) {
+    Planned planned;
+    planned.choice.layer = layer;
+    planned.choice.gemm = name;
+    std::optional<lt::Gemm> fused;
+    if (policy.epilogues != EpiloguePolicy::unfused) {
+      for (const lt::GemmSpec& spec : fused_specs) {
+        fused = plan_gemm(spec);
+        if (fused) break;
+      }
+    }
+    std::optional<lt::Gemm> plain;
+    if (policy.epilogues != EpiloguePolicy::fused || !fused) plain = plan_plain(plain_spec);
+    const std::array<EpilogueCandidate, 2> candidates{
+        EpilogueCandidate{.fused = true, .microseconds = std::nullopt, .available = fused.has_value()},
+        EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = plain.has_value()}};
+    std::array<EpilogueCandidate, 2> timed = candidates;
+    if (fused && (measure || policy.padding == PaddingPolicy::measure)) {
+      timed[0].microseconds = time_microseconds([&] { fused->run(stream); }, policy.timing_repeats);
+    }
+    if (plain && (measure || policy.padding == PaddingPolicy::measure)) {
+      timed[1].microseconds = time_microseconds(
+          [&] {
+            plain->run(stream);
+            fallback();
+          },
+          policy.timing_repeats);
+    }
+    const std::size_t pick = choose_epilogue(timed, policy.epilogues).value();  // plain always exists unless fused does
+    planned.fused = pick == 0;
+    planned.gemm = std::move(planned.fused ? fused : plain);
+    planned.choice.fused = planned.fused;
+    planned.choice.fused_microseconds = timed[0].microseconds;
+    planned.choice.plain_microseconds = timed[1].microseconds;
+    planned.chosen_microseconds = timed[pick].microseconds.value_or(0.0);
+    return planned;
   };
   const auto layer_input = [&](std::size_t l) { return l == 0 ? input : static_cast<const void*>(output(l - 1)); };
 
-  StepPlan plan;
-  plan.layers.resize(layers);
-  for (std::size_t l = 0; l < layers; ++l) {
+  // Layer l's GEMMs with its output stored at leading dimension `ld` (only the output
+  // layer's varies). Backward GEMMs of layer l need layer l-1's forward plan (mask).
+  const auto plan_forward = [&](StepPlan& plan, std::size_t l, int ld) {
     LayerPlan& p = plan.layers[l];
     const int in = shape.fan_in(l);
     const int out = shape.fan_out(l);
-    const bool hidden = l + 1 < layers;
-
-    const lt::GemmSpec spec{.transpose_a = true, .m = out, .n = batch, .k = in, .lda = in, .ldb = in, .ldd = out,
+    const bool hidden = l < last;
+    const lt::GemmSpec spec{.transpose_a = true, .m = out, .n = batch, .k = in, .lda = in, .ldb = in, .ldd = ld,
                             .a_type = op_type, .b_type = op_type, .d_type = hidden ? op_type : CUDA_R_32F,
                             .compute = compute, .a = weight_operand(l), .b = layer_input(l), .d = output(l)};
-
-    lt::GemmSpec fused_spec = spec;
-    fused_spec.bias = parameters() + layout.layers[l].bias;
-    fused_spec.bias_type = CUDA_R_32F;
+    lt::GemmSpec fused = spec;
+    fused.bias = parameters() + layout.layers[l].bias;
+    fused.bias_type = CUDA_R_32F;
+    fused.epilogue = hidden ? CUBLASLT_EPILOGUE_RELU_AUX_BIAS : CUBLASLT_EPILOGUE_BIAS;
     if (hidden) {
-      fused_spec.epilogue = CUBLASLT_EPILOGUE_RELU_AUX_BIAS;
-      fused_spec.aux = at<char>(arena_layout.masks[l]);
-      fused_spec.aux_ld = arena_layout.mask_ld[l];
-    } else {
-      fused_spec.epilogue = CUBLASLT_EPILOGUE_BIAS;
+      fused.aux = at<char>(arena_layout.masks[l]);
+      fused.aux_ld = arena_layout.mask_ld[l];
     }
-    p.forward = plan_fused(fused_spec);
-    if (!p.forward && hidden && bf16()) {
-      // A bf16 D may want its bias in bf16 (cuBLASLt's default): the copy the
-      // optimizer keeps next to the bf16 weights.
-      fused_spec.bias = parameters_bf16() + layout.layers[l].bias;
-      fused_spec.bias_type = CUDA_R_16BF;
-      p.forward = plan_fused(fused_spec);
-    }
-    p.forward_fused = p.forward.has_value();
-    p.writes_mask = hidden && p.forward_fused;
-    if (!p.forward) p.forward = plan_plain(spec);
-  }
-
-  for (std::size_t l = layers; l-- > 0;) {
+    // A bf16 D may want its bias in bf16 (cuBLASLt's default): the copy the optimizer
+    // keeps next to the bf16 weights.
+    lt::GemmSpec fused_bf16_bias = fused;
+    fused_bf16_bias.bias = parameters_bf16() + layout.layers[l].bias;
+    fused_bf16_bias.bias_type = CUDA_R_16BF;
+    const bool second = hidden && bf16();
+    Planned planned =
+        second ? choose(l, "forward", {fused, fused_bf16_bias}, spec, [&, l, ld] { forward_fallback(l, batch, ld); })
+               : choose(l, "forward", {fused}, spec, [&, l, ld] { forward_fallback(l, batch, ld); });
+    p.forward = std::move(planned.gemm);
+    p.forward_fused = planned.fused;
+    p.writes_mask = hidden && planned.fused;
+    plan.choices.gemms.push_back(planned.choice);
+    return planned.chosen_microseconds;
+  };
+  const auto plan_backward = [&](StepPlan& plan, std::size_t l, int ld) {
     LayerPlan& p = plan.layers[l];
     const int in = shape.fan_in(l);
     const int out = shape.fan_out(l);
-
-    const lt::GemmSpec weight{.transpose_b = true, .m = in, .n = out, .k = batch, .lda = in, .ldb = out, .ldd = in,
+    const lt::GemmSpec weight{.transpose_b = true, .m = in, .n = out, .k = batch, .lda = in, .ldb = ld, .ldd = in,
                               .a_type = op_type, .b_type = op_type, .d_type = CUDA_R_32F, .compute = compute,
                               .a = layer_input(l), .b = dy(l), .d = gradients() + layout.layers[l].weight};
     lt::GemmSpec fused_weight = weight;
     fused_weight.epilogue = CUBLASLT_EPILOGUE_BGRADB;
     fused_weight.bias = gradients() + layout.layers[l].bias;
     fused_weight.bias_type = CUDA_R_32F;
-    p.weight_gradient = plan_fused(fused_weight);
-    p.weight_gradient_fused = p.weight_gradient.has_value();
-    if (!p.weight_gradient) p.weight_gradient = plan_plain(weight);
+    Planned w = choose(l, "weight_gradient", {fused_weight}, weight,
+                       [&, l, ld] { bias_gradient_fallback(l, batch, ld); });
+    p.weight_gradient = std::move(w.gemm);
+    p.weight_gradient_fused = w.fused;
+    plan.choices.gemms.push_back(w.choice);
+    double total = w.chosen_microseconds;
+    if (l == 0) return total;
 
-    if (l == 0) continue;
-    const lt::GemmSpec input_grad{.m = in, .n = batch, .k = out, .lda = in, .ldb = out, .ldd = in, .a_type = op_type,
+    const lt::GemmSpec input_grad{.m = in, .n = batch, .k = out, .lda = in, .ldb = ld, .ldd = in, .a_type = op_type,
                                   .b_type = op_type, .d_type = op_type, .compute = compute, .a = weight_operand(l),
                                   .b = dy(l), .d = dy(l - 1)};
+    const auto relu = [&, l] { relu_gradient_fallback(l, batch); };
+    Planned x;
     if (plan.layers[l - 1].writes_mask) {
       lt::GemmSpec fused_input = input_grad;
       fused_input.epilogue = CUBLASLT_EPILOGUE_DRELU;
       fused_input.aux = at<char>(arena_layout.masks[l - 1]);
       fused_input.aux_ld = arena_layout.mask_ld[l - 1];
-      p.input_gradient = plan_fused(fused_input);
+      x = choose(l, "input_gradient", {fused_input}, input_grad, relu);
+    } else {
+      x = choose(l, "input_gradient", {}, input_grad, relu);  // no mask to read: plain only
     }
-    p.input_gradient_fused = p.input_gradient.has_value();
-    if (!p.input_gradient) p.input_gradient = plan_plain(input_grad);
+    p.input_gradient = std::move(x.gemm);
+    p.input_gradient_fused = x.fused;
+    plan.choices.gemms.push_back(x.choice);
+    return total + x.chosen_microseconds;
+  };
+
+  // Hidden layers once, then the output layer under each layout worth trying.
+  const int classes = shape.classes();
+  const int padded = padded_width(classes, dtype);
+  const auto plan_layout = [&](int ld) {
+    StepPlan plan;
+    plan.layers.resize(layers);
+    plan.logits_ld = ld;
+    plan.choices.classes = classes;
+    plan.choices.logits_ld = ld;
+    for (std::size_t l = 0; l < last; ++l) plan_forward(plan, l, shape.fan_out(l));
+    double output_layer = plan_forward(plan, last, ld);
+    output_layer += plan_backward(plan, last, ld);
+    for (std::size_t l = last; l-- > 0;) plan_backward(plan, l, shape.fan_out(l));
+    return std::make_pair(std::move(plan), output_layer);
+  };
+  // The hidden layers are planned (and timed) again for the second layout: planning
+  // happens once per batch size, and it keeps each plan whole and independent.
+  const bool try_unpadded = policy.padding != PaddingPolicy::padded || padded == classes;
+  const bool try_padded = policy.padding != PaddingPolicy::unpadded && padded != classes;
+  std::optional<std::pair<StepPlan, double>> unpadded_plan;
+  std::optional<std::pair<StepPlan, double>> padded_plan;
+  if (try_unpadded) unpadded_plan = plan_layout(classes);
+  if (try_padded) padded_plan = plan_layout(padded);
+  const bool timed = policy.padding == PaddingPolicy::measure;
+  const std::optional<double> unpadded_us =
+      unpadded_plan && timed ? std::optional<double>(unpadded_plan->second) : std::nullopt;
+  const std::optional<double> padded_us =
+      padded_plan && timed ? std::optional<double>(padded_plan->second) : std::nullopt;
+  const bool use_padded = padded_plan && choose_padding(classes, dtype, policy.padding, unpadded_us, padded_us);
+  StepPlan plan = std::move(use_padded ? padded_plan->first : unpadded_plan->first);
+  plan.choices.unpadded_microseconds = unpadded_us;
+  plan.choices.padded_microseconds = padded_us;
+  for (const LayerPlan& p : plan.layers) {
+    if (!p.forward_fused || !p.weight_gradient_fused || (p.input_gradient && !p.input_gradient_fused)) fused = false;
   }
   return plan;
 }

@@ -163,13 +163,40 @@ struct Case {
   OptimizerKind optimizer;
   const char* model;
   std::size_t batch;
+  PlanPolicy policy{};  // measured unless a case forces each GEMM's epilogue and the logits' layout
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string model = info.param.model;
   std::replace(model.begin(), model.end(), 'x', '_');
-  return std::string(to_string(info.param.dtype)) + "_" + to_string(info.param.optimizer) + "_" + model + "_batch" +
-         std::to_string(info.param.batch);
+  std::string name = std::string(to_string(info.param.dtype)) + "_" + to_string(info.param.optimizer) + "_" + model +
+                     "_batch" + std::to_string(info.param.batch);
+  const PlanPolicy& policy = info.param.policy;
+  if (policy.epilogues != EpiloguePolicy::measure || policy.padding != PaddingPolicy::measure)
+    name += std::string("_") + to_string(policy.epilogues) + "_" + to_string(policy.padding);
+  return name;
+}
+
+// Each side of both plan-time choices, forced, so every path runs whatever the device
+// measures fastest: fused epilogues or plain GEMMs with hdbench's kernels (the split
+// bias gradient at batch 128, the vectorised ReLU gradient with a scalar tail at 37),
+// and logits stored with ld = classes or padded (the padding masked in the loss).
+std::vector<PlanPolicy> forced_policies() {
+  std::vector<PlanPolicy> policies;
+  for (EpiloguePolicy epilogues : {EpiloguePolicy::fused, EpiloguePolicy::unfused})
+    for (PaddingPolicy padding : {PaddingPolicy::unpadded, PaddingPolicy::padded})
+      policies.push_back({.epilogues = epilogues, .padding = padding});
+  return policies;
+}
+
+std::vector<Case> forced_plan_cases() {
+  std::vector<Case> cases;
+  for (const PlanPolicy& policy : forced_policies())
+    for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16})
+      for (const char* model : {"784x64x32x10", "784x32x10"})
+        for (std::size_t batch : {std::size_t{37}, std::size_t{128}})
+          cases.push_back({dtype, OptimizerKind::sgd, model, batch, policy});
+  return cases;
 }
 
 std::vector<Case> all_cases() {
@@ -196,6 +223,7 @@ TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
   const Batch batch = random_batch(shape, c.batch, static_cast<std::uint32_t>(c.batch * 7919 + 3), stream.get());
 
   GpuMlp gpu(shape, optimizer, c.dtype, kMaxBatch, initial, stream.get());
+  gpu.set_plan_policy(c.policy);
   CpuMlp cpu(shape, optimizer, kMaxBatch, 1, initial);
   const auto* images = batch.device_images.as<const float>();
   const auto* labels = batch.device_labels.as<const std::int32_t>();
@@ -206,7 +234,14 @@ TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
   gpu.compute_gradients(images, labels, c.batch);
   const StepResult gpu_result = gpu.last_result();
   const StepResult cpu_result = cpu.compute_gradients(batch.images.data(), batch.labels.data(), c.batch);
-  std::cout << "[ info     ] fused epilogues: " << (gpu.fused_epilogues() ? "yes" : "no") << "\n";
+  const PlanChoices choices = gpu.plan_choices();
+  std::cout << "[ info     ] plan: " << describe(choices) << "\n";
+  // The plan did what was forced: no fused epilogue ran unfused, and the layout.
+  EXPECT_EQ(gpu.fused_epilogue_count(), choices.fused_count());
+  EXPECT_EQ(choices.gemms.size(), 3 * shape.layers() - 1);
+  if (c.policy.epilogues == EpiloguePolicy::unfused) EXPECT_EQ(gpu.fused_epilogue_count(), 0u);
+  if (c.policy.padding == PaddingPolicy::padded) EXPECT_EQ(choices.logits_ld, padded_width(shape.classes(), c.dtype));
+  if (c.policy.padding == PaddingPolicy::unpadded) EXPECT_EQ(choices.logits_ld, shape.classes());
 
   const std::vector<float> logits = gpu.logits();
   EXPECT_TRUE(close("logits", logits, cpu.logits(), tolerance));
@@ -260,6 +295,41 @@ TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
 
 INSTANTIATE_TEST_SUITE_P(AllDtypesOptimizersModelsBatches, MlpGpuVersusCpu, ::testing::ValuesIn(all_cases()),
                          case_name);
+INSTANTIATE_TEST_SUITE_P(ForcedPlans, MlpGpuVersusCpu, ::testing::ValuesIn(forced_plan_cases()), case_name);
+
+// A measured plan times both candidates of every GEMM (the plain one always exists),
+// both layouts of the 10-wide output layer, and counts as fused what it kept fused.
+TEST(MlpGpu, MeasuredPlanRecordsBothCandidatesAndCountsWhatRanFused) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::bf16}) {
+    SCOPED_TRACE(to_string(dtype));
+    Stream stream;
+    const Batch batch = random_batch(shape, kMaxBatch, 3, stream.get());
+    GpuMlp gpu(shape, default_optimizer(OptimizerKind::sgd), dtype, kMaxBatch, initial_parameters(shape, 1),
+               stream.get());
+    EXPECT_EQ(gpu.fused_epilogue_count(), 0u);
+    EXPECT_TRUE(gpu.plan_choices().gemms.empty());
+    gpu.step(batch.device_images.as<const float>(), batch.device_labels.as<const std::int32_t>(), kMaxBatch);
+    EXPECT_THROW(gpu.set_plan_policy({}), std::logic_error);
+    const PlanChoices choices = gpu.plan_choices();
+    std::cout << "[ info     ] " << to_string(dtype) << " plan: " << describe(choices) << "\n";
+    ASSERT_EQ(choices.gemms.size(), 8u);
+    for (const GemmChoice& g : choices.gemms) {
+      SCOPED_TRACE("layer " + std::to_string(g.layer) + " " + g.gemm);
+      ASSERT_TRUE(g.plain_microseconds.has_value());
+      EXPECT_GT(*g.plain_microseconds, 0.0);
+      if (g.fused) ASSERT_TRUE(g.fused_microseconds.has_value());
+      if (g.fused_microseconds && g.plain_microseconds)
+        EXPECT_EQ(g.fused, *g.fused_microseconds <= *g.plain_microseconds);  // a tie keeps the fused
+    }
+    ASSERT_TRUE(choices.padded_microseconds && choices.unpadded_microseconds);
+    EXPECT_EQ(choices.logits_ld == 16, *choices.padded_microseconds < *choices.unpadded_microseconds);
+    EXPECT_EQ(gpu.fused_epilogue_count(), choices.fused_count());
+    EXPECT_EQ(gpu.fused_epilogues(), choices.fused_count() == choices.gemms.size());
+    EXPECT_EQ(gpu.logits().size(), kMaxBatch * 10);
+  }
+}
 
 // The optimizer as OptimizerConfig documents it, on the GPU's own gradients, step by
 // step: catches a wrong formula and an Adam step count stuck at 1.
@@ -316,38 +386,62 @@ TEST(MlpGpu, OptimizerFollowsTheDocumentedFormulaStepByStep) {
   }
 }
 
+struct GraphCase {
+  MlpDtype dtype;
+  PlanPolicy policy;
+  OptimizerKind kind;
+  std::size_t size;
+};
+
+// fp32 under every policy and both optimizers and sizes; bf16 (its own casts and
+// fallback kernels) under every policy with SGD at both sizes.
+std::vector<GraphCase> graph_cases(const std::vector<PlanPolicy>& policies) {
+  std::vector<GraphCase> cases;
+  for (const PlanPolicy& policy : policies) {
+    for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam})
+      for (std::size_t size : {std::size_t{37}, kMaxBatch}) cases.push_back({MlpDtype::fp32, policy, kind, size});
+    for (std::size_t size : {std::size_t{37}, kMaxBatch})
+      cases.push_back({MlpDtype::bf16, policy, OptimizerKind::sgd, size});
+  }
+  return cases;
+}
+
 TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
   SKIP_WITHOUT_GPU();
   const MlpShape shape = parse_mlp_shape("784x64x32x10");
   const std::vector<float> initial = initial_parameters(shape, 21);
-  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
-    for (std::size_t size : {std::size_t{37}, kMaxBatch}) {
-      SCOPED_TRACE(std::string(to_string(kind)) + " batch " + std::to_string(size));
-      Stream stream;
-      const Batch batch = random_batch(shape, size, 9, stream.get());
-      const auto* images = batch.device_images.as<const float>();
-      const auto* labels = batch.device_labels.as<const std::int32_t>();
-      GpuMlp eager(shape, default_optimizer(kind), MlpDtype::fp32, kMaxBatch, initial, stream.get());
-      GpuMlp graph(shape, default_optimizer(kind), MlpDtype::fp32, kMaxBatch, initial, stream.get());
-      EXPECT_FALSE(graph.captured());
-      EXPECT_THROW(graph.replay(), std::logic_error);
-      graph.capture_step(images, labels, size);
-      EXPECT_TRUE(graph.captured());
-      EXPECT_EQ(graph.parameters(), initial) << "capturing must not run the step";
-      for (int step = 0; step < 3; ++step) {
-        eager.step(images, labels, size);
-        graph.replay();
-        const StepResult e = eager.last_result();
-        const StepResult g = graph.last_result();
-        EXPECT_EQ(e.loss, g.loss) << "step " << step;
-        EXPECT_EQ(e.correct, g.correct) << "step " << step;
-      }
-      const std::vector<float> e = eager.parameters();
-      const std::vector<float> g = graph.parameters();
-      ASSERT_EQ(e.size(), g.size());
-      EXPECT_EQ(std::memcmp(e.data(), g.data(), e.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
-      EXPECT_NE(e, initial);
+  // Forced policies only: two models measuring separately may choose differently, and
+  // then their results differ in the last bits for a reason that is not the graph.
+  const std::vector<PlanPolicy> policies = forced_policies();
+  for (const auto& [dtype, policy, kind, size] : graph_cases(policies)) {
+    SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(policy.epilogues) + "/" + to_string(policy.padding) +
+                 " " + to_string(kind) + " batch " + std::to_string(size));
+    Stream stream;
+    const Batch batch = random_batch(shape, size, 9, stream.get());
+    const auto* images = batch.device_images.as<const float>();
+    const auto* labels = batch.device_labels.as<const std::int32_t>();
+    GpuMlp eager(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
+    GpuMlp graph(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
+    eager.set_plan_policy(policy);
+    graph.set_plan_policy(policy);
+    EXPECT_FALSE(graph.captured());
+    EXPECT_THROW(graph.replay(), std::logic_error);
+    graph.capture_step(images, labels, size);
+    EXPECT_TRUE(graph.captured());
+    EXPECT_EQ(graph.parameters(), initial) << "capturing must not run the step";
+    for (int step = 0; step < 3; ++step) {
+      eager.step(images, labels, size);
+      graph.replay();
+      const StepResult e = eager.last_result();
+      const StepResult g = graph.last_result();
+      EXPECT_EQ(e.loss, g.loss) << "step " << step;
+      EXPECT_EQ(e.correct, g.correct) << "step " << step;
     }
+    const std::vector<float> e = eager.parameters();
+    const std::vector<float> g = graph.parameters();
+    ASSERT_EQ(e.size(), g.size());
+    EXPECT_EQ(std::memcmp(e.data(), g.data(), e.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
+    EXPECT_NE(e, initial);
   }
 }
 

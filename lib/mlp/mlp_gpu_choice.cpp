@@ -1,0 +1,104 @@
+#include "mlp/mlp_gpu_choice.hpp"
+
+#include <fmt/format.h>
+
+namespace hdbench {
+
+const char* to_string(EpiloguePolicy policy) noexcept {
+  switch (policy) {
+    case EpiloguePolicy::measure:
+      return "measure";
+    case EpiloguePolicy::fused:
+      return "fused";
+    case EpiloguePolicy::unfused:
+      return "unfused";
+  }
+  return "?";
+}
+
+const char* to_string(PaddingPolicy policy) noexcept {
+  switch (policy) {
+    case PaddingPolicy::measure:
+      return "measure";
+    case PaddingPolicy::padded:
+      return "padded";
+    case PaddingPolicy::unpadded:
+      return "unpadded";
+  }
+  return "?";
+}
+
+std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> candidates, EpiloguePolicy policy) {
+  std::optional<std::size_t> first_available;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (!candidates[i].available) continue;
+    if (!first_available) first_available = i;
+    const bool wanted_fused = policy == EpiloguePolicy::fused;
+    if (policy != EpiloguePolicy::measure && candidates[i].fused == wanted_fused) return i;
+  }
+  if (policy != EpiloguePolicy::measure) return first_available;
+
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const EpilogueCandidate& c = candidates[i];
+    if (!c.available || !c.microseconds) continue;
+    if (!best || *c.microseconds < *candidates[*best].microseconds) best = i;
+  }
+  // Nothing timed (should not happen when measuring): keep what exists.
+  return best ? best : first_available;
+}
+
+int padded_width(int width, MlpDtype dtype) noexcept {
+  const int multiple = dtype == MlpDtype::bf16 ? 16 : 8;
+  return (width + multiple - 1) / multiple * multiple;
+}
+
+bool choose_padding(int width, MlpDtype dtype, PaddingPolicy policy, std::optional<double> unpadded_microseconds,
+                    std::optional<double> padded_microseconds) noexcept {
+  if (padded_width(width, dtype) == width) return false;  // nothing to pad
+  switch (policy) {
+    case PaddingPolicy::padded:
+      return true;
+    case PaddingPolicy::unpadded:
+      return false;
+    case PaddingPolicy::measure:
+      return unpadded_microseconds && padded_microseconds && *padded_microseconds < *unpadded_microseconds;
+  }
+  return false;
+}
+
+std::size_t PlanChoices::fused_count() const noexcept {
+  std::size_t n = 0;
+  for (const GemmChoice& g : gemms) n += g.fused ? 1 : 0;
+  return n;
+}
+
+std::string describe(const PlanChoices& choices) {
+  std::string text = fmt::format("fused {}/{}", choices.fused_count(), choices.gemms.size());
+  const auto us = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}us", *v) : std::string("n/a"); };
+  for (const GemmChoice& g : choices.gemms) {
+    // A fused GEMM with nothing timed against it (forced, or the only candidate
+    // measured) says nothing new; any measured pair is listed.
+    if (!g.fused_microseconds && !g.plain_microseconds) continue;
+    text += fmt::format("; L{} {} {} (fused {}, plain {})", g.layer, g.gemm, g.fused ? "fused" : "plain",
+                        us(g.fused_microseconds), us(g.plain_microseconds));
+  }
+  if (choices.classes > 0) {
+    text += fmt::format("; logits ld {}", choices.logits_ld);
+    if (choices.unpadded_microseconds || choices.padded_microseconds)
+      text +=
+          fmt::format(" (padded {}, unpadded {})", us(choices.padded_microseconds), us(choices.unpadded_microseconds));
+  }
+  return text;
+}
+
+std::optional<double> kernels_per_step(std::span<const KernelStart> kernels, std::uint64_t begin_ns,
+                                       std::uint64_t end_ns, std::size_t steps) noexcept {
+  if (steps == 0 || end_ns <= begin_ns) return std::nullopt;
+  std::size_t inside = 0;
+  for (const KernelStart& k : kernels) inside += (k.start_ns >= begin_ns && k.start_ns < end_ns) ? 1 : 0;
+  if (inside == 0) return std::nullopt;
+  return static_cast<double>(inside) / static_cast<double>(steps);
+}
+
+}  // namespace hdbench

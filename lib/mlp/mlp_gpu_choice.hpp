@@ -1,0 +1,94 @@
+// The GPU step's plan-time choices as pure functions, so the rules are tested on the
+// CPU with made-up timings: per GEMM, a fused cuBLASLt epilogue or the plain GEMM plus
+// hdbench's own kernel; for the output layer, its logits and their gradient stored
+// with the class count as leading dimension or padded to an aligned one (the H100
+// sweep: BGRADB on a 10-wide bf16 layout has one algorithm, magma_sgemmEx at 557 us,
+// against 45 us with the leading dimension padded to 16). The plan times each
+// candidate with CUDA events (mlp_gpu_plan.cpp) and keeps the fastest; tests force
+// either side through PlanPolicy.
+//
+// Also here: how many kernels a step launched, from kernel records of a trace, in a
+// form that does not depend on the trace library (the mlp family may not include it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mlp/mlp_model.hpp"
+
+namespace hdbench {
+
+enum class EpiloguePolicy { measure, fused, unfused };
+enum class PaddingPolicy { measure, padded, unpadded };
+
+// How a GpuMlp chooses; measure both unless a test forces one side. A forced choice
+// that does not exist (no fused algorithm on this device) falls back to what does.
+struct PlanPolicy {
+  EpiloguePolicy epilogues = EpiloguePolicy::measure;
+  PaddingPolicy padding = PaddingPolicy::measure;
+  int timing_repeats = 3;  // timed runs per candidate, after one untimed warm-up
+};
+
+const char* to_string(EpiloguePolicy policy) noexcept;
+const char* to_string(PaddingPolicy policy) noexcept;
+
+// One way to run a GEMM: nullopt microseconds when it does not exist (cuBLASLt offered
+// no algorithm for the fused epilogue) or was not timed (a forced policy).
+struct EpilogueCandidate {
+  bool fused = false;
+  std::optional<double> microseconds;
+  bool available = true;
+};
+
+// The index of the candidate to keep: the fastest available one (ties to the earlier),
+// or under a forced policy the first available one of that kind, else the first
+// available one. nullopt only when none is available.
+std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> candidates, EpiloguePolicy policy);
+
+// The leading dimension a padded output layer uses: the width rounded up to 16
+// elements in bf16 and 8 in fp32/tf32 (32 bytes: what the aligned cutlass kernels
+// load). Equal to the width when it is already a multiple.
+int padded_width(int width, MlpDtype dtype) noexcept;
+
+// Whether to pad: only when padding changes the layout. Measured: the layout whose
+// output-layer GEMMs (each with its chosen epilogue, fallback kernels included) took
+// less in all, the unpadded one on a tie or when either total is missing.
+bool choose_padding(int width, MlpDtype dtype, PaddingPolicy policy, std::optional<double> unpadded_microseconds,
+                    std::optional<double> padded_microseconds) noexcept;
+
+// What the plan chose for one GEMM and what each candidate took, for the report.
+struct GemmChoice {
+  std::size_t layer = 0;
+  std::string gemm;  // "forward", "weight_gradient", "input_gradient"
+  bool fused = false;
+  std::optional<double> fused_microseconds;  // nullopt: no fused algorithm, or not timed
+  std::optional<double> plain_microseconds;  // plain GEMM + hdbench's kernel
+};
+struct PlanChoices {
+  std::vector<GemmChoice> gemms;
+  int logits_ld = 0;  // the output layer's leading dimension (classes, or padded)
+  int classes = 0;
+  std::optional<double> unpadded_microseconds;  // output layer's GEMMs in all, each layout
+  std::optional<double> padded_microseconds;
+  std::size_t fused_count() const noexcept;
+};
+
+// One line for a benchmark's label: "fused 7/9; L2 weight_gradient plain (fused
+// 557.2us, plain 43.9us); ...; logits ld 16 (padded 120.0us, unpadded 640.1us)". GEMMs
+// with nothing timed (a forced policy) are counted, not listed.
+std::string describe(const PlanChoices& choices);
+
+// A kernel in a trace: when it started, on the clock of the step windows below.
+struct KernelStart {
+  std::uint64_t start_ns = 0;
+};
+// Kernels per step: those that started inside [begin_ns, end_ns) divided by the steps
+// run there, nullopt when no step ran or nothing was recorded in the window.
+std::optional<double> kernels_per_step(std::span<const KernelStart> kernels, std::uint64_t begin_ns,
+                                       std::uint64_t end_ns, std::size_t steps) noexcept;
+
+}  // namespace hdbench

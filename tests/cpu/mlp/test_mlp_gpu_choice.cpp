@@ -1,0 +1,173 @@
+// The GPU step's plan-time decisions, with made-up timings (no GPU involved): which
+// epilogue candidate a GEMM keeps, when the output layer is padded, the report line,
+// the kernels-per-step count over hand-made trace records, the split of the
+// bias-gradient fallback into row chunks and the room the arena keeps for it and for
+// the padded logits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "mlp/mlp_gpu.hpp"
+#include "mlp/mlp_gpu_choice.hpp"
+#include "mlp/mlp_gpu_impl.hpp"
+#include "mlp_kernels.hpp"
+
+namespace hdbench {
+namespace {
+
+constexpr EpilogueCandidate fused(double us) { return {.fused = true, .microseconds = us, .available = true}; }
+constexpr EpilogueCandidate plain(double us) { return {.fused = false, .microseconds = us, .available = true}; }
+constexpr EpilogueCandidate missing_fused() {
+  return {.fused = true, .microseconds = std::nullopt, .available = false};
+}
+
+TEST(MlpGpuChoice, MeasuredKeepsTheFastestCandidate) {
+  // The H100's sweep: DRELU 566 us fused (GEMM + cuBLASLt's globalKernel) vs 347 plain
+  // (+ a ReLU-gradient kernel, say 60); BGRADB on a 4096x4096 layer 385 vs 369 + 64.
+  const std::array drelu{fused(566.0), plain(347.0 + 60.0)};
+  EXPECT_EQ(choose_epilogue(drelu, EpiloguePolicy::measure), 1u);
+  const std::array bgradb{fused(385.1), plain(374.5 + 64.0)};
+  EXPECT_EQ(choose_epilogue(bgradb, EpiloguePolicy::measure), 0u);
+  // A tie keeps the earlier candidate, whatever the order.
+  const std::array tie{plain(10.0), fused(10.0)};
+  EXPECT_EQ(choose_epilogue(tie, EpiloguePolicy::measure), 0u);
+}
+
+TEST(MlpGpuChoice, AMissingFusedAlgorithmIsNoCandidate) {
+  const std::array only_plain{missing_fused(), plain(43.9)};
+  EXPECT_EQ(choose_epilogue(only_plain, EpiloguePolicy::measure), 1u);
+  EXPECT_EQ(choose_epilogue(only_plain, EpiloguePolicy::fused), 1u);  // forced, but it does not exist
+  EXPECT_EQ(choose_epilogue(only_plain, EpiloguePolicy::unfused), 1u);
+  const std::array none{missing_fused()};
+  EXPECT_FALSE(choose_epilogue(none, EpiloguePolicy::measure).has_value());
+  EXPECT_FALSE(choose_epilogue(std::span<const EpilogueCandidate>{}, EpiloguePolicy::fused).has_value());
+}
+
+TEST(MlpGpuChoice, ForcedPoliciesIgnoreTheTimings) {
+  const std::array slow_fused{fused(557.2), plain(43.9)};
+  EXPECT_EQ(choose_epilogue(slow_fused, EpiloguePolicy::fused), 0u);
+  const std::array fast_fused{fused(1.0), plain(100.0)};
+  EXPECT_EQ(choose_epilogue(fast_fused, EpiloguePolicy::unfused), 1u);
+  // Untimed candidates (a forced run times nothing) are still chosen by kind.
+  const std::array untimed{EpilogueCandidate{.fused = true, .microseconds = std::nullopt, .available = true},
+                           EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = true}};
+  EXPECT_EQ(choose_epilogue(untimed, EpiloguePolicy::fused), 0u);
+  EXPECT_EQ(choose_epilogue(untimed, EpiloguePolicy::unfused), 1u);
+  // Measuring with nothing timed keeps the first that exists rather than nothing.
+  EXPECT_EQ(choose_epilogue(untimed, EpiloguePolicy::measure), 0u);
+}
+
+TEST(MlpGpuChoice, PaddedWidthRoundsTo32Bytes) {
+  EXPECT_EQ(padded_width(10, MlpDtype::bf16), 16);
+  EXPECT_EQ(padded_width(10, MlpDtype::fp32), 16);
+  EXPECT_EQ(padded_width(10, MlpDtype::tf32), 16);
+  EXPECT_EQ(padded_width(3, MlpDtype::fp32), 8);
+  EXPECT_EQ(padded_width(3, MlpDtype::bf16), 16);
+  EXPECT_EQ(padded_width(16, MlpDtype::bf16), 16);
+  EXPECT_EQ(padded_width(8, MlpDtype::fp32), 8);
+  EXPECT_EQ(padded_width(17, MlpDtype::bf16), 32);
+  EXPECT_EQ(padded_width(1, MlpDtype::fp32), 8);
+}
+
+TEST(MlpGpuChoice, PaddingOnlyWhenItChangesTheLayoutAndMeasuresFaster) {
+  // Sweep, large model: the output layer's GEMMs in all, ld 10 vs ld 16.
+  EXPECT_TRUE(choose_padding(10, MlpDtype::bf16, PaddingPolicy::measure, 557.2 + 39.3 + 30.0, 45.4 + 39.5 + 30.0));
+  EXPECT_FALSE(choose_padding(10, MlpDtype::bf16, PaddingPolicy::measure, 80.0, 81.5));
+  EXPECT_FALSE(choose_padding(10, MlpDtype::bf16, PaddingPolicy::measure, 80.0, 80.0));  // tie: as it is
+  EXPECT_FALSE(choose_padding(10, MlpDtype::bf16, PaddingPolicy::measure, std::nullopt, 1.0));
+  EXPECT_FALSE(choose_padding(10, MlpDtype::bf16, PaddingPolicy::measure, 1.0, std::nullopt));
+  EXPECT_TRUE(choose_padding(10, MlpDtype::fp32, PaddingPolicy::padded, 1.0, 1000.0));
+  EXPECT_FALSE(choose_padding(10, MlpDtype::fp32, PaddingPolicy::unpadded, 1000.0, 1.0));
+  // Already aligned: nothing to pad, whatever the policy says.
+  EXPECT_FALSE(choose_padding(16, MlpDtype::bf16, PaddingPolicy::padded, 1000.0, 1.0));
+  EXPECT_FALSE(choose_padding(8, MlpDtype::fp32, PaddingPolicy::measure, 1000.0, 1.0));
+}
+
+TEST(MlpGpuChoice, TheReportLineNamesEachChoiceWithBothTimings) {
+  PlanChoices choices;
+  choices.classes = 10;
+  choices.logits_ld = 16;
+  choices.unpadded_microseconds = 626.5;
+  choices.padded_microseconds = 114.9;
+  choices.gemms.push_back({.layer = 1,  // forced: nothing timed
+                           .gemm = "forward",
+                           .fused = true,
+                           .fused_microseconds = std::nullopt,
+                           .plain_microseconds = std::nullopt});
+  choices.gemms.push_back(
+      {.layer = 1, .gemm = "weight_gradient", .fused = false, .fused_microseconds = 557.2, .plain_microseconds = 74.0});
+  choices.gemms.push_back({.layer = 1,
+                           .gemm = "input_gradient",
+                           .fused = false,
+                           .fused_microseconds = std::nullopt,
+                           .plain_microseconds = 39.3});
+  EXPECT_EQ(choices.fused_count(), 1u);
+  EXPECT_EQ(describe(choices),
+            "fused 1/3; L1 weight_gradient plain (fused 557.2us, plain 74.0us); L1 input_gradient plain (fused n/a, "
+            "plain 39.3us); logits ld 16 (padded 114.9us, unpadded 626.5us)");
+  EXPECT_EQ(describe(PlanChoices{}), "fused 0/0");
+}
+
+TEST(MlpGpuChoice, KernelsPerStepCountsStartsInsideTheWindow) {
+  const std::vector<KernelStart> kernels{{90}, {100}, {150}, {199}, {200}, {250}};
+  EXPECT_EQ(kernels_per_step(kernels, 100, 200, 1), 3.0);  // 100, 150, 199; 200 is outside
+  EXPECT_EQ(kernels_per_step(kernels, 100, 200, 2), 1.5);
+  EXPECT_EQ(kernels_per_step(kernels, 0, 1000, 3), 2.0);
+  EXPECT_FALSE(kernels_per_step(kernels, 100, 200, 0).has_value());
+  EXPECT_FALSE(kernels_per_step(kernels, 200, 100, 1).has_value());
+  EXPECT_FALSE(kernels_per_step(kernels, 300, 400, 1).has_value());  // nothing recorded there
+  EXPECT_FALSE(kernels_per_step({}, 0, 10, 1).has_value());
+}
+
+TEST(MlpGpuChoice, NarrowBiasGradientsSplitTheirRows) {
+  // 10 columns x 8192 rows: one column block, so the rows are split (at most 64 chunks).
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(8192, 10), 64);
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(8192, 32), 64);
+  // Wide layers fill the GPU with column blocks already: few or no chunks.
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(8192, 4096), 2);
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(8192, 16384), 1);
+  // Short batches are not worth a second pass.
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(127, 10), 1);
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(128, 10), 2);
+  EXPECT_EQ(kernels::bias_gradient_row_chunks(1, 10), 1);
+  // The room needed covers every row count.
+  for (int width : {1, 10, 16, 32, 33, 100, 4096, 16384}) {
+    for (int rows : {1, 128, 1000, 8192, 1 << 20}) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(width));
+      const int chunks = kernels::bias_gradient_row_chunks(rows, width);
+      if (chunks > 1) {
+        EXPECT_LE(static_cast<std::size_t>(chunks) * width, kernels::bias_gradient_partials_needed(width));
+      }
+    }
+  }
+}
+
+// The arena keeps room for the padded logits and their gradient, and for the split
+// bias gradient's partials, whatever the plan later chooses.
+TEST(MlpGpuChoice, TheArenaHasRoomForThePaddedLogits) {
+  const MlpShape shape = parse_mlp_shape("784x32x10");
+  constexpr std::size_t kBatch = 8192;
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+    SCOPED_TRACE(to_string(dtype));
+    const auto a = mlp_gpu_detail::make_arena_layout(shape, OptimizerKind::sgd, dtype, kBatch);
+    const auto ld = static_cast<std::size_t>(padded_width(10, dtype));
+    const std::size_t op_bytes = dtype == MlpDtype::bf16 ? 2 : 4;
+    EXPECT_EQ(a.outputs.back().bytes, kBatch * ld * sizeof(float));  // logits stay fp32
+    EXPECT_EQ(a.dy[0].bytes, kBatch * 32 * op_bytes);                // the widest: the hidden layer's 32
+    EXPECT_GE(a.dy[0].bytes, kBatch * ld * op_bytes);
+    const std::size_t partials = std::max(kernels::bias_gradient_partials_needed(32),
+                                          kernels::bias_gradient_partials_needed(static_cast<int>(ld)));
+    EXPECT_EQ(a.bias_partials.bytes, partials * sizeof(float));
+    EXPECT_GE(a.total, a.bias_partials.offset + a.bias_partials.bytes);
+  }
+  // A model wider than its padding: the dy buffers follow the widest layer.
+  const auto wide =
+      mlp_gpu_detail::make_arena_layout(parse_mlp_shape("784x4x10"), OptimizerKind::sgd, MlpDtype::bf16, kBatch);
+  EXPECT_EQ(wide.dy[0].bytes, kBatch * 16 * 2);
+}
+
+}  // namespace
+}  // namespace hdbench

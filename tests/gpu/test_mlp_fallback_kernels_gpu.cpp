@@ -1,0 +1,190 @@
+// The fallback kernels a plan may keep instead of a fused cuBLASLt epilogue, launched
+// directly against host references: the vectorised ReLU gradient (16-byte body, scalar
+// tail, and the scalar kernel for misaligned pointers), the bias gradient with its rows
+// split into chunks and a padded leading dimension, and the softmax cross-entropy on
+// padded logits (the padding masked: the same loss and gradient as unpadded, zeros in
+// the gradient's padding).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cuda.hpp"
+#include "gpu_test_support.hpp"
+#include "mlp_kernels.hpp"
+
+namespace hdbench {
+namespace {
+
+template <typename T>
+std::vector<T> download(const DeviceBuffer& buffer, std::size_t count, std::size_t offset = 0) {
+  std::vector<T> host(count);
+  HDBENCH_CUDA_CHECK(cudaMemcpy(host.data(), static_cast<const T*>(buffer.data()) + offset, count * sizeof(T),
+                                cudaMemcpyDeviceToHost));
+  return host;
+}
+
+template <typename T>
+DeviceBuffer upload(const std::vector<T>& host) {
+  DeviceBuffer buffer(host.size() * sizeof(T));
+  HDBENCH_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), buffer.size(), cudaMemcpyHostToDevice));
+  return buffer;
+}
+
+float widen(float v) { return v; }
+float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+template <typename T>
+T narrow(float v) {
+  if constexpr (sizeof(T) == 2) {
+    return __float2bfloat16(v);
+  } else {
+    return v;
+  }
+}
+
+// Counts around the vector width (tails of every length), at offsets that keep or
+// break 16-byte alignment.
+template <typename T>
+void check_relu_gradient() {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (std::size_t count : {1, 7, 8, 9, 15, 16, 17, 1000, 4096 * 37 + 5}) {
+    for (std::size_t offset : {0, 1}) {
+      SCOPED_TRACE("count " + std::to_string(count) + " offset " + std::to_string(offset));
+      std::vector<T> dy(count + offset);
+      std::vector<T> activation(count + offset);
+      for (std::size_t i = 0; i < dy.size(); ++i) {
+        dy[i] = narrow<T>(value(rng));
+        // Post-ReLU activations: zeros (a third), positives; a negative zero too.
+        const float a = value(rng);
+        activation[i] = narrow<T>(i % 97 == 0 ? -0.0f : (a < -0.33f ? 0.0f : std::abs(a)));
+      }
+      DeviceBuffer device_dy = upload(dy);
+      const DeviceBuffer device_activation = upload(activation);
+      Stream stream;
+      kernels::relu_gradient(static_cast<T*>(device_dy.data()) + offset,
+                             static_cast<const T*>(device_activation.data()) + offset, count, stream.get());
+      stream.synchronize();
+      const std::vector<T> got = download<T>(device_dy, dy.size());
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < dy.size(); ++i) {
+        const float expected = i < offset || widen(activation[i]) > 0.0f ? widen(dy[i]) : 0.0f;
+        if (widen(got[i]) != expected && bad++ == 0)
+          ADD_FAILURE() << "[" << i << "]: " << widen(got[i]) << ", expected " << expected;
+      }
+      EXPECT_EQ(bad, 0u);
+    }
+  }
+}
+
+TEST(MlpFallbackKernelsGpu, ReluGradientKeepsDyWhereTheActivationIsPositive) {
+  SKIP_WITHOUT_GPU();
+  check_relu_gradient<float>();
+  check_relu_gradient<__nv_bfloat16>();
+}
+
+// Split (8192 rows of 10 and 32) and unsplit shapes, padded leading dimensions; the
+// padding columns hold NaN, so a column read beyond the width fails.
+template <typename T>
+void check_bias_gradient() {
+  struct Shape {
+    int rows, width, ld;
+  };
+  for (Shape s : {Shape{8192, 10, 16}, Shape{8192, 10, 10}, Shape{8192, 32, 32}, Shape{1000, 10, 16}, Shape{129, 3, 8},
+                  Shape{37, 64, 64}, Shape{8192, 4096, 4096}}) {
+    SCOPED_TRACE(std::to_string(s.rows) + "x" + std::to_string(s.width) + " ld " + std::to_string(s.ld) + " chunks " +
+                 std::to_string(kernels::bias_gradient_row_chunks(s.rows, s.width)));
+    std::mt19937 rng(static_cast<std::uint32_t>(s.rows + s.width));
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<T> dy(static_cast<std::size_t>(s.rows) * s.ld);
+    for (std::size_t i = 0; i < dy.size(); ++i)
+      dy[i] = narrow<T>(static_cast<int>(i % s.ld) < s.width ? value(rng) : std::nanf(""));
+    const DeviceBuffer device_dy = upload(dy);
+    DeviceBuffer db(static_cast<std::size_t>(s.width) * sizeof(float));
+    HDBENCH_CUDA_CHECK(cudaMemset(db.data(), 0xFF, db.size()));
+    const std::size_t capacity = kernels::bias_gradient_partials_needed(s.width);
+    DeviceBuffer partials(std::max<std::size_t>(capacity, 1) * sizeof(float));
+    Stream stream;
+    kernels::bias_gradient(static_cast<const T*>(device_dy.data()), s.ld, db.as<float>(), s.rows, s.width,
+                           partials.as<float>(), capacity, stream.get());
+    stream.synchronize();
+    const std::vector<float> got = download<float>(db, static_cast<std::size_t>(s.width));
+    for (int c = 0; c < s.width; ++c) {
+      double sum = 0.0;
+      double magnitude = 0.0;
+      for (int r = 0; r < s.rows; ++r) {
+        const double v = widen(dy[static_cast<std::size_t>(r) * s.ld + c]);
+        sum += v;
+        magnitude += std::abs(v);
+      }
+      EXPECT_LE(std::abs(got[c] - sum), 1e-5 * magnitude + 1e-30) << "column " << c << ": " << got[c] << " vs " << sum;
+    }
+  }
+}
+
+TEST(MlpFallbackKernelsGpu, BiasGradientSplitAcrossRowsSumsEachColumn) {
+  SKIP_WITHOUT_GPU();
+  check_bias_gradient<float>();
+  check_bias_gradient<__nv_bfloat16>();
+}
+
+// The same logits stored at ld = classes and at a padded ld with NaN in the padding:
+// the loss, the correct count and the gradient agree exactly, and the padded
+// gradient's padding is zero.
+template <typename G>
+void check_padded_softmax() {
+  constexpr int kBatch = 300;
+  constexpr int kClasses = 10;
+  constexpr int kLd = 16;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+  std::uniform_int_distribution<int> label(0, kClasses - 1);
+  std::vector<float> logits(kBatch * kClasses);
+  std::vector<float> padded(kBatch * kLd, std::nanf(""));
+  std::vector<std::int32_t> labels(kBatch);
+  for (int r = 0; r < kBatch; ++r) {
+    labels[r] = label(rng);
+    for (int c = 0; c < kClasses; ++c) padded[r * kLd + c] = logits[r * kClasses + c] = value(rng);
+  }
+  const DeviceBuffer device_logits = upload(logits);
+  const DeviceBuffer device_padded = upload(padded);
+  const DeviceBuffer device_labels = upload(labels);
+  DeviceBuffer dlogits(kBatch * kClasses * sizeof(G));
+  DeviceBuffer dpadded(kBatch * kLd * sizeof(G));
+  HDBENCH_CUDA_CHECK(cudaMemset(dpadded.data(), 0xFF, dpadded.size()));
+  DeviceBuffer loss(kBatch * sizeof(float)), padded_loss(kBatch * sizeof(float));
+  DeviceBuffer correct(kBatch * sizeof(int)), padded_correct(kBatch * sizeof(int));
+  Stream stream;
+  kernels::softmax_cross_entropy(device_logits.as<const float>(), device_labels.as<const std::int32_t>(), kBatch,
+                                 kClasses, dlogits.as<G>(), loss.as<float>(), correct.as<int>(), stream.get());
+  kernels::softmax_cross_entropy(device_padded.as<const float>(), device_labels.as<const std::int32_t>(), kBatch,
+                                 kClasses, kLd, dpadded.as<G>(), padded_loss.as<float>(), padded_correct.as<int>(),
+                                 stream.get());
+  stream.synchronize();
+  EXPECT_EQ(download<float>(loss, kBatch), download<float>(padded_loss, kBatch));
+  EXPECT_EQ(download<int>(correct, kBatch), download<int>(padded_correct, kBatch));
+  const std::vector<G> g = download<G>(dlogits, kBatch * kClasses);
+  const std::vector<G> gp = download<G>(dpadded, kBatch * kLd);
+  std::size_t bad = 0;
+  for (int r = 0; r < kBatch; ++r) {
+    for (int c = 0; c < kLd; ++c) {
+      const float expected = c < kClasses ? widen(g[r * kClasses + c]) : 0.0f;
+      if (widen(gp[r * kLd + c]) != expected && bad++ == 0)
+        ADD_FAILURE() << "row " << r << " column " << c << ": " << widen(gp[r * kLd + c]) << ", expected " << expected;
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(MlpFallbackKernelsGpu, PaddedLogitsGiveTheUnpaddedLossAndZeroGradientPadding) {
+  SKIP_WITHOUT_GPU();
+  check_padded_softmax<float>();
+  check_padded_softmax<__nv_bfloat16>();
+}
+
+}  // namespace
+}  // namespace hdbench
