@@ -92,13 +92,5 @@ std::string describe(const PlanChoices& choices) {
   return text;
 }
 
-std::optional<double> kernels_per_step(std::span<const KernelStart> kernels, std::uint64_t begin_ns,
-                                       std::uint64_t end_ns, std::size_t steps) noexcept {
-  if (steps == 0 || end_ns <= begin_ns) return std::nullopt;
-  std::size_t inside = 0;
-  for (const KernelStart& k : kernels) inside += (k.start_ns >= begin_ns && k.start_ns < end_ns) ? 1 : 0;
-  if (inside == 0) return std::nullopt;
-  return static_cast<double>(inside) / static_cast<double>(steps);
-}
 
 }  // namespace hdbench

@@ -6,9 +6,6 @@
 // against 45 us with the leading dimension padded to 16). The plan times each
 // candidate with CUDA events (mlp_gpu_plan.cpp) and keeps the fastest; tests force
 // either side through PlanPolicy.
-//
-// Also here: how many kernels a step launched, from kernel records of a trace, in a
-// form that does not depend on the trace library (the mlp family may not include it).
 #pragma once
 
 #include <cstddef>
@@ -81,14 +78,5 @@ struct PlanChoices {
 // 557.2us, plain 43.9us); ...; logits ld 16 (padded 120.0us, unpadded 640.1us)". GEMMs
 // with nothing timed (a forced policy) are counted, not listed.
 std::string describe(const PlanChoices& choices);
-
-// A kernel in a trace: when it started, on the clock of the step windows below.
-struct KernelStart {
-  std::uint64_t start_ns = 0;
-};
-// Kernels per step: those that started inside [begin_ns, end_ns) divided by the steps
-// run there, nullopt when no step ran or nothing was recorded in the window.
-std::optional<double> kernels_per_step(std::span<const KernelStart> kernels, std::uint64_t begin_ns,
-                                       std::uint64_t end_ns, std::size_t steps) noexcept;
 
 }  // namespace hdbench

@@ -7,16 +7,29 @@
 
 namespace hdbench::trace {
 
-std::map<std::string, double> event_timed_bandwidths(const nlohmann::json& benchmarks) {
-  std::map<std::string, double> event_timed;  // benchmark name (without Google's suffix) -> GB/s
+std::map<std::string, nlohmann::json> counters_by_benchmark(const nlohmann::json& benchmarks) {
+  std::map<std::string, nlohmann::json> counters;  // benchmark name (without Google's suffix) -> counters
   for (const auto& b : benchmarks) {
     std::string name = b.value("run_name", b.value("name", ""));
     if (const auto suffix = name.rfind("/manual_time"); suffix != std::string::npos) name.resize(suffix);
-    if (b.contains("counters") && b["counters"].contains("bandwidth_GB/s")) {
-      event_timed[name] = b["counters"]["bandwidth_GB/s"].get<double>();
-    }
+    if (b.contains("counters") && b["counters"].is_object()) counters[name] = b["counters"];
   }
-  return event_timed;
+  return counters;
+}
+
+void add_figures_from_counters(nlohmann::json& row, const std::map<std::string, nlohmann::json>& counters) {
+  const auto it = counters.find(row.value("benchmark", ""));
+  if (it == counters.end()) return;
+  const nlohmann::json& k = it->second;
+  if (k.contains("bandwidth_GB/s")) row["event_timed_GB/s"] = k["bandwidth_GB/s"];
+  // A timed range of a grouped benchmark (an MLP step) holds steps_per_sample steps,
+  // so what a step launched is the timed ranges' records over their steps.
+  const double ranges = row.value("timed_ranges", 0.0);
+  const double steps = k.value("steps_per_sample", 0.0) * ranges;
+  if (row.value("measured_over", "") == "timed ranges" && steps > 0) {
+    row["kernels_per_step"] = row.value("kernels", 0.0) / steps;
+    row["copies_per_step"] = row.value("copies", 0.0) / steps;
+  }
 }
 
 nlohmann::json gpu_activity_row(const std::vector<Record>& records, const BenchmarkWindow& w, int device,
@@ -68,14 +81,14 @@ nlohmann::json gpu_activity_row(const std::vector<Record>& records, const Benchm
 
 nlohmann::json gpu_activity_rows(const std::vector<Record>& records, const std::vector<BenchmarkWindow>& windows,
                                  int device, const nlohmann::json& benchmarks) {
-  const std::map<std::string, double> event_timed = event_timed_bandwidths(benchmarks);
+  const std::map<std::string, nlohmann::json> counters = counters_by_benchmark(benchmarks);
   nlohmann::json rows = nlohmann::json::array();
   for (const BenchmarkWindow& w : windows) {
     RecordSample all;
     for (const Record& r : records) all.kept += w.start_ns <= r.start_ns && r.start_ns <= w.end_ns ? 1 : 0;
     nlohmann::json row = gpu_activity_row(records, w, device, all);
     if (row.is_null()) continue;
-    if (const auto it = event_timed.find(w.name); it != event_timed.end()) row["event_timed_GB/s"] = it->second;
+    add_figures_from_counters(row, counters);
     rows.push_back(std::move(row));
   }
   return rows;

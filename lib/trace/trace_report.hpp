@@ -26,12 +26,16 @@ struct RecordSample {
 // One benchmark's row over `records` (those of its window), or null when it had no
 // GPU activity on `device`. With a sample that dropped records, the figures come from
 // the timed ranges that ended before the cut (else the window up to it), and the row
-// says so. event_timed_GB/s is left to the caller.
+// says so. What needs the benchmark's counters is added by add_figures_from_counters.
 nlohmann::json gpu_activity_row(const std::vector<Record>& records, const BenchmarkWindow& window, int device,
                                 const RecordSample& sample = {});
 
-// Each benchmark's bandwidth_GB/s counter by name (without Google's "/manual_time").
-std::map<std::string, double> event_timed_bandwidths(const nlohmann::json& benchmarks);
+// Each benchmark's counters by name (without Google's "/manual_time").
+std::map<std::string, nlohmann::json> counters_by_benchmark(const nlohmann::json& benchmarks);
+// Adds to a gpu_activity row what its benchmark's counters make possible: the
+// event-timed bandwidth beside CUPTI's, and for grouped benchmarks (steps_per_sample
+// steps per timed range: the MLP step) kernels_per_step and copies_per_step.
+void add_figures_from_counters(nlohmann::json& row, const std::map<std::string, nlohmann::json>& counters);
 
 // One row per benchmark window with GPU activity on `device`, every record kept.
 // `benchmarks` (the report's entries) supplies each benchmark's event-timed bandwidth.

@@ -117,12 +117,11 @@ nlohmann::json TraceStream::finish(const TraceMetadata& metadata, const nlohmann
                             {"records_handed_in", totals_.records},
                             {"records_dropped_over_budget", dropped}});
   totals_.text_bytes = writer_->bytes_written();
-  const std::map<std::string, double> event_timed = event_timed_bandwidths(benchmarks);
+  const std::map<std::string, nlohmann::json> counters = counters_by_benchmark(benchmarks);
   nlohmann::json rows = nlohmann::json::array();
   for (Window& w : windows_) {
     if (w.row.is_null()) continue;
-    if (const auto it = event_timed.find(w.bounds.name); it != event_timed.end())
-      w.row["event_timed_GB/s"] = it->second;
+    add_figures_from_counters(w.row, counters);
     rows.push_back(std::move(w.row));
   }
   return rows;

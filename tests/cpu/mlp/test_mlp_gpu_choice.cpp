@@ -111,16 +111,6 @@ TEST(MlpGpuChoice, TheReportLineNamesEachChoiceWithBothTimings) {
   EXPECT_EQ(describe(PlanChoices{}), "fused 0/0");
 }
 
-TEST(MlpGpuChoice, KernelsPerStepCountsStartsInsideTheWindow) {
-  const std::vector<KernelStart> kernels{{90}, {100}, {150}, {199}, {200}, {250}};
-  EXPECT_EQ(kernels_per_step(kernels, 100, 200, 1), 3.0);  // 100, 150, 199; 200 is outside
-  EXPECT_EQ(kernels_per_step(kernels, 100, 200, 2), 1.5);
-  EXPECT_EQ(kernels_per_step(kernels, 0, 1000, 3), 2.0);
-  EXPECT_FALSE(kernels_per_step(kernels, 100, 200, 0).has_value());
-  EXPECT_FALSE(kernels_per_step(kernels, 200, 100, 1).has_value());
-  EXPECT_FALSE(kernels_per_step(kernels, 300, 400, 1).has_value());  // nothing recorded there
-  EXPECT_FALSE(kernels_per_step({}, 0, 10, 1).has_value());
-}
 
 TEST(MlpGpuChoice, NarrowBiasGradientsSplitTheirRows) {
   // 10 columns x 8192 rows: one column block, so the rows are split (at most 64 chunks).
