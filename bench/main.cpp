@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/cpu_features.hpp"
+#include "core/gpu_conditions.hpp"
 #include "core/progress.hpp"
 #include "core/report.hpp"
 #include "core/timing.hpp"
@@ -256,7 +257,22 @@ int run(int argc, char** argv) {
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   std::optional<trace::TraceSession> trace;
   if (!listing_only) trace.emplace(command_line.trace, options.device, info, suite);
+  // The GPU's clocks, power, temperature and throttle reasons at each family's start and end.
+  std::string nvml_reason;
+  GpuSampler gpu_sampler;
+  if (const system::GpuInfo* gpu = selected_gpu(suite); gpu && !listing_only) {
+    gpu_sampler = make_nvml_sampler(gpu->pci_bus_id, static_cast<unsigned>(options.device), nvml_reason);
+  } else if (!info.gpu_usable()) {
+    nvml_reason = fmt::format("no usable GPU: {}", info.gpu_unavailable_reason.empty() ? std::string("none found")
+                                                                                        : info.gpu_unavailable_reason);
+  }
+  GpuConditionsLog gpu_conditions(gpu_sampler, nvml_reason);
+  suite.set_start_observer([&suite, &gpu_conditions](const std::string& name) {
+    const nlohmann::json* params = suite.params().find(name);
+    gpu_conditions.on_benchmark(params ? params->value("family", std::string("?")) : std::string("?"));
+  });
   benchmark::RunSpecifiedBenchmarks(&collector);
+  gpu_conditions.finish();
   progress.end();
   if (listing_only) return 0;
 
@@ -265,6 +281,7 @@ int run(int argc, char** argv) {
   hdbench_context["system"] = system::to_json(info);
   hdbench_context["system"]["cpu"] = to_json(cpu);
   hdbench_context["cpu_blas"] = cpu_blas_report(command_line.cpu_blas);
+  hdbench_context["gpu_conditions"] = gpu_conditions.to_json();
   hdbench_context["options"] = command_line.options_json();
   hdbench_context["started_at"] = started_at;
   hdbench_context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");
@@ -277,6 +294,8 @@ int run(int argc, char** argv) {
     report["context"]["hdbench"]["trace"] = status;
   }
   write_file_atomically(options.out_path, report.dump(2) + "\n");
+  for (const std::string& warning : gpu_throttle_warnings(hdbench_context["gpu_conditions"]))
+    fmt::print(stderr, "Warning: GPU {}\n", warning);
   return print_summary(report["benchmarks"], report["derived"], options.out_path);
 }
 

@@ -25,6 +25,7 @@
 #include "mlp/mlp_gpu.hpp"
 #include "core/nvtx.hpp"
 #include "core/timing.hpp"
+#include "mlp/cpu_threads.hpp"
 
 namespace hdbench {
 
@@ -34,6 +35,10 @@ constexpr std::size_t kPoolBatches = 4;
 constexpr double kSampleSeconds = 2e-3;
 constexpr int kCpuGemmSize = 2048;
 constexpr int kGpuGemmSize = 8192;
+// The thread sweep: a step this slow is timed once; faster ones for at least three
+// steps and kSweepSeconds, so the sweep stays short beside the benchmark.
+constexpr double kSweepSlowStep = 0.25;
+constexpr double kSweepSeconds = 0.03;
 
 std::string rate_key(Processor processor, MlpDtype dtype, int threads) {
   return processor == Processor::cpu ? fmt::format("cpu/{}", threads) : fmt::format("gpu/{}", to_string(dtype));
@@ -47,14 +52,14 @@ struct StepCase {
   StepMode mode = StepMode::eager;
   BatchSource data = BatchSource::device;
   int batch = 0;
-  int threads = 0;  // CPU only
+  int threads = 0;  // CPU only; 0: the thread sweep's choice
 };
 
 std::string step_name(const StepCase& c) {
   std::string name = fmt::format("mlp/step/{}/{}/{}/{}/{}/data:{}/batch:{}", to_string(c.processor),
                                  to_string(c.model), to_string(c.dtype), to_string(c.optimizer), to_string(c.mode),
                                  c.processor == Processor::cpu ? "host" : to_string(c.data), c.batch);
-  if (c.processor == Processor::cpu) name += fmt::format("/threads:{}", c.threads);
+  if (c.processor == Processor::cpu) name += c.threads ? fmt::format("/threads:{}", c.threads) : "/threads:auto";
   return name;
 }
 
@@ -70,7 +75,7 @@ nlohmann::json step_params(const StepCase& c, const Options& o) {
                       {"data", c.processor == Processor::cpu ? "host" : to_string(c.data)},
                       {"batch", c.batch}};
   if (c.processor == Processor::cpu) {
-    p["threads"] = c.threads;
+    p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
   } else {
     p["device"] = o.device;
   }
@@ -80,7 +85,8 @@ nlohmann::json step_params(const StepCase& c, const Options& o) {
 // Per-step figures from per-step sample times (each sample's group time / its steps);
 // false (and the benchmark failed) when the first or last loss is not finite.
 bool report_step(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
-                 std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops) {
+                 std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops,
+                 double peak_tflops = 0.0) {
   if (!std::isfinite(first.loss) || !std::isfinite(last.loss)) {
     fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
                                       last.loss));
@@ -102,6 +108,8 @@ bool report_step(benchmark::State& state, const StepCase& c, const std::vector<d
     k["gemm_TFLOP/s"] = *gemm_tflops;
     k["fraction_of_gemm_rate"] = flops / s.median / 1e12 / *gemm_tflops;
   }
+  // Against the hardware's limit (the CPU's theoretical fp32 peak), not only a measured sgemm.
+  if (peak_tflops > 0) k["fraction_of_fp32_peak"] = flops / s.median / 1e12 / peak_tflops;
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * steps_per_sample) * c.batch);
   return true;
 }
@@ -133,8 +141,11 @@ void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
     skip_benchmark(state, *shortfall);
     return;
   }
+  // The threads given, or the sweep's choice (measured before this step's buffers exist).
+  const ThreadChoice* choice = c.threads ? nullptr : &cpu_thread_choice(family, c.model, c.batch, c.optimizer);
+  const int threads = choice ? choice->threads : c.threads;
   std::vector<HostBuffer> pool = batch_pool(data, batch, HostMemoryKind::pageable);
-  CpuMlp mlp(c.model, default_optimizer(c.optimizer), batch, c.threads, initial_parameters(c.model, family.seed));
+  CpuMlp mlp(c.model, default_optimizer(c.optimizer), batch, threads, initial_parameters(c.model, family.seed));
   mlp.name_ranges(step_name(c));
   std::size_t next = 0;
   const auto one_step = [&] {
@@ -153,7 +164,14 @@ void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
     for (std::size_t i = 0; i < steps; ++i) last = one_step();
     return timer.elapsed_seconds();
   });
-  report_step(state, c, seconds, group, first, last, family.gemm_rate(rate_key(Processor::cpu, c.dtype, c.threads)));
+  std::optional<double> gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, threads));
+  if (!gemm) gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, family.options.cores));  // the sweep's GEMM
+  if (!report_step(state, c, seconds, group, first, last, gemm, family.cpu_peak_tflops)) return;
+  state.counters["threads"] = threads;
+  if (choice) {
+    for (const ThreadTiming& t : choice->sweep)
+      state.counters[fmt::format("sweep_step_us/threads:{}", t.threads)] = 1e6 * t.seconds_per_step;
+  }
 }
 
 void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, const StepCase& c) {
@@ -211,7 +229,11 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
                    family.gemm_rate(rate_key(Processor::gpu, c.dtype, 0)))) {
     return;
   }
-  if (!mlp.fused_epilogues()) state.counters["fused_epilogues"] = 0;
+  // What the plan chose per GEMM (fused epilogue or plain + hdbench's kernel, padded
+  // logits or not) with both candidates' plan-time timings: lib/mlp/mlp_gpu_choice.hpp.
+  state.counters["fused_epilogues"] = static_cast<double>(mlp.fused_epilogue_count());
+  state.counters["planned_gemms"] = static_cast<double>(mlp.plan_choices().gemms.size());
+  state.SetLabel("plan: " + describe(mlp.plan_choices()));
 }
 
 // A GEMM's rate from its median time, kept for the steps that follow in this run.
@@ -245,6 +267,8 @@ void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
   }
   set_gemm_counters(state, family, rate_key(Processor::cpu, MlpDtype::fp32, threads),
                     2.0 * static_cast<double>(n * n * n), seconds);
+  if (family.cpu_peak_tflops > 0)
+    state.counters["fraction_of_fp32_peak"] = state.counters["TFLOP/s"].value / family.cpu_peak_tflops;
 }
 
 void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, MlpDtype dtype) {
@@ -272,7 +296,7 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
       for (int batch : m.batches)
         for (OptimizerKind optimizer : m.optimizers) {
           if (processor == Processor::cpu) {
-            for (int threads : m.threads)
+            for (int threads : m.threads.empty() ? std::vector<int>{0} : m.threads)
               cases.push_back({processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device,
                                batch, threads});
             continue;
@@ -293,7 +317,8 @@ void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
   const MlpOptions& m = family->options;
   for (Processor processor : m.processors) {
     if (processor == Processor::cpu) {
-      for (int threads : m.threads) {
+      // With the thread sweep: the GEMM rate on every core, the CPU's whole.
+      for (int threads : m.threads.empty() ? std::vector<int>{m.cores} : m.threads) {
         const std::string name = fmt::format("mlp/gemm/cpu/fp32/{0}x{0}x{0}/threads:{1}", kCpuGemmSize, threads);
         nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
                             {"processor", "cpu"}, {"dtype", "fp32"}, {"m", kCpuGemmSize}, {"n", kCpuGemmSize},
@@ -367,6 +392,35 @@ class MlpFamily final : public Family {
 };
 
 }  // namespace
+
+const ThreadChoice& cpu_thread_choice(MlpRun& family, const MlpShape& model, int batch, OptimizerKind optimizer) {
+  const auto key = std::make_pair(to_string(model), batch);
+  if (const auto it = family.thread_choices.find(key); it != family.thread_choices.end()) return it->second;
+  const Dataset& data = family.data.train();
+  const auto n = static_cast<std::size_t>(batch);
+  const BatchLayout layout{data.pixels_per_sample()};
+  std::vector<HostBuffer> pool = batch_pool(data, n, HostMemoryKind::pageable);
+  CpuMlp mlp(model, default_optimizer(optimizer), n, 1, initial_parameters(model, family.seed));
+  mlp.name_ranges(fmt::format("mlp/thread_sweep/{}/batch:{}", to_string(model), batch));
+  std::size_t next = 0;
+  const auto one_step = [&] {
+    const HostBuffer& b = pool[next++ % kPoolBatches];
+    HostTimer timer;
+    mlp.step(b.as<float>(), layout.labels(b.data(), n), n);
+    return timer.elapsed_seconds();
+  };
+  ThreadChoice choice = sweep_threads(family.options.cores, [&](int threads) {
+    mlp.set_threads(threads);
+    const double warm = one_step();  // the new team's first step
+    if (warm >= kSweepSlowStep) return warm;
+    std::vector<double> seconds;
+    const HostTimer total;
+    while (seconds.size() < 3 || (total.elapsed_seconds() < kSweepSeconds && seconds.size() < 200))
+      seconds.push_back(one_step());
+    return summarize(seconds).median;
+  });
+  return family.thread_choices.emplace(key, std::move(choice)).first->second;
+}
 
 std::unique_ptr<Family> make_mlp_family(const DataOptions& data) { return std::make_unique<MlpFamily>(data); }
 

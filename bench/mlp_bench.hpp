@@ -8,9 +8,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "core/cpu_features.hpp"
 #include "core/suite.hpp"
 #include "data/data_options.hpp"
+#include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_options.hpp"
 #include "mlp/training_data.hpp"
 
@@ -18,7 +21,8 @@ namespace hdbench {
 
 struct MlpRun {
   MlpRun(const MlpOptions& mlp_options, const DataOptions& data_options, std::uint64_t run_seed)
-      : options(mlp_options), data(data_options, run_seed), seed(run_seed ^ 0x6d6c70ULL) {}
+      : options(mlp_options), data(data_options, run_seed), seed(run_seed ^ 0x6d6c70ULL),
+        cpu_peak_tflops(discover_cpu_features().fp32_peak_gflops() / 1e3) {}
 
   // The GEMM rate measured under `key` earlier in this run, if any. Benchmarks run
   // one at a time on the main thread, so the map needs no lock.
@@ -31,7 +35,13 @@ struct MlpRun {
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
   std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads
+  double cpu_peak_tflops;  // the CPU's theoretical fp32 peak (cpu_features.hpp); 0 when unknown
+  std::map<std::pair<std::string, int>, ThreadChoice> thread_choices;  // by model and batch
 };
+
+// The CPU step's thread count for `model` at `batch` when none was given: the fastest
+// of a short sweep, measured on first use and kept for the rest of the run.
+const ThreadChoice& cpu_thread_choice(MlpRun& run, const MlpShape& model, int batch, OptimizerKind optimizer);
 
 void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& run, const DataOptions& data);
 

@@ -32,14 +32,14 @@ struct EpochCase {
   int batch = 0;
   int workers = 0;
   PinMode pinning = PinMode::pageable;
-  int threads = 0;  // of the CPU step
+  int threads = 0;  // of the CPU step; 0: the thread sweep's choice for the model and batch
 };
 
 std::string epoch_name(const EpochCase& c) {
   std::string name = fmt::format("mlp/epoch/{}/{}/{}/{}/pinning:{}/workers:{}/batch:{}", to_string(c.processor),
                                  to_string(c.model), to_string(c.dtype), to_string(c.optimizer),
                                  to_string(c.pinning), c.workers, c.batch);
-  if (c.processor == Processor::cpu) name += fmt::format("/threads:{}", c.threads);
+  if (c.processor == Processor::cpu) name += c.threads ? fmt::format("/threads:{}", c.threads) : "/threads:auto";
   return name;
 }
 
@@ -53,7 +53,7 @@ nlohmann::json epoch_params(const EpochCase& c, const Options& o, const DatasetS
                       {"dataset", data.kind},        {"dataset_name", data.name}};
   if (data.idx()) p["dataset_dir"] = data.dir;
   if (c.processor == Processor::cpu) {
-    p["threads"] = c.threads;
+    p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
   } else {
     p["device"] = o.device;
   }
@@ -77,13 +77,13 @@ LoaderConfig loader_config(const EpochCase& c, const Options& o) {
 // GPU's busy time.
 class Trainer {
  public:
-  Trainer(const EpochCase& c, const Loader& loader, const Dataset& data, std::uint64_t seed)
+  Trainer(const EpochCase& c, int threads, const Loader& loader, const Dataset& data, std::uint64_t seed)
       : processor_(c.processor), layout_{data.pixels_per_sample()} {
     const auto init = initial_parameters(c.model, seed);
     const auto batch = static_cast<std::size_t>(c.batch);
     const std::string name = epoch_name(c);
     if (processor_ == Processor::cpu) {
-      cpu_.emplace(c.model, default_optimizer(c.optimizer), batch, c.threads, init);
+      cpu_.emplace(c.model, default_optimizer(c.optimizer), batch, threads, init);
       cpu_->name_ranges(name);
       return;
     }
@@ -173,8 +173,12 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
     skip_benchmark(state, *shortfall);
     return;
   }
+  // The CPU step's threads: those given, or the sweep's choice (measured once, before the loader starts).
+  const int threads = gpu        ? family.options.cores
+                      : c.threads ? c.threads
+                                  : cpu_thread_choice(family, c.model, c.batch, c.optimizer).threads;
   Loader loader(data, config);
-  Trainer trainer(c, loader, data, family.seed);
+  Trainer trainer(c, threads, loader, data, family.seed);
   std::vector<double> seconds;
   double busy_seconds = 0.0;
   double training_loss = 0.0;
@@ -203,10 +207,11 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   k["epochs_trained"] = static_cast<double>(epoch);
   k["stall_us_per_batch"] = 1e6 * stats.consumer_wait_seconds / std::max<double>(1.0, static_cast<double>(stats.batches));
   k["training_loss"] = training_loss;
+  if (!gpu) k["threads"] = threads;
   if (gpu) k["gpu_busy_percent"] = 100.0 * busy_seconds / total;
   const std::vector<float> trained = trainer.parameters();
   if (const Dataset* held_out = family.data.held_out()) {
-    const Evaluation score = evaluate_on_cpu(c.model, trained, *held_out, family.options.threads.front());
+    const Evaluation score = evaluate_on_cpu(c.model, trained, *held_out, threads);
     k["held_out_loss"] = score.loss;
     k["accuracy_percent"] = 100.0 * score.accuracy;
     if (!std::isfinite(score.loss)) {
@@ -228,7 +233,7 @@ std::vector<EpochCase> plan_epochs(const MlpOptions& m) {
             if (processor == Processor::cpu && pinning != PinMode::pageable) continue;
             const MlpDtype dtype = processor == Processor::cpu ? MlpDtype::fp32 : m.dtypes.front();
             cases.push_back({processor, model, dtype, m.optimizers.front(), batch, workers, pinning,
-                             m.threads.front()});
+                             m.threads.empty() ? 0 : m.threads.front()});
           }
   return cases;
 }

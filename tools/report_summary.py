@@ -23,7 +23,8 @@ def merge(reports: list[tuple[str, dict]]) -> dict:
     """One report holding every report's benchmarks and derived rows, each tagged with
     the file it came from (`_source`) and how to name it (`_label`)."""
     several = len(reports) > 1
-    merged = {"context": reports[0][1]["context"], "benchmarks": [], "derived": {}, "sources": [p for p, _ in reports]}
+    merged = {"context": reports[0][1]["context"], "benchmarks": [], "derived": {}, "sources": [p for p, _ in reports],
+              "contexts": {Path(p).name: r.get("context", {}) for p, r in reports}}
     for path, report in reports:
         file = Path(path).name
         for b in report["benchmarks"]:
@@ -338,6 +339,9 @@ def not_measured(report: dict) -> list[str]:
 def summarize_reports(reports: list[tuple[str, dict]]) -> str:
     report = merge(reports)
     out = header(report) + [""]
+    throttled = mlp.gpu_throttling(report)
+    if throttled:
+        out += throttled + [""]
     for _, question, lines, _ in answers(report):
         out += [f"## {question}", "", *lines, ""]
     missing = not_measured(report)

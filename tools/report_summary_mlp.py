@@ -30,26 +30,112 @@ def _model_order(key: tuple) -> tuple:
     return ([int(w) for w in model.split("x")], batch)
 
 
+def _cpu_threads(b: dict) -> str:
+    """The threads a CPU step ran with: the sweep's choice (counters) or the count given."""
+    threads = b.get("counters", {}).get("threads", b["params"].get("threads", "?"))
+    text = f"{threads:g} threads" if isinstance(threads, (int, float)) else f"{threads} threads"
+    if text == "1 threads":
+        text = "1 thread"
+    swept = sorted(int(k.rsplit(":", 1)[1]) for k in b.get("counters", {}) if k.startswith("sweep_step_us/threads:"))
+    if swept:
+        text += f", the fastest of {', '.join(str(t) for t in swept)}"
+    return text
+
+
+def _cpu_label(report: dict, b: dict) -> str:
+    """How a CPU step ran: its BLAS core (from its report's context) and threads."""
+    blas = report.get("contexts", {}).get(b.get("_source"), report.get("context", {})).get("hdbench", {}) \
+        .get("cpu_blas", {})
+    core = f"{blas.get('library', 'BLAS')} {blas['core_in_use']}, " if blas.get("core_in_use") else ""
+    return core + _cpu_threads(b)
+
+
+def _by_source(report: dict, keep) -> dict:
+    """{source file: the fastest steps per (model, batch)} among hdbench's steps `keep` accepts."""
+    out: dict = {}
+    for b in ok_runs(report, "mlp"):
+        out.setdefault(b.get("_source"), None)
+    return {src: _fastest_steps({**report, "benchmarks": [b for b in report["benchmarks"] if b.get("_source") == src]},
+                                keep) for src in out}
+
+
+def _pytorch_steps(report: dict, processor: str) -> dict:
+    """PyTorch's fastest step per (model, batch) on `processor` (its batch already there on a GPU)."""
+    best: dict = {}
+    for b in ok_runs(report, "mlp"):
+        p = b["params"]
+        if p.get("variant") != "step" or p.get("implementation") != "pytorch" or p.get("processor") != processor or \
+                "step_us" not in b.get("counters", {}) or (processor == "gpu" and p.get("data") != "device"):
+            continue
+        key = (p["model"], p["batch"])
+        if key not in best or b["counters"]["step_us"] < best[key]["counters"]["step_us"]:
+            best[key] = b
+    return best
+
+
+def _host(report: dict, b: dict):
+    return report.get("contexts", {}).get(b.get("_source"), report.get("context", {})).get("host_name")
+
+
 def gpu_over_cpu(report: dict) -> list[str]:
-    cpu = _fastest_steps(report, lambda p: p["processor"] == "cpu")
-    gpu = _fastest_steps(report, lambda p: p["processor"] == "gpu" and p.get("data") == "device")
+    """Per model and batch: hdbench's GPU step against its CPU step from one report (one host), the CPU's BLAS
+    core and threads named; beside them PyTorch's two steps on the same host when its report is given too."""
+    is_cpu = lambda p: p["processor"] == "cpu"  # noqa: E731
+    is_gpu = lambda p: p["processor"] == "gpu" and p.get("data") == "device"  # noqa: E731
+    cpu_by, gpu_by = _by_source(report, is_cpu), _by_source(report, is_gpu)
+    cpu, gpu = _fastest_steps(report, is_cpu), _fastest_steps(report, is_gpu)
+    pt_cpu, pt_gpu = _pytorch_steps(report, "cpu"), _pytorch_steps(report, "gpu")
     lines = []
     for key in sorted(set(cpu) | set(gpu), key=_model_order):
         model, batch = key
-        c, g = cpu.get(key), gpu.get(key)
-        if c and g:
+        # Both steps from one report: the same host, the same run.
+        pair = next(((cpu_by[src][key], gpu_by[src][key]) for src in cpu_by
+                     if key in cpu_by[src] and key in gpu_by.get(src, {})), None)
+        if pair:
+            c, g = pair
             gp = g["params"]
-            lines.append(
-                f"- {model}, batch {batch}: GPU {g['counters']['step_us']:.1f} µs ({gp['dtype']}, {gp['mode']}) vs "
-                f"CPU {c['counters']['step_us']:.1f} µs ({c['params'].get('threads', '?')} threads): "
-                f"**{c['counters']['step_us'] / g['counters']['step_us']:.1f}×** ({name(g)} vs {name(c)}).")
+            line = (f"- {model}, batch {batch}: GPU {g['counters']['step_us']:.1f} µs ({gp['dtype']}, {gp['mode']}) vs "
+                    f"CPU {c['counters']['step_us']:.1f} µs ({_cpu_label(report, c)}): "
+                    f"**{c['counters']['step_us'] / g['counters']['step_us']:.1f}×** ({name(g)} vs {name(c)}).")
+            pc, pg = pt_cpu.get(key), pt_gpu.get(key)
+            host = _host(report, c)
+            if pc and pg and _host(report, pc) == host and _host(report, pg) == host:
+                line += (f" PyTorch on the same host: GPU {pg['counters']['step_us']:.1f} µs "
+                         f"({pg['params']['dtype']}, {pg['params']['mode']}) vs CPU {pc['counters']['step_us']:.1f} µs "
+                         f"({_cpu_threads(pc)}): **{pc['counters']['step_us'] / pg['counters']['step_us']:.1f}×** "
+                         f"({name(pg)} vs {name(pc)}).")
+            lines.append(line)
             continue
-        b = c or g
-        where = "CPU" if c else "GPU"
+        b = cpu.get(key) or gpu.get(key)
+        where = "CPU" if key in cpu else "GPU"
         share = b["counters"].get("fraction_of_gemm_rate")
         rate = f", {100 * share:.0f}% of the GEMM rate" if share is not None else ""
+        peak = b["counters"].get("fraction_of_fp32_peak")
+        rate += f", {100 * peak:.0f}% of the CPU's fp32 peak" if peak is not None else ""
         lines.append(f"- {model}, batch {batch}: {where} only, {b['counters']['step_us']:.1f} µs per step "
                      f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).")
+    return lines
+
+
+def gpu_throttling(report: dict) -> list[str]:
+    """Warnings for every reading of context.hdbench.gpu_conditions with a throttle reason other than idle."""
+    lines = []
+    contexts = report.get("contexts") or {None: report.get("context", {})}
+    for src, ctx in contexts.items():
+        readings = ctx.get("hdbench", {}).get("gpu_conditions")
+        if not isinstance(readings, list):
+            continue
+        for r in readings:
+            reasons = [n for n in r.get("throttle_reasons", []) if n != "gpu_idle"]
+            if not reasons:
+                continue
+            clocks = f", SM {r['sm_clock_MHz']} of {r['sm_clock_max_MHz']} MHz" \
+                if "sm_clock_MHz" in r and "sm_clock_max_MHz" in r else ""
+            temp = f", {r['temperature_C']} °C" if "temperature_C" in r else ""
+            where = f" ({src})" if src and len(contexts) > 1 else ""
+            lines.append(f"- **Warning:** the GPU's clocks were throttled at the {r.get('when', '?')} of the "
+                         f"`{r.get('family', '?')}` family{where}: {', '.join(reasons)}{clocks}{temp}. "
+                         "Its figures may be low.")
     return lines
 
 

@@ -18,6 +18,7 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
           skip_benchmark(state, kBudgetSkipReason);
           return;
         }
+        if (!*started && start_observer_) start_observer_(name);
         *started = true;
         if (interrupt_requested()) {  // only after defer_first_interrupt(): the run winds down
           skip_benchmark(state, "interrupted before it ran");

@@ -62,6 +62,11 @@ class Suite {
   // --hdbench_max_minutes: once `expired` says so, a benchmark not yet started reports
   // as skipped (kBudgetSkipReason) instead of running; one already started finishes.
   void set_budget(std::function<bool()> expired) { budget_expired_ = std::move(expired); }
+  // Told each benchmark's name as it first starts (the GPU's conditions are read at
+  // each family's start and end).
+  void set_start_observer(std::function<void(const std::string& name)> observer) {
+    start_observer_ = std::move(observer);
+  }
   // Names registered through add_skipped (they take no time).
   const std::vector<std::string>& skipped_names() const noexcept { return skipped_names_; }
 
@@ -77,6 +82,7 @@ class Suite {
   WindowObserver window_observer_;
   std::vector<BenchmarkWindow> windows_;
   std::function<bool()> budget_expired_;
+  std::function<void(const std::string&)> start_observer_;
   std::vector<std::string> skipped_names_;
 };
 

@@ -286,8 +286,16 @@ CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::siz
     activations_.emplace_back(max_batch * static_cast<std::size_t>(shape.fan_out(l)), 0.0f);
   grad_a_.assign(max_batch * static_cast<std::size_t>(shape.widest()), 0.0f);
   grad_b_.assign(grad_a_.size(), 0.0f);
-  partial_sums_.assign(static_cast<std::size_t>(threads) * static_cast<std::size_t>(shape.widest()), 0.0f);
-  loss_shares_.resize(static_cast<std::size_t>(threads));
+  set_threads(threads);
+}
+
+void CpuMlp::set_threads(int threads) {
+  if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
+  if (team_ && threads == threads_) return;
+  threads_ = threads;
+  partial_sums_.assign(static_cast<std::size_t>(threads) * static_cast<std::size_t>(shape_.widest()), 0.0f);
+  loss_shares_.assign(static_cast<std::size_t>(threads), StepResult{});
+  team_.reset();  // its threads end before the new team's start
   team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
 }
 

@@ -48,12 +48,16 @@ class CpuMlp {
 
   std::span<const float> parameters() const noexcept { return parameters_; }
   std::span<const float> gradients() const noexcept { return gradients_; }
+  // Writable, for a data-parallel step that replaces them with the ranks' mean.
+  std::span<float> mutable_gradients() noexcept { return gradients_; }
   // Logits of the last forward pass, [batch × classes].
   std::span<const float> logits() const noexcept;
   const MlpShape& shape() const noexcept { return shape_; }
   // Names the step's NVTX phase ranges after `benchmark` (default "mlp/cpu").
   void name_ranges(const std::string& benchmark) { ranges_ = StepRangeNames(benchmark); }
   int threads() const noexcept { return threads_; }
+  // Runs the following steps on `threads` threads (the thread sweep's knob).
+  void set_threads(int threads);
   std::size_t steps_taken() const noexcept { return steps_; }
 
  private:

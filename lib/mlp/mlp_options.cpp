@@ -30,7 +30,8 @@ std::vector<std::string> model_names(const std::vector<MlpShape>& models) {
 void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& limits) {
   o.models = parse_model_list("mlp_models", "784x32x10,784x4096x4096x10,784x4096x4096x4096x10");
   o.epoch_models = parse_model_list("mlp_epoch_models", "784x32x10");
-  o.threads = {std::max(1, limits.hardware_threads)};
+  o.threads = {};  // auto: the sweep
+  o.cores = std::max(1, limits.hardware_threads);
   const int max_threads = std::max(256, limits.hardware_threads * 4);
 
   flags.group("mlp");
@@ -55,8 +56,10 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
             [&o](auto flag, auto v) {
               o.data = parse_enum_list<BatchSource>(flag, v, batch_source_from_string, all_batch_sources());
             });
-  flags.add("mlp_threads", "LIST", "CPU step threads (OpenBLAS and element-wise) (default all cores)",
-            [&o, max_threads](auto flag, auto v) { o.threads = parse_int_list(flag, v, 1, max_threads); });
+  flags.add("mlp_threads", "LIST", "CPU step threads (OpenBLAS and element-wise); auto: the fastest of 1, 2, 4, ... cores, swept once per model and batch (default auto)",
+            [&o, max_threads](auto flag, auto v) {
+              o.threads = v == "auto" ? std::vector<int>{} : parse_int_list(flag, v, 1, max_threads);
+            });
   flags.add("mlp_cpu_step_tflop_limit", "T", "skip CPU steps doing more than T TFLOP, 0.000001..1000 (default 0.2)",
             [&o](auto flag, auto v) {
               o.cpu_step_tflop_limit = parse_one_number(flag, v, 1e-6, 1000.0, "one number of TFLOP from 0.000001 to 1000");
@@ -91,7 +94,11 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
     j["mlp_optimizers"] = names_of(o.optimizers);
     j["mlp_modes"] = names_of(o.modes);
     j["mlp_data"] = names_of(o.data);
-    j["mlp_threads"] = o.threads;
+    if (o.threads.empty()) {
+      j["mlp_threads"] = "auto";
+    } else {
+      j["mlp_threads"] = o.threads;
+    }
     j["mlp_cpu_step_tflop_limit"] = o.cpu_step_tflop_limit;
     j["mlp_epoch_models"] = model_names(o.epoch_models);
     j["mlp_epoch_batches"] = o.epoch_batches;

@@ -20,7 +20,10 @@ struct MlpOptions {
   std::vector<OptimizerKind> optimizers = {OptimizerKind::sgd};
   std::vector<StepMode> modes = {StepMode::eager, StepMode::graph};
   std::vector<BatchSource> data = all_batch_sources();
+  // Empty: the CPU step runs with the fastest of a short sweep (cpu_threads.hpp),
+  // per model and batch; --hdbench_mlp_threads=LIST runs exactly these counts.
   std::vector<int> threads;
+  int cores = 1;  // the sweep's top count: the logical CPUs
   double cpu_step_tflop_limit = 0.2;  // CPU steps doing more are skipped (a 2-core host: ~1 s)
   std::vector<MlpShape> epoch_models;
   std::vector<int> epoch_batches = {128, 1024};

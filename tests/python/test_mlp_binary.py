@@ -124,3 +124,40 @@ def test_bad_mlp_flags_exit_2_with_the_reason(hdbench_bin, tmp_path, flag, messa
     assert result.returncode == 2
     assert message in result.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+def test_by_default_the_cpu_step_runs_with_the_fastest_of_a_thread_sweep(hdbench_bin, tmp_path):
+    """No --hdbench_mlp_threads: the step's name and params say `auto`; its counters hold the sweep (1, 2, 4, ...
+    up to the logical CPUs) and the count it ran with, one of those swept; the step and the GEMM are read against
+    the CPU's fp32 peak. No GPU here: the GPU's conditions say why they were not read."""
+    import json
+    import os
+    out = tmp_path / "r.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
+                         "--hdbench_mlp_models=784x16x10", "--hdbench_mlp_batches=32",
+                         "--hdbench_mlp_epoch_batches=600", "--hdbench_mlp_epoch_workers=0",
+                         "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_loader_samples=600",
+                         "--benchmark_min_time=0.001", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert report["context"]["hdbench"]["options"]["mlp_threads"] == "auto"
+    [step] = mlp_runs(report, "step")
+    assert step["status"] == "ok"
+    assert step["params"]["threads"] == "auto" and "/threads:auto/" in step["name"]
+    swept = sorted(int(k.rsplit(":", 1)[1]) for k in step["counters"] if k.startswith("sweep_step_us/threads:"))
+    cores = os.cpu_count()
+    expected = [t for t in (1, 2, 4, 8, 16, 32, 64, 128, 256) if t < cores] + [cores]
+    assert swept == expected
+    assert step["counters"]["threads"] in swept
+    assert all(step["counters"][f"sweep_step_us/threads:{t}"] > 0 for t in swept)
+    peak = report["context"]["hdbench"]["system"]["cpu"].get("fp32_peak_GFLOP/s", 0)
+    [gemm] = [b for b in mlp_runs(report, "gemm") if b["params"]["processor"] == "cpu"]
+    assert gemm["params"]["threads"] == cores
+    if peak > 0:
+        assert step["counters"]["fraction_of_fp32_peak"] == pytest.approx(step["counters"]["TFLOP/s"] * 1e3 / peak)
+        assert gemm["counters"]["fraction_of_fp32_peak"] == pytest.approx(gemm["counters"]["TFLOP/s"] * 1e3 / peak)
+    [epoch] = [b for b in mlp_runs(report, "epoch") if b["params"]["processor"] == "cpu"]
+    assert epoch["params"]["threads"] == "auto" and epoch["counters"]["threads"] in swept
+    conditions = report["context"]["hdbench"]["gpu_conditions"]
+    if not report["context"]["hdbench"]["system"].get("gpus"):
+        assert conditions["unavailable"].startswith("no usable GPU")

@@ -333,3 +333,64 @@ def test_summary_without_gpu_epochs_cannot_say_what_keeps_the_gpu_busy(tmp_path)
     report["benchmarks"] = [mlp_epoch("cpu", 1024, 4, 5e6)]
     text = section(summary_of(report, tmp_path), TRAINING_QUESTION)
     assert "cannot answer it" in text and "epochs on a GPU" in text
+
+
+GPU_VS_CPU = "How much faster is a training step on the GPU than on the CPU?"
+
+
+def pytorch_step(processor, model, batch, step_us, mode="eager"):
+    b = mlp_step(processor, model, batch, step_us, mode=mode)
+    b["params"]["implementation"] = "pytorch"
+    b["name"] = "pytorch/" + b["name"]
+    return b
+
+
+def test_gpu_vs_cpu_names_the_blas_core_and_the_swept_threads_beside_pytorch():
+    """Made up for the test (not measured): the CPU step ran on OpenBLAS's SkylakeX kernels with the sweep's
+    choice of 8 threads; PyTorch's report from the same host is given too."""
+    report = synthetic_report()
+    report["context"]["hdbench"]["cpu_blas"] = {"library": "OpenBLAS", "core_in_use": "SkylakeX",
+                                                "core_chosen_by_library": "Prescott"}
+    cpu = mlp_step("cpu", "784x32x10", 128, 90.0)
+    cpu["params"]["threads"] = "auto"
+    cpu["counters"].update({"threads": 8, "sweep_step_us/threads:1": 300.0, "sweep_step_us/threads:2": 180.0,
+                            "sweep_step_us/threads:4": 110.0, "sweep_step_us/threads:8": 90.0,
+                            "sweep_step_us/threads:16": 95.0})
+    report["benchmarks"] = [cpu, mlp_step("gpu", "784x32x10", 128, 45.0)]
+    pytorch = {"context": {"host_name": "synthetic-h200", "hdbench": {"implementation": "pytorch"}},
+               "benchmarks": [pytorch_step("cpu", "784x32x10", 128, 480.0),
+                              pytorch_step("gpu", "784x32x10", 128, 60.0, mode="graph")]}
+    text = section(report_summary.summarize_reports([("hd.json", report), ("pt.json", pytorch)]), GPU_VS_CPU)
+    assert text.strip().splitlines() == [
+        "- 784x32x10, batch 128: GPU 45.0 µs (fp32, eager) vs CPU 90.0 µs (OpenBLAS SkylakeX, 8 threads, the "
+        "fastest of 1, 2, 4, 8, 16): **2.0×** (`mlp/gpu/784x32x10/fp32/eager/device/128` (hd.json) vs "
+        "`mlp/cpu/784x32x10/fp32/eager/host/128` (hd.json)). PyTorch on the same host: GPU 60.0 µs (fp32, graph) vs "
+        "CPU 480.0 µs (2 threads): **8.0×** (`pytorch/mlp/gpu/784x32x10/fp32/graph/device/128` (pt.json) vs "
+        "`pytorch/mlp/cpu/784x32x10/fp32/eager/host/128` (pt.json)).",
+    ]
+
+
+def test_gpu_vs_cpu_pairs_steps_from_one_report_only():
+    """A CPU step in one report and a GPU step in another (two runs, maybe two hosts) are not divided."""
+    cpu_report, gpu_report = synthetic_report(), synthetic_report()
+    cpu_report["benchmarks"] = [mlp_step("cpu", "784x32x10", 128, 140.0)]
+    gpu_report["benchmarks"] = [mlp_step("gpu", "784x32x10", 128, 40.0)]
+    text = section(report_summary.summarize_reports([("cpu.json", cpu_report), ("gpu.json", gpu_report)]), GPU_VS_CPU)
+    assert "×**" not in text and "CPU only" in text
+
+
+def test_summary_warns_when_the_gpu_was_throttled():
+    """Made up for the test: NVML readings at the start and end of two families; only a reason other than idle
+    warns."""
+    report = synthetic_report()
+    report["context"]["hdbench"]["gpu_conditions"] = [
+        {"family": "transfer", "when": "start", "throttle_reasons": ["gpu_idle"], "sm_clock_MHz": 345},
+        {"family": "transfer", "when": "end", "throttle_reasons": []},
+        {"family": "mlp", "when": "end", "throttle_reasons": ["gpu_idle", "sw_power_cap"], "sm_clock_MHz": 1410,
+         "sm_clock_max_MHz": 1980, "temperature_C": 83}]
+    text = report_summary.summarize_reports([("r.json", report)])
+    warnings = [line for line in text.splitlines() if "**Warning:**" in line]
+    assert warnings == ["- **Warning:** the GPU's clocks were throttled at the end of the `mlp` family: sw_power_cap, "
+                        "SM 1410 of 1980 MHz, 83 °C. Its figures may be low."]
+    report["context"]["hdbench"]["gpu_conditions"] = {"unavailable": "no usable GPU: no driver"}
+    assert "**Warning:**" not in report_summary.summarize_reports([("r.json", report)])

@@ -222,6 +222,26 @@ TEST(CpuMlp, ThreadCountsAgree) {
   EXPECT_EQ(two.steps_taken(), 2u);
 }
 
+// The thread sweep changes a model's threads between steps: the steps that follow
+// agree with a model built with that many threads.
+TEST(CpuMlp, SetThreadsBetweenStepsAgreesWithAModelBuiltSo) {
+  const MlpShape shape = parse_mlp_shape("784x256x10");
+  const auto init = initial_parameters(shape, 3);
+  CpuMlp swept(shape, default_optimizer(OptimizerKind::sgd), 512, 1, init);
+  CpuMlp built(shape, default_optimizer(OptimizerKind::sgd), 512, 1, init);
+  for (int threads : {1, 2, 4, 2}) {
+    swept.set_threads(threads);
+    EXPECT_EQ(swept.threads(), threads);
+    const Batch b = random_batch(shape, 512, static_cast<std::uint32_t>(threads));
+    const StepResult r1 = swept.step(b.images.data(), b.labels.data(), 512);
+    const StepResult r2 = built.step(b.images.data(), b.labels.data(), 512);
+    EXPECT_NEAR(r1.loss, r2.loss, 1e-5);
+    EXPECT_EQ(r1.correct, r2.correct);
+    EXPECT_TRUE(close(swept.parameters(), built.parameters(), 1e-5, 1e-5));
+  }
+  EXPECT_THROW(swept.set_threads(0), MlpConfigError);
+}
+
 // step() updates each weight block inside the backward pass; it must be the same
 // arithmetic as computing every gradient first and updating after.
 TEST(CpuMlp, FusedStepEqualsGradientsThenUpdateBitForBit) {

@@ -1,0 +1,208 @@
+#include "core/gpu_conditions.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <memory>
+#include <utility>
+
+namespace hdbench {
+namespace {
+
+// The few NVML entry points hdbench reads, as documented in NVML's API reference
+// (nvml.h): every call returns nvmlReturn_t, NVML_SUCCESS (0) on success.
+using NvmlReturn = int;
+struct NvmlDeviceOpaque;
+using NvmlDevice = NvmlDeviceOpaque*;
+constexpr NvmlReturn kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;      // NVML_CLOCK_SM
+constexpr int kNvmlClockMem = 2;     // NVML_CLOCK_MEM
+constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
+
+struct NvmlApi {
+  void* handle = nullptr;
+  NvmlReturn (*init)() = nullptr;
+  NvmlReturn (*shutdown)() = nullptr;
+  const char* (*error_string)(NvmlReturn) = nullptr;
+  NvmlReturn (*by_index)(unsigned, NvmlDevice*) = nullptr;
+  NvmlReturn (*by_pci_bus_id)(const char*, NvmlDevice*) = nullptr;
+  NvmlReturn (*clock)(NvmlDevice, int, unsigned*) = nullptr;
+  NvmlReturn (*max_clock)(NvmlDevice, int, unsigned*) = nullptr;
+  NvmlReturn (*power_usage)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*power_limit)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*temperature)(NvmlDevice, int, unsigned*) = nullptr;
+  NvmlReturn (*throttle_reasons)(NvmlDevice, unsigned long long*) = nullptr;
+
+  NvmlApi() = default;
+  NvmlApi(const NvmlApi&) = delete;
+  NvmlApi& operator=(const NvmlApi&) = delete;
+  ~NvmlApi() {
+    if (shutdown) shutdown();
+    if (handle) dlclose(handle);
+  }
+};
+
+template <typename Fn>
+void bind(void* handle, const char* symbol, Fn& fn) {
+  fn = reinterpret_cast<Fn>(dlsym(handle, symbol));
+}
+
+std::optional<unsigned> read_unsigned(NvmlReturn (*fn)(NvmlDevice, unsigned*), NvmlDevice device) {
+  unsigned value = 0;
+  if (fn && fn(device, &value) == kNvmlSuccess) return value;
+  return std::nullopt;
+}
+
+std::optional<unsigned> read_clock(NvmlReturn (*fn)(NvmlDevice, int, unsigned*), NvmlDevice device, int which) {
+  unsigned value = 0;
+  if (fn && fn(device, which, &value) == kNvmlSuccess) return value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
+  static const std::pair<std::uint64_t, const char*> kNames[] = {
+      {throttle::kGpuIdle, "gpu_idle"},
+      {throttle::kApplicationsClocksSetting, "applications_clocks_setting"},
+      {throttle::kSwPowerCap, "sw_power_cap"},
+      {throttle::kHwSlowdown, "hw_slowdown"},
+      {throttle::kSyncBoost, "sync_boost"},
+      {throttle::kSwThermalSlowdown, "sw_thermal_slowdown"},
+      {throttle::kHwThermalSlowdown, "hw_thermal_slowdown"},
+      {throttle::kHwPowerBrakeSlowdown, "hw_power_brake_slowdown"},
+      {throttle::kDisplayClockSetting, "display_clock_setting"}};
+  std::vector<std::string> names;
+  for (const auto& [bit, name] : kNames) {
+    if (mask & bit) names.emplace_back(name);
+    mask &= ~bit;
+  }
+  for (std::uint64_t bit = 1; mask != 0; bit <<= 1) {
+    if (mask & bit) names.push_back(fmt::format("0x{:x}", bit));
+    mask &= ~bit;
+  }
+  return names;
+}
+
+bool throttled(std::uint64_t mask) noexcept { return (mask & ~throttle::kGpuIdle) != 0; }
+
+nlohmann::json to_json(const GpuSample& s) {
+  nlohmann::json j = nlohmann::json::object();
+  const auto put = [&j](const char* key, const auto& value) {
+    if (value) j[key] = *value;
+  };
+  put("sm_clock_MHz", s.sm_clock_mhz);
+  put("sm_clock_max_MHz", s.sm_clock_max_mhz);
+  put("memory_clock_MHz", s.memory_clock_mhz);
+  put("memory_clock_max_MHz", s.memory_clock_max_mhz);
+  put("power_W", s.power_w);
+  put("power_limit_W", s.power_limit_w);
+  put("temperature_C", s.temperature_c);
+  if (s.throttle_reasons) {
+    j["throttle_reasons_mask"] = *s.throttle_reasons;
+    j["throttle_reasons"] = throttle_reason_names(*s.throttle_reasons);
+  }
+  return j;
+}
+
+GpuSampler make_nvml_sampler(const std::string& pci_bus_id, unsigned index, std::string& reason, const char* library) {
+  auto api = std::make_shared<NvmlApi>();
+  api->handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+  if (!api->handle) {
+    const char* error = dlerror();
+    reason = fmt::format("NVML not loaded: {} ({})", library, error ? error : "not found");
+    return {};
+  }
+  bind(api->handle, "nvmlInit_v2", api->init);
+  bind(api->handle, "nvmlErrorString", api->error_string);
+  bind(api->handle, "nvmlDeviceGetHandleByIndex_v2", api->by_index);
+  bind(api->handle, "nvmlDeviceGetHandleByPciBusId_v2", api->by_pci_bus_id);
+  bind(api->handle, "nvmlDeviceGetClockInfo", api->clock);
+  bind(api->handle, "nvmlDeviceGetMaxClockInfo", api->max_clock);
+  bind(api->handle, "nvmlDeviceGetPowerUsage", api->power_usage);
+  bind(api->handle, "nvmlDeviceGetEnforcedPowerLimit", api->power_limit);
+  bind(api->handle, "nvmlDeviceGetTemperature", api->temperature);
+  bind(api->handle, "nvmlDeviceGetCurrentClocksThrottleReasons", api->throttle_reasons);
+  if (!api->init || !api->by_index) {
+    reason = fmt::format("NVML in {} lacks nvmlInit_v2 or nvmlDeviceGetHandleByIndex_v2", library);
+    return {};
+  }
+  const auto describe = [&api](NvmlReturn code) {
+    return api->error_string ? std::string(api->error_string(code)) : fmt::format("error {}", code);
+  };
+  if (const NvmlReturn code = api->init(); code != kNvmlSuccess) {
+    reason = fmt::format("nvmlInit_v2 failed: {}", describe(code));
+    return {};
+  }
+  bind(api->handle, "nvmlShutdown", api->shutdown);  // only once initialised
+  NvmlDevice device = nullptr;
+  // CUDA and NVML may number devices differently; the PCI bus id names the same one.
+  NvmlReturn code = 1;
+  if (!pci_bus_id.empty() && api->by_pci_bus_id) code = api->by_pci_bus_id(pci_bus_id.c_str(), &device);
+  if (code != kNvmlSuccess) code = api->by_index(index, &device);
+  if (code != kNvmlSuccess) {
+    reason = fmt::format("NVML has no device {} (index {}): {}", pci_bus_id, index, describe(code));
+    return {};
+  }
+  return [api, device] {
+    GpuSample s;
+    s.sm_clock_mhz = read_clock(api->clock, device, kNvmlClockSm);
+    s.sm_clock_max_mhz = read_clock(api->max_clock, device, kNvmlClockSm);
+    s.memory_clock_mhz = read_clock(api->clock, device, kNvmlClockMem);
+    s.memory_clock_max_mhz = read_clock(api->max_clock, device, kNvmlClockMem);
+    if (const auto mw = read_unsigned(api->power_usage, device)) s.power_w = *mw / 1e3;
+    if (const auto mw = read_unsigned(api->power_limit, device)) s.power_limit_w = *mw / 1e3;
+    s.temperature_c = read_clock(api->temperature, device, kNvmlTemperatureGpu);
+    unsigned long long reasons = 0;
+    if (api->throttle_reasons && api->throttle_reasons(device, &reasons) == kNvmlSuccess) s.throttle_reasons = reasons;
+    return s;
+  };
+}
+
+GpuConditionsLog::GpuConditionsLog(GpuSampler sampler, std::string reason_when_none)
+    : sampler_(std::move(sampler)), reason_(std::move(reason_when_none)) {}
+
+void GpuConditionsLog::record(const std::string& family, const char* when) {
+  if (!sampler_) return;
+  nlohmann::json j = {{"family", family}, {"when", when}};
+  j.update(hdbench::to_json(sampler_()));
+  samples_.push_back(std::move(j));
+}
+
+void GpuConditionsLog::on_benchmark(const std::string& family) {
+  if (family == current_) return;
+  if (!current_.empty()) record(current_, "end");
+  current_ = family;
+  record(current_, "start");
+}
+
+void GpuConditionsLog::finish() {
+  if (!current_.empty()) record(current_, "end");
+  current_.clear();
+}
+
+nlohmann::json GpuConditionsLog::to_json() const {
+  if (!sampler_) return {{"unavailable", reason_.empty() ? std::string("no GPU") : reason_}};
+  return samples_;
+}
+
+std::vector<std::string> gpu_throttle_warnings(const nlohmann::json& gpu_conditions) {
+  std::vector<std::string> warnings;
+  if (!gpu_conditions.is_array()) return warnings;
+  for (const nlohmann::json& s : gpu_conditions) {
+    const std::uint64_t mask = s.value("throttle_reasons_mask", std::uint64_t{0});
+    if (!throttled(mask)) continue;
+    std::string names;
+    for (const std::string& name : throttle_reason_names(mask & ~throttle::kGpuIdle))
+      names += (names.empty() ? "" : ", ") + name;
+    std::string clocks;
+    if (s.contains("sm_clock_MHz") && s.contains("sm_clock_max_MHz")) {
+      clocks = fmt::format(" (SM {} MHz of {})", s["sm_clock_MHz"].get<unsigned>(), s["sm_clock_max_MHz"].get<unsigned>());
+    }
+    warnings.push_back(fmt::format("{} ({}): clocks throttled: {}{}", s.value("family", std::string("?")),
+                                   s.value("when", std::string("?")), names, clocks));
+  }
+  return warnings;
+}
+
+}  // namespace hdbench
