@@ -22,12 +22,13 @@ namespace {
 
 std::unique_ptr<CommandLine> declare_all(const OptionLimits& limits, std::uint64_t random_seed) {
   auto line = std::make_unique<CommandLine>();
-  line->families = make_families(line->data);
+  line->families = make_families(line->data, line->devices);
   declare_core_flags(line->flags, line->options, line->family_names(), random_seed);
   for (const auto& family : line->families) family->declare_flags(line->flags, limits);
   declare_data_flags(line->flags, line->data);
   declare_cpu_blas_flags(line->flags, line->cpu_blas);
   trace::declare_trace_flags(line->flags, line->trace);
+  declare_device_flags(line->flags, line->devices);
   return line;
 }
 

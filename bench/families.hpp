@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/options.hpp"
 #include "data/data_options.hpp"
@@ -14,8 +15,8 @@
 namespace hdbench {
 
 // The families in run order (families.cpp: the one list). The loader and mlp families
-// read the shared dataset options.
-std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data);
+// read the shared dataset options; the multi-device benchmarks --hdbench_devices.
+std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data, const DeviceSelection& devices);
 
 // The parsed command line: the shared options, the dataset's and the trace's, and
 // every family with its own options (held by the family). Not movable: the flags'
@@ -28,6 +29,7 @@ struct CommandLine {
   FlagParser flags;
   Options options;
   DataOptions data;
+  DeviceSelection devices;
   trace::TraceOptions trace;
   CpuBlasOptions cpu_blas;
   std::vector<std::unique_ptr<Family>> families;

@@ -6,11 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "core/devices.hpp"
 #include "core/options.hpp"
 #include "data/data_options.hpp"
 #include "loader/loader_options.hpp"
 #include "mlp/cpu_blas.hpp"
 #include "mlp/mlp_options.hpp"
+#include "p2p/p2p_options.hpp"
+#include "scaleout/scaleout_options.hpp"
 #include "streams/streams_options.hpp"
 #include "trace/trace_options.hpp"
 #include "transfer/transfer_options.hpp"
@@ -18,7 +21,7 @@
 namespace hdbench::testing {
 
 inline const std::vector<std::string> kFamilyNames = {"transfer", "pinning", "staged", "host_memcpy",
-                                                       "streams",  "loader",  "mlp"};
+                                                       "streams",  "loader",  "mlp",         "dataparallel", "p2p"};
 
 struct Parsed {
   Options core;
@@ -27,8 +30,11 @@ struct Parsed {
   DataOptions data;
   LoaderOptions loader;
   MlpOptions mlp;
+  DataParallelOptions dataparallel;
+  P2pOptions p2p;
   trace::TraceOptions trace;
   CpuBlasOptions cpu_blas;
+  DeviceSelection devices;
   bool help = false;
   std::vector<std::string> given;
   std::vector<std::string> passthrough;
@@ -45,9 +51,12 @@ inline Parsed parse_flags(const std::vector<std::string>& args, const OptionLimi
   declare_streams_flags(flags, p.streams, limits);
   declare_loader_flags(flags, p.loader);
   declare_mlp_flags(flags, p.mlp, limits);
+  declare_dataparallel_flags(flags, p.dataparallel, limits, [](std::string_view, std::string_view) {});
+  declare_p2p_flags(flags, p.p2p, limits);
   declare_data_flags(flags, p.data);
   declare_cpu_blas_flags(flags, p.cpu_blas);
   trace::declare_trace_flags(flags, p.trace);
+  declare_device_flags(flags, p.devices);
   p.passthrough = flags.parse(args);
   p.help = flags.help_requested();
   p.given = flags.given();

@@ -50,7 +50,8 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.core.out_path.empty());
   EXPECT_EQ(o.core.families, kFamilyNames);
-  EXPECT_EQ(o.core.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp"}));
+  EXPECT_EQ(o.core.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp",
+                                                               "dataparallel", "p2p"}));
   for (const std::string& family : kFamilyNames) EXPECT_TRUE(o.core.runs_family(family)) << family;
   EXPECT_EQ(o.transfer.sizes, parse_size_list("sizes", "4K:1G:x4"));
   EXPECT_EQ(o.transfer.sizes.size(), 10u);
@@ -127,7 +128,8 @@ TEST(ParseCommandLine, MlpDefaults) {
   EXPECT_EQ(o.mlp.optimizers, (std::vector<OptimizerKind>{OptimizerKind::sgd}));
   EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph}));
   EXPECT_EQ(o.mlp.data, all_batch_sources());
-  EXPECT_EQ(o.mlp.threads, (std::vector<int>{test_limits().hardware_threads}));
+  EXPECT_TRUE(o.mlp.threads.empty());  // auto: the step sweeps 1, 2, 4, ... cores
+  EXPECT_EQ(o.mlp.cores, test_limits().hardware_threads);
   EXPECT_EQ(o.mlp.epoch_workers, (std::vector<int>{0, 2, 8}));
   EXPECT_TRUE(o.core.runs_family("mlp"));
 }

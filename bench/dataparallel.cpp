@@ -1,0 +1,140 @@
+// The dataparallel family in hdbench: the CPU data-parallel step with one rank (the
+// baseline hdbench_mpi's ranks are compared with), the NCCL all-reduce of one rank
+// per selected GPU (bus bandwidth as nccl-tests defines it). N ranks run under MPI:
+// `mpirun -np N hdbench_mpi` (bench/mpi/). Not built yet: the GPU data-parallel step
+// (bucketed NCCL all-reduce overlapped with backward, and not), which needs GpuMlp to
+// hand out its device gradients per layer.
+#include "dataparallel.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/cuda.hpp"
+#include "core/report.hpp"
+#include "core/timing.hpp"
+#include "mlp/mlp_model.hpp"
+#include "scaleout/nccl_allreduce.hpp"
+#include "scaleout/scaleout_math.hpp"
+
+namespace hdbench {
+namespace {
+
+constexpr int kNcclRepetitions = 20;
+
+void run_cpu_case(benchmark::State& state, const DataParallelCase& c) {
+  scaleout::SelfCommunicator self;
+  for (auto _ : state) {
+    const nlohmann::json result = run_data_parallel(self, c);
+    if (result.contains("error_message")) {
+      fail_benchmark(state, result["error_message"].get<std::string>());
+      return;
+    }
+    for (const auto& [key, value] : result["counters"].items()) state.counters[key] = value.get<double>();
+    state.SetIterationTime(1e-6 * result["counters"]["step_us"].get<double>());
+  }
+}
+
+// One rank's NCCL all-reduce of `bytes` in `buckets`, on `device`.
+void run_nccl_allreduce(benchmark::State& state, int device, std::size_t bytes, int buckets, double timeout_s) {
+  HDBENCH_CUDA_CHECK(cudaSetDevice(device));
+  scaleout::SelfCommunicator self;
+  scaleout::NcclAllReduce nccl(self, timeout_s);
+  const std::size_t count = bytes / sizeof(float);
+  DeviceBuffer values(count * sizeof(float));
+  HDBENCH_CUDA_CHECK(cudaMemset(values.data(), 0, count * sizeof(float)));
+  Stream stream("nccl");
+  Event start, stop;
+  nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());  // warm-up: NCCL connects lazily
+  nccl.wait(stream.get(), "NCCL warm-up all-reduce");
+  for (auto _ : state) {
+    start.record(stream.get());
+    for (int i = 0; i < kNcclRepetitions; ++i) nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());
+    stop.record(stream.get());
+    nccl.wait(stream.get(), "NCCL all-reduce");
+    state.SetIterationTime(1e-3 * elapsed_ms(start, stop) / kNcclRepetitions);
+  }
+  const double seconds = 1e-3 * elapsed_ms(start, stop) / kNcclRepetitions;
+  state.counters["allreduce_us"] = 1e6 * seconds;
+  state.counters["allreduce_algbw_GB/s"] = scaleout::allreduce_algbw_gbps(bytes, seconds);
+  state.counters["allreduce_busbw_GB/s"] = scaleout::allreduce_busbw_gbps(bytes, seconds, nccl.size());
+}
+
+class DataParallelFamily final : public Family {
+ public:
+  explicit DataParallelFamily(const DeviceSelection& devices) : devices_(devices) {}
+  std::vector<std::string> names() const override { return {"dataparallel"}; }
+
+  void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
+    declare_dataparallel_flags(flags, options_, limits, [](std::string_view flag, std::string_view model) {
+      try {
+        parse_mlp_shape(model);
+      } catch (const MlpConfigError& error) {
+        throw UsageError(fmt::format("--hdbench_{}: {}", flag, error.what()));
+      }
+    });
+  }
+
+  void register_benchmarks(Suite& suite, const std::string&) const override {
+    for (const DataParallelCase& c : data_parallel_cases(options_, suite.options().seed)) {
+      suite
+          .add(data_parallel_name(c, "self", 1), data_parallel_params(c, "self", 1),
+               [c](benchmark::State& state) { run_cpu_case(state, c); })
+          ->Iterations(1);
+    }
+    // One rank per selected GPU, each alone: a single-rank communicator's figures (its
+    // bus bandwidth is 0 by definition); several GPUs in one communicator need
+    // hdbench_mpi's ranks and are not built yet.
+    const auto gpu_count = static_cast<int>(suite.system().gpus.size());
+    for (const int device : resolve_devices(devices_, suite.options().device, gpu_count)) {
+      for (const std::size_t bytes : options_.nccl_bytes) {
+        for (const int buckets : options_.nccl_buckets) {
+          const nlohmann::json params = {{"family", "dataparallel"},
+                                         {"variant", "nccl_allreduce"},
+                                         {"processor", "gpu"},
+                                         {"collective", "ncclAllReduce"},
+                                         {"bytes", bytes},
+                                         {"buckets", buckets},
+                                         {"ranks", 1},
+                                         {"device", device}};
+          const double timeout_s = options_.timeout_s;
+          suite.add_gpu(
+              fmt::format("dataparallel/nccl_allreduce/device:{}/bytes:{}/buckets:{}/ranks:1", device, bytes, buckets),
+              params, [device, bytes, buckets, timeout_s](benchmark::State& state) {
+                run_nccl_allreduce(state, device, bytes, buckets, timeout_s);
+              });
+        }
+      }
+    }
+  }
+
+  const DataParallelOptions& options() const noexcept { return options_; }
+
+ private:
+  const DeviceSelection& devices_;
+  DataParallelOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_dataparallel_family(const DeviceSelection& devices) {
+  return std::make_unique<DataParallelFamily>(devices);
+}
+
+const DataParallelOptions& dataparallel_options(const Family& family) {
+  const auto* dp = dynamic_cast<const DataParallelFamily*>(&family);
+  if (dp == nullptr) throw std::invalid_argument("not the dataparallel family");
+  return dp->options();
+}
+
+std::vector<DataParallelCase> data_parallel_cases(const DataParallelOptions& o, std::uint64_t seed) {
+  std::vector<DataParallelCase> cases;
+  for (const std::string& model : o.models) {
+    for (const int batch : o.batches) {
+      cases.push_back({parse_mlp_shape(model), static_cast<std::size_t>(batch), o.steps, o.threads, seed, o.tolerance});
+    }
+  }
+  return cases;
+}
+
+}  // namespace hdbench

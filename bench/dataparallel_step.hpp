@@ -1,0 +1,47 @@
+// The data-parallel MLP step on the CPU, for any Communicator: each rank trains a
+// CpuMlp on its shard of a global batch, all-reduces the mean gradients, and applies
+// the optimizer, so every rank holds the parameters one process would have after
+// training on the combined batch. Used by the dataparallel family (one rank, in
+// hdbench) and by hdbench_mpi (N ranks under mpirun or srun). Lives in bench/ because
+// it joins two areas: the mlp step and the scale-out communicator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mlp/mlp_model.hpp"
+#include "scaleout/communicator.hpp"
+
+namespace hdbench {
+
+struct DataParallelCase {
+  MlpShape model;
+  std::size_t global_batch = 0;
+  int steps = 0;  // timed, after one untimed warm-up step
+  int threads = 1;
+  std::uint64_t seed = 0;
+  double tolerance = 1e-4;
+};
+
+// "dataparallel/cpu/<communicator>/<model>/batch:<B>/ranks:<N>"
+std::string data_parallel_name(const DataParallelCase& c, const std::string& communicator, int ranks);
+nlohmann::json data_parallel_params(const DataParallelCase& c, const std::string& communicator, int ranks);
+
+// Runs the case on every rank (a collective: all ranks call it with the same case).
+// Rank 0 returns the report entry's figures with every rank's (per_rank), the
+// one-rank step on the combined batch (timing and parameters), the scaling
+// efficiency and the checks; other ranks return null. Throws on a bad case (a batch
+// that does not split evenly); the communicator handles dead ranks.
+//
+// Test hook: HDBENCH_DP_FAULT="kill:RANK:STEP" makes that rank SIGKILL itself before
+// that step's all-reduce, "stall:RANK:STEP" makes it sleep forever there.
+nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParallelCase& c);
+
+// The synthetic combined batch of one step: sample i of step s is the same whichever
+// rank builds it (a counter-based generator keyed by seed, step and sample).
+void fill_batch(const MlpShape& model, std::uint64_t seed, std::size_t step, std::size_t first_sample,
+                std::size_t count, float* images, std::int32_t* labels);
+
+}  // namespace hdbench

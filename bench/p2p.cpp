@@ -1,0 +1,100 @@
+// The p2p family: a GPU-to-GPU copy matrix over every ordered pair of the selected
+// devices (--hdbench_devices), with peer access on and off, one and both directions,
+// each copy verified after timing. With fewer than two selected GPUs it registers one
+// skipped entry saying so. Has not run on two GPUs yet.
+#include <fmt/format.h>
+
+#include "core/devices.hpp"
+#include "core/family.hpp"
+#include "core/measure.hpp"
+#include "core/report.hpp"
+#include "core/timing.hpp"
+#include "p2p/p2p_options.hpp"
+#include "p2p/peer_copy.hpp"
+
+namespace hdbench {
+namespace {
+
+void run_peer_copy(benchmark::State& state, int src, int dst, std::size_t bytes, bool peer, bool both,
+                   std::uint64_t seed) {
+  if (peer && !(p2p::can_access_peer(src, dst) && p2p::can_access_peer(dst, src))) {
+    skip_benchmark(
+        state, fmt::format("GPU {} and GPU {} cannot access each other's memory (cudaDeviceCanAccessPeer)", src, dst));
+    return;
+  }
+  if (const auto shortfall = memory_shortfall(bytes, 2 * bytes)) {
+    skip_benchmark(state, *shortfall);
+    return;
+  }
+  p2p::PeerCopy copy(src, dst, bytes, peer, both, seed);
+  copy.run_once();  // warm-up
+  std::vector<double> forward, backward;
+  for (auto _ : state) {
+    const p2p::PeerSample s = copy.run_once();
+    state.SetIterationTime(s.span_seconds);
+    forward.push_back(s.forward_seconds);
+    if (both) backward.push_back(s.backward_seconds);
+  }
+  if (const std::string problem = copy.verify(); !problem.empty()) {
+    fail_benchmark(state, problem);
+    return;
+  }
+  set_bandwidth_counters(state, bytes, forward, 0.0, both ? "forward_" : "");
+  if (both) set_bandwidth_counters(state, bytes, backward, 0.0, "backward_");
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes * (both ? 2 : 1)));
+}
+
+class P2pFamily final : public Family {
+ public:
+  explicit P2pFamily(const DeviceSelection& devices) : devices_(devices) {}
+  std::vector<std::string> names() const override { return {"p2p"}; }
+  void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
+    declare_p2p_flags(flags, options_, limits);
+  }
+  void register_benchmarks(Suite& suite, const std::string&) const override {
+    const auto gpu_count = static_cast<int>(suite.system().gpus.size());
+    const std::vector<int> devices = resolve_devices(devices_, suite.options().device, gpu_count);
+    const nlohmann::json base = {{"family", "p2p"}, {"processor", "gpu"}, {"devices", devices}};
+    if (!suite.system().gpu_usable()) {
+      suite.add_skipped("p2p/matrix", base, suite.system().gpu_unavailable_reason);
+      return;
+    }
+    if (devices.size() < 2) {
+      suite.add_skipped("p2p/matrix", base,
+                        fmt::format("p2p needs two or more GPUs (--hdbench_devices=all or a list); selected {} of "
+                                    "this machine's {}",
+                                    devices.size(), gpu_count));
+      return;
+    }
+    const std::uint64_t seed = suite.options().seed;
+    for (const int src : devices) {
+      for (const int dst : devices) {
+        if (src == dst) continue;
+        for (const bool both : options_.both_directions) {
+          if (both && src > dst) continue;  // both directions: one entry per unordered pair
+          for (const bool peer : options_.peer_access) {
+            for (const std::size_t bytes : options_.sizes) {
+              const nlohmann::json params = {{"family", "p2p"},         {"processor", "gpu"},
+                                             {"src_device", src},       {"dst_device", dst},
+                                             {"bytes", bytes},          {"peer_access", peer},
+                                             {"both_directions", both}, {"direction", both ? "both" : "one"}};
+              suite.add_gpu(
+                  fmt::format("p2p/{}to{}/{}/peer:{}/{}", src, dst, both ? "both" : "one", peer ? "on" : "off", bytes),
+                  params, [=](benchmark::State& state) { run_peer_copy(state, src, dst, bytes, peer, both, seed); });
+            }
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  const DeviceSelection& devices_;
+  P2pOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_p2p_family(const DeviceSelection& devices) { return std::make_unique<P2pFamily>(devices); }
+
+}  // namespace hdbench

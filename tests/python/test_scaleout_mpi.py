@@ -1,0 +1,132 @@
+"""hdbench_mpi under Open MPI's mpirun on this machine's CPU: two ranks train the
+data-parallel MLP step, agree with each other and with one process on the combined
+batch, and rank 0 writes one report; a rank that dies or stalls ends the run with a
+message within the collective deadline, and an earlier report at the path survives.
+
+Runs in the release build only (the tools label): MPI's own allocations make
+AddressSanitizer's leak check noisy, and nothing here is sanitizer-specific. The
+faults come from the binary's test hook HDBENCH_DP_FAULT=kill|stall:RANK:STEP."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+MPIRUN = shutil.which("mpirun")
+pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun is not installed (Debian: openmpi-bin)")
+
+SMALL = ["--hdbench_dp_models=784x16x10", "--hdbench_dp_batches=64", "--hdbench_dp_steps=4"]
+
+
+@pytest.fixture(scope="module")
+def mpi_bin() -> Path:
+    path = os.environ.get("HDBENCH_BIN")
+    if not path:
+        pytest.skip("HDBENCH_BIN is not set; run these tests through ctest")
+    binary = Path(path).with_name("hdbench_mpi")
+    if not binary.exists():
+        pytest.skip(f"{binary} was not built (CMake found no MPI)")
+    return binary
+
+
+def mpirun(binary: Path, ranks: int, *args: str, env: dict | None = None, timeout: float = 120):
+    command = [MPIRUN, "-np", str(ranks), "--oversubscribe"]
+    if os.geteuid() == 0:
+        command.append("--allow-run-as-root")
+    full_env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_mpi_yield_when_idle="1",
+                    **(env or {}))
+    return subprocess.run([*command, str(binary), *args], capture_output=True, text=True, timeout=timeout,
+                          env=full_env)
+
+
+def test_two_ranks_agree_with_each_other_and_with_one_process(mpi_bin, tmp_path):
+    out = tmp_path / "dp.json"
+    result = mpirun(mpi_bin, 2, *SMALL, "--hdbench_seed=7", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("Report: ") == 1  # rank 0 alone reports
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dp.json"]  # one file, no temp left over
+    report = json.loads(out.read_text())
+    assert report["context"]["hdbench"]["mpi"]["ranks"] == 2
+    [entry] = report["benchmarks"]
+    assert entry["status"] == "ok", entry.get("error_message")
+    assert entry["name"] == "dataparallel/cpu/mpi/784x16x10/batch:64/ranks:2"
+    assert entry["params"]["ranks"] == 2 and entry["params"]["shard_batch"] == 32
+    assert [r["rank"] for r in entry["per_rank"]] == [0, 1]
+    assert all(r["shard_batch"] == 32 and len(r["step_us_all"]) == 4 for r in entry["per_rank"])
+    assert entry["checks"]["ranks_identical"] is True
+    assert entry["checks"]["matches_one_rank"] is True
+    assert entry["counters"]["params_max_abs_diff_between_ranks"] == 0.0
+    assert entry["counters"]["params_max_abs_diff_vs_one_rank"] <= 1e-4
+    for key in ("step_us", "allreduce_us", "allreduce_busbw_GB/s", "one_rank_step_us", "scaling_efficiency"):
+        assert entry["counters"][key] > 0, key
+    # nccl-tests' definition with n = 2: busbw = algbw * 2(n-1)/n = algbw.
+    assert entry["counters"]["allreduce_busbw_GB/s"] == pytest.approx(entry["counters"]["allreduce_algbw_GB/s"])
+
+
+def test_a_batch_that_does_not_split_fails_with_the_reason(mpi_bin, tmp_path):
+    out = tmp_path / "dp.json"
+    result = mpirun(mpi_bin, 2, "--hdbench_dp_models=784x16x10", "--hdbench_dp_batches=63", "--hdbench_dp_steps=1",
+                    f"--hdbench_out={out}")
+    assert result.returncode != 0
+    assert "does not split evenly over 2 ranks" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("fault", ["kill", "stall"])
+def test_a_dead_or_stalled_rank_fails_the_run_and_keeps_the_earlier_report(mpi_bin, tmp_path, fault):
+    out = tmp_path / "dp.json"
+    out.write_text('{"earlier": true}\n')
+    timeout_s = 5
+    started = time.monotonic()
+    result = mpirun(mpi_bin, 2, *SMALL, f"--hdbench_dp_timeout_s={timeout_s}", f"--hdbench_out={out}",
+                    env={"HDBENCH_DP_FAULT": f"{fault}:1:2"}, timeout=60)
+    elapsed = time.monotonic() - started
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert out.read_text() == '{"earlier": true}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dp.json"]
+    assert f"HDBENCH_DP_FAULT={fault}:1:2" in result.stderr
+    if fault == "stall":
+        # Rank 0 gives up on the all-reduce rank 1 never joins, and says so.
+        assert "rank 0 of 2: gradient all-reduce of step 2 did not complete within 5 s" in result.stderr
+    assert elapsed < 50, f"the run took {elapsed:.0f} s to fail"
+
+
+def test_one_rank_runs_without_mpirun_in_hdbench(hdbench_bin, tmp_path):
+    """The plain binary links no MPI: its dataparallel family runs the one-rank step."""
+    out = tmp_path / "r.json"
+    result = subprocess.run([str(hdbench_bin), "--hdbench_families=dataparallel", *SMALL, f"--hdbench_out={out}"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    benchmarks = json.loads(out.read_text())["benchmarks"]
+    [one] = [b for b in benchmarks if b["name"].startswith("dataparallel/cpu/self/784x16x10/batch:64/ranks:1/")]
+    assert one["status"] == "ok"
+    assert one["params"]["ranks"] == 1
+    assert one["counters"]["allreduce_busbw_GB/s"] == 0.0  # one rank moves nothing
+    assert one["counters"]["params_max_abs_diff_vs_one_rank"] <= 1e-4
+    # Without a GPU the NCCL all-reduce registers as skipped, with the reason.
+    nccl = [b for b in benchmarks if b["params"].get("variant") == "nccl_allreduce"]
+    assert nccl and all(b["status"] in ("ok", "skipped") for b in nccl)
+    assert all(b["skip_reason"] for b in nccl if b["status"] == "skipped")
+
+
+def test_p2p_registers_skipped_with_the_reason_without_two_gpus(hdbench_bin, tmp_path):
+    out = tmp_path / "r.json"
+    result = subprocess.run([str(hdbench_bin), "--hdbench_families=p2p", "--hdbench_devices=all",
+                             f"--hdbench_out={out}"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    p2p = [b for b in report["benchmarks"] if b["params"].get("family") == "p2p"]
+    assert p2p
+    system = report["context"]["hdbench"]["system"]
+    if len(system["gpus"]) >= 2 and not system.get("gpu_unavailable_reason"):
+        assert all(b["status"] in ("ok", "skipped") for b in p2p)
+        return
+    [entry] = p2p
+    assert entry["status"] == "skipped"
+    assert entry["skip_reason"] == system.get("gpu_unavailable_reason") or "two or more GPUs" in entry["skip_reason"]
