@@ -320,12 +320,7 @@ void register_loader(Suite& suite, const LoaderOptions& options, const DataOptio
     try {
       family->dataset();
     } catch (const DatasetError& error) {
-      throw UsageError(fmt::format("{}: {}",
-                                   data_options.mnist_dir.empty() ? "the default dataset (Fashion-MNIST; "
-                                                                    "--hdbench_loader_samples=N trains on synthetic "
-                                                                    "data instead)"
-                                                                  : "--hdbench_mnist_dir",
-                                   error.what()));
+      throw dataset_usage_error(data_options, error);
     }
   }
   for (const LoaderCase& c : plan_cases(options)) {

@@ -248,12 +248,7 @@ void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, co
       family->data.train();
       family->data.held_out();
     } catch (const DatasetError& error) {
-      throw UsageError(fmt::format("{}: {}",
-                                   data_options.mnist_dir.empty() ? "the default dataset (Fashion-MNIST; "
-                                                                    "--hdbench_loader_samples=N trains on synthetic "
-                                                                    "data instead)"
-                                                                  : "--hdbench_mnist_dir",
-                                   error.what()));
+      throw dataset_usage_error(data_options, error);
     }
   }
   for (const EpochCase& c : plan_epochs(family->options)) {

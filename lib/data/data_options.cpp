@@ -64,4 +64,12 @@ void declare_data_flags(FlagParser& flags, DataOptions& o) {
   });
 }
 
+UsageError dataset_usage_error(const DataOptions& o, const std::exception& error) {
+  return UsageError(fmt::format("{}: {}",
+                                o.mnist_dir.empty() ? "the default dataset (Fashion-MNIST; --hdbench_loader_samples=N "
+                                                      "trains on synthetic data instead)"
+                                                    : "--hdbench_mnist_dir",
+                                error.what()));
+}
+
 }  // namespace hdbench

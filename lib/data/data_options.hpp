@@ -44,4 +44,8 @@ Dataset load_training_set(const DatasetSource& source, std::uint64_t seed, std::
 
 void declare_data_flags(FlagParser& flags, DataOptions& options);
 
+// A dataset file that cannot be read, as the usage error it is: named after the flag
+// that chose it (--hdbench_mnist_dir, or the default Fashion-MNIST set).
+UsageError dataset_usage_error(const DataOptions& options, const std::exception& error);
+
 }  // namespace hdbench

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "capture_runs.hpp"
 #include "core/suite.hpp"
 #include "option_test_support.hpp"
 #include "parsed_flags.hpp"
@@ -113,14 +114,7 @@ TEST(MaxMinutes, AcceptsAPositiveNumberAndRejectsTheRest) {
   }
 }
 
-class CaptureRuns : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    this->runs.insert(this->runs.end(), runs.begin(), runs.end());
-  }
-  std::vector<Run> runs;
-};
+using testing::CaptureRuns;
 
 TEST(MaxMinutes, ABenchmarkNotStartedWithinTheBudgetIsSkippedWithTheReason) {
   Options options;

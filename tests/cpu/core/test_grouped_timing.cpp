@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "capture_runs.hpp"
 #include "core/grouped_timing.hpp"
 
 namespace hdbench {
@@ -26,14 +27,7 @@ struct FakeRuns {
   double total() const { return std::accumulate(seconds_per_trial.begin(), seconds_per_trial.end(), 0.0); }
 };
 
-class CaptureRuns : public benchmark::BenchmarkReporter {
- public:
-  bool ReportContext(const Context&) override { return true; }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    this->runs.insert(this->runs.end(), runs.begin(), runs.end());
-  }
-  std::vector<Run> runs;
-};
+using testing::CaptureRuns;
 
 // Registers and runs one benchmark named `name`; `body` is its function.
 CaptureRuns run_one(const std::string& name, std::function<void(benchmark::State&)> body) {
