@@ -95,7 +95,7 @@ def test_loader_names_params_and_grid_follow_hdbench():
         "loader/gpu/pin_thread/batch:32/workers:8/depth:2/cost_us:0/shuffle/none/manual_time"
     assert pytorch_loader.loader_params(gpu, opts) == {
         "family": "loader", "implementation": "pytorch", "consumer": "gpu", "pinning": "pin_thread", "batch": 32, "workers": 8, "prefetch_depth": 2, "sample_cost_us": 0.0, "shuffle": True,
-        "augment": "none", "dataset": "synthetic", "device": 0, "samples": 60000}
+        "augment": "none", "dataset": "synthetic", "dataset_name": "synthetic", "device": 0, "samples": 60000}
     assert pytorch_loader.cost_text(0.0) == "0" and pytorch_loader.cost_text(2.5) == "2.5"
 
 
