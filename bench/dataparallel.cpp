@@ -42,7 +42,7 @@ void run_nccl_allreduce(benchmark::State& state, int device, std::size_t bytes, 
   scaleout::NcclAllReduce nccl(self, timeout_s);
   const std::size_t count = bytes / sizeof(float);
   DeviceBuffer values(count * sizeof(float));
-  HDBENCH_CUDA_CHECK(cudaMemset(values.data(), 0, count * sizeof(float)));
+  fill_device_bytes(values.data(), 0, count * sizeof(float));
   Stream stream("nccl");
   Event start, stop;
   nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());  // warm-up: NCCL connects lazily

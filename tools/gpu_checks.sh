@@ -2,75 +2,99 @@
 # Runs on a GPU machine from a bundle made by tools/make_bundle.sh: the GPU tests,
 # the GPU tests under compute-sanitizer (memcheck, racecheck, synccheck), the NVTX
 # and end-to-end tests where pytest exists, a short traced run (--hdbench_trace) and
-# its overhead against the same run untraced, and the default benchmark suite.
-# Logs and the report go to OUT_DIR. Extra arguments go to hdbench.
+# its overhead against the same run untraced, the quick and default presets and the
+# PyTorch baseline. Logs and reports go to OUT_DIR. Extra arguments go to hdbench's
+# preset runs.
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
+# HDBENCH_CHECKS picks the steps (default: all, in this order), so a lease of 10
+# minutes a call can split them: tests sanitizers pytest trace quick default pytorch.
+# Benchmark steps (trace, quick, default, pytorch) should not share the GPU with
+# other work; the test steps may run beside each other.
 set -uo pipefail
 bundle=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: gpu_checks.sh OUT_DIR [hdbench flags]}
 shift
 mkdir -p "$out"
+checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default pytorch}
 status=0
-step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log, remembers failures
-  local name=$1
+step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log with its wall time, remembers failures
+  local name=$1 start=$SECONDS rc=0
   shift
   echo "== $name"
-  if "$@" >"$out/$name.log" 2>&1; then echo "   ok"; else echo "   FAILED (exit $?), see $name.log"; tail -20 "$out/$name.log"; status=1; fi
+  "$@" >"$out/$name.log" 2>&1 || rc=$?
+  echo "$name rc=$rc in $((SECONDS - start)) s" >>"$out/timings.txt"
+  if ((rc == 0)); then echo "   ok ($((SECONDS - start)) s)"; else
+    echo "   FAILED (exit $rc after $((SECONDS - start)) s), see $name.log"
+    tail -20 "$out/$name.log"
+    status=1
+  fi
 }
-# cuBLAS is not bundled: take the machine's CUDA 13 copy, or the one PyTorch's wheels carry.
-cublas_dirs=${CUDA_HOME:-/usr/local/cuda}/lib64
-pip_cublas=$(python3 -c 'import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], "lib"))' 2>/dev/null || true)
-[[ -n $pip_cublas ]] && cublas_dirs="$cublas_dirs:$pip_cublas"
-export LD_LIBRARY_PATH="$bundle/lib:$cublas_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1 || true
-step gpu_tests "$bundle/hdbench_gpu_tests"
-step cpu_tests "$bundle/hdbench_cpu_tests"
-step nvtx_tests env NVTX_INJECTION64_PATH="$bundle/lib/libnvtx_capture.so" HDBENCH_NVTX_CAPTURE="$out/nvtx.log" \
-  "$bundle/hdbench_nvtx_tests"
-sanitizer=$(command -v compute-sanitizer || true)
-for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
-  [[ -z $sanitizer && -x $candidate ]] && sanitizer=$candidate
+wanted() { [[ " $checks " == *" $1 "* ]]; }
+# cuBLAS and NCCL are not bundled: take the machine's CUDA 13 copies, or the ones
+# PyTorch's wheels carry.
+cuda_dirs=${CUDA_HOME:-/usr/local/cuda}/lib64
+for package in cublas nccl; do
+  pip_dir=$(python3 -c "import nvidia.$package, os; print(os.path.join(list(nvidia.$package.__path__)[0], 'lib'))" 2>/dev/null || true)
+  [[ -n $pip_dir ]] && cuda_dirs="$cuda_dirs:$pip_dir"
 done
-if [[ -n $sanitizer ]]; then
-  # Every GPU test under each tool. HDBENCH_UNDER_COMPUTE_SANITIZER=1 skips what cannot
-  # run there (concurrency assertions; the intended failing 1 PiB cudaMalloc, which
-  # memcheck reports as an API error) and shrinks MlpGpu.TrainingLowersTheLoss to
-  # 784x32x10, batch 32, 16 steps. Estimated on an H100 from the 2026-11-22 logs:
-  # racecheck ~100-130 s (23 s without the MLP tests, ~27 s MlpGpuVersusCpu, ~26 s
-  # optimizer and graph tests, ~30 s training, was 254 s); memcheck and synccheck less.
-  for tool in memcheck racecheck synccheck; do
-    step "sanitizer_$tool" env HDBENCH_UNDER_COMPUTE_SANITIZER=1 \
-      "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
-  done
-else
-  echo "== compute-sanitizer not found: sanitizer runs NOT done"
-  status=1
-fi
-if python3 -m pytest --version >/dev/null 2>&1; then
-  step python_tests env HDBENCH_BIN="$bundle/hdbench" HDBENCH_NVTX_CAPTURE_LIB="$bundle/lib/libnvtx_capture.so" \
-    python3 -m pytest -q "$bundle/tests/python" -p no:cacheprovider
-else
-  echo "== pytest not found for $(command -v python3): end-to-end and NVTX binary tests NOT run"
-  status=1
-fi
+export LD_LIBRARY_PATH="$bundle/lib:$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 host=$(hostname | tr -c 'A-Za-z0-9-\n' '_')
-# A short traced run: the CUPTI timeline (open it in ui.perfetto.dev) and its
-# gpu_activity rows; then the same run untraced, so the trace's overhead is measured:
-# each benchmark's traced time over its untraced time (compare's ratio, with a U test
-# over the repetitions) in trace_overhead.txt. Informational: it fails no check.
-traced=(--hdbench_families=transfer,streams,mlp --hdbench_sizes=4M,256M --hdbench_memory=pageable,pinned
-  --hdbench_engines=copy --hdbench_directions=h2d,d2h --hdbench_stream_sizes=256M --hdbench_stream_counts=4
-  --hdbench_chunk_counts=16 --hdbench_compute_ratios=1 --hdbench_mlp_processors=gpu --hdbench_mlp_models=784x32x10
-  --hdbench_mlp_batches=128 --hdbench_mlp_dtypes=fp32 --hdbench_mlp_optimizers=sgd --hdbench_mlp_epoch_batches=128
-  --hdbench_mlp_epoch_workers=2 --benchmark_repetitions=3)
-step trace "$bundle/hdbench" "${traced[@]}" --hdbench_trace="$out/trace-$host.json" --hdbench_out="$out/traced-$host.json"
-step untraced "$bundle/hdbench" "${traced[@]}" --hdbench_out="$out/untraced-$host.json"
-python3 "$bundle/tools/hdbench_report.py" compare "$out/untraced-$host.json" "$out/traced-$host.json" --threshold 2 \
-  >"$out/trace_overhead.txt" 2>&1
-echo "== trace overhead (traced over untraced, exit $? of compare: 1 = some benchmark over 2% slower): trace_overhead.txt"
-step benchmarks "$bundle/hdbench" --hdbench_out="$out/hdbench-$host.json" "$@"
+nvidia-smi -q >"$out/nvidia-smi.txt" 2>&1 || true
+
+if wanted tests; then
+  step gpu_tests "$bundle/hdbench_gpu_tests"
+  step nvtx_tests env NVTX_INJECTION64_PATH="$bundle/lib/libnvtx_capture.so" HDBENCH_NVTX_CAPTURE="$out/nvtx.log" \
+    "$bundle/hdbench_nvtx_tests"
+fi
+if wanted sanitizers; then
+  sanitizer=$(command -v compute-sanitizer || true)
+  for candidate in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+    [[ -z $sanitizer && -x $candidate ]] && sanitizer=$candidate
+  done
+  if [[ -n $sanitizer ]]; then
+    # Every GPU test under each tool. HDBENCH_UNDER_COMPUTE_SANITIZER=1 skips what cannot
+    # run there (concurrency assertions; the intended failing 1 PiB cudaMalloc, which
+    # memcheck reports as an API error) and shrinks the MLP tests to 784x32x10, batch 32,
+    # 16 steps.
+    for tool in memcheck racecheck synccheck; do
+      step "sanitizer_$tool" env HDBENCH_UNDER_COMPUTE_SANITIZER=1 \
+        "$sanitizer" --tool "$tool" --error-exitcode 99 "$bundle/hdbench_gpu_tests"
+    done
+  else
+    echo "== compute-sanitizer not found: sanitizer runs NOT done"
+    status=1
+  fi
+fi
+if wanted pytest; then
+  if python3 -m pytest --version >/dev/null 2>&1; then
+    step python_tests env HDBENCH_BIN="$bundle/hdbench" HDBENCH_NVTX_CAPTURE_LIB="$bundle/lib/libnvtx_capture.so" \
+      python3 -m pytest -q "$bundle/tests/python" -p no:cacheprovider
+  else
+    echo "== pytest not found for $(command -v python3): end-to-end and NVTX binary tests NOT run"
+    status=1
+  fi
+fi
+if wanted trace; then
+  # A short traced run: the CUPTI timeline (open it in ui.perfetto.dev) and its
+  # gpu_activity rows; then the same run untraced, so the trace's overhead is measured:
+  # each benchmark's traced time over its untraced time (compare's ratio, with a U test
+  # over the repetitions) in trace_overhead.txt. Informational: it fails no check.
+  traced=(--hdbench_families=transfer,streams,mlp --hdbench_sizes=4M,256M --hdbench_memory=pageable,pinned
+    --hdbench_engines=copy --hdbench_directions=h2d,d2h --hdbench_stream_sizes=256M --hdbench_stream_counts=4
+    --hdbench_chunk_counts=16 --hdbench_compute_ratios=1 --hdbench_mlp_processors=gpu --hdbench_mlp_models=784x32x10
+    --hdbench_mlp_batches=128 --hdbench_mlp_dtypes=fp32 --hdbench_mlp_optimizers=sgd --hdbench_mlp_epoch_batches=128
+    --hdbench_mlp_epoch_workers=2 --benchmark_repetitions=3)
+  step trace "$bundle/hdbench" "${traced[@]}" --hdbench_trace="$out/trace-$host.json" --hdbench_out="$out/traced-$host.json"
+  step untraced "$bundle/hdbench" "${traced[@]}" --hdbench_out="$out/untraced-$host.json"
+  python3 "$bundle/tools/hdbench_report.py" compare "$out/untraced-$host.json" "$out/traced-$host.json" --threshold 2 \
+    >"$out/trace_overhead.txt" 2>&1
+  echo "== trace overhead (traced over untraced, exit $? of compare: 1 = some benchmark over 2% slower): trace_overhead.txt"
+fi
+for preset in quick default; do
+  wanted $preset && step "preset_$preset" "$bundle/hdbench" --hdbench_preset=$preset --hdbench_out="$out/$preset-$host.json" "$@"
+done
 # The same MLP steps in PyTorch (the machine's torch), for the figures beside hdbench's.
-if python3 -c 'import torch' >/dev/null 2>&1; then
+if wanted pytorch && python3 -c 'import torch' >/dev/null 2>&1; then
   step pytorch_baseline python3 "$bundle/tools/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
 fi
 exit $status

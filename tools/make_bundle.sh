@@ -14,11 +14,12 @@ rm -rf "$bundle"
 cmake --install build/release --prefix "$bundle" >/dev/null
 mkdir -p "$bundle/lib"
 # Libraries the binaries need, minus glibc's own (always present, and must match the
-# machine's loader), libcuda (the driver's, never bundled) and cuBLAS/cuBLASLt (over
-# 500 MB; gpu_checks.sh finds the GPU machine's own CUDA 13 copies).
+# machine's loader), libcuda (the driver's, never bundled), cuBLAS/cuBLASLt (over
+# 500 MB) and NCCL (over 200 MB): gpu_checks.sh finds the GPU machine's own CUDA 13
+# copies, or those PyTorch's wheels carry.
 for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_capture.so; do
   ldd "$binary" | awk '/=> \//{print $3}'
-done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' | grep -v 'libcublas' |
+done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' | grep -v 'libcublas' | grep -v 'libnccl' |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 # The tests find the tools where a checkout keeps them: tools/ beside tests/python/.
 cp tools/gpu_checks.sh "$bundle/"

@@ -169,6 +169,16 @@ float elapsed_ms(const Event& start, const Event& stop) {
   return ms;
 }
 
+void fill_device_bytes(void* device_ptr, int value, std::size_t bytes) {
+  HDBENCH_CUDA_CHECK(cudaMemsetAsync(device_ptr, value, bytes, cudaStreamLegacy));
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
+void upload_bytes(void* device_dst, const void* host_src, std::size_t bytes) {
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device_dst, host_src, bytes, cudaMemcpyHostToDevice, cudaStreamLegacy));
+  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 DeviceMemoryInfo device_memory_info() {
   DeviceMemoryInfo info;
   HDBENCH_CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));

@@ -133,6 +133,20 @@ class GraphExec {
   cudaGraphExec_t exec_ = nullptr;
 };
 
+// Sets `bytes` of device memory to `value` and waits until they are set. A plain
+// cudaMemset runs on the legacy default stream and may return before it lands; work on a
+// non-blocking stream (hdbench's streams are) does not wait for it, so the fill can land
+// after that work and corrupt it (seen under compute-sanitizer on an H100). Use this,
+// or cudaMemsetAsync on the stream that uses the buffer; tests/python/test_cuda_usage.py
+// checks that no code calls cudaMemset directly.
+void fill_device_bytes(void* device_ptr, int value, std::size_t bytes);
+
+// Copies `bytes` from host to device memory and waits until they have landed. A plain
+// cudaMemcpy from pageable memory may return once the bytes are staged, before the DMA
+// lands, and a non-blocking stream's next kernel does not wait for it. The same check
+// keeps host-to-device cudaMemcpy calls out of the code.
+void upload_bytes(void* device_dst, const void* host_src, std::size_t bytes);
+
 // Milliseconds between two recorded events (waits for `stop`).
 float elapsed_ms(const Event& start, const Event& stop);
 

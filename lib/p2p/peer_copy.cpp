@@ -14,7 +14,7 @@ namespace {
 void fill_device(const DeviceBuffer& buffer, std::size_t bytes, std::uint64_t seed) {
   std::vector<unsigned char> host(bytes);
   fill_pattern_host(host.data(), bytes, seed);
-  HDBENCH_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), bytes, cudaMemcpyHostToDevice));
+  upload_bytes(buffer.data(), host.data(), bytes);
 }
 
 std::string check_device(const DeviceBuffer& buffer, std::size_t bytes, std::uint64_t seed, const std::string& what) {

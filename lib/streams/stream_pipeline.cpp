@@ -87,7 +87,7 @@ Pipeline::Pipeline(const PipelineBuffers& buffers, const PipelineShape& shape, i
   }
   if (shape.side != SideLaunch::none) {
     side_counter_ = DeviceBuffer(sizeof(unsigned));
-    HDBENCH_CUDA_CHECK(cudaMemset(side_counter_.data(), 0, sizeof(unsigned)));
+    fill_device_bytes(side_counter_.data(), 0, sizeof(unsigned));
   }
 }
 

@@ -9,9 +9,9 @@
 
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
+#include "core/timing.hpp"
 #include "stream_kernels.hpp"
 #include "streams/stream_reference.hpp"
-#include "core/timing.hpp"
 
 namespace hdbench {
 namespace {
@@ -34,7 +34,7 @@ StreamWorkload::StreamWorkload(HostMemoryKind kind, std::size_t bytes, std::uint
       device_in_(bytes),
       device_out_(bytes) {
   fill_pattern_host(host_in_.data(), bytes, seed);
-  HDBENCH_CUDA_CHECK(cudaMemset(device_in_.data(), 0, bytes));
+  fill_device_bytes(device_in_.data(), 0, bytes);
   poison_outputs();
 }
 
@@ -45,7 +45,7 @@ PipelineBuffers StreamWorkload::buffers() const noexcept {
 
 void StreamWorkload::poison_outputs() const {
   std::memset(host_out_.data(), kPoisonByte, bytes_);
-  HDBENCH_CUDA_CHECK(cudaMemset(device_out_.data(), kPoisonByte, bytes_));
+  fill_device_bytes(device_out_.data(), kPoisonByte, bytes_);
   HDBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

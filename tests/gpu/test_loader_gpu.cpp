@@ -9,10 +9,10 @@
 
 #include "data/batch_plan.hpp"
 #include "data/device_feed.hpp"
-#include "gpu_test_support.hpp"
 #include "data/loader.hpp"
-#include "loader_kernels.hpp"
 #include "data/sample_transform.hpp"
+#include "gpu_test_support.hpp"
+#include "loader_kernels.hpp"
 
 namespace hdbench {
 namespace {
@@ -83,7 +83,7 @@ TEST(LoaderGpu, DeviceChecksumOfAnEpochEqualsTheReference) {
     Stream consumer;
     DeviceFeed feed(BatchLayout{d.pixels_per_sample()}.batch_bytes(128), loader.slot_count());
     DeviceBuffer total(sizeof(unsigned long long));
-    HDBENCH_CUDA_CHECK(cudaMemset(total.data(), 0, total.size()));
+    fill_device_bytes(total.data(), 0, total.size());
     // Consumed without waiting on the host: copies, kernels and slot reuse overlap.
     loader.start_epoch(5);
     while (const auto batch = loader.next()) {
@@ -108,8 +108,8 @@ TEST(LoaderGpu, WordSumKernelMatchesTheHost) {
     std::iota(host.begin(), host.end(), 0xFFFF0000u);
     DeviceBuffer device(words * 4);
     DeviceBuffer total(sizeof(unsigned long long));
-    HDBENCH_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), words * 4, cudaMemcpyHostToDevice));
-    HDBENCH_CUDA_CHECK(cudaMemset(total.data(), 0, total.size()));
+    upload_bytes(device.data(), host.data(), words * 4);
+    fill_device_bytes(total.data(), 0, total.size());
     kernels::add_word_sum(device.as<std::uint32_t>(), words, total.as<unsigned long long>(), nullptr);
     unsigned long long sum = 0;
     HDBENCH_CUDA_CHECK(cudaMemcpy(&sum, total.data(), sizeof(sum), cudaMemcpyDeviceToHost));

@@ -31,7 +31,7 @@ std::vector<T> download(const DeviceBuffer& buffer, std::size_t count, std::size
 template <typename T>
 DeviceBuffer upload(const std::vector<T>& host) {
   DeviceBuffer buffer(host.size() * sizeof(T));
-  HDBENCH_CUDA_CHECK(cudaMemcpy(buffer.data(), host.data(), buffer.size(), cudaMemcpyHostToDevice));
+  upload_bytes(buffer.data(), host.data(), buffer.size());
   return buffer;
 }
 
@@ -105,7 +105,7 @@ void check_bias_gradient() {
       dy[i] = narrow<T>(static_cast<int>(i % s.ld) < s.width ? value(rng) : std::nanf(""));
     const DeviceBuffer device_dy = upload(dy);
     DeviceBuffer db(static_cast<std::size_t>(s.width) * sizeof(float));
-    HDBENCH_CUDA_CHECK(cudaMemset(db.data(), 0xFF, db.size()));
+    fill_device_bytes(db.data(), 0xFF, db.size());
     const std::size_t capacity = kernels::bias_gradient_partials_needed(s.width);
     DeviceBuffer partials(std::max<std::size_t>(capacity, 1) * sizeof(float));
     Stream stream;
@@ -155,7 +155,7 @@ void check_padded_softmax() {
   const DeviceBuffer device_labels = upload(labels);
   DeviceBuffer dlogits(kBatch * kClasses * sizeof(G));
   DeviceBuffer dpadded(kBatch * kLd * sizeof(G));
-  HDBENCH_CUDA_CHECK(cudaMemset(dpadded.data(), 0xFF, dpadded.size()));
+  fill_device_bytes(dpadded.data(), 0xFF, dpadded.size());
   DeviceBuffer loss(kBatch * sizeof(float)), padded_loss(kBatch * sizeof(float));
   DeviceBuffer correct(kBatch * sizeof(int)), padded_correct(kBatch * sizeof(int));
   Stream stream;

@@ -97,12 +97,11 @@ TEST(MlpKernelsGpu, BiasGradientSumsEachColumnOverTheRows) {
       }
       Stream stream;
       DeviceBuffer device_dy(count * (bf16 ? sizeof(__nv_bfloat16) : sizeof(float)));
-      HDBENCH_CUDA_CHECK(cudaMemcpy(device_dy.data(), bf16 ? static_cast<const void*>(dy_bf16.data()) : dy.data(),
-                                    device_dy.size(), cudaMemcpyHostToDevice));
+      upload_bytes(device_dy.data(), bf16 ? static_cast<const void*>(dy_bf16.data()) : dy.data(), device_dy.size());
       std::vector<float> db(static_cast<std::size_t>(shape.width + kGuard), kSentinel);
       std::fill_n(db.begin(), shape.width, std::numeric_limits<float>::quiet_NaN());
       DeviceBuffer device_db(db.size() * sizeof(float));
-      HDBENCH_CUDA_CHECK(cudaMemcpy(device_db.data(), db.data(), device_db.size(), cudaMemcpyHostToDevice));
+      upload_bytes(device_db.data(), db.data(), device_db.size());
       if (bf16) {
         kernels::bias_gradient(device_dy.as<const __nv_bfloat16>(), device_db.as<float>(), shape.rows, shape.width,
                                stream.get());

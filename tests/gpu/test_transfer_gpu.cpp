@@ -65,7 +65,7 @@ TEST(StagedCopy, MovesSizesThatAreNotAMultipleOfTheChunk) {
       PageableBuffer host(bytes);
       DeviceBuffer device(bytes);
       fill_pattern_host(host.data(), bytes, kSeed);
-      HDBENCH_CUDA_CHECK(cudaMemset(device.data(), 0, bytes));
+      fill_device_bytes(device.data(), 0, bytes);
       copier.host_to_device(device.data(), host.data(), bytes);
       EXPECT_EQ(check_device_pattern(device.data(), bytes, kSeed, copier.stream()), "") << bytes;
 
