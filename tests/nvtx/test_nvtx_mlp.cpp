@@ -58,8 +58,8 @@ TEST_F(NvtxRanges, GpuStepRangesItsForwardBackwardAndOptimizerEnqueues) {
   hdbench::DeviceBuffer on_device(x.size() * sizeof(float) + kLabels.size() * sizeof(std::int32_t));
   auto* device_images = on_device.as<float>();
   auto* device_labels = reinterpret_cast<std::int32_t*>(device_images + x.size());
-  upload_bytes(device_images, x.data(), x.size() * sizeof(float));
-  upload_bytes(device_labels, kLabels.data(), kLabels.size() * sizeof(std::int32_t));
+  hdbench::upload_bytes(device_images, x.data(), x.size() * sizeof(float));
+  hdbench::upload_bytes(device_labels, kLabels.data(), kLabels.size() * sizeof(std::int32_t));
   mlp.step(device_images, device_labels, kBatch);  // the first step plans the GEMMs: outside the captured lines
   stream.synchronize();
   const std::uintmax_t before = log_size();
