@@ -178,6 +178,10 @@ TEST(StreamsTimeline, SyncCopiesNeverOverlapKernels) {
 
 TEST(StreamsCalibration, MoreComputeMeansMoreRounds) {
   SKIP_WITHOUT_GPU();
+  // Calibration times the kernel; under racecheck (H100, 2026-11-23) the
+  // instrumentation's cost swamped the work: 4 rounds took 170 ms, 16384 rounds 161 ms.
+  if (testing_support::under_compute_sanitizer())
+    GTEST_SKIP() << "under compute-sanitizer kernel times are the instrumentation's; checked in the plain run";
   const KernelCalibration calibration = calibrate_kernel(std::size_t{16} << 20);
   EXPECT_GT(calibration.h2d_seconds, 0.0);
   EXPECT_GT(calibration.model.seconds_per_round, 0.0);
