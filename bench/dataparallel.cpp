@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "core/report.hpp"
 #include "core/timing.hpp"
@@ -47,14 +48,15 @@ void run_nccl_allreduce(benchmark::State& state, int device, std::size_t bytes, 
   Event start, stop;
   nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());  // warm-up: NCCL connects lazily
   nccl.wait(stream.get(), "NCCL warm-up all-reduce");
-  for (auto _ : state) {
+  // A sample is kNcclRepetitions all-reduces; the figures are the median sample's.
+  const std::vector<double> samples = run_samples(state, [&] {
     start.record(stream.get());
     for (int i = 0; i < kNcclRepetitions; ++i) nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());
     stop.record(stream.get());
     nccl.wait(stream.get(), "NCCL all-reduce");
-    state.SetIterationTime(1e-3 * elapsed_ms(start, stop) / kNcclRepetitions);
-  }
-  const double seconds = 1e-3 * elapsed_ms(start, stop) / kNcclRepetitions;
+    return 1e-3 * elapsed_ms(start, stop) / kNcclRepetitions;
+  });
+  const double seconds = summarize(samples).median;
   state.counters["allreduce_us"] = 1e6 * seconds;
   state.counters["allreduce_algbw_GB/s"] = scaleout::allreduce_algbw_gbps(bytes, seconds);
   state.counters["allreduce_busbw_GB/s"] = scaleout::allreduce_busbw_gbps(bytes, seconds, nccl.size());

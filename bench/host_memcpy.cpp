@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "transfer_bench.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
@@ -39,15 +40,13 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
   pool.copy(dst.data(), src.data(), bytes);  // warm-up: wakes the workers, warms the TLB
   const std::size_t copies = copies_per_sample(bytes);
   const std::string timed_range = name + "/timed";
-  std::vector<double> seconds;
-  for (auto _ : state) {
+  std::vector<double> seconds = run_samples(state, [&] {
     nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * copies);
     HostTimer timer;
     for (std::size_t i = 0; i < copies; ++i) pool.copy(dst.data(), src.data(), bytes);
-    const double elapsed = timer.elapsed_seconds();
-    state.SetIterationTime(elapsed);
-    seconds.push_back(elapsed / static_cast<double>(copies));
-  }
+    return timer.elapsed_seconds();
+  });
+  for (double& s : seconds) s /= static_cast<double>(copies);  // per copy
   {
     nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/verify", bytes);
     if (const std::string problem = check_host_pattern_on_cpu(dst.data(), bytes, suite.options().seed);

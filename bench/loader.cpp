@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
@@ -285,20 +286,19 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
   Consumer consumer(c.consumer, loader, batch_bytes, config.nvtx_prefix);
   const std::string timed_range = config.nvtx_prefix + "/timed";
   const std::size_t epoch_bytes = BatchLayout{dataset.pixels_per_sample()}.batch_bytes(dataset.size());
-  std::vector<double> seconds;
   std::vector<std::pair<std::size_t, std::uint64_t>> checksums;  // (epoch, sum)
   std::size_t epoch = 0;
-  for (auto _ : state) {
+  const std::vector<double> seconds = run_samples(state, [&] {  // a sample is one epoch
     nvtx::ScopedRange range(nvtx::Family::loader, timed_range, epoch_bytes);
     HostTimer timer;
     loader.start_epoch(epoch);
     while (const std::optional<Batch> batch = loader.next()) consumer.consume(loader, *batch);
     consumer.finish_epoch();
-    seconds.push_back(timer.elapsed_seconds());
-    state.SetIterationTime(seconds.back());
+    const double elapsed = timer.elapsed_seconds();
     checksums.emplace_back(epoch, consumer.take_checksum());
     ++epoch;
-  }
+    return elapsed;
+  });
   for (const auto& [e, sum] : checksums) {
     const std::uint64_t expected = family.expected_checksum(config, e);
     if (sum != expected) {

@@ -190,7 +190,16 @@ int run(int argc, char** argv) {
   // Google Benchmark gets everything that is not ours; unknown flags are its to reject.
   std::vector<std::string> gb_args{argv[0]};
   gb_args.insert(gb_args.end(), command_line.passthrough.begin(), command_line.passthrough.end());
-  if (!has_flag(command_line.passthrough, "--benchmark_min_time")) gb_args.emplace_back("--benchmark_min_time=0.1");
+  // With the stopping rule (core/stopping_rule.hpp) a benchmark's one iteration samples
+  // until the rule stops it, and a min_time of 0 makes that first trial final (any
+  // manual time >= 0): no repeated trials, each repeating the set-up. Without the rule
+  // (--benchmark_min_time given, or --hdbench_noise_target=0), Google Benchmark's rule
+  // at 0.1 s unless given.
+  if (options.stopping_rule.enabled) {
+    gb_args.emplace_back("--benchmark_min_time=0");
+  } else if (!has_flag(command_line.passthrough, "--benchmark_min_time")) {
+    gb_args.emplace_back("--benchmark_min_time=0.1");
+  }
   std::vector<char*> gb_argv;
   for (std::string& a : gb_args) gb_argv.push_back(a.data());
   int gb_argc = static_cast<int>(gb_argv.size());
@@ -245,7 +254,8 @@ int run(int argc, char** argv) {
   }
   if (!listing_only) {
     fmt::print("Preset {}: {}\n\n", to_string(options.preset),
-               plan_line(selected, selected_skipped, min_time_seconds(gb_args), options.max_minutes));
+               plan_line(selected, selected_skipped, options.stopping_rule, min_time_seconds(gb_args),
+                         options.max_minutes));
     std::fflush(stdout);
   }
   const HostTimer run_timer;

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "data/batch_plan.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
@@ -258,13 +259,11 @@ void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
   set_blas_threads(threads);
   const int size = static_cast<int>(n);
   cpu_sgemm(a.data(), b.data(), out.data(), size, size, size);  // warm-up
-  std::vector<double> seconds;
-  for (auto _ : state) {
+  const std::vector<double> seconds = run_samples(state, [&] {
     HostTimer timer;
     cpu_sgemm(a.data(), b.data(), out.data(), size, size, size);
-    seconds.push_back(timer.elapsed_seconds());
-    state.SetIterationTime(seconds.back());
-  }
+    return timer.elapsed_seconds();
+  });
   set_gemm_counters(state, family, rate_key(Processor::cpu, MlpDtype::fp32, threads),
                     2.0 * static_cast<double>(n * n * n), seconds);
   if (family.cpu_peak_tflops > 0)
@@ -277,15 +276,13 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, M
   GpuGemm gemm(kGpuGemmSize, kGpuGemmSize, kGpuGemmSize, dtype, stream.get());
   gemm.run();
   Event start, stop;
-  std::vector<double> seconds;
-  for (auto _ : state) {
+  const std::vector<double> seconds = run_samples(state, [&] {
     HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
     gemm.run();
     HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
     HDBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    seconds.push_back(elapsed_ms(start, stop) / 1e3);
-    state.SetIterationTime(seconds.back());
-  }
+    return elapsed_ms(start, stop) / 1e3;
+  });
   set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, 0), gemm.flops(), seconds);
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "data/batch_plan.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "data/device_feed.hpp"
 #include "data/loader.hpp"
@@ -185,17 +186,17 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   std::size_t epoch = 0;
   const std::string timed_range = config.nvtx_prefix + "/timed";
   const std::size_t epoch_bytes = BatchLayout{data.pixels_per_sample()}.batch_bytes(data.size());
-  for (auto _ : state) {
+  seconds = run_samples(state, [&] {  // a sample is one epoch
     nvtx::ScopedRange range(nvtx::Family::mlp, timed_range, epoch_bytes);
     HostTimer timer;
     trainer.start_epoch();
     loader.start_epoch(epoch++);
     while (const std::optional<Batch> batch = loader.next()) trainer.train(loader, *batch);
     busy_seconds += trainer.finish_epoch();
-    seconds.push_back(timer.elapsed_seconds());
-    state.SetIterationTime(seconds.back());
+    const double elapsed = timer.elapsed_seconds();
     training_loss = trainer.training_loss();
-  }
+    return elapsed;
+  });
   const SampleStats s = summarize(seconds);
   const double total = std::accumulate(seconds.begin(), seconds.end(), 0.0);
   const LoaderStats stats = loader.stats();

@@ -4,6 +4,7 @@
 // skipped entry saying so. Has not run on two GPUs yet.
 #include <fmt/format.h>
 
+#include "core/stopping_rule.hpp"
 #include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/measure.hpp"
@@ -29,12 +30,12 @@ void run_peer_copy(benchmark::State& state, int src, int dst, std::size_t bytes,
   p2p::PeerCopy copy(src, dst, bytes, peer, both, seed);
   copy.run_once();  // warm-up
   std::vector<double> forward, backward;
-  for (auto _ : state) {
+  run_samples(state, [&] {
     const p2p::PeerSample s = copy.run_once();
-    state.SetIterationTime(s.span_seconds);
     forward.push_back(s.forward_seconds);
     if (both) backward.push_back(s.backward_seconds);
-  }
+    return s.span_seconds;
+  });
   if (const std::string problem = copy.verify(); !problem.empty()) {
     fail_benchmark(state, problem);
     return;

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "transfer/transfer_derivations.hpp"
 #include "transfer_bench.hpp"
@@ -38,8 +39,8 @@ void run_pinning(benchmark::State& state, const Suite& suite, PinMethod method, 
     std::memset(existing.data(), 1, bytes);  // registering untouched pages would also fault them in
   }
   const std::string timed_range = name + "/timed";
-  std::vector<double> pin_seconds, unpin_seconds, total_seconds;
-  for (auto _ : state) {
+  std::vector<double> pin_seconds, unpin_seconds;
+  const std::vector<double> total_seconds = run_samples(state, [&] {
     nvtx::ScopedRange range(nvtx::Family::pinning, timed_range, bytes);
     HostTimer timer;
     void* pinned = nullptr;
@@ -55,11 +56,10 @@ void run_pinning(benchmark::State& state, const Suite& suite, PinMethod method, 
       HDBENCH_CUDA_CHECK(cudaHostUnregister(existing.data()));
     }
     const double total = timer.elapsed_seconds();
-    state.SetIterationTime(total);
     pin_seconds.push_back(pinned_at);
     unpin_seconds.push_back(total - pinned_at);
-    total_seconds.push_back(total);
-  }
+    return total;
+  });
   const SampleStats pin = summarize(pin_seconds);
   const SampleStats unpin = summarize(unpin_seconds);
   state.counters["pin_us"] = pin.median * 1e6;

@@ -3,6 +3,7 @@
 // pinning the whole buffer is not an option. Axes: chunk size and thread count.
 #include <fmt/format.h>
 
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "transfer/transfer_derivations.hpp"
 #include "transfer_bench.hpp"
@@ -45,15 +46,12 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
   };
   move();  // warm-up
   const std::string timed_range = name + "/timed";
-  std::vector<double> seconds;
-  for (auto _ : state) {
+  const std::vector<double> seconds = run_samples(state, [&] {
     nvtx::ScopedRange range(nvtx::Family::staged, timed_range, c.bytes);
     HostTimer timer;
     move();
-    const double elapsed = timer.elapsed_seconds();
-    state.SetIterationTime(elapsed);
-    seconds.push_back(elapsed);
-  }
+    return timer.elapsed_seconds();
+  });
   if (const std::string problem = ends.verify(copier.stream()); !problem.empty()) {
     fail_benchmark(state, problem);
     return;
@@ -67,7 +65,7 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
 void register_staged(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
   for (Direction direction : t.directions) {
-    if (direction == Direction::bidir) continue;
+    if (!is_one_way(direction)) continue;
     for (std::size_t chunk : t.staged_chunk_sizes) {
       for (int threads : t.staged_threads) {
         for (std::size_t bytes : t.sizes) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "streams/streams_derivations.hpp"
 #include "core/family.hpp"
@@ -196,16 +197,13 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   const StageSeconds alone{alone_seconds(Stage::h2d), alone_seconds(Stage::kernel), alone_seconds(Stage::d2h)};
 
   const std::string timed_range = name + "/timed";
-  std::vector<double> seconds;
-  for (auto _ : state) {
+  const std::vector<double> seconds = run_samples(state, [&] {
     nvtx::ScopedRange range(nvtx::Family::streams, timed_range, c.bytes);
     start.record(origin);
     run_once();
     stop.record(origin);
-    const double elapsed = elapsed_ms(start, stop) / 1e3;
-    state.SetIterationTime(elapsed);
-    seconds.push_back(elapsed);
-  }
+    return elapsed_ms(start, stop) / 1e3;
+  });
 
   // One more eager run with an event around every stage shows whether copies and
   // kernels overlapped (a graph replays the same work; its own timeline needs CUPTI).

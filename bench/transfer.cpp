@@ -6,12 +6,14 @@
 
 #include <algorithm>
 
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "transfer/transfer_derivations.hpp"
 #include "core/family.hpp"
 #include "transfer_bench.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
+#include "transfer/all_gpu_cases.hpp"
 #include "transfer/transfer_endpoints.hpp"
 
 namespace hdbench {
@@ -32,11 +34,14 @@ struct TransferCase {
   Engine engine;
   std::size_t bytes;
   bool reference_loop;
+  NumaPlacement numa = NumaPlacement::near;
+  NumaTarget numa_target;  // where the host buffer goes; a skip reason when it cannot
 };
 
 std::string case_name(const TransferCase& c) {
   return fmt::format("transfer/{}/{}/{}/{}", to_string(c.direction), to_string(c.kind),
-                     c.reference_loop ? "copy_loop" : to_string(c.engine), format_size(c.bytes));
+                     c.reference_loop ? "copy_loop" : to_string(c.engine), format_size(c.bytes)) +
+         numa_name_suffix(c.numa);
 }
 
 nlohmann::json case_params(const TransferCase& c, int device) {
@@ -46,7 +51,9 @@ nlohmann::json case_params(const TransferCase& c, int device) {
           {"engine", to_string(c.engine)},
           {"variant", c.reference_loop ? "reference_loop" : "per_copy"},
           {"bytes", c.bytes},
-          {"device", device}};
+          {"device", device},
+          {"numa", to_string(c.numa)},
+          {"numa_node_requested", c.numa_target.node}};
 }
 
 // The link state while a copy is in flight: an idle link may train down to save power.
@@ -68,7 +75,10 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   }
   const std::string name = case_name(c);
   Stream stream(to_string(c.direction));
-  const TransferEndpoints ends(c.kind, c.direction, c.bytes, suite.options().seed, stream.get());
+  const TransferEndpoints ends = [&] {
+    const numa::PreferredNodeScope placement(c.numa_target.node);  // host pages allocated and first touched here
+    return TransferEndpoints(c.kind, c.direction, c.bytes, suite.options().seed, stream.get());
+  }();
   const int sm_blocks = gpu.sm_count * kSmCopyBlocksPerSm;
   const std::size_t copies = c.reference_loop ? reference_loop_copies(c.bytes) : 1;
   Event start;
@@ -77,16 +87,14 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   stream.synchronize();
 
   const std::string timed_range = name + "/timed";
-  std::vector<double> seconds;
-  for (auto _ : state) {
+  std::vector<double> seconds = run_samples(state, [&] {
     nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * copies);
     start.record(stream.get());
     for (std::size_t i = 0; i < copies; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
     stop.record(stream.get());
-    const double elapsed = elapsed_ms(start, stop) / 1e3;
-    state.SetIterationTime(elapsed);
-    seconds.push_back(elapsed / static_cast<double>(copies));
-  }
+    return elapsed_ms(start, stop) / 1e3;
+  });
+  for (double& s : seconds) s /= static_cast<double>(copies);  // per copy
   {
     nvtx::ScopedRange range(nvtx::Family::transfer, name + "/verify", c.bytes);
     if (const std::string problem = ends.verify(stream.get()); !problem.empty()) {
@@ -97,7 +105,9 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes * copies));
   // Where the host pages live decides which socket's link they cross; -1 = unknown.
-  state.counters["host_numa_node"] = system::numa_node_of_address(ends.host().data());
+  const numa::Placement landed = numa::read_back(ends.host().data(), c.bytes, c.numa_target.node);
+  state.counters["host_numa_node"] = landed.first_page;
+  if (landed.requested >= 0) state.counters["host_numa_landed"] = landed.landed() ? 1 : 0;
   if (c.engine == Engine::copy && !c.reference_loop && c.bytes >= (std::size_t{64} << 20)) {
     record_link_under_load(state, ends, gpu, stream.get());
   }
@@ -109,7 +119,7 @@ void register_transfer(Suite& suite, const TransferOptions& t) {
   const Options& o = suite.options();
   std::vector<TransferCase> cases;
   for (Direction direction : t.directions) {
-    if (direction == Direction::bidir) continue;
+    if (!is_one_way(direction)) continue;
     for (Engine engine : t.engines) {
       for (HostMemoryKind kind : o.memory_kinds) {
         if (!engine_uses_kind(engine, kind)) continue;
@@ -125,9 +135,19 @@ void register_transfer(Suite& suite, const TransferOptions& t) {
       }
     }
   }
-  for (const TransferCase& c : cases) {
-    suite.add_gpu(case_name(c), case_params(c, o.device),
-                  [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
+  const NumaHost numa_host = NumaHost::discover();
+  for (const NumaPlacement numa : t.numa) {
+    const NumaTarget target = gpu_numa_target(numa, suite.system(), o.device, numa_host);
+    for (TransferCase c : cases) {
+      c.numa = numa;
+      c.numa_target = target;
+      if (!target.skip_reason.empty()) {  // true with or without a GPU: say why far cannot run here
+        suite.add_skipped(case_name(c), case_params(c, o.device), target.skip_reason);
+        continue;
+      }
+      suite.add_gpu(case_name(c), case_params(c, o.device),
+                    [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
+    }
   }
   suite.add_derivation(derive_reference_agreement);
 }
@@ -140,6 +160,7 @@ namespace {
 // Four families share the transfer area's options: sizes, directions and engines.
 class TransferFamily final : public Family {
  public:
+  explicit TransferFamily(const DeviceSelection& devices) : devices_(devices) {}
   std::vector<std::string> names() const override { return {"transfer", "pinning", "staged", "host_memcpy"}; }
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
     declare_transfer_flags(flags, options_, limits);
@@ -148,6 +169,7 @@ class TransferFamily final : public Family {
     if (name == "transfer") {
       register_transfer(suite, options_);
       register_transfer_bidir(suite, options_);
+      register_transfer_all_gpus(suite, options_, devices_);
     } else if (name == "pinning") {
       register_pinning(suite, options_);
     } else if (name == "staged") {
@@ -158,11 +180,14 @@ class TransferFamily final : public Family {
   }
 
  private:
+  const DeviceSelection& devices_;  // --hdbench_devices: the GPUs of all_to_host / host_to_all
   TransferOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Family> make_transfer_family() { return std::make_unique<TransferFamily>(); }
+std::unique_ptr<Family> make_transfer_family(const DeviceSelection& devices) {
+  return std::make_unique<TransferFamily>(devices);
+}
 
 }  // namespace hdbench

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "transfer/bidir_copy.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "transfer_bench.hpp"
 #include "core/measure.hpp"
@@ -27,15 +28,14 @@ void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind,
   const std::string timed_range = name + "/timed";
   std::vector<double> up, down, span;
   double overlap = 0.0;
-  for (auto _ : state) {
+  span = run_samples(state, [&] {
     nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, 2 * bytes);
     const BidirSample sample = copy.run_once();
-    state.SetIterationTime(sample.span_seconds);
     up.push_back(sample.h2d_seconds);
     down.push_back(sample.d2h_seconds);
-    span.push_back(sample.span_seconds);
     overlap += sample.overlap_seconds;
-  }
+    return sample.span_seconds;
+  });
   if (const std::string problem = copy.verify(); !problem.empty()) {
     fail_benchmark(state, problem);
     return;

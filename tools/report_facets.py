@@ -220,6 +220,14 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                 line, = ax.plot(xs, [comp[1][x] for x in xs], label=comp[0], gid="series", linewidth=3.5,
                                 alpha=0.35, **comp_styles[comp[2]])
                 legend.setdefault(comp[0], line)
+            if not ppts and not _companions_for(companion_points, spec, col):
+                # A grid cell nothing ran in (e.g. the SM engine of the all-GPU copies,
+                # which use the copy engine only): say so instead of drawing empty axes.
+                ax.axis("off")
+                ax.text(0.5, 0.5, "no runs: " + ", ".join(style.value_text(k, v) for k, v in panel.items()),
+                        transform=ax.transAxes, ha="center", va="center", fontsize=9, color="#777777",
+                        gid="empty_panel")
+                continue
             refs = spec.references(spec, panel, reports) if spec.references else []
             for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
                 ax.axhline(y, color=grey, linestyle="--", linewidth=1.1, label=text, gid="reference")

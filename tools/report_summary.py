@@ -205,7 +205,8 @@ def loader_workers(report: dict) -> list[str]:
             versus = "no 0-worker run at that batch to compare with"
         else:
             versus = f"**{speedup:.2f}×** the rate with 0 workers at that batch"
-        line = (f"- {consumer} consumer, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
+        whose = "" if _loader_implementation(report, row) == "hdbench" else f" ({_loader_implementation(report, row)}'s loader)"
+        line = (f"- {consumer} consumer{whose}, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
                 f"{best:,.0f} samples/s, {versus} ({row['pinning']}, {_loader_point(row, workers)}; "
                 f"{_sources(report, row, (row['pinning'],), workers, 'loader_scaling')}).")
         enough = min(int(w) for w, cell in cells.items() if cell["samples/s"] >= FED_FRACTION * best)
@@ -215,8 +216,16 @@ def loader_workers(report: dict) -> list[str]:
     return lines + loader_tables(report)
 
 
+def _loader_implementation(report: dict, row: dict) -> str:
+    """Whose loader a derived row measured (hdbench's or the PyTorch baseline's), from the
+    runs of the report it came from."""
+    return next((b["params"].get("implementation", "hdbench") for b in ok_runs(report, "loader")
+                 if b.get("_source") == row.get("_source")), "hdbench")
+
+
 def loader_tables(report: dict) -> list[str]:
-    """samples/s by batch x pinning (rows) and workers (columns), per consumer, cost and depth."""
+    """samples/s by batch x pinning (rows) and workers (columns), per consumer, cost and depth;
+    with an implementation column when hdbench's and PyTorch's loaders are both there."""
     groups = {}
     for row in report.get("derived", {}).get("loader_scaling", []):
         key = (row["consumer"], row["sample_cost_us"], row["prefetch_depth"], row["shuffle"], row["augment"])
@@ -225,16 +234,19 @@ def loader_tables(report: dict) -> list[str]:
     lines = []
     for (consumer, cost, depth, shuffle, augment), rows in sorted(groups.items(), key=lambda item: str(item[0])):
         workers = sorted({int(w) for row in rows for w in row["by_workers"]})
+        implementations = {id(row): _loader_implementation(report, row) for row in rows}
+        mixed = len(set(implementations.values())) > 1
         body = []
-        for row in sorted(rows, key=lambda r: (r["batch"], order.get(r["pinning"], 9))):
+        for row in sorted(rows, key=lambda r: (r["batch"], implementations[id(r)], order.get(r["pinning"], 9))):
             best = row["best_workers"]
-            body.append([str(row["batch"]), row["pinning"]] + [
+            body.append([str(row["batch"])] + ([implementations[id(row)]] if mixed else []) + [row["pinning"]] + [
                 ("–" if str(w) not in row["by_workers"] else
                  (f"**{row['by_workers'][str(w)]['samples/s']:,.0f}**" if w == best
                   else f"{row['by_workers'][str(w)]['samples/s']:,.0f}")) for w in workers])
         lines += ["", f"Samples/s, {consumer} consumer, {cost:g} µs/sample, prefetch depth {depth}, "
                       f"{'shuffled' if shuffle else 'sequential'}, augment {augment} (bold: the best worker count):", ""]
-        lines += table(["batch", "pinning"] + [f"{w} workers" for w in workers], body)
+        lines += table(["batch"] + (["loader"] if mixed else []) + ["pinning"] + [f"{w} workers" for w in workers],
+                       body)
         lines += ["", f"From `derived.loader_scaling` ({sources(report, rows)}): the "
                       f"`loader/{consumer}/<pinning>/batch:<batch>/workers:<workers>/…` runs."]
     return lines
@@ -336,12 +348,37 @@ def not_measured(report: dict) -> list[str]:
         [f"- failed: {named(b)}: {b.get('error_message', '')}" for b in failed]
 
 
+def stopped_at_timeout(report: dict, shown: int = 3) -> list[str]:
+    """One line: the benchmarks whose stopping rule hit its timeout (--hdbench_max_seconds) above the noise
+    target, the noisiest few named."""
+    stopped = [b for b in report["benchmarks"]
+               if b.get("status") == "ok" and b.get("run_type", "iteration") == "iteration"
+               and b.get("counters", {}).get("stopped_at_timeout", 0) >= 1]
+    if not stopped:
+        return []
+    stopped.sort(key=lambda b: -b["counters"].get("noise_percent", 0.0))
+
+    def noise(b: dict) -> str:
+        c = b["counters"]
+        samples = f", {c['samples']:g} samples" if "samples" in c else ""
+        return f"{name(b)} (noise {c.get('noise_percent', 0.0):.1f}%, target {c.get('noise_target_percent', 0.0):g}%" \
+            f"{samples})"
+    worst = ", ".join(noise(b) for b in stopped[:shown])
+    more = f" and {len(stopped) - shown} more" if len(stopped) > shown else ""
+    return [f"- {len(stopped)} benchmark{'s' if len(stopped) != 1 else ''} stopped at the sampling timeout "
+            f"(`--hdbench_max_seconds`) before reaching the noise target or the minimum samples; noisiest: "
+            f"{worst}{more}."]
+
+
 def summarize_reports(reports: list[tuple[str, dict]]) -> str:
     report = merge(reports)
     out = header(report) + [""]
     throttled = mlp.gpu_throttling(report)
     if throttled:
         out += throttled + [""]
+    timed_out = stopped_at_timeout(report)
+    if timed_out:
+        out += timed_out + [""]
     for _, question, lines, _ in answers(report):
         out += [f"## {question}", "", *lines, ""]
     missing = not_measured(report)

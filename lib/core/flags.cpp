@@ -86,6 +86,7 @@ std::vector<std::string> FlagParser::parse(const std::vector<std::string>& args)
     flag->handler(name, body.substr(equals + 1));
     given_names_.emplace_back(name);
   }
+  passthrough_ = passthrough;
   for (const auto& check : checks_) check();
   return passthrough;
 }

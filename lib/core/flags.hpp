@@ -52,6 +52,8 @@ class FlagParser {
   std::vector<std::string> parse(const std::vector<std::string>& args);
 
   bool help_requested() const noexcept { return help_; }
+  // The arguments parse() passed through (Google Benchmark's), readable by checks.
+  const std::vector<std::string>& passthrough() const noexcept { return passthrough_; }
   void set_preset(Preset preset) noexcept { preset_ = preset; }
   Preset preset() const noexcept { return preset_; }
   // In a check: sets `field` to the preset's value unless --hdbench_`name` was given
@@ -88,6 +90,7 @@ class FlagParser {
   std::vector<std::function<void(nlohmann::json&)>> reports_;
   std::vector<std::string> given_;
   std::vector<std::string> given_names_;
+  std::vector<std::string> passthrough_;
   bool help_ = false;
   Preset preset_ = Preset::standard;
 };

@@ -13,6 +13,7 @@
 
 #if HDBENCH_HAVE_LIBNUMA
 #include <numa.h>
+#include <numaif.h>
 #endif
 
 #include "core/system.hpp"
@@ -140,6 +141,43 @@ Placement bind_and_touch(void* data, std::size_t bytes, int node) {
   for (std::size_t offset = 0; offset < bytes; offset += page) bytes_ptr[offset] = 0;
   bytes_ptr[bytes - 1] = 0;
   return {node, system::numa_node_of_address(bytes_ptr), system::numa_node_of_address(bytes_ptr + bytes - 1)};
+}
+
+Placement read_back(const void* data, std::size_t bytes, int requested) {
+  if (data == nullptr || bytes == 0) return {requested, -1, -1};
+  const auto* first = static_cast<const unsigned char*>(data);
+  return {requested, system::numa_node_of_address(first), system::numa_node_of_address(first + bytes - 1)};
+}
+
+PreferredNodeScope::PreferredNodeScope(int node) {
+#if HDBENCH_HAVE_LIBNUMA
+  if (node < 0 || !binding_available()) return;
+  const int max_node = numa_max_node();
+  if (node > max_node) return;
+  constexpr std::size_t kBits = 8 * sizeof(unsigned long);
+  // get_mempolicy wants room for every possible node; numa_num_possible_nodes() covers it.
+  const auto possible = static_cast<std::size_t>(std::max(numa_num_possible_nodes(), max_node + 1));
+  previous_mask_.assign((possible + kBits - 1) / kBits, 0);
+  if (get_mempolicy(&previous_mode_, previous_mask_.data(), previous_mask_.size() * kBits, nullptr, 0) != 0) return;
+  std::vector<unsigned long> mask(previous_mask_.size(), 0);
+  mask[static_cast<std::size_t>(node) / kBits] |= 1UL << (static_cast<std::size_t>(node) % kBits);
+  active_ = set_mempolicy(MPOL_PREFERRED, mask.data(), mask.size() * kBits) == 0;
+#else
+  (void)node;
+#endif
+}
+
+PreferredNodeScope::~PreferredNodeScope() {
+#if HDBENCH_HAVE_LIBNUMA
+  if (!active_) return;
+  constexpr std::size_t kBits = 8 * sizeof(unsigned long);
+  // MPOL_DEFAULT takes no mask; the others take the one they had.
+  if (previous_mode_ == MPOL_DEFAULT) {
+    set_mempolicy(MPOL_DEFAULT, nullptr, 0);
+  } else {
+    set_mempolicy(previous_mode_, previous_mask_.data(), previous_mask_.size() * kBits);
+  }
+#endif
 }
 
 }  // namespace hdbench::numa

@@ -44,4 +44,28 @@ struct Placement {
 };
 Placement bind_and_touch(void* data, std::size_t bytes, int node);
 
+// The node the first and last pages of [data, data + bytes) report, for memory
+// allocated elsewhere (e.g. under a PreferredNodeScope); requested is left as given.
+Placement read_back(const void* data, std::size_t bytes, int requested);
+
+// While it lives, pages this thread allocates come from `node` first (set_mempolicy,
+// MPOL_PREFERRED), for memory whose allocation is not ours to mbind: cudaMallocHost's
+// pages and pageable buffers first touched in a constructor. Preferred, not bound: a
+// full node falls back instead of failing (or waking the OOM killer), and read_back
+// says where the pages went. node < 0, or libnuma unavailable: does nothing. The
+// thread's previous policy is restored at the end.
+class PreferredNodeScope {
+ public:
+  explicit PreferredNodeScope(int node);
+  ~PreferredNodeScope();
+  PreferredNodeScope(const PreferredNodeScope&) = delete;
+  PreferredNodeScope& operator=(const PreferredNodeScope&) = delete;
+  bool active() const noexcept { return active_; }
+
+ private:
+  bool active_ = false;
+  int previous_mode_ = 0;
+  std::vector<unsigned long> previous_mask_;
+};
+
 }  // namespace hdbench::numa

@@ -1,6 +1,8 @@
 #include "core/options.hpp"
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 namespace hdbench {
 
@@ -69,6 +71,57 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
               if (!(minutes > 0.0) || minutes > 1e6) bad_value(flag, v, accepted);
               o.max_minutes = minutes;
             });
+  // nvbench's stopping rule (core/stopping_rule.hpp); the preset sets its defaults.
+  flags.add("min_samples", "N",
+            "samples each benchmark takes at least before the noise target can stop it, >= 1 (quick 5, default 10, "
+            "full 20)",
+            [&o](auto flag, auto v) {
+              constexpr std::string_view accepted = "a whole number of samples >= 1, e.g. 10";
+              const std::uint64_t n = parse_unsigned(flag, v, accepted);
+              if (n < 1 || n > 1000000000) bad_value(flag, v, accepted);
+              o.stopping_rule.min_samples = static_cast<int>(n);
+            });
+  flags.add("noise_target", "PCT",
+            "stop sampling once the samples' relative noise (stdev/mean) is at most PCT percent, >= 0; 0 turns the "
+            "rule off: Google Benchmark's --benchmark_min_time rule, as does giving --benchmark_min_time (quick 2, "
+            "default 1, full 0.5)",
+            [&o](auto flag, auto v) {
+              constexpr std::string_view accepted = "a percentage >= 0, e.g. 1 or 0.5 (0 turns the rule off)";
+              double pct = 0.0;
+              try {
+                pct = parse_one_number(flag, v, -1e300, 1e300, accepted);
+              } catch (const UsageError&) {
+                bad_value(flag, v, accepted);
+              }
+              if (!(pct >= 0.0) || pct > 1e6) bad_value(flag, v, accepted);
+              o.stopping_rule.noise_target_percent = pct;
+            });
+  flags.add("max_seconds", "S",
+            "per-benchmark sampling timeout: stop after S seconds of sampling even above the noise target, > 0 "
+            "(quick 0.25, default 1, full 5)",
+            [&o](auto flag, auto v) {
+              constexpr std::string_view accepted = "a number of seconds greater than 0, e.g. 1 or 0.25";
+              double seconds = 0.0;
+              try {
+                seconds = parse_one_number(flag, v, -1e300, 1e300, accepted);
+              } catch (const UsageError&) {
+                bad_value(flag, v, accepted);
+              }
+              if (!(seconds > 0.0) || seconds > 1e6) bad_value(flag, v, accepted);
+              o.stopping_rule.timeout_seconds = seconds;
+            });
+  flags.add_check([&o, &flags] {
+    StoppingRule& rule = o.stopping_rule;
+    flags.apply_preset("min_samples", rule.min_samples, 5, 10);
+    flags.apply_preset("noise_target", rule.noise_target_percent, 2.0, 1.0);
+    flags.apply_preset("max_seconds", rule.timeout_seconds, 0.25, 1.0);
+    // An explicit --benchmark_min_time asks for Google Benchmark's rule.
+    const auto& gb = flags.passthrough();
+    const bool min_time_given = std::any_of(gb.begin(), gb.end(), [](const std::string& arg) {
+      return std::string_view(arg).starts_with("--benchmark_min_time");
+    });
+    rule.enabled = rule.noise_target_percent > 0.0 && !min_time_given;
+  });
   flags.add_check([&o, &flags] {
     // The core's axis: the host memory kinds of transfer and streams.
     flags.apply_preset("memory", o.memory_kinds, {HostMemoryKind::pageable, HostMemoryKind::pinned},
@@ -77,6 +130,10 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
   flags.add_report([&o](nlohmann::json& j) {
     j["preset"] = to_string(o.preset);
     j["max_minutes"] = o.max_minutes;
+    j["stopping_rule"] = {{"enabled", o.stopping_rule.enabled},
+                          {"min_samples", o.stopping_rule.min_samples},
+                          {"noise_target_percent", o.stopping_rule.noise_target_percent},
+                          {"timeout_seconds", o.stopping_rule.timeout_seconds}};
     j["families"] = o.families;
     j["memory_kinds"] = names_of(o.memory_kinds);
     j["device"] = o.device;

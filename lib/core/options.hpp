@@ -10,6 +10,7 @@
 
 #include "core/flags.hpp"
 #include "core/host_memory.hpp"
+#include "core/stopping_rule.hpp"
 
 namespace hdbench {
 
@@ -25,6 +26,9 @@ struct Options {
   // --hdbench_max_minutes: benchmarks that would start after this are reported as
   // skipped; 0 means no budget.
   double max_minutes = 0.0;
+  // How long each benchmark samples (--hdbench_min_samples, --hdbench_noise_target,
+  // --hdbench_max_seconds, set by the preset); off when --benchmark_min_time is given.
+  StoppingRule stopping_rule;
 
   bool runs_family(std::string_view name) const;
 };

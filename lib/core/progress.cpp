@@ -34,6 +34,23 @@ std::string plan_line(std::size_t total, std::size_t skipped, double min_time_se
   return line;
 }
 
+double estimate_seconds(std::size_t runnable, const StoppingRule& rule) {
+  return static_cast<double>(runnable) * (rule.timeout_seconds + kSetupSeconds);
+}
+
+std::string plan_line(std::size_t total, std::size_t skipped, const StoppingRule& rule, double min_time_seconds,
+                      double budget_minutes) {
+  if (!rule.enabled) return plan_line(total, skipped, min_time_seconds, budget_minutes);
+  const std::size_t runnable = total - std::min(skipped, total);
+  std::string line = fmt::format("{} benchmark{} to run", total, total == 1 ? "" : "s");
+  if (skipped > 0) line += fmt::format(" ({} skipped on this machine)", std::min(skipped, total));
+  line += fmt::format(", at most {} ({:g} s of sampling + ~{:g} s set-up each; sooner once {}+ samples are within {:g}% noise)",
+                      duration(estimate_seconds(runnable, rule)), rule.timeout_seconds, kSetupSeconds,
+                      rule.min_samples, rule.noise_target_percent);
+  if (budget_minutes > 0) line += fmt::format("; stops starting new ones after {}", duration(60.0 * budget_minutes));
+  return line;
+}
+
 std::size_t count_selected(const std::vector<std::string>& names, std::string_view filter) {
   if (filter.empty() || filter == "." || filter == "all") return names.size();
   const bool negated = filter.front() == '-';

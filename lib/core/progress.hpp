@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 
 namespace hdbench {
@@ -27,6 +28,15 @@ inline constexpr double kSetupSeconds = 0.05;
 double estimate_seconds(std::size_t runnable, double min_time_seconds);
 // "227 benchmarks (12 skipped), about 16m00s at --benchmark_min_time=0.1 s"
 std::string plan_line(std::size_t total, std::size_t skipped, double min_time_seconds, double budget_minutes);
+// With the stopping rule each benchmark samples for at most rule.timeout_seconds (it
+// stops sooner once the noise target is met; only a single sample longer than the
+// timeout overruns it) plus its set-up (kSetupSeconds, an estimate): a ceiling on the
+// sampling, where Google Benchmark's estimate is a guess.
+double estimate_seconds(std::size_t runnable, const StoppingRule& rule);
+// "55 benchmarks to run, at most 17s (0.25 s of sampling + ~0.05 s set-up each; sooner
+// once 5+ samples are within 2% noise)"; Google Benchmark's line when the rule is off.
+std::string plan_line(std::size_t total, std::size_t skipped, const StoppingRule& rule, double min_time_seconds,
+                      double budget_minutes);
 std::string format_duration(double seconds);
 
 // "[ 12/229]  1m05s elapsed, ~9m20s left  NAME" (no estimate before the first is done).

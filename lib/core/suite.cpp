@@ -4,6 +4,7 @@
 #include <new>
 
 #include "core/cuda.hpp"
+#include "core/stopping_rule.hpp"
 
 namespace hdbench {
 
@@ -42,6 +43,7 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
             if (suite.window_observer_) suite.window_observer_(name, end_ns, false);
           }
         } window_end{*this, name, start_ns};
+        const StoppingRuleScope rule(options_.stopping_rule);  // run_samples reads it
         try {
           fn(state);
         } catch (const CudaError& error) {

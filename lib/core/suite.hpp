@@ -39,7 +39,12 @@ class Suite {
   const system::SystemInfo& system() const noexcept { return system_; }
   const ParamRegistry& params() const noexcept { return params_; }
 
-  // Registers `fn` under `name` with manual (event-based) time in microseconds.
+  // Registers `fn` under `name` with manual (event-based) time in microseconds, and
+  // puts the options' stopping rule in force around each call of `fn`, for run_samples
+  // (core/stopping_rule.hpp). With the rule enabled main runs Google Benchmark at
+  // --benchmark_min_time=0, so each benchmark is one trial of one iteration, in which
+  // run_samples samples (Iterations(1) would do the same but adds "/iterations:1" to
+  // every name, which compare.py and earlier reports pair benchmarks by).
   // A CUDA out-of-memory or host bad_alloc skips the benchmark with the reason; any
   // other exception fails it with its message instead of ending the run.
   benchmark::internal::Benchmark* add(const std::string& name, nlohmann::json params, BenchmarkFn fn);

@@ -12,6 +12,20 @@ const char* to_string(Direction direction) noexcept {
       return "d2h";
     case Direction::bidir:
       return "bidir";
+    case Direction::all_to_host:
+      return "all_to_host";
+    case Direction::host_to_all:
+      return "host_to_all";
+  }
+  return "unknown";
+}
+
+const char* to_string(NumaPlacement placement) noexcept {
+  switch (placement) {
+    case NumaPlacement::near:
+      return "near";
+    case NumaPlacement::far:
+      return "far";
   }
   return "unknown";
 }
@@ -26,7 +40,28 @@ const char* to_string(Engine engine) noexcept {
   return "unknown";
 }
 
-std::vector<Direction> all_directions() { return {Direction::h2d, Direction::d2h, Direction::bidir}; }
+std::vector<Direction> all_directions() {
+  return {Direction::h2d, Direction::d2h, Direction::bidir, Direction::all_to_host, Direction::host_to_all};
+}
+std::vector<NumaPlacement> all_numa_placements() { return {NumaPlacement::near, NumaPlacement::far}; }
+std::optional<NumaPlacement> numa_placement_from_string(std::string_view name) {
+  return enum_from_name(name, all_numa_placements());
+}
+
+bool is_one_way(Direction direction) noexcept { return direction == Direction::h2d || direction == Direction::d2h; }
+bool is_all_gpus(Direction direction) noexcept {
+  return direction == Direction::all_to_host || direction == Direction::host_to_all;
+}
+Direction per_gpu_direction(Direction direction) noexcept {
+  switch (direction) {
+    case Direction::all_to_host:
+      return Direction::d2h;
+    case Direction::host_to_all:
+      return Direction::h2d;
+    default:
+      return direction;
+  }
+}
 std::vector<Engine> all_engines() { return {Engine::copy, Engine::sm}; }
 std::optional<Direction> direction_from_string(std::string_view name) { return enum_from_name(name, all_directions()); }
 std::optional<Engine> engine_from_string(std::string_view name) { return enum_from_name(name, all_engines()); }

@@ -8,6 +8,13 @@
 #include "core/report_rows.hpp"
 
 namespace hdbench {
+namespace {
+
+// The derivations compare copies with their host buffer on the GPU's own node (the
+// default, and what reports before the NUMA axis measured); far ones would overwrite them.
+bool near_numa(const nlohmann::json& params) { return params.value("numa", "near") == "near"; }
+
+}  // namespace
 
 // For each size and direction: one transfer of pageable memory costs t_pageable,
 // of pinned (or registered) memory t_pinned; pinning once costs t_pin (pin + unpin).
@@ -19,7 +26,7 @@ void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived
     const auto& entry = *run;
     const auto& p = entry["params"];
     if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
-        p.value("variant", "") == "per_copy" && p.value("direction", "") != "bidir") {
+        p.value("variant", "") == "per_copy" && p.value("direction", "") != "bidir" && near_numa(p)) {
       if (const auto us = counter(entry, "latency_us")) {
         copy_us[{p["direction"], p["memory"], p["bytes"].get<std::size_t>()}] = *us;
       }
@@ -90,7 +97,8 @@ void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& d
     if (!gbps) continue;
     const std::size_t bytes = p.value("bytes", std::size_t{0});
     const std::string family = p.value("family", "");
-    if (family == "transfer" && p.value("engine", "") == "copy" && p.value("variant", "") == "per_copy") {
+    if (family == "transfer" && p.value("engine", "") == "copy" && p.value("variant", "") == "per_copy" &&
+        near_numa(p)) {
       copy_gbps[{p.value("direction", ""), p.value("memory", ""), bytes}] = *gbps;
     } else if (family == "host_memcpy") {
       memcpy_gbps[{p.value("threads", 0), bytes}] = *gbps;
@@ -142,7 +150,7 @@ void derive_reference_agreement(const nlohmann::json& benchmarks, nlohmann::json
     const auto& entry = *run;
     const auto& p = entry["params"];
     if (p.value("family", "") != "transfer" || p.value("memory", "") != "pinned" || p.value("engine", "") != "copy" ||
-        !entry["counters"].contains("bandwidth_GB/s")) {
+        !near_numa(p) || !entry["counters"].contains("bandwidth_GB/s")) {
       continue;
     }
     gbps[{p.value("direction", ""), p.value("bytes", std::size_t{0}), p.value("variant", "")}] =

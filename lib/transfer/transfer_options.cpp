@@ -26,9 +26,17 @@ void declare_transfer_flags(FlagParser& flags, TransferOptions& o, const OptionL
   flags.group("transfer", "families transfer, pinning, staged, host_memcpy");
   flags.add("sizes", "SIZES", "transfer sizes: list and FROM:TO:xFACTOR ranges (default 4K:1G:x4)",
             [&o](auto flag, auto v) { o.sizes = parse_size_list(flag, v); });
-  flags.add("directions", "LIST", "h2d, d2h, bidir (default all)", [&o](auto flag, auto v) {
-    o.directions = parse_enum_list<Direction>(flag, v, direction_from_string, all_directions());
-  });
+  flags.add("directions", "LIST",
+            "h2d, d2h, bidir, all_to_host, host_to_all (every --hdbench_devices GPU at once) (default all)",
+            [&o](auto flag, auto v) {
+              o.directions = parse_enum_list<Direction>(flag, v, direction_from_string, all_directions());
+            });
+  flags.add("numa", "LIST",
+            "host buffers of one-way and all-GPU copies on the GPU's NUMA node (near) or the farthest (far) "
+            "(default near)",
+            [&o](auto flag, auto v) {
+              o.numa = parse_enum_list<NumaPlacement>(flag, v, numa_placement_from_string, all_numa_placements());
+            });
   flags.add("engines", "LIST", "copy (DMA engines), sm (kernel over mapped memory) (default both)",
             [&o](auto flag, auto v) { o.engines = parse_enum_list<Engine>(flag, v, engine_from_string, all_engines()); });
   flags.add("staged_chunks", "SIZES", "pinned chunk sizes of staged copies (default 1M,4M,16M)",
@@ -47,6 +55,11 @@ void declare_transfer_flags(FlagParser& flags, TransferOptions& o, const OptionL
     flags.apply_preset("sizes", o.sizes, {4096, std::size_t{1} << 20},
                        {4096, std::size_t{1} << 20, std::size_t{64} << 20, std::size_t{256} << 20});
     flags.apply_preset("engines", o.engines, {Engine::copy}, o.engines);
+    flags.apply_preset("directions", o.directions, {Direction::h2d, Direction::d2h, Direction::bidir}, o.directions);
+    o.all_gpu_sizes = o.sizes;
+    if (!flags.was_given("sizes") && flags.preset() == Preset::standard) {
+      o.all_gpu_sizes = {*std::max_element(o.sizes.begin(), o.sizes.end())};
+    }
     flags.apply_preset("staged_chunks", o.staged_chunk_sizes, {std::size_t{1} << 20}, {std::size_t{4} << 20});
     flags.apply_preset("staged_threads", o.staged_threads, {1}, one_and_all);
     flags.apply_preset("memcpy_threads", o.memcpy_threads, {1}, one_and_all);
@@ -56,6 +69,8 @@ void declare_transfer_flags(FlagParser& flags, TransferOptions& o, const OptionL
   flags.add_report([&o](nlohmann::json& j) {
     j["sizes_bytes"] = o.sizes;
     j["directions"] = names_of(o.directions);
+    j["all_gpu_sizes_bytes"] = o.all_gpu_sizes;
+    j["numa"] = names_of(o.numa);
     j["engines"] = names_of(o.engines);
     j["staged_chunk_sizes_bytes"] = o.staged_chunk_sizes;
     j["staged_threads"] = o.staged_threads;

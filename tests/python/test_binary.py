@@ -56,7 +56,7 @@ def test_gpu_benchmarks_are_skipped_with_the_reason_or_run(quick_report):
            or b["params"].get("consumer") == "gpu" or b["params"].get("processor") == "gpu"]
     assert gpu, "GPU benchmarks must be listed even without a GPU"
     directions = {b["params"]["direction"] for b in gpu if b["params"]["family"] == "transfer"}
-    assert directions == {"h2d", "d2h", "bidir"}
+    assert directions == {"h2d", "d2h", "bidir", "all_to_host", "host_to_all"}
     kinds = {b["params"]["memory"] for b in gpu if b["params"]["family"] == "transfer"}
     assert kinds == {"pageable", "registered", "pinned", "pinned_wc", "mapped"}
     if gpu_usable(report):
@@ -255,3 +255,49 @@ def test_budget_reached_skips_the_rest_with_the_reason_and_the_report_is_valid(h
     assert ran, "the first benchmark starts within any budget"
     assert report["context"]["hdbench"]["options"]["max_minutes"] == 0.001
     assert reason in result.stdout
+
+
+def test_the_stopping_rule_runs_each_benchmark_once_and_reports_its_noise(hdbench_bin, tmp_path):
+    """nvbench's rule (issue 16): one iteration that samples until the rule stops it; names stay as before.
+    No timing is asserted: on a slow machine the timeout stops it, and the counters say so."""
+    out = tmp_path / "rule.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_sizes=4K,64K",
+                         "--hdbench_memcpy_threads=1", "--hdbench_min_samples=3", "--hdbench_noise_target=50",
+                         "--hdbench_max_seconds=0.2", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "at most " in result.stdout.split("Benchmark ")[0]
+    report = json.loads(out.read_text())
+    assert report["context"]["hdbench"]["options"]["stopping_rule"] == {
+        "enabled": True, "min_samples": 3, "noise_target_percent": 50.0, "timeout_seconds": 0.2}
+    ran = [b for b in report["benchmarks"] if b["status"] == "ok"]
+    assert len(ran) == 2
+    for b in ran:
+        c = b["counters"]
+        assert b["name"].endswith("/manual_time") and "iterations:" not in b["name"]
+        assert b["iterations"] == 1
+        assert c["samples"] >= 1 and c["noise_target_percent"] == 50.0
+        assert c["stopped_at_timeout"] in (0, 1)
+        assert c["stopped_at_timeout"] == 1 or (c["samples"] >= 3 and c["noise_percent"] <= 50.0)
+
+
+def test_an_explicit_min_time_is_google_benchmarks_rule(hdbench_bin, tmp_path):
+    out = tmp_path / "gb.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_sizes=4K",
+                         "--hdbench_memcpy_threads=1", "--benchmark_min_time=0.01", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "--benchmark_min_time=0.01" in result.stdout.split("Benchmark ")[0]
+    report = json.loads(out.read_text())
+    assert report["context"]["hdbench"]["options"]["stopping_rule"]["enabled"] is False
+    (b,) = [b for b in report["benchmarks"] if b["status"] == "ok"]
+    assert b["iterations"] > 1 and b["counters"]["samples"] == b["iterations"]
+    assert "stopped_at_timeout" not in b["counters"]
+
+
+@pytest.mark.parametrize("arg, flag, accepted", [
+    ("--hdbench_min_samples=0", "--hdbench_min_samples", ">= 1"),
+    ("--hdbench_noise_target=-1", "--hdbench_noise_target", ">= 0"),
+    ("--hdbench_max_seconds=0", "--hdbench_max_seconds", "greater than 0"),
+])
+def test_bad_stopping_rule_values_exit_2_naming_the_flag(hdbench_bin, tmp_path, arg, flag, accepted):
+    result = run_hdbench(hdbench_bin, arg, f"--hdbench_out={tmp_path / 'r.json'}", timeout=60)
+    assert result.returncode == 2 and flag in result.stderr and accepted in result.stderr, result.stderr

@@ -220,3 +220,22 @@ def test_plot_writes_the_loader_figures_and_names_the_heat_maps_source(tmp_path)
                                          (1_234_567.0, "1.23M"), (2.5e9, "2.5G")])
 def test_short_numbers(value, text):
     assert report_loader_figures.short_number(value) == text
+
+
+def test_summary_names_whose_loader_each_row_measured(tmp_path):
+    """hdbench's and the PyTorch baseline's loaders in one table (the H100 reports of
+    2026-11-23): a column says whose each row is, so equal batch and pinning rows do not
+    read as one configuration measured twice."""
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[2] / "reports" / "reference" / "h100-2026-11-23"
+    out = tmp_path / "summary.md"
+    result = run_report_tool("summarize", folder / "quick-h100.json", folder / "pytorch-h100.json", "-o", out)
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| batch | loader | pinning |"))
+    rows = [line.split("|")[2].strip() for line in lines[header + 2:] if line.startswith("|")]
+    assert {"hdbench", "pytorch"} <= set(rows)
+    # One report alone has one loader: no column.
+    result = run_report_tool("summarize", folder / "pytorch-h100.json", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "| batch | pinning |" in out.read_text() and "| batch | loader |" not in out.read_text()

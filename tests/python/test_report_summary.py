@@ -394,3 +394,26 @@ def test_summary_warns_when_the_gpu_was_throttled():
                         "SM 1410 of 1980 MHz, 83 °C. Its figures may be low."]
     report["context"]["hdbench"]["gpu_conditions"] = {"unavailable": "no usable GPU: no driver"}
     assert "**Warning:**" not in report_summary.summarize_reports([("r.json", report)])
+
+
+def test_summary_lists_the_benchmarks_stopped_at_the_timeout_in_one_line():
+    """Made up for the test: counters of the stopping rule on four transfers, three stopped at the timeout."""
+    report = synthetic_report()
+    rule = [(1, 7.5, 2000), (1, 30.0, 1500), (0, 0.4, 10), (1, 3.0, 4)]
+    for b, (stopped, noise, samples) in zip(report["benchmarks"], rule):
+        b["counters"].update({"stopped_at_timeout": stopped, "noise_percent": noise, "noise_target_percent": 1.0,
+                              "samples": samples})
+    lines = report_summary.stopped_at_timeout(report, shown=2)
+    # The fourth benchmark is skipped: its counters do not count.
+    assert lines == ["- 2 benchmarks stopped at the sampling timeout (`--hdbench_max_seconds`) before reaching the "
+                     "noise target or the minimum samples; noisiest: `t/h2d/pageable` (noise 30.0%, target 1%, 1500 "
+                     "samples), `t/h2d/pinned` (noise 7.5%, target 1%, 2000 samples)."]
+    assert lines[0] in report_summary.summarize_reports([("r.json", report)]).splitlines()
+    report["benchmarks"][1]["counters"]["stopped_at_timeout"] = 0
+    report["benchmarks"][2]["counters"]["stopped_at_timeout"] = 1
+    assert report_summary.stopped_at_timeout(report, shown=1)[0].endswith("samples) and 1 more.")
+    del report["benchmarks"][0]["counters"]["samples"]  # pinning and GEMMs write no sample count
+    assert "`t/h2d/pinned` (noise 7.5%, target 1%) and 1 more." in report_summary.stopped_at_timeout(report, shown=1)[0]
+    for b in report["benchmarks"]:
+        b["counters"].pop("stopped_at_timeout", None)
+    assert report_summary.stopped_at_timeout(report) == []  # reports from before the rule, or with it off

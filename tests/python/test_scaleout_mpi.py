@@ -130,3 +130,34 @@ def test_p2p_registers_skipped_with_the_reason_without_two_gpus(hdbench_bin, tmp
     [entry] = p2p
     assert entry["status"] == "skipped"
     assert entry["skip_reason"] == system.get("gpu_unavailable_reason") or "two or more GPUs" in entry["skip_reason"]
+
+
+def test_all_gpu_directions_and_far_numa_register_with_devices_and_reasons(hdbench_bin, tmp_path):
+    """transfer's all_to_host / host_to_all name every selected GPU in params and run
+    (or skip with the GPU's reason); far NUMA placement on a one-node machine is
+    skipped saying so, with or without a GPU."""
+    out = tmp_path / "r.json"
+    result = subprocess.run([str(hdbench_bin), "--hdbench_families=transfer", "--hdbench_devices=all",
+                             "--hdbench_directions=all_to_host,host_to_all", "--hdbench_numa=near,far",
+                             "--hdbench_sizes=1M", "--hdbench_memory=pinned", "--hdbench_engines=copy",
+                             f"--hdbench_out={out}"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(out.read_text())
+    system = report["context"]["hdbench"]["system"]
+    entries = {b["name"].removesuffix("/manual_time"): b for b in report["benchmarks"]}
+    for direction in ("all_to_host", "host_to_all"):
+        near = entries[f"transfer/{direction}/pinned/copy/1MiB"]
+        far = entries[f"transfer/{direction}/pinned/copy/1MiB/numa:far"]
+        for entry in (near, far):
+            assert entry["params"]["direction"] == direction
+            assert entry["params"]["devices"] == (list(range(len(system["gpus"]))) or [0])
+            assert entry["params"]["device_count"] == len(entry["params"]["devices"])
+        if system.get("gpu_unavailable_reason"):
+            assert near["status"] == "skipped" and near["skip_reason"] == system["gpu_unavailable_reason"]
+        else:
+            assert near["status"] == "ok", near.get("error_message")
+            for device in near["params"]["devices"]:
+                assert near["counters"][f"gpu{device}_bandwidth_GB/s"] > 0
+            assert near["counters"]["sum_alone_GB/s"] > 0 and near["counters"]["contention_ratio"] > 0
+        if system["host"]["numa_nodes"] <= 1:
+            assert far["status"] == "skipped" and "one NUMA node" in far["skip_reason"]

@@ -2,6 +2,9 @@
 // --benchmark_min_time, not min_time x group: time_grouped_calls reports the whole
 // group as the iteration's time. A fake clock stands in for the device: each group
 // advances it by group x step seconds and nothing waits, so nothing here is timed.
+// No StoppingRuleScope is in force here, so this is the path with the stopping rule
+// off (--benchmark_min_time given): Google Benchmark's trials bound the time spent.
+// The rule's path is tested in test_stopping_rule.cpp.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 

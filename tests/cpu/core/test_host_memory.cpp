@@ -236,10 +236,12 @@ TEST(Axes, SmEngineUsesOnlyDeviceAccessibleKinds) {
 
 TEST(Axes, DirectionNamesRoundTrip) {
   const std::vector<Direction> directions = all_directions();
-  ASSERT_EQ(directions.size(), 3u);
+  ASSERT_EQ(directions.size(), 5u);
   EXPECT_EQ(std::string(to_string(Direction::h2d)), "h2d");
   EXPECT_EQ(std::string(to_string(Direction::d2h)), "d2h");
   EXPECT_EQ(std::string(to_string(Direction::bidir)), "bidir");
+  EXPECT_EQ(std::string(to_string(Direction::all_to_host)), "all_to_host");
+  EXPECT_EQ(std::string(to_string(Direction::host_to_all)), "host_to_all");
   for (Direction d : directions) EXPECT_EQ(direction_from_string(to_string(d)), d);
   for (std::string_view name : {"", "H2D", "h2d ", "both", "d2d", "unknown"}) {
     EXPECT_EQ(direction_from_string(name), std::nullopt) << '"' << name << '"';

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -88,6 +89,34 @@ TEST(NumaThisMachine, BindingToTheFirstNodeLandsThereAsReadBack) {
   munmap(data, bytes);
   if (placement.first_page == -1) GTEST_SKIP() << "get_mempolicy cannot read the node here (seccomp?)";
   EXPECT_TRUE(placement.landed()) << placement.first_page << " " << placement.last_page;
+}
+
+TEST(NumaThisMachine, PagesTouchedUnderAPreferredNodeScopeLandThereAsReadBack) {
+  std::string reason;
+  if (!binding_available(&reason)) GTEST_SKIP() << reason;
+  const auto nodes = read_nodes();
+  ASSERT_FALSE(nodes.empty());
+  const std::size_t bytes = 4 * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(data, MAP_FAILED);
+  {
+    const PreferredNodeScope scope(nodes.front().id);
+    EXPECT_TRUE(scope.active());
+    std::memset(data, 1, bytes);  // the first touch allocates the pages
+  }
+  const Placement placement = read_back(data, bytes, nodes.front().id);
+  munmap(data, bytes);
+  EXPECT_EQ(placement.requested, nodes.front().id);
+  if (placement.first_page == -1) GTEST_SKIP() << "get_mempolicy cannot read the node here (seccomp?)";
+  EXPECT_TRUE(placement.landed()) << placement.first_page << " " << placement.last_page;
+}
+
+TEST(NumaThisMachine, AScopeForNoNodeDoesNothing) {
+  const PreferredNodeScope none(-1);
+  EXPECT_FALSE(none.active());
+  const PreferredNodeScope absent(1 << 20);  // no such node
+  EXPECT_FALSE(absent.active());
+  EXPECT_EQ(read_back(nullptr, 0, 3).first_page, -1);
 }
 
 }  // namespace

@@ -72,3 +72,26 @@ TEST(PlanLine, CountsTheBenchmarksAndEstimatesFromMinTimeLeavingSkippedOut) {
 
 }  // namespace
 }  // namespace hdbench
+
+namespace hdbench {
+namespace {
+
+TEST(PlanLine, WithTheStoppingRuleStatesAnUpperBoundFromTheTimeout) {
+  const StoppingRule quick{.min_samples = 5, .noise_target_percent = 2.0, .timeout_seconds = 0.25, .enabled = true};
+  EXPECT_DOUBLE_EQ(estimate_seconds(0, quick), 0.0);
+  EXPECT_DOUBLE_EQ(estimate_seconds(10, quick), 10 * (0.25 + kSetupSeconds));
+  // 55 listed, 5 skipped: 50 x (0.25 + 0.05) = 15 s at most.
+  EXPECT_EQ(plan_line(55, 5, quick, 0.0, 0.0),
+            "55 benchmarks to run (5 skipped on this machine), at most 15s (0.25 s of sampling + ~0.05 s set-up "
+            "each; sooner once 5+ samples are within 2% noise)");
+  EXPECT_EQ(plan_line(1, 0, quick, 0.0, 2.0),
+            "1 benchmark to run, at most 0s (0.25 s of sampling + ~0.05 s set-up each; sooner once 5+ samples are "
+            "within 2% noise); stops starting new ones after 2m00s");
+  // The rule off (--benchmark_min_time given): Google Benchmark's estimate, as before.
+  StoppingRule off = quick;
+  off.enabled = false;
+  EXPECT_EQ(plan_line(227, 27, off, 0.1, 0.0), plan_line(227, 27, 0.1, 0.0));
+}
+
+}  // namespace
+}  // namespace hdbench

@@ -68,7 +68,8 @@ TEST(Launcher, IsReadFromTheEnvironment) {
 // Ranks as threads of one process, collectives through shared memory.
 class ThreadRanks {
  public:
-  explicit ThreadRanks(int n) : n_(n), barrier_(n), slots_(static_cast<std::size_t>(n)) {}
+  explicit ThreadRanks(int n)
+      : n_(n), barrier_(n), slots_(static_cast<std::size_t>(n)), texts_(static_cast<std::size_t>(n)) {}
   class Rank final : public Communicator {
    public:
     Rank(ThreadRanks& all, int rank) : all_(all), rank_(rank) {}
@@ -92,11 +93,11 @@ class ThreadRanks {
       all_.barrier_.arrive_and_wait();
     }
     std::vector<std::string> gather_to_root(const std::string& text, std::string_view) override {
-      all_.texts_[rank_] = text;
+      all_.texts_[static_cast<std::size_t>(rank_)] = text;  // one slot per rank: no shared insertion
       all_.barrier_.arrive_and_wait();
       std::vector<std::string> out;
       if (rank_ == 0) {
-        for (int r = 0; r < all_.n_; ++r) out.push_back(all_.texts_[r]);
+        out = all_.texts_;
       }
       all_.barrier_.arrive_and_wait();
       return out;
@@ -112,7 +113,7 @@ class ThreadRanks {
   std::barrier<> barrier_;
   std::vector<std::vector<float>> slots_;
   std::vector<std::byte> bytes_;
-  std::map<int, std::string> texts_;
+  std::vector<std::string> texts_;  // sized up front: ranks write their own slot at once
 };
 
 nlohmann::json run_with_threads(int n, const DataParallelCase& c) {

@@ -1,0 +1,28 @@
+#include "transfer/transfer_numa.hpp"
+
+#include <fmt/format.h>
+
+namespace hdbench {
+
+NumaTarget numa_target(NumaPlacement placement, int gpu_node, const std::vector<numa::Node>& nodes,
+                       const std::string& binding_reason, const std::string& sysfs_root) {
+  if (placement == NumaPlacement::near) {
+    if (!binding_reason.empty()) return {};
+    if (gpu_node >= 0) return {gpu_node, ""};
+    return nodes.size() == 1 ? NumaTarget{nodes.front().id, ""} : NumaTarget{};
+  }
+  if (std::string reason = numa::far_node_skip_reason(nodes); !reason.empty()) return {-1, std::move(reason)};
+  if (gpu_node < 0) {
+    return {-1, "the GPU's NUMA node is unknown (its sysfs numa_node is -1): no near or far node to tell apart"};
+  }
+  if (!binding_reason.empty()) return {-1, "cannot place host memory on a NUMA node: " + binding_reason};
+  const auto far = numa::far_node(nodes, gpu_node, sysfs_root);
+  if (!far) return {-1, fmt::format("no NUMA node other than the GPU's node {}", gpu_node)};
+  return {*far, ""};
+}
+
+std::string numa_name_suffix(NumaPlacement placement) {
+  return placement == NumaPlacement::near ? "" : std::string("/numa:") + to_string(placement);
+}
+
+}  // namespace hdbench

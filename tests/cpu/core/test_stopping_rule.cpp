@@ -1,0 +1,248 @@
+// nvbench's stopping rule (issue 16), run through real Google Benchmark with a fake
+// clock: every sample advances the fake clock by the seconds it returns and nothing
+// waits, so nothing here is timed and a slow machine cannot fail it.
+#include <benchmark/benchmark.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "capture_runs.hpp"
+#include "core/grouped_timing.hpp"
+#include "core/stopping_rule.hpp"
+#include "core/suite.hpp"
+
+namespace hdbench {
+namespace {
+
+using testing::CaptureRuns;
+
+// A fake wall clock and a sample source that advances it.
+struct FakeClock {
+  double now = 0.0;
+  WallClock clock() {
+    return [this] { return now; };
+  }
+};
+
+// Plays `script` cyclically, one value a sample, advancing `fake` by each.
+struct ScriptedSamples {
+  FakeClock& fake;
+  std::vector<double> script;
+  std::size_t taken = 0;
+  double operator()() {
+    const double s = script[taken++ % script.size()];
+    fake.now += s;
+    return s;
+  }
+};
+
+// Registers and runs one benchmark named `name`; with `one_iteration` it is run as
+// hdbench runs it under the rule (one trial of one iteration), else with Google
+// Benchmark's min_time rule at `min_time` (fake) seconds.
+CaptureRuns run_one(const std::string& name, std::function<void(benchmark::State&)> body, bool one_iteration,
+                    double min_time = 0.5) {
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), std::move(body))->UseManualTime();
+  if (one_iteration) {
+    b->Iterations(1);
+  } else {
+    b->MinTime(min_time);
+  }
+  CaptureRuns capture;
+  benchmark::RunSpecifiedBenchmarks(&capture, "^" + name + "/");
+  return capture;
+}
+
+double counter(const benchmark::BenchmarkReporter::Run& run, const std::string& name) {
+  const auto it = run.counters.find(name);
+  return it == run.counters.end() ? -1.0 : it->second.value;
+}
+
+constexpr StoppingRule kRule{.min_samples = 5, .noise_target_percent = 1.0, .timeout_seconds = 1.0, .enabled = true};
+
+TEST(StoppingRule, StableSamplesStopAtMinSamples) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {2e-3}};
+  std::vector<double> seconds;
+  const CaptureRuns capture = run_one("rule_stable", [&](benchmark::State& state) {
+    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
+  }, true);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  const auto& run = capture.runs.front();
+  EXPECT_EQ(run.iterations, 1);
+  EXPECT_EQ(seconds.size(), 5u);
+  EXPECT_EQ(samples.taken, 5u);
+  EXPECT_DOUBLE_EQ(run.real_accumulated_time, 2e-3);
+  EXPECT_DOUBLE_EQ(counter(run, "noise_percent"), 0.0);
+  EXPECT_DOUBLE_EQ(counter(run, "noise_target_percent"), 1.0);
+  EXPECT_DOUBLE_EQ(counter(run, "stopped_at_timeout"), 0.0);
+}
+
+TEST(StoppingRule, NoisySamplesStopAtTheTimeoutAndReportTheNoiseReached) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {1e-3, 3e-3}};  // noise ~ 70%, never under 1%
+  std::vector<double> seconds;
+  const CaptureRuns capture = run_one("rule_noisy", [&](benchmark::State& state) {
+    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
+  }, true);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  const auto& run = capture.runs.front();
+  EXPECT_EQ(run.iterations, 1);
+  // Sampling stopped with the first sample that took the fake clock to the timeout.
+  EXPECT_GE(fake.now, kRule.timeout_seconds);
+  EXPECT_LT(fake.now - 3e-3, kRule.timeout_seconds);
+  EXPECT_EQ(seconds.size(), samples.taken);
+  EXPECT_GT(seconds.size(), 100u);
+  EXPECT_DOUBLE_EQ(counter(run, "stopped_at_timeout"), 1.0);
+  EXPECT_NEAR(counter(run, "noise_percent"), noise_percent(seconds), 1e-9);
+  EXPECT_GT(counter(run, "noise_percent"), 40.0);
+  // The reported time is a per-sample figure, not the whole sampling time.
+  EXPECT_LE(run.real_accumulated_time, 3e-3);
+}
+
+TEST(StoppingRule, ReportsTheMedianSampleAsTheIterationTime) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {5e-3, 1e-3, 4e-3, 2e-3, 3e-3}};
+  StoppingRule rule = kRule;
+  rule.noise_target_percent = 1000.0;  // any noise: stops at min_samples
+  std::vector<double> seconds;
+  const CaptureRuns capture = run_one("rule_median", [&](benchmark::State& state) {
+    seconds = run_samples(state, rule, fake.clock(), std::ref(samples));
+  }, true);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 3e-3);
+  EXPECT_EQ(seconds, samples.script);  // every sample, in the order taken
+  EXPECT_DOUBLE_EQ(counter(capture.runs.front(), "stopped_at_timeout"), 0.0);
+}
+
+TEST(StoppingRule, ATimeoutBeforeMinSamplesCountsAsStoppedAtTheTimeout) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {0.4}};  // stable, but only three fit in the timeout
+  std::vector<double> seconds;
+  const CaptureRuns capture = run_one("rule_slow_samples", [&](benchmark::State& state) {
+    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
+  }, true);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_EQ(seconds.size(), 3u);
+  EXPECT_DOUBLE_EQ(counter(capture.runs.front(), "stopped_at_timeout"), 1.0);
+  EXPECT_NEAR(counter(capture.runs.front(), "noise_percent"), 0.0, 1e-9);
+}
+
+TEST(StoppingRule, TakesOneSampleEvenWhenItOutlastsTheTimeout) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {5.0}};
+  std::vector<double> seconds;
+  const CaptureRuns capture = run_one("rule_one_long_sample", [&](benchmark::State& state) {
+    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
+  }, true);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_EQ(seconds, std::vector<double>{5.0});
+  EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 5.0);
+  EXPECT_DOUBLE_EQ(counter(capture.runs.front(), "stopped_at_timeout"), 1.0);
+}
+
+TEST(StoppingRule, DisabledIsGoogleBenchmarksLoopOneSamplePerIteration) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {0.01}};
+  StoppingRule rule = kRule;
+  rule.enabled = false;
+  std::vector<double> seconds;
+  const CaptureRuns capture = run_one("rule_disabled", [&](benchmark::State& state) {
+    seconds = run_samples(state, rule, fake.clock(), std::ref(samples));
+  }, false, 0.5);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  const auto& run = capture.runs.front();
+  EXPECT_GT(run.iterations, 1);  // Google Benchmark's count, grown until min_time
+  ASSERT_EQ(seconds.size(), static_cast<std::size_t>(run.iterations));
+  EXPECT_NEAR(run.real_accumulated_time, static_cast<double>(run.iterations) * 0.01, 1e-12);  // time = sample
+  EXPECT_GE(run.real_accumulated_time, 0.5);
+  EXPECT_EQ(run.counters.count("stopped_at_timeout"), 0u);  // the rule wrote nothing
+  EXPECT_EQ(run.counters.count("noise_percent"), 0u);
+}
+
+TEST(StoppingRule, TheScopeInForceDecidesAndNoScopeMeansDisabled) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {2e-3}};
+  std::vector<double> seconds;
+  {
+    const StoppingRuleScope scope(kRule, fake.clock());
+    run_one("rule_scoped", [&](benchmark::State& state) { seconds = run_samples(state, std::ref(samples)); },
+            true);
+  }
+  EXPECT_EQ(seconds.size(), 5u);
+  // Outside any scope the same call is Google Benchmark's loop: many one-sample iterations.
+  const CaptureRuns capture = run_one("rule_unscoped", [&](benchmark::State& state) {
+    seconds = run_samples(state, std::ref(samples));
+  }, false, 0.1);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_EQ(seconds.size(), static_cast<std::size_t>(capture.runs.front().iterations));
+  EXPECT_GT(seconds.size(), 5u);
+}
+
+TEST(StoppingRule, SuiteBenchmarksSampleUnderTheOptionsRule) {
+  Options options;
+  options.stopping_rule = {.min_samples = 3, .noise_target_percent = 1000.0, .timeout_seconds = 1e6, .enabled = true};
+  const system::SystemInfo info;
+  Suite suite(options, info);
+  std::size_t taken = 0;
+  std::vector<double> seconds;
+  // main runs Google Benchmark at --benchmark_min_time=0 (one trial of one iteration);
+  // here the test binary's min_time is Google's default, so the iteration is fixed.
+  suite.add("rule_suite/x", {{"family", "test"}}, [&](benchmark::State& state) {
+    seconds = run_samples(state, [&] { return 1e-3 * static_cast<double>(++taken); });
+  })->Iterations(1);
+  CaptureRuns capture;
+  benchmark::RunSpecifiedBenchmarks(&capture, "^rule_suite/x");
+  ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_EQ(seconds, (std::vector<double>{1e-3, 2e-3, 3e-3}));
+  EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 2e-3);
+  EXPECT_DOUBLE_EQ(counter(capture.runs.front(), "noise_target_percent"), 1000.0);
+}
+
+TEST(StoppingRule, AGroupOfCallsIsOneSampleAndTheIterationTimeItsMedian) {
+  FakeClock fake;
+  const std::vector<double> group_seconds = {0.30, 0.10, 0.20};
+  std::size_t taken = 0;
+  StoppingRule rule = kRule;
+  rule.min_samples = 3;
+  rule.noise_target_percent = 1000.0;
+  std::vector<double> per_call;
+  const CaptureRuns capture = run_one("rule_grouped", [&](benchmark::State& state) {
+    per_call = time_grouped_calls(state, 100, rule, fake.clock(), [&](std::size_t calls) {
+      EXPECT_EQ(calls, 100u);
+      const double s = group_seconds[taken++ % group_seconds.size()];
+      fake.now += s;
+      return s;
+    });
+  }, true);
+  ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 0.20);  // the median group
+  ASSERT_EQ(per_call.size(), 3u);
+  EXPECT_DOUBLE_EQ(per_call[0], 0.30 / 100);
+  EXPECT_DOUBLE_EQ(per_call[1], 0.10 / 100);
+  EXPECT_DOUBLE_EQ(per_call[2], 0.20 / 100);
+}
+
+TEST(StoppingRule, SampleUntilStoppedNeedsMinSamplesUnderTheTarget) {
+  FakeClock fake;
+  // Noisy first, then stable: it stops once the whole set's noise is under 1%.
+  std::vector<double> script = {1.0, 1.5};
+  for (int i = 0; i < 10000; ++i) script.push_back(1.0);
+  ScriptedSamples samples{fake, script};
+  StoppingRule rule = kRule;
+  rule.timeout_seconds = 1e9;
+  std::vector<double> seconds;
+  const StoppingOutcome outcome = sample_until_stopped(rule, fake.clock(), std::ref(samples), seconds);
+  EXPECT_FALSE(outcome.stopped_at_timeout);
+  EXPECT_LE(outcome.noise_percent, 1.0);
+  EXPECT_GT(outcome.samples, 5u);
+  EXPECT_EQ(outcome.samples, seconds.size());
+  // One sample fewer was still above the target.
+  seconds.pop_back();
+  EXPECT_GT(noise_percent(seconds), 1.0);
+}
+
+}  // namespace
+}  // namespace hdbench
