@@ -71,3 +71,19 @@ def test_reference_summary_quotes_the_measured_cpu_steps(folder):
             if b.get("status") == "ok" and p.get("family") == "mlp" and p.get("variant") == "step" and \
                     p.get("processor") == "cpu":
                 assert f"{b['counters']['step_us']:.1f} µs" in result.stdout, b["name"]
+
+
+def test_a_grid_cell_nothing_ran_in_says_so_instead_of_empty_axes():
+    """The H100's default run of 2026-11-23: the all-GPU copies use the copy engine only,
+    so the transfer figure's SM-engine cells for them hold a note, not empty axes."""
+    pytest.importorskip("matplotlib")
+    folder = REFERENCE / "h100-2026-11-23"
+    figures, _ = hdbench_report.build_figures([(str(folder / "default-h100.json"),
+                                                hdbench_report.load_report(str(folder / "default-h100.json")))])
+    fig = figures["transfer"]
+    notes = sorted(t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "empty_panel")
+    assert notes == ["no runs: SM engine, all_to_host", "no runs: SM engine, host_to_all"]
+    for ax in fig.axes:
+        has_note = any(t.get_gid() == "empty_panel" for t in ax.texts)
+        has_lines = any(line.get_gid() == "series" for line in ax.lines)
+        assert has_note != has_lines, ax.get_title()
