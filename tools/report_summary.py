@@ -205,9 +205,10 @@ def loader_workers(report: dict) -> list[str]:
             versus = "no 0-worker run at that batch to compare with"
         else:
             versus = f"**{speedup:.2f}×** the rate with 0 workers at that batch"
-        whose = "" if _loader_implementation(report, row) == "hdbench" else f" ({_loader_implementation(report, row)}'s loader)"
-        line = (f"- {consumer} consumer{whose}, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
-                f"{best:,.0f} samples/s, {versus} ({row['pinning']}, {_loader_point(row, workers)}; "
+        implementation = _loader_implementation(report, row)
+        whose = "" if implementation == "hdbench" else f"{implementation}'s loader, "
+        line = (f"- {consumer} consumer, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
+                f"{best:,.0f} samples/s, {versus} ({whose}{row['pinning']}, {_loader_point(row, workers)}; "
                 f"{_sources(report, row, (row['pinning'],), workers, 'loader_scaling')}).")
         enough = min(int(w) for w, cell in cells.items() if cell["samples/s"] >= FED_FRACTION * best)
         if enough < workers:

@@ -5,6 +5,23 @@
 #include <string_view>
 
 namespace hdbench {
+namespace {
+
+// One number for `flag`: greater than 0 (or at least 0 where `zero_allowed`) and at most
+// 1e6, else the usage error naming what it accepts (also for text that is no number).
+double parse_positive_number(std::string_view flag, std::string_view text, std::string_view accepted,
+                             bool zero_allowed = false) {
+  double value = 0.0;
+  try {
+    value = parse_one_number(flag, text, -1e300, 1e300, accepted);
+  } catch (const UsageError&) {
+    bad_value(flag, text, accepted);
+  }
+  if (!(zero_allowed ? value >= 0.0 : value > 0.0) || value > 1e6) bad_value(flag, text, accepted);
+  return value;
+}
+
+}  // namespace
 
 bool Options::runs_family(std::string_view name) const {
   return std::find(families.begin(), families.end(), name) != families.end();
@@ -61,15 +78,7 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
   flags.add("max_minutes", "M",
             "stop starting benchmarks after M minutes (> 0); the rest are reported as skipped (default no limit)",
             [&o](auto flag, auto v) {
-              constexpr std::string_view accepted = "one number of minutes greater than 0, e.g. 5 or 0.5";
-              double minutes = 0.0;
-              try {
-                minutes = parse_one_number(flag, v, -1e300, 1e300, accepted);
-              } catch (const UsageError&) {
-                bad_value(flag, v, accepted);
-              }
-              if (!(minutes > 0.0) || minutes > 1e6) bad_value(flag, v, accepted);
-              o.max_minutes = minutes;
+              o.max_minutes = parse_positive_number(flag, v, "one number of minutes greater than 0, e.g. 5 or 0.5");
             });
   // nvbench's stopping rule (core/stopping_rule.hpp); the preset sets its defaults.
   flags.add("min_samples", "N",
@@ -86,29 +95,15 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
             "rule off: Google Benchmark's --benchmark_min_time rule, as does giving --benchmark_min_time (quick 2, "
             "default 1, full 0.5)",
             [&o](auto flag, auto v) {
-              constexpr std::string_view accepted = "a percentage >= 0, e.g. 1 or 0.5 (0 turns the rule off)";
-              double pct = 0.0;
-              try {
-                pct = parse_one_number(flag, v, -1e300, 1e300, accepted);
-              } catch (const UsageError&) {
-                bad_value(flag, v, accepted);
-              }
-              if (!(pct >= 0.0) || pct > 1e6) bad_value(flag, v, accepted);
-              o.stopping_rule.noise_target_percent = pct;
+              o.stopping_rule.noise_target_percent = parse_positive_number(
+                  flag, v, "a percentage >= 0, e.g. 1 or 0.5 (0 turns the rule off)", /*zero_allowed=*/true);
             });
   flags.add("max_seconds", "S",
             "per-benchmark sampling timeout: stop after S seconds of sampling even above the noise target, > 0 "
             "(quick 0.25, default 1, full 5)",
             [&o](auto flag, auto v) {
-              constexpr std::string_view accepted = "a number of seconds greater than 0, e.g. 1 or 0.25";
-              double seconds = 0.0;
-              try {
-                seconds = parse_one_number(flag, v, -1e300, 1e300, accepted);
-              } catch (const UsageError&) {
-                bad_value(flag, v, accepted);
-              }
-              if (!(seconds > 0.0) || seconds > 1e6) bad_value(flag, v, accepted);
-              o.stopping_rule.timeout_seconds = seconds;
+              o.stopping_rule.timeout_seconds =
+                  parse_positive_number(flag, v, "a number of seconds greater than 0, e.g. 1 or 0.25");
             });
   flags.add_check([&o, &flags] {
     StoppingRule& rule = o.stopping_rule;

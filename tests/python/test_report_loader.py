@@ -229,7 +229,7 @@ def test_summary_names_whose_loader_each_row_measured(tmp_path):
     from pathlib import Path
     folder = Path(__file__).resolve().parents[2] / "reports" / "reference" / "h100-2026-11-23"
     out = tmp_path / "summary.md"
-    result = run_report_tool("summarize", folder / "quick-h100.json", folder / "pytorch-h100.json", "-o", out)
+    result = run_report_tool("summarize", folder / "runs" / "quick-h100.json", folder / "pytorch-h100.json", "-o", out)
     assert result.returncode == 0, result.stderr
     lines = out.read_text().splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("| batch | loader | pinning |"))
@@ -238,4 +238,6 @@ def test_summary_names_whose_loader_each_row_measured(tmp_path):
     # One report alone has one loader: no column.
     result = run_report_tool("summarize", folder / "pytorch-h100.json", "-o", out)
     assert result.returncode == 0, result.stderr
-    assert "| batch | pinning |" in out.read_text() and "| batch | loader |" not in out.read_text()
+    text = out.read_text()
+    assert "| batch | pinning |" in text and "| batch | loader |" not in text
+    assert "best batch" in text and "(pytorch's loader, " in text  # the answer says whose loader it measured
