@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <stdexcept>
 
 #include "core/numa.hpp"
-#include "transfer_kernels.hpp"
+#include "core/spin_gate.hpp"
 
 namespace hdbench {
 namespace {
@@ -32,11 +31,12 @@ class DeviceScope {
 // Members are created with the lane's device current (streams, events and buffers
 // belong to the device current at creation).
 struct AllGpuCopy::Lane {
-  Lane(int device_, Direction direction, std::size_t bytes, std::uint64_t seed, int numa_node)
+  Lane(int device_, Direction direction, std::size_t bytes, std::uint64_t seed, int numa_node,
+       double spin_timeout_ms)
       : device(device_),
         stream(fmt::format("{}/gpu{}", to_string(direction), device_)),
         ends(make_ends(direction, bytes, seed, numa_node, stream.get())),
-        gate(HostMemoryKind::mapped, 2 * sizeof(int)) {}
+        gate(spin_timeout_ms) {}
 
   static TransferEndpoints make_ends(Direction direction, std::size_t bytes, std::uint64_t seed, int numa_node,
                                      cudaStream_t stream) {
@@ -47,7 +47,7 @@ struct AllGpuCopy::Lane {
   int device;
   Stream stream;
   TransferEndpoints ends;
-  HostBuffer gate;  // mapped: [0] release flag, [1] timed-out flag
+  SpinGate gate;
   Event start, stop;
 };
 
@@ -64,14 +64,13 @@ double AllGpuSample::sum_gbps(std::size_t bytes) const {
 }
 
 AllGpuCopy::AllGpuCopy(const std::vector<int>& devices, Direction direction, std::size_t bytes, std::uint64_t seed,
-                       double spin_timeout_ms, const std::vector<int>& numa_nodes)
-    : timeout_ns_(static_cast<std::uint64_t>(spin_timeout_ms * 1e6)) {
+                       double spin_timeout_ms, const std::vector<int>& numa_nodes) {
   if (!is_all_gpus(direction)) throw std::invalid_argument("AllGpuCopy: direction is all_to_host or host_to_all");
   if (devices.empty()) throw std::invalid_argument("AllGpuCopy: no device selected");
   if (numa_nodes.size() != devices.size()) throw std::invalid_argument("AllGpuCopy: one NUMA node per device");
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const DeviceScope scope(devices[i]);
-    lanes_.push_back(std::make_unique<Lane>(devices[i], direction, bytes, seed, numa_nodes[i]));
+    lanes_.push_back(std::make_unique<Lane>(devices[i], direction, bytes, seed, numa_nodes[i], spin_timeout_ms));
   }
 }
 
@@ -105,17 +104,13 @@ std::vector<double> AllGpuCopy::alone_seconds(std::size_t lane, int repetitions)
 AllGpuSample AllGpuCopy::run_together() {
   {
     const DeviceScope restore(lanes_.front()->device);
-    for (auto& lane : lanes_) lane->gate.as<volatile int>()[0] = 0;
     const auto release_all = [this] {
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      for (auto& lane : lanes_) lane->gate.as<volatile int>()[0] = 1;  // every gate in one pass
+      for (auto& lane : lanes_) lane->gate.release();  // every gate in one pass
     };
     try {
       for (auto& lane : lanes_) {
         HDBENCH_CUDA_CHECK(cudaSetDevice(lane->device));
-        lane->gate.as<volatile int>()[1] = 0;
-        auto* device_flags = static_cast<int*>(lane->gate.device_pointer());
-        kernels::spin_until_released(device_flags, device_flags + 1, timeout_ns_, lane->stream.get());
+        lane->gate.close_and_enqueue(lane->stream.get());
         lane->start.record(lane->stream.get());
         lane->ends.enqueue_copy(Engine::copy, 0, lane->stream.get());
         lane->stop.record(lane->stream.get());
@@ -127,19 +122,12 @@ AllGpuSample AllGpuCopy::run_together() {
     release_all();
   }
   AllGpuSample sample;
-  bool timed_out = false;
   for (auto& lane : lanes_) {
     const DeviceScope scope(lane->device);
     lane->stream.synchronize();
-    timed_out = timed_out || lane->gate.as<volatile int>()[1] != 0;
     sample.seconds.push_back(elapsed_ms(lane->start, lane->stop) / 1e3);
   }
-  if (timed_out) {
-    throw std::runtime_error(
-        fmt::format("a spin kernel timed out after {} ms before every GPU's copy was queued; the sample is void. "
-                    "What to do: raise --hdbench_spin_timeout_ms, or check that the host is not overloaded",
-                    static_cast<double>(timeout_ns_) / 1e6));
-  }
+  for (const auto& lane : lanes_) lane->gate.throw_if_timed_out("every GPU's copy was");
   return sample;
 }
 

@@ -55,7 +55,6 @@ class AllGpuCopy {
  private:
   struct Lane;
   std::vector<std::unique_ptr<Lane>> lanes_;
-  std::uint64_t timeout_ns_;
 };
 
 }  // namespace hdbench

@@ -1,7 +1,6 @@
 #include "transfer/bidir_copy.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
 #include <latch>
 #include <stdexcept>
@@ -9,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "transfer_kernels.hpp"
 
 namespace hdbench {
 namespace {
@@ -23,23 +21,18 @@ BidirectionalCopy::BidirectionalCopy(HostMemoryKind kind, Engine engine, std::si
     : kind_(kind),
       engine_(engine),
       sm_blocks_(sm_blocks),
-      timeout_ns_(static_cast<std::uint64_t>(spin_timeout_ms * 1e6)),
       h2d_stream_("h2d"),
       d2h_stream_("d2h"),
       up_(kind, Direction::h2d, bytes, seed, h2d_stream_.get()),
       down_(kind, Direction::d2h, bytes, seed, d2h_stream_.get()),
-      gate_(HostMemoryKind::mapped, 2 * sizeof(int)) {
+      gate_(spin_timeout_ms) {
   if (engine == Engine::sm && !up_.kernel_accessible()) {
     throw std::invalid_argument(fmt::format("{} memory cannot be mapped for a kernel", to_string(kind)));
   }
 }
 
 void BidirectionalCopy::enqueue_both_behind_spin() {
-  volatile int* flags = gate_.as<volatile int>();
-  flags[0] = 0;
-  flags[1] = 0;
-  auto* device_flags = static_cast<int*>(gate_.device_pointer());
-  kernels::spin_until_released(device_flags, device_flags + 1, timeout_ns_, h2d_stream_.get());
+  gate_.close_and_enqueue(h2d_stream_.get());
   origin_.record(h2d_stream_.get());
   HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(d2h_stream_.get(), origin_.get(), 0));
   up_start_.record(h2d_stream_.get());
@@ -48,8 +41,7 @@ void BidirectionalCopy::enqueue_both_behind_spin() {
   down_start_.record(d2h_stream_.get());
   down_.enqueue_copy(engine_, sm_blocks_, d2h_stream_.get());
   down_stop_.record(d2h_stream_.get());
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  flags[0] = 1;
+  gate_.release();
 }
 
 void BidirectionalCopy::enqueue_both_from_two_threads() {
@@ -85,12 +77,7 @@ BidirSample BidirectionalCopy::run_once() {
   }
   h2d_stream_.synchronize();
   d2h_stream_.synchronize();
-  if (spin && gate_.as<volatile int>()[1] != 0) {
-    throw std::runtime_error(fmt::format(
-        "the spin kernel timed out after {} ms before both copies were queued; the sample is void. "
-        "What to do: raise --hdbench_spin_timeout_ms, or check that the host is not overloaded",
-        static_cast<double>(timeout_ns_) / 1e6));
-  }
+  if (spin) gate_.throw_if_timed_out("both copies were");
   // Every event is measured from `origin`, which both streams wait on, so all
   // offsets are non-negative and comparable.
   const double up_begin = seconds_between(origin_, up_start_);

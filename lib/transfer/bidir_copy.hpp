@@ -11,6 +11,7 @@
 #include "transfer/transfer_axes.hpp"
 #include "core/cuda.hpp"
 #include "core/host_memory.hpp"
+#include "core/spin_gate.hpp"
 #include "transfer/transfer_endpoints.hpp"
 
 namespace hdbench {
@@ -42,12 +43,11 @@ class BidirectionalCopy {
   HostMemoryKind kind_;
   Engine engine_;
   int sm_blocks_;
-  std::uint64_t timeout_ns_;
   Stream h2d_stream_;
   Stream d2h_stream_;
   TransferEndpoints up_;
   TransferEndpoints down_;
-  HostBuffer gate_;  // mapped: [0] release flag, [1] timed-out flag
+  SpinGate gate_;
   Event origin_, up_start_, up_stop_, down_start_, down_stop_;
 };
 
