@@ -91,7 +91,7 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
               o.stopping_rule.min_samples = static_cast<int>(n);
             });
   flags.add("noise_target", "PCT",
-            "stop sampling once the samples' relative noise (stdev/mean) is at most PCT percent, >= 0; 0 turns the "
+            "stop sampling once the median's ~95% confidence half-width is at most PCT percent of it, >= 0; 0 turns the "
             "rule off: Google Benchmark's --benchmark_min_time rule, as does giving --benchmark_min_time (quick 2, "
             "default 1, full 0.5)",
             [&o](auto flag, auto v) {

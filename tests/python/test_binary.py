@@ -278,6 +278,7 @@ def test_the_stopping_rule_runs_each_benchmark_once_and_reports_its_noise(hdbenc
         assert c["samples"] >= 1 and c["noise_target_percent"] == 50.0
         assert c["stopped_at_timeout"] in (0, 1)
         assert c["stopped_at_timeout"] == 1 or (c["samples"] >= 3 and c["noise_percent"] <= 50.0)
+        assert c["stdev_percent"] >= 0.0  # stdev / mean, beside the median's interval the rule stops on
 
 
 def test_an_explicit_min_time_is_google_benchmarks_rule(hdbench_bin, tmp_path):

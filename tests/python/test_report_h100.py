@@ -153,8 +153,8 @@ def test_the_hdbench_vs_pytorch_table_quotes_both_reports():
     reports = dict((Path(p).name, r) for p, r in load("mlp", "pytorch", "cpu_vs_gpu", "pytorch_cpu16"))
     table = rows(text)
     assert len(table) >= 20
-    for model, processor, optimizer, dtype, mode, batch, hd, pt, ratio, bench in table:
-        name = bench.strip("`")
+    for model, processor, optimizer, dtype, mode, data, batch, hd, pt, ratio, bench in table:
+        name = bench.split(" vs ")[0].strip("`")
         hd_runs = [b for f in ("mlp.json", "cpu_vs_gpu.json") for b in reports[f]["benchmarks"]
                    if b["name"] == name and b["status"] == "ok"]
         pt_run = next(b for f in ("pytorch.json", "pytorch_cpu16.json") for b in reports[f]["benchmarks"]
@@ -162,8 +162,9 @@ def test_the_hdbench_vs_pytorch_table_quotes_both_reports():
         hd_us, pt_us = hd_runs[0]["counters"]["step_us"], pt_run["counters"]["step_us"]
         assert (hd, pt) == (f"{hd_us:,.1f}", f"{pt_us:,.1f}"), name
         assert ratio == f"**{pt_us / hd_us:.2f}×**"
-        assert (model, dtype, mode, batch) == (hd_runs[0]["params"]["model"], hd_runs[0]["params"]["dtype"],
-                                               hd_runs[0]["params"]["mode"], str(hd_runs[0]["params"]["batch"]))
+        assert (model, dtype, mode, data, batch) == (
+            hd_runs[0]["params"]["model"], hd_runs[0]["params"]["dtype"], hd_runs[0]["params"]["mode"],
+            hd_runs[0]["params"]["data"], str(hd_runs[0]["params"]["batch"]))
 
 
 def test_the_break_even_and_loader_tables_are_the_reports_rows():

@@ -4,6 +4,8 @@ which questions it cannot answer."""
 from __future__ import annotations
 
 import json
+import statistics
+from pathlib import Path
 
 import report_summary
 from conftest import run_report_tool
@@ -417,3 +419,97 @@ def test_summary_lists_the_benchmarks_stopped_at_the_timeout_in_one_line():
     for b in report["benchmarks"]:
         b["counters"].pop("stopped_at_timeout", None)
     assert report_summary.stopped_at_timeout(report) == []  # reports from before the rule, or with it off
+
+
+VS_PYTORCH = "How does hdbench's training step compare with PyTorch's?"
+
+
+def pytorch_twin(processor, model, batch, step_us, mode="eager", data="device", threads=None):
+    """PyTorch's run of the step mlp_step() names, under the same name (as the baseline writes it)."""
+    b = mlp_step(processor, model, batch, step_us, mode=mode, data=data)
+    b["params"]["implementation"] = "pytorch"
+    if threads is not None:
+        b["params"]["threads"] = threads
+        b["name"] += f"/threads:{threads}"
+    return b
+
+
+def test_vs_pytorch_gives_graph_eager_and_cpu_pairs_apart_graph_first():
+    """Made up for the test (not measured): ratios chosen to be exact. Eager pairs come three per point in real
+    runs and carry PyTorch's per-step Python cost, so they are not pooled with the graph replays."""
+    hd = synthetic_report()
+    hd["benchmarks"] = [
+        mlp_step("cpu", "784x32x10", 128, 100.0),
+        mlp_step("gpu", "784x32x10", 128, 50.0), mlp_step("gpu", "784x32x10", 128, 70.0, data="pinned"),
+        mlp_step("gpu", "784x32x10", 1024, 120.0),
+        mlp_step("gpu", "784x32x10", 128, 40.0, mode="graph"), mlp_step("gpu", "784x32x10", 1024, 100.0, mode="graph"),
+        mlp_step("gpu", "784x32x10", 4096, 200.0, mode="graph"),
+    ]
+    pt = {"context": {"host_name": "synthetic-h200", "hdbench": {"implementation": "pytorch"}}, "benchmarks": [
+        pytorch_twin("cpu", "784x32x10", 128, 300.0, threads=2),
+        pytorch_twin("cpu", "784x32x10", 128, 150.0, threads=4),  # the fastest of PyTorch's thread counts is paired
+        pytorch_twin("gpu", "784x32x10", 128, 1050.0), pytorch_twin("gpu", "784x32x10", 128, 1100.0, data="pinned"),
+        pytorch_twin("gpu", "784x32x10", 1024, 1160.0),
+        pytorch_twin("gpu", "784x32x10", 128, 80.0, mode="graph"),
+        pytorch_twin("gpu", "784x32x10", 1024, 110.0, mode="graph"),
+        pytorch_twin("gpu", "784x32x10", 4096, 150.0, mode="graph"),
+    ]}
+    text = section(report_summary.summarize_reports([("hd.json", hd), ("pt.json", pt)]), VS_PYTORCH)
+    assert answer_lines(text) == [
+        "- **GPU, CUDA graph** (both replay one captured step, no per-step Python or launches: the like-for-like "
+        "comparison): hdbench faster in **2** of 3; PyTorch ÷ hdbench median **1.10×**, range 0.75×–2.00×; weakest "
+        "784x32x10, fp32, batch 4096, 0.75× (`mlp/gpu/784x32x10/fp32/graph/device/4096` in both reports).",
+        # eager - graph at the same point: PyTorch 970 and 1050 µs, hdbench 10 and 20 µs
+        "- **GPU, eager** (PyTorch's eager step takes a median 1,010 µs longer than its graph replay of the same "
+        "step, hdbench's 15 µs: Python, dispatch and launches, every step): hdbench faster in **3** of 3; PyTorch ÷ "
+        "hdbench median **15.71×**, range 9.67×–21.00×; weakest 784x32x10, fp32, batch 1024, 9.67× "
+        "(`mlp/gpu/784x32x10/fp32/eager/device/1024` in both reports).",
+        "- **CPU** (threads: hdbench 2, PyTorch 4): hdbench faster in **1** of 1; PyTorch ÷ hdbench **1.50×** "
+        "(784x32x10, fp32, batch 128; `mlp/cpu/784x32x10/fp32/eager/host/128` (hd.json) vs "
+        "`mlp/cpu/784x32x10/fp32/eager/host/128/threads:4` (pt.json)).",
+    ]
+    rows = table_rows(text)
+    assert [(r[4], r[5], r[6], r[-2]) for r in rows] == [
+        ("graph", "device", "128", "**2.00×**"), ("graph", "device", "1024", "**1.10×**"),
+        ("graph", "device", "4096", "**0.75×**"),
+        ("eager", "device", "128", "**21.00×**"), ("eager", "pinned", "128", "**15.71×**"),
+        ("eager", "device", "1024", "**9.67×**"),
+        ("eager", "host", "128", "**1.50×**")]
+    assert rows[-1][-1] == "`mlp/cpu/784x32x10/fp32/eager/host/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128/threads:4`"
+
+
+H100 = Path(__file__).resolve().parents[2] / "reports" / "reference" / "h100-2026-11-23"
+
+
+def test_vs_pytorch_on_the_h100_reports_shows_the_fair_comparison_first():
+    """The H100 reports of 2026-11-23: 8 graph, 24 eager and 4 CPU pairs; each group's median and range are the
+    reports' own step times, and the answer fits in the section's first lines, before the table."""
+    reports = [(str(H100 / f), json.loads((H100 / f).read_text())) for f in ("default-h100.json", "pytorch-h100.json")]
+    text = section(report_summary.summarize_reports(reports), VS_PYTORCH)
+    steps: dict = {}
+    for _, report in reports:
+        for b in report["benchmarks"]:
+            p = b.get("params", {})
+            if b.get("status") == "ok" and p.get("family") == "mlp" and p.get("variant") == "step":
+                key = (p["model"], p["processor"], p["optimizer"], p["dtype"], p["mode"], p["data"], p["batch"])
+                steps.setdefault(key, {})[p["implementation"]] = b["counters"]["step_us"]
+    groups: dict = {}
+    for (model, processor, optimizer, dtype, mode, data, batch), us in steps.items():
+        if len(us) == 2:
+            group = "CPU" if processor == "cpu" else f"GPU, {'CUDA graph' if mode == 'graph' else mode}"
+            groups.setdefault(group, []).append(us["pytorch"] / us["hdbench"])
+    assert {g: len(r) for g, r in groups.items()} == {"GPU, CUDA graph": 8, "GPU, eager": 24, "CPU": 4}
+    lines = text.strip().splitlines()
+    assert [line.split("**")[1] for line in lines[:3]] == ["GPU, CUDA graph", "GPU, eager", "CPU"]
+    for line, group in zip(lines[:3], ["GPU, CUDA graph", "GPU, eager", "CPU"]):
+        r = groups[group]
+        assert f"of {len(r)}; PyTorch ÷ hdbench median **{statistics.median(r):.2f}×**, " \
+               f"range {min(r):.2f}×–{max(r):.2f}×;" in line, line
+    # The fair comparison is far from the pooled median the eager pairs made (2.85x over all 36 pairs).
+    assert "median **1.80×**, range 1.05×–2.91×" in lines[0]
+    assert "median **4.14×**" in lines[1] and "PyTorch's eager step takes a median 777 µs longer" in lines[1]
+    assert lines[3] == "" and lines[4].startswith("Step time (µs), graph pairs first")
+    rows = table_rows(text)
+    assert len(rows) == 36
+    assert [r[4] for r in rows] == ["graph"] * 8 + ["eager"] * 28  # the 4 CPU pairs last, eager too
+    assert [r[1] for r in rows[-4:]] == ["CPU"] * 4
