@@ -1,13 +1,15 @@
-// The dataparallel family in hdbench: the CPU data-parallel step with one rank (the
-// baseline hdbench_mpi's ranks are compared with), the NCCL all-reduce of one rank
-// per selected GPU (bus bandwidth as nccl-tests defines it). N ranks run under MPI:
-// `mpirun -np N hdbench_mpi` (bench/mpi/). Not built yet: the GPU data-parallel step
-// (bucketed NCCL all-reduce overlapped with backward, and not), which needs GpuMlp to
-// hand out its device gradients per layer.
+// The dataparallel family in hdbench, one rank each: the CPU data-parallel step (the
+// baseline hdbench_mpi's ranks are compared with), and per selected GPU the GPU
+// data-parallel step (NCCL, bucketed and overlapped with the backward pass, and not)
+// and the NCCL all-reduce alone (bus bandwidth as nccl-tests defines it). N ranks run
+// under MPI: `mpirun -np N hdbench_mpi` (bench/mpi/).
 #include "dataparallel.hpp"
+
+#include "dataparallel_gpu_step.hpp"
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <stdexcept>
 
 #include "core/stopping_rule.hpp"
@@ -23,10 +25,12 @@ namespace {
 
 constexpr int kNcclRepetitions = 20;
 
-void run_cpu_case(benchmark::State& state, const DataParallelCase& c) {
+// A data-parallel case run once with one rank: its figures are the medians of its
+// own timed steps, so Google Benchmark's loop runs it once.
+void run_one_rank(benchmark::State& state, const std::function<nlohmann::json(scaleout::Communicator&)>& run) {
   scaleout::SelfCommunicator self;
   for (auto _ : state) {
-    const nlohmann::json result = run_data_parallel(self, c);
+    const nlohmann::json result = run(self);
     if (result.contains("error_message")) {
       fail_benchmark(state, result["error_message"].get<std::string>());
       return;
@@ -34,6 +38,15 @@ void run_cpu_case(benchmark::State& state, const DataParallelCase& c) {
     for (const auto& [key, value] : result["counters"].items()) state.counters[key] = value.get<double>();
     state.SetIterationTime(1e-6 * result["counters"]["step_us"].get<double>());
   }
+}
+
+void run_cpu_case(benchmark::State& state, const DataParallelCase& c) {
+  run_one_rank(state, [&](scaleout::Communicator& self) { return run_data_parallel(self, c); });
+}
+
+void run_gpu_case(benchmark::State& state, int device, const GpuDataParallelCase& c) {
+  HDBENCH_CUDA_CHECK(cudaSetDevice(device));
+  run_one_rank(state, [&](scaleout::Communicator& self) { return run_gpu_data_parallel(self, c); });
 }
 
 // One rank's NCCL all-reduce of `bytes` in `buckets`, on `device`.
@@ -78,17 +91,29 @@ class DataParallelFamily final : public Family {
   }
 
   void register_benchmarks(Suite& suite, const std::string&) const override {
-    for (const DataParallelCase& c : data_parallel_cases(options_, suite.options().seed)) {
+    const std::vector<DataParallelCase> cases = data_parallel_cases(options_, suite.options().seed);
+    const std::vector<DataParallelCase> no_cases;
+    for (const DataParallelCase& c : options_.cpu_step ? cases : no_cases) {
       suite
           .add(data_parallel_name(c, "self", 1), data_parallel_params(c, "self", 1),
                [c](benchmark::State& state) { run_cpu_case(state, c); })
           ->Iterations(1);
     }
     // One rank per selected GPU, each alone: a single-rank communicator's figures (its
-    // bus bandwidth is 0 by definition); several GPUs in one communicator need
-    // hdbench_mpi's ranks and are not built yet.
+    // bus bandwidth is 0 by definition); several GPUs in one communicator are
+    // hdbench_mpi's ranks.
     const auto gpu_count = static_cast<int>(suite.system().gpus.size());
     for (const int device : resolve_devices(devices_, suite.options().device, gpu_count)) {
+      for (const DataParallelCase& c : options_.gpu_step ? cases : no_cases) {
+        for (const bool overlap : {true, false}) {
+          const GpuDataParallelCase g{c, overlap, options_.bucket_bytes, options_.timeout_s};
+          suite
+              .add_gpu(fmt::format("{}/device:{}", gpu_data_parallel_name(g, 1), device),
+                       gpu_data_parallel_params(g, 1, device),
+                       [device, g](benchmark::State& state) { run_gpu_case(state, device, g); })
+              ->Iterations(1);
+        }
+      }
       for (const std::size_t bytes : options_.nccl_bytes) {
         for (const int buckets : options_.nccl_buckets) {
           const nlohmann::json params = {{"family", "dataparallel"},

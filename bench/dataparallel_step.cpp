@@ -91,6 +91,41 @@ nlohmann::json data_parallel_params(const DataParallelCase& c, const std::string
           {"optimizer", "sgd"}};
 }
 
+double max_difference_from_root(scaleout::Communicator& ranks, std::span<const float> parameters) {
+  std::vector<float> root(parameters.begin(), parameters.end());
+  ranks.broadcast(std::as_writable_bytes(std::span<float>(root)), "broadcast of rank 0's parameters");
+  return scaleout::compare(parameters, root, 0.0, 0.0).max_abs_difference;
+}
+
+nlohmann::json gather_figures(scaleout::Communicator& ranks, const nlohmann::json& mine) {
+  const std::vector<std::string> gathered = ranks.gather_to_root(mine.dump(), "gather of every rank's figures");
+  if (!ranks.is_root()) return nullptr;
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const std::string& text : gathered) per_rank.push_back(nlohmann::json::parse(text));
+  return per_rank;
+}
+
+double max_over_ranks(const nlohmann::json& per_rank, const char* key) {
+  double most = 0.0;
+  for (const auto& r : per_rank) most = std::max(most, r.at(key).get<double>());
+  return most;
+}
+
+void judge_parameters(nlohmann::json& result, double diff_between_ranks, const scaleout::Agreement& vs_one_rank,
+                      double tolerance, std::size_t steps) {
+  const bool identical = diff_between_ranks == 0.0;
+  result["checks"] = {{"ranks_identical", identical}, {"matches_one_rank", vs_one_rank.within()}, {"tolerance", tolerance}};
+  if (!identical) {
+    result["error_message"] = fmt::format("ranks disagree after {} steps: parameters differ by up to {:g} from rank 0's",
+                                          steps, diff_between_ranks);
+  } else if (!vs_one_rank.within()) {
+    result["error_message"] = fmt::format(
+        "the ranks' parameters differ from one process on the combined batch by up to {:g} (tolerance {:g} + "
+        "{:g}·|ref|)",
+        vs_one_rank.max_abs_difference, tolerance, tolerance);
+  }
+}
+
 nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParallelCase& c) {
   const int n = ranks.size();
   const scaleout::Shard shard = scaleout::shard_of(c.global_batch, ranks.rank(), n);
@@ -121,10 +156,7 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
     last_loss = r.loss;
   }
 
-  // Every rank against rank 0's parameters: identical, bit for bit, after the run.
-  std::vector<float> root_parameters(mlp.parameters().begin(), mlp.parameters().end());
-  ranks.broadcast(std::as_writable_bytes(std::span<float>(root_parameters)), "broadcast of rank 0's parameters");
-  const scaleout::Agreement vs_root = scaleout::compare(mlp.parameters(), root_parameters, 0.0, 0.0);
+  const double diff_vs_root = max_difference_from_root(ranks, mlp.parameters());
   const std::size_t gradient_bytes = mlp.gradients().size() * sizeof(float);
   const double allreduce_median = median_of(allreduce_s);
   const nlohmann::json mine = {
@@ -137,8 +169,8 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
       {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, allreduce_median)},
       {"first_loss", first_loss},
       {"final_loss", last_loss},
-      {"params_max_abs_diff_vs_rank0", vs_root.max_abs_difference}};
-  const std::vector<std::string> gathered = ranks.gather_to_root(mine.dump(), "gather of every rank's figures");
+      {"params_max_abs_diff_vs_rank0", diff_vs_root}};
+  nlohmann::json per_rank = gather_figures(ranks, mine);
   if (!ranks.is_root()) return nullptr;
 
   // One process on the combined batch: the reference the ranks must match, and the
@@ -155,17 +187,10 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
   const scaleout::Agreement vs_single =
       scaleout::compare(mlp.parameters(), single.parameters(), c.tolerance, c.tolerance);
 
-  nlohmann::json per_rank = nlohmann::json::array();
-  double slowest_step = 0.0, slowest_reduce = 0.0, max_diff_between_ranks = 0.0;
-  for (const std::string& text : gathered) {
-    per_rank.push_back(nlohmann::json::parse(text));
-    const auto& r = per_rank.back();
-    slowest_step = std::max(slowest_step, r["step_us"].get<double>());
-    slowest_reduce = std::max(slowest_reduce, r["allreduce_us"].get<double>());
-    max_diff_between_ranks = std::max(max_diff_between_ranks, r["params_max_abs_diff_vs_rank0"].get<double>());
-  }
+  const double slowest_step = max_over_ranks(per_rank, "step_us");
+  const double slowest_reduce = max_over_ranks(per_rank, "allreduce_us");
+  const double max_diff_between_ranks = max_over_ranks(per_rank, "params_max_abs_diff_vs_rank0");
   const double one_rank_us = 1e6 * median_of(single_s);
-  const bool identical = max_diff_between_ranks == 0.0;
   nlohmann::json counters = {
       {"step_us", slowest_step},
       {"allreduce_us", slowest_reduce},
@@ -178,21 +203,8 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
       {"params_max_abs_diff_between_ranks", max_diff_between_ranks},
       {"params_max_abs_diff_vs_one_rank", vs_single.max_abs_difference},
       {"final_loss", per_rank[0]["final_loss"]}};
-  nlohmann::json result = {
-      {"counters", counters},
-      {"per_rank", per_rank},
-      {"checks",
-       {{"ranks_identical", identical}, {"matches_one_rank", vs_single.within()}, {"tolerance", c.tolerance}}}};
-  if (!identical) {
-    result["error_message"] =
-        fmt::format("ranks disagree after {} steps: parameters differ by up to {:g} from rank 0's", total_steps,
-                    max_diff_between_ranks);
-  } else if (!vs_single.within()) {
-    result["error_message"] = fmt::format(
-        "the ranks' parameters differ from one process on the combined batch by up to {:g} (tolerance {:g} + "
-        "{:g}·|ref|)",
-        vs_single.max_abs_difference, c.tolerance, c.tolerance);
-  }
+  nlohmann::json result = {{"counters", counters}, {"per_rank", per_rank}};
+  judge_parameters(result, max_diff_between_ranks, vs_single, c.tolerance, total_steps);
   return result;
 }
 

@@ -13,6 +13,7 @@
 
 #include "mlp/mlp_model.hpp"
 #include "scaleout/communicator.hpp"
+#include "scaleout/scaleout_math.hpp"
 
 namespace hdbench {
 
@@ -43,5 +44,18 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
 // rank builds it (a counter-based generator keyed by seed, step and sample).
 void fill_batch(const MlpShape& model, std::uint64_t seed, std::size_t step, std::size_t first_sample,
                 std::size_t count, float* images, std::int32_t* labels);
+
+// The end of every data-parallel case, whatever the processor (all are collectives
+// but the last two, which rank 0 runs on what gather_figures returned):
+// this rank's largest difference from rank 0's parameters (broadcast);
+double max_difference_from_root(scaleout::Communicator& ranks, std::span<const float> parameters);
+// every rank's figures on rank 0, in rank order (null on the other ranks);
+nlohmann::json gather_figures(scaleout::Communicator& ranks, const nlohmann::json& mine);
+// the largest value of `key` over the ranks (the slowest rank's time);
+double max_over_ranks(const nlohmann::json& per_rank, const char* key);
+// result["checks"] (ranks identical bit for bit; within tolerance of one process on the
+// combined batch), and result["error_message"] when either fails.
+void judge_parameters(nlohmann::json& result, double diff_between_ranks, const scaleout::Agreement& vs_one_rank,
+                      double tolerance, std::size_t steps);
 
 }  // namespace hdbench

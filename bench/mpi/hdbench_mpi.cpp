@@ -5,6 +5,7 @@
 // --hdbench_seed, --hdbench_preset). Rank 0 writes one report (atomically) with every
 // rank's figures; other ranks write nothing. Every collective has a deadline
 // (--hdbench_dp_timeout_s): a rank that dies or stalls ends the run with a message.
+// The GPU step takes one rank per GPU, each rank the GPU of its node's local rank.
 // Exit codes as hdbench: 0 done, 1 a check failed or the run broke, 2 bad usage; a
 // collective past its deadline aborts with 3 (mpirun may report its own code).
 #include <fmt/format.h>
@@ -12,13 +13,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <random>
 #include <thread>
 
 #include "core/report.hpp"
 #include "core/system.hpp"
+#include "core/cuda.hpp"
 #include "dataparallel.hpp"
+#include "dataparallel_gpu_step.hpp"
 #include "families.hpp"
 #include "mpi_communicator.hpp"
 
@@ -33,18 +37,28 @@ std::string default_report_path(const std::string& hostname) {
   return fmt::format("reports/hdbench_mpi-{}-{}.json", host, local_time("%Y%m%d-%H%M%S"));
 }
 
-// A report entry shaped like hdbench's (report.cpp's run_to_json): counters at top
-// level and under "counters", params, status, notes; plus every rank's figures.
-nlohmann::json entry(const DataParallelCase& c, int ranks, const nlohmann::json& result) {
-  const std::string name = data_parallel_name(c, "mpi", ranks);
-  nlohmann::json e = {{"name", name},
-                      {"run_name", name},
-                      {"run_type", "iteration"},
-                      {"repetitions", 1},
-                      {"iterations", c.steps},
-                      {"time_unit", "us"},
-                      {"params", data_parallel_params(c, "mpi", ranks)},
-                      {"notes", nlohmann::json::array()}};
+// A report entry shaped like hdbench's (report.cpp's run_to_json): name, params,
+// status and notes; entry() adds the counters at top level and under "counters", and
+// every rank's figures.
+nlohmann::json entry_head(const std::string& name, const nlohmann::json& params, int steps) {
+  return {{"name", name},          {"run_name", name}, {"run_type", "iteration"},
+          {"repetitions", 1},      {"iterations", steps}, {"time_unit", "us"},
+          {"params", params},      {"notes", nlohmann::json::array()}};
+}
+
+nlohmann::json skipped_entry(const std::string& name, const nlohmann::json& params, int steps,
+                             const std::string& reason) {
+  nlohmann::json e = entry_head(name, params, steps);
+  e["status"] = "skipped";
+  e["skip_reason"] = reason;
+  e["error_occurred"] = true;
+  e["error_message"] = "skipped: " + reason;
+  e["counters"] = nlohmann::json::object();
+  return e;
+}
+
+nlohmann::json entry(const std::string& name, const nlohmann::json& params, int steps, const nlohmann::json& result) {
+  nlohmann::json e = entry_head(name, params, steps);
   const nlohmann::json& counters = result["counters"];
   e["real_time"] = counters["step_us"];
   e["cpu_time"] = counters["step_us"];
@@ -60,6 +74,23 @@ nlohmann::json entry(const DataParallelCase& c, int ranks, const nlohmann::json&
     e["status"] = "ok";
   }
   return e;
+}
+
+// Every rank takes GPU local_rank of its node; "" when all can, else why not (the same
+// answer on every rank: a rank without a GPU of its own fails the GPU cases for all).
+std::string gpu_unavailable_reason(scaleout::MpiCommunicator& ranks) {
+  int gpus = 0;
+  const cudaError_t status = cudaGetDeviceCount(&gpus);
+  if (status != cudaSuccess) gpus = 0;
+  double problem[2] = {gpus == 0 ? 1.0 : 0.0, ranks.local_rank() >= gpus && gpus > 0 ? 1.0 : 0.0};
+  ranks.allreduce_max(problem, "check that every rank has a GPU");
+  if (problem[0] > 0) {
+    return "a rank has no usable GPU (cudaGetDeviceCount: " +
+           std::string(status == cudaSuccess ? "0 devices" : cudaGetErrorString(status)) + ")";
+  }
+  if (problem[1] > 0) return "more ranks on a node than it has GPUs: the GPU step takes one GPU per rank";
+  HDBENCH_CUDA_CHECK(cudaSetDevice(ranks.local_rank()));
+  return "";
 }
 
 int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
@@ -101,19 +132,18 @@ int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
   }
   nlohmann::json benchmarks = nlohmann::json::array();
   bool failed = false;
-  for (const DataParallelCase& c : data_parallel_cases(dp, options.seed)) {
+  // One case on every rank: its entry on rank 0, with a line on the console.
+  const auto run_case = [&](const std::string& name, const nlohmann::json& params, int steps,
+                            const std::function<nlohmann::json()>& run_it) {
     nlohmann::json result;
     try {
-      result = run_data_parallel(ranks, c);
+      result = run_it();
     } catch (const std::exception& error) {
-      ranks.abort(fmt::format("rank {} of {}: {}: {}", ranks.rank(), ranks.size(),
-                              data_parallel_name(c, "mpi", ranks.size()), error.what()),
-                  1);
+      ranks.abort(fmt::format("rank {} of {}: {}: {}", ranks.rank(), ranks.size(), name, error.what()), 1);
     }
-    if (!ranks.is_root()) continue;
-    benchmarks.push_back(entry(c, ranks.size(), result));
+    if (!ranks.is_root()) return;
+    benchmarks.push_back(entry(name, params, steps, result));
     const auto& k = result["counters"];
-    const std::string name = benchmarks.back()["name"].get<std::string>();
     if (result.contains("error_message")) {
       failed = true;
       fmt::print("FAILED {}: {}\n", name, result["error_message"].get<std::string>());
@@ -124,6 +154,32 @@ int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
                  k["scaling_efficiency"].get<double>());
     }
     std::fflush(stdout);
+  };
+  const std::vector<DataParallelCase> cases = data_parallel_cases(dp, options.seed);
+  if (dp.cpu_step) {
+    for (const DataParallelCase& c : cases) {
+      run_case(data_parallel_name(c, "mpi", ranks.size()), data_parallel_params(c, "mpi", ranks.size()), c.steps,
+               [&] { return run_data_parallel(ranks, c); });
+    }
+  }
+  if (dp.gpu_step) {
+    const std::string unavailable = gpu_unavailable_reason(ranks);
+    for (const DataParallelCase& c : cases) {
+      for (const bool overlap : {true, false}) {
+        const GpuDataParallelCase g{c, overlap, dp.bucket_bytes, dp.timeout_s};
+        const std::string name = gpu_data_parallel_name(g, ranks.size());
+        // The params name rank 0's device; per_rank names each rank's.
+        const nlohmann::json params = gpu_data_parallel_params(g, ranks.size(), unavailable.empty() ? 0 : -1);
+        if (!unavailable.empty()) {
+          if (ranks.is_root()) {
+            benchmarks.push_back(skipped_entry(name, params, c.steps, unavailable));
+            fmt::print("SKIPPED {}: {}\n", name, unavailable);
+          }
+          continue;
+        }
+        run_case(name, params, c.steps, [&] { return run_gpu_data_parallel(ranks, g); });
+      }
+    }
   }
   if (!ranks.is_root()) return 0;
 

@@ -175,6 +175,7 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
     const LayerPlan& p = plan.layers[l];
     p.weight_gradient->run(l == 0 ? input : output(l - 1), dy(l), stream);
     if (!p.weight_gradient_fused) bias_gradient_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
+    if (gradient_ready) gradient_ready(l);
     if (l == 0) break;  // the images need no gradient
     p.input_gradient->run(weight_operand(l), dy(l), stream);
     if (!p.input_gradient_fused) relu_gradient_fallback(l, batch);
@@ -241,6 +242,9 @@ void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, 
 }
 
 void GpuMlp::apply_optimizer() { impl_->enqueue_optimizer(); }
+
+void GpuMlp::set_gradient_ready_hook(GradientReadyHook hook) { impl_->gradient_ready = std::move(hook); }
+float* GpuMlp::device_gradients() noexcept { return impl_->gradients(); }
 
 void GpuMlp::name_ranges(const std::string& benchmark) { impl_->ranges = StepRangeNames(benchmark); }
 

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -47,9 +48,22 @@ class GpuMlp {
   // images [batch × inputs] (float) and labels (int32). Asynchronous: nothing waits.
   void step(const float* images, const std::int32_t* labels, std::size_t batch);
 
-  // The step in two halves, for tests (both enqueue only).
+  // The step in two halves (both enqueue only): for tests, and for a data-parallel
+  // step, which all-reduces the gradients between them.
   void compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch);
   void apply_optimizer();
+
+  // Called while compute_gradients (or a capture) enqueues the backward pass, once per
+  // layer from the last to the first, as soon as that layer's weight and bias
+  // gradients are enqueued on the stream and before anything below it: where a
+  // data-parallel step starts a bucket's all-reduce, overlapped with the layers still
+  // to go (as DDP's autograd hooks do). An empty hook removes it.
+  using GradientReadyHook = std::function<void(std::size_t layer)>;
+  void set_gradient_ready_hook(GradientReadyHook hook);
+  // The fp32 gradients on the device, in the flat layout of mlp_model.hpp (layer l's
+  // weight and bias fill [layers[l].weight, layers[l+1].weight)): what an all-reduce
+  // works on in place, between compute_gradients and apply_optimizer.
+  float* device_gradients() noexcept;
 
   // Captures step(images, labels, batch) into a CUDA graph (the pointers and batch are
   // baked in), replacing any earlier capture. replay() enqueues it on the stream.

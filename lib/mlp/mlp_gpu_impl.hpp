@@ -107,6 +107,7 @@ struct GpuMlp::Impl {
   const StepPlan* graph_plan = nullptr;
   std::size_t last_batch = 0;
   const StepPlan* last_plan = nullptr;  // the plan the last step (or replayed graph) ran
+  GpuMlp::GradientReadyHook gradient_ready;  // may be empty
 
   template <typename T>
   T* at(const Slot& slot) const noexcept {

@@ -25,6 +25,7 @@ NcclAllReduce::NcclAllReduce(Communicator& ranks, double timeout_s)
 }
 NcclAllReduce::~NcclAllReduce() = default;
 void NcclAllReduce::enqueue_sum(float*, std::size_t, int, cudaStream_t) {}
+void NcclAllReduce::enqueue_mean(float*, std::size_t, cudaStream_t) {}
 void NcclAllReduce::wait(cudaStream_t, std::string_view) {}
 std::string NcclAllReduce::version() { return "none"; }
 #else
@@ -68,6 +69,11 @@ void NcclAllReduce::enqueue_sum(float* device_values, std::size_t count, int buc
                "ncclAllReduce");
     begin = end;
   }
+}
+
+void NcclAllReduce::enqueue_mean(float* device_values, std::size_t count, cudaStream_t stream) {
+  nccl_check(ncclAllReduce(device_values, device_values, count, ncclFloat, ncclAvg, as_comm(comm_), stream),
+             "ncclAllReduce (ncclAvg)");
 }
 
 void NcclAllReduce::wait(cudaStream_t stream, std::string_view what) {

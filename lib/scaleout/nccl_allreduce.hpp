@@ -27,6 +27,9 @@ class NcclAllReduce {
   // Enqueues an in-place sum of `count` floats at `device_values` on `stream`, as
   // `buckets` consecutive all-reduces of near-equal size.
   void enqueue_sum(float* device_values, std::size_t count, int buckets, cudaStream_t stream);
+  // Enqueues an in-place mean (ncclAvg) of `count` floats over the ranks on `stream`:
+  // a data-parallel step's gradient bucket.
+  void enqueue_mean(float* device_values, std::size_t count, cudaStream_t stream);
   // Waits for `stream` with the deadline; throws (after aborting NCCL) past it.
   void wait(cudaStream_t stream, std::string_view what);
 

@@ -50,4 +50,21 @@ Agreement compare(std::span<const float> a, std::span<const float> b, double abs
   return agreement;
 }
 
+std::vector<GradientBucket> bucket_gradients(std::span<const std::size_t> layer_begin, std::size_t total,
+                                             std::size_t bucket_floats) {
+  std::vector<GradientBucket> buckets;
+  std::size_t end = total;
+  std::size_t held = 0;
+  for (std::size_t l = layer_begin.size(); l-- > 0;) {
+    const std::size_t layer_end = l + 1 < layer_begin.size() ? layer_begin[l + 1] : total;
+    held += layer_end - layer_begin[l];
+    if (held >= bucket_floats || l == 0) {
+      buckets.push_back({l, layer_begin[l], end});
+      end = layer_begin[l];
+      held = 0;
+    }
+  }
+  return buckets;
+}
+
 }  // namespace hdbench::scaleout

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace hdbench::scaleout {
 
@@ -34,5 +35,19 @@ struct Agreement {
   bool within() const noexcept { return worst_excess <= 0.0; }
 };
 Agreement compare(std::span<const float> a, std::span<const float> b, double abs_tol, double rel_tol);
+
+// Gradient buckets as DDP forms them: layers are visited in the order the backward
+// pass produces their gradients (last layer first), and a bucket closes once it holds
+// at least `bucket_floats` (the layer that crosses the cap ends it; the last bucket
+// takes what is left). `layer_begin[l]` is where layer l's gradients start in the flat
+// array and `total` where the last one ends; a layer's gradients run up to the next
+// layer's start. Each bucket is one contiguous range, ready once its lowest layer is.
+struct GradientBucket {
+  std::size_t lowest_layer = 0;  // the all-reduce may start once this layer's gradients are
+  std::size_t begin = 0;         // floats, [begin, end)
+  std::size_t end = 0;
+};
+std::vector<GradientBucket> bucket_gradients(std::span<const std::size_t> layer_begin, std::size_t total,
+                                             std::size_t bucket_floats);
 
 }  // namespace hdbench::scaleout

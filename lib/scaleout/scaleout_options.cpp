@@ -1,5 +1,7 @@
 #include "scaleout/scaleout_options.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/option_values.hpp"
@@ -39,6 +41,28 @@ void declare_dataparallel_flags(FlagParser& flags, DataParallelOptions& o, const
             [&o](auto flag, auto v) { o.nccl_bytes = parse_size_list(flag, v); });
   flags.add("dp_nccl_buckets", "LIST", "buckets the NCCL all-reduce is split into, 1..1024 (default 1,4)",
             [&o](auto flag, auto v) { o.nccl_buckets = parse_int_list(flag, v, 1, 1024); });
+  flags.add("dp_processors", "LIST",
+            "cpu (MPI_Allreduce / one rank), gpu (one rank per GPU, NCCL) (default both)", [&o](auto flag, auto v) {
+              o.cpu_step = o.gpu_step = false;
+              for (std::string_view item : split(v, ',')) {
+                if (item == "cpu") {
+                  o.cpu_step = true;
+                } else if (item == "gpu") {
+                  o.gpu_step = true;
+                } else {
+                  throw UsageError(fmt::format("--hdbench_{}: '{}' is not a processor; accepted: cpu, gpu", flag, item));
+                }
+              }
+            });
+  flags.add("dp_bucket_bytes", "SIZE",
+            "gradient bucket of the GPU step's overlapped all-reduce, 1K..1G (default 25M, DDP's bucket_cap_mb)",
+            [&o](auto flag, auto v) {
+              const std::vector<std::size_t> sizes = parse_size_list(flag, v);
+              if (sizes.size() != 1 || sizes[0] < 1024 || sizes[0] > (std::size_t{1} << 30)) {
+                throw UsageError(fmt::format("--hdbench_{}: '{}' is not one size from 1K to 1G", flag, v));
+              }
+              o.bucket_bytes = sizes[0];
+            });
   flags.add_check([&o, &flags] {
     flags.apply_preset("dp_batches", o.batches, {256}, o.batches);
     flags.apply_preset("dp_steps", o.steps, 5, o.steps);
@@ -53,6 +77,10 @@ void declare_dataparallel_flags(FlagParser& flags, DataParallelOptions& o, const
     j["dp_tolerance"] = o.tolerance;
     j["dp_nccl_bytes"] = o.nccl_bytes;
     j["dp_nccl_buckets"] = o.nccl_buckets;
+    j["dp_processors"] = nlohmann::json::array();
+    if (o.cpu_step) j["dp_processors"].push_back("cpu");
+    if (o.gpu_step) j["dp_processors"].push_back("gpu");
+    j["dp_bucket_bytes"] = o.bucket_bytes;
   });
 }
 

@@ -53,7 +53,7 @@ def test_two_ranks_agree_with_each_other_and_with_one_process(mpi_bin, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dp.json"]  # one file, no temp left over
     report = json.loads(out.read_text())
     assert report["context"]["hdbench"]["mpi"]["ranks"] == 2
-    [entry] = report["benchmarks"]
+    [entry] = [b for b in report["benchmarks"] if b["params"]["processor"] == "cpu"]
     assert entry["status"] == "ok", entry.get("error_message")
     assert entry["name"] == "dataparallel/cpu/mpi/784x16x10/batch:64/ranks:2"
     assert entry["params"]["ranks"] == 2 and entry["params"]["shard_batch"] == 32
@@ -67,6 +67,26 @@ def test_two_ranks_agree_with_each_other_and_with_one_process(mpi_bin, tmp_path)
         assert entry["counters"][key] > 0, key
     # nccl-tests' definition with n = 2: busbw = algbw * 2(n-1)/n = algbw.
     assert entry["counters"]["allreduce_busbw_GB/s"] == pytest.approx(entry["counters"]["allreduce_algbw_GB/s"])
+
+
+def test_the_gpu_step_runs_one_rank_per_gpu_or_says_why_not(mpi_bin, tmp_path):
+    """Two ranks: both the bucketed and the one-all-reduce exchange are reported. On a
+    node with fewer than two GPUs (this VM has none) they are skipped with the reason."""
+    out = tmp_path / "dp.json"
+    result = mpirun(mpi_bin, 2, *SMALL, "--hdbench_dp_processors=gpu", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    entries = json.loads(out.read_text())["benchmarks"]
+    assert [e["name"] for e in entries] == [
+        f"dataparallel/gpu/nccl/784x16x10/batch:64/ranks:2/overlap:{mode}" for mode in ("bucketed", "none")]
+    for e in entries:
+        assert e["params"]["processor"] == "gpu" and e["params"]["ranks"] == 2
+        if e["status"] == "skipped":
+            assert "GPU" in e["skip_reason"], e["skip_reason"]
+            assert f"SKIPPED {e['name']}: {e['skip_reason']}" in result.stdout
+        else:
+            assert e["status"] == "ok", e.get("error_message")
+            assert e["checks"]["ranks_identical"] and e["checks"]["matches_one_rank"]
+            assert len(e["per_rank"]) == 2
 
 
 def test_a_batch_that_does_not_split_fails_with_the_reason(mpi_bin, tmp_path):
@@ -109,10 +129,13 @@ def test_one_rank_runs_without_mpirun_in_hdbench(hdbench_bin, tmp_path):
     assert one["params"]["ranks"] == 1
     assert one["counters"]["allreduce_busbw_GB/s"] == 0.0  # one rank moves nothing
     assert one["counters"]["params_max_abs_diff_vs_one_rank"] <= 1e-4
-    # Without a GPU the NCCL all-reduce registers as skipped, with the reason.
-    nccl = [b for b in benchmarks if b["params"].get("variant") == "nccl_allreduce"]
-    assert nccl and all(b["status"] in ("ok", "skipped") for b in nccl)
-    assert all(b["skip_reason"] for b in nccl if b["status"] == "skipped")
+    # Without a GPU the NCCL all-reduce and the GPU step register as skipped, with the reason.
+    for variant in ("nccl_allreduce", "gpu_step"):
+        entries = [b for b in benchmarks if b["params"].get("variant") == variant]
+        assert entries and all(b["status"] in ("ok", "skipped") for b in entries), variant
+        assert all(b["skip_reason"] for b in entries if b["status"] == "skipped")
+    overlaps = sorted(b["params"]["overlap"] for b in benchmarks if b["params"].get("variant") == "gpu_step")
+    assert overlaps == ["bucketed", "none"]
 
 
 def test_p2p_registers_skipped_with_the_reason_without_two_gpus(hdbench_bin, tmp_path):

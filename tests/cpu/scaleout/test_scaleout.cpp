@@ -3,6 +3,7 @@
 // as threads: N ranks on shards equal one process on the combined batch.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <barrier>
 #include <cstring>
 #include <map>
@@ -47,6 +48,25 @@ TEST(Compare, UsesAbsPlusRelTolerance) {
   EXPECT_NEAR(compare(a, b, 0.0, 0.0).max_abs_difference, 0.002, 1e-6);
   const std::vector<float> nan = {1.0f, std::nanf("")};
   EXPECT_FALSE(compare(nan, b, 1.0, 1.0).within());
+}
+
+// Buckets as (lowest layer, begin, end), in the order the backward pass fills them.
+std::vector<std::array<std::size_t, 3>> buckets_of(std::vector<std::size_t> layer_begin, std::size_t total,
+                                                   std::size_t cap) {
+  std::vector<std::array<std::size_t, 3>> out;
+  for (const GradientBucket& b : bucket_gradients(layer_begin, total, cap)) out.push_back({b.lowest_layer, b.begin, b.end});
+  return out;
+}
+
+TEST(GradientBuckets, FillFromTheLastLayerAndCloseOnceTheyHoldTheCap) {
+  using B = std::vector<std::array<std::size_t, 3>>;
+  // Layers of 100, 50 and 10 floats.
+  EXPECT_EQ(buckets_of({0, 100, 150}, 160, 40), (B{{1, 100, 160}, {0, 0, 100}}));
+  EXPECT_EQ(buckets_of({0, 100, 150}, 160, 1), (B{{2, 150, 160}, {1, 100, 150}, {0, 0, 100}}));
+  EXPECT_EQ(buckets_of({0, 100, 150}, 160, 1'000'000), (B{{0, 0, 160}}));  // DDP's cap above the model: one bucket
+  EXPECT_EQ(buckets_of({0}, 7, 1), (B{{0, 0, 7}}));
+  // Exactly the cap closes the bucket.
+  EXPECT_EQ(buckets_of({0, 100, 150}, 160, 10), (B{{2, 150, 160}, {1, 100, 150}, {0, 0, 100}}));
 }
 
 TEST(Launcher, IsReadFromTheEnvironment) {
