@@ -44,14 +44,13 @@ void run_cpu_case(benchmark::State& state, const DataParallelCase& c) {
   run_one_rank(state, [&](scaleout::Communicator& self) { return run_data_parallel(self, c); });
 }
 
-void run_gpu_case(benchmark::State& state, int device, const GpuDataParallelCase& c) {
-  HDBENCH_CUDA_CHECK(cudaSetDevice(device));
+// On the device the suite made current (one copy per selected GPU).
+void run_gpu_case(benchmark::State& state, const GpuDataParallelCase& c) {
   run_one_rank(state, [&](scaleout::Communicator& self) { return run_gpu_data_parallel(self, c); });
 }
 
-// One rank's NCCL all-reduce of `bytes` in `buckets`, on `device`.
-void run_nccl_allreduce(benchmark::State& state, int device, std::size_t bytes, int buckets, double timeout_s) {
-  HDBENCH_CUDA_CHECK(cudaSetDevice(device));
+// One rank's NCCL all-reduce of `bytes` in `buckets`, on the current device.
+void run_nccl_allreduce(benchmark::State& state, std::size_t bytes, int buckets, double timeout_s) {
   scaleout::SelfCommunicator self;
   scaleout::NcclAllReduce nccl(self, timeout_s);
   const std::size_t count = bytes / sizeof(float);
@@ -77,7 +76,6 @@ void run_nccl_allreduce(benchmark::State& state, int device, std::size_t bytes, 
 
 class DataParallelFamily final : public Family {
  public:
-  explicit DataParallelFamily(const DeviceSelection& devices) : devices_(devices) {}
   std::vector<std::string> names() const override { return {"dataparallel"}; }
 
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
@@ -99,38 +97,32 @@ class DataParallelFamily final : public Family {
                [c](benchmark::State& state) { run_cpu_case(state, c); })
           ->Iterations(1);
     }
-    // One rank per selected GPU, each alone: a single-rank communicator's figures (its
-    // bus bandwidth is 0 by definition); several GPUs in one communicator are
-    // hdbench_mpi's ranks.
-    const auto gpu_count = static_cast<int>(suite.system().gpus.size());
-    for (const int device : resolve_devices(devices_, suite.options().device, gpu_count)) {
-      for (const DataParallelCase& c : options_.gpu_step ? cases : no_cases) {
-        for (const bool overlap : {true, false}) {
-          const GpuDataParallelCase g{c, overlap, options_.bucket_bytes, options_.timeout_s};
-          suite
-              .add_gpu(fmt::format("{}/device:{}", gpu_data_parallel_name(g, 1), device),
-                       gpu_data_parallel_params(g, 1, device),
-                       [device, g](benchmark::State& state) { run_gpu_case(state, device, g); })
-              ->Iterations(1);
-        }
+    // One rank per selected GPU (add_gpu's copies), each alone: a single-rank
+    // communicator's figures (its bus bandwidth is 0 by definition); several GPUs in
+    // one communicator are hdbench_mpi's ranks.
+    for (const DataParallelCase& c : options_.gpu_step ? cases : no_cases) {
+      for (const bool overlap : {true, false}) {
+        const GpuDataParallelCase g{c, overlap, options_.bucket_bytes, options_.timeout_s};
+        suite
+            .add_gpu(gpu_data_parallel_name(g, 1), gpu_data_parallel_params(g, 1),
+                     [g](benchmark::State& state) { run_gpu_case(state, g); })
+            ->Iterations(1);
       }
-      for (const std::size_t bytes : options_.nccl_bytes) {
-        for (const int buckets : options_.nccl_buckets) {
-          const nlohmann::json params = {{"family", "dataparallel"},
-                                         {"variant", "nccl_allreduce"},
-                                         {"processor", "gpu"},
-                                         {"collective", "ncclAllReduce"},
-                                         {"bytes", bytes},
-                                         {"buckets", buckets},
-                                         {"ranks", 1},
-                                         {"device", device}};
-          const double timeout_s = options_.timeout_s;
-          suite.add_gpu(
-              fmt::format("dataparallel/nccl_allreduce/device:{}/bytes:{}/buckets:{}/ranks:1", device, bytes, buckets),
-              params, [device, bytes, buckets, timeout_s](benchmark::State& state) {
-                run_nccl_allreduce(state, device, bytes, buckets, timeout_s);
-              });
-        }
+    }
+    for (const std::size_t bytes : options_.nccl_bytes) {
+      for (const int buckets : options_.nccl_buckets) {
+        const nlohmann::json params = {{"family", "dataparallel"},
+                                       {"variant", "nccl_allreduce"},
+                                       {"processor", "gpu"},
+                                       {"collective", "ncclAllReduce"},
+                                       {"bytes", bytes},
+                                       {"buckets", buckets},
+                                       {"ranks", 1}};
+        const double timeout_s = options_.timeout_s;
+        suite.add_gpu(fmt::format("dataparallel/nccl_allreduce/bytes:{}/buckets:{}/ranks:1", bytes, buckets), params,
+                      [bytes, buckets, timeout_s](benchmark::State& state) {
+                        run_nccl_allreduce(state, bytes, buckets, timeout_s);
+                      });
       }
     }
   }
@@ -138,14 +130,13 @@ class DataParallelFamily final : public Family {
   const DataParallelOptions& options() const noexcept { return options_; }
 
  private:
-  const DeviceSelection& devices_;
   DataParallelOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Family> make_dataparallel_family(const DeviceSelection& devices) {
-  return std::make_unique<DataParallelFamily>(devices);
+std::unique_ptr<Family> make_dataparallel_family() {
+  return std::make_unique<DataParallelFamily>();
 }
 
 const DataParallelOptions& dataparallel_options(const Family& family) {

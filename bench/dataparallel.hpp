@@ -5,14 +5,13 @@
 #include <memory>
 #include <vector>
 
-#include "core/devices.hpp"
 #include "core/family.hpp"
 #include "dataparallel_step.hpp"
 #include "scaleout/scaleout_options.hpp"
 
 namespace hdbench {
 
-std::unique_ptr<Family> make_dataparallel_family(const DeviceSelection& devices);
+std::unique_ptr<Family> make_dataparallel_family();
 // The family's options (throws std::invalid_argument if `family` is another one).
 const DataParallelOptions& dataparallel_options(const Family& family);
 // Models × global batches, in run order.

@@ -127,7 +127,7 @@ std::string gpu_data_parallel_name(const GpuDataParallelCase& c, int ranks) {
                      c.step.global_batch, ranks, c.overlap ? "bucketed" : "none");
 }
 
-nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks, int device) {
+nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks) {
   return {{"family", "dataparallel"},
           {"variant", "gpu_step"},
           {"processor", "gpu"},
@@ -141,8 +141,7 @@ nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks,
           {"bucket_bytes", c.bucket_bytes},
           {"dtype", "fp32"},
           {"steps", c.step.steps},
-          {"optimizer", "sgd"},
-          {"device", device}};
+          {"optimizer", "sgd"}};
 }
 
 nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDataParallelCase& c) {

@@ -32,7 +32,8 @@ struct GpuDataParallelCase {
 
 // "dataparallel/gpu/nccl/<model>/batch:<B>/ranks:<N>/overlap:bucketed|none"
 std::string gpu_data_parallel_name(const GpuDataParallelCase& c, int ranks);
-nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks, int device);
+// The params without the device (hdbench's suite adds the device of each copy).
+nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks);
 
 // Runs the case on every rank, on the current device (a collective). Rank 0 returns
 // the report entry's figures with every rank's (per_rank), the one-process step on

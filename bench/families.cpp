@@ -8,7 +8,7 @@ std::unique_ptr<Family> make_transfer_family(const DeviceSelection& devices);   
 std::unique_ptr<Family> make_streams_family();                                     // streams.cpp
 std::unique_ptr<Family> make_loader_family(const DataOptions& data);               // loader.cpp
 std::unique_ptr<Family> make_mlp_family(const DataOptions& data);                  // mlp.cpp
-std::unique_ptr<Family> make_dataparallel_family(const DeviceSelection& devices);  // dataparallel.cpp
+std::unique_ptr<Family> make_dataparallel_family();  // dataparallel.cpp
 std::unique_ptr<Family> make_p2p_family(const DeviceSelection& devices);           // p2p.cpp
 
 std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data, const DeviceSelection& devices) {
@@ -17,7 +17,7 @@ std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data, cons
   families.push_back(make_streams_family());
   families.push_back(make_loader_family(data));
   families.push_back(make_mlp_family(data));
-  families.push_back(make_dataparallel_family(devices));
+  families.push_back(make_dataparallel_family());
   families.push_back(make_p2p_family(devices));
   return families;
 }

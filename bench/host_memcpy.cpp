@@ -62,7 +62,6 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
 }  // namespace
 
 void register_host_memcpy(Suite& suite, const TransferOptions& t) {
-  const Options& o = suite.options();
   for (int threads : t.memcpy_threads) {
     for (std::size_t bytes : t.sizes) {
       const std::string name = fmt::format("host_memcpy/threads:{}/{}", threads, format_size(bytes));

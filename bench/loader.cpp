@@ -84,7 +84,7 @@ std::string case_name(const LoaderCase& c) {
                      to_string(c.augment));
 }
 
-nlohmann::json case_params(const LoaderCase& c, const Options& o, const DatasetSource& data) {
+nlohmann::json case_params(const LoaderCase& c, const DatasetSource& data) {  // add_gpu adds a GPU consumer's device
   nlohmann::json p = {{"family", "loader"},
                       {"implementation", "hdbench"},
                       {"consumer", to_string(c.consumer)},
@@ -97,7 +97,6 @@ nlohmann::json case_params(const LoaderCase& c, const Options& o, const DatasetS
                       {"augment", to_string(c.augment)},
                       {"dataset", data.kind},
                       {"dataset_name", data.name}};
-  if (c.consumer == LoaderConsumer::gpu) p["device"] = o.device;
   if (data.idx()) p["dataset_dir"] = data.dir;
   if (!data.idx()) p["samples"] = data.samples;
   return p;
@@ -258,7 +257,7 @@ void set_loader_counters(benchmark::State& state, const Suite& suite, const Load
     k["fraction_of_build_bound"] = samples_per_s / bound;
   }
   if (c.consumer == LoaderConsumer::gpu) {
-    if (const double link = system::pcie_link_gbps(selected_gpu(suite)->link_max); link > 0.0) {
+    if (const double link = system::pcie_link_gbps(suite.current_gpu()->link_max); link > 0.0) {
       k["link_bound_samples/s"] = link * 1e9 / bytes_per_sample;
     }
     if (copy_alone && *copy_alone > 0.0) {
@@ -274,7 +273,6 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
   const LoaderConfig config = make_config(c, suite.options());
   const std::size_t batch_bytes = BatchLayout{dataset.pixels_per_sample()}.batch_bytes(config.batch_size);
   const bool gpu = c.consumer == LoaderConsumer::gpu;
-  if (gpu) HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
   if (const auto shortfall =
           memory_shortfall(planned_slot_bytes(config, dataset.pixels_per_sample()), gpu ? 2 * batch_bytes : 0)) {
     skip_benchmark(state, *shortfall);
@@ -327,9 +325,9 @@ void register_loader(Suite& suite, const LoaderOptions& options, const DataOptio
     const std::string name = case_name(c);
     auto fn = [&suite, family, c](benchmark::State& state) { run_loader_case(state, suite, *family, c); };
     if (c.consumer == LoaderConsumer::gpu) {
-      suite.add_gpu(name, case_params(c, o, data), fn);
+      suite.add_gpu(name, case_params(c, data), fn);
     } else {
-      suite.add(name, case_params(c, o, data), fn);
+      suite.add(name, case_params(c, data), fn);
     }
   }
   suite.add_derivation(derive_loader_scaling);

@@ -76,12 +76,17 @@ void print_machine(const system::SystemInfo& info) {
   fmt::print("\n");
 }
 
+// " GPU n" for a derived row of device n when the run measured several, else "".
+std::string gpu_tag(const nlohmann::json& row, bool several_gpus) {
+  return several_gpus && row.contains("device") ? fmt::format(" GPU {}", row["device"].get<int>()) : std::string();
+}
+
 // One line per buffer size, compute ratio and memory kind: the sync time against the
 // best pipeline, and what a launch on the legacy default stream costs.
-void print_stream_overlap(const nlohmann::json& rows) {
+void print_stream_overlap(const nlohmann::json& rows, bool several_gpus) {
   fmt::print("Copy/compute overlap (streams):\n");
   for (const auto& row : rows) {
-    std::string line = fmt::format("  {:>8} compute x{} {:<8}", format_size(row["bytes"].get<std::size_t>()),
+    std::string line = fmt::format("  {}{:>8} compute x{} {:<8}", gpu_tag(row, several_gpus), format_size(row["bytes"].get<std::size_t>()),
                                    row["compute_ratio"].get<double>(), row["memory"].get<std::string>());
     if (row.contains("sync")) line += fmt::format(" sync {:.0f} us", row["sync"]["latency_us"].get<double>());
     if (row.contains("pipelined")) {
@@ -103,11 +108,11 @@ void print_stream_overlap(const nlohmann::json& rows) {
 
 // Per consumer, pinning mode and per-sample cost: the fastest batch size and worker
 // count, and what the workers bought over building on the consumer thread.
-void print_loader_scaling(const nlohmann::json& rows) {
-  std::map<std::tuple<std::string, std::string, double>, const nlohmann::json*> best;
+void print_loader_scaling(const nlohmann::json& rows, bool several_gpus) {
+  std::map<std::tuple<std::string, int, std::string, double>, const nlohmann::json*> best;
   for (const auto& row : rows) {
-    const auto key = std::make_tuple(row["consumer"].get<std::string>(), row["pinning"].get<std::string>(),
-                                     row["sample_cost_us"].get<double>());
+    const auto key = std::make_tuple(row["consumer"].get<std::string>(), row.value("device", -1),
+                                     row["pinning"].get<std::string>(), row["sample_cost_us"].get<double>());
     auto& chosen = best[key];
     if (chosen == nullptr || row["best_samples/s"].get<double>() > (*chosen)["best_samples/s"].get<double>()) {
       chosen = &row;
@@ -115,10 +120,10 @@ void print_loader_scaling(const nlohmann::json& rows) {
   }
   fmt::print("Data loader (best batch size and worker count):\n");
   for (const auto& [key, row] : best) {
-    const auto& [consumer, pinning, cost] = key;
+    const auto& [consumer, device, pinning, cost] = key;
     const int workers = (*row)["best_workers"].get<int>();
-    std::string line = fmt::format("  {:<4} {:<10} cost {:>5} us/sample: {:.0f} samples/s at batch {}, {} workers",
-                                   consumer, pinning, cost, (*row)["best_samples/s"].get<double>(),
+    std::string line = fmt::format("  {:<4}{} {:<10} cost {:>5} us/sample: {:.0f} samples/s at batch {}, {} workers",
+                                   consumer, gpu_tag(*row, several_gpus), pinning, cost, (*row)["best_samples/s"].get<double>(),
                                    (*row)["batch"].get<int>(), workers);
     const auto& cell = (*row)["by_workers"][std::to_string(workers)];
     if (cell.contains("speedup_vs_0_workers")) {
@@ -130,7 +135,8 @@ void print_loader_scaling(const nlohmann::json& rows) {
 
 // Skips grouped by reason (so a GPU-less run prints one line, not hundreds),
 // failures one by one, large spreads, and where the report went.
-int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derived, const std::string& path) {
+int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derived, const std::string& path,
+                  bool several_gpus) {
   std::map<std::string, std::vector<std::string>> skipped;
   std::vector<std::string> failed, noisy;
   std::size_t ok = 0;
@@ -157,14 +163,15 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
   if (derived.contains("pinning_break_even")) {
     fmt::print("Pinning break-even (transfers after which pinning pays for itself):\n");
     for (const auto& row : derived["pinning_break_even"]) {
-      fmt::print("  {:>8} {} {:<11} {}\n", format_size(row["bytes"].get<std::size_t>()), row["direction"].get<std::string>(),
+      fmt::print("  {}{:>8} {} {:<11} {}\n", gpu_tag(row, several_gpus), format_size(row["bytes"].get<std::size_t>()),
+                 row["direction"].get<std::string>(),
                  row["method"].get<std::string>(),
                  row["transfers_to_break_even"].is_null() ? std::string("never (pinned is not faster)")
                                                           : fmt::format("{}", row["transfers_to_break_even"].get<double>()));
     }
   }
-  if (derived.contains("stream_overlap")) print_stream_overlap(derived["stream_overlap"]);
-  if (derived.contains("loader_scaling")) print_loader_scaling(derived["loader_scaling"]);
+  if (derived.contains("stream_overlap")) print_stream_overlap(derived["stream_overlap"], several_gpus);
+  if (derived.contains("loader_scaling")) print_loader_scaling(derived["loader_scaling"], several_gpus);
   fmt::print("Report: {}\n", path);
   return failed.empty() ? 0 : 1;
 }
@@ -231,6 +238,8 @@ int run(int argc, char** argv) {
   }
 
   Suite suite(options, info);
+  // Every single-GPU benchmark runs once per selected device (Suite::add_gpu).
+  suite.set_devices(resolve_devices(command_line.devices, options.device, static_cast<int>(info.gpus.size())));
   command_line.register_selected(suite);
 
   benchmark::ConsoleReporter console;
@@ -266,20 +275,31 @@ int run(int argc, char** argv) {
   collector.set_progress(&progress);
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   std::optional<trace::TraceSession> trace;
-  if (!listing_only) trace.emplace(command_line.trace, options.device, info, suite);
-  // The GPU's clocks, power, temperature and throttle reasons at each family's start and end.
+  if (!listing_only) trace.emplace(command_line.trace, suite.devices().front(), info, suite);
+  // Each selected GPU's clocks, power, temperature and throttle reasons at each
+  // family's start and end on it.
   std::string nvml_reason;
-  GpuSampler gpu_sampler;
-  if (const system::GpuInfo* gpu = selected_gpu(suite); gpu && !listing_only) {
-    gpu_sampler = make_nvml_sampler(gpu->pci_bus_id, static_cast<unsigned>(options.device), nvml_reason);
-  } else if (!info.gpu_usable()) {
+  std::map<int, GpuSampler> gpu_samplers;
+  if (!info.gpu_usable()) {
     nvml_reason = fmt::format("no usable GPU: {}", info.gpu_unavailable_reason.empty() ? std::string("none found")
                                                                                         : info.gpu_unavailable_reason);
+  } else if (!listing_only) {
+    for (const int device : suite.devices()) {
+      const system::GpuInfo* gpu = gpu_info(info, device);
+      if (gpu == nullptr) continue;
+      std::string reason;
+      if (GpuSampler sampler = make_nvml_sampler(gpu->pci_bus_id, static_cast<unsigned>(device), reason)) {
+        gpu_samplers.emplace(device, std::move(sampler));
+      } else if (nvml_reason.empty()) {
+        nvml_reason = reason;
+      }
+    }
   }
-  GpuConditionsLog gpu_conditions(gpu_sampler, nvml_reason);
+  GpuConditionsLog gpu_conditions(std::move(gpu_samplers), nvml_reason);
   suite.set_start_observer([&suite, &gpu_conditions](const std::string& name) {
     const nlohmann::json* params = suite.params().find(name);
-    gpu_conditions.on_benchmark(params ? params->value("family", std::string("?")) : std::string("?"));
+    gpu_conditions.on_benchmark(params ? params->value("family", std::string("?")) : std::string("?"),
+                                params ? params->value("device", -1) : -1);
   });
   benchmark::RunSpecifiedBenchmarks(&collector);
   gpu_conditions.finish();
@@ -306,7 +326,7 @@ int run(int argc, char** argv) {
   write_file_atomically(options.out_path, report.dump(2) + "\n");
   for (const std::string& warning : gpu_throttle_warnings(hdbench_context["gpu_conditions"]))
     fmt::print(stderr, "Warning: GPU {}\n", warning);
-  return print_summary(report["benchmarks"], report["derived"], options.out_path);
+  return print_summary(report["benchmarks"], report["derived"], options.out_path, suite.devices().size() > 1);
 }
 
 }  // namespace

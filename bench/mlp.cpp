@@ -41,8 +41,10 @@ constexpr int kGpuGemmSize = 8192;
 constexpr double kSweepSlowStep = 0.25;
 constexpr double kSweepSeconds = 0.03;
 
-std::string rate_key(Processor processor, MlpDtype dtype, int threads) {
-  return processor == Processor::cpu ? fmt::format("cpu/{}", threads) : fmt::format("gpu/{}", to_string(dtype));
+// The CPU's rate per thread count, each GPU's per dtype.
+std::string rate_key(Processor processor, MlpDtype dtype, int threads_or_device) {
+  return processor == Processor::cpu ? fmt::format("cpu/{}", threads_or_device)
+                                     : fmt::format("gpu:{}/{}", threads_or_device, to_string(dtype));
 }
 
 struct StepCase {
@@ -64,7 +66,7 @@ std::string step_name(const StepCase& c) {
   return name;
 }
 
-nlohmann::json step_params(const StepCase& c, const Options& o) {
+nlohmann::json step_params(const StepCase& c) {  // add_gpu adds a GPU step's device
   nlohmann::json p = {{"family", "mlp"},
                       {"variant", "step"},
                       {"implementation", "hdbench"},
@@ -75,11 +77,7 @@ nlohmann::json step_params(const StepCase& c, const Options& o) {
                       {"mode", to_string(c.mode)},
                       {"data", c.processor == Processor::cpu ? "host" : to_string(c.data)},
                       {"batch", c.batch}};
-  if (c.processor == Processor::cpu) {
-    p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
-  } else {
-    p["device"] = o.device;
-  }
+  if (c.processor == Processor::cpu) p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
   return p;
 }
 
@@ -176,7 +174,6 @@ void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
 }
 
 void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, const StepCase& c) {
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
   const Dataset& data = family.data.train();
   const auto batch = static_cast<std::size_t>(c.batch);
   const BatchLayout layout{data.pixels_per_sample()};
@@ -227,7 +224,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   });
   const StepResult last = mlp.last_result();
   if (!report_step(state, c, seconds, group, first, last,
-                   family.gemm_rate(rate_key(Processor::gpu, c.dtype, 0)))) {
+                   family.gemm_rate(rate_key(Processor::gpu, c.dtype, suite.current_device())))) {
     return;
   }
   // What the plan chose per GEMM (fused epilogue or plain + hdbench's kernel, padded
@@ -271,7 +268,6 @@ void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
 }
 
 void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, MlpDtype dtype) {
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
   Stream stream("mlp/gemm");
   GpuGemm gemm(kGpuGemmSize, kGpuGemmSize, kGpuGemmSize, dtype, stream.get());
   gemm.run();
@@ -283,7 +279,7 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, M
     HDBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     return elapsed_ms(start, stop) / 1e3;
   });
-  set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, 0), gemm.flops(), seconds);
+  set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, suite.current_device()), gemm.flops(), seconds);
 }
 
 std::vector<StepCase> plan_steps(const MlpOptions& m) {
@@ -310,7 +306,6 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
 }
 
 void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
-  const Options& o = suite.options();
   const MlpOptions& m = family->options;
   for (Processor processor : m.processors) {
     if (processor == Processor::cpu) {
@@ -328,8 +323,8 @@ void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
       const std::string name = fmt::format("mlp/gemm/gpu/{0}/{1}x{1}x{1}", to_string(dtype), kGpuGemmSize);
       nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
                           {"processor", "gpu"}, {"dtype", to_string(dtype)}, {"m", kGpuGemmSize}, {"n", kGpuGemmSize},
-                          {"k", kGpuGemmSize}, {"device", o.device}};
-      suite.add_gpu(name, std::move(p), [&suite, family, dtype](benchmark::State& s) {
+                          {"k", kGpuGemmSize}};
+      suite.add_gpu(name, p, [&suite, family, dtype](benchmark::State& s) {
         run_gpu_gemm(s, suite, *family, dtype);
       });
     }
@@ -355,7 +350,7 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
   register_gemm_rates(suite, family);  // first: the steps read the rates they measure
   for (const StepCase& c : plan_steps(m)) {
     const std::string name = step_name(c);
-    nlohmann::json params = step_params(c, o);
+    nlohmann::json params = step_params(c);
     if (c.processor == Processor::cpu) {
       const double tflop = training_step_flops(c.model, static_cast<std::size_t>(c.batch)) / 1e12;
       if (tflop > m.cpu_step_tflop_limit) {
@@ -367,8 +362,7 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
       }
       suite.add(name, std::move(params), [family, c](benchmark::State& s) { run_cpu_step(s, *family, c); });
     } else {
-      suite.add_gpu(name, std::move(params),
-                    [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
+      suite.add_gpu(name, params, [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
     }
   }
   register_mlp_epochs(suite, family, data);

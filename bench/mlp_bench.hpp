@@ -34,7 +34,7 @@ struct MlpRun {
   const MlpOptions& options;
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
-  std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads
+  std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads or GPU
   double cpu_peak_tflops;  // the CPU's theoretical fp32 peak (cpu_features.hpp); 0 when unknown
   std::map<std::pair<std::string, int>, ThreadChoice> thread_choices;  // by model and batch
 };

@@ -44,7 +44,7 @@ std::string epoch_name(const EpochCase& c) {
   return name;
 }
 
-nlohmann::json epoch_params(const EpochCase& c, const Options& o, const DatasetSource& data) {
+nlohmann::json epoch_params(const EpochCase& c, const DatasetSource& data) {  // add_gpu adds a GPU case's device
   nlohmann::json p = {{"family", "mlp"},       {"variant", "epoch"},
                       {"implementation", "hdbench"}, {"processor", to_string(c.processor)},
                       {"model", to_string(c.model)}, {"dtype", to_string(c.dtype)},
@@ -53,11 +53,7 @@ nlohmann::json epoch_params(const EpochCase& c, const Options& o, const DatasetS
                       {"pinning", to_string(c.pinning)},   {"prefetch_depth", 2},
                       {"dataset", data.kind},        {"dataset_name", data.name}};
   if (data.idx()) p["dataset_dir"] = data.dir;
-  if (c.processor == Processor::cpu) {
-    p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
-  } else {
-    p["device"] = o.device;
-  }
+  if (c.processor == Processor::cpu) p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
   return p;
 }
 
@@ -167,7 +163,6 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   const LoaderConfig config = loader_config(c, o);
   const bool gpu = c.processor == Processor::gpu;
   const std::size_t batch_bytes = BatchLayout{data.pixels_per_sample()}.batch_bytes(config.batch_size);
-  if (gpu) HDBENCH_CUDA_CHECK(cudaSetDevice(o.device));
   const std::size_t device_bytes =
       gpu ? GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, config.batch_size) + 2 * batch_bytes : 0;
   if (const auto shortfall = memory_shortfall(planned_slot_bytes(config, data.pixels_per_sample()), device_bytes)) {
@@ -255,9 +250,9 @@ void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, co
   for (const EpochCase& c : plan_epochs(family->options)) {
     auto fn = [&suite, family, c](benchmark::State& state) { run_epoch(state, suite, *family, c); };
     if (c.processor == Processor::gpu) {
-      suite.add_gpu(epoch_name(c), epoch_params(c, suite.options(), data), fn);
+      suite.add_gpu(epoch_name(c), epoch_params(c, data), fn);
     } else {
-      suite.add(epoch_name(c), epoch_params(c, suite.options(), data), fn);
+      suite.add(epoch_name(c), epoch_params(c, data), fn);
     }
   }
 }

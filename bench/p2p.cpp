@@ -79,7 +79,7 @@ class P2pFamily final : public Family {
                                              {"src_device", src},       {"dst_device", dst},
                                              {"bytes", bytes},          {"peer_access", peer},
                                              {"both_directions", both}, {"direction", both ? "both" : "one"}};
-              suite.add_gpu(
+              suite.add_gpu_once(  // a pair of GPUs: one entry, not one per device
                   fmt::format("p2p/{}to{}/{}/peer:{}/{}", src, dst, both ? "both" : "one", peer ? "on" : "off", bytes),
                   params, [=](benchmark::State& state) { run_peer_copy(state, src, dst, bytes, peer, both, seed); });
             }

@@ -26,9 +26,7 @@ const char* method_name(PinMethod method) {
 
 // Pin and unpin are timed on the host clock: they are host-side driver work with no
 // device stream to put events on.
-void run_pinning(benchmark::State& state, const Suite& suite, PinMethod method, std::size_t bytes,
-                 const std::string& name) {
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+void run_pinning(benchmark::State& state, PinMethod method, std::size_t bytes, const std::string& name) {
   if (const auto shortfall = memory_shortfall(bytes, 0)) {
     skip_benchmark(state, *shortfall);
     return;
@@ -72,14 +70,12 @@ void run_pinning(benchmark::State& state, const Suite& suite, PinMethod method, 
 }  // namespace
 
 void register_pinning(Suite& suite, const TransferOptions& t) {
-  const Options& o = suite.options();
   for (PinMethod method : {PinMethod::malloc_host, PinMethod::register_existing}) {
     for (std::size_t bytes : t.sizes) {
       const std::string name = fmt::format("pinning/{}/{}", method_name(method), format_size(bytes));
-      nlohmann::json params = {{"family", "pinning"}, {"method", method_name(method)}, {"bytes", bytes},
-                               {"device", o.device}};
-      suite.add_gpu(name, std::move(params), [&suite, method, bytes, name](benchmark::State& state) {
-        run_pinning(state, suite, method, bytes, name);
+      nlohmann::json params = {{"family", "pinning"}, {"method", method_name(method)}, {"bytes", bytes}};
+      suite.add_gpu(name, params, [method, bytes, name](benchmark::State& state) {
+        run_pinning(state, method, bytes, name);
       });
     }
   }

@@ -27,9 +27,8 @@ struct StagedCase {
 // The whole staged copy is timed on the host clock: it interleaves host memcpy with
 // DMA and ends with a host-side wait, so events on one stream would miss the host part.
 void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c, const std::string& name) {
-  const system::GpuInfo& gpu = *selected_gpu(suite);
+  const system::GpuInfo& gpu = *suite.current_gpu();
   const Options& o = suite.options();
-  HDBENCH_CUDA_CHECK(cudaSetDevice(o.device));
   const std::size_t ring_bytes = c.chunk_bytes * static_cast<std::size_t>(c.slots);
   if (const auto shortfall = memory_shortfall(c.bytes + ring_bytes, c.bytes)) {
     skip_benchmark(state, *shortfall);
@@ -63,7 +62,6 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
 }  // namespace
 
 void register_staged(Suite& suite, const TransferOptions& t) {
-  const Options& o = suite.options();
   for (Direction direction : t.directions) {
     if (!is_one_way(direction)) continue;
     for (std::size_t chunk : t.staged_chunk_sizes) {
@@ -76,9 +74,8 @@ void register_staged(Suite& suite, const TransferOptions& t) {
           nlohmann::json params = {{"family", "staged"},   {"direction", to_string(direction)},
                                    {"memory", "pageable"}, {"engine", "copy"},
                                    {"bytes", bytes},       {"chunk_bytes", chunk},
-                                   {"threads", threads},   {"slots", t.staged_slots},
-                                   {"device", o.device}};
-          suite.add_gpu(name, std::move(params), [&suite, c, name](benchmark::State& state) {
+                                   {"threads", threads},   {"slots", t.staged_slots}};
+          suite.add_gpu(name, params, [&suite, c, name](benchmark::State& state) {
             run_staged(state, suite, c, name);
           });
         }

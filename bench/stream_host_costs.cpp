@@ -134,16 +134,12 @@ void run_wait(benchmark::State& state, const std::string& name, Wait w, bool aft
 }  // namespace
 
 void register_stream_host_costs(Suite& suite) {
-  const int device = suite.options().device;
   const auto add = [&](const std::string& what, nlohmann::json extra,
                        std::function<void(benchmark::State&, const std::string&)> fn) {
     const std::string name = "streams/host_cost/" + what;
-    nlohmann::json params = {{"family", "streams"}, {"variant", "host_cost"}, {"operation", what}, {"device", device}};
+    nlohmann::json params = {{"family", "streams"}, {"variant", "host_cost"}, {"operation", what}};
     if (extra.is_object()) params.update(extra);
-    suite.add_gpu(name, std::move(params), [&suite, fn, name](benchmark::State& state) {
-      HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
-      fn(state, name);
-    });
+    suite.add_gpu(name, params, [fn, name](benchmark::State& state) { fn(state, name); });
   };
   add("launch_empty_kernel", {}, run_launch);
   add("memcpy_async_call", {{"bytes", sizeof(std::uint32_t)}}, run_memcpy_call);

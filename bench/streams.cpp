@@ -90,7 +90,7 @@ std::string case_name(const StreamsCase& c) {
   return name;
 }
 
-nlohmann::json case_params(const StreamsCase& c, int device) {
+nlohmann::json case_params(const StreamsCase& c) {  // Suite::add_gpu adds the device
   nlohmann::json p = {{"family", "streams"},
                       {"variant", to_string(c.variant)},
                       {"memory", to_string(c.memory)},
@@ -99,8 +99,7 @@ nlohmann::json case_params(const StreamsCase& c, int device) {
                       {"copy_api", c.shape.api == CopyApi::sync ? "sync" : "async"},
                       {"streams", c.shape.streams},
                       {"chunks", c.shape.chunks},
-                      {"issue_order", to_string(c.shape.order)},
-                      {"device", device}};
+                      {"issue_order", to_string(c.shape.order)}};
   if (c.variant == Variant::default_stream) {
     p["default_stream_mode"] = to_string(c.mode);
     p["side_launch"] = to_string(c.shape.side);
@@ -108,14 +107,15 @@ nlohmann::json case_params(const StreamsCase& c, int device) {
   return p;
 }
 
-// What the family's benchmarks share: one calibration per buffer size and one CPU
-// reference per (size, rounds), so every variant of a size runs the same kernel and
-// is checked against the same answer without recomputing it.
+// What the family's benchmarks share: one calibration per GPU and buffer size and one
+// CPU reference per (size, rounds), so every variant of a size runs the same kernel
+// on a GPU and is checked against the same answer without recomputing it.
 class FamilyState {
  public:
-  const KernelCalibration& calibration(std::size_t bytes) {
-    auto it = calibrations_.find(bytes);
-    if (it == calibrations_.end()) it = calibrations_.emplace(bytes, calibrate_kernel(bytes)).first;
+  // Calibrated on `device`, which is current.
+  const KernelCalibration& calibration(int device, std::size_t bytes) {
+    auto it = calibrations_.find({device, bytes});
+    if (it == calibrations_.end()) it = calibrations_.emplace(std::pair{device, bytes}, calibrate_kernel(bytes)).first;
     return it->second;
   }
 
@@ -130,7 +130,7 @@ class FamilyState {
   }
 
  private:
-  std::map<std::size_t, KernelCalibration> calibrations_;
+  std::map<std::pair<int, std::size_t>, KernelCalibration> calibrations_;
   std::vector<std::uint32_t> expected_;
   std::size_t expected_bytes_ = 0;
   int expected_rounds_ = -1;
@@ -157,14 +157,13 @@ void set_pipeline_counters(benchmark::State& state, const Pipeline& pipeline, co
 
 void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& family, const StreamsCase& c,
                       const std::string& name) {
-  const system::GpuInfo& gpu = *selected_gpu(suite);
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  const system::GpuInfo& gpu = *suite.current_gpu();
   // Input, output and the CPU reference on the host; input and output on the device.
   if (const auto shortfall = memory_shortfall(3 * c.bytes, 2 * c.bytes)) {
     skip_benchmark(state, *shortfall);
     return;
   }
-  const int rounds = family.calibration(c.bytes).rounds_for(c.compute_ratio);
+  const int rounds = family.calibration(suite.current_device(), c.bytes).rounds_for(c.compute_ratio);
   const StreamWorkload work(c.memory, c.bytes, suite.options().seed);
   const Pipeline pipeline(work.buffers(), c.shape, rounds, name);
   const cudaStream_t origin = pipeline.origin();
@@ -295,11 +294,15 @@ std::vector<StreamsCase> plan_cases(const Options& o, const StreamsOptions& s) {
 
 void register_streams(Suite& suite, const StreamsOptions& s) {
   auto family = std::make_shared<FamilyState>();
-  for (const StreamsCase& c : plan_cases(suite.options(), s)) {
-    const std::string name = case_name(c);
-    suite.add_gpu(name, case_params(c, suite.options().device), [&suite, family, c, name](benchmark::State& state) {
-      run_streams_case(state, suite, *family, c, name);
-    });
+  // One GPU's cases after another's: the CPU reference, kept one at a time, depends on
+  // the rounds each GPU's calibration chose.
+  for (const int device : suite.devices()) {
+    for (const StreamsCase& c : plan_cases(suite.options(), s)) {
+      const std::string name = case_name(c);
+      suite.add_gpu_on(device, name, case_params(c), [&suite, family, c, name](benchmark::State& state) {
+        run_streams_case(state, suite, *family, c, name);
+      });
+    }
   }
   suite.add_derivation(derive_stream_overlap);
 }

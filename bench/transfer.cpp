@@ -44,14 +44,13 @@ std::string case_name(const TransferCase& c) {
          numa_name_suffix(c.numa);
 }
 
-nlohmann::json case_params(const TransferCase& c, int device) {
+nlohmann::json case_params(const TransferCase& c) {  // Suite::add_gpu_on adds the device
   return {{"family", "transfer"},
           {"direction", to_string(c.direction)},
           {"memory", to_string(c.kind)},
           {"engine", to_string(c.engine)},
           {"variant", c.reference_loop ? "reference_loop" : "per_copy"},
           {"bytes", c.bytes},
-          {"device", device},
           {"numa", to_string(c.numa)},
           {"numa_node_requested", c.numa_target.node}};
 }
@@ -67,8 +66,7 @@ void record_link_under_load(benchmark::State& state, const TransferEndpoints& en
 }
 
 void run_transfer(benchmark::State& state, const Suite& suite, const TransferCase& c) {
-  const system::GpuInfo& gpu = *selected_gpu(suite);
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  const system::GpuInfo& gpu = *suite.current_gpu();
   if (const auto shortfall = memory_shortfall(c.bytes, c.bytes)) {
     skip_benchmark(state, *shortfall);
     return;
@@ -135,18 +133,26 @@ void register_transfer(Suite& suite, const TransferOptions& t) {
       }
     }
   }
+  // The host buffer's node follows each GPU's own node. Devices innermost, as add_gpu orders them.
   const NumaHost numa_host = NumaHost::discover();
   for (const NumaPlacement numa : t.numa) {
-    const NumaTarget target = gpu_numa_target(numa, suite.system(), o.device, numa_host);
-    for (TransferCase c : cases) {
-      c.numa = numa;
-      c.numa_target = target;
-      if (!target.skip_reason.empty()) {  // true with or without a GPU: say why far cannot run here
-        suite.add_skipped(case_name(c), case_params(c, o.device), target.skip_reason);
-        continue;
+    std::vector<NumaTarget> targets;  // per selected device
+    for (const int device : suite.devices()) targets.push_back(gpu_numa_target(numa, suite.system(), device, numa_host));
+    for (const TransferCase& planned : cases) {
+      for (std::size_t i = 0; i < suite.devices().size(); ++i) {
+        const int device = suite.devices()[i];
+        TransferCase c = planned;
+        c.numa = numa;
+        c.numa_target = targets[i];
+        if (!c.numa_target.skip_reason.empty()) {  // true with or without a GPU: say why far cannot run here
+          nlohmann::json params = case_params(c);
+          params["device"] = device;
+          suite.add_skipped(suite.device_name(case_name(c), device), std::move(params), c.numa_target.skip_reason);
+          continue;
+        }
+        suite.add_gpu_on(device, case_name(c), case_params(c),
+                         [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
       }
-      suite.add_gpu(case_name(c), case_params(c, o.device),
-                    [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
     }
   }
   suite.add_derivation(derive_reference_agreement);

@@ -25,11 +25,6 @@ namespace {
 constexpr int kAloneWarmups = 3;
 constexpr int kAloneRepetitions = 11;
 
-const system::GpuInfo* gpu_info(const Suite& suite, int device) {
-  const auto& gpus = suite.system().gpus;
-  return device >= 0 && device < static_cast<int>(gpus.size()) ? &gpus[static_cast<std::size_t>(device)] : nullptr;
-}
-
 void run_all_gpus(benchmark::State& state, const Suite& suite, const AllGpuCase& c) {
   for (const int device : c.devices) {
     HDBENCH_CUDA_CHECK(cudaSetDevice(device));
@@ -38,7 +33,7 @@ void run_all_gpus(benchmark::State& state, const Suite& suite, const AllGpuCase&
       return;
     }
   }
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  HDBENCH_CUDA_CHECK(cudaSetDevice(c.devices.front()));
   AllGpuCopy copy(c.devices, c.direction, c.bytes, suite.options().seed, suite.options().spin_timeout_ms, c.numa_nodes);
   const std::size_t n = copy.size();
   std::vector<SampleStats> alone(n);
@@ -67,7 +62,7 @@ void run_all_gpus(benchmark::State& state, const Suite& suite, const AllGpuCase&
   double sum_alone = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const int device = copy.device(i);
-    const system::GpuInfo* gpu = gpu_info(suite, device);
+    const system::GpuInfo* gpu = gpu_info(suite.system(), device);
     const std::string prefix = fmt::format("gpu{}_", device);
     set_bandwidth_counters(state, c.bytes, per_gpu[i], gpu ? system::pcie_link_gbps(gpu->link_max) : 0.0, prefix);
     const double alone_gbps = alone[i].median > 0.0 ? static_cast<double>(c.bytes) / alone[i].median / 1e9 : 0.0;
@@ -98,7 +93,8 @@ void register_transfer_all_gpus(Suite& suite, const TransferOptions& t, const De
       suite.add_skipped(c.name, c.params, c.skip_reason);
       continue;
     }
-    suite.add_gpu(c.name, c.params, [&suite, c](benchmark::State& state) { run_all_gpus(state, suite, c); });
+    // Every selected GPU at once: one entry, not one per device.
+    suite.add_gpu_once(c.name, c.params, [&suite, c](benchmark::State& state) { run_all_gpus(state, suite, c); });
   }
 }
 

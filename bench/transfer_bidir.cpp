@@ -15,8 +15,7 @@ namespace {
 
 void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind, Engine engine,
                std::size_t bytes, const std::string& name) {
-  const system::GpuInfo& gpu = *selected_gpu(suite);
-  HDBENCH_CUDA_CHECK(cudaSetDevice(suite.options().device));
+  const system::GpuInfo& gpu = *suite.current_gpu();
   if (const auto shortfall = memory_shortfall(2 * bytes, 2 * bytes)) {
     skip_benchmark(state, *shortfall);
     return;
@@ -64,9 +63,8 @@ void register_transfer_bidir(Suite& suite, const TransferOptions& t) {
         const std::string name = fmt::format("transfer/bidir/{}/{}/{}", to_string(kind), to_string(engine),
                                              format_size(bytes));
         nlohmann::json params = {{"family", "transfer"}, {"direction", "bidir"},   {"memory", to_string(kind)},
-                                 {"engine", to_string(engine)}, {"variant", "per_copy"}, {"bytes", bytes},
-                                 {"device", o.device}};
-        suite.add_gpu(name, std::move(params), [&suite, kind, engine, bytes, name](benchmark::State& state) {
+                                 {"engine", to_string(engine)}, {"variant", "per_copy"}, {"bytes", bytes}};
+        suite.add_gpu(name, params, [&suite, kind, engine, bytes, name](benchmark::State& state) {
           run_bidir(state, suite, kind, engine, bytes, name);
         });
       }

@@ -7,7 +7,8 @@
 # preset runs.
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
 # HDBENCH_CHECKS picks the steps (default: all, in this order), so a lease of 10
-# minutes a call can split them: tests sanitizers pytest trace quick default pytorch.
+# minutes a call can split them: tests sanitizers pytest trace quick default
+# dataparallel pytorch.
 # Benchmark steps (trace, quick, default, pytorch) should not share the GPU with
 # other work; the test steps may run beside each other.
 set -uo pipefail
@@ -15,7 +16,7 @@ bundle=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: gpu_checks.sh OUT_DIR [hdbench flags]}
 shift
 mkdir -p "$out"
-checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default pytorch}
+checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default dataparallel pytorch}
 status=0
 step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log with its wall time, remembers failures
   local name=$1 start=$SECONDS rc=0
@@ -93,6 +94,17 @@ fi
 for preset in quick default; do
   wanted $preset && step "preset_$preset" "$bundle/hdbench" --hdbench_preset=$preset --hdbench_out="$out/$preset-$host.json" "$@"
 done
+# The data-parallel step on this machine's GPUs (one rank each, NCCL) at two model
+# sizes, and the NCCL all-reduce beside nccl-tests' all_reduce_perf where
+# NCCL_TESTS_DIR has it (build it from github.com/NVIDIA/nccl-tests: make src.build).
+if wanted dataparallel; then
+  step dataparallel "$bundle/hdbench" --hdbench_families=dataparallel --hdbench_devices=all \
+    --hdbench_dp_models=784x32x10,784x4096x4096x10 --hdbench_dp_batches=256,1024 --hdbench_dp_nccl_bytes=1M,64M \
+    --hdbench_out="$out/dataparallel-$host.json" "$@"
+  if [[ -x ${NCCL_TESTS_DIR:-}/all_reduce_perf ]]; then
+    step nccl_tests "$NCCL_TESTS_DIR/all_reduce_perf" -b 1M -e 64M -f 64 -g "$(nvidia-smi -L | wc -l)" -w 5 -n 50
+  fi
+fi
 # The same MLP steps in PyTorch (the machine's torch), for the figures beside hdbench's.
 if wanted pytorch && python3 -c 'import torch' >/dev/null 2>&1; then
   step pytorch_baseline python3 "$bundle/tools/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"

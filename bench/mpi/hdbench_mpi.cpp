@@ -168,8 +168,8 @@ int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
       for (const bool overlap : {true, false}) {
         const GpuDataParallelCase g{c, overlap, dp.bucket_bytes, dp.timeout_s};
         const std::string name = gpu_data_parallel_name(g, ranks.size());
-        // The params name rank 0's device; per_rank names each rank's.
-        const nlohmann::json params = gpu_data_parallel_params(g, ranks.size(), unavailable.empty() ? 0 : -1);
+        // Each rank's device is in per_rank.
+        const nlohmann::json params = gpu_data_parallel_params(g, ranks.size());
         if (!unavailable.empty()) {
           if (ranks.is_root()) {
             benchmarks.push_back(skipped_entry(name, params, c.steps, unavailable));

@@ -1,5 +1,6 @@
-// --hdbench_devices: which GPUs the multi-device benchmarks use: "all", or a list of
-// indices; absent, the one device of --hdbench_device. Resolved against the GPUs
+// --hdbench_devices: which GPUs the run uses: "all", or a list of indices; absent, the
+// one device of --hdbench_device. Single-GPU benchmarks run once on each (Suite::add_gpu);
+// the multi-device ones use them together. Resolved against the GPUs
 // discovery found (after parsing, since parsing needs no CUDA).
 #pragma once
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -160,29 +161,47 @@ GpuSampler make_nvml_sampler(const std::string& pci_bus_id, unsigned index, std:
 }
 
 GpuConditionsLog::GpuConditionsLog(GpuSampler sampler, std::string reason_when_none)
-    : sampler_(std::move(sampler)), reason_(std::move(reason_when_none)) {}
+    : reason_(std::move(reason_when_none)) {
+  if (sampler) samplers_.emplace(-1, std::move(sampler));
+}
 
-void GpuConditionsLog::record(const std::string& family, const char* when) {
-  if (!sampler_) return;
-  nlohmann::json j = {{"family", family}, {"when", when}};
-  j.update(hdbench::to_json(sampler_()));
+GpuConditionsLog::GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none)
+    : reason_(std::move(reason_when_none)) {
+  for (auto& [device, sampler] : samplers) {
+    if (sampler) samplers_.emplace(device, std::move(sampler));
+  }
+}
+
+void GpuConditionsLog::record(int device, const char* when) {
+  nlohmann::json j = {{"family", family_}, {"when", when}};
+  if (device >= 0) j["device"] = device;
+  j.update(hdbench::to_json(samplers_.at(device)()));
   samples_.push_back(std::move(j));
 }
 
-void GpuConditionsLog::on_benchmark(const std::string& family) {
-  if (family == current_) return;
-  if (!current_.empty()) record(current_, "end");
-  current_ = family;
-  record(current_, "start");
+void GpuConditionsLog::end_family() {
+  for (const int device : family_devices_) record(device, "end");
+  family_devices_.clear();
+  family_.clear();
 }
 
-void GpuConditionsLog::finish() {
-  if (!current_.empty()) record(current_, "end");
-  current_.clear();
+void GpuConditionsLog::on_benchmark(const std::string& family, int device) {
+  if (samplers_.empty()) return;
+  if (!samplers_.contains(device)) device = samplers_.begin()->first;
+  if (family != family_) {
+    end_family();
+    family_ = family;
+  }
+  // A family's benchmarks alternate between the selected GPUs: each is read once at its start.
+  if (std::find(family_devices_.begin(), family_devices_.end(), device) != family_devices_.end()) return;
+  family_devices_.push_back(device);
+  record(device, "start");
 }
+
+void GpuConditionsLog::finish() { end_family(); }
 
 nlohmann::json GpuConditionsLog::to_json() const {
-  if (!sampler_) return {{"unavailable", reason_.empty() ? std::string("no GPU") : reason_}};
+  if (samplers_.empty()) return {{"unavailable", reason_.empty() ? std::string("no GPU") : reason_}};
   return samples_;
 }
 
@@ -199,8 +218,9 @@ std::vector<std::string> gpu_throttle_warnings(const nlohmann::json& gpu_conditi
     if (s.contains("sm_clock_MHz") && s.contains("sm_clock_max_MHz")) {
       clocks = fmt::format(" (SM {} MHz of {})", s["sm_clock_MHz"].get<unsigned>(), s["sm_clock_max_MHz"].get<unsigned>());
     }
-    warnings.push_back(fmt::format("{} ({}): clocks throttled: {}{}", s.value("family", std::string("?")),
-                                   s.value("when", std::string("?")), names, clocks));
+    const std::string gpu = s.contains("device") ? fmt::format(", GPU {}", s["device"].get<int>()) : std::string();
+    warnings.push_back(fmt::format("{} ({}{}): clocks throttled: {}{}", s.value("family", std::string("?")),
+                                   s.value("when", std::string("?")), gpu, names, clocks));
   }
   return warnings;
 }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,29 +53,37 @@ using GpuSampler = std::function<GpuSample()>;
 GpuSampler make_nvml_sampler(const std::string& pci_bus_id, unsigned index, std::string& reason,
                              const char* library = "libnvidia-ml.so.1");
 
-// The readings of a run: one at the start of each family and one at its end (when the
-// next family starts, or the run finishes). Without a sampler it records the reason.
+// The readings of a run, per GPU: one when a family first runs on it and one at the
+// family's end (when the next family starts, or the run finishes). Without a sampler
+// it records the reason.
 class GpuConditionsLog {
  public:
+  // One GPU, not named in the readings.
   GpuConditionsLog(GpuSampler sampler, std::string reason_when_none);
-  // Called as each benchmark starts, with its family (params.family).
-  void on_benchmark(const std::string& family);
+  // A sampler per device (index); each reading names its "device".
+  GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none);
+  // Called as each benchmark starts, with its family (params.family) and device
+  // (params.device; -1 or a device without a sampler: the first sampler's GPU).
+  void on_benchmark(const std::string& family, int device = -1);
   // Closes the last family.
   void finish();
-  // [{family, when: "start"|"end", ...sample}], or {"unavailable": reason}.
+  // [{family, when: "start"|"end", device?, ...sample}], or {"unavailable": reason}.
   nlohmann::json to_json() const;
 
  private:
-  void record(const std::string& family, const char* when);
+  void record(int device, const char* when);
+  void end_family();
 
-  GpuSampler sampler_;
+  std::map<int, GpuSampler> samplers_;  // key -1: the one unnamed GPU
   std::string reason_;
-  std::string current_;
+  std::string family_;               // running now
+  std::vector<int> family_devices_;  // the GPUs it has run on, in order
   nlohmann::json samples_ = nlohmann::json::array();
 };
 
 // One line per reading of context.hdbench.gpu_conditions that shows a throttle reason
-// other than idle: "mlp (end): clocks throttled: sw_power_cap, hw_slowdown (SM 1410 MHz of 1980)".
+// other than idle: "mlp (end): clocks throttled: sw_power_cap, hw_slowdown (SM 1410 MHz of 1980)"
+// ("mlp (end, GPU 1): ..." for a reading that names its device).
 std::vector<std::string> gpu_throttle_warnings(const nlohmann::json& gpu_conditions);
 
 }  // namespace hdbench

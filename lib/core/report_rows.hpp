@@ -16,4 +16,12 @@ std::optional<double> counter(const nlohmann::json& entry, const char* name);
 // the (last) iteration entry. Failed and skipped entries are left out.
 std::vector<const nlohmann::json*> representative_runs(const nlohmann::json& benchmarks);
 
+// The GPU a run measured (params.device), -1 for a host run or one without it.
+// Derivations group by it, so two GPUs' runs never meet in one figure.
+inline int run_device(const nlohmann::json& params) { return params.value("device", -1); }
+// Names the GPU of a derived row: "device" when `device` >= 0.
+inline void set_row_device(nlohmann::json& row, int device) {
+  if (device >= 0) row["device"] = device;
+}
+
 }  // namespace hdbench

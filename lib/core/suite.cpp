@@ -1,14 +1,28 @@
 #include "core/suite.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <new>
+#include <stdexcept>
+#include <utility>
 
 #include "core/cuda.hpp"
 #include "core/stopping_rule.hpp"
 
 namespace hdbench {
 
-Suite::Suite(const Options& options, const system::SystemInfo& system) : options_(options), system_(system) {}
+Suite::Suite(const Options& options, const system::SystemInfo& system)
+    : options_(options), system_(system), devices_{options.device} {}
+
+void Suite::set_devices(std::vector<int> devices) {
+  if (devices.empty()) throw std::invalid_argument("Suite::set_devices: no device");
+  devices_ = std::move(devices);
+}
+
+std::string Suite::device_name(const std::string& name, int device) const {
+  return devices_.size() == 1 ? name : fmt::format("{}/gpu:{}", name, device);
+}
 
 benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::json params, BenchmarkFn fn) {
   params_.add(name, std::move(params));
@@ -70,14 +84,44 @@ void Suite::add_skipped(const std::string& name, nlohmann::json params, const st
       ->Unit(benchmark::kMicrosecond);  // same name as when it runs, for compare.py
 }
 
-benchmark::internal::Benchmark* Suite::add_gpu(const std::string& name, nlohmann::json params, BenchmarkFn fn) {
-  if (selected_gpu(*this) == nullptr) {
-    const std::string reason = system_.gpu_usable() ? "device index out of range" : system_.gpu_unavailable_reason;
-    add_skipped(name, std::move(params), reason);
+GpuCopies Suite::add_gpu(const std::string& name, const nlohmann::json& params, const BenchmarkFn& fn) {
+  std::vector<benchmark::internal::Benchmark*> added;
+  for (const int device : devices_) {
+    if (auto* benchmark = add_gpu_on(device, name, params, fn)) added.push_back(benchmark);
+  }
+  return GpuCopies(std::move(added));
+}
+
+benchmark::internal::Benchmark* Suite::add_gpu_on(int device, const std::string& name, nlohmann::json params,
+                                                  BenchmarkFn fn) {
+  params["device"] = device;
+  const std::string full_name = device_name(name, device);
+  if (gpu_info(system_, device) == nullptr) {
+    const std::string reason =
+        system_.gpu_usable() ? fmt::format("this machine has no GPU {}", device) : system_.gpu_unavailable_reason;
+    add_skipped(full_name, std::move(params), reason);
     return nullptr;
   }
-  return add(name, std::move(params), std::move(fn));
+  return add(full_name, std::move(params), [this, device, fn = std::move(fn)](benchmark::State& state) {
+    HDBENCH_CUDA_CHECK(cudaSetDevice(device));
+    struct Current {  // current_device() names the device for this call only
+      int& slot;
+      int previous;
+      ~Current() { slot = previous; }
+    } current{current_device_, std::exchange(current_device_, device)};
+    fn(state);
+  });
 }
+
+GpuCopies Suite::add_gpu_once(const std::string& name, nlohmann::json params, BenchmarkFn fn) {
+  if (!system_.gpu_usable()) {
+    add_skipped(name, std::move(params), system_.gpu_unavailable_reason);
+    return GpuCopies({});
+  }
+  return GpuCopies({add(name, std::move(params), std::move(fn))});
+}
+
+const system::GpuInfo* Suite::current_gpu() const { return gpu_info(system_, current_device()); }
 
 void Suite::add_derivation(Derivation derivation) { derivations_.push_back(std::move(derivation)); }
 
@@ -87,10 +131,9 @@ nlohmann::json Suite::derive(const nlohmann::json& benchmarks) const {
   return derived;
 }
 
-const system::GpuInfo* selected_gpu(const Suite& suite) {
-  const auto& gpus = suite.system().gpus;
-  const int device = suite.options().device;
-  if (!suite.system().gpu_usable() || device < 0 || device >= static_cast<int>(gpus.size())) return nullptr;
+const system::GpuInfo* gpu_info(const system::SystemInfo& system, int device) {
+  const auto& gpus = system.gpus;
+  if (!system.gpu_usable() || device < 0 || device >= static_cast<int>(gpus.size())) return nullptr;
   return &gpus[static_cast<std::size_t>(device)];
 }
 

@@ -29,6 +29,23 @@ struct BenchmarkWindow {
 };
 using Derivation = std::function<void(const nlohmann::json& benchmarks, nlohmann::json& derived)>;
 
+// The copies Suite::add_gpu registered to run, one per selected device (add_gpu_once:
+// one), none when they were registered as skipped. A setting chained on it, as on one of Google's
+// (`suite.add_gpu(...)->Iterations(1)`), applies to every copy.
+class GpuCopies {
+ public:
+  explicit GpuCopies(std::vector<benchmark::internal::Benchmark*> copies) : copies_(std::move(copies)) {}
+  GpuCopies* operator->() noexcept { return this; }
+  GpuCopies* Iterations(benchmark::IterationCount n) {
+    for (auto* copy : copies_) copy->Iterations(n);
+    return this;
+  }
+  const std::vector<benchmark::internal::Benchmark*>& copies() const noexcept { return copies_; }
+
+ private:
+  std::vector<benchmark::internal::Benchmark*> copies_;
+};
+
 class Suite {
  public:
   Suite(const Options& options, const system::SystemInfo& system);
@@ -52,8 +69,31 @@ class Suite {
   // Registers a benchmark that cannot run on this machine; it reports as skipped.
   void add_skipped(const std::string& name, nlohmann::json params, const std::string& reason);
 
-  // GPU benchmarks call this: registers `fn`, or a skipped entry when no GPU is usable.
-  benchmark::internal::Benchmark* add_gpu(const std::string& name, nlohmann::json params, BenchmarkFn fn);
+  // The GPUs single-GPU benchmarks run on: the resolved --hdbench_devices (main sets
+  // them after discovery); until set, the one device of --hdbench_device.
+  void set_devices(std::vector<int> devices);
+  const std::vector<int>& devices() const noexcept { return devices_; }
+  // The name `name` is registered under for `device`: unchanged with one selected
+  // device (reports pair with earlier ones by name), "<name>/gpu:N" with several.
+  std::string device_name(const std::string& name, int device) const;
+
+  // Single-GPU benchmarks call this: registers one copy of `fn` per selected device
+  // (add_gpu_on), or per device a skipped entry when no GPU is usable.
+  GpuCopies add_gpu(const std::string& name, const nlohmann::json& params, const BenchmarkFn& fn);
+  // One copy for `device`, for registrations that depend on the device: named by
+  // device_name, params.device = device; each call makes `device` current
+  // (cudaSetDevice) and current_device() names it. Skipped when no GPU is usable or
+  // the machine has no such device; then nullptr.
+  benchmark::internal::Benchmark* add_gpu_on(int device, const std::string& name, nlohmann::json params,
+                                             BenchmarkFn fn);
+  // Inherently multi-device benchmarks (all_to_host/host_to_all, p2p, NCCL) call this:
+  // registers `fn` once, as named, choosing its own devices; skipped when no GPU is usable.
+  GpuCopies add_gpu_once(const std::string& name, nlohmann::json params, BenchmarkFn fn);
+
+  // The device of the add_gpu benchmark running now; outside one, the first selected.
+  int current_device() const noexcept { return current_device_ >= 0 ? current_device_ : devices_.front(); }
+  // current_device()'s GPU info, or nullptr when no GPU is usable or it has no such device.
+  const system::GpuInfo* current_gpu() const;
 
   // While a trace is recorded, each benchmark's calls are timed with `clock` into
   // windows() (benchmarks run one at a time, on the main thread).
@@ -89,11 +129,13 @@ class Suite {
   std::function<bool()> budget_expired_;
   std::function<void(const std::string&)> start_observer_;
   std::vector<std::string> skipped_names_;
+  std::vector<int> devices_;
+  int current_device_ = -1;  // while an add_gpu_on benchmark runs
 };
 
 inline constexpr const char* kBudgetSkipReason = "not run: --hdbench_max_minutes budget reached";
 
-// The device's GPU info when usable, else nullptr.
-const system::GpuInfo* selected_gpu(const Suite& suite);
+// `device`'s GPU info when a GPU is usable and the machine has it, else nullptr.
+const system::GpuInfo* gpu_info(const system::SystemInfo& system, int device);
 
 }  // namespace hdbench

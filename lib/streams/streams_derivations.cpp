@@ -12,12 +12,13 @@ namespace hdbench {
 // Per buffer size, compute ratio and memory kind: what async and pipelining save
 // over the sync variant, the best pipelined and graph configurations with their
 // fraction of the ideal, and the cost of a stray launch on the legacy default stream.
+// Per GPU.
 void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& derived) {
   struct Best {
     double us = 0.0;
     const nlohmann::json* entry = nullptr;
   };
-  using Key = std::tuple<std::size_t, double, std::string>;  // (bytes, compute_ratio, memory)
+  using Key = std::tuple<int, std::size_t, double, std::string>;  // (device, bytes, compute_ratio, memory)
   std::map<Key, std::map<std::string, Best>> by_variant;     // variant (or default-stream mode) -> fastest
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& p = (*run)["params"];
@@ -26,7 +27,8 @@ void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& der
     if (!us) continue;
     std::string variant = p.value("variant", "");
     if (variant == "default_stream") variant += "/" + p.value("default_stream_mode", "");
-    Best& best = by_variant[{p.value("bytes", std::size_t{0}), p.value("compute_ratio", 0.0), p.value("memory", "")}][variant];
+    Best& best = by_variant[{run_device(p), p.value("bytes", std::size_t{0}), p.value("compute_ratio", 0.0),
+                             p.value("memory", "")}][variant];
     if (best.entry == nullptr || *us < best.us) best = {*us, run};
   }
   const auto describe = [](const Best& best) {
@@ -39,8 +41,9 @@ void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& der
   };
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, variants] : by_variant) {
-    const auto& [bytes, ratio, memory] = key;
+    const auto& [device, bytes, ratio, memory] = key;
     nlohmann::json row = {{"bytes", bytes}, {"compute_ratio", ratio}, {"memory", memory}};
+    set_row_device(row, device);
     for (const auto& [variant, best] : variants) row[variant] = describe(best);
     const auto sync = variants.find("sync");
     for (const char* faster : {"async", "pipelined", "graph"}) {

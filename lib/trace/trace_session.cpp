@@ -24,10 +24,12 @@ TraceSession::TraceSession(const TraceOptions& options, int device, const system
       // Between benchmark calls (outside their timed regions): at each end, CUPTI's
       // buffers are forced out so the benchmark's records are all in before the
       // next one starts and it is analysed.
-      suite_.set_window_observer([recorder, stream](const std::string& name, std::uint64_t ns, bool started) {
+      const Suite* suite = &suite_;
+      suite_.set_window_observer([recorder, stream, suite](const std::string& name, std::uint64_t ns, bool started) {
         try {
           if (started) {
-            stream->window_started(name, ns);
+            const nlohmann::json* params = suite->params().find(name);  // each GPU's benchmarks analysed on it
+            stream->window_started(name, ns, params ? params->value("device", -1) : -1);
           } else {
             recorder->flush();
             stream->window_ended(name, ns);

@@ -20,7 +20,8 @@ namespace hdbench::trace {
 
 class TraceSession {
  public:
-  // Does nothing unless options.path is set. `device` is the GPU the run measures.
+  // Does nothing unless options.path is set. Each benchmark's GPU activity is read on
+  // its params.device; `device` is the GPU of those without one.
   TraceSession(const TraceOptions& options, int device, const system::SystemInfo& system, Suite& suite);
   ~TraceSession();
   TraceSession(const TraceSession&) = delete;

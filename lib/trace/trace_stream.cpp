@@ -50,7 +50,7 @@ void TraceStream::consume(std::vector<Record>& records) {
         continue;
       }
       ++s.kept;
-      const bool analysed = (is_gpu_record(r.kind) && r.device == device_) ||
+      const bool analysed = (is_gpu_record(r.kind) && r.device == w->device) ||
                             (r.kind == RecordKind::range && ends_with(r.name, "/timed"));
       if (analysed && w->analysed) {
         ++totals_.late;
@@ -79,13 +79,13 @@ void TraceStream::consume(std::vector<Record>& records) {
 void TraceStream::analyse_closed() {
   for (Window& w : windows_) {
     if (w.open || w.analysed) continue;
-    w.row = gpu_activity_row(w.records, w.bounds, device_, w.sample);
+    w.row = gpu_activity_row(w.records, w.bounds, w.device, w.sample);
     std::vector<Record>().swap(w.records);
     w.analysed = true;
   }
 }
 
-void TraceStream::window_started(const std::string& name, std::uint64_t start_ns) {
+void TraceStream::window_started(const std::string& name, std::uint64_t start_ns, int device) {
   std::lock_guard lock(mutex_);
   if (!windows_.empty() && windows_.back().bounds.name == name && !windows_.back().analysed) {
     windows_.back().open = true;  // the same benchmark called again
@@ -95,6 +95,7 @@ void TraceStream::window_started(const std::string& name, std::uint64_t start_ns
   analyse_closed();
   Window w;
   w.bounds = {name, start_ns, start_ns};
+  w.device = device >= 0 ? device : device_;
   windows_.push_back(std::move(w));
 }
 

@@ -39,7 +39,7 @@ struct TraceStreamTotals {
 
 class TraceStream final : public RecordSink {
  public:
-  // `device`: the GPU analysed; `budget`: records per benchmark (> 0). The file is
+  // `device`: the GPU analysed unless a window names its own; `budget`: records per benchmark (> 0). The file is
   // created when recording starts (started()); nothing is in place before close().
   TraceStream(std::filesystem::path path, int device, std::size_t budget);
 
@@ -48,8 +48,9 @@ class TraceStream final : public RecordSink {
 
   // The suite's benchmark windows as they open and close (main thread). A window
   // opened again under the same name (Google Benchmark calls a benchmark several
-  // times) continues it; opening another analyses the ones before.
-  void window_started(const std::string& name, std::uint64_t start_ns);
+  // times) continues it; opening another analyses the ones before. `device`: the GPU
+  // the window's benchmark runs on (its params.device); -1: the stream's device.
+  void window_started(const std::string& name, std::uint64_t start_ns, int device = -1);
   void window_ended(const std::string& name, std::uint64_t end_ns);
 
   // Analyses what is left, writes the trace's names and otherData and renames it in
@@ -64,6 +65,7 @@ class TraceStream final : public RecordSink {
   struct Window {
     BenchmarkWindow bounds;
     bool open = true, analysed = false;
+    int device = -1;  // the GPU analysed
     RecordSample sample;
     std::vector<Record> records;  // for the analysis: GPU records of the device, timed ranges
     nlohmann::json row;           // once analysed: the row, or null

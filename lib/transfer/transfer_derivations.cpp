@@ -18,29 +18,31 @@ bool near_numa(const nlohmann::json& params) { return params.value("numa", "near
 
 // For each size and direction: one transfer of pageable memory costs t_pageable,
 // of pinned (or registered) memory t_pinned; pinning once costs t_pin (pin + unpin).
-// Pinning pays after n > t_pin / (t_pageable - t_pinned) transfers.
+// Pinning pays after n > t_pin / (t_pageable - t_pinned) transfers. Per GPU.
 void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived) {
-  std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_us;  // (direction, memory, bytes)
-  std::map<std::pair<std::string, std::size_t>, double> pin_us;                 // (method, bytes)
+  std::map<std::tuple<int, std::string, std::string, std::size_t>, double> copy_us;  // (device, direction, memory, bytes)
+  std::map<std::tuple<int, std::string, std::size_t>, double> pin_us;                 // (device, method, bytes)
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& entry = *run;
     const auto& p = entry["params"];
     if (p.value("family", "") == "transfer" && p.value("engine", "") == "copy" &&
         p.value("variant", "") == "per_copy" && p.value("direction", "") != "bidir" && near_numa(p)) {
       if (const auto us = counter(entry, "latency_us")) {
-        copy_us[{p["direction"], p["memory"], p["bytes"].get<std::size_t>()}] = *us;
+        copy_us[{run_device(p), p["direction"], p["memory"], p["bytes"].get<std::size_t>()}] = *us;
       }
     } else if (p.value("family", "") == "pinning") {
-      if (const auto us = counter(entry, "pin_unpin_us")) pin_us[{p["method"], p["bytes"].get<std::size_t>()}] = *us;
+      if (const auto us = counter(entry, "pin_unpin_us")) {
+        pin_us[{run_device(p), p["method"], p["bytes"].get<std::size_t>()}] = *us;
+      }
     }
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, cost] : pin_us) {
-    const auto& [method, bytes] = key;
+    const auto& [device, method, bytes] = key;
     const std::string pinned_kind = method == "register" ? "registered" : "pinned";
     for (const char* direction : {"h2d", "d2h"}) {
-      const auto pageable = copy_us.find({direction, "pageable", bytes});
-      const auto pinned = copy_us.find({direction, pinned_kind, bytes});
+      const auto pageable = copy_us.find({device, direction, "pageable", bytes});
+      const auto pinned = copy_us.find({device, direction, pinned_kind, bytes});
       if (pageable == copy_us.end() || pinned == copy_us.end()) continue;
       const double saving = pageable->second - pinned->second;
       nlohmann::json row = {{"bytes", bytes},
@@ -49,6 +51,7 @@ void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived
                             {"pin_unpin_us", cost},
                             {"pageable_copy_us", pageable->second},
                             {"pinned_copy_us", pinned->second}};
+      set_row_device(row, device);
       row["transfers_to_break_even"] =
           saving > 0.0 ? nlohmann::json(std::ceil(cost / saving)) : nlohmann::json(nullptr);
       rows.push_back(row);
@@ -85,11 +88,13 @@ void rate_against_bound(nlohmann::json& row, double staged_gbps, std::optional<d
 // Per direction and size: the best staged configuration against the pinned and the
 // plain pageable copy of the same run, and, per thread count, the best staged
 // configuration against its bound, min(pinned copy, host memcpy at that thread count).
+// Per GPU; host memcpy (no GPU) bounds every GPU's.
 void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& derived) {
-  std::map<std::tuple<std::string, std::string, std::size_t>, double> copy_gbps;  // (direction, memory, bytes)
-  std::map<std::pair<int, std::size_t>, double> memcpy_gbps;                      // (threads, bytes)
-  // (direction, bytes) -> threads -> fastest staged run
-  std::map<std::pair<std::string, std::size_t>, std::map<int, StagedRun>> staged;
+  // (device, direction, memory, bytes)
+  std::map<std::tuple<int, std::string, std::string, std::size_t>, double> copy_gbps;
+  std::map<std::pair<int, std::size_t>, double> memcpy_gbps;  // (threads, bytes)
+  // (device, direction, bytes) -> threads -> fastest staged run
+  std::map<std::tuple<int, std::string, std::size_t>, std::map<int, StagedRun>> staged;
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& entry = *run;
     const auto& p = entry["params"];
@@ -99,11 +104,11 @@ void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& d
     const std::string family = p.value("family", "");
     if (family == "transfer" && p.value("engine", "") == "copy" && p.value("variant", "") == "per_copy" &&
         near_numa(p)) {
-      copy_gbps[{p.value("direction", ""), p.value("memory", ""), bytes}] = *gbps;
+      copy_gbps[{run_device(p), p.value("direction", ""), p.value("memory", ""), bytes}] = *gbps;
     } else if (family == "host_memcpy") {
       memcpy_gbps[{p.value("threads", 0), bytes}] = *gbps;
     } else if (family == "staged") {
-      StagedRun& best = staged[{p.value("direction", ""), bytes}][p.value("threads", 0)];
+      StagedRun& best = staged[{run_device(p), p.value("direction", ""), bytes}][p.value("threads", 0)];
       if (*gbps > best.gbps) best = {*gbps, entry.value("name", ""), p.value("chunk_bytes", std::size_t{0})};
     }
   }
@@ -113,9 +118,9 @@ void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& d
   };
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, by_threads] : staged) {
-    const auto& [direction, bytes] = key;
-    const auto pinned = find(copy_gbps, std::tuple{direction, std::string("pinned"), bytes});
-    const auto pageable = find(copy_gbps, std::tuple{direction, std::string("pageable"), bytes});
+    const auto& [device, direction, bytes] = key;
+    const auto pinned = find(copy_gbps, std::tuple{device, direction, std::string("pinned"), bytes});
+    const auto pageable = find(copy_gbps, std::tuple{device, direction, std::string("pageable"), bytes});
     nlohmann::json threads_rows = nlohmann::json::array();
     int best_threads = 0;
     const StagedRun* best = nullptr;
@@ -132,6 +137,7 @@ void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& d
                           {"best_staged_benchmark", best->name},
                           {"best_staged_threads", best_threads},
                           {"best_staged_chunk_bytes", best->chunk_bytes}};
+    set_row_device(row, device);
     if (pinned) row["pinned_GB/s"] = *pinned, row["fraction_of_pinned"] = best->gbps / *pinned;
     if (pageable) row["speedup_over_pageable"] = best->gbps / *pageable;
     rate_against_bound(row, best->gbps, pinned, find(memcpy_gbps, std::pair{best_threads, bytes}));
@@ -143,9 +149,9 @@ void derive_staged_vs_pinned(const nlohmann::json& benchmarks, nlohmann::json& d
 
 // The per-copy figure (one event pair per copy) against the plain back-to-back loop
 // of the same run: the two should agree within about 2% at large sizes; a larger gap
-// means the per-copy timing itself costs bandwidth.
+// means the per-copy timing itself costs bandwidth. Per GPU.
 void derive_reference_agreement(const nlohmann::json& benchmarks, nlohmann::json& derived) {
-  std::map<std::tuple<std::string, std::size_t, std::string>, double> gbps;  // (direction, bytes, variant)
+  std::map<std::tuple<int, std::string, std::size_t, std::string>, double> gbps;  // (device, direction, bytes, variant)
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& entry = *run;
     const auto& p = entry["params"];
@@ -153,20 +159,22 @@ void derive_reference_agreement(const nlohmann::json& benchmarks, nlohmann::json
         !near_numa(p) || !entry["counters"].contains("bandwidth_GB/s")) {
       continue;
     }
-    gbps[{p.value("direction", ""), p.value("bytes", std::size_t{0}), p.value("variant", "")}] =
+    gbps[{run_device(p), p.value("direction", ""), p.value("bytes", std::size_t{0}), p.value("variant", "")}] =
         entry["counters"]["bandwidth_GB/s"].get<double>();
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [key, loop] : gbps) {
-    const auto& [direction, bytes, variant] = key;
+    const auto& [device, direction, bytes, variant] = key;
     if (variant != "reference_loop") continue;
-    const auto per_copy = gbps.find({direction, bytes, "per_copy"});
+    const auto per_copy = gbps.find({device, direction, bytes, "per_copy"});
     if (per_copy == gbps.end()) continue;
-    rows.push_back({{"direction", direction},
-                    {"bytes", bytes},
-                    {"per_copy_GB/s", per_copy->second},
-                    {"reference_loop_GB/s", loop},
-                    {"ratio", per_copy->second / loop}});
+    nlohmann::json row = {{"direction", direction},
+                          {"bytes", bytes},
+                          {"per_copy_GB/s", per_copy->second},
+                          {"reference_loop_GB/s", loop},
+                          {"ratio", per_copy->second / loop}};
+    set_row_device(row, device);
+    rows.push_back(std::move(row));
   }
   if (!rows.empty()) derived["per_copy_vs_reference_loop"] = rows;
 }

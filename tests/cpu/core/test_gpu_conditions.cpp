@@ -2,6 +2,8 @@
 // from fake readings; and the path without NVML, which records why.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <string>
 #include <vector>
 
@@ -62,6 +64,34 @@ TEST(GpuConditions, EachFamilyIsReadAtItsStartAndEnd) {
   ASSERT_EQ(warnings.size(), 2u);  // the idle reading does not warn
   EXPECT_EQ(warnings[0], "transfer (end): clocks throttled: sw_power_cap (SM 1755 MHz of 1980)");
   EXPECT_EQ(warnings[1], "mlp (end): clocks throttled: hw_thermal_slowdown (SM 1410 MHz of 1980)");
+}
+
+TEST(GpuConditions, EachGpuIsReadForItsOwnBenchmarks) {
+  std::vector<int> read;  // which sampler each reading came from
+  std::map<int, GpuSampler> samplers;
+  for (int device : {0, 1}) {
+    samplers[device] = [&read, device] {
+      read.push_back(device);
+      return fake(device == 0 ? 1980 : 1410, device == 0 ? 0 : throttle::kHwThermalSlowdown);
+    };
+  }
+  GpuConditionsLog log(std::move(samplers), "");
+  // The family's benchmarks alternate GPUs: each GPU read at its first and at the family's end.
+  for (int device : {0, 1, 0, 1}) log.on_benchmark("transfer", device);
+  log.on_benchmark("loader", -1);  // a host benchmark: the first GPU's conditions
+  log.finish();
+  EXPECT_EQ(read, (std::vector<int>{0, 1, 0, 1, 0, 0}));
+  const nlohmann::json j = log.to_json();
+  ASSERT_EQ(j.size(), 6u);
+  EXPECT_EQ(j[1]["family"], "transfer");
+  EXPECT_EQ(j[1]["when"], "start");
+  EXPECT_EQ(j[1]["device"], 1);
+  EXPECT_EQ(j[3]["when"], "end");
+  EXPECT_EQ(j[4]["family"], "loader");
+  EXPECT_EQ(j[4]["device"], 0);
+  const std::vector<std::string> warnings = gpu_throttle_warnings(j);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "transfer (start, GPU 1): clocks throttled: hw_thermal_slowdown (SM 1410 MHz of 1980)");
 }
 
 TEST(GpuConditions, AFieldNvmlCannotReadIsLeftOut) {

@@ -260,6 +260,28 @@ TEST(TraceStreamBudget, KeepsTheFirstRecordsCountsTheRestAndTheRowSaysItIsASampl
   EXPECT_EQ(trace["otherData"]["budget_per_benchmark"], 25);
 }
 
+TEST(TraceStreamDevices, EachWindowIsAnalysedOnItsOwnGpu) {
+  TempDir dir;
+  TraceStream stream(dir.path / "t.json", 0, 100);
+  stream.started(0);
+  Record on_gpu1 = kernel(3, 1'000, 2'000);
+  on_gpu1.device = 1;
+  stream.window_started("x/gpu:1", 0, 1);
+  std::vector<Record> batch{kernel(3, 0, 1'000), on_gpu1};  // device 0's kernel is not this benchmark's
+  stream.consume(batch);
+  stream.window_ended("x/gpu:1", 4'000);
+  stream.window_started("x/gpu:0", 5'000);  // no device named: the stream's (0)
+  std::vector<Record> second{kernel(3, 5'000, 6'000), kernel(3, 6'000, 7'000)};
+  stream.consume(second);
+  stream.window_ended("x/gpu:0", 9'000);
+  const json rows = stream.finish(metadata(), json::array());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["benchmark"], "x/gpu:1");
+  EXPECT_EQ(rows[0]["kernels"], 1);
+  EXPECT_DOUBLE_EQ(rows[0]["gpu_busy_percent"].get<double>(), 25.0);
+  EXPECT_EQ(rows[1]["kernels"], 2);
+}
+
 TEST(TraceStreamBudget, ZeroIsRejected) { EXPECT_THROW(TraceStream("x.json", 0, 0), std::invalid_argument); }
 
 }  // namespace
