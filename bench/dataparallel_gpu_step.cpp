@@ -52,71 +52,103 @@ struct Training {
   std::vector<float> parameters;  // after the last step
 };
 
-// Trains samples [first, first + count) of each step's global batch for 1 + c.steps
-// steps from `initial`, exchanging gradients as `exchange` says (nccl is null for
-// none). A step is timed on the compute stream from its first kernel to the
+// Trains samples [first, first + count) of each step's global batch from `initial`,
+// exchanging gradients as `exchange` says (nccl is null for none), one step per
+// run_step call. A step is timed on the compute stream from its first kernel to the
 // optimizer's last, with the bucketed all-reduces joined back before the optimizer.
-Training train(const DataParallelCase& c, Exchange exchange, scaleout::NcclAllReduce* nccl, std::size_t first,
-               std::size_t count, std::size_t bucket_bytes, const std::vector<float>& initial) {
-  Stream compute("dataparallel compute");
-  Stream comm("dataparallel all-reduce");
-  GpuMlp mlp(c.model, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, count, initial, compute.get());
-  const ParameterLayout layout = make_parameter_layout(c.model);
-  std::vector<std::size_t> layer_begin;
-  for (const LayerOffsets& offsets : layout.layers) layer_begin.push_back(offsets.weight);
-  const std::vector<scaleout::GradientBucket> buckets = scaleout::bucket_gradients(
-      layer_begin, layout.total, std::max<std::size_t>(1, bucket_bytes / sizeof(float)));
-  // Per bucket: ready (on the compute stream), and the all-reduce's start and end on
-  // the communication stream; the stream runs one bucket at a time, so the sum of
-  // end - start is the time it spent all-reducing.
-  std::vector<Event> ready(buckets.size()), bucket_start(buckets.size()), bucket_end(buckets.size());
-  float* gradients = mlp.device_gradients();
-  if (exchange == Exchange::bucketed) {
-    mlp.set_gradient_ready_hook([&](std::size_t layer) {
-      for (std::size_t b = 0; b < buckets.size(); ++b) {
-        if (buckets[b].lowest_layer != layer) continue;
-        ready[b].record(compute.get());
-        HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(comm.get(), ready[b].get(), 0));
-        bucket_start[b].record(comm.get());
-        nccl->enqueue_mean(gradients + buckets[b].begin, buckets[b].end - buckets[b].begin, comm.get());
-        bucket_end[b].record(comm.get());
-      }
-    });
+class Trainer {
+ public:
+  Trainer(const DataParallelCase& c, Exchange exchange, scaleout::NcclAllReduce* nccl, std::size_t first,
+          std::size_t count, std::size_t bucket_bytes, const std::vector<float>& initial)
+      : c_(c),
+        exchange_(exchange),
+        nccl_(nccl),
+        first_(first),
+        count_(count),
+        compute_("dataparallel compute"),
+        comm_("dataparallel all-reduce"),
+        mlp_(c.model, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, count, initial, compute_.get()),
+        layout_(make_parameter_layout(c.model)),
+        batch_(c.model, count) {
+    std::vector<std::size_t> layer_begin;
+    for (const LayerOffsets& offsets : layout_.layers) layer_begin.push_back(offsets.weight);
+    buckets_ = scaleout::bucket_gradients(layer_begin, layout_.total, std::max<std::size_t>(1, bucket_bytes / sizeof(float)));
+    ready_ = std::vector<Event>(buckets_.size());
+    bucket_start_ = std::vector<Event>(buckets_.size());
+    bucket_end_ = std::vector<Event>(buckets_.size());
+    if (exchange_ == Exchange::bucketed) {
+      mlp_.set_gradient_ready_hook([this](std::size_t layer) { start_buckets_of(layer); });
+    }
+    t_.buckets = exchange == Exchange::bucketed ? buckets_.size() : exchange == Exchange::after_backward ? 1 : 0;
   }
-  Event start, stop;
-  DeviceBatch batch(c.model, count);
-  Training t;
-  t.buckets = exchange == Exchange::bucketed ? buckets.size() : exchange == Exchange::after_backward ? 1 : 0;
-  const std::size_t total_steps = static_cast<std::size_t>(c.steps) + 1;
-  for (std::size_t step = 0; step < total_steps; ++step) {
-    batch.load(c, step, first);
-    start.record(compute.get());
-    mlp.compute_gradients(batch.images(), batch.labels(), count);
-    if (exchange == Exchange::after_backward) {
-      bucket_start[0].record(compute.get());
-      nccl->enqueue_mean(gradients, layout.total, compute.get());
-      bucket_end[0].record(compute.get());
-    } else if (exchange == Exchange::bucketed) {
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Runs step `step` (0 is the untimed warm-up) and waits for it, under the deadline.
+  void run_step(std::size_t step) {
+    batch_.load(c_, step, first_);
+    float* gradients = mlp_.device_gradients();
+    start_.record(compute_.get());
+    mlp_.compute_gradients(batch_.images(), batch_.labels(), count_);
+    if (exchange_ == Exchange::after_backward) {
+      bucket_start_[0].record(compute_.get());
+      nccl_->enqueue_mean(gradients, layout_.total, compute_.get());
+      bucket_end_[0].record(compute_.get());
+    } else if (exchange_ == Exchange::bucketed) {
       // The last bucket's end follows every earlier one on the communication stream.
-      HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(compute.get(), bucket_end[buckets.size() - 1].get(), 0));
+      HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(compute_.get(), bucket_end_.back().get(), 0));
     }
-    mlp.apply_optimizer();
-    stop.record(compute.get());
-    if (nccl != nullptr) nccl->wait(compute.get(), fmt::format("gradient all-reduce of step {}", step));
-    const StepResult result = mlp.last_result();
+    mlp_.apply_optimizer();
+    stop_.record(compute_.get());
+    if (nccl_ != nullptr) nccl_->wait(compute_.get(), fmt::format("gradient all-reduce of step {}", step));
+    const StepResult result = mlp_.last_result();
     if (step == 0) {
-      t.first_loss = result.loss;
-      continue;
+      t_.first_loss = result.loss;
+      return;
     }
-    t.final_loss = result.loss;
-    t.step_s.push_back(1e-3 * elapsed_ms(start, stop));
+    t_.final_loss = result.loss;
+    t_.step_s.push_back(1e-3 * elapsed_ms(start_, stop_));
     double communicating = 0.0;
-    for (std::size_t b = 0; b < t.buckets; ++b) communicating += 1e-3 * elapsed_ms(bucket_start[b], bucket_end[b]);
-    t.allreduce_s.push_back(communicating);
+    for (std::size_t b = 0; b < t_.buckets; ++b) communicating += 1e-3 * elapsed_ms(bucket_start_[b], bucket_end_[b]);
+    t_.allreduce_s.push_back(communicating);
   }
-  t.parameters = mlp.parameters();
-  return t;
-}
+
+  Training finish() {
+    t_.parameters = mlp_.parameters();
+    return t_;
+  }
+
+ private:
+  // Per bucket: ready (on the compute stream), and the all-reduce's start and end on
+  // the communication stream; that stream runs one bucket at a time, so the sum of
+  // end - start is the time it spent all-reducing.
+  void start_buckets_of(std::size_t layer) {
+    for (std::size_t b = 0; b < buckets_.size(); ++b) {
+      if (buckets_[b].lowest_layer != layer) continue;
+      ready_[b].record(compute_.get());
+      HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(comm_.get(), ready_[b].get(), 0));
+      bucket_start_[b].record(comm_.get());
+      nccl_->enqueue_mean(mlp_.device_gradients() + buckets_[b].begin, buckets_[b].end - buckets_[b].begin,
+                          comm_.get());
+      bucket_end_[b].record(comm_.get());
+    }
+  }
+
+  const DataParallelCase& c_;
+  Exchange exchange_;
+  scaleout::NcclAllReduce* nccl_;
+  std::size_t first_;
+  std::size_t count_;
+  Stream compute_;
+  Stream comm_;
+  GpuMlp mlp_;
+  ParameterLayout layout_;
+  DeviceBatch batch_;
+  std::vector<scaleout::GradientBucket> buckets_;
+  std::vector<Event> ready_, bucket_start_, bucket_end_;
+  Event start_, stop_;
+  Training t_;
+};
 
 double median_us(const std::vector<double>& seconds) { return seconds.empty() ? 0.0 : 1e6 * summarize(seconds).median; }
 
@@ -150,9 +182,20 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
   const scaleout::Shard shard = scaleout::shard_of(s.global_batch, ranks.rank(), n);
   const std::vector<float> initial = initial_parameters(s.model, s.seed);
   scaleout::NcclAllReduce nccl(ranks, c.timeout_s);
-  const Training alone = train(s, Exchange::none, nullptr, shard.begin, shard.size(), c.bucket_bytes, initial);
-  const Training dp = train(s, c.overlap ? Exchange::bucketed : Exchange::after_backward, &nccl, shard.begin,
-                            shard.size(), c.bucket_bytes, initial);
+  // The rank's step with and without the exchange, a step of each in turn, so a drift
+  // of the machine (clocks, other work) weighs on both alike.
+  Training alone, dp;
+  {
+    Trainer without(s, Exchange::none, nullptr, shard.begin, shard.size(), c.bucket_bytes, initial);
+    Trainer with(s, c.overlap ? Exchange::bucketed : Exchange::after_backward, &nccl, shard.begin, shard.size(),
+                 c.bucket_bytes, initial);
+    for (std::size_t step = 0; step <= static_cast<std::size_t>(s.steps); ++step) {
+      without.run_step(step);
+      with.run_step(step);
+    }
+    alone = without.finish();
+    dp = with.finish();
+  }
 
   const double diff_vs_root = max_difference_from_root(ranks, dp.parameters);
   const std::size_t gradient_bytes = dp.parameters.size() * sizeof(float);
@@ -168,6 +211,8 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
       {"step_us_all", dp.step_s},
       {"step_no_exchange_us", median_us(alone.step_s)},
       {"allreduce_us", allreduce_us},
+      // What the exchange adds to the step: the all-reduce the backward pass did not
+      // hide, plus its launches and the streams' waits (so it can exceed allreduce_us).
       {"allreduce_exposed_us", step_us - median_us(alone.step_s)},
       {"allreduce_busbw_GB/s", scaleout::allreduce_busbw_gbps(gradient_bytes, 1e-6 * allreduce_us, n)},
       {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, 1e-6 * allreduce_us)},
@@ -179,7 +224,9 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
 
   // One process on the combined batch: the reference the ranks must match, and the
   // one-rank time the scaling efficiency is measured against.
-  const Training single = train(s, Exchange::none, nullptr, 0, s.global_batch, c.bucket_bytes, initial);
+  Trainer one_process(s, Exchange::none, nullptr, 0, s.global_batch, c.bucket_bytes, initial);
+  for (std::size_t step = 0; step <= static_cast<std::size_t>(s.steps); ++step) one_process.run_step(step);
+  const Training single = one_process.finish();
   const scaleout::Agreement vs_single = scaleout::compare(dp.parameters, single.parameters, s.tolerance, s.tolerance);
   const double slowest_step = max_over_ranks(per_rank, "step_us");
   const double slowest_reduce = max_over_ranks(per_rank, "allreduce_us");
@@ -190,9 +237,6 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
       {"step_no_exchange_us", max_over_ranks(per_rank, "step_no_exchange_us")},
       {"allreduce_us", slowest_reduce},
       {"allreduce_exposed_us", most_exposed},
-      // How much of the all-reduce the backward pass hid: 1 - exposed / all-reduce
-      // time (0 with no overlap; noise can push a measured value past either end).
-      {"allreduce_hidden_fraction", slowest_reduce > 0 ? 1.0 - most_exposed / slowest_reduce : 0.0},
       {"allreduce_busbw_GB/s", scaleout::allreduce_busbw_gbps(gradient_bytes, 1e-6 * slowest_reduce, n)},
       {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, 1e-6 * slowest_reduce)},
       {"gradient_bytes", static_cast<double>(gradient_bytes)},

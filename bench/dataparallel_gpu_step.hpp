@@ -9,7 +9,8 @@
 //     with the backward pass of the layers below;
 //   - none: one all-reduce of every gradient after the backward pass.
 // Each case also times the same rank's step with no exchange at all, so the report
-// says how much of the all-reduce the overlap hid. The step is eager (enqueued call by
+// says what the exchange adds to the step (allreduce_exposed_us); the bucketed and
+// the after-backward entries side by side say how much of that the overlap removed. The step is eager (enqueued call by
 // call, as DDP's is) and each step waits for its stream, under the deadline.
 // Used by the dataparallel family (one rank per GPU, alone) and by hdbench_mpi (one
 // rank per GPU of a node or a cluster; the caller makes the rank's device current).

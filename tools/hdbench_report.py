@@ -12,8 +12,9 @@ per memory kind, implementation and processor (report_style.py), sizes in KiB/Mi
 the PCIe link's rate in every bandwidth panel (twice it for both directions at once);
 bar figures where the x axis is a category (report_bars.py: hdbench vs PyTorch, GPU
 vs CPU, the batch copy, stream overlap); and the loader's heat maps
-(report_loader_figures.py, from the first report). Reads only `params`, counters and
-`derived` rows, never names. Skipped and failed benchmarks are left out and listed.
+(report_loader_figures.py, from the first report); the data-parallel GPU step's time
+beside its no-all-reduce step (report_dataparallel_figures.py). Reads only `params`,
+counters and `derived` rows, never names. Skipped and failed benchmarks are left out and listed.
 `summarize` answers the tutorials' questions, with tables where the answer is one
 (report_summary.py); `html` writes one self-contained page with the figures inlined
 as SVG, the summary, the machine and what failed or was skipped (report_html.py).
@@ -95,10 +96,12 @@ def build_figures(reports: list[tuple[str, dict]]):
     import matplotlib.pyplot as plt
 
     import report_bars
+    import report_dataparallel_figures
     import report_figures
     import report_loader_figures
 
-    expanded = [(p, r, report_loader_figures.zero_workers_at_every_depth(r["benchmarks"])) for p, r in reports]
+    expanded = [(p, r, report_dataparallel_figures.with_no_exchange(
+        report_loader_figures.zero_workers_at_every_depth(r["benchmarks"]))) for p, r in reports]
     machine = machines(reports)
     figures = report_figures.build(plt, expanded, machine)
     figures.update(report_bars.build(plt, expanded, machine))

@@ -49,6 +49,7 @@ class Spec:
     references: object = None  # (spec, panel params, reports) -> [(y, label)]
     row_keys: tuple = ()  # derived rows: the fields that place a row (the rest are its measurements)
     null_note: str = ""  # derived rows whose y is null are marked with this at the foot of their panel
+    min_xs: int = 1  # draw a figure only where its points have at least this many x values
 
 
 @dataclass

@@ -77,6 +77,10 @@ SPECS = [
     Spec("mlp", "Whole training epochs (loader → copy → step): samples/s against batch", "batch", "samples/s",
          where={"family": "mlp", "variant": "epoch"}, figure_by=("variant", "model"), cols="pinning",
          series=("workers", "processor"), overflow=("processor",), ylabel="samples/s"),
+    Spec("dataparallel_step_us", "Data-parallel GPU step time against batch: gradients all-reduced in overlapped "
+         "buckets, once after backward, or not at all", "batch", "step_us",
+         where={"family": "dataparallel", "variant": "gpu_step"}, figure_by=("model",), cols="ranks",
+         series=("overlap",), ylabel="step time (µs)", min_xs=2),
     Spec("mlp_gpu_busy_percent", "Share of each training epoch the GPU was busy", "batch", "gpu_busy_percent",
          where={"family": "mlp", "variant": "epoch"}, figure_by=("variant",), cols="pinning",
          series=("model", "workers"), linear_y=True, ylim=(0, 100), ylabel="GPU busy (% of the epoch)"),
@@ -90,12 +94,14 @@ def build(plt, reports, machine: str) -> dict:
     figures = {}
     for spec in SPECS:
         points = facets.points_of(spec, reports)
-        if not points:
+        if len({p.x for p in points}) < max(spec.min_xs, 1):
             continue
         xs = {p.x for p in points}
         companions = [p for where in spec.companions for p in facets.points_of(spec, reports, where=where)
                       if p.x in xs]
         for name, fig_layout in sorted(facets.layout(spec, points).items()):
+            if len({p.x for p in fig_layout["points"]}) < spec.min_xs:
+                continue  # one point a line: a table says it better (the summary's)
             figures[name] = facets.draw(plt, spec, name, fig_layout, reports, machine,
                                         companion_points=companions)
     return figures

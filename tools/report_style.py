@@ -28,6 +28,8 @@ COLOURS = {
     # The data a GPU step starts from: already on the device, or copied from host memory.
     "data": {"device": "#3b3b3b", "host": "#3b3b3b", "pinned": "#1f77b4", "pageable": "#d62728"},
     "variant": {"sync": "#7f7f7f", "async": "#e15759", "pipelined": "#1f77b4", "graph": "#59a14f"},
+    # The data-parallel step's gradient exchange: overlapped buckets, one all-reduce after backward, none at all.
+    "overlap": {"bucketed": "#59a14f", "none": "#e15759", "no_exchange": "#7f7f7f"},
 }
 # Line styles, by param and value (the first value of each is solid).
 LINESTYLES = {
@@ -51,7 +53,10 @@ PRETTY = {"h2d": "host → device", "d2h": "device → host", "bidir": "both dir
           "malloc_host": "cudaMallocHost", "register": "cudaHostRegister", "pinned_wc": "pinned write-combined",
           "pin_thread": "pin thread", "per_copy": "", "reference_loop": "back-to-back copy loop",
           "hdbench": "hdbench", "pytorch": "PyTorch", "cpu": "CPU", "gpu": "GPU", "sm": "SM engine",
-          "copy": "copy engine"}
+          "copy": "copy engine",
+          # A param's own words for a value other params share ("none" is also an augmentation).
+          ("overlap", "bucketed"): "bucketed, overlapped with backward",
+          ("overlap", "none"): "all-reduce after backward", ("overlap", "no_exchange"): "no all-reduce"}
 # Values of a param in reading order (others follow, numbers by value, text alphabetically).
 ORDER = {v: i for i, v in enumerate([
     "h2d", "d2h", "bidir", "copy", "sm", "per_copy", "reference_loop", "pageable", "registered", "pinned",
@@ -61,7 +66,8 @@ ORDER = {v: i for i, v in enumerate([
 KEY_FORMAT = {"threads": "{} threads", "batch": "batch {}", "workers": "{} workers", "chunk_bytes": "{} chunks",
               "streams": "{} streams", "chunks": "{} chunks", "compute_ratio": "kernel {}× copy",
               "sample_cost_us": "{} µs/sample", "prefetch_depth": "depth {}", "data": "data: {}",
-              "optimizer": "{}", "model": "{}", "source": "{}", "consumer": "{} consumer", "bytes": "{}"}
+              "optimizer": "{}", "model": "{}", "source": "{}", "consumer": "{} consumer", "bytes": "{}",
+              "ranks": "{} ranks"}
 SIZE_KEYS = {"bytes", "chunk_bytes"}
 
 
@@ -79,9 +85,9 @@ def value_text(key: str, value) -> str:
     elif isinstance(value, float):
         text = f"{value:g}"
     else:
-        text = PRETTY.get(str(value), str(value))
+        text = PRETTY.get((key, str(value)), PRETTY.get(str(value), str(value)))
     text = KEY_FORMAT.get(key, "{}").format(text)
-    return text[:-1] if text in ("1 threads", "1 workers") else text
+    return text[:-1] if text in ("1 threads", "1 workers", "1 ranks") else text
 
 
 def label_of(keys: tuple[str, ...], params: dict) -> str:

@@ -7,7 +7,8 @@ cannot answer says so and what to run. Several reports (one machine's transfer,
 loader and MLP runs, and the PyTorch baseline's) are read as one: a benchmark is named
 with its report's file when there are several, and where two reports ran the same
 configuration the first report given is quoted. The MLP questions are in
-report_summary_mlp.py, the Markdown helpers in report_markdown.py.
+report_summary_mlp.py, the data-parallel one in report_summary_dataparallel.py, the
+Markdown helpers in report_markdown.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+import report_summary_dataparallel as dataparallel
 import report_summary_mlp as mlp
 from report_markdown import fmt_size, name, named, ok_runs, sources, table
 
@@ -311,6 +313,9 @@ QUESTIONS = [
      ("mlp_vs_pytorch", "mlp_TFLOP_per_s")),
     ("batch-copy", "What does moving the batch to the GPU cost each step?", mlp.batch_movement,
      "the `mlp` family on a GPU with `--hdbench_mlp_data=device,pinned,pageable`", ("mlp_batch_copy",)),
+    ("dataparallel", "Does the data-parallel step scale over ranks, and does DDP-style overlap hide the gradient "
+     "all-reduce?", dataparallel.data_parallel,
+     "the `dataparallel` family (`hdbench` for one rank, `hdbench_mpi` under `mpirun` for N)", ("dataparallel",)),
 ]
 
 

@@ -140,7 +140,10 @@ def rows(text):
 
 def test_the_summary_answers_every_question_from_these_reports():
     text = summary_text()
-    assert "cannot answer" not in text
+    # These reports predate the dataparallel family: that question alone says it cannot be answered.
+    dataparallel = section(text, "dataparallel")
+    assert dataparallel.strip().startswith("This report cannot answer it")
+    assert "cannot answer" not in text.replace(dataparallel, "")
     for anchor, *_ in report_summary.QUESTIONS:
         assert section(text, anchor).strip(), anchor
     # The one failed run (PyTorch's bf16 step that diverged) is listed with its message.

@@ -56,7 +56,8 @@ def test_every_question_links_to_its_figures_and_back(page):
         for fig in re.findall(r"<figure id='([^']+)'>", section):
             assert f"href='#{fig}'" in section  # the question links to its figure
     assert text.count("↑ ") == len(figures)  # and each figure back to its question
-    assert "cannot answer" not in text
+    # These reports predate the dataparallel family: that question alone says it cannot be answered.
+    assert "cannot answer" not in re.sub(r"<section id='q-dataparallel'>.*?</section>", "", text, flags=re.S)
     assert "NVIDIA H100 80GB HBM3" in text and "PCIe Gen5 x16" in text  # the machine
     assert "the loss is not finite" in text  # the failure is listed
 
