@@ -14,17 +14,22 @@ rm -rf "$bundle"
 cmake --install build/release --prefix "$bundle" >/dev/null
 mkdir -p "$bundle/lib"
 # Libraries the binaries need, minus glibc's own (always present, and must match the
-# machine's loader), libcuda (the driver's, never bundled), cuBLAS/cuBLASLt (over
+# machine's loader), the C++ runtime (every machine with PyTorch has one at least as
+# new; a bundled older one broke the machine's own MPI, which hdbench_mpi loads), libcuda (the driver's, never bundled), cuBLAS/cuBLASLt (over
 # 500 MB) and NCCL (over 200 MB): gpu_checks.sh finds the GPU machine's own CUDA 13
 # copies, or those PyTorch's wheels carry.
 for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_capture.so; do
   ldd "$binary" | awk '/=> \//{print $3}'
-done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*)\.so' | grep -v 'libcuda\.so' | grep -v 'libcublas' | grep -v 'libnccl' |
+done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so' |
+  grep -v 'libcuda\.so' | grep -v 'libcublas' | grep -v 'libnccl' |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
 # The tests find the tools where a checkout keeps them: tools/ beside tests/python/.
 cp tools/gpu_checks.sh "$bundle/"
-mkdir -p "$bundle/tools" "$bundle/tests/python"
+mkdir -p "$bundle/tools" "$bundle/tests/python" "$bundle/reports/reference"
 cp tools/*.py "$bundle/tools/"
 cp tests/python/*.py "$bundle/tests/python/"
+# The report tools' tests read the fixtures and the reference reports' JSON.
+cp -r tests/python/fixtures "$bundle/tests/python/"
+(cd reports/reference && find . -name '*.json' -exec cp --parents {} "$bundle/reports/reference/" \;)
 git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"
 du -sh "$bundle"
