@@ -43,6 +43,18 @@ struct ScriptedSamples {
   }
 };
 
+constexpr StoppingRule kRule{.min_samples = 5, .noise_target_percent = 1.0, .timeout_seconds = 1.0, .enabled = true};
+
+// Runs the rule with no timeout over `script` (played cyclically): where it stops on
+// the data alone. `seconds` receives the samples.
+StoppingOutcome sample_without_timeout(std::vector<double> script, std::vector<double>& seconds,
+                                       StoppingRule rule = kRule) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, std::move(script)};
+  rule.timeout_seconds = 1e9;
+  return sample_until_stopped(rule, fake.clock(), std::ref(samples), seconds);
+}
+
 // Registers and runs one benchmark named `name`; with `one_iteration` it is run as
 // hdbench runs it under the rule (one trial of one iteration), else with Google
 // Benchmark's min_time rule at `min_time` (fake) seconds.
@@ -63,8 +75,6 @@ double counter(const benchmark::BenchmarkReporter::Run& run, const std::string& 
   const auto it = run.counters.find(name);
   return it == run.counters.end() ? -1.0 : it->second.value;
 }
-
-constexpr StoppingRule kRule{.min_samples = 5, .noise_target_percent = 1.0, .timeout_seconds = 1.0, .enabled = true};
 
 TEST(StoppingRule, StableSamplesStopAtMinSamples) {
   FakeClock fake;
@@ -162,12 +172,8 @@ TEST(StoppingRule, VeryNoisySamplesStopAtTheTimeout) {
 TEST(StoppingRule, WideButSteadySamplesStopOnceTheirMedianIsKnownToTheTarget) {
   // The noise is the reported median's precision, not the spread of one sample: given
   // time for ~10^4 samples the same data pins its median to 1%.
-  FakeClock fake;
-  ScriptedSamples samples{fake, wide_script()};
-  StoppingRule rule = kRule;
-  rule.timeout_seconds = 1e9;
   std::vector<double> seconds;
-  const StoppingOutcome outcome = sample_until_stopped(rule, fake.clock(), std::ref(samples), seconds);
+  const StoppingOutcome outcome = sample_without_timeout(wide_script(), seconds);
   EXPECT_FALSE(outcome.stopped_at_timeout);
   EXPECT_LE(outcome.noise_percent, 1.0);
   EXPECT_GT(outcome.samples, 1000u);
@@ -300,16 +306,12 @@ TEST(StoppingRule, AGroupOfCallsIsOneSampleAndTheIterationTimeItsMedian) {
 }
 
 TEST(StoppingRule, SampleUntilStoppedNeedsMinSamplesUnderTheTarget) {
-  FakeClock fake;
   // One slow sample, then stable ones: the full range counts it until the interval at
   // 9 samples leaves the extremes out ([x(2), x(8)]); stdev / mean there is ~17%.
   std::vector<double> script = {1.0, 1.5};
   for (int i = 0; i < 10000; ++i) script.push_back(1.0);
-  ScriptedSamples samples{fake, script};
-  StoppingRule rule = kRule;
-  rule.timeout_seconds = 1e9;
   std::vector<double> seconds;
-  const StoppingOutcome outcome = sample_until_stopped(rule, fake.clock(), std::ref(samples), seconds);
+  const StoppingOutcome outcome = sample_without_timeout(script, seconds);
   EXPECT_FALSE(outcome.stopped_at_timeout);
   EXPECT_LE(outcome.noise_percent, 1.0);
   EXPECT_EQ(outcome.samples, 9u);
@@ -321,13 +323,11 @@ TEST(StoppingRule, SampleUntilStoppedNeedsMinSamplesUnderTheTarget) {
 }
 
 TEST(StoppingRule, AlreadyUnderTheTargetItStillTakesMinSamples) {
-  FakeClock fake;
-  ScriptedSamples samples{fake, {1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 9e-3}};
   StoppingRule rule = kRule;
   rule.min_samples = 30;
-  rule.timeout_seconds = 1e9;
   std::vector<double> seconds;
-  const StoppingOutcome outcome = sample_until_stopped(rule, fake.clock(), std::ref(samples), seconds);
+  const StoppingOutcome outcome =
+      sample_without_timeout({1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 9e-3}, seconds, rule);
   EXPECT_EQ(outcome.samples, 30u);
   EXPECT_FALSE(outcome.stopped_at_timeout);
   EXPECT_DOUBLE_EQ(outcome.noise_percent, 0.0);
@@ -387,14 +387,10 @@ TEST(StoppingRule, ManyFastSamplesAreCheckedOnAGrowingScheduleNotAfterEachOne) {
   // A fast benchmark takes ~10^5 samples before its timeout: checked at 64, then every
   // 1/16 more, the checks cost O(1) per sample. Noisy until sample 50000, then steady:
   // it stops within a sixteenth after the first check the steady samples satisfy.
-  FakeClock fake;
   std::vector<double> script;
   for (int i = 0; i < 100000; ++i) script.push_back(i < 50000 ? 1e-6 * (1 + i % 2) : 1e-6);
-  ScriptedSamples samples{fake, script};
-  StoppingRule rule = kRule;
-  rule.timeout_seconds = 1e9;
   std::vector<double> seconds;
-  const StoppingOutcome outcome = sample_until_stopped(rule, fake.clock(), std::ref(samples), seconds);
+  const StoppingOutcome outcome = sample_without_timeout(script, seconds);
   EXPECT_FALSE(outcome.stopped_at_timeout);
   EXPECT_GT(outcome.samples, 50000u);
   EXPECT_LT(outcome.samples, 60000u);
