@@ -17,30 +17,31 @@ namespace {
 
 enum class Exchange { none, after_backward, bucketed };
 
-// One step's samples on the device, made on the host by fill_batch (untimed).
+// One step's samples on the device, made on the host by fill_batch (untimed). The
+// host buffers are kept for the next step.
 class DeviceBatch {
  public:
   DeviceBatch(const MlpShape& model, std::size_t count)
-      : inputs_(static_cast<std::size_t>(model.inputs())),
-        count_(count),
-        images_(count * inputs_ * sizeof(float)),
-        labels_(count * sizeof(std::int32_t)) {}
+      : images_(count * static_cast<std::size_t>(model.inputs())),
+        labels_(count),
+        device_images_(images_.size() * sizeof(float)),
+        device_labels_(labels_.size() * sizeof(std::int32_t)) {}
 
+  // Samples [first_sample, first_sample + count) of step `step`'s global batch.
   void load(const DataParallelCase& c, std::size_t step, std::size_t first_sample) {
-    std::vector<float> images(count_ * inputs_);
-    std::vector<std::int32_t> labels(count_);
-    fill_batch(c.model, c.seed, step, first_sample, count_, images.data(), labels.data());
-    upload_bytes(images_.data(), images.data(), images.size() * sizeof(float));
-    upload_bytes(labels_.data(), labels.data(), labels.size() * sizeof(std::int32_t));
+    fill_batch(c.model, c.seed, step, first_sample, labels_.size(), images_.data(), labels_.data());
+    upload_bytes(device_images_.data(), images_.data(), images_.size() * sizeof(float));
+    upload_bytes(device_labels_.data(), labels_.data(), labels_.size() * sizeof(std::int32_t));
   }
-  const float* images() const { return images_.as<float>(); }
-  const std::int32_t* labels() const { return labels_.as<std::int32_t>(); }
+  const float* images() const { return device_images_.as<float>(); }
+  const std::int32_t* labels() const { return device_labels_.as<std::int32_t>(); }
+  std::size_t count() const { return labels_.size(); }
 
  private:
-  std::size_t inputs_;
-  std::size_t count_;
-  DeviceBuffer images_;
-  DeviceBuffer labels_;
+  std::vector<float> images_;
+  std::vector<std::int32_t> labels_;
+  DeviceBuffer device_images_;
+  DeviceBuffer device_labels_;
 };
 
 struct Training {
@@ -52,27 +53,24 @@ struct Training {
   std::vector<float> parameters;  // after the last step
 };
 
-// Trains samples [first, first + count) of each step's global batch from `initial`,
-// exchanging gradients as `exchange` says (nccl is null for none), one step per
-// run_step call. A step is timed on the compute stream from its first kernel to the
-// optimizer's last, with the bucketed all-reduces joined back before the optimizer.
+// Trains batches of `count` samples from `initial`, exchanging gradients as
+// `exchange` says (nccl is null for none), one step per run_step call. A step is
+// timed on the compute stream from its first kernel to the optimizer's last, with the
+// bucketed all-reduces joined back before the optimizer.
 class Trainer {
  public:
-  Trainer(const DataParallelCase& c, Exchange exchange, scaleout::NcclAllReduce* nccl, std::size_t first,
-          std::size_t count, std::size_t bucket_bytes, const std::vector<float>& initial)
-      : c_(c),
-        exchange_(exchange),
+  Trainer(const MlpShape& model, Exchange exchange, scaleout::NcclAllReduce* nccl, std::size_t count,
+          std::size_t bucket_bytes, const std::vector<float>& initial)
+      : exchange_(exchange),
         nccl_(nccl),
-        first_(first),
-        count_(count),
         compute_("dataparallel compute"),
         comm_("dataparallel all-reduce"),
-        mlp_(c.model, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, count, initial, compute_.get()),
-        layout_(make_parameter_layout(c.model)),
-        batch_(c.model, count) {
+        mlp_(model, default_optimizer(OptimizerKind::sgd), MlpDtype::fp32, count, initial, compute_.get()),
+        layout_(make_parameter_layout(model)) {
     std::vector<std::size_t> layer_begin;
     for (const LayerOffsets& offsets : layout_.layers) layer_begin.push_back(offsets.weight);
-    buckets_ = scaleout::bucket_gradients(layer_begin, layout_.total, std::max<std::size_t>(1, bucket_bytes / sizeof(float)));
+    buckets_ = scaleout::bucket_gradients(layer_begin, layout_.total,
+                                          std::max<std::size_t>(1, bucket_bytes / sizeof(float)));
     ready_ = std::vector<Event>(buckets_.size());
     bucket_start_ = std::vector<Event>(buckets_.size());
     bucket_end_ = std::vector<Event>(buckets_.size());
@@ -84,12 +82,12 @@ class Trainer {
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
-  // Runs step `step` (0 is the untimed warm-up) and waits for it, under the deadline.
-  void run_step(std::size_t step) {
-    batch_.load(c_, step, first_);
+  // Runs step `step` (0 is the untimed warm-up) on `batch` and waits for it, under
+  // the deadline.
+  void run_step(std::size_t step, const DeviceBatch& batch) {
     float* gradients = mlp_.device_gradients();
     start_.record(compute_.get());
-    mlp_.compute_gradients(batch_.images(), batch_.labels(), count_);
+    mlp_.compute_gradients(batch.images(), batch.labels(), batch.count());
     if (exchange_ == Exchange::after_backward) {
       bucket_start_[0].record(compute_.get());
       nccl_->enqueue_mean(gradients, layout_.total, compute_.get());
@@ -134,16 +132,12 @@ class Trainer {
     }
   }
 
-  const DataParallelCase& c_;
   Exchange exchange_;
   scaleout::NcclAllReduce* nccl_;
-  std::size_t first_;
-  std::size_t count_;
   Stream compute_;
   Stream comm_;
   GpuMlp mlp_;
   ParameterLayout layout_;
-  DeviceBatch batch_;
   std::vector<scaleout::GradientBucket> buckets_;
   std::vector<Event> ready_, bucket_start_, bucket_end_;
   Event start_, stop_;
@@ -182,16 +176,18 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
   const scaleout::Shard shard = scaleout::shard_of(s.global_batch, ranks.rank(), n);
   const std::vector<float> initial = initial_parameters(s.model, s.seed);
   scaleout::NcclAllReduce nccl(ranks, c.timeout_s);
-  // The rank's step with and without the exchange, a step of each in turn, so a drift
-  // of the machine (clocks, other work) weighs on both alike.
+  // The rank's step with and without the exchange, a step of each in turn on the same
+  // samples, so a drift of the machine (clocks, other work) weighs on both alike.
   Training alone, dp;
   {
-    Trainer without(s, Exchange::none, nullptr, shard.begin, shard.size(), c.bucket_bytes, initial);
-    Trainer with(s, c.overlap ? Exchange::bucketed : Exchange::after_backward, &nccl, shard.begin, shard.size(),
-                 c.bucket_bytes, initial);
+    Trainer without(s.model, Exchange::none, nullptr, shard.size(), c.bucket_bytes, initial);
+    Trainer with(s.model, c.overlap ? Exchange::bucketed : Exchange::after_backward, &nccl, shard.size(), c.bucket_bytes,
+                 initial);
+    DeviceBatch batch(s.model, shard.size());
     for (std::size_t step = 0; step <= static_cast<std::size_t>(s.steps); ++step) {
-      without.run_step(step);
-      with.run_step(step);
+      batch.load(s, step, shard.begin);
+      without.run_step(step, batch);
+      with.run_step(step, batch);
     }
     alone = without.finish();
     dp = with.finish();
@@ -224,8 +220,12 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
 
   // One process on the combined batch: the reference the ranks must match, and the
   // one-rank time the scaling efficiency is measured against.
-  Trainer one_process(s, Exchange::none, nullptr, 0, s.global_batch, c.bucket_bytes, initial);
-  for (std::size_t step = 0; step <= static_cast<std::size_t>(s.steps); ++step) one_process.run_step(step);
+  Trainer one_process(s.model, Exchange::none, nullptr, s.global_batch, c.bucket_bytes, initial);
+  DeviceBatch combined(s.model, s.global_batch);
+  for (std::size_t step = 0; step <= static_cast<std::size_t>(s.steps); ++step) {
+    combined.load(s, step, 0);
+    one_process.run_step(step, combined);
+  }
   const Training single = one_process.finish();
   const scaleout::Agreement vs_single = scaleout::compare(dp.parameters, single.parameters, s.tolerance, s.tolerance);
   const double slowest_step = max_over_ranks(per_rank, "step_us");

@@ -77,16 +77,26 @@ TEST(NumaThisMachine, HasAtLeastOneNodeWithCpus) {
   EXPECT_FALSE(nodes.front().cpus.empty());
 }
 
+// Four pages no one has touched yet (anonymous, so the first touch places them).
+struct FreshPages {
+  std::size_t bytes = 4 * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  FreshPages() = default;
+  FreshPages(const FreshPages&) = delete;
+  FreshPages& operator=(const FreshPages&) = delete;
+  ~FreshPages() {
+    if (data != MAP_FAILED) munmap(data, bytes);
+  }
+};
+
 TEST(NumaThisMachine, BindingToTheFirstNodeLandsThereAsReadBack) {
   std::string reason;
   if (!binding_available(&reason)) GTEST_SKIP() << reason;
   const auto nodes = read_nodes();
   ASSERT_FALSE(nodes.empty());
-  const std::size_t bytes = 4 * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(data, MAP_FAILED);
-  const Placement placement = bind_and_touch(data, bytes, nodes.front().id);
-  munmap(data, bytes);
+  const FreshPages pages;
+  ASSERT_NE(pages.data, MAP_FAILED);
+  const Placement placement = bind_and_touch(pages.data, pages.bytes, nodes.front().id);
   if (placement.first_page == -1) GTEST_SKIP() << "get_mempolicy cannot read the node here (seccomp?)";
   EXPECT_TRUE(placement.landed()) << placement.first_page << " " << placement.last_page;
 }
@@ -96,16 +106,14 @@ TEST(NumaThisMachine, PagesTouchedUnderAPreferredNodeScopeLandThereAsReadBack) {
   if (!binding_available(&reason)) GTEST_SKIP() << reason;
   const auto nodes = read_nodes();
   ASSERT_FALSE(nodes.empty());
-  const std::size_t bytes = 4 * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ASSERT_NE(data, MAP_FAILED);
+  const FreshPages pages;
+  ASSERT_NE(pages.data, MAP_FAILED);
   {
     const PreferredNodeScope scope(nodes.front().id);
     EXPECT_TRUE(scope.active());
-    std::memset(data, 1, bytes);  // the first touch allocates the pages
+    std::memset(pages.data, 1, pages.bytes);  // the first touch allocates the pages
   }
-  const Placement placement = read_back(data, bytes, nodes.front().id);
-  munmap(data, bytes);
+  const Placement placement = read_back(pages.data, pages.bytes, nodes.front().id);
   EXPECT_EQ(placement.requested, nodes.front().id);
   if (placement.first_page == -1) GTEST_SKIP() << "get_mempolicy cannot read the node here (seccomp?)";
   EXPECT_TRUE(placement.landed()) << placement.first_page << " " << placement.last_page;
