@@ -12,8 +12,8 @@
 #include <functional>
 #include <stdexcept>
 
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
+#include "core/grouped_timing.hpp"
 #include "core/report.hpp"
 #include "core/timing.hpp"
 #include "mlp/mlp_model.hpp"
@@ -49,29 +49,36 @@ void run_gpu_case(benchmark::State& state, const GpuDataParallelCase& c) {
   run_one_rank(state, [&](scaleout::Communicator& self) { return run_gpu_data_parallel(self, c); });
 }
 
-// One rank's NCCL all-reduce of `bytes` in `buckets`, on the current device.
+// One rank's NCCL all-reduce of `bytes` in `buckets`, on the current device, out of
+// place (nccl-tests' out-of-place column): in place, one rank's sum is no work at all
+// (NCCL launches nothing), out of place it is what a rank really does alone, a device
+// copy of the buffer. Its time is reported; a bandwidth only where it crossed a link.
 void run_nccl_allreduce(benchmark::State& state, std::size_t bytes, int buckets, double timeout_s) {
   scaleout::SelfCommunicator self;
   scaleout::NcclAllReduce nccl(self, timeout_s);
   const std::size_t count = bytes / sizeof(float);
-  DeviceBuffer values(count * sizeof(float));
-  fill_device_bytes(values.data(), 0, count * sizeof(float));
+  DeviceBuffer send(count * sizeof(float));
+  DeviceBuffer recv(count * sizeof(float));
+  fill_device_bytes(send.data(), 0, count * sizeof(float));
   Stream stream("nccl");
   Event start, stop;
-  nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());  // warm-up: NCCL connects lazily
+  const auto enqueue = [&] { nccl.enqueue_sum(send.as<float>(), recv.as<float>(), count, buckets, stream.get()); };
+  enqueue();  // warm-up: NCCL connects lazily
   nccl.wait(stream.get(), "NCCL warm-up all-reduce");
-  // A sample is kNcclRepetitions all-reduces; the figures are the median sample's.
-  const std::vector<double> samples = run_samples(state, [&] {
+  const std::vector<double> seconds = time_grouped_calls(state, kNcclRepetitions, [&](std::size_t calls) {
     start.record(stream.get());
-    for (int i = 0; i < kNcclRepetitions; ++i) nccl.enqueue_sum(values.as<float>(), count, buckets, stream.get());
+    for (std::size_t i = 0; i < calls; ++i) enqueue();
     stop.record(stream.get());
     nccl.wait(stream.get(), "NCCL all-reduce");
-    return 1e-3 * elapsed_ms(start, stop) / kNcclRepetitions;
+    return 1e-3 * elapsed_ms(start, stop);
   });
-  const double seconds = summarize(samples).median;
-  state.counters["allreduce_us"] = 1e6 * seconds;
-  state.counters["allreduce_algbw_GB/s"] = scaleout::allreduce_algbw_gbps(bytes, seconds);
-  state.counters["allreduce_busbw_GB/s"] = scaleout::allreduce_busbw_gbps(bytes, seconds, nccl.size());
+  const double median = summarize(seconds).median;
+  state.counters["allreduce_us"] = 1e6 * median;
+  state.counters["ranks"] = nccl.size();
+  if (const auto bw = scaleout::allreduce_bandwidth(bytes, median, nccl.size())) {
+    state.counters["allreduce_algbw_GB/s"] = bw->algbw_gbps;
+    state.counters["allreduce_busbw_GB/s"] = bw->busbw_gbps;
+  }
 }
 
 class DataParallelFamily final : public Family {
@@ -98,7 +105,7 @@ class DataParallelFamily final : public Family {
           ->Iterations(1);
     }
     // One rank per selected GPU (add_gpu's copies), each alone: a single-rank
-    // communicator's figures (its bus bandwidth is 0 by definition); several GPUs in
+    // communicator's figures (no bandwidth: one rank crosses no link); several GPUs in
     // one communicator are hdbench_mpi's ranks.
     for (const DataParallelCase& c : options_.gpu_step ? cases : no_cases) {
       for (const bool overlap : {true, false}) {
@@ -117,6 +124,7 @@ class DataParallelFamily final : public Family {
                                        {"collective", "ncclAllReduce"},
                                        {"bytes", bytes},
                                        {"buckets", buckets},
+                                       {"in_place", false},
                                        {"ranks", 1}};
         const double timeout_s = options_.timeout_s;
         suite.add_gpu(fmt::format("dataparallel/nccl_allreduce/bytes:{}/buckets:{}/ranks:1", bytes, buckets), params,

@@ -199,7 +199,7 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
   const double allreduce_us = median_us(dp.allreduce_s);
   int device = -1;
   HDBENCH_CUDA_CHECK(cudaGetDevice(&device));
-  const nlohmann::json mine = {
+  nlohmann::json mine = {
       {"rank", ranks.rank()},
       {"device", device},
       {"shard_batch", shard.size()},
@@ -210,11 +210,11 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
       // What the exchange adds to the step: the all-reduce the backward pass did not
       // hide, plus its launches and the streams' waits (so it can exceed allreduce_us).
       {"allreduce_exposed_us", step_us - median_us(alone.step_s)},
-      {"allreduce_busbw_GB/s", scaleout::allreduce_busbw_gbps(gradient_bytes, 1e-6 * allreduce_us, n)},
-      {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, 1e-6 * allreduce_us)},
       {"first_loss", dp.first_loss},
       {"final_loss", dp.final_loss},
       {"params_max_abs_diff_vs_rank0", diff_vs_root}};
+  put_allreduce_bandwidth(mine, gradient_bytes, 1e-6 * allreduce_us, n);
+  put_step_noise(mine, dp.step_s);
   const nlohmann::json per_rank = gather_figures(ranks, mine);
   if (!ranks.is_root()) return nullptr;
 
@@ -237,8 +237,6 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
       {"step_no_exchange_us", max_over_ranks(per_rank, "step_no_exchange_us")},
       {"allreduce_us", slowest_reduce},
       {"allreduce_exposed_us", most_exposed},
-      {"allreduce_busbw_GB/s", scaleout::allreduce_busbw_gbps(gradient_bytes, 1e-6 * slowest_reduce, n)},
-      {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, 1e-6 * slowest_reduce)},
       {"gradient_bytes", static_cast<double>(gradient_bytes)},
       {"buckets", static_cast<double>(dp.buckets)},
       {"samples/s", slowest_step > 0 ? 1e6 * static_cast<double>(s.global_batch) / slowest_step : 0.0},
@@ -246,7 +244,10 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
       {"scaling_efficiency", scaleout::scaling_efficiency(one_rank_us, slowest_step, n)},
       {"params_max_abs_diff_between_ranks", max_over_ranks(per_rank, "params_max_abs_diff_vs_rank0")},
       {"params_max_abs_diff_vs_one_rank", vs_single.max_abs_difference},
-      {"final_loss", per_rank[0]["final_loss"]}};
+      {"final_loss", per_rank[0]["final_loss"]},
+      {"noise_percent", max_over_ranks(per_rank, "noise_percent")},  // the least certain rank's
+      {"samples", static_cast<double>(dp.step_s.size())}};
+  put_allreduce_bandwidth(counters, gradient_bytes, 1e-6 * slowest_reduce, n);
   nlohmann::json result = {{"counters", counters}, {"per_rank", per_rank}};
   judge_parameters(result, counters["params_max_abs_diff_between_ranks"].get<double>(), vs_single, s.tolerance,
                    static_cast<std::size_t>(s.steps) + 1);

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "scaleout/scaleout_math.hpp"
@@ -105,6 +106,18 @@ nlohmann::json gather_figures(scaleout::Communicator& ranks, const nlohmann::jso
   return per_rank;
 }
 
+void put_allreduce_bandwidth(nlohmann::json& counters, std::size_t bytes, double seconds, int ranks) {
+  if (const auto bw = scaleout::allreduce_bandwidth(bytes, seconds, ranks)) {
+    counters["allreduce_algbw_GB/s"] = bw->algbw_gbps;
+    counters["allreduce_busbw_GB/s"] = bw->busbw_gbps;
+  }
+}
+
+void put_step_noise(nlohmann::json& counters, const std::vector<double>& step_seconds) {
+  counters["noise_percent"] = noise_percent(step_seconds);
+  counters["samples"] = static_cast<double>(step_seconds.size());
+}
+
 double max_over_ranks(const nlohmann::json& per_rank, const char* key) {
   double most = 0.0;
   for (const auto& r : per_rank) most = std::max(most, r.at(key).get<double>());
@@ -159,17 +172,17 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
   const double diff_vs_root = max_difference_from_root(ranks, mlp.parameters());
   const std::size_t gradient_bytes = mlp.gradients().size() * sizeof(float);
   const double allreduce_median = median_of(allreduce_s);
-  const nlohmann::json mine = {
+  nlohmann::json mine = {
       {"rank", ranks.rank()},
       {"shard_batch", shard.size()},
       {"step_us", 1e6 * median_of(step_s)},
       {"step_us_all", step_s},
       {"allreduce_us", 1e6 * allreduce_median},
-      {"allreduce_busbw_GB/s", scaleout::allreduce_busbw_gbps(gradient_bytes, allreduce_median, n)},
-      {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, allreduce_median)},
       {"first_loss", first_loss},
       {"final_loss", last_loss},
       {"params_max_abs_diff_vs_rank0", diff_vs_root}};
+  put_allreduce_bandwidth(mine, gradient_bytes, allreduce_median, n);
+  put_step_noise(mine, step_s);
   nlohmann::json per_rank = gather_figures(ranks, mine);
   if (!ranks.is_root()) return nullptr;
 
@@ -194,15 +207,16 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
   nlohmann::json counters = {
       {"step_us", slowest_step},
       {"allreduce_us", slowest_reduce},
-      {"allreduce_busbw_GB/s", scaleout::allreduce_busbw_gbps(gradient_bytes, 1e-6 * slowest_reduce, n)},
-      {"allreduce_algbw_GB/s", scaleout::allreduce_algbw_gbps(gradient_bytes, 1e-6 * slowest_reduce)},
       {"gradient_bytes", static_cast<double>(gradient_bytes)},
       {"samples/s", slowest_step > 0 ? 1e6 * static_cast<double>(c.global_batch) / slowest_step : 0.0},
       {"one_rank_step_us", one_rank_us},
       {"scaling_efficiency", scaleout::scaling_efficiency(one_rank_us, slowest_step, n)},
       {"params_max_abs_diff_between_ranks", max_diff_between_ranks},
       {"params_max_abs_diff_vs_one_rank", vs_single.max_abs_difference},
-      {"final_loss", per_rank[0]["final_loss"]}};
+      {"final_loss", per_rank[0]["final_loss"]},
+      {"noise_percent", max_over_ranks(per_rank, "noise_percent")},  // the least certain rank's
+      {"samples", static_cast<double>(step_s.size())}};
+  put_allreduce_bandwidth(counters, gradient_bytes, 1e-6 * slowest_reduce, n);
   nlohmann::json result = {{"counters", counters}, {"per_rank", per_rank}};
   judge_parameters(result, max_diff_between_ranks, vs_single, c.tolerance, total_steps);
   return result;

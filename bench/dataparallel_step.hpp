@@ -53,6 +53,12 @@ double max_difference_from_root(scaleout::Communicator& ranks, std::span<const f
 nlohmann::json gather_figures(scaleout::Communicator& ranks, const nlohmann::json& mine);
 // the largest value of `key` over the ranks (the slowest rank's time);
 double max_over_ranks(const nlohmann::json& per_rank, const char* key);
+// allreduce_algbw_GB/s and allreduce_busbw_GB/s, only where the all-reduce crossed a
+// link (two or more ranks: scaleout::allreduce_bandwidth);
+void put_allreduce_bandwidth(nlohmann::json& counters, std::size_t bytes, double seconds, int ranks);
+// how well the step's median is known: noise_percent (the stopping rule's measure over
+// this rank's timed steps) and samples;
+void put_step_noise(nlohmann::json& counters, const std::vector<double>& step_seconds);
 // result["checks"] (ranks identical bit for bit; within tolerance of one process on the
 // combined batch), and result["error_message"] when either fails.
 void judge_parameters(nlohmann::json& result, double diff_between_ranks, const scaleout::Agreement& vs_one_rank,

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "transfer_bench.hpp"
-#include "core/stopping_rule.hpp"
+#include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
@@ -40,13 +40,12 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
   pool.copy(dst.data(), src.data(), bytes);  // warm-up: wakes the workers, warms the TLB
   const std::size_t copies = copies_per_sample(bytes);
   const std::string timed_range = name + "/timed";
-  std::vector<double> seconds = run_samples(state, [&] {
-    nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * copies);
+  const std::vector<double> seconds = time_grouped_calls(state, copies, [&](std::size_t group) {  // per copy
+    nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * group);
     HostTimer timer;
-    for (std::size_t i = 0; i < copies; ++i) pool.copy(dst.data(), src.data(), bytes);
+    for (std::size_t i = 0; i < group; ++i) pool.copy(dst.data(), src.data(), bytes);
     return timer.elapsed_seconds();
   });
-  for (double& s : seconds) s /= static_cast<double>(copies);  // per copy
   {
     nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/verify", bytes);
     if (const std::string problem = check_host_pattern_on_cpu(dst.data(), bytes, suite.options().seed);
@@ -56,7 +55,7 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
     }
   }
   set_bandwidth_counters(state, bytes, seconds);
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes * copies));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
 }
 
 }  // namespace

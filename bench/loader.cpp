@@ -193,8 +193,12 @@ class Consumer {
 // The H2D copy of one batch alone, from host memory of the loader's kind, with nothing
 // else running: back-to-back copies timed by events. Beside build_bound_samples/s (the
 // collation alone) it names what bounds a GPU-fed epoch.
+// The batch copy alone, as the bound a GPU consumer is rated against: the fastest of a
+// few trials of back-to-back copies (one trial of pageable copies, whose time varies
+// several-fold, let the loader reach 1.2-3.6x its "bound" on an H100).
 double copy_alone_samples_per_s(PinMode pinning, std::size_t batch_bytes, std::size_t batch_samples) {
   constexpr int kCopies = 16;
+  constexpr int kTrials = 5;
   HostBuffer host(pinning == PinMode::pageable ? HostMemoryKind::pageable : HostMemoryKind::pinned, batch_bytes);
   std::memset(host.data(), 1, batch_bytes);
   DeviceBuffer device(batch_bytes);
@@ -202,12 +206,17 @@ double copy_alone_samples_per_s(PinMode pinning, std::size_t batch_bytes, std::s
   Event start;
   Event stop;
   HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
-  start.record(stream.get());
-  for (int i = 0; i < kCopies; ++i) {
-    HDBENCH_CUDA_CHECK(cudaMemcpyAsync(device.data(), host.data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
+  double seconds = 0.0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    start.record(stream.get());
+    for (int i = 0; i < kCopies; ++i) {
+      HDBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(device.data(), host.data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
+    }
+    stop.record(stream.get());
+    const double s = 1e-3 * static_cast<double>(elapsed_ms(start, stop));
+    seconds = trial == 0 ? s : std::min(seconds, s);
   }
-  stop.record(stream.get());
-  const double seconds = 1e-3 * static_cast<double>(elapsed_ms(start, stop));
   return seconds > 0.0 ? kCopies * static_cast<double>(batch_samples) / seconds : 0.0;
 }
 

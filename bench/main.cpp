@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/cpu_features.hpp"
+#include "core/fma_roof.hpp"
 #include "core/gpu_conditions.hpp"
 #include "core/progress.hpp"
 #include "core/report.hpp"
@@ -32,10 +33,19 @@
 namespace hdbench {
 namespace {
 
+// Named after the machine's GPU and CPU (a host name such as `vm` says nothing).
 std::string default_report_path(const system::SystemInfo& info) {
-  std::string host = info.host.hostname.empty() ? "host" : info.host.hostname;
-  std::replace_if(host.begin(), host.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-'; }, '_');
-  return fmt::format("reports/hdbench-{}-{}.json", host, local_time("%Y%m%d-%H%M%S"));
+  const std::string gpu = info.gpu_usable() ? info.gpus.front().name : std::string();
+  return fmt::format("reports/hdbench-{}-{}.json", system::machine_slug(gpu, info.host.cpu_model),
+                     local_time("%Y%m%d-%H%M%S"));
+}
+
+// The CPU's measured fp32 roof (what CPU figures are rated against) beside the nominal peak.
+void print_cpu_roof(const FmaRoof& roof, const CpuFeatures& cpu) {
+  fmt::print("CPU fp32 roof ({} FMA loop): {:.0f} GFLOP/s on 1 thread, {:.0f} on {}; nominal {:.0f} ({} cores x {} "
+             "FLOP/cycle x {:.2f} GHz)\n",
+             roof.isa, roof.one_thread_gflops, roof.all_threads_gflops, roof.threads, cpu.fp32_peak_gflops(),
+             cpu.physical_cores, cpu.fp32_flops_per_cycle(), cpu.clock_ghz);
 }
 
 // The --benchmark_min_time Google Benchmark will use (main adds 0.1 when absent).
@@ -235,6 +245,7 @@ int run(int argc, char** argv) {
       }
     }
     print_machine(info);
+    print_cpu_roof(this_machine_fma_roof(), cpu);  // measured here, at start-up, before any benchmark
   }
 
   Suite suite(options, info);
@@ -310,6 +321,7 @@ int run(int argc, char** argv) {
   hdbench_context["schema_version"] = kReportSchemaVersion;
   hdbench_context["system"] = system::to_json(info);
   hdbench_context["system"]["cpu"] = to_json(cpu);
+  hdbench_context["system"]["cpu"]["fp32_roof"] = to_json(this_machine_fma_roof());
   hdbench_context["cpu_blas"] = cpu_blas_report(command_line.cpu_blas);
   hdbench_context["gpu_conditions"] = gpu_conditions.to_json();
   hdbench_context["options"] = command_line.options_json();

@@ -33,7 +33,6 @@ namespace hdbench {
 namespace {
 
 constexpr std::size_t kPoolBatches = 4;
-constexpr double kSampleSeconds = 2e-3;
 constexpr int kCpuGemmSize = 2048;
 constexpr int kGpuGemmSize = 8192;
 // The thread sweep: a step this slow is timed once; faster ones for at least three
@@ -85,7 +84,7 @@ nlohmann::json step_params(const StepCase& c) {  // add_gpu adds a GPU step's de
 // false (and the benchmark failed) when the first or last loss is not finite.
 bool report_step(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
                  std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops,
-                 double peak_tflops = 0.0) {
+                 double roof_tflops = 0.0) {
   if (!std::isfinite(first.loss) || !std::isfinite(last.loss)) {
     fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
                                       last.loss));
@@ -107,15 +106,19 @@ bool report_step(benchmark::State& state, const StepCase& c, const std::vector<d
     k["gemm_TFLOP/s"] = *gemm_tflops;
     k["fraction_of_gemm_rate"] = flops / s.median / 1e12 / *gemm_tflops;
   }
-  // Against the hardware's limit (the CPU's theoretical fp32 peak), not only a measured sgemm.
-  if (peak_tflops > 0) k["fraction_of_fp32_peak"] = flops / s.median / 1e12 / peak_tflops;
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * steps_per_sample) * c.batch);
+  // Against the hardware's limit (the CPU's measured FMA roof at the step's threads),
+  // not only a measured sgemm.
+  if (roof_tflops > 0) {
+    k["fp32_roof_TFLOP/s"] = roof_tflops;
+    k["fraction_of_fp32_roof"] = flops / s.median / 1e12 / roof_tflops;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * c.batch);  // iterations count steps
   return true;
 }
 
-// Enough back-to-back steps for one sample to last kSampleSeconds.
-std::size_t steps_for(double seconds_per_step) {
-  return static_cast<std::size_t>(std::clamp(std::ceil(kSampleSeconds / std::max(seconds_per_step, 1e-9)), 1.0, 1000.0));
+// Enough back-to-back steps for one sample to last `sample_seconds`.
+std::size_t steps_for(double seconds_per_step, double sample_seconds) {
+  return static_cast<std::size_t>(std::clamp(std::ceil(sample_seconds / std::max(seconds_per_step, 1e-9)), 1.0, 1000.0));
 }
 
 // Four batches of real samples in `kind` memory (for the CPU, pageable).
@@ -154,7 +157,7 @@ void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
   const StepResult first = one_step();
   HostTimer warm;
   one_step();
-  const std::size_t group = steps_for(warm.elapsed_seconds());
+  const std::size_t group = steps_for(warm.elapsed_seconds(), 1e-3 * family.options.sample_ms);
   const std::string range = step_name(c) + "/timed";
   StepResult last = first;
   const std::vector<double> seconds = time_grouped_calls(state, group, [&](std::size_t steps) {
@@ -165,7 +168,7 @@ void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
   });
   std::optional<double> gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, threads));
   if (!gemm) gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, family.options.cores));  // the sweep's GEMM
-  if (!report_step(state, c, seconds, group, first, last, gemm, family.cpu_peak_tflops)) return;
+  if (!report_step(state, c, seconds, group, first, last, gemm, family.cpu_roof.gflops_at(threads) / 1e3)) return;
   state.counters["threads"] = threads;
   if (choice) {
     for (const ThreadTiming& t : choice->sweep)
@@ -211,7 +214,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   enqueue_step();
   const StepResult first = mlp.last_result();
   const double warm_seconds = median_stream_seconds(stream.get(), 3, enqueue_step);
-  const std::size_t group = steps_for(warm_seconds);
+  const std::size_t group = steps_for(warm_seconds, 1e-3 * family.options.sample_ms);
   Event start, stop;
   const std::string range = step_name(c) + "/timed";
   const std::vector<double> seconds = time_grouped_calls(state, group, [&](std::size_t steps) {
@@ -263,8 +266,10 @@ void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
   });
   set_gemm_counters(state, family, rate_key(Processor::cpu, MlpDtype::fp32, threads),
                     2.0 * static_cast<double>(n * n * n), seconds);
-  if (family.cpu_peak_tflops > 0)
-    state.counters["fraction_of_fp32_peak"] = state.counters["TFLOP/s"].value / family.cpu_peak_tflops;
+  if (const double roof = family.cpu_roof.gflops_at(threads) / 1e3; roof > 0) {
+    state.counters["fp32_roof_TFLOP/s"] = roof;
+    state.counters["fraction_of_fp32_roof"] = state.counters["TFLOP/s"].value / roof;
+  }
 }
 
 void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, MlpDtype dtype) {

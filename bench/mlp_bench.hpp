@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "core/cpu_features.hpp"
+#include "core/fma_roof.hpp"
 #include "core/suite.hpp"
 #include "data/data_options.hpp"
 #include "mlp/cpu_threads.hpp"
@@ -22,7 +22,7 @@ namespace hdbench {
 struct MlpRun {
   MlpRun(const MlpOptions& mlp_options, const DataOptions& data_options, std::uint64_t run_seed)
       : options(mlp_options), data(data_options, run_seed), seed(run_seed ^ 0x6d6c70ULL),
-        cpu_peak_tflops(discover_cpu_features().fp32_peak_gflops() / 1e3) {}
+        cpu_roof(this_machine_fma_roof()) {}
 
   // The GEMM rate measured under `key` earlier in this run, if any. Benchmarks run
   // one at a time on the main thread, so the map needs no lock.
@@ -35,7 +35,7 @@ struct MlpRun {
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
   std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads or GPU
-  double cpu_peak_tflops;  // the CPU's theoretical fp32 peak (cpu_features.hpp); 0 when unknown
+  const FmaRoof& cpu_roof;  // the CPU's measured fp32 roof (core/fma_roof.hpp)
   std::map<std::pair<std::string, int>, ThreadChoice> thread_choices;  // by model and batch
 };
 

@@ -76,9 +76,8 @@ void time_calls(benchmark::State& state, const std::string& name, const std::fun
   issue();  // warm-up: module load, first launch
   drain();
   nvtx::ScopedRange range(nvtx::Family::streams, name + "/timed");
-  // The iteration's time is all `calls_per_sample` calls (per_call_us is one), so
-  // --benchmark_min_time bounds the time spent; the untimed drain is at most one
-  // kernel-sized wait per call.
+  // A sample is `calls_per_sample` calls, the Time column one call; the untimed drain
+  // is at most one kernel-sized wait per call.
   const std::vector<double> per_call =
       time_grouped_calls(state, static_cast<std::size_t>(calls_per_sample), [&](std::size_t) {
         HostTimer timer;

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "core/stopping_rule.hpp"
+#include "core/grouped_timing.hpp"
 #include "core/cuda.hpp"
 #include "transfer/transfer_derivations.hpp"
 #include "core/family.hpp"
@@ -85,14 +85,13 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   stream.synchronize();
 
   const std::string timed_range = name + "/timed";
-  std::vector<double> seconds = run_samples(state, [&] {
-    nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * copies);
+  const std::vector<double> seconds = time_grouped_calls(state, copies, [&](std::size_t group) {  // per copy
+    nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * group);
     start.record(stream.get());
-    for (std::size_t i = 0; i < copies; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
+    for (std::size_t i = 0; i < group; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
     stop.record(stream.get());
     return elapsed_ms(start, stop) / 1e3;
   });
-  for (double& s : seconds) s /= static_cast<double>(copies);  // per copy
   {
     nvtx::ScopedRange range(nvtx::Family::transfer, name + "/verify", c.bytes);
     if (const std::string problem = ends.verify(stream.get()); !problem.empty()) {
@@ -101,7 +100,7 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
     }
   }
   set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes * copies));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
   // Where the host pages live decides which socket's link they cross; -1 = unknown.
   const numa::Placement landed = numa::read_back(ends.host().data(), c.bytes, c.numa_target.node);
   state.counters["host_numa_node"] = landed.first_page;

@@ -130,7 +130,7 @@ nlohmann::json to_json(const CpuFeatures& cpu) {
                       {"clock_GHz", cpu.clock_ghz},
                       {"clock_source", cpu.clock_source},
                       {"fp32_flops_per_cycle_per_core", cpu.fp32_flops_per_cycle()},
-                      {"fp32_peak_GFLOP/s", cpu.fp32_peak_gflops()},
+                      {"fp32_nominal_peak_GFLOP/s", cpu.fp32_peak_gflops()},
                       {"peak_assumes", "two FMA units per core at the clock named; turbo and AVX clock offsets not modelled"}};
   return j;
 }

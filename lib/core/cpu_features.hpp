@@ -1,6 +1,7 @@
 // What the host CPU can do, read from /proc/cpuinfo: its vector instruction sets and
-// its theoretical fp32 peak (cores x FLOPs per cycle of its widest FMA x clock), so a
-// CPU figure can be read against the hardware's limit, not only a measured sgemm.
+// its nominal fp32 peak (cores x FLOPs per cycle of its widest FMA x clock). The
+// nominal peak is a guess (the clock a VM reports, two FMA units assumed): CPU figures
+// are rated against the measured roof (fma_roof.hpp); this one is kept beside it.
 #pragma once
 
 #include <nlohmann/json.hpp>

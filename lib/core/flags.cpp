@@ -116,7 +116,10 @@ std::string FlagParser::help() const {
   }
   text +=
       "\nSizes use binary multiples: 4K = 4096 bytes, 1G = 2^30 bytes. GB/s in results means 1e9 bytes/s.\n"
-      "Unless --benchmark_min_time is given, hdbench runs each benchmark for at least 0.1 s.\n";
+      "Each benchmark samples until the median's ~95% confidence half-width is within --hdbench_noise_target\n"
+      "after at least --hdbench_min_samples samples, or until --hdbench_max_seconds (the preset sets all three);\n"
+      "its time is the median sample, per unit of work (one copy, one step, one call). --benchmark_min_time=T\n"
+      "uses Google Benchmark's rule instead.\n";
   return text;
 }
 

@@ -1,11 +1,9 @@
-// Timing a group of back-to-back calls as one sample, with the sample's time the time
-// of the whole group. Without the stopping rule Google Benchmark repeats iterations
-// until their summed manual time reaches --benchmark_min_time, so reporting one call's
-// time while the iteration ran `group` calls would make a benchmark spend
-// min_time x group; with the rule (stopping_rule.hpp) the group is one sample and the
-// iteration's time is the median group. Either way the iteration's manual time is the
-// time of what it ran, and the per-call figure belongs in the returned samples
-// (counters).
+// Timing a group of back-to-back calls as one sample: one call of a few microseconds
+// is too short for a clock (CUDA events resolve ~0.5 us, and a launch costs as much),
+// so a sample times `group` calls. The sample is the group's time and Google
+// Benchmark's iteration count covers the group's calls (run_samples' units), so its
+// Time column is one call's time whatever the group size; the per-call samples come
+// back for the family's counters.
 #pragma once
 
 #include <benchmark/benchmark.h>

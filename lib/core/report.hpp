@@ -17,7 +17,7 @@
 
 namespace hdbench {
 
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 inline constexpr std::string_view kSkippedPrefix = "skipped: ";
 
 // A benchmark that cannot run here says why; one whose result is wrong says what.

@@ -117,10 +117,15 @@ StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& 
 }
 
 std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rule, const WallClock& clock,
-                                const std::function<double()>& sample) {
+                                const std::function<double()>& sample, std::size_t units_per_sample) {
+  // KeepRunningBatch counts `units` iterations per turn, so Google Benchmark divides the
+  // manual time (a whole sample's) by the units it covered: its Time column, items/s,
+  // bytes/s and compare.py are per unit whatever the group size, and its own rule
+  // (when in force) still stops on the summed sample time, not min_time x group.
+  const auto units = static_cast<benchmark::IterationCount>(std::max<std::size_t>(units_per_sample, 1));
   std::vector<double> seconds;
   if (!rule.enabled) {
-    for (auto _ : state) {
+    while (state.KeepRunningBatch(units)) {
       const double s = sample();
       state.SetIterationTime(s);
       seconds.push_back(s);
@@ -128,7 +133,7 @@ std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rul
     return seconds;
   }
   StoppingOutcome outcome;
-  for (auto _ : state) {
+  while (state.KeepRunningBatch(units)) {  // one turn: Suite::add runs one iteration
     outcome = sample_until_stopped(rule, clock, sample, seconds);
     state.SetIterationTime(outcome.median_seconds);
   }
@@ -137,6 +142,7 @@ std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rul
     state.counters["stdev_percent"] = outcome.stdev_percent;
     state.counters["noise_target_percent"] = rule.noise_target_percent;
     state.counters["stopped_at_timeout"] = outcome.stopped_at_timeout ? 1.0 : 0.0;
+    state.counters["samples"] = static_cast<double>(outcome.samples);  // 1: the noise is unknown, not 0
   }
   return seconds;
 }
@@ -148,9 +154,11 @@ StoppingRuleScope::StoppingRuleScope(const StoppingRule& rule, WallClock clock)
 
 StoppingRuleScope::~StoppingRuleScope() { active_scope = previous_; }
 
-std::vector<double> run_samples(benchmark::State& state, const std::function<double()>& sample) {
-  if (active_scope == nullptr) return run_samples(state, StoppingRule{.enabled = false}, steady_wall_clock(), sample);
-  return run_samples(state, active_scope->rule_, active_scope->clock_, sample);
+std::vector<double> run_samples(benchmark::State& state, const std::function<double()>& sample,
+                                std::size_t units_per_sample) {
+  if (active_scope == nullptr)
+    return run_samples(state, StoppingRule{.enabled = false}, steady_wall_clock(), sample, units_per_sample);
+  return run_samples(state, active_scope->rule_, active_scope->clock_, sample, units_per_sample);
 }
 
 }  // namespace hdbench

@@ -6,8 +6,11 @@
 // trial of one iteration (main passes --benchmark_min_time=0, so the first trial is
 // final; see Suite::add) and that iteration takes samples until there are at least
 // min_samples and their noise is at most the target, or until the wall time spent
-// sampling reaches the timeout; the iteration's manual time is the median sample, so
-// Google Benchmark's Time column and bytes/items per second stay per-sample figures.
+// sampling reaches the timeout; the iteration's manual time is the median sample.
+// A sample may time a group of units (steps, calls, copies: units_per_sample): the
+// iteration then counts that many units (KeepRunningBatch), so Google Benchmark's Time
+// column, bytes/items per second and compare.py are per unit of the work the
+// benchmark names, whatever the group size of a run.
 //
 // The noise is how well the samples pin down that median: the half-width of a
 // distribution-free ~95% confidence interval of the median, in percent of the median
@@ -62,15 +65,17 @@ StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& 
                                      const std::function<double()>& sample, std::vector<double>& seconds);
 
 // Runs the iterations of `state`, returning every sample's seconds (for the family's
-// counters). Rule enabled: each iteration (one, as hdbench runs it) samples
-// until the rule stops, reports the median sample as its manual time, and writes the
-// counters noise_percent, stdev_percent, noise_target_percent and stopped_at_timeout
-// (1 or 0).
-// Disabled: one sample per iteration, reported as its manual time.
+// counters); each sample covers `units_per_sample` units of work (0 counts as 1).
+// Rule enabled: each turn (one, as hdbench runs it) samples until the rule stops,
+// reports the median sample as the manual time of its units, and writes the counters
+// noise_percent, stdev_percent, noise_target_percent, stopped_at_timeout (1 or 0) and
+// samples (one sample: no noise figure exists, whatever noise_percent reads).
+// Disabled: one sample per turn, reported as the manual time of its units.
 std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rule, const WallClock& clock,
-                                const std::function<double()>& sample);
+                                const std::function<double()>& sample, std::size_t units_per_sample = 1);
 // The same under the rule in force (StoppingRuleScope); none in force: disabled.
-std::vector<double> run_samples(benchmark::State& state, const std::function<double()>& sample);
+std::vector<double> run_samples(benchmark::State& state, const std::function<double()>& sample,
+                                std::size_t units_per_sample = 1);
 
 // Puts `rule` (and the clock its timeout reads) in force on this thread while it
 // lives: Suite::add holds one around each call of a benchmark function.
@@ -85,7 +90,7 @@ class StoppingRuleScope {
   StoppingRule rule_;
   WallClock clock_;
   const StoppingRuleScope* previous_;
-  friend std::vector<double> run_samples(benchmark::State&, const std::function<double()>&);
+  friend std::vector<double> run_samples(benchmark::State&, const std::function<double()>&, std::size_t);
 };
 
 // The rule's noise of `seconds`, in percent: the half-width of the distribution-free

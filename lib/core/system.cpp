@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
@@ -293,6 +294,38 @@ nlohmann::json to_json(const SystemInfo& info) {
       {"gpu_usable", info.gpu_usable()},
       {"gpu_unavailable_reason", info.gpu_unavailable_reason},
   };
+}
+
+namespace {
+
+// The lower-case alphanumeric words of `text` joined by '-', leaving out the words in
+// `drop` and everything from the first '@' on ("... CPU @ 2.00GHz"); at most
+// `max_chars` (whole words only).
+std::string slug_words(std::string_view text, std::initializer_list<std::string_view> drop, std::size_t max_chars) {
+  std::string out, word;
+  const auto flush = [&] {
+    const bool dropped = std::find(drop.begin(), drop.end(), word) != drop.end();
+    if (!word.empty() && !dropped && out.size() + word.size() + 1 <= max_chars) out += (out.empty() ? "" : "-") + word;
+    word.clear();
+  };
+  for (const char ch : text.substr(0, text.find('@'))) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    } else {
+      flush();  // "Intel(R)": "intel", then "r"
+    }
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+std::string machine_slug(std::string_view gpu_name, std::string_view cpu_model) {
+  const std::string gpu = slug_words(gpu_name, {"nvidia"}, 32);
+  // "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz", "AMD EPYC 7B13 64-Core Processor"
+  const std::string cpu = slug_words(cpu_model, {"r", "tm", "cpu", "processor"}, 32);
+  return (gpu.empty() ? std::string("no-gpu") : gpu) + "_" + (cpu.empty() ? std::string("cpu") : cpu);
 }
 
 int pcie_generation_from_speed(std::string_view sysfs_speed) {

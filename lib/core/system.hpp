@@ -70,6 +70,10 @@ nlohmann::json to_json(const SystemInfo& info);
 
 // --- Pure helpers, exposed for tests -------------------------------------------
 
+// The machine in a file name, by what a reader knows it by (its GPU and CPU, not a
+// host name such as `vm`): "h100-80gb-hbm3_amd-epyc-7b13", "no-gpu_intel-xeon".
+std::string machine_slug(std::string_view gpu_name, std::string_view cpu_model);
+
 // "16.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" → 4, 3, 1; unknown strings → 0.
 int pcie_generation_from_speed(std::string_view sysfs_speed);
 // "16", "x16\n" → 16; "0", garbage → 0.

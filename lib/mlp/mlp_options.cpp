@@ -64,6 +64,10 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
             [&o](auto flag, auto v) {
               o.cpu_step_tflop_limit = parse_one_number(flag, v, 1e-6, 1000.0, "one number of TFLOP from 0.000001 to 1000");
             });
+  flags.add("mlp_sample_ms", "MS", "steps are timed in groups lasting about MS ms (at most 1000 steps), 0.01..1000 (default 2)",
+            [&o](auto flag, auto v) {
+              o.sample_ms = parse_one_number(flag, v, 0.01, 1000.0, "one number of milliseconds from 0.01 to 1000");
+            });
   flags.add("mlp_epoch_models", "LIST", "models trained for whole epochs fed by the loader (default 784x32x10)",
             [&o](auto flag, auto v) { o.epoch_models = parse_model_list(flag, v); });
   flags.add("mlp_epoch_batches", "LIST", "epoch batch sizes, 1..65536 (default 128,1024)",
@@ -100,6 +104,7 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
       j["mlp_threads"] = o.threads;
     }
     j["mlp_cpu_step_tflop_limit"] = o.cpu_step_tflop_limit;
+    j["mlp_sample_ms"] = o.sample_ms;
     j["mlp_epoch_models"] = model_names(o.epoch_models);
     j["mlp_epoch_batches"] = o.epoch_batches;
     j["mlp_epoch_workers"] = o.epoch_workers;

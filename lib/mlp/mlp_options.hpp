@@ -25,6 +25,9 @@ struct MlpOptions {
   std::vector<int> threads;
   int cores = 1;  // the sweep's top count: the logical CPUs
   double cpu_step_tflop_limit = 0.2;  // CPU steps doing more are skipped (a 2-core host: ~1 s)
+  // How long one sample of back-to-back steps lasts: a step of a few microseconds is
+  // timed in a group of about this length (at most 1000 steps; a longer step alone).
+  double sample_ms = 2.0;
   std::vector<MlpShape> epoch_models;
   std::vector<int> epoch_batches = {128, 1024};
   std::vector<int> epoch_workers = {0, 2, 8};

@@ -24,7 +24,7 @@ NcclAllReduce::NcclAllReduce(Communicator& ranks, double timeout_s)
   throw std::runtime_error("built without NCCL (libnccl and nccl.h were not found at configure time)");
 }
 NcclAllReduce::~NcclAllReduce() = default;
-void NcclAllReduce::enqueue_sum(float*, std::size_t, int, cudaStream_t) {}
+void NcclAllReduce::enqueue_sum(const float*, float*, std::size_t, int, cudaStream_t) {}
 void NcclAllReduce::enqueue_mean(float*, std::size_t, cudaStream_t) {}
 void NcclAllReduce::wait(cudaStream_t, std::string_view) {}
 std::string NcclAllReduce::version() { return "none"; }
@@ -59,12 +59,12 @@ NcclAllReduce::~NcclAllReduce() {
   if (comm_ != nullptr && !aborted_) ncclCommDestroy(as_comm(comm_));
 }
 
-void NcclAllReduce::enqueue_sum(float* device_values, std::size_t count, int buckets, cudaStream_t stream) {
+void NcclAllReduce::enqueue_sum(const float* send, float* recv, std::size_t count, int buckets, cudaStream_t stream) {
   const std::size_t n = std::max<std::size_t>(1, std::min<std::size_t>(static_cast<std::size_t>(buckets), count));
   std::size_t begin = 0;
   for (std::size_t b = 0; b < n; ++b) {
     const std::size_t end = count * (b + 1) / n;
-    nccl_check(ncclAllReduce(device_values + begin, device_values + begin, end - begin, ncclFloat, ncclSum,
+    nccl_check(ncclAllReduce(send + begin, recv + begin, end - begin, ncclFloat, ncclSum,
                              as_comm(comm_), stream),
                "ncclAllReduce");
     begin = end;

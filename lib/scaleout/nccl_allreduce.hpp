@@ -24,9 +24,10 @@ class NcclAllReduce {
   NcclAllReduce(const NcclAllReduce&) = delete;
   NcclAllReduce& operator=(const NcclAllReduce&) = delete;
 
-  // Enqueues an in-place sum of `count` floats at `device_values` on `stream`, as
-  // `buckets` consecutive all-reduces of near-equal size.
-  void enqueue_sum(float* device_values, std::size_t count, int buckets, cudaStream_t stream);
+  // Enqueues a sum of `count` floats from `send` into `recv` on `stream`, as `buckets`
+  // consecutive all-reduces of near-equal size; in place when they are the same
+  // (with one rank NCCL then runs nothing at all; out of place, a device copy).
+  void enqueue_sum(const float* send, float* recv, std::size_t count, int buckets, cudaStream_t stream);
   // Enqueues an in-place mean (ncclAvg) of `count` floats over the ranks on `stream`:
   // a data-parallel step's gradient bucket.
   void enqueue_mean(float* device_values, std::size_t count, cudaStream_t stream);

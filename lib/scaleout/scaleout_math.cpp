@@ -18,6 +18,11 @@ double allreduce_busbw_gbps(std::size_t bytes, double seconds, int ranks) {
   return allreduce_algbw_gbps(bytes, seconds) * 2.0 * (ranks - 1) / ranks;
 }
 
+std::optional<AllReduceBandwidth> allreduce_bandwidth(std::size_t bytes, double seconds, int ranks) {
+  if (ranks < 2 || seconds <= 0) return std::nullopt;
+  return AllReduceBandwidth{allreduce_algbw_gbps(bytes, seconds), allreduce_busbw_gbps(bytes, seconds, ranks)};
+}
+
 double scaling_efficiency(double one_rank_s, double ranks_s, int ranks) {
   if (ranks_s <= 0 || ranks <= 0) return 0.0;
   return one_rank_s / (ranks * ranks_s);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -13,6 +14,16 @@ namespace hdbench::scaleout {
 // One rank moves nothing: busbw 0. GB/s is 1e9 bytes per second.
 double allreduce_algbw_gbps(std::size_t bytes, double seconds);
 double allreduce_busbw_gbps(std::size_t bytes, double seconds, int ranks);
+
+// The bandwidths a report publishes: none for one rank, whose all-reduce crosses no
+// link (NCCL runs nothing for an in-place sum, a local device copy out of place, one
+// scaling pass for a mean; MPI copies or does nothing), so bytes / time would be the
+// rate of a no-op or of a copy, never of a collective.
+struct AllReduceBandwidth {
+  double algbw_gbps = 0.0;
+  double busbw_gbps = 0.0;
+};
+std::optional<AllReduceBandwidth> allreduce_bandwidth(std::size_t bytes, double seconds, int ranks);
 
 // Strong scaling at a fixed global batch: one rank takes `one_rank_s` per step, each
 // of `ranks` ranks `ranks_s` (the slowest rank's). 1.0 is ideal: t1 / (n · tn).

@@ -62,4 +62,35 @@ void StagedCopier::device_to_host(void* pageable_dst, const void* device_src, st
   }
 }
 
+void StagedCopier::memcpy_only(const void* pageable_src, void* pageable_dst, std::size_t bytes) {
+  const auto* src = static_cast<const unsigned char*>(pageable_src);
+  auto* dst = static_cast<unsigned char*>(pageable_dst);
+  const std::vector<Chunk> chunks = plan_chunks(bytes, config_.chunk_bytes);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    void* slot = slots_[i % slots_.size()].data();
+    if (src != nullptr) {
+      pool_.copy(slot, src + chunks[i].offset, chunks[i].bytes);
+    } else {
+      pool_.copy(dst + chunks[i].offset, slot, chunks[i].bytes);
+    }
+  }
+}
+
+void StagedCopier::dma_only(const void* device_src, void* device_dst, std::size_t bytes) {
+  const auto* src = static_cast<const unsigned char*>(device_src);
+  auto* dst = static_cast<unsigned char*>(device_dst);
+  const std::vector<Chunk> chunks = plan_chunks(bytes, config_.chunk_bytes);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    void* slot = slots_[i % slots_.size()].data();
+    if (dst != nullptr) {
+      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(dst + chunks[i].offset, slot, chunks[i].bytes, cudaMemcpyHostToDevice,
+                                         stream_.get()));
+    } else {
+      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(slot, src + chunks[i].offset, chunks[i].bytes, cudaMemcpyDeviceToHost,
+                                         stream_.get()));
+    }
+  }
+  stream_.synchronize();
+}
+
 }  // namespace hdbench

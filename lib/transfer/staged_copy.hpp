@@ -29,6 +29,14 @@ class StagedCopier {
   void host_to_device(void* device_dst, const void* pageable_src, std::size_t bytes);
   void device_to_host(void* pageable_dst, const void* device_src, std::size_t bytes);
 
+  // Each half of the copy alone over `bytes`, for the bound a staged copy is rated
+  // against (it cannot beat the slower half): the host memcpy between the pageable
+  // buffer and the ring's slots with no DMA (into the ring for H2D, out of it for D2H),
+  // and the DMA between the slots and the device with no memcpy. The slots' contents
+  // are not meaningful afterwards; a staged copy overwrites them.
+  void memcpy_only(const void* pageable_src, void* pageable_dst, std::size_t bytes);  // one of the two: nullptr
+  void dma_only(const void* device_src, void* device_dst, std::size_t bytes);        // one of the two: nullptr
+
   cudaStream_t stream() const noexcept { return stream_.get(); }
 
  private:

@@ -22,7 +22,7 @@ def test_run_writes_a_valid_report(quick_report):
     for key in ("date", "host_name", "executable", "num_cpus", "caches", "library_build_type"):
         assert key in ctx, key
     hd = ctx["hdbench"]
-    assert hd["schema_version"] == 1
+    assert hd["schema_version"] == 2
     for key in ("version", "git_revision", "build_type", "system", "options", "started_at", "finished_at"):
         assert key in hd, key
     host = hd["system"]["host"]

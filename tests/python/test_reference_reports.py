@@ -5,6 +5,7 @@ value, every figure keeps the drawing rules, and the summary quotes the measured
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,50 @@ def test_a_grid_cell_nothing_ran_in_says_so_instead_of_empty_axes():
         has_note = any(t.get_gid() == "empty_panel" for t in ax.texts)
         has_lines = any(line.get_gid() == "series" for line in ax.lines)
         assert has_note != has_lines, ax.get_title()
+
+
+def _fractions(report: dict):
+    """(where, key, value, noise %) of every `fraction_of_*` figure: benchmark counters and derived rows."""
+    for b in report["benchmarks"]:
+        counters = b.get("counters") or {}
+        for key, value in counters.items():
+            if key.startswith("fraction_of_") and isinstance(value, (int, float)):
+                yield b["name"], key, value, counters.get("noise_percent", 0.0)
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key.startswith("fraction_of_") and isinstance(value, (int, float)):
+                    yield where, key, value, 0.0
+                else:
+                    yield from walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from walk(value, f"{where}[{i}]")
+    yield from walk(report.get("derived", {}), "derived")
+
+
+REPORTS = [p for folder in FOLDERS for p in sorted(folder.glob("**/*.json"))]
+# Schema 2 (issue 28) rates every figure against a reference it cannot beat: the
+# fastest stage alone for a pipeline's ideal, a staged copy's own slower half, the
+# measured FMA roof for CPU work, the fastest of several copies alone for a loader.
+SCHEMA_2 = [p for p in REPORTS
+            if isinstance(r := json.loads(p.read_text()), dict) and "context" in r and
+            r["context"].get("hdbench", {}).get("schema_version", 1) >= 2]
+
+
+@pytest.mark.parametrize("path", SCHEMA_2, ids=lambda p: str(p.relative_to(REFERENCE)))
+def test_no_fraction_of_a_reference_is_above_one(path):
+    """Every "fraction of" (link, GEMM rate, roof, bound, ideal) is at most 1: above it means the reference was
+    wrong, not that the work beat it. Slack: the benchmark's own noise (its median's 95% CI), at least 0.5%."""
+    report = json.loads(path.read_text())
+    beaten = [f"{where}: {key} = {value:.3f} (noise {noise:.1f}%)" for where, key, value, noise in _fractions(report)
+              if value > 1.0 + max(noise, 0.5) / 100.0]
+    assert not beaten, "\n".join(beaten)
+
+
+def test_the_walk_covers_a_schema_2_report_with_rated_cpu_work():
+    """The check above is not empty: a reference folder holds a schema-2 report with CPU steps rated against the
+    measured roof."""
+    rated = [key for p in SCHEMA_2 for _, key, _, _ in _fractions(json.loads(p.read_text()))]
+    assert "fraction_of_fp32_roof" in rated

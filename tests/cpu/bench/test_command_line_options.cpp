@@ -139,7 +139,8 @@ TEST(ParseCommandLine, MlpFlags) {
                            "--hdbench_mlp_processors=gpu", "--hdbench_mlp_dtypes=bf16,fp32",
                            "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=graph",
                            "--hdbench_mlp_data=pinned", "--hdbench_mlp_threads=1,3",
-                           "--hdbench_mlp_cpu_step_tflop_limit=0.5", "--hdbench_mlp_epoch_models=784x16x10",
+                           "--hdbench_mlp_cpu_step_tflop_limit=0.5", "--hdbench_mlp_sample_ms=8",
+                           "--hdbench_mlp_epoch_models=784x16x10",
                            "--hdbench_mlp_epoch_batches=64", "--hdbench_mlp_epoch_workers=0,4",
                            "--hdbench_mlp_epoch_pinning=direct"});
   ASSERT_EQ(o.mlp.models.size(), 2u);
@@ -152,6 +153,7 @@ TEST(ParseCommandLine, MlpFlags) {
   EXPECT_EQ(o.mlp.data, (std::vector<BatchSource>{BatchSource::pinned}));
   EXPECT_EQ(o.mlp.threads, (std::vector<int>{1, 3}));
   EXPECT_DOUBLE_EQ(o.mlp.cpu_step_tflop_limit, 0.5);
+  EXPECT_DOUBLE_EQ(o.mlp.sample_ms, 8.0);
   EXPECT_EQ(to_string(o.mlp.epoch_models.front()), "784x16x10");
   EXPECT_EQ(o.mlp.epoch_batches, (std::vector<int>{64}));
   EXPECT_EQ(o.mlp.epoch_workers, (std::vector<int>{0, 4}));
@@ -160,7 +162,7 @@ TEST(ParseCommandLine, MlpFlags) {
   EXPECT_EQ(j["mlp_models"], nlohmann::json::array({"784x64x10", "5x3"}));
   EXPECT_EQ(j["mlp_dtypes"], nlohmann::json::array({"bf16", "fp32"}));
   for (const char* key : {"mlp_batches", "mlp_processors", "mlp_optimizers", "mlp_modes", "mlp_data", "mlp_threads",
-                          "mlp_cpu_step_tflop_limit", "mlp_epoch_models", "mlp_epoch_batches", "mlp_epoch_workers",
+                          "mlp_cpu_step_tflop_limit", "mlp_sample_ms", "mlp_epoch_models", "mlp_epoch_batches", "mlp_epoch_workers",
                           "mlp_epoch_pinning"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
@@ -176,7 +178,8 @@ TEST(ParseCommandLine, BadMlpFlagsNameTheFlagAndTheProblem) {
   for (const char* bad : {"--hdbench_mlp_batches=0", "--hdbench_mlp_batches=-5", "--hdbench_mlp_batches=1048577",
                           "--hdbench_mlp_processors=tpu", "--hdbench_mlp_modes=compile", "--hdbench_mlp_data=disk",
                           "--hdbench_mlp_threads=0", "--hdbench_mlp_cpu_step_tflop_limit=0",
-                          "--hdbench_mlp_cpu_step_tflop_limit=1,2", "--hdbench_mlp_epoch_models=",
+                          "--hdbench_mlp_cpu_step_tflop_limit=1,2", "--hdbench_mlp_sample_ms=0",
+                          "--hdbench_mlp_sample_ms=1001", "--hdbench_mlp_epoch_models=",
                           "--hdbench_mlp_epoch_batches=65537", "--hdbench_mlp_epoch_workers=-1",
                           "--hdbench_mlp_epoch_pinning=always"}) {
     EXPECT_THROW(parse({bad}), UsageError) << bad;

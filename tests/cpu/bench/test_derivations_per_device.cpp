@@ -62,9 +62,9 @@ TEST(DerivationsPerDevice, ReferenceAgreementAndStagedArePerGpu) {
       entry("l/gpu:0", on(0, copy("pinned", "reference_loop")), {{"bandwidth_GB/s", 25.0}}),
       entry("c/gpu:1", on(1, copy("pinned")), {{"bandwidth_GB/s", 40.0}}),
       entry("l/gpu:1", on(1, copy("pinned", "reference_loop")), {{"bandwidth_GB/s", 50.0}}),
-      entry("s/gpu:0", on(0, staged), {{"bandwidth_GB/s", 10.0}}),
-      entry("s/gpu:1", on(1, staged), {{"bandwidth_GB/s", 30.0}}),
-      // Host memcpy has no GPU: it bounds both.
+      entry("s/gpu:0", on(0, staged), {{"bandwidth_GB/s", 10.0}, {"bound_GB/s", 12.0}, {"bound_is_memcpy", 0.0}}),
+      entry("s/gpu:1", on(1, staged), {{"bandwidth_GB/s", 30.0}, {"bound_GB/s", 35.0}, {"bound_is_memcpy", 1.0}}),
+      // Host memcpy has no GPU: both rows show it (for reference).
       entry("m", {{"family", "host_memcpy"}, {"threads", 1}, {"bytes", 1024}}, {{"bandwidth_GB/s", 35.0}}),
   });
   json derived = json::object();
@@ -78,7 +78,10 @@ TEST(DerivationsPerDevice, ReferenceAgreementAndStagedArePerGpu) {
   ASSERT_EQ(vs_pinned.size(), 2u);
   EXPECT_DOUBLE_EQ(row_of(vs_pinned, 0)["fraction_of_pinned"].get<double>(), 0.5);   // 10 / 20
   EXPECT_DOUBLE_EQ(row_of(vs_pinned, 1)["fraction_of_pinned"].get<double>(), 0.75);  // 30 / 40
-  EXPECT_EQ(row_of(vs_pinned, 1)["bound"], "host memcpy");                           // 35 < 40
+  EXPECT_EQ(row_of(vs_pinned, 0)["bound"], "DMA stage alone");  // each GPU's run its own bound
+  EXPECT_EQ(row_of(vs_pinned, 1)["bound"], "memcpy stage alone");
+  EXPECT_DOUBLE_EQ(row_of(vs_pinned, 1)["fraction_of_bound"].get<double>(), 30.0 / 35.0);
+  EXPECT_DOUBLE_EQ(row_of(vs_pinned, 0)["host_memcpy_GB/s_at_threads"].get<double>(), 35.0);
 }
 
 TEST(DerivationsPerDevice, StreamOverlapComparesSyncAndAsyncOnTheSameGpu) {

@@ -85,6 +85,10 @@ TEST(StoppingRuleFlags, HelpSaysAnExplicitMinTimeTurnsTheRuleOff) {
     EXPECT_TRUE(contains(help, flag)) << flag;
   }
   EXPECT_TRUE(contains(help, "--benchmark_min_time")) << help;
+  // The rule replaced Google Benchmark's fixed minimum time (issue 28): the help's last
+  // lines describe the rule, not the old 0.1 s.
+  EXPECT_FALSE(contains(help, "at least 0.1 s")) << help;
+  EXPECT_TRUE(contains(help, "median")) << help;
 }
 
 }  // namespace

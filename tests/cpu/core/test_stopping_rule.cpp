@@ -298,7 +298,11 @@ TEST(StoppingRule, AGroupOfCallsIsOneSampleAndTheIterationTimeItsMedian) {
     });
   }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
-  EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 0.20);  // the median group
+  const auto& run = capture.runs.front();
+  EXPECT_DOUBLE_EQ(run.real_accumulated_time, 0.20);  // the median group
+  EXPECT_EQ(run.iterations, 100);                     // its calls: Time is one call's
+  EXPECT_DOUBLE_EQ(run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit), 0.20 / 100);
+  EXPECT_EQ(counter(run, "samples"), 3.0);
   ASSERT_EQ(per_call.size(), 3u);
   EXPECT_DOUBLE_EQ(per_call[0], 0.30 / 100);
   EXPECT_DOUBLE_EQ(per_call[1], 0.10 / 100);

@@ -303,3 +303,20 @@ TEST(NumaNodeOfAddress, NullIsUnknown) {
 }
 
 }  // namespace
+
+namespace hdbench::system {
+namespace {
+
+TEST(MachineSlug, NamesTheMachineByItsGpuAndCpuNotItsHost) {
+  EXPECT_EQ(machine_slug("NVIDIA H100 80GB HBM3", "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz"),
+            "h100-80gb-hbm3_intel-xeon-platinum-8480");
+  EXPECT_EQ(machine_slug("", "AMD EPYC 7B13 64-Core Processor"), "no-gpu_amd-epyc-7b13-64-core");
+  EXPECT_EQ(machine_slug("NVIDIA H200", ""), "h200_cpu");
+  // Only what a file name can carry, and not without end.
+  const std::string long_name = machine_slug("NVIDIA A100-SXM4-80GB/ weird \"name\"", std::string(200, 'x'));
+  for (char ch : long_name) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') << long_name;
+  EXPECT_LE(long_name.size(), 70u);
+}
+
+}  // namespace
+}  // namespace hdbench::system

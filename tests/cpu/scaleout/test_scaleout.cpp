@@ -26,6 +26,18 @@ TEST(BusBandwidth, FollowsNcclTests) {
   EXPECT_DOUBLE_EQ(allreduce_algbw_gbps(100, 0.0), 0.0);
 }
 
+TEST(BusBandwidth, OneRankPublishesNoBandwidth) {
+  // Issue 28: one rank's all-reduce crosses no link (NCCL runs nothing for an in-place
+  // sum), so bytes / time was published as 155,000-174,000 GB/s on an H100.
+  EXPECT_FALSE(allreduce_bandwidth(80'000'000, 0.5e-6, 1).has_value());
+  EXPECT_FALSE(allreduce_bandwidth(80'000'000, 0.0, 2).has_value());
+  const auto two = allreduce_bandwidth(1'000'000'000, 0.1, 2);
+  ASSERT_TRUE(two.has_value());
+  EXPECT_DOUBLE_EQ(two->algbw_gbps, 10.0);
+  EXPECT_DOUBLE_EQ(two->busbw_gbps, 10.0);
+  EXPECT_DOUBLE_EQ(allreduce_bandwidth(1'000'000'000, 0.1, 8)->busbw_gbps, 17.5);
+}
+
 TEST(ScalingEfficiency, IsOneRankTimeOverRanksTimesTheirTime) {
   EXPECT_DOUBLE_EQ(scaling_efficiency(8.0, 2.0, 4), 1.0);
   EXPECT_DOUBLE_EQ(scaling_efficiency(8.0, 4.0, 4), 0.5);

@@ -1,0 +1,193 @@
+#include "core/fma_roof.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "core/timing.hpp"
+
+namespace hdbench {
+namespace {
+
+// Independent accumulator chains: FMA latency (4-5 cycles) x FMA units (2) is the
+// number in flight that keeps every unit busy; 12 cover both with registers to spare
+// (16 ymm, 32 zmm).
+constexpr int kChains = 12;
+constexpr int kTrials = 3;
+constexpr double kTrialSeconds = 0.008;  // per trial; x trials x (one + all threads)
+
+// acc = acc * a + b converges to b / (1 - a) = 0.1: stays finite however long it runs.
+constexpr float kA = 0.999999f;
+constexpr float kB = 1e-7f;
+
+// Each loop returns the sum of its accumulators so the compiler keeps the work.
+__attribute__((target("avx512f"))) float fma_loop_avx512(std::uint64_t iterations) {
+  __m512 acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(0.01f * static_cast<float>(c));
+  const __m512 a = _mm512_set1_ps(kA);
+  const __m512 b = _mm512_set1_ps(kB);
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
+  }
+  __m512 sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
+  return _mm512_reduce_add_ps(sum);
+}
+
+__attribute__((target("avx2,fma"))) float fma_loop_avx2(std::uint64_t iterations) {
+  __m256 acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_ps(0.01f * static_cast<float>(c));
+  const __m256 a = _mm256_set1_ps(kA);
+  const __m256 b = _mm256_set1_ps(kB);
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
+  }
+  __m256 sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[c]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  float total = 0.0f;
+  for (float v : lanes) total += v;
+  return total;
+}
+
+// AVX without FMA, and SSE: a multiply and an add a lane (two FLOPs, as an FMA counts).
+__attribute__((target("avx"))) float mul_add_loop_avx(std::uint64_t iterations) {
+  __m256 acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_ps(0.01f * static_cast<float>(c));
+  const __m256 a = _mm256_set1_ps(kA);
+  const __m256 b = _mm256_set1_ps(kB);
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm256_add_ps(_mm256_mul_ps(acc[c], a), b);
+  }
+  __m256 sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = _mm256_add_ps(sum, acc[c]);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  float total = 0.0f;
+  for (float v : lanes) total += v;
+  return total;
+}
+
+float mul_add_loop_sse(std::uint64_t iterations) {
+  __m128 acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm_set1_ps(0.01f * static_cast<float>(c));
+  const __m128 a = _mm_set1_ps(kA);
+  const __m128 b = _mm_set1_ps(kB);
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    for (int c = 0; c < kChains; ++c) acc[c] = _mm_add_ps(_mm_mul_ps(acc[c], a), b);
+  }
+  __m128 sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = _mm_add_ps(sum, acc[c]);
+  alignas(16) float lanes[4];
+  _mm_store_ps(lanes, sum);
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+
+struct Loop {
+  const char* isa;
+  float (*run)(std::uint64_t iterations);
+  int lanes;
+  double flops_per_iteration() const { return 2.0 * lanes * kChains; }
+};
+
+Loop loop_for(VectorLevel level) {
+  switch (level) {
+    case VectorLevel::avx512:
+      return {"avx512", fma_loop_avx512, 16};
+    case VectorLevel::avx2_fma:
+      return {"avx2_fma", fma_loop_avx2, 8};
+    case VectorLevel::avx:
+      return {"avx", mul_add_loop_avx, 8};
+    case VectorLevel::sse:
+      break;
+  }
+  return {"sse", mul_add_loop_sse, 4};
+}
+
+std::atomic<float> sink{0.0f};  // the loops' results land here, so none is optimised away
+
+// Iterations for one thread's trial to last about kTrialSeconds.
+std::uint64_t calibrate(const Loop& loop) {
+  std::uint64_t iterations = 1 << 12;
+  for (;;) {
+    const HostTimer timer;
+    sink.store(loop.run(iterations), std::memory_order_relaxed);
+    const double s = timer.elapsed_seconds();
+    if (s >= kTrialSeconds / 8 || iterations >= (std::uint64_t{1} << 40)) {
+      return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(iterations) * kTrialSeconds / s));
+    }
+    iterations *= 4;
+  }
+}
+
+// GFLOP/s of `threads` threads each running `iterations`, released together: the
+// work over the time from release to the last thread's end.
+double run_threads(const Loop& loop, int threads, std::uint64_t iterations) {
+  std::atomic<int> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::jthread> team;
+  for (int t = 1; t < threads; ++t) {
+    team.emplace_back([&] {
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      sink.store(loop.run(iterations), std::memory_order_relaxed);
+    });
+  }
+  while (ready.load() < threads - 1) std::this_thread::yield();
+  const HostTimer timer;
+  go.store(true, std::memory_order_release);
+  sink.store(loop.run(iterations), std::memory_order_relaxed);
+  for (std::jthread& t : team) t.join();
+  const double s = timer.elapsed_seconds();
+  return static_cast<double>(threads) * static_cast<double>(iterations) * loop.flops_per_iteration() / s / 1e9;
+}
+
+double best_of_trials(const Loop& loop, int threads, std::uint64_t iterations) {
+  double best = 0.0;
+  for (int i = 0; i < kTrials; ++i) best = std::max(best, run_threads(loop, threads, iterations));
+  return best;
+}
+
+}  // namespace
+
+double FmaRoof::gflops_at(int work_threads) const noexcept {
+  if (work_threads < 1) return 0.0;
+  return std::min(static_cast<double>(work_threads) * one_thread_gflops, std::max(all_threads_gflops, one_thread_gflops));
+}
+
+FmaRoof measure_fma_roof(VectorLevel level, int threads) {
+  const HostTimer timer;
+  const Loop loop = loop_for(level);
+  const std::uint64_t iterations = calibrate(loop);
+  FmaRoof roof;
+  roof.isa = loop.isa;
+  roof.threads = std::max(1, threads);
+  roof.one_thread_gflops = best_of_trials(loop, 1, iterations);
+  roof.all_threads_gflops = best_of_trials(loop, roof.threads, iterations);
+  roof.seconds = timer.elapsed_seconds();
+  return roof;
+}
+
+const FmaRoof& this_machine_fma_roof() {
+  static const FmaRoof roof = [] {
+    const CpuFeatures cpu = discover_cpu_features();
+    return measure_fma_roof(cpu.level(), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  }();
+  return roof;
+}
+
+nlohmann::json to_json(const FmaRoof& roof) {
+  return {{"isa", roof.isa},
+          {"one_thread_GFLOP/s", roof.one_thread_gflops},
+          {"all_threads_GFLOP/s", roof.all_threads_gflops},
+          {"threads", roof.threads},
+          {"measured_seconds", roof.seconds},
+          {"method", "register-only fp32 FMA loop (12 independent chains) at the widest vector level, best of 3 trials"}};
+}
+
+}  // namespace hdbench

@@ -1,0 +1,53 @@
+// The CPU's measured fp32 roof (issue 28): what CPU work is rated against, at the
+// thread count the work used. No timing is asserted: the measurement runs, names its
+// loop and gives positive rates; the rule for a thread count is checked on numbers.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/fma_roof.hpp"
+
+namespace hdbench {
+namespace {
+
+TEST(FmaRoof, AThreadCountGetsOneThreadsRateEachUpToTheAllThreadsRate) {
+  // A 16-vCPU host whose one thread runs 100 GFLOP/s and all 16 together 900 (SMT
+  // siblings share FMA units; clocks drop with every core busy).
+  const FmaRoof roof{.isa = "avx512", .one_thread_gflops = 100.0, .all_threads_gflops = 900.0, .threads = 16};
+  EXPECT_DOUBLE_EQ(roof.gflops_at(1), 100.0);
+  EXPECT_DOUBLE_EQ(roof.gflops_at(4), 400.0);
+  EXPECT_DOUBLE_EQ(roof.gflops_at(9), 900.0);
+  EXPECT_DOUBLE_EQ(roof.gflops_at(16), 900.0);
+  EXPECT_DOUBLE_EQ(roof.gflops_at(0), 0.0);
+  // An all-threads trial that came out below one thread's (a busy moment) never lowers
+  // the roof under what one thread showed.
+  const FmaRoof odd{.isa = "sse", .one_thread_gflops = 50.0, .all_threads_gflops = 40.0, .threads = 2};
+  EXPECT_DOUBLE_EQ(odd.gflops_at(2), 50.0);
+}
+
+TEST(FmaRoof, MeasuresThisMachineAtItsWidestLevel) {
+  const CpuFeatures cpu = discover_cpu_features();
+  const FmaRoof roof = measure_fma_roof(cpu.level(), 2);
+  EXPECT_EQ(roof.isa, to_string(cpu.level()));
+  EXPECT_EQ(roof.threads, 2);
+  EXPECT_GT(roof.one_thread_gflops, 0.0);
+  EXPECT_GT(roof.all_threads_gflops, 0.0);
+  EXPECT_GT(roof.seconds, 0.0);
+  const nlohmann::json j = to_json(roof);
+  for (const char* key : {"isa", "one_thread_GFLOP/s", "all_threads_GFLOP/s", "threads", "method"})
+    EXPECT_TRUE(j.contains(key)) << key;
+}
+
+TEST(FmaRoof, EveryLevelRunsOnThisCpu) {
+  // The narrower loops run on any x86-64 with that level; each gives a positive rate.
+  const CpuFeatures cpu = discover_cpu_features();
+  for (VectorLevel level : {VectorLevel::sse, VectorLevel::avx, VectorLevel::avx2_fma, VectorLevel::avx512}) {
+    if (static_cast<int>(level) > static_cast<int>(cpu.level())) continue;
+    const FmaRoof roof = measure_fma_roof(level, 1);
+    EXPECT_EQ(roof.isa, to_string(level));
+    EXPECT_GT(roof.one_thread_gflops, 0.0) << roof.isa;
+  }
+}
+
+}  // namespace
+}  // namespace hdbench
