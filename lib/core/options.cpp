@@ -31,7 +31,7 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
                         std::uint64_t random_seed) {
   o.families = family_names;
   o.seed = random_seed;
-  flags.add("out", "PATH", "JSON report path (default reports/hdbench-<host>-<time>.json)",
+  flags.add("out", "PATH", "JSON report path (default reports/hdbench-<gpu>_<cpu>-<time>.json)",
             [&o](auto flag, auto v) { o.out_path = parse_nonempty(flag, v, "a file path"); });
   flags.add("families", "LIST", fmt::format("families to run: {} (default all)", fmt::join(family_names, ", ")),
             [&o, family_names](auto flag, auto v) {
