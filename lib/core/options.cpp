@@ -99,8 +99,8 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
                   flag, v, "a percentage >= 0, e.g. 1 or 0.5 (0 turns the rule off)", /*zero_allowed=*/true);
             });
   flags.add("max_seconds", "S",
-            "per-benchmark sampling timeout: stop after S seconds of sampling even above the noise target, > 0 "
-            "(quick 0.25, default 1, full 5)",
+            "per-benchmark sampling timeout: stop after S seconds of sampling even above the noise target (and "
+            "at least 3 samples), > 0 (quick 0.25, default 1, full 5)",
             [&o](auto flag, auto v) {
               o.stopping_rule.timeout_seconds =
                   parse_positive_number(flag, v, "a number of seconds greater than 0, e.g. 1 or 0.25");

@@ -12,6 +12,13 @@
 namespace hdbench {
 namespace {
 
+// The timeout stops no benchmark before it has this many samples (fewer only when
+// min_samples asks for fewer): one sample has no noise figure at all, and an H100's
+// default run had 8 such rows (loader epochs longer than the 1 s timeout) that read
+// as noise 0. Three give the full range: a figure, if a wide one. A benchmark whose
+// sample outlasts the timeout takes three samples' time.
+constexpr std::size_t kSamplesBeforeTimeout = 3;
+
 // The rule in force on this thread (benchmarks run one at a time on the main thread).
 thread_local const StoppingRuleScope* active_scope = nullptr;
 
@@ -103,7 +110,7 @@ StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& 
       }
       next_check = taken + (taken < 64 ? 1 : taken / 16);
     }
-    if (clock() - started >= rule.timeout_seconds) break;
+    if (taken >= std::min(min_samples, kSamplesBeforeTimeout) && clock() - started >= rule.timeout_seconds) break;
   }
   const std::vector<double> these(seconds.begin() + static_cast<std::ptrdiff_t>(first), seconds.end());
   const SampleStats stats = summarize(these);

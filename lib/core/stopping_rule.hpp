@@ -55,8 +55,8 @@ struct StoppingOutcome {
   bool stopped_at_timeout = false;  // the timeout came before min_samples at the target noise
 };
 
-// Takes samples under `rule` until it is satisfied or its timeout passes (at least
-// one sample always); `sample` runs one sample and returns its seconds. The noise is
+// Takes samples under `rule` until it is satisfied or its timeout passes (and at
+// least three samples, or min_samples if fewer: one sample has no noise figure); `sample` runs one sample and returns its seconds. The noise is
 // checked at min_samples, then after every sample up to 64 and, beyond, whenever the
 // count has grown by a sixteenth since the last check (each check copies the samples
 // and selects three ranks, O(n), so a fast benchmark's many samples cost O(1) each

@@ -210,17 +210,33 @@ TEST(StoppingRule, ATimeoutBeforeMinSamplesCountsAsStoppedAtTheTimeout) {
   EXPECT_NEAR(counter(capture.runs.front(), "noise_percent"), 0.0, 1e-9);
 }
 
-TEST(StoppingRule, TakesOneSampleEvenWhenItOutlastsTheTimeout) {
+TEST(StoppingRule, TakesThreeSamplesEvenWhenEachOutlastsTheTimeout) {
+  // Issue 28: one sample has no noise figure (8 rows of an H100 run read as noise 0).
   FakeClock fake;
-  ScriptedSamples samples{fake, {5.0}};
+  ScriptedSamples samples{fake, {5.0, 6.0, 4.0}};
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_one_long_sample", [&](benchmark::State& state) {
+  const CaptureRuns capture = run_one("rule_long_samples", [&](benchmark::State& state) {
     seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
   }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
+  EXPECT_EQ(seconds, (std::vector<double>{5.0, 6.0, 4.0}));
+  const auto& run = capture.runs.front();
+  EXPECT_DOUBLE_EQ(run.real_accumulated_time, 5.0);  // the median
+  EXPECT_DOUBLE_EQ(counter(run, "stopped_at_timeout"), 1.0);
+  EXPECT_DOUBLE_EQ(counter(run, "samples"), 3.0);
+  EXPECT_DOUBLE_EQ(counter(run, "noise_percent"), 100.0 * (6.0 - 4.0) / 2.0 / 5.0);  // the full range
+}
+
+TEST(StoppingRule, AskedForFewerSamplesTheTimeoutMayStopAtThem) {
+  FakeClock fake;
+  ScriptedSamples samples{fake, {5.0}};
+  StoppingRule one = kRule;
+  one.min_samples = 1;
+  std::vector<double> seconds;
+  run_one("rule_one_long_sample", [&](benchmark::State& state) {
+    seconds = run_samples(state, one, fake.clock(), std::ref(samples));
+  }, true);
   EXPECT_EQ(seconds, std::vector<double>{5.0});
-  EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 5.0);
-  EXPECT_DOUBLE_EQ(counter(capture.runs.front(), "stopped_at_timeout"), 1.0);
 }
 
 TEST(StoppingRule, DisabledIsGoogleBenchmarksLoopOneSamplePerIteration) {
