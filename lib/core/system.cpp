@@ -120,6 +120,9 @@ HostInfo discover_host() {
 
   utsname uts{};
   if (uname(&uts) == 0) host.kernel = uts.release;
+  host.transparent_hugepages =
+      bracketed_choice(read_file("/sys/kernel/mm/transparent_hugepage/enabled").value_or(""));
+  if (const auto balancing = read_file("/proc/sys/kernel/numa_balancing")) host.numa_balancing = std::atoi(balancing->c_str());
   return host;
 }
 
@@ -285,6 +288,8 @@ nlohmann::json to_json(const SystemInfo& info) {
            {"memory_available_bytes", host.memory_available_bytes},
            {"numa_nodes", host.numa_nodes},
            {"kernel", host.kernel},
+           {"transparent_hugepages", host.transparent_hugepages},
+           {"numa_balancing", host.numa_balancing},
        }},
       {"gpus", std::move(gpus)},
       {"driver_version", info.driver_version},
@@ -320,6 +325,13 @@ std::string slug_words(std::string_view text, std::initializer_list<std::string_
 }
 
 }  // namespace
+
+std::string bracketed_choice(std::string_view sysfs_modes) {
+  const auto open = sysfs_modes.find('[');
+  const auto close = sysfs_modes.find(']', open == std::string_view::npos ? 0 : open);
+  if (open == std::string_view::npos || close == std::string_view::npos) return "";
+  return std::string(sysfs_modes.substr(open + 1, close - open - 1));
+}
 
 std::string machine_slug(std::string_view gpu_name, std::string_view cpu_model) {
   const std::string gpu = slug_words(gpu_name, {"nvidia"}, 32);

@@ -45,7 +45,18 @@ struct HostInfo {
   std::uint64_t memory_available_bytes = 0;
   int numa_nodes = 0;
   std::string kernel;  // uname -r
+  // Conditions that move pageable figures (the driver stages pageable copies through
+  // its own pinned buffers, page by page): the transparent-huge-page mode ("always",
+  // "madvise", "never"; pageable buffers get 4 KiB pages unless "always") and whether
+  // the kernel migrates pages between NUMA nodes on its own (1), which adds page faults
+  // to a run at random. Empty / -1 when not readable.
+  std::string transparent_hugepages;
+  int numa_balancing = -1;
 };
+
+// The bracketed choice of a sysfs mode file: "always [madvise] never" -> "madvise";
+// "" when none is bracketed.
+std::string bracketed_choice(std::string_view sysfs_modes);
 
 struct SystemInfo {
   HostInfo host;

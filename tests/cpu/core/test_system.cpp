@@ -307,6 +307,14 @@ TEST(NumaNodeOfAddress, NullIsUnknown) {
 namespace hdbench::system {
 namespace {
 
+TEST(HostConditions, ReadTheBracketedModeOfASysfsFile) {
+  EXPECT_EQ(bracketed_choice("always [madvise] never\n"), "madvise");
+  EXPECT_EQ(bracketed_choice("[always] madvise never"), "always");
+  EXPECT_EQ(bracketed_choice("always madvise never"), "");
+  EXPECT_EQ(bracketed_choice(""), "");
+  EXPECT_EQ(bracketed_choice("] ["), "");
+}
+
 TEST(MachineSlug, NamesTheMachineByItsGpuAndCpuNotItsHost) {
   EXPECT_EQ(machine_slug("NVIDIA H100 80GB HBM3", "Intel(R) Xeon(R) Platinum 8480+ CPU @ 2.00GHz"),
             "h100-80gb-hbm3_intel-xeon-platinum-8480");
