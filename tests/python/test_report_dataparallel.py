@@ -120,6 +120,9 @@ def test_one_bucket_is_named_as_the_reason_nothing_overlaps():
     text = section_of_report(report)
     assert "  One bucket at 784x4096x4096x10 batch 256, 784x4096x4096x10 batch 1024: the gradients fit " \
            "`--hdbench_dp_bucket_bytes`" in text
+    # One bucket hides nothing by construction: no share is quoted, in the answer or the table.
+    assert "hides the gradient all-reduce" not in text
+    assert [r[10] for r in rows(text)] == ["–", "–"]
 
 
 def section_of_report(report: dict) -> str:
@@ -140,9 +143,10 @@ def test_gpu_steps_and_nccl_with_one_rank_are_nccls_floor_not_findings():
     table = rows(text)
     gpu, nccl = table[:4], table[4:]
     assert [r[2] for r in gpu] == ["1 (GPU 0)"] * 4
-    # Not bold (one rank); the exchange of the small model's single bucket costs more
-    # bucketed (a second stream and its waits) than after backward: a negative share.
-    assert [r[10] for r in gpu] == ["-27%", "-75%", "55%", "76%"]
+    # Not bold (one rank); the small model's gradients are one bucket, so nothing can
+    # overlap and its two entries differ by noise: no share (it read -27% and -75%).
+    assert [r[11] for r in gpu] == ["1", "1", "2", "2"]
+    assert [r[10] for r in gpu] == ["–", "–", "55%", "76%"]
     assert len(gpu[0]) == 13  # no bus bandwidth or scaling efficiency columns
     assert nccl == [["1 MiB", "1", "1 (GPU 0)", "0.5"], ["1 MiB", "4", "1 (GPU 0)", "1.3"],
                     ["64 MiB", "1", "1 (GPU 0)", "0.6"], ["64 MiB", "4", "1 (GPU 0)", "1.2"]]
@@ -255,3 +259,15 @@ def test_a_copy_of_the_real_mpi_report_is_unchanged_by_the_tools():
     before = copy.deepcopy(report)
     report_summary.summarize_reports([(str(TWO_RANKS), report)])
     assert report == before
+
+
+def test_a_schema_2_one_rank_report_without_bandwidths_reads_the_same():
+    """Issue 28: one rank's all-reduce crosses no link, so schema 2 writes no algbw/busbw for it (schema 1 wrote
+    155,000+ GB/s for NCCL's no-op); the section is the same without them."""
+    report = load(GPU_ONE_RANK)
+    before = section_of_report(report)
+    for b in report["benchmarks"]:
+        for key in ("allreduce_algbw_GB/s", "allreduce_busbw_GB/s"):
+            (b.get("counters") or {}).pop(key, None)
+    assert section_of_report(report) == before
+    assert "GB/s" not in before.split("NCCL all-reduce")[1].split("\n\n")[0]
