@@ -52,6 +52,8 @@ def test_cpu_steps_ran_and_their_counters_agree(quick_report):
     for b in gemm.values():
         assert b["status"] == "ok", b
         assert b["counters"]["TFLOP/s"] > 0
+        # Steps are rated against the GEMM's fastest sample, never slower than its median.
+        assert b["counters"]["best_TFLOP/s"] >= b["counters"]["TFLOP/s"]
     for b in mlp_runs(report, "step"):
         p, c = b["params"], b["counters"]
         if p["processor"] != "cpu":
@@ -60,7 +62,7 @@ def test_cpu_steps_ran_and_their_counters_agree(quick_report):
         step_s = c["step_us"] * 1e-6
         assert c["samples/s"] == pytest.approx(p["batch"] / step_s, rel=1e-9)
         assert c["TFLOP/s"] == pytest.approx(step_flops(p["model"], p["batch"]) / step_s / 1e12, rel=1e-9)
-        assert c["gemm_TFLOP/s"] == pytest.approx(gemm[p["threads"]]["counters"]["TFLOP/s"])
+        assert c["gemm_TFLOP/s"] == pytest.approx(gemm[p["threads"]]["counters"]["best_TFLOP/s"])
         assert c["fraction_of_gemm_rate"] == pytest.approx(c["TFLOP/s"] / c["gemm_TFLOP/s"], rel=1e-9)
         assert math.isfinite(c["first_loss"]) and math.isfinite(c["final_loss"])
         assert c["steps_per_sample"] >= 1 and c["samples"] >= 1
