@@ -20,14 +20,14 @@ counters and `derived` rows, never names. Skipped and failed benchmarks are left
 as SVG, the summary, the machine and what failed or was skipped (report_html.py).
 `compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
 when the runs had repetitions) and exits 1 when one got slower than the threshold.
-Exit code 2 for a missing or malformed report, or a missing dependency (one line
-saying what to install).
+Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
+file and the problem: report_schema.py checks the bytes, the JSON and the type of every
+field the tools read), or a missing dependency (one line saying what to install).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -35,30 +35,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import report_schema  # noqa: E402
+from report_schema import ReportError  # noqa: E402,F401  (callers catch hdbench_report.ReportError)
+
 # Interpreters tried, in order, when the one running this lacks matplotlib.
 FALLBACK_PYTHONS = "/usr/bin/python3:/usr/local/bin/python3"
 
 
-class ReportError(Exception):
-    """A report that cannot be used; the message names the file."""
-
-
 def load_report(path: str) -> dict:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read: {e.strerror}") from None
-    if not text.strip():
-        raise ReportError(f"{path}: the file is empty")
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); truncated?") from None
-    if not isinstance(report, dict) or not isinstance(report.get("benchmarks"), list) or \
-            "hdbench" not in report.get("context", {}):
-        raise ReportError(f"{path}: not an hdbench report (no context.hdbench or benchmarks)")
-    return report
+    """The report at `path`, checked by report_schema (the types of every field the tools
+    read); ReportError, one line naming the file and the problem, when it cannot be used."""
+    return report_schema.load(path)
 
 
 def machine_label(report: dict) -> str:
@@ -126,17 +113,20 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
     reports = [(p, load_report(p)) for p in paths]
     figures, left_out = build_figures(reports)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, fig in figures.items():
-        # The same reports give the same files (no date, element ids salted by the
-        # figure's name), so committed figures change only when their data does.
-        matplotlib.rcParams["svg.hashsalt"] = name
-        for ext in ("png", "svg"):
-            path = out / f"{name}.{ext}"
-            fig.savefig(path, bbox_inches="tight", dpi=110, metadata={"Date": None} if ext == "svg" else None)
-            written.append(path)
-        plt.close(fig)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, fig in figures.items():
+            # The same reports give the same files (no date, element ids salted by the
+            # figure's name), so committed figures change only when their data does.
+            matplotlib.rcParams["svg.hashsalt"] = name
+            for ext in ("png", "svg"):
+                path = out / f"{name}.{ext}"
+                fig.savefig(path, bbox_inches="tight", dpi=110, metadata={"Date": None} if ext == "svg" else None)
+                written.append(path)
+            plt.close(fig)
+    except OSError as e:
+        raise ReportError(f"{e.filename or out_dir}: cannot write: {e.strerror or e}") from None
     if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in figures):
         print(f"loader heat maps drawn from the first report with loader runs only "
               f"({heatmap_source(reports)[0]})", file=sys.stderr)
@@ -209,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         missing = ensure_matplotlib(args.command, argv)
         if missing is not None:
             return missing
+    files = [args.base, args.new] if args.command == "compare" else args.reports
     try:
         if args.command == "compare":
             return run_compare(args)
@@ -224,11 +215,36 @@ def main(argv: list[str] | None = None) -> int:
             return write_or_print(report_html.page(reports), args.out)
         written = plot(args.reports, args.out)
     except ReportError as e:
-        print(f"hdbench_report.py: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e))
+    except Exception as e:  # noqa: BLE001  the last resort: a report the checks let through
+        return fail(unexpected(files, args.command, e))
     for path in written:
         print(path)
     return 0
+
+
+def fail(message: str) -> int:
+    """Exit code 2 with `message` as one line on standard error."""
+    print(f"hdbench_report.py: {one_line(message)}", file=sys.stderr)
+    return 2
+
+
+def one_line(text: str) -> str:
+    """`text` with line breaks and other control characters escaped: one line whatever a
+    file name or a report's strings hold."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
+def unexpected(files: list[str], command: str, error: Exception) -> str:
+    """The line for an error no check caught: the files, what failed and where, so the
+    hole in report_schema.py can be closed."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    detail = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    return (f"{', '.join(files)}: `{command}` cannot use {'this report' if len(files) == 1 else 'these reports'} "
+            f"({detail}{where}); a field has a value the tools do not expect")
 
 
 def write_or_print(text: str, out_path: str | None) -> int:
