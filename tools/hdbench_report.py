@@ -48,15 +48,21 @@ def load_report(path: str) -> dict:
     return report_schema.load(path)
 
 
-def machine_label(report: dict) -> str:
-    hd = report["context"]["hdbench"]
-    gpus = hd.get("system", {}).get("gpus", [])
-    gpu = gpus[0]["name"] if gpus else "no GPU"
-    return f"{report['context'].get('host_name', '?')} ({gpu}), {hd.get('started_at', '')[:10]}"
+def machine_label(report: dict, with_host: bool = False) -> str:
+    """The machine by its GPU and CPU and the run's date, for figure titles; with its host
+    name where reports from several hosts share a figure (two boxes of one model)."""
+    from report_markdown import machine_name
+
+    host = f" (host {report['context'].get('host_name', '?')})" if with_host else ""
+    return f"{machine_name(report['context'])}{host}, {report['context']['hdbench'].get('started_at', '')[:10]}"
+
+
+def several_hosts(reports: list[tuple[str, dict]]) -> bool:
+    return len({r["context"].get("host_name") for _, r in reports}) > 1
 
 
 def machines(reports: list[tuple[str, dict]]) -> str:
-    return "; ".join(sorted({machine_label(r) for _, r in reports}))
+    return "; ".join(sorted({machine_label(r, several_hosts(reports)) for _, r in reports}))
 
 
 def left_out_runs(reports: list[tuple[str, dict]]) -> list[str]:
@@ -95,7 +101,7 @@ def build_figures(reports: list[tuple[str, dict]]):
     # A heat map cannot overlay machines: from the first report with loader runs only.
     first = heatmap_source(reports)
     if first is not None:
-        figures.update(report_loader_figures.heatmaps(plt, first[1]["benchmarks"], machine_label(first[1])))
+        figures.update(report_loader_figures.heatmaps(plt, first[1]["benchmarks"], machine_label(first[1], several_hosts(reports))))
     return dict(sorted(figures.items())), left_out_runs(reports)
 
 

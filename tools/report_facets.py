@@ -234,7 +234,7 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                 ax.axhline(y, color=grey, linestyle="--", linewidth=1.1, label=text, gid="reference")
                 ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"), xytext=(0, 2),
                             textcoords="offset points", fontsize=7.5, color=grey, va="bottom")
-            _scales(ax, spec, pts)
+            _scales(ax, spec, pts)  # the figure's points: its panels share one x axis
             if refs and not spec.ylim:
                 tops.append((ax, max(y for y, _ in refs)))
             if panel:
@@ -272,6 +272,8 @@ def _values(points, key):
 
 
 def _scales(ax, spec, points):
+    """Scales and ticks from `points`, all of the figure's: its panels share the x axis, so
+    its ticks (and whether their labels are crowded) are the figure's, not one panel's."""
     xs = [p.x for p in points]
     if spec.x == "workers":
         ax.set_xscale("symlog", base=2, linthresh=1)
@@ -290,8 +292,11 @@ def _scales(ax, spec, points):
         style.plain_log_axis(ax.yaxis)
     if spec.ylim:
         ax.set_ylim(*spec.ylim)
-    for t in ax.get_xticklabels():
-        t.set_rotation(30 if spec.x in style.SIZE_KEYS and len(set(xs)) > 4 else 0)
+    if spec.x in style.SIZE_KEYS and style.crowded_log2_ticks(xs):
+        for t in ax.get_xticklabels():  # slanted, each ending under its tick, they no longer print over each other
+            t.set_rotation(45)
+            t.set_horizontalalignment("right")
+            t.set_rotation_mode("anchor")
 
 
 def _xlabel(x: str) -> str:

@@ -14,7 +14,9 @@ import io
 import re
 from pathlib import Path
 
+import report_noise
 import report_summary
+from report_markdown import machine_name, slug
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 0 auto;
@@ -31,9 +33,10 @@ figcaption { font-size: 0.85em; color: #555; } nav ol { columns: 2; } .figlinks 
 
 
 def inline(text: str) -> str:
-    """Markdown's **bold** and `code` inside escaped text."""
+    """Markdown's **bold**, `code` and [links](#within-the-page) inside escaped text."""
     out = html.escape(text, quote=False)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\[([^\]]+)\]\((#[\w-]+)\)", r"<a href='\2'>\1</a>", out)  # links within the page
     return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
 
 
@@ -146,21 +149,24 @@ def page(reports: list[tuple[str, dict]]) -> str:
         wanted[key] = [n for n in figures if any(n.startswith(p) for p in prefixes)]
         for n in wanted[key]:
             owner.setdefault(n, key)
-    title = f"hdbench on {html.escape(reports[0][1]['context'].get('host_name', '?'))}"
-    gpus = reports[0][1]["context"]["hdbench"].get("system", {}).get("gpus", [])
-    if gpus:
-        title += f": {html.escape(gpus[0].get('name', '?'))}"
+    title = f"hdbench: {html.escape(machine_name(reports[0][1]['context']))}"
     out = ["<!DOCTYPE html>", "<html lang=en><head><meta charset=utf-8>",
            "<meta name=viewport content='width=device-width, initial-scale=1'>",
            f"<title>{title}</title><style>{STYLE}</style></head><body>",
-           f"<h1>{title}</h1>", "<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary. "
-           "Each answer names the benchmarks it came from; each figure links back to its question.</p>",
-           "<h2 id=machine>The machine and the runs</h2>", machine_table(reports),
+           f"<h1>{title}</h1>", markdown(report_summary.headlines(merged)),
+           "<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary. "
+           "Each answer names the benchmarks it came from; each figure links back to its question.</p>"]
+    # The same warnings as the summary: throttled clocks, and runs whose noise did not settle.
+    throttled, noise = report_summary.mlp.gpu_throttling(merged), report_noise.by_family(merged)
+    if throttled or noise:
+        out += ["<section id=noise><h2>How sure the figures are</h2>", markdown(throttled + [""] + noise), "</section>"]
+    out += ["<h2 id=machine>The machine and the runs</h2>", machine_table(reports),
            "<nav><h2 id=questions>Questions</h2><ol>"]
     out += [f"<li><a href='#q-{key}'>{html.escape(q)}</a></li>" for key, q, _, _ in answers]
     out += ["<li><a href='#not-measured'>Failures and skips</a></li></ol></nav>"]
     for key, question, lines, _ in answers:
-        out += [f"<section id='q-{key}'><h2>{html.escape(question)}</h2>", markdown(lines)]
+        # The summary's links go to the heading's GitHub id (slug); figures link back by key.
+        out += [f"<section id='q-{key}'><h2 id='{slug(question)}'>{html.escape(question)}</h2>", markdown(lines)]
         if wanted[key]:
             links = ", ".join(f"<a href='#{anchor(n)}'>{html.escape(n)}</a>" for n in wanted[key])
             out.append(f"<p class=figlinks>Figures: {links}</p>")

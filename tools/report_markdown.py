@@ -40,3 +40,58 @@ def sources(report: dict, rows) -> str:
     """The report files some benchmarks or derived rows came from."""
     files = sorted({r.get("_source") for r in rows if r.get("_source")})
     return ", ".join(f"`{f}`" for f in files) or "this report"
+
+
+def slug(heading: str) -> str:
+    """The id GitHub gives a Markdown heading (lower case, punctuation dropped, spaces to
+    hyphens): the summary links to its sections by it, and the HTML page uses the same ids."""
+    import re
+
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def context_of(report: dict, b: dict) -> dict:
+    """The context of the report a benchmark (or derived row) came from."""
+    return report.get("contexts", {}).get(b.get("_source"), report.get("context", {}))
+
+
+def machine_name(context: dict) -> str:
+    """A machine by its GPUs and CPU ('NVIDIA H100 80GB HBM3 + Intel(R) Xeon(R) Processor'),
+    not by a host name such as `vm` that says nothing of what ran."""
+    system = context.get("hdbench", {}).get("system", {})
+    names = [g.get("name", "?") for g in system.get("gpus", [])]
+    gpus = ", ".join(f"{names.count(n)}× {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
+    cpu = system.get("host", {}).get("cpu_model") or "unknown CPU"
+    return f"{gpus or 'no GPU'} + {cpu}"
+
+
+def _started(context: dict):
+    import datetime
+
+    text = context.get("hdbench", {}).get("started_at", "")
+    for form in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return datetime.datetime.strptime(text, form)
+        except ValueError:
+            continue
+    return None
+
+
+def provenance(report: dict, b: dict, reference: dict) -> str:
+    """'' when two benchmarks come from one report (one run); else how far apart their runs
+    were and whether on the same machine, e.g. 'a run 3.7 h earlier on the same machine'."""
+    if b.get("_source") == reference.get("_source"):
+        return ""
+    mine, theirs = context_of(report, b), context_of(report, reference)
+    when = "another run"
+    t0, t1 = _started(mine), _started(theirs)
+    if t0 and t1 and (t0.tzinfo is None) == (t1.tzinfo is None):
+        hours = (t0 - t1).total_seconds() / 3600
+        when = (f"a run {abs(hours):.1f} h {'earlier' if hours < 0 else 'later'}" if abs(hours) >= 0.05
+                else "a run started at the same time")
+    # A report without the system section (an old PyTorch baseline) is told apart by its host name only.
+    known = all(c.get("hdbench", {}).get("system") for c in (mine, theirs))
+    same = mine.get("host_name") == theirs.get("host_name") and (not known or machine_name(mine) == machine_name(theirs))
+    where = ("the same machine" if same else
+             f"another machine ({machine_name(mine)}, host `{mine.get('host_name', '?')}`)")
+    return f"{when} on {where}"

@@ -168,6 +168,21 @@ def size_axis(axis, values) -> None:
     axis.set_minor_locator(_null_locator())
 
 
+def crowded_log2_ticks(values, share: float = 0.2) -> bool:
+    """Whether two neighbouring ticks of a log-2 axis lie closer than `share` of its span
+    (64 MiB and 256 MiB on a 4 KiB..256 MiB axis: 2 of 16 octaves), where labels written
+    level ("256 MiB") print over each other in a panel a few inches wide; or more than 4 ticks."""
+    import math
+
+    octaves = sorted({math.log2(v) for v in values if v > 0})
+    if len(octaves) > 4:
+        return True
+    if len(octaves) < 2:
+        return False
+    gaps = [b - a for a, b in zip(octaves, octaves[1:])]
+    return min(gaps) < share * (octaves[-1] - octaves[0])
+
+
 def _null_locator():
     from matplotlib.ticker import NullLocator
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import statistics
 
-from report_markdown import name, ok_runs, sources, table
+from report_markdown import name, ok_runs, provenance, sources, table
+from report_noise import noise_note
 
 FED_FRACTION = 0.95  # fewer workers within this share of the best rate count as enough
 BUSY_PERCENT = 90.0  # a GPU busy this share of an epoch counts as kept busy
@@ -50,71 +51,114 @@ def _cpu_label(report: dict, b: dict) -> str:
     return core + _cpu_threads(b)
 
 
-def _by_source(report: dict, keep) -> dict:
-    """{source file: the fastest steps per (model, batch)} among hdbench's steps `keep` accepts."""
+def _times(x: float) -> str:
+    """A speed-up: two decimals below 10 (1.08x is not 1.1x), one above."""
+    return f"{x:.2f}×" if x < 10 else f"{x:.1f}×"
+
+
+def _step_us(b: dict) -> float:
+    return b["counters"]["step_us"]
+
+
+def _steps(report: dict, implementation: str, processor: str, one_run: bool = True) -> dict:
+    """{(source, model, batch): [ok steps]} of one implementation on one processor (on a GPU
+    with the batch already there: copying it in is another question); source None when not
+    `one_run`."""
     out: dict = {}
     for b in ok_runs(report, "mlp"):
-        out.setdefault(b.get("_source"), None)
-    return {src: _fastest_steps({**report, "benchmarks": [b for b in report["benchmarks"] if b.get("_source") == src]},
-                                keep) for src in out}
-
-
-def _pytorch_steps(report: dict, processor: str) -> dict:
-    """PyTorch's fastest step per (model, batch) on `processor` (its batch already there on a GPU)."""
-    best: dict = {}
-    for b in ok_runs(report, "mlp"):
         p = b["params"]
-        if p.get("variant") != "step" or p.get("implementation") != "pytorch" or p.get("processor") != processor or \
-                "step_us" not in b.get("counters", {}) or (processor == "gpu" and p.get("data") != "device"):
-            continue
-        key = (p["model"], p["batch"])
-        if key not in best or b["counters"]["step_us"] < best[key]["counters"]["step_us"]:
-            best[key] = b
-    return best
+        if p.get("variant") == "step" and p.get("implementation", "hdbench") == implementation and \
+                p.get("processor") == processor and "step_us" in b.get("counters", {}) and \
+                (processor == "cpu" or p.get("data") == "device"):
+            out.setdefault((b.get("_source") if one_run else None, p["model"], p["batch"]), []).append(b)
+    return out
 
 
-def _host(report: dict, b: dict):
-    return report.get("contexts", {}).get(b.get("_source"), report.get("context", {})).get("host_name")
+def _like_for_like(cpu: dict, gpu_runs: list[dict]):
+    """The GPU step a CPU step is compared with: the same dtype and eager, as the CPU step
+    runs (each op launched in turn), or the same dtype in another mode when no eager one ran.
+    bf16 or a CUDA-graph replay against fp32 eager on the CPU measures the dtype and the
+    launches as much as the processor (38x where fp32 eager against fp32 is 1.08x)."""
+    same = [g for g in gpu_runs if g["params"].get("dtype") == cpu["params"].get("dtype")]
+    pool = [g for g in same if g["params"].get("mode") == "eager"] or same
+    return min(pool, key=_step_us) if pool else None
+
+
+def _gpu_label(g: dict) -> str:
+    p = g["params"]
+    mode = {"graph": "CUDA graph"}.get(p.get("mode"), p.get("mode", "?"))
+    return f"{p.get('dtype', '?')} {mode}"
+
+
+def _unlike(step: dict, like: dict) -> str:
+    """What sets a GPU step apart from the like-for-like one: 'bf16 and a CUDA-graph replay'."""
+    p, q = step["params"], like["params"]
+    diffs = ([p.get("dtype", "?")] if p.get("dtype") != q.get("dtype") else []) + \
+        (["a CUDA-graph replay" if p.get("mode") == "graph" else f"{p.get('mode')} mode"]
+         if p.get("mode") != q.get("mode") else [])
+    return " and ".join(diffs) or "another run of the same step"
+
+
+def gpu_vs_cpu_pairs(report: dict, implementation: str = "hdbench", one_run: bool = True) -> list[tuple]:
+    """[((model, batch), CPU step, like-for-like GPU step, fastest GPU step)] of one
+    implementation, the CPU's fastest thread count; both from one report (one run) when
+    `one_run` (hdbench's: the GPU's and the CPU's steps ran together), else from any (the
+    PyTorch baseline runs its processors apart; the summary says when its runs differ)."""
+    cpu_by = _steps(report, implementation, "cpu", one_run)
+    gpu_by = _steps(report, implementation, "gpu", one_run)
+    out = []
+    for (src, model, batch), cpus in cpu_by.items():
+        gpus = gpu_by.get((src, model, batch))
+        cpu = min(cpus, key=_step_us)
+        like = _like_for_like(cpu, gpus or [])
+        if like:
+            out.append(((model, batch), cpu, like, min(gpus, key=_step_us)))
+    return sorted(out, key=lambda t: _model_order(t[0]))
 
 
 def gpu_over_cpu(report: dict) -> list[str]:
-    """Per model and batch: hdbench's GPU step against its CPU step from one report (one host), the CPU's BLAS
-    core and threads named; beside them PyTorch's two steps on the same host when its report is given too."""
-    is_cpu = lambda p: p["processor"] == "cpu"  # noqa: E731
-    is_gpu = lambda p: p["processor"] == "gpu" and p.get("data") == "device"  # noqa: E731
-    cpu_by, gpu_by = _by_source(report, is_cpu), _by_source(report, is_gpu)
-    cpu, gpu = _fastest_steps(report, is_cpu), _fastest_steps(report, is_gpu)
-    pt_cpu, pt_gpu = _pytorch_steps(report, "cpu"), _pytorch_steps(report, "gpu")
+    """Per model and batch: hdbench's GPU step against its CPU step in the same dtype and eager
+    mode, from one report (one run), the CPU's BLAS core and threads named; the fastest GPU step
+    beside it, labelled as not like for like; PyTorch's pair likewise when its report is given,
+    with when and where its run was made."""
+    pairs = gpu_vs_cpu_pairs(report)
+    pt_pairs = {key: (c, g) for key, c, g, _ in gpu_vs_cpu_pairs(report, "pytorch", one_run=False)}
     lines = []
-    for key in sorted(set(cpu) | set(gpu), key=_model_order):
+    for key, c, g, fastest in pairs:
         model, batch = key
-        # Both steps from one report: the same host, the same run.
-        pair = next(((cpu_by[src][key], gpu_by[src][key]) for src in cpu_by
-                     if key in cpu_by[src] and key in gpu_by.get(src, {})), None)
-        if pair:
-            c, g = pair
-            gp = g["params"]
-            line = (f"- {model}, batch {batch}: GPU {g['counters']['step_us']:.1f} µs ({gp['dtype']}, {gp['mode']}) vs "
-                    f"CPU {c['counters']['step_us']:.1f} µs ({_cpu_label(report, c)}): "
-                    f"**{c['counters']['step_us'] / g['counters']['step_us']:.1f}×** ({name(g)} vs {name(c)}).")
-            pc, pg = pt_cpu.get(key), pt_gpu.get(key)
-            host = _host(report, c)
-            if pc and pg and _host(report, pc) == host and _host(report, pg) == host:
-                line += (f" PyTorch on the same host: GPU {pg['counters']['step_us']:.1f} µs "
-                         f"({pg['params']['dtype']}, {pg['params']['mode']}) vs CPU {pc['counters']['step_us']:.1f} µs "
-                         f"({_cpu_threads(pc)}): **{pc['counters']['step_us'] / pg['counters']['step_us']:.1f}×** "
-                         f"({name(pg)} vs {name(pc)}).")
-            lines.append(line)
-            continue
-        b = cpu.get(key) or gpu.get(key)
-        where = "CPU" if key in cpu else "GPU"
+        line = (f"- {model}, batch {batch}: GPU {_step_us(g):,.1f} µs ({_gpu_label(g)}) vs CPU {_step_us(c):,.1f} µs "
+                f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): **{_times(_step_us(c) / _step_us(g))}** "
+                f"({name(g)} vs {name(c)}){noise_note([c, g])}.")
+        if fastest is not g:
+            line += (f" The fastest GPU step, {_gpu_label(fastest)}, {_step_us(fastest):.1f} µs, is "
+                     f"{_times(_step_us(c) / _step_us(fastest))} the CPU's (not like for like: {_unlike(fastest, g)}; "
+                     f"{name(fastest)}).")
+        if key in pt_pairs:
+            pc, pg = pt_pairs[key]
+            apart = provenance(report, pg, pc)
+            when = "; ".join(filter(None, [f"CPU step from {provenance(report, pc, c)}" if provenance(report, pc, c)
+                                           else "", f"its GPU step from {apart}" if apart else ""]))
+            line += (f" PyTorch{f' ({when})' if when else ''}: GPU {_step_us(pg):,.1f} µs ({_gpu_label(pg)}) vs CPU "
+                     f"{_step_us(pc):,.1f} µs ({_cpu_threads(pc)}): **{_times(_step_us(pc) / _step_us(pg))}** "
+                     f"({name(pg)} vs {name(pc)}).")
+        lines.append(line)
+    paired = {key for key, *_ in pairs}
+    alone = {}
+    for processor in ("cpu", "gpu"):
+        for (_, model, batch), runs in _steps(report, "hdbench", processor).items():
+            if (model, batch) not in paired:
+                alone.setdefault((model, batch), min(runs, key=_step_us))
+    for key in sorted(alone, key=_model_order):
+        b = alone[key]
+        model, batch = key
         share = b["counters"].get("fraction_of_gemm_rate")
         rate = f", {100 * share:.0f}% of the GEMM rate" if share is not None else ""
         # Schema 2: against the CPU's measured FMA roof at the step's threads. Schema 1's
         # fraction_of_fp32_peak (a nominal peak: 133% of it on a 2-core EPYC) is not quoted.
         roof = b["counters"].get("fraction_of_fp32_roof")
         rate += f", {100 * roof:.0f}% of the CPU's measured fp32 roof" if roof is not None else ""
-        lines.append(f"- {model}, batch {batch}: {where} only, {b['counters']['step_us']:.1f} µs per step "
+        where = b["params"]["processor"].upper()
+        lines.append(f"- {model}, batch {batch}: {where} only, {_step_us(b):,.1f} µs per step "
                      f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).")
     return lines
 
@@ -189,19 +233,21 @@ def _group_note(label: str, pairs: list, by: dict) -> str:
         return (f"threads: hdbench {_thread_counts([hd for _, hd, _ in pairs])}, "
                 f"PyTorch {_thread_counts([pt for _, _, pt in pairs])}")
     if label == "GPU, eager":
-        extra = {}
-        for impl in ("pytorch", "hdbench"):
-            diffs = []
-            for key, hd, pt in pairs:
-                graph = _fastest(by.get(_with_mode(key, "graph"), {}).get(impl))
-                if graph:
-                    diffs.append((pt if impl == "pytorch" else hd)["counters"]["step_us"] - graph["counters"]["step_us"])
-            if diffs:
-                extra[impl] = statistics.median(diffs)
-        if "pytorch" in extra:
-            ours = f", hdbench's {extra['hdbench']:,.0f} µs" if "hdbench" in extra else ""
-            return (f"PyTorch's eager step takes a median {extra['pytorch']:,.0f} µs longer than its graph replay of "
-                    f"the same step{ours}: Python, dispatch and launches, every step")
+        # Over the same points for both (where each replayed a graph of the step too), so the
+        # two medians describe one set of steps (24 PyTorch pairs against 8 of hdbench's read
+        # as 777 µs against 41).
+        extra: dict = {"pytorch": [], "hdbench": []}
+        for key, hd, pt in pairs:
+            graphs = by.get(_with_mode(key, "graph"), {})
+            hd_graph, pt_graph = _fastest(graphs.get("hdbench")), _fastest(graphs.get("pytorch"))
+            if hd_graph and pt_graph:
+                extra["pytorch"].append(_step_us(pt) - _step_us(pt_graph))
+                extra["hdbench"].append(_step_us(hd) - _step_us(hd_graph))
+        if extra["pytorch"]:
+            return (f"over the {len(extra['pytorch'])} points where both also replayed a CUDA graph, PyTorch's eager "
+                    f"step takes a median {statistics.median(extra['pytorch']):,.0f} µs longer than its graph replay, "
+                    f"hdbench's {statistics.median(extra['hdbench']):,.0f} µs: Python, dispatch and launches, every "
+                    "step")
         return "PyTorch's eager step pays Python, dispatch and launches every step"
     if label == "GPU, CUDA graph":
         return "both replay one captured step, no per-step Python or launches: the like-for-like comparison"
@@ -248,6 +294,15 @@ def versus_pytorch(report: dict) -> list[str]:
                      f"of {len(ratios)}; PyTorch ÷ hdbench {spread}" +
                      (f"; weakest {_point(weakest[0])}, {ratio(weakest):.2f}× ({_pair_names(weakest[1], weakest[2])})."
                       if len(ratios) > 1 else f" ({_point(weakest[0])}; {_pair_names(weakest[1], weakest[2])})."))
+    runs_apart = {}
+    for _, hd, pt in pairs:
+        if pt.get("_source") not in runs_apart:
+            runs_apart[pt.get("_source")] = provenance(report, pt, hd)
+    apart = [f"`{src}` from {how}" for src, how in runs_apart.items() if how]
+    if apart:
+        lines.append(f"- The two did not run together: PyTorch's steps are from {'; '.join(apart)} "
+                     f"(hdbench's {sources(report, [hd for _, hd, _ in pairs])}); a busy spell in one run moves "
+                     "its side only.")
     lines += ["", "Step time (µs), graph pairs first; the ratio is PyTorch's time ÷ hdbench's (above 1: hdbench is "
                   "faster):", ""]
     rows = []
@@ -302,7 +357,7 @@ def training_gpu_busy(report: dict) -> list[str]:
         p, k = best["params"], best["counters"]
         line = (f"- {model}: fastest epoch at batch {p['batch']} with **{p['workers']}** loader workers "
                 f"({p['pinning']}): {k['samples/s']:,.0f} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
-                f"({name(best)}).")
+                f"({name(best)}){noise_note([best])}.")
         same_point = [b for b in runs if b["params"]["batch"] == p["batch"] and b["params"]["pinning"] == p["pinning"]
                       and b["counters"]["samples/s"] >= FED_FRACTION * k["samples/s"]]
         fewest = min(same_point, key=lambda b: b["params"]["workers"])

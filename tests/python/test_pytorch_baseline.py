@@ -187,6 +187,8 @@ def test_tiny_run_cpu_entries_carry_params_and_counters(tiny_run):
         assert c["samples"] >= 2 and b["iterations"] == c["samples"]
         assert b["run_type"] == "iteration" and b["time_unit"] == "us" and b["run_name"] == b["name"]
         assert b["real_time"] > 0 and b["cpu_time"] >= 0
+        # Time is the median step, as hdbench writes it (it was the mean: skewed by slow outliers).
+        assert b["real_time"] == pytest.approx(c["step_us"], rel=1e-12)
         # The counters are the same median seen three ways (formulas, not speed).
         flops = pytorch_baseline.training_step_flops([784, 16, 10], p["batch"])
         assert c["samples/s"] == pytest.approx(p["batch"] / (c["step_us"] * 1e-6))
@@ -215,7 +217,7 @@ def test_tiny_run_context(tiny_run):
     torch, _, out, report, result = tiny_run
     ctx = report["context"]
     hd = ctx["hdbench"]
-    assert hd["schema_version"] == 1 and hd["implementation"] == "pytorch"
+    assert hd["schema_version"] == 2 and hd["implementation"] == "pytorch"
     assert hd["torch_version"] == torch.__version__ and hd["cuda_version"] == torch.version.cuda
     assert hd["system"]["host"]["logical_cores"] >= 1 and isinstance(hd["system"]["gpus"], list)
     assert hd["options"]["models"] == [MODEL] and hd["options"]["batches"]["cpu"] == list(BATCHES)
@@ -279,9 +281,10 @@ def test_report_tool_labels_mlp_lines_by_implementation(tmp_path):
                   "model": "784x32x10", "dtype": "fp32", "optimizer": "sgd", "mode": "eager", "data": "device",
                   "batch": batch, "device": 0}
         return {"name": name, "run_type": "iteration", "status": "ok", "params": params,
-                "counters": {"samples/s": rate}}
+                "counters": {"samples/s": rate, "step_us": batch / rate * 1e6}}
     gemm = {"name": "g", "run_type": "iteration", "status": "ok", "counters": {"TFLOP/s": 50.0},
-            "params": {"family": "mlp", "variant": "gemm", "implementation": "hdbench", "processor": "gpu"}}
+            "params": {"family": "mlp", "variant": "gemm", "implementation": "hdbench", "processor": "gpu",
+                       "dtype": "fp32", "m": 8192, "n": 8192, "k": 8192}}
     report = {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-20", "system": {"gpus": []}}},
               "benchmarks": [step("a", "hdbench", 32, 1e5), step("b", "hdbench", 128, 3e5), gemm,
                              step("c", "pytorch", 32, 5e4), step("d", "pytorch", 128, 2e5)]}

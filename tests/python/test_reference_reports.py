@@ -71,7 +71,7 @@ def test_reference_summary_quotes_the_measured_cpu_steps(folder):
             p = b.get("params", {})
             if b.get("status") == "ok" and p.get("family") == "mlp" and p.get("variant") == "step" and \
                     p.get("processor") == "cpu":
-                assert f"{b['counters']['step_us']:.1f} µs" in result.stdout, b["name"]
+                assert f"{b['counters']['step_us']:,.1f} µs" in result.stdout, b["name"]
 
 
 def test_a_grid_cell_nothing_ran_in_says_so_instead_of_empty_axes():

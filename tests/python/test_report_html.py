@@ -62,6 +62,39 @@ def test_every_question_links_to_its_figures_and_back(page):
     assert "the loss is not finite" in text  # the failure is listed
 
 
+def test_the_page_opens_with_the_answers_and_carries_the_noise_warning(page):
+    """The H100 fixtures: the title names the machine by its GPU and CPU; the four questions' answers come
+    first (before the machine table), each linking to its section; the summary's warnings are on the page
+    too (it used to drop them)."""
+    _, text = page
+    assert "<h1>hdbench: NVIDIA H100 80GB HBM3 + Intel(R) Xeon(R) Processor</h1>" in text
+    first_table = text.index("<table>")
+    assert first_table < text.index("id=machine")
+    answers = text[first_table:text.index("</table>", first_table)]
+    assert [re.sub("<[^>]+>", "", row) for row in re.findall(r"<tr><td>(.*?)</td>", answers)] == [
+        "Pinned vs pageable memory", "Async copy/compute overlap", "Batch size and loader workers",
+        "GPU vs CPU training step"]
+    links = re.findall(r"href='#([^']+)'>detail<", answers)
+    assert len(links) == 4 and all(f"id='{link}'" in text for link in links)
+    assert "id=noise" not in text  # these reports predate the stopping rule: no noise figures to warn of
+
+
+def test_the_page_carries_the_noise_warning_of_the_summary(tmp_path):
+    """The H100 default run of 2026-11-23: 100 runs did not settle within their noise target; the page says so
+    by family, before the machine table, and its headlines say which answers rest on noisy runs."""
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "page.html"
+    source = Path(__file__).resolve().parents[2] / "reports" / "reference" / "h100-2026-11-23b" / "default-h100.json"
+    result = run_report_tool("html", source, "-o", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    noise = text[text.index("<section id=noise>"):text.index("id=machine")]
+    assert "100 runs did not settle within their noise target" in noise
+    assert "<td><code>mlp/epoch/cpu</code></td><td class=num>6</td><td class=num><strong>6</strong></td>" in noise
+    answers = text[text.index("<table>"):text.index("</table>")]
+    assert answers.count("<strong>noisy</strong>") == 3  # pinned vs pageable, batch and workers, GPU vs CPU
+
+
 def chromium() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         if shutil.which(name):

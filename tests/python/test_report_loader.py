@@ -109,7 +109,7 @@ def test_the_worker_axis_shows_zero_workers(figures):
     fig.canvas.draw()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "2", "4"]
     assert ax.get_xlim()[0] < 0 < ax.get_xlim()[1]  # the 0-worker points are inside the axes
-    assert "synthetic" in fig._suptitle.get_text() and "host consumer" in fig._suptitle.get_text()
+    assert "no GPU + unknown CPU" in fig._suptitle.get_text() and "host consumer" in fig._suptitle.get_text()
 
 
 def test_the_zero_worker_run_counts_at_every_depth_of_its_grid_point(figures):

@@ -118,7 +118,8 @@ def test_step_time_figure_has_a_line_per_implementation_and_processor(figures):
     assert lines[GPU_PT] == [(32, 60.0), (128, 65.0)]
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
     assert ax.get_xlabel() == "batch size" and ax.get_ylabel() == "step time (µs)"
-    assert "synthetic (GPU), 2026-11-20" in figs[STEP_US]._suptitle.get_text()
+    # The machine by its GPU and CPU (the report names neither CPU nor GPU model), not by its host name.
+    assert "GPU + unknown CPU, 2026-11-20" in figs[STEP_US]._suptitle.get_text()
     assert any(line.startswith("mlp/step/hdbench/gpu/batch:1024: skipped") for line in left_out)
     # The fixed colours: hdbench's and PyTorch's, the same in every figure.
     colours = {line.get_label(): line.get_color() for line in ax.get_lines()}

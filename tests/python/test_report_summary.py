@@ -190,8 +190,9 @@ def test_summary_states_the_ratios_of_the_report(tmp_path):
     result = run_report_tool("summarize", path)
     assert result.returncode == 0, result.stderr
     text = result.stdout
-    assert text.startswith("# hdbench on synthetic-h200")
-    assert "NVIDIA H200" in text
+    # The machine by its GPU and CPU; its host name with the run.
+    assert text.startswith("# hdbench: NVIDIA H200 + Test CPU\n")
+    assert "Host `synthetic-h200`, run 2026-11-20T10:00:00+0000" in text
     # 54 / 18 = 3.00x, with both benchmarks named
     assert "pinned 54.0 GB/s vs pageable 18.0 GB/s, **3.00×** (`t/h2d/pinned` vs `t/h2d/pageable`)" in text
     # The break-even table: per size and method, each direction's transfers.
@@ -216,7 +217,7 @@ def test_summary_is_written_atomically_to_a_file(tmp_path):
     out = tmp_path / "summary.md"
     result = run_report_tool("summarize", path, "-o", out)
     assert result.returncode == 0, result.stderr
-    assert out.read_text().startswith("# hdbench on synthetic-h200")
+    assert out.read_text().startswith("# hdbench: NVIDIA H200 + Test CPU\n")
     assert not list(tmp_path.glob("*.tmp"))
 
 
@@ -267,7 +268,7 @@ def synthetic_mlp_report() -> dict:
     report["benchmarks"] = [
         mlp_step("cpu", "784x32x10", 128, 140.0, fraction=0.25),
         mlp_step("gpu", "784x32x10", 128, 40.0),
-        mlp_step("gpu", "784x32x10", 128, 35.0, mode="graph"),  # the fastest GPU step is the one compared
+        mlp_step("gpu", "784x32x10", 128, 35.0, mode="graph"),  # the fastest GPU step: beside, not compared
         mlp_step("gpu", "784x32x10", 128, 70.0, data="pinned"),
         mlp_step("gpu", "784x32x10", 128, 140.0, data="pageable"),
         mlp_step("cpu", "784x4096x4096x10", 1024, 370000.0, fraction=0.98),
@@ -276,14 +277,39 @@ def synthetic_mlp_report() -> dict:
 
 
 def test_summary_compares_the_gpu_step_with_the_cpu_step(tmp_path):
+    """Like for like: the GPU's fp32 eager step against the CPU's fp32 step; the faster graph
+    replay is named beside it, labelled as not like for like."""
     text = section(summary_of(synthetic_mlp_report(), tmp_path),
                    "How much faster is a training step on the GPU than on the CPU?")
     assert text.strip().splitlines() == [
-        "- 784x32x10, batch 128: GPU 35.0 µs (fp32, graph) vs CPU 140.0 µs (2 threads): **4.0×** "
-        "(`mlp/gpu/784x32x10/fp32/graph/device/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128`).",
-        "- 784x4096x4096x10, batch 1024: CPU only, 370000.0 µs per step (2,768 samples/s, 98% of the GEMM rate; "
+        "- 784x32x10, batch 128: GPU 40.0 µs (fp32 eager) vs CPU 140.0 µs (fp32, 2 threads): **3.50×** "
+        "(`mlp/gpu/784x32x10/fp32/eager/device/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128`). The fastest GPU "
+        "step, fp32 CUDA graph, 35.0 µs, is 4.00× the CPU's (not like for like: a CUDA-graph replay; "
+        "`mlp/gpu/784x32x10/fp32/graph/device/128`).",
+        "- 784x4096x4096x10, batch 1024: CPU only, 370,000.0 µs per step (2,768 samples/s, 98% of the GEMM rate; "
         "`mlp/cpu/784x4096x4096x10/fp32/eager/host/1024`).",
     ]
+
+
+def test_gpu_vs_cpu_pairs_like_with_like_on_mixed_dtypes(tmp_path):
+    """Made up for the test: bf16 graph steps far faster than fp32 eager. The ratio is fp32 eager over the CPU's
+    fp32 (1.08x), never the bf16 replay's 38x; the headline quotes the same; without an fp32 eager step the fp32
+    graph replay is compared (the same dtype), and with no fp32 GPU step at all nothing is divided."""
+    report = synthetic_report()
+    report["benchmarks"] = [mlp_step("cpu", "784x32x10", 128, 108.0), mlp_step("gpu", "784x32x10", 128, 100.0),
+                            mlp_step("gpu", "784x32x10", 128, 2.8, dtype="bf16", mode="graph"),
+                            mlp_step("gpu", "784x32x10", 128, 50.0, dtype="bf16")]
+    text = summary_of(report, tmp_path)
+    lines = answer_lines(section(text, GPU_VS_CPU))
+    assert lines[0].split(" (`")[0] == "- 784x32x10, batch 128: GPU 100.0 µs (fp32 eager) vs CPU 108.0 µs (fp32, " \
+                                       "2 threads): **1.08×**"
+    assert "bf16 CUDA graph, 2.8 µs, is 38.6× the CPU's (not like for like: bf16 and a CUDA-graph replay" in lines[0]
+    headline = next(line for line in text.splitlines() if line.startswith("| GPU vs CPU"))
+    assert "**1.08×** (784x32x10 batch 128), fp32 eager on both" in headline and "38" not in headline
+    report["benchmarks"][1]["params"]["mode"] = "graph"
+    assert "GPU 100.0 µs (fp32 CUDA graph)" in section(summary_of(report, tmp_path), GPU_VS_CPU)
+    report["benchmarks"][1]["params"]["dtype"] = "tf32"
+    assert "×**" not in section(summary_of(report, tmp_path), GPU_VS_CPU)
 
 
 def test_summary_says_what_moving_the_batch_costs(tmp_path):
@@ -368,12 +394,34 @@ def test_gpu_vs_cpu_names_the_blas_core_and_the_swept_threads_beside_pytorch():
                               pytorch_step("gpu", "784x32x10", 128, 60.0, mode="graph")]}
     text = section(report_summary.summarize_reports([("hd.json", report), ("pt.json", pytorch)]), GPU_VS_CPU)
     assert text.strip().splitlines() == [
-        "- 784x32x10, batch 128: GPU 45.0 µs (fp32, eager) vs CPU 90.0 µs (OpenBLAS SkylakeX, 8 threads, the "
-        "fastest of 1, 2, 4, 8, 16): **2.0×** (`mlp/gpu/784x32x10/fp32/eager/device/128` (hd.json) vs "
-        "`mlp/cpu/784x32x10/fp32/eager/host/128` (hd.json)). PyTorch on the same host: GPU 60.0 µs (fp32, graph) vs "
-        "CPU 480.0 µs (2 threads): **8.0×** (`pytorch/mlp/gpu/784x32x10/fp32/graph/device/128` (pt.json) vs "
+        "- 784x32x10, batch 128: GPU 45.0 µs (fp32 eager) vs CPU 90.0 µs (fp32, OpenBLAS SkylakeX, 8 threads, the "
+        "fastest of 1, 2, 4, 8, 16): **2.00×** (`mlp/gpu/784x32x10/fp32/eager/device/128` (hd.json) vs "
+        "`mlp/cpu/784x32x10/fp32/eager/host/128` (hd.json)). PyTorch (CPU step from another run on the same "
+        "machine): GPU 60.0 µs (fp32 CUDA graph) vs CPU 480.0 µs (2 threads): **8.00×** "
+        "(`pytorch/mlp/gpu/784x32x10/fp32/graph/device/128` (pt.json) vs "
         "`pytorch/mlp/cpu/784x32x10/fp32/eager/host/128` (pt.json)).",
     ]
+
+
+def test_gpu_vs_cpu_says_when_and_where_pytorch_s_runs_were_made():
+    """Made up for the test: PyTorch's CPU and GPU steps in two reports of their own, started 3.5 h and 2 h before
+    hdbench's run, one on the same machine and one on another: the line says so, never 'the same host'."""
+    report = synthetic_report()
+    report["benchmarks"] = [mlp_step("cpu", "784x32x10", 128, 90.0), mlp_step("gpu", "784x32x10", 128, 45.0)]
+
+    def pytorch_report(step, started, host="synthetic-h200", gpu="NVIDIA H200"):
+        system = {"host": {"cpu_model": "Test CPU"}, "gpus": [{"name": gpu}]}
+        return {"context": {"host_name": host, "hdbench": {"implementation": "pytorch", "started_at": started,
+                                                            "system": system}}, "benchmarks": [step]}
+    cpu = pytorch_report(pytorch_step("cpu", "784x32x10", 128, 480.0), "2026-11-20T06:30:00+0000")
+    gpu = pytorch_report(pytorch_step("gpu", "784x32x10", 128, 600.0), "2026-11-20T08:00:00+0000",
+                         host="other", gpu="NVIDIA H100")
+    text = section(report_summary.summarize_reports([("hd.json", report), ("cpu.json", cpu), ("gpu.json", gpu)]),
+                   GPU_VS_CPU)
+    assert "PyTorch (CPU step from a run 3.5 h earlier on the same machine; its GPU step from a run 1.5 h later on " \
+           "another machine (NVIDIA H100 + Test CPU, host `other`)): GPU 600.0 µs (fp32 eager) vs CPU 480.0 µs " \
+           "(2 threads): **0.80×**" in text
+    assert "same host" not in text
 
 
 def test_gpu_vs_cpu_pairs_steps_from_one_report_only():
@@ -402,27 +450,39 @@ def test_summary_warns_when_the_gpu_was_throttled():
     assert "**Warning:**" not in report_summary.summarize_reports([("r.json", report)])
 
 
-def test_summary_lists_the_benchmarks_stopped_at_the_timeout_in_one_line():
-    """Made up for the test: counters of the stopping rule on four transfers, three stopped at the timeout."""
+def test_summary_gives_the_noise_by_family_and_says_when_a_headline_is_noisy():
+    """Made up for the test: counters of the stopping rule on three transfers. The pageable copy stopped at the
+    timeout above its target: the noise table names its family (not the run), the families that settled are
+    listed in one line, and the pinned-vs-pageable headline built on it says it is noisy. A run of one sample is
+    'noise unknown', never noise 0."""
     report = synthetic_report()
-    rule = [(1, 7.5, 2000), (1, 30.0, 1500), (0, 0.4, 10), (1, 3.0, 4)]
+    rule = [(0, 0.4, 10), (1, 30.0, 1500), (0, 0.5, 10)]
     for b, (stopped, noise, samples) in zip(report["benchmarks"], rule):
         b["counters"].update({"stopped_at_timeout": stopped, "noise_percent": noise, "noise_target_percent": 1.0,
                               "samples": samples})
-    lines = report_summary.stopped_at_timeout(report, shown=2)
-    # The fourth benchmark is skipped: its counters do not count.
-    assert lines == ["- 2 benchmarks stopped at the sampling timeout (`--hdbench_max_seconds`) before reaching the "
-                     "noise target or the minimum samples; noisiest: `t/h2d/pageable` (noise 30.0%, target 1%, 1500 "
-                     "samples), `t/h2d/pinned` (noise 7.5%, target 1%, 2000 samples)."]
-    assert lines[0] in report_summary.summarize_reports([("r.json", report)]).splitlines()
-    report["benchmarks"][1]["counters"]["stopped_at_timeout"] = 0
-    report["benchmarks"][2]["counters"]["stopped_at_timeout"] = 1
-    assert report_summary.stopped_at_timeout(report, shown=1)[0].endswith("samples) and 1 more.")
-    del report["benchmarks"][0]["counters"]["samples"]  # pinning and GEMMs write no sample count
-    assert "`t/h2d/pinned` (noise 7.5%, target 1%) and 1 more." in report_summary.stopped_at_timeout(report, shown=1)[0]
-    for b in report["benchmarks"]:
-        b["counters"].pop("stopped_at_timeout", None)
-    assert report_summary.stopped_at_timeout(report) == []  # reports from before the rule, or with it off
+    text = report_summary.summarize_reports([("r.json", report)])
+    noise = section(text, "How sure the figures are")
+    assert table_rows(noise) == [["`transfer/pageable`", "1", "**1**", "30%", "30% (1500 samples)", "–"]]
+    assert "Settled within their target: `transfer/pinned`." in noise
+    assert "t/h2d/pageable" not in noise
+    headline = next(line for line in text.splitlines() if line.startswith("| Pinned vs pageable"))
+    assert "pinned **3.00×** pageable" in headline and "**noisy**: ±30%, above the 1% target at the timeout" in headline
+    assert "(noisy: ±30%, above the 1% target at the timeout)." in section(
+        text, "How much faster is pinned memory than pageable, and when does pinning pay off?")
+    # The answers come first: the table of the four questions opens the page, before the noise.
+    assert text.index("| Pinned vs pageable") < text.index("## How sure the figures are") < text.index("\n## How much")
+    report["benchmarks"][1]["counters"].update(samples=1, noise_percent=0.0)
+    text = report_summary.summarize_reports([("r.json", report)])
+    headline = next(line for line in text.splitlines() if line.startswith("| Pinned vs pageable"))
+    assert "**noise unknown**: 1 of its runs took 1 sample" in headline
+    report["benchmarks"][1]["counters"].update(samples=20, noise_percent=0.8, stopped_at_timeout=0)
+    text = report_summary.summarize_reports([("r.json", report)])
+    assert "How sure the figures are" in text and "did not settle" not in text
+    assert "| Pinned vs pageable memory | pinned **3.00×** pageable: H2D 256 MiB, 54.0 vs 18.0 GB/s | ±0.8% |" in text
+    for b in report["benchmarks"]:  # reports from before the stopping rule, or with it off
+        b["counters"].pop("noise_percent", None)
+    text = report_summary.summarize_reports([("r.json", report)])
+    assert "How sure the figures are" not in text and "| noise not recorded |" in text
 
 
 VS_PYTORCH = "How does hdbench's training step compare with PyTorch's?"
@@ -463,14 +523,18 @@ def test_vs_pytorch_gives_graph_eager_and_cpu_pairs_apart_graph_first():
         "- **GPU, CUDA graph** (both replay one captured step, no per-step Python or launches: the like-for-like "
         "comparison): hdbench faster in **2** of 3; PyTorch ÷ hdbench median **1.10×**, range 0.75×–2.00×; weakest "
         "784x32x10, fp32, batch 4096, 0.75× (`mlp/gpu/784x32x10/fp32/graph/device/4096` in both reports).",
-        # eager - graph at the same point: PyTorch 970 and 1050 µs, hdbench 10 and 20 µs
-        "- **GPU, eager** (PyTorch's eager step takes a median 1,010 µs longer than its graph replay of the same "
-        "step, hdbench's 15 µs: Python, dispatch and launches, every step): hdbench faster in **3** of 3; PyTorch ÷ "
+        # eager - graph at the points where both replayed a graph (batch on the device, 128 and 1024): PyTorch 970
+        # and 1050 µs, hdbench 10 and 20 µs; the pinned pair has no graph on either side and is left out of both.
+        "- **GPU, eager** (over the 2 points where both also replayed a CUDA graph, PyTorch's eager step takes a "
+        "median 1,010 µs longer than its graph replay, hdbench's 15 µs: Python, dispatch and launches, every "
+        "step): hdbench faster in **3** of 3; PyTorch ÷ "
         "hdbench median **15.71×**, range 9.67×–21.00×; weakest 784x32x10, fp32, batch 1024, 9.67× "
         "(`mlp/gpu/784x32x10/fp32/eager/device/1024` in both reports).",
         "- **CPU** (threads: hdbench 2, PyTorch 4): hdbench faster in **1** of 1; PyTorch ÷ hdbench **1.50×** "
         "(784x32x10, fp32, batch 128; `mlp/cpu/784x32x10/fp32/eager/host/128` (hd.json) vs "
         "`mlp/cpu/784x32x10/fp32/eager/host/128/threads:4` (pt.json)).",
+        "- The two did not run together: PyTorch's steps are from `pt.json` from another run on the same machine "
+        "(hdbench's `hd.json`); a busy spell in one run moves its side only.",
     ]
     rows = table_rows(text)
     assert [(r[4], r[5], r[6], r[-2]) for r in rows] == [
@@ -511,9 +575,29 @@ def test_vs_pytorch_on_the_h100_reports_shows_the_fair_comparison_first():
                f"range {min(r):.2f}×–{max(r):.2f}×;" in line, line
     # The fair comparison is far from the pooled median the eager pairs made (2.85x over all 36 pairs).
     assert "median **1.80×**, range 1.05×–2.91×" in lines[0]
-    assert "median **4.14×**" in lines[1] and "PyTorch's eager step takes a median 777 µs longer" in lines[1]
-    assert lines[3] == "" and lines[4].startswith("Step time (µs), graph pairs first")
+    # The eager steps' extra time over their graph replays, over the same 8 points for both (the summary pooled
+    # PyTorch's 24 eager pairs against hdbench's 8 and read 777 µs).
+    assert "median **4.14×**" in lines[1] and \
+        "over the 8 points where both also replayed a CUDA graph, PyTorch's eager step takes a median 700 µs " \
+        "longer than its graph replay, hdbench's 22 µs" in lines[1]
+    assert lines[3].startswith("- The two did not run together: PyTorch's steps are from `pytorch-h100.json` from "
+                               "a run ")
+    assert lines[4] == "" and lines[5].startswith("Step time (µs), graph pairs first")
     rows = table_rows(text)
     assert len(rows) == 36
     assert [r[4] for r in rows] == ["graph"] * 8 + ["eager"] * 28  # the 4 CPU pairs last, eager too
     assert [r[1] for r in rows[-4:]] == ["CPU"] * 4
+
+
+def test_a_pipeline_above_its_ideal_is_called_a_wrong_bound_not_a_result():
+    """Made up for the test: a schema-1 report whose pipeline reached 105% of its ideal (the H100's did: the
+    ideal was fed 16-chunk stage times)."""
+    report = synthetic_report()
+    overlap = section(report_summary.summarize_reports([("r.json", report)]), "How much does async copy/compute "
+                                                                               "overlap save?")
+    assert "Above 100% of ideal" not in overlap
+    report["derived"]["stream_overlap"][0]["pipelined"]["fraction_of_ideal"] = 1.05
+    overlap = section(report_summary.summarize_reports([("r.json", report)]), "How much does async copy/compute "
+                                                                               "overlap save?")
+    assert "**Above 100% of ideal** (1 row): the ideal these reports hold was fed the chunked runs' stage times" \
+        in overlap

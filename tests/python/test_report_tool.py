@@ -77,9 +77,12 @@ def _synthetic_transfer_report(host: str, pinned_gbps: float) -> dict:
             "benchmarks": [run("pinned", 4096, pinned_gbps / 10), run("pinned", 1 << 20, pinned_gbps),
                            run("pageable", 1 << 20, pinned_gbps / 3)],
             "derived": {"pinning_break_even": [
-                {"bytes": 4096, "direction": "h2d", "method": "malloc_host", "transfers_to_break_even": 40.0},
-                {"bytes": 1 << 20, "direction": "h2d", "method": "malloc_host", "transfers_to_break_even": 3.0},
-                {"bytes": 1 << 20, "direction": "d2h", "method": "register", "transfers_to_break_even": None}]}}
+                {"bytes": 4096, "direction": "h2d", "method": "malloc_host", "pin_unpin_us": 800.0,
+                 "transfers_to_break_even": 40.0},
+                {"bytes": 1 << 20, "direction": "h2d", "method": "malloc_host", "pin_unpin_us": 900.0,
+                 "transfers_to_break_even": 3.0},
+                {"bytes": 1 << 20, "direction": "d2h", "method": "register", "pin_unpin_us": 700.0,
+                 "transfers_to_break_even": None}]}}
 
 
 def test_figures_carry_the_expected_series_and_two_machines_are_told_apart():
