@@ -5,8 +5,6 @@
 // under MPI: `mpirun -np N hdbench_mpi` (bench/mpi/).
 #include "dataparallel.hpp"
 
-#include "dataparallel_gpu_step.hpp"
-
 #include <fmt/format.h>
 
 #include <functional>
@@ -16,9 +14,10 @@
 #include "core/grouped_timing.hpp"
 #include "core/report.hpp"
 #include "core/timing.hpp"
+#include "dataparallel/dataparallel_math.hpp"
+#include "dataparallel/gpu_step.hpp"
+#include "dataparallel/nccl_allreduce.hpp"
 #include "mlp/mlp_model.hpp"
-#include "scaleout/nccl_allreduce.hpp"
-#include "scaleout/scaleout_math.hpp"
 
 namespace hdbench {
 namespace {
@@ -27,8 +26,8 @@ constexpr int kNcclRepetitions = 20;
 
 // A data-parallel case run once with one rank: its figures are the medians of its
 // own timed steps, so Google Benchmark's loop runs it once.
-void run_one_rank(benchmark::State& state, const std::function<nlohmann::json(scaleout::Communicator&)>& run) {
-  scaleout::SelfCommunicator self;
+void run_one_rank(benchmark::State& state, const std::function<nlohmann::json(dataparallel::Communicator&)>& run) {
+  dataparallel::SelfCommunicator self;
   for (auto _ : state) {
     const nlohmann::json result = run(self);
     if (result.contains("error_message")) {
@@ -41,21 +40,22 @@ void run_one_rank(benchmark::State& state, const std::function<nlohmann::json(sc
 }
 
 void run_cpu_case(benchmark::State& state, const DataParallelCase& c) {
-  run_one_rank(state, [&](scaleout::Communicator& self) { return run_data_parallel(self, c); });
+  run_one_rank(state, [&](dataparallel::Communicator& self) { return run_data_parallel(self, c); });
 }
 
 // On the device the suite made current (one copy per selected GPU).
 void run_gpu_case(benchmark::State& state, const GpuDataParallelCase& c) {
-  run_one_rank(state, [&](scaleout::Communicator& self) { return run_gpu_data_parallel(self, c); });
+  run_one_rank(state, [&](dataparallel::Communicator& self) { return run_gpu_data_parallel(self, c); });
 }
 
 // One rank's NCCL all-reduce of `bytes` in `buckets`, on the current device, out of
 // place (nccl-tests' out-of-place column): in place, one rank's sum is no work at all
 // (NCCL launches nothing), out of place it is what a rank really does alone, a device
 // copy of the buffer. Its time is reported; a bandwidth only where it crossed a link.
-void run_nccl_allreduce(benchmark::State& state, std::size_t bytes, int buckets, double timeout_s) {
-  scaleout::SelfCommunicator self;
-  scaleout::NcclAllReduce nccl(self, timeout_s);
+void run_nccl_allreduce(benchmark::State& state, const StoppingRule& rule, std::size_t bytes, int buckets,
+                        double timeout_s) {
+  dataparallel::SelfCommunicator self;
+  dataparallel::NcclAllReduce nccl(self, timeout_s);
   const std::size_t count = bytes / sizeof(float);
   DeviceBuffer send(count * sizeof(float));
   DeviceBuffer recv(count * sizeof(float));
@@ -65,7 +65,7 @@ void run_nccl_allreduce(benchmark::State& state, std::size_t bytes, int buckets,
   const auto enqueue = [&] { nccl.enqueue_sum(send.as<float>(), recv.as<float>(), count, buckets, stream.get()); };
   enqueue();  // warm-up: NCCL connects lazily
   nccl.wait(stream.get(), "NCCL warm-up all-reduce");
-  const std::vector<double> seconds = time_grouped_calls(state, kNcclRepetitions, [&](std::size_t calls) {
+  const std::vector<double> seconds = time_grouped_calls(state, kNcclRepetitions, rule, [&](std::size_t calls) {
     start.record(stream.get());
     for (std::size_t i = 0; i < calls; ++i) enqueue();
     stop.record(stream.get());
@@ -75,7 +75,7 @@ void run_nccl_allreduce(benchmark::State& state, std::size_t bytes, int buckets,
   const double median = summarize(seconds).median;
   state.counters["allreduce_us"] = 1e6 * median;
   state.counters["ranks"] = nccl.size();
-  if (const auto bw = scaleout::allreduce_bandwidth(bytes, median, nccl.size())) {
+  if (const auto bw = dataparallel::allreduce_bandwidth(bytes, median, nccl.size())) {
     state.counters["allreduce_algbw_GB/s"] = bw->algbw_gbps;
     state.counters["allreduce_busbw_GB/s"] = bw->busbw_gbps;
   }
@@ -118,18 +118,14 @@ class DataParallelFamily final : public Family {
     }
     for (const std::size_t bytes : options_.nccl_bytes) {
       for (const int buckets : options_.nccl_buckets) {
-        const nlohmann::json params = {{"family", "dataparallel"},
-                                       {"variant", "nccl_allreduce"},
-                                       {"processor", "gpu"},
-                                       {"collective", "ncclAllReduce"},
-                                       {"bytes", bytes},
-                                       {"buckets", buckets},
-                                       {"in_place", false},
-                                       {"ranks", 1}};
+        const nlohmann::json params = {{"family", "dataparallel"}, {"variant", "nccl_allreduce"},
+                                       {"processor", "gpu"},       {"collective", "ncclAllReduce"},
+                                       {"bytes", bytes},           {"buckets", buckets},
+                                       {"in_place", false},        {"ranks", 1}};
         const double timeout_s = options_.timeout_s;
         suite.add_gpu(fmt::format("dataparallel/nccl_allreduce/bytes:{}/buckets:{}/ranks:1", bytes, buckets), params,
-                      [bytes, buckets, timeout_s](benchmark::State& state) {
-                        run_nccl_allreduce(state, bytes, buckets, timeout_s);
+                      [&suite, bytes, buckets, timeout_s](benchmark::State& state) {
+                        run_nccl_allreduce(state, suite.stopping_rule(), bytes, buckets, timeout_s);
                       });
       }
     }
@@ -143,9 +139,7 @@ class DataParallelFamily final : public Family {
 
 }  // namespace
 
-std::unique_ptr<Family> make_dataparallel_family() {
-  return std::make_unique<DataParallelFamily>();
-}
+std::unique_ptr<Family> make_dataparallel_family() { return std::make_unique<DataParallelFamily>(); }
 
 const DataParallelOptions& dataparallel_options(const Family& family) {
   const auto* dp = dynamic_cast<const DataParallelFamily*>(&family);

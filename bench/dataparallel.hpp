@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/family.hpp"
-#include "dataparallel_step.hpp"
-#include "scaleout/scaleout_options.hpp"
+#include "dataparallel/cpu_step.hpp"
+#include "dataparallel/dataparallel_options.hpp"
 
 namespace hdbench {
 

@@ -4,12 +4,12 @@
 
 namespace hdbench {
 
-std::unique_ptr<Family> make_transfer_family(const DeviceSelection& devices);      // transfer.cpp
-std::unique_ptr<Family> make_streams_family();                                     // streams.cpp
-std::unique_ptr<Family> make_loader_family(const DataOptions& data);               // loader.cpp
-std::unique_ptr<Family> make_mlp_family(const DataOptions& data);                  // mlp.cpp
-std::unique_ptr<Family> make_dataparallel_family();  // dataparallel.cpp
-std::unique_ptr<Family> make_p2p_family(const DeviceSelection& devices);           // p2p.cpp
+std::unique_ptr<Family> make_transfer_family(const DeviceSelection& devices);  // transfer.cpp
+std::unique_ptr<Family> make_streams_family();                                 // streams.cpp
+std::unique_ptr<Family> make_loader_family(const DataOptions& data);           // loader.cpp
+std::unique_ptr<Family> make_mlp_family(const DataOptions& data);              // mlp.cpp
+std::unique_ptr<Family> make_dataparallel_family();                            // dataparallel.cpp
+std::unique_ptr<Family> make_p2p_family(const DeviceSelection& devices);       // p2p.cpp
 
 std::vector<std::unique_ptr<Family>> make_families(const DataOptions& data, const DeviceSelection& devices) {
   std::vector<std::unique_ptr<Family>> families;  // in run order

@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <cstring>
 
-#include "transfer_bench.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
-#include "transfer/memcpy_pool.hpp"
 #include "core/nvtx.hpp"
 #include "core/timing.hpp"
 #include "core/verify.hpp"
+#include "transfer/memcpy_pool.hpp"
+#include "transfer_bench.hpp"
 
 namespace hdbench {
 namespace {
@@ -40,12 +40,13 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
   pool.copy(dst.data(), src.data(), bytes);  // warm-up: wakes the workers, warms the TLB
   const std::size_t copies = copies_per_sample(bytes);
   const std::string timed_range = name + "/timed";
-  const std::vector<double> seconds = time_grouped_calls(state, copies, [&](std::size_t group) {  // per copy
-    nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * group);
-    HostTimer timer;
-    for (std::size_t i = 0; i < group; ++i) pool.copy(dst.data(), src.data(), bytes);
-    return timer.elapsed_seconds();
-  });
+  const std::vector<double> seconds =
+      time_grouped_calls(state, copies, suite.stopping_rule(), [&](std::size_t group) {  // per copy
+        nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * group);
+        HostTimer timer;
+        for (std::size_t i = 0; i < group; ++i) pool.copy(dst.data(), src.data(), bytes);
+        return timer.elapsed_seconds();
+      });
   {
     nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/verify", bytes);
     if (const std::string problem = check_host_pattern_on_cpu(dst.data(), bytes, suite.options().seed);
@@ -64,8 +65,8 @@ void register_host_memcpy(Suite& suite, const TransferOptions& t) {
   for (int threads : t.memcpy_threads) {
     for (std::size_t bytes : t.sizes) {
       const std::string name = fmt::format("host_memcpy/threads:{}/{}", threads, format_size(bytes));
-      nlohmann::json params = {{"family", "host_memcpy"}, {"memory", "pageable"}, {"threads", threads},
-                               {"bytes", bytes}};
+      nlohmann::json params = {
+          {"family", "host_memcpy"}, {"memory", "pageable"}, {"threads", threads}, {"bytes", bytes}};
       suite.add(name, std::move(params), [&suite, threads, bytes, name](benchmark::State& state) {
         run_host_memcpy(state, suite, threads, bytes, name);
       });

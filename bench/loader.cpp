@@ -14,13 +14,16 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
+#include "core/option_values.hpp"
+#include "core/report_rows.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "data/data_options.hpp"
 #include "data/dataset.hpp"
@@ -295,7 +298,7 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
   const std::size_t epoch_bytes = BatchLayout{dataset.pixels_per_sample()}.batch_bytes(dataset.size());
   std::vector<std::pair<std::size_t, std::uint64_t>> checksums;  // (epoch, sum)
   std::size_t epoch = 0;
-  const std::vector<double> seconds = run_samples(state, [&] {  // a sample is one epoch
+  const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {  // a sample is one epoch
     nvtx::ScopedRange range(nvtx::Family::loader, timed_range, epoch_bytes);
     HostTimer timer;
     loader.start_epoch(epoch);
@@ -316,6 +319,35 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
     }
   }
   set_loader_counters(state, suite, c, loader, dataset, seconds, copy_alone);
+}
+
+// Per consumer, pinning mode and per-sample cost: the fastest batch size and worker
+// count, and what the workers bought over building on the consumer thread.
+void print_loader_scaling(const nlohmann::json& derived, bool several_gpus) {
+  if (!derived.contains("loader_scaling")) return;
+  const nlohmann::json& rows = derived["loader_scaling"];
+  std::map<std::tuple<std::string, int, std::string, double>, const nlohmann::json*> best;
+  for (const auto& row : rows) {
+    const auto key = std::make_tuple(row["consumer"].get<std::string>(), row.value("device", -1),
+                                     row["pinning"].get<std::string>(), row["sample_cost_us"].get<double>());
+    auto& chosen = best[key];
+    if (chosen == nullptr || row["best_samples/s"].get<double>() > (*chosen)["best_samples/s"].get<double>()) {
+      chosen = &row;
+    }
+  }
+  fmt::print("Data loader (best batch size and worker count):\n");
+  for (const auto& [key, row] : best) {
+    const auto& [consumer, device, pinning, cost] = key;
+    const int workers = (*row)["best_workers"].get<int>();
+    std::string line = fmt::format("  {:<4}{} {:<10} cost {:>5} us/sample: {:.0f} samples/s at batch {}, {} workers",
+                                   consumer, device_tag(*row, several_gpus), pinning, cost,
+                                   (*row)["best_samples/s"].get<double>(), (*row)["batch"].get<int>(), workers);
+    const auto& cell = (*row)["by_workers"][std::to_string(workers)];
+    if (cell.contains("speedup_vs_0_workers")) {
+      line += fmt::format(" (x{:.2f} over 0 workers)", cell["speedup_vs_0_workers"].get<double>());
+    }
+    fmt::print("{}\n", line);
+  }
 }
 
 void register_loader(Suite& suite, const LoaderOptions& options, const DataOptions& data_options) {
@@ -340,6 +372,7 @@ void register_loader(Suite& suite, const LoaderOptions& options, const DataOptio
     }
   }
   suite.add_derivation(derive_loader_scaling);
+  suite.add_console_summary(print_loader_scaling);
 }
 
 class LoaderFamily final : public Family {

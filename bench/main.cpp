@@ -4,6 +4,7 @@
 // 2 bad usage (nothing ran).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -12,40 +13,31 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <random>
 #include <regex>
-#include <thread>
 #include <tuple>
-
-#include <unistd.h>
 
 #include "core/cpu_features.hpp"
 #include "core/fma_roof.hpp"
 #include "core/gpu_conditions.hpp"
 #include "core/progress.hpp"
 #include "core/report.hpp"
-#include "core/timing.hpp"
-#include "families.hpp"
 #include "core/suite.hpp"
 #include "core/system.hpp"
+#include "core/timing.hpp"
+#include "families.hpp"
+#include "run_start.hpp"
 #include "trace/trace_session.hpp"
 
 namespace hdbench {
 namespace {
 
-// Named after the machine's GPU and CPU (a host name such as `vm` says nothing).
-std::string default_report_path(const system::SystemInfo& info) {
-  const std::string gpu = info.gpu_usable() ? info.gpus.front().name : std::string();
-  return fmt::format("reports/hdbench-{}-{}.json", system::machine_slug(gpu, info.host.cpu_model),
-                     local_time("%Y%m%d-%H%M%S"));
-}
-
 // The CPU's measured fp32 roof (what CPU figures are rated against) beside the nominal peak.
 void print_cpu_roof(const FmaRoof& roof, const CpuFeatures& cpu) {
-  fmt::print("CPU fp32 roof ({} FMA loop): {:.0f} GFLOP/s on 1 thread, {:.0f} on {}; nominal {:.0f} ({} cores x {} "
-             "FLOP/cycle x {:.2f} GHz)\n",
-             roof.isa, roof.one_thread_gflops, roof.all_threads_gflops, roof.threads, cpu.fp32_peak_gflops(),
-             cpu.physical_cores, cpu.fp32_flops_per_cycle(), cpu.clock_ghz);
+  fmt::print(
+      "CPU fp32 roof ({} FMA loop): {:.0f} GFLOP/s on 1 thread, {:.0f} on {}; nominal {:.0f} ({} cores x {} "
+      "FLOP/cycle x {:.2f} GHz)\n",
+      roof.isa, roof.one_thread_gflops, roof.all_threads_gflops, roof.threads, cpu.fp32_peak_gflops(),
+      cpu.physical_cores, cpu.fp32_flops_per_cycle(), cpu.clock_ghz);
 }
 
 // The --benchmark_min_time Google Benchmark will use (main adds 0.1 when absent).
@@ -63,90 +55,36 @@ double min_time_seconds(const std::vector<std::string>& gb_args) {
 }
 
 bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
-  return std::any_of(args.begin(), args.end(), [&](const std::string& a) { return std::string_view(a).starts_with(flag); });
+  return std::any_of(args.begin(), args.end(),
+                     [&](const std::string& a) { return std::string_view(a).starts_with(flag); });
 }
 
 void print_machine(const system::SystemInfo& info) {
-  fmt::print("hdbench {} on {}: {} ({} logical cores, {:.1f} GiB, {} NUMA node{})\n", build_info()["version"].get<std::string>(),
-             info.host.hostname, info.host.cpu_model, info.host.logical_cores,
-             static_cast<double>(info.host.memory_total_bytes) / (1u << 30), info.host.numa_nodes,
-             info.host.numa_nodes == 1 ? "" : "s");
+  fmt::print("hdbench {} on {}: {} ({} logical cores, {:.1f} GiB, {} NUMA node{})\n",
+             build_info()["version"].get<std::string>(), info.host.hostname, info.host.cpu_model,
+             info.host.logical_cores, static_cast<double>(info.host.memory_total_bytes) / (1u << 30),
+             info.host.numa_nodes, info.host.numa_nodes == 1 ? "" : "s");
   if (!info.gpu_usable()) {
     fmt::print("No usable GPU: {}\nGPU benchmarks are reported as skipped; host benchmarks run.\n\n",
                info.gpu_unavailable_reason);
     return;
   }
   for (const auto& gpu : info.gpus) {
-    fmt::print("GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB, {} copy engines) at {}, PCIe gen{} x{} (max gen{} x{}, {:.1f} GB/s)\n",
-               gpu.index, gpu.name, gpu.compute_capability_major, gpu.compute_capability_minor, gpu.sm_count,
-               static_cast<double>(gpu.total_memory_bytes) / (1u << 30), gpu.copy_engines, gpu.pci_bus_id,
-               gpu.link_current.generation, gpu.link_current.width, gpu.link_max.generation, gpu.link_max.width,
-               system::pcie_link_gbps(gpu.link_max));
+    fmt::print(
+        "GPU {}: {} (sm_{}{}, {} SMs, {:.1f} GiB, {} copy engines) at {}, PCIe gen{} x{} (max gen{} x{}, {:.1f} "
+        "GB/s)\n",
+        gpu.index, gpu.name, gpu.compute_capability_major, gpu.compute_capability_minor, gpu.sm_count,
+        static_cast<double>(gpu.total_memory_bytes) / (1u << 30), gpu.copy_engines, gpu.pci_bus_id,
+        gpu.link_current.generation, gpu.link_current.width, gpu.link_max.generation, gpu.link_max.width,
+        system::pcie_link_gbps(gpu.link_max));
   }
   fmt::print("\n");
 }
 
-// " GPU n" for a derived row of device n when the run measured several, else "".
-std::string gpu_tag(const nlohmann::json& row, bool several_gpus) {
-  return several_gpus && row.contains("device") ? fmt::format(" GPU {}", row["device"].get<int>()) : std::string();
-}
-
-// One line per buffer size, compute ratio and memory kind: the sync time against the
-// best pipeline, and what a launch on the legacy default stream costs.
-void print_stream_overlap(const nlohmann::json& rows, bool several_gpus) {
-  fmt::print("Copy/compute overlap (streams):\n");
-  for (const auto& row : rows) {
-    std::string line = fmt::format("  {}{:>8} compute x{} {:<8}", gpu_tag(row, several_gpus), format_size(row["bytes"].get<std::size_t>()),
-                                   row["compute_ratio"].get<double>(), row["memory"].get<std::string>());
-    if (row.contains("sync")) line += fmt::format(" sync {:.0f} us", row["sync"]["latency_us"].get<double>());
-    if (row.contains("pipelined")) {
-      const auto& best = row["pipelined"];
-      line += fmt::format(", best pipelined {:.0f} us ({} streams, {} chunks, {:.0f}% of ideal",
-                          best["latency_us"].get<double>(), best["streams"].get<int>(), best["chunks"].get<int>(),
-                          100.0 * best.value("fraction_of_ideal", 0.0));
-      if (row.contains("pipelined_saving_vs_sync_percent")) {
-        line += fmt::format(", saves {:.0f}%", row["pipelined_saving_vs_sync_percent"].get<double>());
-      }
-      line += ")";
-    }
-    if (row.contains("legacy_default_stream_slowdown")) {
-      line += fmt::format(", legacy default stream x{:.2f} slower", row["legacy_default_stream_slowdown"].get<double>());
-    }
-    fmt::print("{}\n", line);
-  }
-}
-
-// Per consumer, pinning mode and per-sample cost: the fastest batch size and worker
-// count, and what the workers bought over building on the consumer thread.
-void print_loader_scaling(const nlohmann::json& rows, bool several_gpus) {
-  std::map<std::tuple<std::string, int, std::string, double>, const nlohmann::json*> best;
-  for (const auto& row : rows) {
-    const auto key = std::make_tuple(row["consumer"].get<std::string>(), row.value("device", -1),
-                                     row["pinning"].get<std::string>(), row["sample_cost_us"].get<double>());
-    auto& chosen = best[key];
-    if (chosen == nullptr || row["best_samples/s"].get<double>() > (*chosen)["best_samples/s"].get<double>()) {
-      chosen = &row;
-    }
-  }
-  fmt::print("Data loader (best batch size and worker count):\n");
-  for (const auto& [key, row] : best) {
-    const auto& [consumer, device, pinning, cost] = key;
-    const int workers = (*row)["best_workers"].get<int>();
-    std::string line = fmt::format("  {:<4}{} {:<10} cost {:>5} us/sample: {:.0f} samples/s at batch {}, {} workers",
-                                   consumer, gpu_tag(*row, several_gpus), pinning, cost, (*row)["best_samples/s"].get<double>(),
-                                   (*row)["batch"].get<int>(), workers);
-    const auto& cell = (*row)["by_workers"][std::to_string(workers)];
-    if (cell.contains("speedup_vs_0_workers")) {
-      line += fmt::format(" (x{:.2f} over 0 workers)", cell["speedup_vs_0_workers"].get<double>());
-    }
-    fmt::print("{}\n", line);
-  }
-}
-
 // Skips grouped by reason (so a GPU-less run prints one line, not hundreds),
-// failures one by one, large spreads, and where the report went.
+// failures one by one, large spreads, each family's answers, and where the report went.
 int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derived, const std::string& path,
-                  bool several_gpus) {
+                  const Suite& suite) {
   std::map<std::string, std::vector<std::string>> skipped;
   std::vector<std::string> failed, noisy;
   std::size_t ok = 0;
@@ -155,10 +93,12 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
     if (status == "ok") ++ok;
     if (status == "skipped") skipped[b.value("skip_reason", "")].push_back(b.value("name", ""));
     if (status == "error") failed.push_back(fmt::format("{}: {}", b.value("name", ""), b.value("error_message", "")));
-    if (!b["notes"].empty()) noisy.push_back(fmt::format("{}: {}", b.value("name", ""), b["notes"][0].get<std::string>()));
+    if (!b["notes"].empty())
+      noisy.push_back(fmt::format("{}: {}", b.value("name", ""), b["notes"][0].get<std::string>()));
   }
   fmt::print("\n{} benchmarks ran, {} skipped, {} failed.\n", ok,
-             std::accumulate(skipped.begin(), skipped.end(), std::size_t{0}, [](std::size_t n, const auto& kv) { return n + kv.second.size(); }),
+             std::accumulate(skipped.begin(), skipped.end(), std::size_t{0},
+                             [](std::size_t n, const auto& kv) { return n + kv.second.size(); }),
              failed.size());
   for (const auto& [reason, names] : skipped) {
     fmt::print("Skipped {} (e.g. {}): {}\n", names.size(), names.front(), reason);
@@ -170,18 +110,7 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
   if (noisy.size() > kNotesShown) {
     fmt::print("… and {} more notes on large spreads (see \"notes\" in the report)\n", noisy.size() - kNotesShown);
   }
-  if (derived.contains("pinning_break_even")) {
-    fmt::print("Pinning break-even (transfers after which pinning pays for itself):\n");
-    for (const auto& row : derived["pinning_break_even"]) {
-      fmt::print("  {}{:>8} {} {:<11} {}\n", gpu_tag(row, several_gpus), format_size(row["bytes"].get<std::size_t>()),
-                 row["direction"].get<std::string>(),
-                 row["method"].get<std::string>(),
-                 row["transfers_to_break_even"].is_null() ? std::string("never (pinned is not faster)")
-                                                          : fmt::format("{}", row["transfers_to_break_even"].get<double>()));
-    }
-  }
-  if (derived.contains("stream_overlap")) print_stream_overlap(derived["stream_overlap"], several_gpus);
-  if (derived.contains("loader_scaling")) print_loader_scaling(derived["loader_scaling"], several_gpus);
+  suite.print_console_summaries(derived);
   fmt::print("Report: {}\n", path);
   return failed.empty() ? 0 : 1;
 }
@@ -189,10 +118,8 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
 int run(int argc, char** argv) {
   install_interrupt_cleanup();
   const std::vector<std::string> args(argv + 1, argv + argc);
-  const OptionLimits limits{system::host_memory_total_bytes(),
-                            static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
   const std::unique_ptr<CommandLine> command_line_owner =
-      parse_command_line(args, limits, std::random_device{}() * 0x9E3779B97F4A7C15ULL ^ std::random_device{}());
+      parse_command_line(args, this_machine_limits(), random_seed());
   CommandLine& command_line = *command_line_owner;
   Options& options = command_line.options;
   if (command_line.flags.help_requested()) {
@@ -230,20 +157,10 @@ int run(int argc, char** argv) {
     throw UsageError(fmt::format("--hdbench_device: {} is not valid; accepted: 0 to {} on this machine", options.device,
                                  info.gpus.size() - 1));
   }
-  if (options.out_path.empty()) options.out_path = default_report_path(info);
+  if (options.out_path.empty()) options.out_path = default_report_path("hdbench", info);
   if (!listing_only) {
-    try {
-      check_writable(options.out_path);
-    } catch (const std::exception& error) {
-      throw UsageError(fmt::format("--hdbench_out: {}", error.what()));
-    }
-    if (!command_line.trace.path.empty()) {
-      try {
-        check_writable(command_line.trace.path);
-      } catch (const std::exception& error) {
-        throw UsageError(fmt::format("--hdbench_trace: {}", error.what()));
-      }
-    }
+    check_out_path(options.out_path, "--hdbench_out");
+    if (!command_line.trace.path.empty()) check_out_path(command_line.trace.path, "--hdbench_trace");
     print_machine(info);
     print_cpu_roof(this_machine_fma_roof(), cpu);  // measured here, at start-up, before any benchmark
   }
@@ -273,14 +190,15 @@ int run(int argc, char** argv) {
     // Google Benchmark rejects the pattern itself, with its own message.
   }
   if (!listing_only) {
-    fmt::print("Preset {}: {}\n\n", to_string(options.preset),
-               plan_line(selected, selected_skipped, options.stopping_rule, min_time_seconds(gb_args),
-                         options.max_minutes));
+    fmt::print(
+        "Preset {}: {}\n\n", to_string(options.preset),
+        plan_line(selected, selected_skipped, options.stopping_rule, min_time_seconds(gb_args), options.max_minutes));
     std::fflush(stdout);
   }
   const HostTimer run_timer;
   if (options.max_minutes > 0) {
-    suite.set_budget([&run_timer, budget_s = 60.0 * options.max_minutes] { return run_timer.elapsed_seconds() >= budget_s; });
+    suite.set_budget(
+        [&run_timer, budget_s = 60.0 * options.max_minutes] { return run_timer.elapsed_seconds() >= budget_s; });
   }
   Progress progress(selected, !listing_only && isatty(STDERR_FILENO) != 0);
   collector.set_progress(&progress);
@@ -293,7 +211,7 @@ int run(int argc, char** argv) {
   std::map<int, GpuSampler> gpu_samplers;
   if (!info.gpu_usable()) {
     nvml_reason = fmt::format("no usable GPU: {}", info.gpu_unavailable_reason.empty() ? std::string("none found")
-                                                                                        : info.gpu_unavailable_reason);
+                                                                                       : info.gpu_unavailable_reason);
   } else if (!listing_only) {
     for (const int device : suite.devices()) {
       const system::GpuInfo* gpu = gpu_info(info, device);
@@ -317,16 +235,11 @@ int run(int argc, char** argv) {
   progress.end();
   if (listing_only) return 0;
 
-  nlohmann::json hdbench_context = build_info();
-  hdbench_context["schema_version"] = kReportSchemaVersion;
-  hdbench_context["system"] = system::to_json(info);
+  nlohmann::json hdbench_context = run_context(info, command_line, started_at);
   hdbench_context["system"]["cpu"] = to_json(cpu);
   hdbench_context["system"]["cpu"]["fp32_roof"] = to_json(this_machine_fma_roof());
   hdbench_context["cpu_blas"] = cpu_blas_report(command_line.cpu_blas);
   hdbench_context["gpu_conditions"] = gpu_conditions.to_json();
-  hdbench_context["options"] = command_line.options_json();
-  hdbench_context["started_at"] = started_at;
-  hdbench_context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");
   nlohmann::json report;
   report["context"] = collector.context();
   report["context"]["hdbench"] = hdbench_context;
@@ -338,7 +251,7 @@ int run(int argc, char** argv) {
   write_file_atomically(options.out_path, report.dump(2) + "\n");
   for (const std::string& warning : gpu_throttle_warnings(hdbench_context["gpu_conditions"]))
     fmt::print(stderr, "Warning: GPU {}\n", warning);
-  return print_summary(report["benchmarks"], report["derived"], options.out_path, suite.devices().size() > 1);
+  return print_summary(report["benchmarks"], report["derived"], options.out_path, suite);
 }
 
 }  // namespace

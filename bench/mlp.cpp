@@ -8,25 +8,24 @@
 // a few microseconds is timed by its throughput, as a training loop runs it, not by
 // one launch's latency. An iteration's time (real_time) is its whole group, so
 // --benchmark_min_time bounds the time spent; the per-step figures are counters.
-#include "mlp_bench.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "data/batch_plan.hpp"
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
 #include "core/measure.hpp"
+#include "core/nvtx.hpp"
+#include "core/stopping_rule.hpp"
+#include "core/timing.hpp"
+#include "data/batch_plan.hpp"
+#include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_gpu.hpp"
-#include "core/nvtx.hpp"
-#include "core/timing.hpp"
-#include "mlp/cpu_threads.hpp"
+#include "mlp_bench.hpp"
 
 namespace hdbench {
 
@@ -58,8 +57,8 @@ struct StepCase {
 };
 
 std::string step_name(const StepCase& c) {
-  std::string name = fmt::format("mlp/step/{}/{}/{}/{}/{}/data:{}/batch:{}", to_string(c.processor),
-                                 to_string(c.model), to_string(c.dtype), to_string(c.optimizer), to_string(c.mode),
+  std::string name = fmt::format("mlp/step/{}/{}/{}/{}/{}/data:{}/batch:{}", to_string(c.processor), to_string(c.model),
+                                 to_string(c.dtype), to_string(c.optimizer), to_string(c.mode),
                                  c.processor == Processor::cpu ? "host" : to_string(c.data), c.batch);
   if (c.processor == Processor::cpu) name += c.threads ? fmt::format("/threads:{}", c.threads) : "/threads:auto";
   return name;
@@ -86,8 +85,8 @@ bool report_step(benchmark::State& state, const StepCase& c, const std::vector<d
                  std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops,
                  double roof_tflops = 0.0) {
   if (!std::isfinite(first.loss) || !std::isfinite(last.loss)) {
-    fail_benchmark(state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss,
-                                      last.loss));
+    fail_benchmark(
+        state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss, last.loss));
     return false;
   }
   const SampleStats s = summarize(seconds);
@@ -118,7 +117,8 @@ bool report_step(benchmark::State& state, const StepCase& c, const std::vector<d
 
 // Enough back-to-back steps for one sample to last `sample_seconds`.
 std::size_t steps_for(double seconds_per_step, double sample_seconds) {
-  return static_cast<std::size_t>(std::clamp(std::ceil(sample_seconds / std::max(seconds_per_step, 1e-9)), 1.0, 1000.0));
+  return static_cast<std::size_t>(
+      std::clamp(std::ceil(sample_seconds / std::max(seconds_per_step, 1e-9)), 1.0, 1000.0));
 }
 
 // Four batches of real samples in `kind` memory (for the CPU, pageable).
@@ -132,13 +132,14 @@ std::vector<HostBuffer> batch_pool(const Dataset& data, std::size_t batch, HostM
   return pool;
 }
 
-void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
+void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& family, const StepCase& c) {
   const Dataset& data = family.data.train();
   const auto batch = static_cast<std::size_t>(c.batch);
   const BatchLayout layout{data.pixels_per_sample()};
   const std::size_t parameters = make_parameter_layout(c.model).total;
-  const std::size_t host_bytes = kPoolBatches * layout.batch_bytes(batch) + 4 * parameters * sizeof(float) +
-                                 3 * batch * static_cast<std::size_t>(c.model.widest()) * c.model.layers() * sizeof(float);
+  const std::size_t host_bytes =
+      kPoolBatches * layout.batch_bytes(batch) + 4 * parameters * sizeof(float) +
+      3 * batch * static_cast<std::size_t>(c.model.widest()) * c.model.layers() * sizeof(float);
   if (const auto shortfall = memory_shortfall(host_bytes, 0)) {
     skip_benchmark(state, *shortfall);
     return;
@@ -160,7 +161,7 @@ void run_cpu_step(benchmark::State& state, MlpRun& family, const StepCase& c) {
   const std::size_t group = steps_for(warm.elapsed_seconds(), 1e-3 * family.options.sample_ms);
   const std::string range = step_name(c) + "/timed";
   StepResult last = first;
-  const std::vector<double> seconds = time_grouped_calls(state, group, [&](std::size_t steps) {
+  const std::vector<double> seconds = time_grouped_calls(state, group, rule, [&](std::size_t steps) {
     nvtx::ScopedRange timed(nvtx::Family::mlp, range, steps * layout.batch_bytes(batch));
     HostTimer timer;
     for (std::size_t i = 0; i < steps; ++i) last = one_step();
@@ -181,8 +182,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   const auto batch = static_cast<std::size_t>(c.batch);
   const BatchLayout layout{data.pixels_per_sample()};
   const std::size_t batch_bytes = layout.batch_bytes(batch);
-  const std::size_t device_bytes =
-      GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, batch) + batch_bytes;
+  const std::size_t device_bytes = GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, batch) + batch_bytes;
   if (const auto shortfall = memory_shortfall(kPoolBatches * batch_bytes, device_bytes)) {
     skip_benchmark(state, *shortfall);
     return;
@@ -196,7 +196,8 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   DeviceBuffer on_device(batch_bytes);
   const auto* images = on_device.as<const float>();
   const std::int32_t* labels = layout.labels(on_device.data(), batch);
-  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(on_device.data(), pool[0].data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
+  HDBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(on_device.data(), pool[0].data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
   if (c.mode == StepMode::graph) mlp.capture_step(images, labels, batch);
   std::size_t next = 0;
   const auto enqueue_step = [&] {
@@ -217,7 +218,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   const std::size_t group = steps_for(warm_seconds, 1e-3 * family.options.sample_ms);
   Event start, stop;
   const std::string range = step_name(c) + "/timed";
-  const std::vector<double> seconds = time_grouped_calls(state, group, [&](std::size_t steps) {
+  const std::vector<double> seconds = time_grouped_calls(state, group, suite.stopping_rule(), [&](std::size_t steps) {
     nvtx::ScopedRange timed(nvtx::Family::mlp, range, steps * batch_bytes);
     HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
     for (std::size_t i = 0; i < steps; ++i) enqueue_step();
@@ -253,7 +254,7 @@ void set_gemm_counters(benchmark::State& state, MlpRun& family, const std::strin
 
 // The GEMM rate a step's TFLOP/s is compared with: a large square product in the
 // step's arithmetic, fp32 through OpenBLAS on the CPU, cuBLASLt on the GPU.
-void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
+void run_cpu_gemm(benchmark::State& state, const StoppingRule& rule, MlpRun& family, int threads) {
   const std::size_t n = kCpuGemmSize;
   std::vector<float> a(n * n), b(n * n), out(n * n);
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -263,7 +264,7 @@ void run_cpu_gemm(benchmark::State& state, MlpRun& family, int threads) {
   set_blas_threads(threads);
   const int size = static_cast<int>(n);
   cpu_sgemm(a.data(), b.data(), out.data(), size, size, size);  // warm-up
-  const std::vector<double> seconds = run_samples(state, [&] {
+  const std::vector<double> seconds = run_samples(state, rule, [&] {
     HostTimer timer;
     cpu_sgemm(a.data(), b.data(), out.data(), size, size, size);
     return timer.elapsed_seconds();
@@ -281,7 +282,7 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, M
   GpuGemm gemm(kGpuGemmSize, kGpuGemmSize, kGpuGemmSize, dtype, stream.get());
   gemm.run();
   Event start, stop;
-  const std::vector<double> seconds = run_samples(state, [&] {
+  const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {
     HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
     gemm.run();
     HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
@@ -299,8 +300,8 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
         for (OptimizerKind optimizer : m.optimizers) {
           if (processor == Processor::cpu) {
             for (int threads : m.threads.empty() ? std::vector<int>{0} : m.threads)
-              cases.push_back({processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device,
-                               batch, threads});
+              cases.push_back(
+                  {processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device, batch, threads});
             continue;
           }
           for (MlpDtype dtype : m.dtypes)
@@ -321,21 +322,21 @@ void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
       // With the thread sweep: the GEMM rate on every core, the CPU's whole.
       for (int threads : m.threads.empty() ? std::vector<int>{m.cores} : m.threads) {
         const std::string name = fmt::format("mlp/gemm/cpu/fp32/{0}x{0}x{0}/threads:{1}", kCpuGemmSize, threads);
-        nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
-                            {"processor", "cpu"}, {"dtype", "fp32"}, {"m", kCpuGemmSize}, {"n", kCpuGemmSize},
-                            {"k", kCpuGemmSize}, {"threads", threads}};
-        suite.add(name, std::move(p), [family, threads](benchmark::State& s) { run_cpu_gemm(s, *family, threads); });
+        nlohmann::json p = {{"family", "mlp"},    {"variant", "gemm"}, {"implementation", "hdbench"},
+                            {"processor", "cpu"}, {"dtype", "fp32"},   {"m", kCpuGemmSize},
+                            {"n", kCpuGemmSize},  {"k", kCpuGemmSize}, {"threads", threads}};
+        suite.add(name, std::move(p), [&suite, family, threads](benchmark::State& s) {
+          run_cpu_gemm(s, suite.stopping_rule(), *family, threads);
+        });
       }
       continue;
     }
     for (MlpDtype dtype : m.dtypes) {
       const std::string name = fmt::format("mlp/gemm/gpu/{0}/{1}x{1}x{1}", to_string(dtype), kGpuGemmSize);
-      nlohmann::json p = {{"family", "mlp"}, {"variant", "gemm"}, {"implementation", "hdbench"},
-                          {"processor", "gpu"}, {"dtype", to_string(dtype)}, {"m", kGpuGemmSize}, {"n", kGpuGemmSize},
-                          {"k", kGpuGemmSize}};
-      suite.add_gpu(name, p, [&suite, family, dtype](benchmark::State& s) {
-        run_gpu_gemm(s, suite, *family, dtype);
-      });
+      nlohmann::json p = {{"family", "mlp"},    {"variant", "gemm"},         {"implementation", "hdbench"},
+                          {"processor", "gpu"}, {"dtype", to_string(dtype)}, {"m", kGpuGemmSize},
+                          {"n", kGpuGemmSize},  {"k", kGpuGemmSize}};
+      suite.add_gpu(name, p, [&suite, family, dtype](benchmark::State& s) { run_gpu_gemm(s, suite, *family, dtype); });
     }
   }
 }
@@ -344,9 +345,10 @@ void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
 void check_models(const char* flag, const std::vector<MlpShape>& models) {
   for (const MlpShape& m : models) {
     if (m.inputs() != 784 || m.classes() < 10) {
-      throw UsageError(fmt::format("--hdbench_{}: model '{}' does not fit the dataset: the first width must be 784 "
-                                   "(28×28 pixels) and the last at least 10 (the classes)",
-                                   flag, to_string(m)));
+      throw UsageError(
+          fmt::format("--hdbench_{}: model '{}' does not fit the dataset: the first width must be 784 "
+                      "(28×28 pixels) and the last at least 10 (the classes)",
+                      flag, to_string(m)));
     }
   }
 }
@@ -369,7 +371,8 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
                                       tflop, m.cpu_step_tflop_limit));
         continue;
       }
-      suite.add(name, std::move(params), [family, c](benchmark::State& s) { run_cpu_step(s, *family, c); });
+      suite.add(name, std::move(params),
+                [&suite, family, c](benchmark::State& s) { run_cpu_step(s, suite.stopping_rule(), *family, c); });
     } else {
       suite.add_gpu(name, params, [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
     }

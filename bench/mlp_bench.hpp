@@ -21,7 +21,9 @@ namespace hdbench {
 
 struct MlpRun {
   MlpRun(const MlpOptions& mlp_options, const DataOptions& data_options, std::uint64_t run_seed)
-      : options(mlp_options), data(data_options, run_seed), seed(run_seed ^ 0x6d6c70ULL),
+      : options(mlp_options),
+        data(data_options, run_seed),
+        seed(run_seed ^ 0x6d6c70ULL),
         cpu_roof(this_machine_fma_roof()) {}
 
   // The GEMM rate measured under `key` earlier in this run, if any. Benchmarks run
@@ -35,7 +37,7 @@ struct MlpRun {
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
   std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads or GPU
-  const FmaRoof& cpu_roof;  // the CPU's measured fp32 roof (core/fma_roof.hpp)
+  const FmaRoof& cpu_roof;                    // the CPU's measured fp32 roof (core/fma_roof.hpp)
   std::map<std::pair<std::string, int>, ThreadChoice> thread_choices;  // by model and batch
 };
 

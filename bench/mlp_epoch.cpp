@@ -9,18 +9,18 @@
 #include <numeric>
 #include <optional>
 
-#include "data/batch_plan.hpp"
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
-#include "data/device_feed.hpp"
-#include "data/loader.hpp"
 #include "core/measure.hpp"
-#include "mlp_bench.hpp"
-#include "mlp/mlp_cpu.hpp"
-#include "mlp/mlp_gpu.hpp"
 #include "core/nvtx.hpp"
 #include "core/option_values.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
+#include "data/batch_plan.hpp"
+#include "data/device_feed.hpp"
+#include "data/loader.hpp"
+#include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_gpu.hpp"
+#include "mlp_bench.hpp"
 
 namespace hdbench {
 namespace {
@@ -37,21 +37,28 @@ struct EpochCase {
 };
 
 std::string epoch_name(const EpochCase& c) {
-  std::string name = fmt::format("mlp/epoch/{}/{}/{}/{}/pinning:{}/workers:{}/batch:{}", to_string(c.processor),
-                                 to_string(c.model), to_string(c.dtype), to_string(c.optimizer),
-                                 to_string(c.pinning), c.workers, c.batch);
+  std::string name =
+      fmt::format("mlp/epoch/{}/{}/{}/{}/pinning:{}/workers:{}/batch:{}", to_string(c.processor), to_string(c.model),
+                  to_string(c.dtype), to_string(c.optimizer), to_string(c.pinning), c.workers, c.batch);
   if (c.processor == Processor::cpu) name += c.threads ? fmt::format("/threads:{}", c.threads) : "/threads:auto";
   return name;
 }
 
 nlohmann::json epoch_params(const EpochCase& c, const DatasetSource& data) {  // add_gpu adds a GPU case's device
-  nlohmann::json p = {{"family", "mlp"},       {"variant", "epoch"},
-                      {"implementation", "hdbench"}, {"processor", to_string(c.processor)},
-                      {"model", to_string(c.model)}, {"dtype", to_string(c.dtype)},
-                      {"optimizer", to_string(c.optimizer)}, {"mode", "eager"},
-                      {"batch", c.batch},          {"workers", c.workers},
-                      {"pinning", to_string(c.pinning)},   {"prefetch_depth", 2},
-                      {"dataset", data.kind},        {"dataset_name", data.name}};
+  nlohmann::json p = {{"family", "mlp"},
+                      {"variant", "epoch"},
+                      {"implementation", "hdbench"},
+                      {"processor", to_string(c.processor)},
+                      {"model", to_string(c.model)},
+                      {"dtype", to_string(c.dtype)},
+                      {"optimizer", to_string(c.optimizer)},
+                      {"mode", "eager"},
+                      {"batch", c.batch},
+                      {"workers", c.workers},
+                      {"pinning", to_string(c.pinning)},
+                      {"prefetch_depth", 2},
+                      {"dataset", data.kind},
+                      {"dataset_name", data.name}};
   if (data.idx()) p["dataset_dir"] = data.dir;
   if (c.processor == Processor::cpu) p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
   return p;
@@ -103,8 +110,8 @@ class Trainer {
 
   void train(Loader& loader, const Batch& batch) {
     if (processor_ == Processor::cpu) {
-      const StepResult r = cpu_->step(static_cast<const float*>(batch.data), layout_.labels(batch.data, batch.samples),
-                                       batch.samples);
+      const StepResult r =
+          cpu_->step(static_cast<const float*>(batch.data), layout_.labels(batch.data, batch.samples), batch.samples);
       loss_sum_ += r.loss;
       ++steps_;
       loader.release();
@@ -170,7 +177,7 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
     return;
   }
   // The CPU step's threads: those given, or the sweep's choice (measured once, before the loader starts).
-  const int threads = gpu        ? family.options.cores
+  const int threads = gpu         ? family.options.cores
                       : c.threads ? c.threads
                                   : cpu_thread_choice(family, c.model, c.batch, c.optimizer).threads;
   Loader loader(data, config);
@@ -181,7 +188,7 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   std::size_t epoch = 0;
   const std::string timed_range = config.nvtx_prefix + "/timed";
   const std::size_t epoch_bytes = BatchLayout{data.pixels_per_sample()}.batch_bytes(data.size());
-  seconds = run_samples(state, [&] {  // a sample is one epoch
+  seconds = run_samples(state, suite.stopping_rule(), [&] {  // a sample is one epoch
     nvtx::ScopedRange range(nvtx::Family::mlp, timed_range, epoch_bytes);
     HostTimer timer;
     trainer.start_epoch();
@@ -201,7 +208,8 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   k["cv_percent"] = 100.0 * s.cv;
   k["samples"] = static_cast<double>(s.count);
   k["epochs_trained"] = static_cast<double>(epoch);
-  k["stall_us_per_batch"] = 1e6 * stats.consumer_wait_seconds / std::max<double>(1.0, static_cast<double>(stats.batches));
+  k["stall_us_per_batch"] =
+      1e6 * stats.consumer_wait_seconds / std::max<double>(1.0, static_cast<double>(stats.batches));
   k["training_loss"] = training_loss;
   if (!gpu) k["threads"] = threads;
   if (gpu) k["gpu_busy_percent"] = 100.0 * busy_seconds / total;

@@ -4,11 +4,11 @@
 // skipped entry saying so. Has not run on two GPUs yet.
 #include <fmt/format.h>
 
-#include "core/stopping_rule.hpp"
 #include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/measure.hpp"
 #include "core/report.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "p2p/p2p_options.hpp"
 #include "p2p/peer_copy.hpp"
@@ -16,8 +16,8 @@
 namespace hdbench {
 namespace {
 
-void run_peer_copy(benchmark::State& state, int src, int dst, std::size_t bytes, bool peer, bool both,
-                   std::uint64_t seed) {
+void run_peer_copy(benchmark::State& state, const StoppingRule& rule, int src, int dst, std::size_t bytes, bool peer,
+                   bool both, std::uint64_t seed) {
   if (peer && !(p2p::can_access_peer(src, dst) && p2p::can_access_peer(dst, src))) {
     skip_benchmark(
         state, fmt::format("GPU {} and GPU {} cannot access each other's memory (cudaDeviceCanAccessPeer)", src, dst));
@@ -30,7 +30,7 @@ void run_peer_copy(benchmark::State& state, int src, int dst, std::size_t bytes,
   p2p::PeerCopy copy(src, dst, bytes, peer, both, seed);
   copy.run_once();  // warm-up
   std::vector<double> forward, backward;
-  run_samples(state, [&] {
+  run_samples(state, rule, [&] {
     const p2p::PeerSample s = copy.run_once();
     forward.push_back(s.forward_seconds);
     if (both) backward.push_back(s.backward_seconds);
@@ -81,7 +81,9 @@ class P2pFamily final : public Family {
                                              {"both_directions", both}, {"direction", both ? "both" : "one"}};
               suite.add_gpu_once(  // a pair of GPUs: one entry, not one per device
                   fmt::format("p2p/{}to{}/{}/peer:{}/{}", src, dst, both ? "both" : "one", peer ? "on" : "off", bytes),
-                  params, [=](benchmark::State& state) { run_peer_copy(state, src, dst, bytes, peer, both, seed); });
+                  params, [=, &suite](benchmark::State& state) {
+                    run_peer_copy(state, suite.stopping_rule(), src, dst, bytes, peer, both, seed);
+                  });
             }
           }
         }

@@ -6,27 +6,27 @@
 
 #include <cstring>
 
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
-#include "transfer/transfer_derivations.hpp"
-#include "transfer_bench.hpp"
 #include "core/host_memory.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
+#include "core/report_rows.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
+#include "transfer/transfer_derivations.hpp"
+#include "transfer_bench.hpp"
 
 namespace hdbench {
 namespace {
 
 enum class PinMethod { malloc_host, register_existing };
 
-const char* method_name(PinMethod method) {
-  return method == PinMethod::malloc_host ? "malloc_host" : "register";
-}
+const char* method_name(PinMethod method) { return method == PinMethod::malloc_host ? "malloc_host" : "register"; }
 
 // Pin and unpin are timed on the host clock: they are host-side driver work with no
 // device stream to put events on.
-void run_pinning(benchmark::State& state, PinMethod method, std::size_t bytes, const std::string& name) {
+void run_pinning(benchmark::State& state, const StoppingRule& rule, PinMethod method, std::size_t bytes,
+                 const std::string& name) {
   if (const auto shortfall = memory_shortfall(bytes, 0)) {
     skip_benchmark(state, *shortfall);
     return;
@@ -38,7 +38,7 @@ void run_pinning(benchmark::State& state, PinMethod method, std::size_t bytes, c
   }
   const std::string timed_range = name + "/timed";
   std::vector<double> pin_seconds, unpin_seconds;
-  const std::vector<double> total_seconds = run_samples(state, [&] {
+  const std::vector<double> total_seconds = run_samples(state, rule, [&] {
     nvtx::ScopedRange range(nvtx::Family::pinning, timed_range, bytes);
     HostTimer timer;
     void* pinned = nullptr;
@@ -67,6 +67,19 @@ void run_pinning(benchmark::State& state, PinMethod method, std::size_t bytes, c
   state.counters["cv_percent"] = summarize(total_seconds).cv * 100.0;
 }
 
+// One line per size, direction and method: transfers after which pinning pays for itself.
+void print_break_even(const nlohmann::json& derived, bool several_gpus) {
+  if (!derived.contains("pinning_break_even")) return;
+  fmt::print("Pinning break-even (transfers after which pinning pays for itself):\n");
+  for (const auto& row : derived["pinning_break_even"]) {
+    fmt::print("  {}{:>8} {} {:<11} {}\n", device_tag(row, several_gpus), format_size(row["bytes"].get<std::size_t>()),
+               row["direction"].get<std::string>(), row["method"].get<std::string>(),
+               row["transfers_to_break_even"].is_null()
+                   ? std::string("never (pinned is not faster)")
+                   : fmt::format("{}", row["transfers_to_break_even"].get<double>()));
+  }
+}
+
 }  // namespace
 
 void register_pinning(Suite& suite, const TransferOptions& t) {
@@ -74,12 +87,13 @@ void register_pinning(Suite& suite, const TransferOptions& t) {
     for (std::size_t bytes : t.sizes) {
       const std::string name = fmt::format("pinning/{}/{}", method_name(method), format_size(bytes));
       nlohmann::json params = {{"family", "pinning"}, {"method", method_name(method)}, {"bytes", bytes}};
-      suite.add_gpu(name, params, [method, bytes, name](benchmark::State& state) {
-        run_pinning(state, method, bytes, name);
+      suite.add_gpu(name, params, [&suite, method, bytes, name](benchmark::State& state) {
+        run_pinning(state, suite.stopping_rule(), method, bytes, name);
       });
     }
   }
   suite.add_derivation(derive_break_even);
+  suite.add_console_summary(print_break_even);
 }
 
 }  // namespace hdbench

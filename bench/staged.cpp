@@ -5,15 +5,15 @@
 
 #include <algorithm>
 
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
-#include "transfer/transfer_derivations.hpp"
-#include "transfer_bench.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
-#include "transfer/staged_copy.hpp"
+#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
+#include "transfer/staged_copy.hpp"
+#include "transfer/transfer_derivations.hpp"
 #include "transfer/transfer_endpoints.hpp"
+#include "transfer_bench.hpp"
 
 namespace hdbench {
 namespace {
@@ -49,10 +49,10 @@ void set_stage_bound_counters(benchmark::State& state, StagedCopier& copier, con
     }
     return best;
   };
-  const double memcpy_s = fastest([&] {
-    copier.memcpy_only(h2d ? ends.src() : nullptr, h2d ? nullptr : ends.dst(), c.bytes);
-  });
-  const double dma_s = fastest([&] { copier.dma_only(h2d ? nullptr : ends.src(), h2d ? ends.dst() : nullptr, c.bytes); });
+  const double memcpy_s =
+      fastest([&] { copier.memcpy_only(h2d ? ends.src() : nullptr, h2d ? nullptr : ends.dst(), c.bytes); });
+  const double dma_s =
+      fastest([&] { copier.dma_only(h2d ? nullptr : ends.src(), h2d ? ends.dst() : nullptr, c.bytes); });
   const double bound_s = std::max(memcpy_s, dma_s);
   const double bytes = static_cast<double>(c.bytes);
   state.counters["memcpy_stage_GB/s"] = bytes / memcpy_s / 1e9;
@@ -83,7 +83,7 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
   };
   move();  // warm-up
   const std::string timed_range = name + "/timed";
-  const std::vector<double> seconds = run_samples(state, [&] {
+  const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {
     nvtx::ScopedRange range(nvtx::Family::staged, timed_range, c.bytes);
     HostTimer timer;
     move();
@@ -114,9 +114,8 @@ void register_staged(Suite& suite, const TransferOptions& t) {
                                    {"memory", "pageable"}, {"engine", "copy"},
                                    {"bytes", bytes},       {"chunk_bytes", chunk},
                                    {"threads", threads},   {"slots", t.staged_slots}};
-          suite.add_gpu(name, params, [&suite, c, name](benchmark::State& state) {
-            run_staged(state, suite, c, name);
-          });
+          suite.add_gpu(name, params,
+                        [&suite, c, name](benchmark::State& state) { run_staged(state, suite, c, name); });
         }
       }
     }

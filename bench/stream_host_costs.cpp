@@ -9,11 +9,11 @@
 
 #include "core/cuda.hpp"
 #include "core/grouped_timing.hpp"
-#include "streams_bench.hpp"
 #include "core/host_memory.hpp"
 #include "core/nvtx.hpp"
-#include "stream_kernels.hpp"
 #include "core/timing.hpp"
+#include "stream_kernels.hpp"
+#include "streams_bench.hpp"
 
 namespace hdbench {
 namespace {
@@ -71,15 +71,15 @@ void set_call_counters(benchmark::State& state, const std::vector<double>& per_c
 }
 
 // Times `issue` (kCallsPerSample calls) per sample; `drain` runs untimed after each.
-void time_calls(benchmark::State& state, const std::string& name, const std::function<void()>& issue,
-                const std::function<void()>& drain, int calls_per_sample) {
+void time_calls(benchmark::State& state, const StoppingRule& rule, const std::string& name,
+                const std::function<void()>& issue, const std::function<void()>& drain, int calls_per_sample) {
   issue();  // warm-up: module load, first launch
   drain();
   nvtx::ScopedRange range(nvtx::Family::streams, name + "/timed");
   // A sample is `calls_per_sample` calls, the Time column one call; the untimed drain
   // is at most one kernel-sized wait per call.
   const std::vector<double> per_call =
-      time_grouped_calls(state, static_cast<std::size_t>(calls_per_sample), [&](std::size_t) {
+      time_grouped_calls(state, static_cast<std::size_t>(calls_per_sample), rule, [&](std::size_t) {
         HostTimer timer;
         issue();
         const double elapsed = timer.elapsed_seconds();
@@ -89,23 +89,23 @@ void time_calls(benchmark::State& state, const std::string& name, const std::fun
   set_call_counters(state, per_call);
 }
 
-void run_launch(benchmark::State& state, const std::string& name) {
+void run_launch(benchmark::State& state, const StoppingRule& rule, const std::string& name) {
   const Stream stream("host_cost");
   time_calls(
-      state, name,
+      state, rule, name,
       [&] {
         for (int i = 0; i < kCallsPerSample; ++i) kernels::empty_kernel(stream.get());
       },
       [&] { stream.synchronize(); }, kCallsPerSample);
 }
 
-void run_memcpy_call(benchmark::State& state, const std::string& name) {
+void run_memcpy_call(benchmark::State& state, const StoppingRule& rule, const std::string& name) {
   const Stream stream("host_cost");
   const HostBuffer host(HostMemoryKind::pinned, sizeof(std::uint32_t));
   const DeviceBuffer device(sizeof(std::uint32_t));
   *host.as<std::uint32_t>() = 0x12345678u;
   time_calls(
-      state, name,
+      state, rule, name,
       [&] {
         for (int i = 0; i < kCallsPerSample; ++i) {
           HDBENCH_CUDA_CHECK(
@@ -118,11 +118,11 @@ void run_memcpy_call(benchmark::State& state, const std::string& name) {
   if (back != 0x12345678u) fail_benchmark(state, fmt::format("the copied word reads back as {:#x}", back));
 }
 
-void run_wait(benchmark::State& state, const std::string& name, Wait w, bool after_kernel) {
+void run_wait(benchmark::State& state, const StoppingRule& rule, const std::string& name, Wait w, bool after_kernel) {
   const Stream stream("host_cost");
   const Event done(cudaEventDisableTiming);
   time_calls(
-      state, name,
+      state, rule, name,
       [&] {
         if (after_kernel) kernels::empty_kernel(stream.get());
         wait_with(w, stream.get(), done);
@@ -134,11 +134,12 @@ void run_wait(benchmark::State& state, const std::string& name, Wait w, bool aft
 
 void register_stream_host_costs(Suite& suite) {
   const auto add = [&](const std::string& what, nlohmann::json extra,
-                       std::function<void(benchmark::State&, const std::string&)> fn) {
+                       std::function<void(benchmark::State&, const StoppingRule&, const std::string&)> fn) {
     const std::string name = "streams/host_cost/" + what;
     nlohmann::json params = {{"family", "streams"}, {"variant", "host_cost"}, {"operation", what}};
     if (extra.is_object()) params.update(extra);
-    suite.add_gpu(name, params, [fn, name](benchmark::State& state) { fn(state, name); });
+    suite.add_gpu(name, params,
+                  [&suite, fn, name](benchmark::State& state) { fn(state, suite.stopping_rule(), name); });
   };
   add("launch_empty_kernel", {}, run_launch);
   add("memcpy_async_call", {{"bytes", sizeof(std::uint32_t)}}, run_memcpy_call);
@@ -146,8 +147,8 @@ void register_stream_host_costs(Suite& suite) {
     for (bool after_kernel : {false, true}) {
       const std::string what = fmt::format("{}/{}", to_string(w), after_kernel ? "after_empty_kernel" : "idle");
       add(what, {{"wait", to_string(w)}, {"after_empty_kernel", after_kernel}},
-          [w, after_kernel](benchmark::State& state, const std::string& name) {
-            run_wait(state, name, w, after_kernel);
+          [w, after_kernel](benchmark::State& state, const StoppingRule& rule, const std::string& name) {
+            run_wait(state, rule, name, w, after_kernel);
           });
     }
   }

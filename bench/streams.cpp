@@ -14,17 +14,19 @@
 #include <tuple>
 #include <vector>
 
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
-#include "streams/streams_derivations.hpp"
 #include "core/family.hpp"
-#include "streams_bench.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
+#include "core/option_values.hpp"
+#include "core/report_rows.hpp"
+#include "core/stopping_rule.hpp"
+#include "core/timing.hpp"
 #include "streams/pipeline_model.hpp"
 #include "streams/stream_pipeline.hpp"
 #include "streams/stream_workload.hpp"
-#include "core/timing.hpp"
+#include "streams/streams_derivations.hpp"
+#include "streams_bench.hpp"
 
 namespace hdbench {
 namespace {
@@ -229,7 +231,7 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   }();
 
   const std::string timed_range = name + "/timed";
-  const std::vector<double> seconds = run_samples(state, [&] {
+  const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {
     nvtx::ScopedRange range(nvtx::Family::streams, timed_range, c.bytes);
     start.record(origin);
     run_once();
@@ -323,6 +325,35 @@ std::vector<StreamsCase> plan_cases(const Options& o, const StreamsOptions& s) {
   return cases;
 }
 
+// One line per buffer size, compute ratio and memory kind: the sync time against the
+// best pipeline, and what a launch on the legacy default stream costs.
+void print_stream_overlap(const nlohmann::json& derived, bool several_gpus) {
+  if (!derived.contains("stream_overlap")) return;
+  const nlohmann::json& rows = derived["stream_overlap"];
+  fmt::print("Copy/compute overlap (streams):\n");
+  for (const auto& row : rows) {
+    std::string line = fmt::format("  {}{:>8} compute x{} {:<8}", device_tag(row, several_gpus),
+                                   format_size(row["bytes"].get<std::size_t>()), row["compute_ratio"].get<double>(),
+                                   row["memory"].get<std::string>());
+    if (row.contains("sync")) line += fmt::format(" sync {:.0f} us", row["sync"]["latency_us"].get<double>());
+    if (row.contains("pipelined")) {
+      const auto& best = row["pipelined"];
+      line += fmt::format(", best pipelined {:.0f} us ({} streams, {} chunks, {:.0f}% of ideal",
+                          best["latency_us"].get<double>(), best["streams"].get<int>(), best["chunks"].get<int>(),
+                          100.0 * best.value("fraction_of_ideal", 0.0));
+      if (row.contains("pipelined_saving_vs_sync_percent")) {
+        line += fmt::format(", saves {:.0f}%", row["pipelined_saving_vs_sync_percent"].get<double>());
+      }
+      line += ")";
+    }
+    if (row.contains("legacy_default_stream_slowdown")) {
+      line +=
+          fmt::format(", legacy default stream x{:.2f} slower", row["legacy_default_stream_slowdown"].get<double>());
+    }
+    fmt::print("{}\n", line);
+  }
+}
+
 }  // namespace
 
 void register_streams(Suite& suite, const StreamsOptions& s) {
@@ -338,6 +369,7 @@ void register_streams(Suite& suite, const StreamsOptions& s) {
     }
   }
   suite.add_derivation(derive_stream_overlap);
+  suite.add_console_summary(print_stream_overlap);
 }
 
 }  // namespace hdbench

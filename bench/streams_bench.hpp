@@ -6,7 +6,8 @@
 
 namespace hdbench {
 
-void register_streams(Suite& suite, const StreamsOptions& s);  // streams.cpp: sync, async, pipelined, graphs, default stream
-void register_stream_host_costs(Suite& suite);                 // stream_host_costs.cpp: launch, call and wait costs
+void register_streams(Suite& suite,
+                      const StreamsOptions& s);  // streams.cpp: sync, async, pipelined, graphs, default stream
+void register_stream_host_costs(Suite& suite);   // stream_host_costs.cpp: launch, call and wait costs
 
 }  // namespace hdbench

@@ -6,15 +6,15 @@
 
 #include <algorithm>
 
-#include "core/grouped_timing.hpp"
 #include "core/cuda.hpp"
-#include "transfer/transfer_derivations.hpp"
 #include "core/family.hpp"
-#include "transfer_bench.hpp"
+#include "core/grouped_timing.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
 #include "transfer/all_gpu_cases.hpp"
+#include "transfer/transfer_derivations.hpp"
 #include "transfer/transfer_endpoints.hpp"
+#include "transfer_bench.hpp"
 
 namespace hdbench {
 namespace {
@@ -56,8 +56,8 @@ nlohmann::json case_params(const TransferCase& c) {  // Suite::add_gpu_on adds t
 }
 
 // The link state while a copy is in flight: an idle link may train down to save power.
-void record_link_under_load(benchmark::State& state, const TransferEndpoints& ends,
-                            const system::GpuInfo& gpu, cudaStream_t stream) {
+void record_link_under_load(benchmark::State& state, const TransferEndpoints& ends, const system::GpuInfo& gpu,
+                            cudaStream_t stream) {
   ends.enqueue_copy(Engine::copy, 0, stream);
   const system::PcieLink link = system::read_pcie_link("/sys", gpu.pci_bus_id, true);
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -85,13 +85,14 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   stream.synchronize();
 
   const std::string timed_range = name + "/timed";
-  const std::vector<double> seconds = time_grouped_calls(state, copies, [&](std::size_t group) {  // per copy
-    nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * group);
-    start.record(stream.get());
-    for (std::size_t i = 0; i < group; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
-    stop.record(stream.get());
-    return elapsed_ms(start, stop) / 1e3;
-  });
+  const std::vector<double> seconds =
+      time_grouped_calls(state, copies, suite.stopping_rule(), [&](std::size_t group) {  // per copy
+        nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * group);
+        start.record(stream.get());
+        for (std::size_t i = 0; i < group; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
+        stop.record(stream.get());
+        return elapsed_ms(start, stop) / 1e3;
+      });
   {
     nvtx::ScopedRange range(nvtx::Family::transfer, name + "/verify", c.bytes);
     if (const std::string problem = ends.verify(stream.get()); !problem.empty()) {
@@ -123,8 +124,8 @@ void register_transfer(Suite& suite, const TransferOptions& t) {
         for (std::size_t bytes : t.sizes) cases.push_back({direction, kind, engine, bytes, false});
       }
     }
-    const bool pinned = std::find(o.memory_kinds.begin(), o.memory_kinds.end(), HostMemoryKind::pinned) !=
-                        o.memory_kinds.end();
+    const bool pinned =
+        std::find(o.memory_kinds.begin(), o.memory_kinds.end(), HostMemoryKind::pinned) != o.memory_kinds.end();
     const bool copy = std::find(t.engines.begin(), t.engines.end(), Engine::copy) != t.engines.end();
     if (pinned && copy) {
       for (std::size_t bytes : t.sizes) {
@@ -136,7 +137,8 @@ void register_transfer(Suite& suite, const TransferOptions& t) {
   const NumaHost numa_host = NumaHost::discover();
   for (const NumaPlacement numa : t.numa) {
     std::vector<NumaTarget> targets;  // per selected device
-    for (const int device : suite.devices()) targets.push_back(gpu_numa_target(numa, suite.system(), device, numa_host));
+    for (const int device : suite.devices())
+      targets.push_back(gpu_numa_target(numa, suite.system(), device, numa_host));
     for (const TransferCase& planned : cases) {
       for (std::size_t i = 0; i < suite.devices().size(); ++i) {
         const int device = suite.devices()[i];

@@ -45,7 +45,7 @@ void run_all_gpus(benchmark::State& state, const Suite& suite, const AllGpuCase&
   std::vector<std::vector<double>> per_gpu(n);
   std::vector<double> sums;
   const std::string timed_range = c.name + "/timed";
-  run_samples(state, [&] {
+  run_samples(state, suite.stopping_rule(), [&] {
     nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * n);
     const AllGpuSample sample = copy.run_together();
     for (std::size_t i = 0; i < n; ++i) per_gpu[i].push_back(sample.seconds[i]);

@@ -3,31 +3,30 @@
 // twice the one-way figure.
 #include <fmt/format.h>
 
-#include "transfer/bidir_copy.hpp"
-#include "core/stopping_rule.hpp"
 #include "core/cuda.hpp"
-#include "transfer_bench.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
+#include "core/stopping_rule.hpp"
+#include "transfer/bidir_copy.hpp"
+#include "transfer_bench.hpp"
 
 namespace hdbench {
 namespace {
 
-void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind, Engine engine,
-               std::size_t bytes, const std::string& name) {
+void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind, Engine engine, std::size_t bytes,
+               const std::string& name) {
   const system::GpuInfo& gpu = *suite.current_gpu();
   if (const auto shortfall = memory_shortfall(2 * bytes, 2 * bytes)) {
     skip_benchmark(state, *shortfall);
     return;
   }
   // Half the usual grid per direction, so both copy kernels fit on the GPU at once.
-  BidirectionalCopy copy(kind, engine, bytes, suite.options().seed, gpu.sm_count * 4,
-                         suite.options().spin_timeout_ms);
+  BidirectionalCopy copy(kind, engine, bytes, suite.options().seed, gpu.sm_count * 4, suite.options().spin_timeout_ms);
   copy.run_once();  // warm-up
   const std::string timed_range = name + "/timed";
   std::vector<double> up, down, span;
   double overlap = 0.0;
-  span = run_samples(state, [&] {
+  span = run_samples(state, suite.stopping_rule(), [&] {
     nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, 2 * bytes);
     const BidirSample sample = copy.run_once();
     up.push_back(sample.h2d_seconds);
@@ -60,9 +59,9 @@ void register_transfer_bidir(Suite& suite, const TransferOptions& t) {
     for (HostMemoryKind kind : o.memory_kinds) {
       if (!engine_uses_kind(engine, kind)) continue;
       for (std::size_t bytes : t.sizes) {
-        const std::string name = fmt::format("transfer/bidir/{}/{}/{}", to_string(kind), to_string(engine),
-                                             format_size(bytes));
-        nlohmann::json params = {{"family", "transfer"}, {"direction", "bidir"},   {"memory", to_string(kind)},
+        const std::string name =
+            fmt::format("transfer/bidir/{}/{}/{}", to_string(kind), to_string(engine), format_size(bytes));
+        nlohmann::json params = {{"family", "transfer"},        {"direction", "bidir"},  {"memory", to_string(kind)},
                                  {"engine", to_string(engine)}, {"variant", "per_copy"}, {"bytes", bytes}};
         suite.add_gpu(name, params, [&suite, kind, engine, bytes, name](benchmark::State& state) {
           run_bidir(state, suite, kind, engine, bytes, name);

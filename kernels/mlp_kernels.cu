@@ -6,6 +6,7 @@
 
 #include "launch_check.hpp"
 #include "mlp_kernels.hpp"
+#include "splitmix64.hpp"
 
 namespace hdbench::kernels {
 namespace {
@@ -30,13 +31,6 @@ __device__ __forceinline__ float load(const float* p) { return *p; }
 __device__ __forceinline__ float load(const __nv_bfloat16* p) { return __bfloat162float(*p); }
 __device__ __forceinline__ void store(float* p, float v) { *p = v; }
 __device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16_rn(v); }
-
-__device__ __forceinline__ std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 __global__ void cast_to_bf16_kernel(const float* __restrict__ in, __nv_bfloat16* __restrict__ out, std::size_t count) {
   for (std::size_t i = global_index(); i < count; i += grid_stride()) out[i] = __float2bfloat16_rn(in[i]);

@@ -7,19 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define HDBENCH_HOST_DEVICE __host__ __device__
-#else
-#define HDBENCH_HOST_DEVICE
-#endif
+#include "splitmix64.hpp"
 
 namespace hdbench::pattern {
 
 HDBENCH_HOST_DEVICE inline std::uint64_t word(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed + (index + 1) * 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
+  return splitmix64(seed + index * kSplitmixGamma);  // the generator's output number `index`
 }
 
 HDBENCH_HOST_DEVICE inline std::uint8_t byte_at(std::uint64_t seed, std::uint64_t offset) {

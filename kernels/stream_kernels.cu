@@ -1,6 +1,5 @@
-#include "stream_kernels.hpp"
-
 #include "launch_check.hpp"
+#include "stream_kernels.hpp"
 #include "stream_work.hpp"
 
 namespace hdbench::kernels {

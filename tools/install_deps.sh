@@ -3,7 +3,7 @@
 # The CUDA Toolkit itself is not a Debian package here: it must be in /usr/local/cuda.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ git libbenchmark-dev libbenchmark-tools libfmt-dev nlohmann-json3-dev
+packages=(cmake ninja-build g++ git clang-format libbenchmark-dev libbenchmark-tools libfmt-dev nlohmann-json3-dev
           libgtest-dev libopenblas-dev zlib1g-dev libopenmpi-dev openmpi-bin libnuma-dev python3 python3-pytest python3-hypothesis python3-scipy python3-matplotlib python3-torch
           dataset-fashion-mnist)
 missing=()

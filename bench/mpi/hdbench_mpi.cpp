@@ -13,37 +13,27 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <cstdio>
-#include <random>
-#include <thread>
+#include <functional>
 
+#include "core/cuda.hpp"
 #include "core/report.hpp"
 #include "core/system.hpp"
-#include "core/cuda.hpp"
 #include "dataparallel.hpp"
-#include "dataparallel_gpu_step.hpp"
+#include "dataparallel/gpu_step.hpp"
 #include "families.hpp"
 #include "mpi_communicator.hpp"
+#include "run_start.hpp"
 
 namespace hdbench {
 namespace {
-
-std::string default_report_path(const std::string& hostname) {
-  std::string host = hostname.empty() ? "host" : hostname;
-  std::replace_if(
-      host.begin(), host.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)) && ch != '-'; },
-      '_');
-  return fmt::format("reports/hdbench_mpi-{}-{}.json", host, local_time("%Y%m%d-%H%M%S"));
-}
 
 // A report entry shaped like hdbench's (report.cpp's run_to_json): name, params,
 // status and notes; entry() adds the counters at top level and under "counters", and
 // every rank's figures.
 nlohmann::json entry_head(const std::string& name, const nlohmann::json& params, int steps) {
-  return {{"name", name},          {"run_name", name}, {"run_type", "iteration"},
-          {"repetitions", 1},      {"iterations", steps}, {"time_unit", "us"},
-          {"params", params},      {"notes", nlohmann::json::array()}};
+  return {{"name", name},        {"run_name", name},  {"run_type", "iteration"}, {"repetitions", 1},
+          {"iterations", steps}, {"time_unit", "us"}, {"params", params},        {"notes", nlohmann::json::array()}};
 }
 
 nlohmann::json skipped_entry(const std::string& name, const nlohmann::json& params, int steps,
@@ -78,7 +68,7 @@ nlohmann::json entry(const std::string& name, const nlohmann::json& params, int 
 
 // Every rank takes GPU local_rank of its node; "" when all can, else why not (the same
 // answer on every rank: a rank without a GPU of its own fails the GPU cases for all).
-std::string gpu_unavailable_reason(scaleout::MpiCommunicator& ranks) {
+std::string gpu_unavailable_reason(dataparallel::MpiCommunicator& ranks) {
   int gpus = 0;
   const cudaError_t status = cudaGetDeviceCount(&gpus);
   if (status != cudaSuccess) gpus = 0;
@@ -93,15 +83,13 @@ std::string gpu_unavailable_reason(scaleout::MpiCommunicator& ranks) {
   return "";
 }
 
-int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
+int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
   install_interrupt_cleanup();
   // The ranks must agree on the seed: rank 0's random one unless --hdbench_seed.
-  std::uint64_t seed = std::random_device{}() * 0x9E3779B97F4A7C15ULL ^ std::random_device{}();
+  std::uint64_t seed = random_seed();
   ranks.broadcast(std::as_writable_bytes(std::span<std::uint64_t>(&seed, 1)), "broadcast of the seed");
   const std::vector<std::string> args(argv + 1, argv + argc);
-  const OptionLimits limits{system::host_memory_total_bytes(),
-                            static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))};
-  const std::unique_ptr<CommandLine> line = parse_command_line(args, limits, seed);
+  const std::unique_ptr<CommandLine> line = parse_command_line(args, this_machine_limits(), seed);
   if (line->flags.help_requested()) {
     if (ranks.is_root()) fmt::print("{}", line->flags.help());
     return 0;
@@ -122,11 +110,11 @@ int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
   nlohmann::json report;
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   if (ranks.is_root()) {
-    if (options.out_path.empty()) options.out_path = default_report_path(hostname);
+    if (options.out_path.empty()) options.out_path = default_report_path("hdbench_mpi", system::discover());
     try {
-      check_writable(options.out_path);
+      check_out_path(options.out_path, "--hdbench_out");
     } catch (const std::exception& error) {
-      ranks.abort(fmt::format("--hdbench_out: {}", error.what()), 2);
+      ranks.abort(error.what(), 2);
     }
     fmt::print("hdbench_mpi: {} ranks ({}) on {}\n", ranks.size(), ranks.describe(), fmt::join(hosts, ", "));
   }
@@ -186,15 +174,10 @@ int run(int argc, char** argv, scaleout::MpiCommunicator& ranks) {
   if (!ranks.is_root()) return 0;
 
   const system::SystemInfo info = system::discover();
-  nlohmann::json hdbench_context = build_info();
-  hdbench_context["schema_version"] = kReportSchemaVersion;
-  hdbench_context["system"] = system::to_json(info);
-  hdbench_context["options"] = line->options_json();
-  hdbench_context["started_at"] = started_at;
-  hdbench_context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");
+  nlohmann::json hdbench_context = run_context(info, *line, started_at);
   hdbench_context["mpi"] = {{"ranks", ranks.size()},
                             {"library", ranks.describe()},
-                            {"launcher", scaleout::detect_launcher()},
+                            {"launcher", dataparallel::detect_launcher()},
                             {"hosts", hosts}};
   report["context"] = {{"date", started_at},
                        {"host_name", hostname},
@@ -221,7 +204,7 @@ int main(int argc, char** argv) {
       const std::string_view arg(argv[i]);
       if (arg.starts_with("--hdbench_dp_timeout_s=")) timeout_s = std::atof(argv[i] + 23);
     }
-    hdbench::scaleout::MpiCommunicator ranks(timeout_s > 0 ? timeout_s : 60.0);
+    hdbench::dataparallel::MpiCommunicator ranks(timeout_s > 0 ? timeout_s : 60.0);
     try {
       code = hdbench::run(argc, argv, ranks);
     } catch (const hdbench::UsageError& error) {

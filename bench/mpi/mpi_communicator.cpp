@@ -10,7 +10,7 @@
 
 #include "core/timing.hpp"
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 MpiCommunicator::MpiCommunicator(double timeout_s) : timeout_s_(timeout_s) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
@@ -21,7 +21,6 @@ MpiCommunicator::MpiCommunicator(double timeout_s) : timeout_s_(timeout_s) {
   check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
         "MPI_Comm_split_type (the ranks of this node)");
   MPI_Comm_rank(node, &local_rank_);
-  MPI_Comm_size(node, &local_size_);
   MPI_Comm_free(&node);
 }
 
@@ -111,4 +110,4 @@ std::string MpiCommunicator::describe() const {
   return text;
 }
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

@@ -6,9 +6,9 @@
 
 #include <mpi.h>
 
-#include "scaleout/communicator.hpp"
+#include "dataparallel/communicator.hpp"
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 class MpiCommunicator final : public Communicator {
  public:
@@ -20,10 +20,9 @@ class MpiCommunicator final : public Communicator {
   void broadcast(std::span<std::byte> bytes, std::string_view what) override;
   std::vector<std::string> gather_to_root(const std::string& text, std::string_view what) override;
   std::string describe() const override;
-  // This rank's index among the ranks on its node (MPI_COMM_TYPE_SHARED), and how many
-  // share the node: which GPU of the node the rank takes.
+  // This rank's index among the ranks on its node (MPI_COMM_TYPE_SHARED): which GPU of
+  // the node the rank takes.
   int local_rank() const noexcept { return local_rank_; }
-  int local_size() const noexcept { return local_size_; }
   // Prints "hdbench_mpi: <message>" and ends every rank with `code`.
   [[noreturn]] void abort(const std::string& message, int code) const;
 
@@ -34,8 +33,7 @@ class MpiCommunicator final : public Communicator {
   int rank_ = 0;
   int size_ = 1;
   int local_rank_ = 0;
-  int local_size_ = 1;
   double timeout_s_;
 };
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

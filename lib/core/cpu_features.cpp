@@ -10,7 +10,8 @@ namespace {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -122,16 +123,17 @@ nlohmann::json to_json(const CpuFeatures& cpu) {
                                   std::pair{"avx512f", cpu.avx512f}, std::pair{"amx_tile", cpu.amx_tile}}) {
     if (has) isa.push_back(name);
   }
-  nlohmann::json j = {{"vendor", cpu.vendor},
-                      {"instruction_sets", isa},
-                      {"vector_level", to_string(cpu.level())},
-                      {"physical_cores", cpu.physical_cores},
-                      {"logical_cpus", cpu.logical_cpus},
-                      {"clock_GHz", cpu.clock_ghz},
-                      {"clock_source", cpu.clock_source},
-                      {"fp32_flops_per_cycle_per_core", cpu.fp32_flops_per_cycle()},
-                      {"fp32_nominal_peak_GFLOP/s", cpu.fp32_peak_gflops()},
-                      {"peak_assumes", "two FMA units per core at the clock named; turbo and AVX clock offsets not modelled"}};
+  nlohmann::json j = {
+      {"vendor", cpu.vendor},
+      {"instruction_sets", isa},
+      {"vector_level", to_string(cpu.level())},
+      {"physical_cores", cpu.physical_cores},
+      {"logical_cpus", cpu.logical_cpus},
+      {"clock_GHz", cpu.clock_ghz},
+      {"clock_source", cpu.clock_source},
+      {"fp32_flops_per_cycle_per_core", cpu.fp32_flops_per_cycle()},
+      {"fp32_nominal_peak_GFLOP/s", cpu.fp32_peak_gflops()},
+      {"peak_assumes", "two FMA units per core at the clock named; turbo and AVX clock offsets not modelled"}};
   return j;
 }
 

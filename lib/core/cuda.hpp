@@ -31,28 +31,26 @@ void log_cuda_error(cudaError_t code, const char* call, const char* file, int li
 
 }  // namespace hdbench
 
-#define HDBENCH_CUDA_CHECK(call)                                           \
-  do {                                                                     \
-    const cudaError_t hdbench_status_ = (call);                            \
-    if (hdbench_status_ != cudaSuccess)                                    \
-      ::hdbench::throw_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
+#define HDBENCH_CUDA_CHECK(call)                                                                                 \
+  do {                                                                                                           \
+    const cudaError_t hdbench_status_ = (call);                                                                  \
+    if (hdbench_status_ != cudaSuccess) ::hdbench::throw_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // The same, with the values involved in the message: HDBENCH_CUDA_CHECK_DETAIL(
 // cudaMalloc(&p, n), format_size(n) + " requested").
-#define HDBENCH_CUDA_CHECK_DETAIL(call, detail)                                      \
-  do {                                                                                \
-    const cudaError_t hdbench_status_ = (call);                                       \
-    if (hdbench_status_ != cudaSuccess)                                               \
+#define HDBENCH_CUDA_CHECK_DETAIL(call, detail)                                          \
+  do {                                                                                   \
+    const cudaError_t hdbench_status_ = (call);                                          \
+    if (hdbench_status_ != cudaSuccess)                                                  \
       ::hdbench::throw_cuda_error(hdbench_status_, #call, __FILE__, __LINE__, (detail)); \
   } while (0)
 
 // For destructors: reports the failure on stderr and carries on.
-#define HDBENCH_CUDA_CHECK_NOTHROW(call)                                 \
-  do {                                                                   \
-    const cudaError_t hdbench_status_ = (call);                          \
-    if (hdbench_status_ != cudaSuccess)                                  \
-      ::hdbench::log_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
+#define HDBENCH_CUDA_CHECK_NOTHROW(call)                                                                       \
+  do {                                                                                                         \
+    const cudaError_t hdbench_status_ = (call);                                                                \
+    if (hdbench_status_ != cudaSuccess) ::hdbench::log_cuda_error(hdbench_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 namespace hdbench {
@@ -70,7 +68,9 @@ class DeviceBuffer {
   void* data() const noexcept { return ptr_; }
   std::size_t size() const noexcept { return bytes_; }
   template <typename T>
-  T* as() const noexcept { return static_cast<T*>(ptr_); }
+  T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
 
  private:
   void* ptr_ = nullptr;

@@ -7,8 +7,9 @@
 namespace hdbench {
 
 void declare_device_flags(FlagParser& flags, DeviceSelection& s) {
-  flags.group("devices", "GPUs: each single-GPU benchmark runs on each; the multi-device benchmarks (transfer "
-                         "all_to_host/host_to_all, p2p, NCCL all-reduce) use them together");
+  flags.group("devices",
+              "GPUs: each single-GPU benchmark runs on each; the multi-device benchmarks (transfer "
+              "all_to_host/host_to_all, p2p, NCCL all-reduce) use them together");
   flags.add("devices", "all|LIST", "GPU indices, or all (default: the device of --hdbench_device)",
             [&s](auto flag, auto v) {
               if (v == "all") {

@@ -25,9 +25,9 @@ void check_sizes_fit(std::string_view flag, const std::vector<std::size_t>& size
   if (limits.host_memory_bytes == 0) return;
   for (std::size_t size : sizes) {
     if (size > limits.host_memory_bytes) {
-      throw UsageError(fmt::format(
-          "--hdbench_{}: {} is larger than this machine's memory ({}); accepted: sizes up to {}", flag,
-          format_size(size), format_size(limits.host_memory_bytes), format_size(limits.host_memory_bytes)));
+      throw UsageError(
+          fmt::format("--hdbench_{}: {} is larger than this machine's memory ({}); accepted: sizes up to {}", flag,
+                      format_size(size), format_size(limits.host_memory_bytes), format_size(limits.host_memory_bytes)));
     }
   }
 }
@@ -43,8 +43,8 @@ void FlagParser::group(std::string title, std::string description) {
 
 void FlagParser::add(std::string name, std::string value_help, std::string description, Handler handler) {
   if (find(name) != nullptr) throw std::logic_error("flag --hdbench_" + name + " is declared twice");
-  flags_.push_back({std::move(name), std::move(value_help), std::move(description), groups_.size() - 1,
-                    std::move(handler)});
+  flags_.push_back(
+      {std::move(name), std::move(value_help), std::move(description), groups_.size() - 1, std::move(handler)});
 }
 
 void FlagParser::add_check(std::function<void()> check) { checks_.push_back(std::move(check)); }
@@ -77,8 +77,8 @@ std::vector<std::string> FlagParser::parse(const std::vector<std::string>& args)
     if (flag == nullptr) {
       std::vector<std::string> known;
       for (const Flag& f : flags_) known.push_back(fmt::format("--hdbench_{}", f.name));
-      throw UsageError(fmt::format("unknown flag '{}'; hdbench's flags are: {} (see --hdbench_help)", arg,
-                                   fmt::join(known, ", ")));
+      throw UsageError(
+          fmt::format("unknown flag '{}'; hdbench's flags are: {} (see --hdbench_help)", arg, fmt::join(known, ", ")));
     }
     if (equals == std::string_view::npos) {
       throw UsageError(fmt::format("--hdbench_{} needs a value: --hdbench_{}=VALUE (see --hdbench_help)", name, name));

@@ -4,9 +4,8 @@
 // no family's flags. Google Benchmark's flags pass through untouched.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -119,7 +119,8 @@ std::uint64_t calibrate(const Loop& loop) {
     sink.store(loop.run(iterations), std::memory_order_relaxed);
     const double s = timer.elapsed_seconds();
     if (s >= kTrialSeconds / 8 || iterations >= (std::uint64_t{1} << 40)) {
-      return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(iterations) * kTrialSeconds / s));
+      return std::max<std::uint64_t>(1,
+                                     static_cast<std::uint64_t>(static_cast<double>(iterations) * kTrialSeconds / s));
     }
     iterations *= 4;
   }
@@ -157,7 +158,8 @@ double best_of_trials(const Loop& loop, int threads, std::uint64_t iterations) {
 
 double FmaRoof::gflops_at(int work_threads) const noexcept {
   if (work_threads < 1) return 0.0;
-  return std::min(static_cast<double>(work_threads) * one_thread_gflops, std::max(all_threads_gflops, one_thread_gflops));
+  return std::min(static_cast<double>(work_threads) * one_thread_gflops,
+                  std::max(all_threads_gflops, one_thread_gflops));
 }
 
 FmaRoof measure_fma_roof(VectorLevel level, int threads) {
@@ -182,12 +184,13 @@ const FmaRoof& this_machine_fma_roof() {
 }
 
 nlohmann::json to_json(const FmaRoof& roof) {
-  return {{"isa", roof.isa},
-          {"one_thread_GFLOP/s", roof.one_thread_gflops},
-          {"all_threads_GFLOP/s", roof.all_threads_gflops},
-          {"threads", roof.threads},
-          {"measured_seconds", roof.seconds},
-          {"method", "register-only fp32 FMA loop (12 independent chains) at the widest vector level, best of 3 trials"}};
+  return {
+      {"isa", roof.isa},
+      {"one_thread_GFLOP/s", roof.one_thread_gflops},
+      {"all_threads_GFLOP/s", roof.all_threads_gflops},
+      {"threads", roof.threads},
+      {"measured_seconds", roof.seconds},
+      {"method", "register-only fp32 FMA loop (12 independent chains) at the widest vector level, best of 3 trials"}};
 }
 
 }  // namespace hdbench

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "core/cpu_features.hpp"
@@ -18,11 +17,11 @@
 namespace hdbench {
 
 struct FmaRoof {
-  std::string isa;                 // the loop's instructions: "avx512", "avx2_fma", "sse"
-  double one_thread_gflops = 0.0;  // the best of a few trials on one thread
-  double all_threads_gflops = 0.0; // every logical CPU at once, the best trial
-  int threads = 0;                 // logical CPUs the all-threads trial used
-  double seconds = 0.0;            // spent measuring
+  std::string isa;                  // the loop's instructions: "avx512", "avx2_fma", "sse"
+  double one_thread_gflops = 0.0;   // the best of a few trials on one thread
+  double all_threads_gflops = 0.0;  // every logical CPU at once, the best trial
+  int threads = 0;                  // logical CPUs the all-threads trial used
+  double seconds = 0.0;             // spent measuring
 
   // The roof for work on `work_threads` threads: each thread at most one thread's
   // rate, all of them at most the all-threads rate (SMT siblings share FMA units).

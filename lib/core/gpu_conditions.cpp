@@ -16,8 +16,8 @@ using NvmlReturn = int;
 struct NvmlDeviceOpaque;
 using NvmlDevice = NvmlDeviceOpaque*;
 constexpr NvmlReturn kNvmlSuccess = 0;
-constexpr int kNvmlClockSm = 1;      // NVML_CLOCK_SM
-constexpr int kNvmlClockMem = 2;     // NVML_CLOCK_MEM
+constexpr int kNvmlClockSm = 1;         // NVML_CLOCK_SM
+constexpr int kNvmlClockMem = 2;        // NVML_CLOCK_MEM
 constexpr int kNvmlTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 
 struct NvmlApi {
@@ -216,7 +216,8 @@ std::vector<std::string> gpu_throttle_warnings(const nlohmann::json& gpu_conditi
       names += (names.empty() ? "" : ", ") + name;
     std::string clocks;
     if (s.contains("sm_clock_MHz") && s.contains("sm_clock_max_MHz")) {
-      clocks = fmt::format(" (SM {} MHz of {})", s["sm_clock_MHz"].get<unsigned>(), s["sm_clock_max_MHz"].get<unsigned>());
+      clocks =
+          fmt::format(" (SM {} MHz of {})", s["sm_clock_MHz"].get<unsigned>(), s["sm_clock_max_MHz"].get<unsigned>());
     }
     const std::string gpu = s.contains("device") ? fmt::format(", GPU {}", s["device"].get<int>()) : std::string();
     warnings.push_back(fmt::format("{} ({}{}): clocks throttled: {}{}", s.value("family", std::string("?")),

@@ -7,11 +7,10 @@
 // supplies): hdbench builds and runs without it, and records why it read nothing.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>

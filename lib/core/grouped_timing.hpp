@@ -16,13 +16,13 @@
 
 namespace hdbench {
 
-// Runs the iterations of `state` through run_samples under the rule in force: each
-// sample calls `run_group(group)`, which runs `group` calls and returns the seconds
-// they took by whatever clock fits (CUDA events, the host clock, a test's fake clock).
-// Returns the per-call seconds of every sample (the group's time / group).
-std::vector<double> time_grouped_calls(benchmark::State& state, std::size_t group,
+// Runs the iterations of `state` through run_samples under `rule`: each sample calls
+// `run_group(group)`, which runs `group` calls and returns the seconds they took by
+// whatever clock fits (CUDA events, the host clock, a test's fake clock). Returns the
+// per-call seconds of every sample (the group's time / group).
+std::vector<double> time_grouped_calls(benchmark::State& state, std::size_t group, const StoppingRule& rule,
                                        const std::function<double(std::size_t group)>& run_group);
-// The same under an explicit rule and clock (tests).
+// The same with the clock the rule's timeout reads (tests pass a fake one).
 std::vector<double> time_grouped_calls(benchmark::State& state, std::size_t group, const StoppingRule& rule,
                                        const WallClock& clock,
                                        const std::function<double(std::size_t group)>& run_group);

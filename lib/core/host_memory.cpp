@@ -32,11 +32,16 @@ void* allocate_pages(std::size_t bytes) {
 
 const char* to_string(HostMemoryKind kind) noexcept {
   switch (kind) {
-    case HostMemoryKind::pageable: return "pageable";
-    case HostMemoryKind::registered: return "registered";
-    case HostMemoryKind::pinned: return "pinned";
-    case HostMemoryKind::pinned_wc: return "pinned_wc";
-    case HostMemoryKind::mapped: return "mapped";
+    case HostMemoryKind::pageable:
+      return "pageable";
+    case HostMemoryKind::registered:
+      return "registered";
+    case HostMemoryKind::pinned:
+      return "pinned";
+    case HostMemoryKind::pinned_wc:
+      return "pinned_wc";
+    case HostMemoryKind::mapped:
+      return "mapped";
   }
   return "unknown";
 }
@@ -49,8 +54,8 @@ std::optional<HostMemoryKind> host_memory_kind_from_string(std::string_view name
 }
 
 std::vector<HostMemoryKind> all_host_memory_kinds() {
-  return {HostMemoryKind::pageable, HostMemoryKind::registered, HostMemoryKind::pinned,
-          HostMemoryKind::pinned_wc, HostMemoryKind::mapped};
+  return {HostMemoryKind::pageable, HostMemoryKind::registered, HostMemoryKind::pinned, HostMemoryKind::pinned_wc,
+          HostMemoryKind::mapped};
 }
 
 bool is_device_accessible(HostMemoryKind kind) noexcept { return kind != HostMemoryKind::pageable; }
@@ -62,8 +67,7 @@ HostBuffer::HostBuffer(HostMemoryKind kind, std::size_t bytes) : kind_(kind), by
       break;
     case HostMemoryKind::registered:
       ptr_ = allocate_pages(bytes);
-      if (const cudaError_t status =
-              cudaHostRegister(ptr_, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped);
+      if (const cudaError_t status = cudaHostRegister(ptr_, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped);
           status != cudaSuccess) {
         std::free(ptr_);
         ptr_ = nullptr;

@@ -37,7 +37,9 @@ class HostBuffer {
 
   void* data() const noexcept { return ptr_; }
   template <typename T>
-  T* as() const noexcept { return static_cast<T*>(ptr_); }
+  T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t size() const noexcept { return bytes_; }
   HostMemoryKind kind() const noexcept { return kind_; }
   // The device-side alias of a page-locked buffer (mapped, pinned_wc, registered,
@@ -66,7 +68,9 @@ class PageableBuffer {
 
   void* data() const noexcept { return ptr_; }
   template <typename T>
-  T* as() const noexcept { return static_cast<T*>(ptr_); }
+  T* as() const noexcept {
+    return static_cast<T*>(ptr_);
+  }
   std::size_t size() const noexcept { return bytes_; }
 
  private:

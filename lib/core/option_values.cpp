@@ -38,7 +38,7 @@ std::size_t parse_size(std::string_view flag, std::string_view text) {
   const std::uint64_t number = parse_unsigned(flag, text.substr(0, digits), accepted);
   const std::string_view unit = text.substr(digits);
   static const std::map<std::string_view, unsigned> shifts = {
-      {"", 0},   {"B", 0},    {"K", 10},   {"KiB", 10}, {"KB", 10}, {"M", 20}, {"MiB", 20},
+      {"", 0},    {"B", 0},  {"K", 10},   {"KiB", 10}, {"KB", 10}, {"M", 20},  {"MiB", 20},
       {"MB", 20}, {"G", 30}, {"GiB", 30}, {"GB", 30},  {"T", 40},  {"TiB", 40}};
   const auto it = shifts.find(unit);
   if (it == shifts.end() || number == 0) bad_value(flag, text, accepted);
@@ -55,8 +55,7 @@ std::vector<std::size_t> parse_size_list(std::string_view flag, std::string_view
     } else if (range.size() == 3 && range[2].size() >= 2 && range[2][0] == 'x') {
       const std::size_t from = parse_size(flag, range[0]);
       const std::size_t to = parse_size(flag, range[1]);
-      const std::uint64_t factor =
-          parse_unsigned(flag, range[2].substr(1), "a range FROM:TO:xFACTOR with FACTOR >= 2");
+      const std::uint64_t factor = parse_unsigned(flag, range[2].substr(1), "a range FROM:TO:xFACTOR with FACTOR >= 2");
       if (factor < 2 || from > to) bad_value(flag, item, "a range FROM:TO:xFACTOR with FROM <= TO and FACTOR >= 2");
       for (std::size_t size = from; size <= to; size *= factor) {
         sizes.push_back(size);

@@ -44,10 +44,11 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
                 o.families.emplace_back(item);
               }
             });
-  flags.add("memory", "LIST", "host memory of transfer and streams: pageable, registered, pinned, pinned_wc, mapped (default all)",
+  flags.add("memory", "LIST",
+            "host memory of transfer and streams: pageable, registered, pinned, pinned_wc, mapped (default all)",
             [&o](auto flag, auto v) {
-              o.memory_kinds = parse_enum_list<HostMemoryKind>(flag, v, host_memory_kind_from_string,
-                                                               all_host_memory_kinds());
+              o.memory_kinds =
+                  parse_enum_list<HostMemoryKind>(flag, v, host_memory_kind_from_string, all_host_memory_kinds());
             });
   flags.add("device", "N", "CUDA device index (default 0)", [&o](auto flag, auto v) {
     const std::uint64_t device = parse_unsigned(flag, v, "a device index 0, 1, …");
@@ -90,14 +91,15 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
               if (n < 1 || n > 1000000000) bad_value(flag, v, accepted);
               o.stopping_rule.min_samples = static_cast<int>(n);
             });
-  flags.add("noise_target", "PCT",
-            "stop sampling once the median's ~95% confidence half-width is at most PCT percent of it, >= 0; 0 turns the "
-            "rule off: Google Benchmark's --benchmark_min_time rule, as does giving --benchmark_min_time (quick 2, "
-            "default 1, full 0.5)",
-            [&o](auto flag, auto v) {
-              o.stopping_rule.noise_target_percent = parse_positive_number(
-                  flag, v, "a percentage >= 0, e.g. 1 or 0.5 (0 turns the rule off)", /*zero_allowed=*/true);
-            });
+  flags.add(
+      "noise_target", "PCT",
+      "stop sampling once the median's ~95% confidence half-width is at most PCT percent of it, >= 0; 0 turns the "
+      "rule off: Google Benchmark's --benchmark_min_time rule, as does giving --benchmark_min_time (quick 2, "
+      "default 1, full 0.5)",
+      [&o](auto flag, auto v) {
+        o.stopping_rule.noise_target_percent = parse_positive_number(
+            flag, v, "a percentage >= 0, e.g. 1 or 0.5 (0 turns the rule off)", /*zero_allowed=*/true);
+      });
   flags.add("max_seconds", "S",
             "per-benchmark sampling timeout: stop after S seconds of sampling even above the noise target (and "
             "at least 3 samples), > 0 (quick 0.25, default 1, full 5)",

@@ -18,8 +18,6 @@ std::string duration(double seconds) {
 
 }  // namespace
 
-std::string format_duration(double seconds) { return duration(seconds); }
-
 double estimate_seconds(std::size_t runnable, double min_time_seconds) {
   return static_cast<double>(runnable) * (kTrialFactor * min_time_seconds + kSetupSeconds);
 }
@@ -44,9 +42,10 @@ std::string plan_line(std::size_t total, std::size_t skipped, const StoppingRule
   const std::size_t runnable = total - std::min(skipped, total);
   std::string line = fmt::format("{} benchmark{} to run", total, total == 1 ? "" : "s");
   if (skipped > 0) line += fmt::format(" ({} skipped on this machine)", std::min(skipped, total));
-  line += fmt::format(", at most {} ({:g} s of sampling + ~{:g} s set-up each; sooner once {}+ samples are within {:g}% noise)",
-                      duration(estimate_seconds(runnable, rule)), rule.timeout_seconds, kSetupSeconds,
-                      rule.min_samples, rule.noise_target_percent);
+  line += fmt::format(
+      ", at most {} ({:g} s of sampling + ~{:g} s set-up each; sooner once {}+ samples are within {:g}% noise)",
+      duration(estimate_seconds(runnable, rule)), rule.timeout_seconds, kSetupSeconds, rule.min_samples,
+      rule.noise_target_percent);
   if (budget_minutes > 0) line += fmt::format("; stops starting new ones after {}", duration(60.0 * budget_minutes));
   return line;
 }

@@ -37,7 +37,6 @@ double estimate_seconds(std::size_t runnable, const StoppingRule& rule);
 // once 5+ samples are within 2% noise)"; Google Benchmark's line when the rule is off.
 std::string plan_line(std::size_t total, std::size_t skipped, const StoppingRule& rule, double min_time_seconds,
                       double budget_minutes);
-std::string format_duration(double seconds);
 
 // "[ 12/229]  1m05s elapsed, ~9m20s left  NAME" (no estimate before the first is done).
 std::string progress_line(std::size_t done, std::size_t total, double elapsed_seconds, std::string_view name);

@@ -44,10 +44,14 @@ void on_interrupt(int signal_number) {
 
 const char* time_unit_name(benchmark::TimeUnit unit) {
   switch (unit) {
-    case benchmark::kNanosecond: return "ns";
-    case benchmark::kMicrosecond: return "us";
-    case benchmark::kMillisecond: return "ms";
-    case benchmark::kSecond: return "s";
+    case benchmark::kNanosecond:
+      return "ns";
+    case benchmark::kMicrosecond:
+      return "us";
+    case benchmark::kMillisecond:
+      return "ms";
+    case benchmark::kSecond:
+      return "s";
   }
   return "ns";
 }
@@ -73,9 +77,7 @@ void skip_benchmark(benchmark::State& state, const std::string& reason) {
   state.SkipWithError((std::string(kSkippedPrefix) + reason).c_str());
 }
 
-void fail_benchmark(benchmark::State& state, const std::string& message) {
-  state.SkipWithError(message.c_str());
-}
+void fail_benchmark(benchmark::State& state, const std::string& message) { state.SkipWithError(message.c_str()); }
 
 void ParamRegistry::add(const std::string& name, nlohmann::json params) {
   if (!params_.emplace(name, std::move(params)).second) {
@@ -142,10 +144,10 @@ nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const P
     j["status"] = "error";
   }
   nlohmann::json notes = nlohmann::json::array();
-  if (const auto it = run.counters.find("cv_percent"); it != run.counters.end() && it->second.value > 100.0 * kLargeSpreadCv) {
-    notes.push_back(fmt::format(
-        "large spread: CV {:.1f}% over the timed samples (> {:.0f}%); the machine may be busy",
-        it->second.value, 100.0 * kLargeSpreadCv));
+  if (const auto it = run.counters.find("cv_percent");
+      it != run.counters.end() && it->second.value > 100.0 * kLargeSpreadCv) {
+    notes.push_back(fmt::format("large spread: CV {:.1f}% over the timed samples (> {:.0f}%); the machine may be busy",
+                                it->second.value, 100.0 * kLargeSpreadCv));
   }
   j["notes"] = notes;
   return j;
@@ -166,10 +168,8 @@ nlohmann::json context_to_json(const benchmark::BenchmarkReporter::Context& cont
   j["cpu_scaling_enabled"] = cpu.scaling == benchmark::CPUInfo::ENABLED;
   nlohmann::json caches = nlohmann::json::array();
   for (const auto& cache : cpu.caches) {
-    caches.push_back({{"type", cache.type},
-                      {"level", cache.level},
-                      {"size", cache.size},
-                      {"num_sharing", cache.num_sharing}});
+    caches.push_back(
+        {{"type", cache.type}, {"level", cache.level}, {"size", cache.size}, {"num_sharing", cache.num_sharing}});
   }
   j["caches"] = caches;
   j["load_avg"] = cpu.load_avg;
@@ -229,8 +229,8 @@ void check_writable(const std::filesystem::path& path) {
   const std::filesystem::path probe = parent / fmt::format(".hdbench-probe-{}", ::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) {
-    throw std::runtime_error(fmt::format("cannot write the report into '{}': {}", parent.string(),
-                                         std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot write the report into '{}': {}", parent.string(), std::strerror(errno)));
   }
   ::close(fd);
   ::unlink(probe.c_str());
@@ -280,7 +280,7 @@ void remove_on_interrupt(const std::string& path) noexcept {
 void keep_on_interrupt() noexcept { g_has_extra_temp.store(false); }
 
 void install_interrupt_cleanup() {
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);

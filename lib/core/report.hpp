@@ -5,10 +5,10 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -31,4 +31,8 @@ std::vector<const nlohmann::json*> representative_runs(const nlohmann::json& ben
   return runs;
 }
 
+std::string device_tag(const nlohmann::json& row, bool several_gpus) {
+  return several_gpus && row.contains("device") ? " GPU " + std::to_string(row["device"].get<int>()) : std::string();
+}
+
 }  // namespace hdbench

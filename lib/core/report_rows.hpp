@@ -3,8 +3,8 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace hdbench {
@@ -23,5 +23,7 @@ inline int run_device(const nlohmann::json& params) { return params.value("devic
 inline void set_row_device(nlohmann::json& row, int device) {
   if (device >= 0) row["device"] = device;
 }
+// " GPU n" for a derived row of device n when the run measured several, else "" (console lines).
+std::string device_tag(const nlohmann::json& row, bool several_gpus);
 
 }  // namespace hdbench

@@ -19,9 +19,6 @@ namespace {
 // sample outlasts the timeout takes three samples' time.
 constexpr std::size_t kSamplesBeforeTimeout = 3;
 
-// The rule in force on this thread (benchmarks run one at a time on the main thread).
-thread_local const StoppingRuleScope* active_scope = nullptr;
-
 // The median interval's tails: 2.5% each, ~95% together.
 constexpr double kTailProbability = 0.025;
 constexpr double kTwoSidedZ = 1.959963984540054;  // the standard normal's 97.5% quantile
@@ -73,9 +70,7 @@ double noise_in_place(std::vector<double>& samples) {
 }  // namespace
 
 WallClock steady_wall_clock() {
-  return [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
+  return [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
 }
 
 MedianInterval median_interval_ranks(std::size_t n) {
@@ -154,18 +149,9 @@ std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rul
   return seconds;
 }
 
-StoppingRuleScope::StoppingRuleScope(const StoppingRule& rule, WallClock clock)
-    : rule_(rule), clock_(std::move(clock)), previous_(active_scope) {
-  active_scope = this;
-}
-
-StoppingRuleScope::~StoppingRuleScope() { active_scope = previous_; }
-
-std::vector<double> run_samples(benchmark::State& state, const std::function<double()>& sample,
-                                std::size_t units_per_sample) {
-  if (active_scope == nullptr)
-    return run_samples(state, StoppingRule{.enabled = false}, steady_wall_clock(), sample, units_per_sample);
-  return run_samples(state, active_scope->rule_, active_scope->clock_, sample, units_per_sample);
+std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rule,
+                                const std::function<double()>& sample, std::size_t units_per_sample) {
+  return run_samples(state, rule, steady_wall_clock(), sample, units_per_sample);
 }
 
 }  // namespace hdbench

@@ -19,8 +19,8 @@
 // clock change, another process on the link) inflate it without moving the median, and
 // under it most benchmarks of an H100 run sampled until the timeout.
 //
-// Every benchmark loop calls run_samples (or time_grouped_calls, grouped_timing.hpp);
-// without the rule (--benchmark_min_time given, or --hdbench_noise_target=0) it is
+// Every benchmark loop calls run_samples (or time_grouped_calls, grouped_timing.hpp)
+// with the suite's rule; without the rule (--benchmark_min_time given, or --hdbench_noise_target=0) it is
 // Google Benchmark's loop: one sample per iteration, that sample the iteration's time.
 #pragma once
 
@@ -56,11 +56,11 @@ struct StoppingOutcome {
 };
 
 // Takes samples under `rule` until it is satisfied or its timeout passes (and at
-// least three samples, or min_samples if fewer: one sample has no noise figure); `sample` runs one sample and returns its seconds. The noise is
-// checked at min_samples, then after every sample up to 64 and, beyond, whenever the
-// count has grown by a sixteenth since the last check (each check copies the samples
-// and selects three ranks, O(n), so a fast benchmark's many samples cost O(1) each
-// amortized; it may stop up to a sixteenth later than a check per sample would).
+// least three samples, or min_samples if fewer: one sample has no noise figure); `sample` runs one sample and returns
+// its seconds. The noise is checked at min_samples, then after every sample up to 64 and, beyond, whenever the count
+// has grown by a sixteenth since the last check (each check copies the samples and selects three ranks, O(n), so a fast
+// benchmark's many samples cost O(1) each amortized; it may stop up to a sixteenth later than a check per sample
+// would).
 StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& clock,
                                      const std::function<double()>& sample, std::vector<double>& seconds);
 
@@ -73,25 +73,10 @@ StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& 
 // Disabled: one sample per turn, reported as the manual time of its units.
 std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rule, const WallClock& clock,
                                 const std::function<double()>& sample, std::size_t units_per_sample = 1);
-// The same under the rule in force (StoppingRuleScope); none in force: disabled.
-std::vector<double> run_samples(benchmark::State& state, const std::function<double()>& sample,
-                                std::size_t units_per_sample = 1);
-
-// Puts `rule` (and the clock its timeout reads) in force on this thread while it
-// lives: Suite::add holds one around each call of a benchmark function.
-class StoppingRuleScope {
- public:
-  explicit StoppingRuleScope(const StoppingRule& rule, WallClock clock = steady_wall_clock());
-  ~StoppingRuleScope();
-  StoppingRuleScope(const StoppingRuleScope&) = delete;
-  StoppingRuleScope& operator=(const StoppingRuleScope&) = delete;
-
- private:
-  StoppingRule rule_;
-  WallClock clock_;
-  const StoppingRuleScope* previous_;
-  friend std::vector<double> run_samples(benchmark::State&, const std::function<double()>&, std::size_t);
-};
+// The same on the steady clock: what every benchmark calls, with the suite's rule
+// (`suite.stopping_rule()`, passed down as nvbench passes its state: no hidden scope).
+std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rule,
+                                const std::function<double()>& sample, std::size_t units_per_sample = 1);
 
 // The rule's noise of `seconds`, in percent: the half-width of the distribution-free
 // confidence interval of the median at ~95% (median_interval_ranks), relative to the

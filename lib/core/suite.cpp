@@ -57,7 +57,6 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
             if (suite.window_observer_) suite.window_observer_(name, end_ns, false);
           }
         } window_end{*this, name, start_ns};
-        const StoppingRuleScope rule(options_.stopping_rule);  // run_samples reads it
         try {
           fn(state);
         } catch (const CudaError& error) {
@@ -124,6 +123,12 @@ GpuCopies Suite::add_gpu_once(const std::string& name, nlohmann::json params, Be
 const system::GpuInfo* Suite::current_gpu() const { return gpu_info(system_, current_device()); }
 
 void Suite::add_derivation(Derivation derivation) { derivations_.push_back(std::move(derivation)); }
+
+void Suite::add_console_summary(ConsoleSummary summary) { console_summaries_.push_back(std::move(summary)); }
+
+void Suite::print_console_summaries(const nlohmann::json& derived) const {
+  for (const ConsoleSummary& summary : console_summaries_) summary(derived, devices_.size() > 1);
+}
 
 nlohmann::json Suite::derive(const nlohmann::json& benchmarks) const {
   nlohmann::json derived = nlohmann::json::object();

@@ -28,6 +28,9 @@ struct BenchmarkWindow {
   std::uint64_t end_ns = 0;
 };
 using Derivation = std::function<void(const nlohmann::json& benchmarks, nlohmann::json& derived)>;
+// A family's lines of the console summary after the run, read from the derived rows
+// (`device_tag` names the GPU of a row when the run measured several).
+using ConsoleSummary = std::function<void(const nlohmann::json& derived, bool several_gpus)>;
 
 // The copies Suite::add_gpu registered to run, one per selected device (add_gpu_once:
 // one), none when they were registered as skipped. A setting chained on it, as on one of Google's
@@ -55,10 +58,12 @@ class Suite {
   const Options& options() const noexcept { return options_; }
   const system::SystemInfo& system() const noexcept { return system_; }
   const ParamRegistry& params() const noexcept { return params_; }
+  // The rule every benchmark samples under: each passes it to run_samples or
+  // time_grouped_calls (core/stopping_rule.hpp, core/grouped_timing.hpp).
+  const StoppingRule& stopping_rule() const noexcept { return options_.stopping_rule; }
 
-  // Registers `fn` under `name` with manual (event-based) time in microseconds, and
-  // puts the options' stopping rule in force around each call of `fn`, for run_samples
-  // (core/stopping_rule.hpp). With the rule enabled main runs Google Benchmark at
+  // Registers `fn` under `name` with manual (event-based) time in microseconds. With
+  // the stopping rule enabled main runs Google Benchmark at
   // --benchmark_min_time=0, so each benchmark is one trial of one iteration, in which
   // run_samples samples (Iterations(1) would do the same but adds "/iterations:1" to
   // every name, which compare.py and earlier reports pair benchmarks by).
@@ -117,12 +122,16 @@ class Suite {
 
   void add_derivation(Derivation derivation);
   nlohmann::json derive(const nlohmann::json& benchmarks) const;
+  // Each family prints its own answers under the run's totals (main knows no family).
+  void add_console_summary(ConsoleSummary summary);
+  void print_console_summaries(const nlohmann::json& derived) const;
 
  private:
   const Options& options_;
   const system::SystemInfo& system_;
   ParamRegistry params_;
   std::vector<Derivation> derivations_;
+  std::vector<ConsoleSummary> console_summaries_;
   std::function<std::uint64_t()> trace_clock_;
   WindowObserver window_observer_;
   std::vector<BenchmarkWindow> windows_;

@@ -91,8 +91,7 @@ int count_numa_nodes() {
   int nodes = 0;
   for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() > 4 && name.starts_with("node") &&
-        name.find_first_not_of("0123456789", 4) == std::string::npos) {
+    if (name.size() > 4 && name.starts_with("node") && name.find_first_not_of("0123456789", 4) == std::string::npos) {
       ++nodes;
     }
   }
@@ -120,9 +119,9 @@ HostInfo discover_host() {
 
   utsname uts{};
   if (uname(&uts) == 0) host.kernel = uts.release;
-  host.transparent_hugepages =
-      bracketed_choice(read_file("/sys/kernel/mm/transparent_hugepage/enabled").value_or(""));
-  if (const auto balancing = read_file("/proc/sys/kernel/numa_balancing")) host.numa_balancing = std::atoi(balancing->c_str());
+  host.transparent_hugepages = bracketed_choice(read_file("/sys/kernel/mm/transparent_hugepage/enabled").value_or(""));
+  if (const auto balancing = read_file("/proc/sys/kernel/numa_balancing"))
+    host.numa_balancing = std::atoi(balancing->c_str());
   return host;
 }
 
@@ -144,8 +143,8 @@ std::string visible_devices_note() {
 }
 
 std::string device_count_failure(cudaError_t code, int driver_version, int runtime_version) {
-  const std::string returned = fmt::format("cudaGetDeviceCount returned {} ({})",
-                                           cudaGetErrorName(code), cudaGetErrorString(code));
+  const std::string returned =
+      fmt::format("cudaGetDeviceCount returned {} ({})", cudaGetErrorName(code), cudaGetErrorString(code));
   if (code == cudaErrorInsufficientDriver && driver_version == 0) {
     const std::string load_failure = libcuda_load_failure();
     if (!load_failure.empty()) {
@@ -178,9 +177,8 @@ std::optional<GpuInfo> discover_gpu(int device, std::string& failure) {
   cudaDeviceProp props{};
   const cudaError_t status = cudaGetDeviceProperties(&props, device);
   if (status != cudaSuccess) {
-    failure =
-        fmt::format("CUDA initialisation failed: cudaGetDeviceProperties({}) returned {} ({})",
-                    device, cudaGetErrorName(status), cudaGetErrorString(status));
+    failure = fmt::format("CUDA initialisation failed: cudaGetDeviceProperties({}) returned {} ({})", device,
+                          cudaGetErrorName(status), cudaGetErrorString(status));
     cudaGetLastError();
     return std::nullopt;
   }
@@ -198,8 +196,7 @@ std::optional<GpuInfo> discover_gpu(int device, std::string& failure) {
   gpu.memory_bus_width_bits = props.memoryBusWidth;
 
   std::array<char, 64> bus_id{};
-  if (cudaDeviceGetPCIBusId(bus_id.data(), static_cast<int>(bus_id.size()), device) ==
-      cudaSuccess) {
+  if (cudaDeviceGetPCIBusId(bus_id.data(), static_cast<int>(bus_id.size()), device) == cudaSuccess) {
     gpu.pci_bus_id = sysfs_bus_id(bus_id.data());
     gpu.link_current = read_pcie_link("/sys", gpu.pci_bus_id, true);
     gpu.link_max = read_pcie_link("/sys", gpu.pci_bus_id, false);
@@ -210,15 +207,11 @@ std::optional<GpuInfo> discover_gpu(int device, std::string& failure) {
   return gpu;
 }
 
-nlohmann::json link_json(PcieLink link) {
-  return {{"generation", link.generation}, {"width", link.width}};
-}
+nlohmann::json link_json(PcieLink link) { return {{"generation", link.generation}, {"width", link.width}}; }
 
 }  // namespace
 
-std::uint64_t host_memory_total_bytes() {
-  return meminfo_bytes(read_file("/proc/meminfo").value_or(""), "MemTotal");
-}
+std::uint64_t host_memory_total_bytes() { return meminfo_bytes(read_file("/proc/meminfo").value_or(""), "MemTotal"); }
 
 std::uint64_t host_memory_available_bytes() {
   return meminfo_bytes(read_file("/proc/meminfo").value_or(""), "MemAvailable");
@@ -235,15 +228,13 @@ SystemInfo discover() {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
-    info.gpu_unavailable_reason =
-        device_count_failure(status, info.driver_version, info.runtime_version);
+    info.gpu_unavailable_reason = device_count_failure(status, info.driver_version, info.runtime_version);
     // Leaves no stale error behind for the next cudaGetLastError() caller.
     cudaGetLastError();
     return info;
   }
   if (count == 0) {
-    info.gpu_unavailable_reason =
-        "no CUDA device visible (check CUDA_VISIBLE_DEVICES)" + visible_devices_note();
+    info.gpu_unavailable_reason = "no CUDA device visible (check CUDA_VISIBLE_DEVICES)" + visible_devices_note();
     return info;
   }
 
@@ -353,8 +344,7 @@ int pcie_generation_from_speed(std::string_view sysfs_speed) {
     double gts;
     int generation;
   };
-  constexpr std::array<Rate, 6> kRates{
-      {{2.5, 1}, {5.0, 2}, {8.0, 3}, {16.0, 4}, {32.0, 5}, {64.0, 6}}};
+  constexpr std::array<Rate, 6> kRates{{{2.5, 1}, {5.0, 2}, {8.0, 3}, {16.0, 4}, {32.0, 5}, {64.0, 6}}};
   for (const Rate& rate : kRates) {
     if (std::fabs(gts - rate.gts) < 1e-6) return rate.generation;
   }
@@ -375,14 +365,27 @@ int pcie_width_from_sysfs(std::string_view sysfs_width) {
 double pcie_link_gbps(PcieLink link) {
   double lane_gbps = 0.0;  // GB/s per lane, one direction, after encoding
   switch (link.generation) {
-    case 1: lane_gbps = 2.5 * 8.0 / 10.0 / 8.0; break;
-    case 2: lane_gbps = 5.0 * 8.0 / 10.0 / 8.0; break;
-    case 3: lane_gbps = 8.0 * 128.0 / 130.0 / 8.0; break;
-    case 4: lane_gbps = 16.0 * 128.0 / 130.0 / 8.0; break;
-    case 5: lane_gbps = 32.0 * 128.0 / 130.0 / 8.0; break;
+    case 1:
+      lane_gbps = 2.5 * 8.0 / 10.0 / 8.0;
+      break;
+    case 2:
+      lane_gbps = 5.0 * 8.0 / 10.0 / 8.0;
+      break;
+    case 3:
+      lane_gbps = 8.0 * 128.0 / 130.0 / 8.0;
+      break;
+    case 4:
+      lane_gbps = 16.0 * 128.0 / 130.0 / 8.0;
+      break;
+    case 5:
+      lane_gbps = 32.0 * 128.0 / 130.0 / 8.0;
+      break;
     // Gen6 is PAM4 with 256-byte FLITs carrying 242 bytes of payload.
-    case 6: lane_gbps = 64.0 * 242.0 / 256.0 / 8.0; break;
-    default: return 0.0;
+    case 6:
+      lane_gbps = 64.0 * 242.0 / 256.0 / 8.0;
+      break;
+    default:
+      return 0.0;
   }
   return link.width > 0 ? lane_gbps * link.width : 0.0;
 }
@@ -406,8 +409,7 @@ PcieLink read_pcie_link(const std::string& sysfs_root, const std::string& bus_id
     const char* prefix = current ? "current_link_" : "max_link_";
     if (const auto speed = read_file(dir / (std::string(prefix) + "speed")))
       link.generation = pcie_generation_from_speed(*speed);
-    if (const auto width = read_file(dir / (std::string(prefix) + "width")))
-      link.width = pcie_width_from_sysfs(*width);
+    if (const auto width = read_file(dir / (std::string(prefix) + "width"))) link.width = pcie_width_from_sysfs(*width);
   } catch (...) {
     return PcieLink{};
   }
@@ -435,8 +437,7 @@ int numa_node_of_address(const void* address) noexcept {
   // kernel faults in the shared zero page and reports its node, not where the data
   // will actually live.
   int node = -1;
-  const long rc = syscall(SYS_get_mempolicy, &node, nullptr, 0UL, const_cast<void*>(address),
-                          kMpolFNode | kMpolFAddr);
+  const long rc = syscall(SYS_get_mempolicy, &node, nullptr, 0UL, const_cast<void*>(address), kMpolFNode | kMpolFAddr);
   // Fails with ENOSYS on kernels without NUMA and EPERM under some seccomp profiles.
   return rc == 0 ? node : -1;
 }

@@ -2,10 +2,9 @@
 // Discovery never throws for a missing GPU: it records the exact reason instead.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +28,8 @@ struct GpuInfo {
   std::string pci_bus_id;  // as sysfs spells it: "0000:3b:00.0"
   PcieLink link_current;
   PcieLink link_max;
-  int copy_engines = 0;      // cudaDeviceProp::asyncEngineCount
-  int numa_node = -1;        // -1: unknown or not a NUMA machine
+  int copy_engines = 0;  // cudaDeviceProp::asyncEngineCount
+  int numa_node = -1;    // -1: unknown or not a NUMA machine
   bool can_map_host_memory = false;
   bool unified_addressing = false;
   bool pageable_memory_access = false;  // HMM/ATS: GPU may read pageable memory

@@ -26,8 +26,8 @@ void cpu_relax() noexcept {
 // Spins until done() or kSpinMicroseconds pass; true when done() held.
 template <typename Done>
 bool spin_until(Done done) {
-  const auto give_up = std::chrono::steady_clock::now() +
-                       std::chrono::duration<double, std::micro>(ThreadTeam::kSpinMicroseconds);
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(ThreadTeam::kSpinMicroseconds);
   while (!done()) {
     for (int i = 0; i < 64; ++i) cpu_relax();
     // Let another runnable thread (a loader worker when threads outnumber cores) have

@@ -28,9 +28,7 @@ class HostTimer {
  public:
   HostTimer() : start_(Clock::now()) {}
   void restart() { start_ = Clock::now(); }
-  double elapsed_seconds() const {
-    return std::chrono::duration<double>(Clock::now() - start_).count();
-  }
+  double elapsed_seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -9,8 +9,7 @@
 
 namespace hdbench {
 
-std::string check_device_pattern(const void* device_ptr, std::size_t bytes, std::uint64_t seed,
-                                 cudaStream_t stream) {
+std::string check_device_pattern(const void* device_ptr, std::size_t bytes, std::uint64_t seed, cudaStream_t stream) {
   DeviceBuffer count(sizeof(unsigned long long));
   HDBENCH_CUDA_CHECK(cudaMemsetAsync(count.data(), 0, count.size(), stream));
   kernels::count_pattern_mismatches(device_ptr, bytes, seed, count.as<unsigned long long>(), stream);
@@ -18,8 +17,8 @@ std::string check_device_pattern(const void* device_ptr, std::size_t bytes, std:
   HDBENCH_CUDA_CHECK(cudaMemcpyAsync(&mismatches, count.data(), sizeof mismatches, cudaMemcpyDeviceToHost, stream));
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (mismatches == 0) return {};
-  return fmt::format("verification failed: {} of {} bytes ({}) differ from the seeded pattern", mismatches,
-                     bytes, format_size(bytes));
+  return fmt::format("verification failed: {} of {} bytes ({}) differ from the seeded pattern", mismatches, bytes,
+                     format_size(bytes));
 }
 
 std::string check_host_pattern(const HostBuffer& buffer, std::uint64_t seed, cudaStream_t stream) {

@@ -14,8 +14,7 @@ namespace hdbench {
 
 // Empty when `bytes` at `device_ptr` (device memory or a mapped host alias) hold
 // pattern(seed); otherwise how many bytes differ. Checks on the GPU.
-std::string check_device_pattern(const void* device_ptr, std::size_t bytes, std::uint64_t seed,
-                                 cudaStream_t stream);
+std::string check_device_pattern(const void* device_ptr, std::size_t bytes, std::uint64_t seed, cudaStream_t stream);
 
 // Same for a host buffer: page-locked kinds are checked by the GPU through their
 // mapped alias (reading write-combined memory from the CPU would take minutes);

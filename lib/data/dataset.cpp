@@ -15,22 +15,17 @@
 #include <limits>
 #include <memory>
 
+#include "splitmix64.hpp"
+
 namespace hdbench {
 namespace {
 
 // --- the synthetic set --------------------------------------------------------------
 
-// splitmix64: its output is fixed by its definition, unlike std:: distributions, whose
-// output differs between standard libraries.
-std::uint64_t mix64(std::uint64_t z) noexcept {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
+// splitmix64 (kernels/splitmix64.hpp): a sequence fixed by its definition.
 struct Rng {
   std::uint64_t state;
-  std::uint64_t next() noexcept { return mix64(state += 0x9e3779b97f4a7c15ULL); }
+  std::uint64_t next() noexcept { return splitmix64_mix(state += kSplitmixGamma); }
   // The modulo bias of a 64-bit draw over a handful of values is far too small to matter.
   int uniform(int lo, int hi) noexcept { return lo + static_cast<int>(next() % static_cast<unsigned>(hi - lo + 1)); }
 };
@@ -38,7 +33,7 @@ struct Rng {
 // Each stream starts from a hash of (seed, purpose, index), so sample i depends on
 // nothing but the seed and i, and a shorter set is a prefix of a longer one.
 Rng stream(std::uint64_t seed, std::uint64_t purpose, std::uint64_t index) noexcept {
-  return Rng{mix64(mix64(seed ^ purpose) + index)};
+  return Rng{splitmix64_mix(splitmix64_mix(seed ^ purpose) + index)};
 }
 constexpr std::uint64_t kPrototypeStream = 0x70726f746f747970ULL;
 constexpr std::uint64_t kLabelStream = 0x6c6162656c6c6162ULL;

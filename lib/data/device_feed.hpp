@@ -40,8 +40,6 @@ class DeviceFeed {
   // Waits until every copy queued so far has finished.
   void synchronize() const;
 
-  cudaStream_t copy_stream() const noexcept { return copy_.get(); }
-
  private:
   std::string nvtx_prefix_;
   Stream copy_;

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/data_axes.hpp"
 #include "data/batch_plan.hpp"
+#include "data/data_axes.hpp"
 #include "data/dataset.hpp"
 
 namespace hdbench {

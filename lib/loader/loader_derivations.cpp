@@ -13,13 +13,13 @@ namespace {
 // pinning, batch, cost, shuffle, augment, and the GPU consumer's device (-1: host).
 using LoaderKey = std::tuple<std::string, std::string, int, double, bool, std::string, int>;
 LoaderKey loader_key(const nlohmann::json& p) {
-  return {p.value("consumer", ""), p.value("pinning", ""), p.value("batch", 0), p.value("sample_cost_us", 0.0),
+  return {p.value("consumer", ""),   p.value("pinning", ""), p.value("batch", 0), p.value("sample_cost_us", 0.0),
           p.value("shuffle", false), p.value("augment", ""), run_device(p)};
 }
 
 nlohmann::json loader_key_json(const LoaderKey& key) {
   const auto& [consumer, pinning, batch, cost, shuffle, augment, device] = key;
-  nlohmann::json row = {{"consumer", consumer}, {"pinning", pinning}, {"batch", batch},
+  nlohmann::json row = {{"consumer", consumer},   {"pinning", pinning}, {"batch", batch},
                         {"sample_cost_us", cost}, {"shuffle", shuffle}, {"augment", augment}};
   set_row_device(row, device);
   return row;

@@ -11,7 +11,8 @@ void declare_loader_flags(FlagParser& flags, LoaderOptions& o) {
             [&o](auto flag, auto v) { o.batches = parse_int_list(flag, v, 1, 65536); });
   flags.add("loader_workers", "LIST", "loader worker threads, 0..1024; 0 builds on the consumer (default 0,1,2,4,8,16)",
             [&o](auto flag, auto v) { o.workers = parse_int_list(flag, v, 0, 1024); });
-  flags.add("loader_depths", "LIST", "ready batches kept ahead per worker, 1..64 (default 2, PyTorch's prefetch_factor)",
+  flags.add("loader_depths", "LIST",
+            "ready batches kept ahead per worker, 1..64 (default 2, PyTorch's prefetch_factor)",
             [&o](auto flag, auto v) { o.depths = parse_int_list(flag, v, 1, 64); });
   flags.add("loader_costs_us", "LIST",
             "synthetic CPU cost per sample in us, 0..100000, stands in for decoding (default 0,20)",
@@ -19,12 +20,16 @@ void declare_loader_flags(FlagParser& flags, LoaderOptions& o) {
   flags.add("loader_shuffle", "LIST", "on, off: shuffle the sampler per epoch (default on)",
             [&o](auto flag, auto v) { o.shuffle = parse_switch_list(flag, v); });
   flags.add("loader_pinning", "LIST", "pageable, pin_thread (PyTorch's pin thread), direct (default all)",
-            [&o](auto flag, auto v) { o.pinning = parse_enum_list<PinMode>(flag, v, pin_mode_from_string, all_pin_modes()); });
-  flags.add("loader_augment", "LIST", "none, crop_flip (random crop with padding + horizontal flip) (default none)",
-            [&o](auto flag, auto v) { o.augments = parse_enum_list<Augment>(flag, v, augment_from_string, all_augments()); });
+            [&o](auto flag, auto v) {
+              o.pinning = parse_enum_list<PinMode>(flag, v, pin_mode_from_string, all_pin_modes());
+            });
+  flags.add(
+      "loader_augment", "LIST", "none, crop_flip (random crop with padding + horizontal flip) (default none)",
+      [&o](auto flag, auto v) { o.augments = parse_enum_list<Augment>(flag, v, augment_from_string, all_augments()); });
   flags.add("loader_consumers", "LIST", "host (CPU checksum), gpu (async copy + checksum kernel) (default both)",
             [&o](auto flag, auto v) {
-              o.consumers = parse_enum_list<LoaderConsumer>(flag, v, loader_consumer_from_string, all_loader_consumers());
+              o.consumers =
+                  parse_enum_list<LoaderConsumer>(flag, v, loader_consumer_from_string, all_loader_consumers());
             });
   flags.add_check([&o, &flags] {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

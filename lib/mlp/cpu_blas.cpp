@@ -45,10 +45,11 @@ void declare_cpu_blas_flags(FlagParser& flags, CpuBlasOptions& o) {
 
 VectorLevel openblas_core_level(std::string_view core) {
   static const std::map<std::string, VectorLevel> levels = {
-      {"skylakex", VectorLevel::avx512},     {"cooperlake", VectorLevel::avx512}, {"sapphirerapids", VectorLevel::avx512},
-      {"haswell", VectorLevel::avx2_fma},    {"zen", VectorLevel::avx2_fma},      {"sandybridge", VectorLevel::avx},
-      {"bulldozer", VectorLevel::avx},       {"piledriver", VectorLevel::avx},    {"steamroller", VectorLevel::avx},
-      {"excavator", VectorLevel::avx2_fma},
+      {"skylakex", VectorLevel::avx512},       {"cooperlake", VectorLevel::avx512},
+      {"sapphirerapids", VectorLevel::avx512}, {"haswell", VectorLevel::avx2_fma},
+      {"zen", VectorLevel::avx2_fma},          {"sandybridge", VectorLevel::avx},
+      {"bulldozer", VectorLevel::avx},         {"piledriver", VectorLevel::avx},
+      {"steamroller", VectorLevel::avx},       {"excavator", VectorLevel::avx2_fma},
   };
   const auto it = levels.find(lower(core));
   return it == levels.end() ? VectorLevel::sse : it->second;
@@ -95,8 +96,9 @@ void ensure_blas_core(const CpuBlasOptions& options, const CpuFeatures& cpu, cha
   const std::string library_core = openblas_core_name();
   const std::optional<std::string> core = blas_core_to_use(options.core, library_core, cpu);
   if (!core) return;
-  fmt::print(stderr, "hdbench: OpenBLAS chose its {} kernels on a CPU with {}; re-running with "
-                     "OPENBLAS_CORETYPE={} (--hdbench_cpu_blas_core=keep keeps the library's choice)\n",
+  fmt::print(stderr,
+             "hdbench: OpenBLAS chose its {} kernels on a CPU with {}; re-running with "
+             "OPENBLAS_CORETYPE={} (--hdbench_cpu_blas_core=keep keeps the library's choice)\n",
              library_core, to_string(cpu.level()), *core);
   setenv(kLibraryCoreVariable, library_core.c_str(), 1);
   setenv("OPENBLAS_CORETYPE", core->c_str(), 1);

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "mlp/cublaslt.hpp"
 #include "core/cuda.hpp"
+#include "mlp/cublaslt.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp_kernels.hpp"
 
@@ -88,10 +88,19 @@ GpuGemm::GpuGemm(int m, int n, int k, MlpDtype dtype, cudaStream_t stream) : imp
   // Row-major D = A·B is column-major Dᵀ (n×m) = Bᵀ (n×k, ld n) · Aᵀ (k×m, ld k):
   // cuBLASLt's A is our B and its B our A, neither transposed.
   const auto operand_type = bf16 ? CUDA_R_16BF : CUDA_R_32F;
-  const lt::GemmSpec spec{.m = n, .n = m, .k = k, .lda = n, .ldb = k, .ldd = n, .a_type = operand_type,
-                          .b_type = operand_type, .d_type = operand_type,
+  const lt::GemmSpec spec{.m = n,
+                          .n = m,
+                          .k = k,
+                          .lda = n,
+                          .ldb = k,
+                          .ldd = n,
+                          .a_type = operand_type,
+                          .b_type = operand_type,
+                          .d_type = operand_type,
                           .compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-                          .a = g.at(g.b_offset), .b = g.at(0), .d = g.at(g.d_offset)};
+                          .a = g.at(g.b_offset),
+                          .b = g.at(0),
+                          .d = g.at(g.d_offset)};
   g.gemm = lt::Gemm::plan_or_throw(g.handle.get(), spec, g.at(g.workspace_offset), kWorkspaceBytes, stream);
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }

@@ -112,7 +112,7 @@ void relu_grad_bias_grad_rows(float* g, const float* a, std::size_t cols, Rows r
 // class, as torch.argmax.
 // Returns this share's summed loss (not yet the mean) and correct count.
 StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
-                                     std::size_t batch, Rows rows, float* grad, float* sums) {
+                                      std::size_t batch, Rows rows, float* grad, float* sums) {
   // exp() of anything below this is under 1e-43 of the largest term: zero to the sum,
   // and libm's underflow path costs ~100× a normal call (a confident model's logits
   // sit hundreds below their maximum).
@@ -222,8 +222,8 @@ void reduce_sums(const float* partial, int threads, std::size_t cols, float* out
 // step's small GEMMs (128×32×784) to one thread or loses the gain to its start-up,
 // and our team is already awake for the element-wise passes. Below ~1 MFLOP one
 // thread does it all: waking the team would cost more.
-void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a,
-                int lda, const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
+void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda,
+                const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
   constexpr double kTeamMinFlops = 1e6;
   constexpr int kBlockAlignment = 16;  // whole cache lines of C per thread
   const bool split_rows = m >= n;
@@ -270,14 +270,17 @@ void cpu_sgemm(const float* a, const float* b, float* c, int m, int n, int k) {
 
 CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::size_t max_batch, int threads,
                std::span<const float> parameters)
-    : shape_(shape), layout_(make_parameter_layout(shape)), optimizer_(optimizer), max_batch_(max_batch),
+    : shape_(shape),
+      layout_(make_parameter_layout(shape)),
+      optimizer_(optimizer),
+      max_batch_(max_batch),
       threads_(threads) {
   if (shape.layers() == 0) throw MlpConfigError("an MLP needs at least one layer");
   if (max_batch == 0) throw MlpConfigError("the largest batch must be at least 1");
   if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
   if (parameters.size() != layout_.total)
-    throw MlpConfigError(fmt::format("model {} has {} parameter floats, {} were given", to_string(shape),
-                                     layout_.total, parameters.size()));
+    throw MlpConfigError(fmt::format("model {} has {} parameter floats, {} were given", to_string(shape), layout_.total,
+                                     parameters.size()));
   parameters_.assign(parameters.begin(), parameters.end());
   gradients_.assign(layout_.total, 0.0f);
   first_moment_.assign(layout_.total, 0.0f);
@@ -382,8 +385,8 @@ void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_
     // The input gradient first: it needs this layer's weights before a fused update
     // changes them. The images need none.
     if (l > 0) {
-      team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight,
-                 in, grad_in, in);
+      team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight, in,
+                 grad_in, in);
       int parts_used = 1;
       const auto cols = static_cast<std::size_t>(in);
       for_row_shares(*team_, batch, batch * cols, [&](int index, int parts, Rows rows) {
@@ -421,8 +424,8 @@ StepResult CpuMlp::evaluate(const float* images, const std::int32_t* labels, std
 
 void CpuMlp::apply_optimizer() {
   const DenormalsFlushed flushed;
-  const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(),
-                                    first_moment_.data(), second_moment_.data());
+  const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(), first_moment_.data(),
+                                    second_moment_.data());
   for_row_shares(*team_, layout_.total, layout_.total,
                  [&](int, int, Rows share) { update.apply(share.begin, share.end); });
 }
@@ -437,8 +440,8 @@ StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::si
     result = forward(images, labels, batch, true);
   }
   const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.backward, layout_.total * sizeof(float));
-  const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(),
-                                    first_moment_.data(), second_moment_.data());
+  const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(), first_moment_.data(),
+                                    second_moment_.data());
   backward(images, batch, &update);
   return result;
 }

@@ -76,13 +76,13 @@ class CpuMlp {
   std::size_t last_batch_ = 0;
   std::vector<float> parameters_;
   std::vector<float> gradients_;
-  std::vector<float> first_moment_;   // SGD's momentum buffer, Adam's m
-  std::vector<float> second_moment_;  // Adam's v
+  std::vector<float> first_moment_;              // SGD's momentum buffer, Adam's m
+  std::vector<float> second_moment_;             // Adam's v
   std::vector<std::vector<float>> activations_;  // [l]: output of layer l (post-ReLU; logits for the last)
-  std::vector<float> grad_a_;  // gradient w.r.t. the current layer's output, [batch × widest]
-  std::vector<float> grad_b_;  // and w.r.t. its input, swapped layer by layer
+  std::vector<float> grad_a_;                    // gradient w.r.t. the current layer's output, [batch × widest]
+  std::vector<float> grad_b_;                    // and w.r.t. its input, swapped layer by layer
   std::unique_ptr<ThreadTeam> team_;
-  std::vector<float> partial_sums_;       // per thread: its rows' column sums (a bias gradient share)
+  std::vector<float> partial_sums_;      // per thread: its rows' column sums (a bias gradient share)
   std::vector<StepResult> loss_shares_;  // per thread: its rows' summed loss and correct count
   StepRangeNames ranges_{"mlp/cpu"};
 };

@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "core/cuda.hpp"
+#include "core/nvtx.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
 #include "mlp_kernels.hpp"
-#include "core/nvtx.hpp"
 
 namespace hdbench {
 namespace {

@@ -125,7 +125,7 @@ class GpuGemm {
   ~GpuGemm();
   GpuGemm(const GpuGemm&) = delete;
   GpuGemm& operator=(const GpuGemm&) = delete;
-  void run();  // enqueues one GEMM on the stream
+  void run();                     // enqueues one GEMM on the stream
   double flops() const noexcept;  // 2·m·n·k
   // Wait for the stream, then download as floats (bf16 widened exactly), to check D
   // against a reference after timing: A [m×k], B [k×n], D [m×n], row-major.

@@ -92,5 +92,4 @@ std::string describe(const PlanChoices& choices) {
   return text;
 }
 
-
 }  // namespace hdbench

@@ -46,7 +46,7 @@ struct ArenaLayout {
                               // with room for the padded leading dimension (padded_width)
   std::vector<Slot> masks;    // [l] for hidden l: cuBLASLt's ReLU bit-mask, mask_ld[l] bits per sample
   std::vector<std::int64_t> mask_ld;
-  Slot dy[2];  // gradients w.r.t. layer outputs, in the GEMM type, used in turn going backward (logits' padded)
+  Slot dy[2];          // gradients w.r.t. layer outputs, in the GEMM type, used in turn going backward (logits' padded)
   Slot bias_partials;  // fp32 row-chunk sums of the split bias-gradient fallback
   Slot row_loss;
   Slot row_correct;
@@ -106,7 +106,7 @@ struct GpuMlp::Impl {
   std::size_t graph_batch = 0;
   const StepPlan* graph_plan = nullptr;
   std::size_t last_batch = 0;
-  const StepPlan* last_plan = nullptr;  // the plan the last step (or replayed graph) ran
+  const StepPlan* last_plan = nullptr;       // the plan the last step (or replayed graph) ran
   GpuMlp::GradientReadyHook gradient_ready;  // may be empty
 
   template <typename T>

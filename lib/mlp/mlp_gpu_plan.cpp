@@ -145,9 +145,20 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     const int in = shape.fan_in(l);
     const int out = shape.fan_out(l);
     const bool hidden = l < last;
-    const lt::GemmSpec spec{.transpose_a = true, .m = out, .n = batch, .k = in, .lda = in, .ldb = in, .ldd = ld,
-                            .a_type = op_type, .b_type = op_type, .d_type = hidden ? op_type : CUDA_R_32F,
-                            .compute = compute, .a = weight_operand(l), .b = layer_input(l), .d = output(l)};
+    const lt::GemmSpec spec{.transpose_a = true,
+                            .m = out,
+                            .n = batch,
+                            .k = in,
+                            .lda = in,
+                            .ldb = in,
+                            .ldd = ld,
+                            .a_type = op_type,
+                            .b_type = op_type,
+                            .d_type = hidden ? op_type : CUDA_R_32F,
+                            .compute = compute,
+                            .a = weight_operand(l),
+                            .b = layer_input(l),
+                            .d = output(l)};
     lt::GemmSpec fused = spec;
     fused.bias = parameters() + layout.layers[l].bias;
     fused.bias_type = CUDA_R_32F;
@@ -175,24 +186,45 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     LayerPlan& p = plan.layers[l];
     const int in = shape.fan_in(l);
     const int out = shape.fan_out(l);
-    const lt::GemmSpec weight{.transpose_b = true, .m = in, .n = out, .k = batch, .lda = in, .ldb = ld, .ldd = in,
-                              .a_type = op_type, .b_type = op_type, .d_type = CUDA_R_32F, .compute = compute,
-                              .a = layer_input(l), .b = dy(l), .d = gradients() + layout.layers[l].weight};
+    const lt::GemmSpec weight{.transpose_b = true,
+                              .m = in,
+                              .n = out,
+                              .k = batch,
+                              .lda = in,
+                              .ldb = ld,
+                              .ldd = in,
+                              .a_type = op_type,
+                              .b_type = op_type,
+                              .d_type = CUDA_R_32F,
+                              .compute = compute,
+                              .a = layer_input(l),
+                              .b = dy(l),
+                              .d = gradients() + layout.layers[l].weight};
     lt::GemmSpec fused_weight = weight;
     fused_weight.epilogue = CUBLASLT_EPILOGUE_BGRADB;
     fused_weight.bias = gradients() + layout.layers[l].bias;
     fused_weight.bias_type = CUDA_R_32F;
-    Planned w = choose(l, "weight_gradient", {fused_weight}, weight,
-                       [&, l, ld] { bias_gradient_fallback(l, batch, ld); });
+    Planned w =
+        choose(l, "weight_gradient", {fused_weight}, weight, [&, l, ld] { bias_gradient_fallback(l, batch, ld); });
     p.weight_gradient = std::move(w.gemm);
     p.weight_gradient_fused = w.fused;
     plan.choices.gemms.push_back(w.choice);
     double total = w.chosen_microseconds;
     if (l == 0) return total;
 
-    const lt::GemmSpec input_grad{.m = in, .n = batch, .k = out, .lda = in, .ldb = ld, .ldd = in, .a_type = op_type,
-                                  .b_type = op_type, .d_type = op_type, .compute = compute, .a = weight_operand(l),
-                                  .b = dy(l), .d = dy(l - 1)};
+    const lt::GemmSpec input_grad{.m = in,
+                                  .n = batch,
+                                  .k = out,
+                                  .lda = in,
+                                  .ldb = ld,
+                                  .ldd = in,
+                                  .a_type = op_type,
+                                  .b_type = op_type,
+                                  .d_type = op_type,
+                                  .compute = compute,
+                                  .a = weight_operand(l),
+                                  .b = dy(l),
+                                  .d = dy(l - 1)};
     const auto relu = [&, l] { relu_gradient_fallback(l, batch); };
     Planned x;
     if (plan.layers[l - 1].writes_mask) {

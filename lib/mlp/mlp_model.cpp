@@ -7,6 +7,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "splitmix64.hpp"
+
 namespace hdbench {
 namespace {
 
@@ -15,13 +17,6 @@ constexpr std::size_t kBlockAlignmentFloats = 64;
 
 std::size_t align_up(std::size_t n) {
   return (n + kBlockAlignmentFloats - 1) / kBlockAlignmentFloats * kBlockAlignmentFloats;
-}
-
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
 }
 
 // Uniform in [-bound, bound) from the top 24 bits: exactly representable steps.
@@ -63,9 +58,12 @@ std::string to_string(const MlpShape& shape) { return fmt::format("{}", fmt::joi
 
 const char* to_string(MlpDtype dtype) noexcept {
   switch (dtype) {
-    case MlpDtype::fp32: return "fp32";
-    case MlpDtype::tf32: return "tf32";
-    case MlpDtype::bf16: return "bf16";
+    case MlpDtype::fp32:
+      return "fp32";
+    case MlpDtype::tf32:
+      return "tf32";
+    case MlpDtype::bf16:
+      return "bf16";
   }
   return "?";
 }

@@ -35,36 +35,45 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
   const int max_threads = std::max(256, limits.hardware_threads * 4);
 
   flags.group("mlp");
-  flags.add("mlp_models", "LIST", "MLP widths, e.g. 784x32x10 (default 784x32x10,784x4096x4096x10,784x4096x4096x4096x10)",
+  flags.add("mlp_models", "LIST",
+            "MLP widths, e.g. 784x32x10 (default 784x32x10,784x4096x4096x10,784x4096x4096x4096x10)",
             [&o](auto flag, auto v) { o.models = parse_model_list(flag, v); });
   flags.add("mlp_batches", "LIST", "training-step batch sizes, 1..1048576 (default 32,128,1024,8192,16384)",
             [&o](auto flag, auto v) { o.batches = parse_int_list(flag, v, 1, 1 << 20); });
   flags.add("mlp_processors", "LIST", "cpu (OpenBLAS), gpu (cuBLASLt) (default both)", [&o](auto flag, auto v) {
     o.processors = parse_enum_list<Processor>(flag, v, processor_from_string, all_processors());
   });
-  flags.add("mlp_dtypes", "LIST", "fp32, tf32, bf16 (GPU; the CPU step is fp32) (default all)", [&o](auto flag, auto v) {
-    o.dtypes = parse_enum_list<MlpDtype>(flag, v, mlp_dtype_from_string, {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16});
-  });
+  flags.add(
+      "mlp_dtypes", "LIST", "fp32, tf32, bf16 (GPU; the CPU step is fp32) (default all)", [&o](auto flag, auto v) {
+        o.dtypes =
+            parse_enum_list<MlpDtype>(flag, v, mlp_dtype_from_string, {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16});
+      });
   flags.add("mlp_optimizers", "LIST", "sgd (with momentum), adam (default sgd)", [&o](auto flag, auto v) {
-    o.optimizers = parse_enum_list<OptimizerKind>(flag, v, optimizer_from_string, {OptimizerKind::sgd, OptimizerKind::adam});
+    o.optimizers =
+        parse_enum_list<OptimizerKind>(flag, v, optimizer_from_string, {OptimizerKind::sgd, OptimizerKind::adam});
   });
   flags.add("mlp_modes", "LIST", "eager, graph (GPU: the step captured once into a CUDA graph) (default both)",
             [&o](auto flag, auto v) {
               o.modes = parse_enum_list<StepMode>(flag, v, step_mode_from_string, {StepMode::eager, StepMode::graph});
             });
-  flags.add("mlp_data", "LIST", "device (batch already there), pageable, pinned (GPU step copies it first) (default all)",
+  flags.add("mlp_data", "LIST",
+            "device (batch already there), pageable, pinned (GPU step copies it first) (default all)",
             [&o](auto flag, auto v) {
               o.data = parse_enum_list<BatchSource>(flag, v, batch_source_from_string, all_batch_sources());
             });
-  flags.add("mlp_threads", "LIST", "CPU step threads (OpenBLAS and element-wise); auto: the fastest of 1, 2, 4, ... cores, swept once per model and batch (default auto)",
+  flags.add("mlp_threads", "LIST",
+            "CPU step threads (OpenBLAS and element-wise); auto: the fastest of 1, 2, 4, ... cores, swept once per "
+            "model and batch (default auto)",
             [&o, max_threads](auto flag, auto v) {
               o.threads = v == "auto" ? std::vector<int>{} : parse_int_list(flag, v, 1, max_threads);
             });
   flags.add("mlp_cpu_step_tflop_limit", "T", "skip CPU steps doing more than T TFLOP, 0.000001..1000 (default 0.2)",
             [&o](auto flag, auto v) {
-              o.cpu_step_tflop_limit = parse_one_number(flag, v, 1e-6, 1000.0, "one number of TFLOP from 0.000001 to 1000");
+              o.cpu_step_tflop_limit =
+                  parse_one_number(flag, v, 1e-6, 1000.0, "one number of TFLOP from 0.000001 to 1000");
             });
-  flags.add("mlp_sample_ms", "MS", "steps are timed in groups lasting about MS ms (at most 1000 steps), 0.01..1000 (default 2)",
+  flags.add("mlp_sample_ms", "MS",
+            "steps are timed in groups lasting about MS ms (at most 1000 steps), 0.01..1000 (default 2)",
             [&o](auto flag, auto v) {
               o.sample_ms = parse_one_number(flag, v, 0.01, 1000.0, "one number of milliseconds from 0.01 to 1000");
             });

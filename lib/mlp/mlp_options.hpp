@@ -23,7 +23,7 @@ struct MlpOptions {
   // Empty: the CPU step runs with the fastest of a short sweep (cpu_threads.hpp),
   // per model and batch; --hdbench_mlp_threads=LIST runs exactly these counts.
   std::vector<int> threads;
-  int cores = 1;  // the sweep's top count: the logical CPUs
+  int cores = 1;                      // the sweep's top count: the logical CPUs
   double cpu_step_tflop_limit = 0.2;  // CPU steps doing more are skipped (a 2-core host: ~1 s)
   // How long one sample of back-to-back steps lasts: a step of a few microseconds is
   // timed in a group of about this length (at most 1000 steps; a longer step alone).

@@ -6,9 +6,13 @@
 namespace hdbench {
 
 ReferenceMlp::ReferenceMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::span<const float> parameters)
-    : shape_(shape), layout_(make_parameter_layout(shape)), optimizer_(optimizer),
-      parameters_(parameters.begin(), parameters.end()), gradients_(parameters.size(), 0.0),
-      first_moment_(parameters.size(), 0.0), second_moment_(parameters.size(), 0.0) {}
+    : shape_(shape),
+      layout_(make_parameter_layout(shape)),
+      optimizer_(optimizer),
+      parameters_(parameters.begin(), parameters.end()),
+      gradients_(parameters.size(), 0.0),
+      first_moment_(parameters.size(), 0.0),
+      second_moment_(parameters.size(), 0.0) {}
 
 std::vector<std::vector<double>> ReferenceMlp::forward(std::span<const double> p, const float* images,
                                                        std::size_t batch) const {
@@ -81,7 +85,8 @@ StepResult ReferenceMlp::compute_gradients(const float* images, const std::int32
       for (std::size_t i = 0; i < in; ++i) {
         if (a[l][r * in + i] <= 0.0) continue;  // ReLU's gradient: zero where it clipped
         double sum = 0.0;
-        for (std::size_t o = 0; o < out; ++o) sum += g[r * out + o] * parameters_[layout_.layers[l].weight + o * in + i];
+        for (std::size_t o = 0; o < out; ++o)
+          sum += g[r * out + o] * parameters_[layout_.layers[l].weight + o * in + i];
         below[r * in + i] = sum;
       }
     g = std::move(below);

@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "streams/streams_axes.hpp"
 #include "core/chunking.hpp"
 #include "core/cuda.hpp"
 #include "core/overlap.hpp"
+#include "streams/streams_axes.hpp"
 
 namespace hdbench {
 

@@ -19,7 +19,7 @@ void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& der
     const nlohmann::json* entry = nullptr;
   };
   using Key = std::tuple<int, std::size_t, double, std::string>;  // (device, bytes, compute_ratio, memory)
-  std::map<Key, std::map<std::string, Best>> by_variant;     // variant (or default-stream mode) -> fastest
+  std::map<Key, std::map<std::string, Best>> by_variant;          // variant (or default-stream mode) -> fastest
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& p = (*run)["params"];
     if (p.value("family", "") != "streams") continue;
@@ -33,8 +33,10 @@ void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& der
   }
   const auto describe = [](const Best& best) {
     const auto& p = (*best.entry)["params"];
-    nlohmann::json row = {{"benchmark", best.entry->value("name", "")}, {"latency_us", best.us},
-                          {"streams", p.value("streams", 0)},           {"chunks", p.value("chunks", 0)},
+    nlohmann::json row = {{"benchmark", best.entry->value("name", "")},
+                          {"latency_us", best.us},
+                          {"streams", p.value("streams", 0)},
+                          {"chunks", p.value("chunks", 0)},
                           {"issue_order", p.value("issue_order", "")}};
     if (const auto fraction = counter(*best.entry, "fraction_of_ideal")) row["fraction_of_ideal"] = *fraction;
     return row;

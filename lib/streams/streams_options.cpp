@@ -9,7 +9,8 @@ void declare_streams_flags(FlagParser& flags, StreamsOptions& o, const OptionLim
             [&o](auto flag, auto v) {
               o.stream_sizes = parse_size_list(flag, v);
               for (std::size_t size : o.stream_sizes) {
-                if (size % 4 != 0) bad_value(flag, format_size(size), "sizes that are multiples of 4 bytes (32-bit words)");
+                if (size % 4 != 0)
+                  bad_value(flag, format_size(size), "sizes that are multiples of 4 bytes (32-bit words)");
               }
             });
   flags.add("stream_counts", "LIST", "streams of a pipelined buffer, 1..64 (default 1,2,4,8)",

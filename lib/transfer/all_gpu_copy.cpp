@@ -31,8 +31,7 @@ class DeviceScope {
 // Members are created with the lane's device current (streams, events and buffers
 // belong to the device current at creation).
 struct AllGpuCopy::Lane {
-  Lane(int device_, Direction direction, std::size_t bytes, std::uint64_t seed, int numa_node,
-       double spin_timeout_ms)
+  Lane(int device_, Direction direction, std::size_t bytes, std::uint64_t seed, int numa_node, double spin_timeout_ms)
       : device(device_),
         stream(fmt::format("{}/gpu{}", to_string(direction), device_)),
         ends(make_ends(direction, bytes, seed, numa_node, stream.get())),

@@ -1,13 +1,12 @@
 #include "transfer/bidir_copy.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <exception>
 #include <latch>
 #include <stdexcept>
 #include <thread>
-
-#include <fmt/format.h>
-
 
 namespace hdbench {
 namespace {

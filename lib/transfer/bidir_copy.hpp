@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
-#include "transfer/transfer_axes.hpp"
 #include "core/cuda.hpp"
 #include "core/host_memory.hpp"
 #include "core/spin_gate.hpp"
+#include "transfer/transfer_axes.hpp"
 #include "transfer/transfer_endpoints.hpp"
 
 namespace hdbench {
@@ -29,8 +29,8 @@ class BidirectionalCopy {
   // that issues them, so for pageable memory each direction is issued from its own
   // thread instead of behind the spin kernel (which would block the issuing thread
   // until the timeout).
-  BidirectionalCopy(HostMemoryKind kind, Engine engine, std::size_t bytes, std::uint64_t seed,
-                    int sm_blocks, double spin_timeout_ms);
+  BidirectionalCopy(HostMemoryKind kind, Engine engine, std::size_t bytes, std::uint64_t seed, int sm_blocks,
+                    double spin_timeout_ms);
 
   BidirSample run_once();
   // Empty when both destinations hold the pattern.

@@ -83,11 +83,11 @@ void StagedCopier::dma_only(const void* device_src, void* device_dst, std::size_
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     void* slot = slots_[i % slots_.size()].data();
     if (dst != nullptr) {
-      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(dst + chunks[i].offset, slot, chunks[i].bytes, cudaMemcpyHostToDevice,
-                                         stream_.get()));
+      HDBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(dst + chunks[i].offset, slot, chunks[i].bytes, cudaMemcpyHostToDevice, stream_.get()));
     } else {
-      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(slot, src + chunks[i].offset, chunks[i].bytes, cudaMemcpyDeviceToHost,
-                                         stream_.get()));
+      HDBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(slot, src + chunks[i].offset, chunks[i].bytes, cudaMemcpyDeviceToHost, stream_.get()));
     }
   }
   stream_.synchronize();

@@ -35,7 +35,7 @@ class StagedCopier {
   // and the DMA between the slots and the device with no memcpy. The slots' contents
   // are not meaningful afterwards; a staged copy overwrites them.
   void memcpy_only(const void* pageable_src, void* pageable_dst, std::size_t bytes);  // one of the two: nullptr
-  void dma_only(const void* device_src, void* device_dst, std::size_t bytes);        // one of the two: nullptr
+  void dma_only(const void* device_src, void* device_dst, std::size_t bytes);         // one of the two: nullptr
 
   cudaStream_t stream() const noexcept { return stream_.get(); }
 

@@ -20,8 +20,9 @@ bool near_numa(const nlohmann::json& params) { return params.value("numa", "near
 // of pinned (or registered) memory t_pinned; pinning once costs t_pin (pin + unpin).
 // Pinning pays after n > t_pin / (t_pageable - t_pinned) transfers. Per GPU.
 void derive_break_even(const nlohmann::json& benchmarks, nlohmann::json& derived) {
-  std::map<std::tuple<int, std::string, std::string, std::size_t>, double> copy_us;  // (device, direction, memory, bytes)
-  std::map<std::tuple<int, std::string, std::size_t>, double> pin_us;                 // (device, method, bytes)
+  std::map<std::tuple<int, std::string, std::string, std::size_t>, double>
+      copy_us;                                                         // (device, direction, memory, bytes)
+  std::map<std::tuple<int, std::string, std::size_t>, double> pin_us;  // (device, method, bytes)
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& entry = *run;
     const auto& p = entry["params"];

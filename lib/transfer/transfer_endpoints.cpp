@@ -4,13 +4,13 @@
 #include <stdexcept>
 
 #include "core/host_pattern.hpp"
-#include "transfer_kernels.hpp"
 #include "core/verify.hpp"
+#include "transfer_kernels.hpp"
 
 namespace hdbench {
 
-TransferEndpoints::TransferEndpoints(HostMemoryKind kind, Direction direction, std::size_t bytes,
-                                     std::uint64_t seed, cudaStream_t stream)
+TransferEndpoints::TransferEndpoints(HostMemoryKind kind, Direction direction, std::size_t bytes, std::uint64_t seed,
+                                     cudaStream_t stream)
     : direction_(direction), bytes_(bytes), seed_(seed), host_(kind, bytes), device_(bytes) {
   if (direction == Direction::bidir) throw std::invalid_argument("TransferEndpoints is one-way");
   if (direction == Direction::h2d) {
@@ -23,9 +23,7 @@ TransferEndpoints::TransferEndpoints(HostMemoryKind kind, Direction direction, s
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
-void* TransferEndpoints::dst() const noexcept {
-  return direction_ == Direction::h2d ? device_.data() : host_.data();
-}
+void* TransferEndpoints::dst() const noexcept { return direction_ == Direction::h2d ? device_.data() : host_.data(); }
 
 const void* TransferEndpoints::src() const noexcept {
   return direction_ == Direction::h2d ? host_.data() : device_.data();

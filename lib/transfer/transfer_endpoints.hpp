@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "transfer/transfer_axes.hpp"
 #include "core/cuda.hpp"
 #include "core/host_memory.hpp"
+#include "transfer/transfer_axes.hpp"
 
 namespace hdbench {
 

@@ -37,8 +37,9 @@ void declare_transfer_flags(FlagParser& flags, TransferOptions& o, const OptionL
             [&o](auto flag, auto v) {
               o.numa = parse_enum_list<NumaPlacement>(flag, v, numa_placement_from_string, all_numa_placements());
             });
-  flags.add("engines", "LIST", "copy (DMA engines), sm (kernel over mapped memory) (default both)",
-            [&o](auto flag, auto v) { o.engines = parse_enum_list<Engine>(flag, v, engine_from_string, all_engines()); });
+  flags.add(
+      "engines", "LIST", "copy (DMA engines), sm (kernel over mapped memory) (default both)",
+      [&o](auto flag, auto v) { o.engines = parse_enum_list<Engine>(flag, v, engine_from_string, all_engines()); });
   flags.add("staged_chunks", "SIZES", "pinned chunk sizes of staged copies (default 1M,4M,16M)",
             [&o](auto flag, auto v) { o.staged_chunk_sizes = parse_size_list(flag, v); });
   flags.add("staged_threads", "LIST", "host threads copying into the pinned ring (default powers of two up to cores)",

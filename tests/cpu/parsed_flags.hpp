@@ -9,19 +9,19 @@
 #include "core/devices.hpp"
 #include "core/options.hpp"
 #include "data/data_options.hpp"
+#include "dataparallel/dataparallel_options.hpp"
 #include "loader/loader_options.hpp"
 #include "mlp/cpu_blas.hpp"
 #include "mlp/mlp_options.hpp"
 #include "p2p/p2p_options.hpp"
-#include "scaleout/scaleout_options.hpp"
 #include "streams/streams_options.hpp"
 #include "trace/trace_options.hpp"
 #include "transfer/transfer_options.hpp"
 
 namespace hdbench::testing {
 
-inline const std::vector<std::string> kFamilyNames = {"transfer", "pinning", "staged", "host_memcpy",
-                                                       "streams",  "loader",  "mlp",         "dataparallel", "p2p"};
+inline const std::vector<std::string> kFamilyNames = {"transfer", "pinning", "staged",       "host_memcpy", "streams",
+                                                      "loader",   "mlp",     "dataparallel", "p2p"};
 
 struct Parsed {
   Options core;

@@ -5,7 +5,7 @@
 // all-reduce run and timed. Skip with the reason when no GPU is usable.
 #include <gtest/gtest.h>
 
-#include "dataparallel_gpu_step.hpp"
+#include "dataparallel/gpu_step.hpp"
 #include "gpu_test_support.hpp"
 #include "mlp/mlp_model.hpp"
 
@@ -19,7 +19,7 @@ GpuDataParallelCase small_case(bool overlap, std::size_t bucket_bytes) {
 
 TEST(GpuDataParallelStep, BucketedOverlapEndsWhereOneProcessEndsInOneBucketPerCap) {
   SKIP_WITHOUT_GPU();
-  scaleout::SelfCommunicator self;
+  dataparallel::SelfCommunicator self;
   // Layer gradients (weights and biases) are about 200 KB, 8 KB and 1.3 KB: a 1 KB cap
   // closes a bucket at each layer, going backward.
   const nlohmann::json result = run_gpu_data_parallel(self, small_case(true, 1024));
@@ -43,7 +43,7 @@ TEST(GpuDataParallelStep, BucketedOverlapEndsWhereOneProcessEndsInOneBucketPerCa
 
 TEST(GpuDataParallelStep, OneAllReduceAfterTheBackwardPassEndsThereToo) {
   SKIP_WITHOUT_GPU();
-  scaleout::SelfCommunicator self;
+  dataparallel::SelfCommunicator self;
   const nlohmann::json result = run_gpu_data_parallel(self, small_case(false, 4096));
   ASSERT_FALSE(result.contains("error_message")) << result["error_message"];
   EXPECT_EQ(result["counters"]["buckets"].get<double>(), 1.0);
@@ -55,7 +55,7 @@ TEST(GpuDataParallelStep, ABatchThatDoesNotSplitIsRefusedBeforeAnyGpuWork) {
   SKIP_WITHOUT_GPU();
   GpuDataParallelCase c = small_case(true, 4096);
   c.step.global_batch = 0;
-  scaleout::SelfCommunicator self;
+  dataparallel::SelfCommunicator self;
   EXPECT_THROW(run_gpu_data_parallel(self, c), std::exception);
 }
 

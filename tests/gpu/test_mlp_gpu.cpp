@@ -214,9 +214,7 @@ std::vector<Case> all_cases() {
 // 784x64x32x10 batch 128 on an H100 (2026-11-23), 20 minutes for all of them. There a
 // case stands for its dtype, optimizer and plan at the small model and the odd batch
 // (37 exercises every kernel's tail); the plain run checks every case.
-bool sanitizer_representative(const Case& c) {
-  return std::string_view(c.model) == "784x32x10" && c.batch == 37;
-}
+bool sanitizer_representative(const Case& c) { return std::string_view(c.model) == "784x32x10" && c.batch == 37; }
 
 // The same reasoning for the step-by-step tests: under compute-sanitizer they run the
 // small model with one forced plan (a measured plan times every candidate, ~20 ms a

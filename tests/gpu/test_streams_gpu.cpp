@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/cuda.hpp"
-#include "gpu_test_support.hpp"
 #include "core/overlap.hpp"
+#include "gpu_test_support.hpp"
 #include "streams/stream_pipeline.hpp"
 #include "streams/stream_workload.hpp"
 

@@ -23,7 +23,7 @@
 // is NVTX_PAYLOAD_TYPE_UNSIGNED_INT64, "-" otherwise. <category> is 0 when none.
 // tests/python/nvtx_log.py parses this format.
 
-#define NVTX_NO_IMPL  // a tool: types and declarations only
+#define NVTX_NO_IMPL           // a tool: types and declarations only
 #include <cuda_runtime_api.h>  // cudaStream_t only; nothing of cudart is called
 #include <fcntl.h>
 #include <nvtx3/nvToolsExt.h>
@@ -63,8 +63,7 @@ State& state() {
     if (const char* path = std::getenv("HDBENCH_NVTX_CAPTURE"); path != nullptr && *path != '\0') {
       created->fd = ::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (created->fd < 0) {
-        std::fprintf(stderr, "nvtx_capture: cannot open %s for appending; recording nothing\n",
-                     path);
+        std::fprintf(stderr, "nvtx_capture: cannot open %s for appending; recording nothing\n", path);
       }
     }
     return created;
@@ -120,13 +119,16 @@ std::string domain_name_locked(State& s, nvtxDomainHandle_t domain) {
 
 std::string message_locked(State& s, const nvtxEventAttributes_t* attributes) {
   switch (attributes->messageType) {
-    case NVTX_MESSAGE_TYPE_ASCII: return field(attributes->message.ascii);
-    case NVTX_MESSAGE_TYPE_UNICODE: return field(attributes->message.unicode);
+    case NVTX_MESSAGE_TYPE_ASCII:
+      return field(attributes->message.ascii);
+    case NVTX_MESSAGE_TYPE_UNICODE:
+      return field(attributes->message.unicode);
     case NVTX_MESSAGE_TYPE_REGISTERED: {
       const auto found = s.strings.find(attributes->message.registered);
       return found != s.strings.end() ? *found->second : std::string();
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -135,8 +137,8 @@ thread_local std::map<std::string, int> t_depth;
 
 int push_locked(State& s, const std::string& domain, std::uint32_t category, const char* color,
                 const std::string& payload, const std::string& message) {
-  emit_locked(s, "push\t" + field(domain) + '\t' + std::to_string(os_tid()) + '\t' +
-                     std::to_string(category) + '\t' + color + '\t' + payload + '\t' + message);
+  emit_locked(s, "push\t" + field(domain) + '\t' + std::to_string(os_tid()) + '\t' + std::to_string(category) + '\t' +
+                     color + '\t' + payload + '\t' + message);
   return t_depth[domain]++;  // zero-based level of the range just pushed
 }
 
@@ -147,8 +149,7 @@ int pop_locked(State& s, const std::string& domain) {
   return --depth;
 }
 
-int push_attributes_locked(State& s, const std::string& domain,
-                           const nvtxEventAttributes_t* attributes) {
+int push_attributes_locked(State& s, const std::string& domain, const nvtxEventAttributes_t* attributes) {
   if (attributes == nullptr) return push_locked(s, domain, 0, "-", "-", "");
   char color[16] = "-";
   if (attributes->colorType == NVTX_COLOR_ARGB) {
@@ -157,8 +158,7 @@ int push_attributes_locked(State& s, const std::string& domain,
   const std::string payload = attributes->payloadType == NVTX_PAYLOAD_TYPE_UNSIGNED_INT64
                                   ? std::to_string(attributes->payload.ullValue)
                                   : std::string("-");
-  return push_locked(s, domain, attributes->category, color, payload,
-                     message_locked(s, attributes));
+  return push_locked(s, domain, attributes->category, color, payload, message_locked(s, attributes));
 }
 
 // ---- core (non-domain) API ----
@@ -184,8 +184,7 @@ int core_range_pop() {
 void core_name_category_a(std::uint32_t category, const char* name) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  emit_locked(s, std::string("category\t") + kDefaultDomain + '\t' + std::to_string(category) +
-                     '\t' + field(name));
+  emit_locked(s, std::string("category\t") + kDefaultDomain + '\t' + std::to_string(category) + '\t' + field(name));
 }
 
 void core_name_os_thread_a(std::uint32_t thread_id, const char* name) {
@@ -214,8 +213,7 @@ void domain_destroy(nvtxDomainHandle_t) {
 void domain_name_category_a(nvtxDomainHandle_t domain, std::uint32_t category, const char* name) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  emit_locked(s, "category\t" + domain_name_locked(s, domain) + '\t' + std::to_string(category) +
-                     '\t' + field(name));
+  emit_locked(s, "category\t" + domain_name_locked(s, domain) + '\t' + std::to_string(category) + '\t' + field(name));
 }
 
 nvtxStringHandle_t domain_register_string_a(nvtxDomainHandle_t, const char* text) {
@@ -271,8 +269,7 @@ struct ModuleEntries {
 // need lies outside the table it returned.
 bool resolve(const NvtxExportTableCallbacks& callbacks, ModuleEntries& module) {
   unsigned int size = 0;  // ids 1..size-1 are valid; slot 0 is the invalid id
-  if (callbacks.GetModuleFunctionTable(module.module, &module.table, &size) == 0 ||
-      module.table == nullptr) {
+  if (callbacks.GetModuleFunctionTable(module.module, &module.table, &size) == 0 || module.table == nullptr) {
     return false;
   }
   for (const Entry& e : module.entries) {
@@ -286,11 +283,10 @@ bool resolve(const NvtxExportTableCallbacks& callbacks, ModuleEntries& module) {
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     NvtxGetExportTableFunc_t get_export_table) {
   if (get_export_table == nullptr) return 0;
-  const auto* callbacks =
-      static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
+  const auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
   if (callbacks == nullptr ||
-      callbacks->struct_size < offsetof(NvtxExportTableCallbacks, GetModuleFunctionTable) +
-                                   sizeof(callbacks->GetModuleFunctionTable) ||
+      callbacks->struct_size <
+          offsetof(NvtxExportTableCallbacks, GetModuleFunctionTable) + sizeof(callbacks->GetModuleFunctionTable) ||
       callbacks->GetModuleFunctionTable == nullptr) {
     return 0;
   }
@@ -301,22 +297,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
         entry<nvtxRangePushA_impl_fntype>(NVTX_CBID_CORE_RangePushA, &core_range_push_a),
         entry<nvtxRangePop_impl_fntype>(NVTX_CBID_CORE_RangePop, &core_range_pop),
         entry<nvtxNameCategoryA_impl_fntype>(NVTX_CBID_CORE_NameCategoryA, &core_name_category_a),
-        entry<nvtxNameOsThreadA_impl_fntype>(NVTX_CBID_CORE_NameOsThreadA,
-                                             &core_name_os_thread_a)}},
+        entry<nvtxNameOsThreadA_impl_fntype>(NVTX_CBID_CORE_NameOsThreadA, &core_name_os_thread_a)}},
       {NVTX_CB_MODULE_CORE2,
        {entry<nvtxDomainCreateA_impl_fntype>(NVTX_CBID_CORE2_DomainCreateA, &domain_create_a),
         entry<nvtxDomainDestroy_impl_fntype>(NVTX_CBID_CORE2_DomainDestroy, &domain_destroy),
-        entry<nvtxDomainNameCategoryA_impl_fntype>(NVTX_CBID_CORE2_DomainNameCategoryA,
-                                                   &domain_name_category_a),
-        entry<nvtxDomainRegisterStringA_impl_fntype>(NVTX_CBID_CORE2_DomainRegisterStringA,
-                                                     &domain_register_string_a),
-        entry<nvtxDomainRangePushEx_impl_fntype>(NVTX_CBID_CORE2_DomainRangePushEx,
-                                                 &domain_range_push_ex),
-        entry<nvtxDomainRangePop_impl_fntype>(NVTX_CBID_CORE2_DomainRangePop,
-                                              &domain_range_pop)}},
+        entry<nvtxDomainNameCategoryA_impl_fntype>(NVTX_CBID_CORE2_DomainNameCategoryA, &domain_name_category_a),
+        entry<nvtxDomainRegisterStringA_impl_fntype>(NVTX_CBID_CORE2_DomainRegisterStringA, &domain_register_string_a),
+        entry<nvtxDomainRangePushEx_impl_fntype>(NVTX_CBID_CORE2_DomainRangePushEx, &domain_range_push_ex),
+        entry<nvtxDomainRangePop_impl_fntype>(NVTX_CBID_CORE2_DomainRangePop, &domain_range_pop)}},
       {NVTX_CB_MODULE_CUDART,
-       {entry<void (*)(cudaStream_t, const char*)>(NVTX_CBID_CUDART_NameCudaStreamA,
-                                                   &name_cuda_stream_a)}},
+       {entry<void (*)(cudaStream_t, const char*)>(NVTX_CBID_CUDART_NameCudaStreamA, &name_cuda_stream_a)}},
   };
   // All or nothing: check every slot before writing any.
   for (ModuleEntries& module : modules) {

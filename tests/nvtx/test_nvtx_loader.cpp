@@ -8,9 +8,9 @@
 #include <set>
 
 #include "capture_log.hpp"
+#include "core/system.hpp"
 #include "data/device_feed.hpp"
 #include "data/loader.hpp"
-#include "core/system.hpp"
 
 namespace {
 

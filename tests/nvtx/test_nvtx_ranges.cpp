@@ -23,9 +23,9 @@
 #include "capture_log.hpp"
 #include "core/cuda.hpp"
 #include "core/nvtx.hpp"
+#include "core/system.hpp"
 #include "streams/stream_pipeline.hpp"
 #include "streams/stream_workload.hpp"
-#include "core/system.hpp"
 
 namespace {
 
@@ -45,9 +45,7 @@ const std::uintmax_t g_process_start = capture_path() != nullptr ? log_size() : 
 TEST_F(NvtxRanges, NestedRangesArePushedAndPoppedInOrderOnTheCallingThread) {
   {
     nvtx::ScopedRange outer(nvtx::Family::staged, "staged/nested-outer", 4096);
-    {
-      nvtx::ScopedRange inner(nvtx::Family::transfer, "transfer/nested-inner", 1u << 20);
-    }
+    { nvtx::ScopedRange inner(nvtx::Family::transfer, "transfer/nested-inner", 1u << 20); }
   }
   const std::string tid = tid_string();
   const std::vector<Fields> expected = {
@@ -94,8 +92,7 @@ TEST(NvtxFamilies, ColoursAreOpaqueAndDistinct) {
     const std::uint32_t color = nvtx::family_color(family);
     EXPECT_EQ(color >> 24, 0xFFu) << nvtx::family_name(family) << " is not opaque";
     const auto [it, inserted] = seen.emplace(color, nvtx::family_name(family));
-    EXPECT_TRUE(inserted) << nvtx::family_name(family) << " shares its colour with "
-                          << it->second;
+    EXPECT_TRUE(inserted) << nvtx::family_name(family) << " shares its colour with " << it->second;
   }
 }
 
@@ -117,8 +114,7 @@ TEST_F(NvtxRanges, RangesOnTwoThreadsStayBalancedPerThread) {
   auto worker = [&](int index) {
     tids[index] = tid_string();
     const auto family = index == 0 ? nvtx::Family::loader : nvtx::Family::streams;
-    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" +
-                               std::to_string(index);
+    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" + std::to_string(index);
     for (int round = 0; round < kRounds; ++round) {
       nvtx::ScopedRange outer(family, prefix + "-outer", static_cast<std::uint64_t>(round));
       sync.arrive_and_wait();  // both threads hold an open range here
@@ -136,12 +132,10 @@ TEST_F(NvtxRanges, RangesOnTwoThreadsStayBalancedPerThread) {
   for (int index = 0; index < 2; ++index) {
     SCOPED_TRACE("thread " + std::to_string(index) + " tid " + tids[index]);
     const auto family = index == 0 ? nvtx::Family::loader : nvtx::Family::streams;
-    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" +
-                               std::to_string(index);
+    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" + std::to_string(index);
     std::vector<Fields> expected;
     for (int round = 0; round < kRounds; ++round) {
-      expected.push_back(push_line(tids[index], family, static_cast<std::uint64_t>(round),
-                                   prefix + "-outer"));
+      expected.push_back(push_line(tids[index], family, static_cast<std::uint64_t>(round), prefix + "-outer"));
       expected.push_back(push_line(tids[index], family, 1, prefix + "-inner"));
       expected.push_back(pop_line(tids[index]));
       expected.push_back(pop_line(tids[index]));
@@ -246,8 +240,8 @@ TEST_F(NvtxRanges, StreamsPipelineNamesItsStreamsAndRangesEveryChunkStage) {
   HDBENCH_CUDA_CHECK(cudaSetDevice(0));
   const std::size_t words = 3 * 1024;  // three chunks of 1024 words
   const hdbench::StreamWorkload work(hdbench::HostMemoryKind::pinned, words * 4, 1);
-  const hdbench::PipelineShape shape{hdbench::CopyApi::async, 2, 3, hdbench::IssueOrder::by_stage, false,
-                                     hdbench::SideLaunch::none};
+  const hdbench::PipelineShape shape{hdbench::CopyApi::async,       2,     3,
+                                     hdbench::IssueOrder::by_stage, false, hdbench::SideLaunch::none};
   const hdbench::Pipeline pipeline(work.buffers(), shape, 1, "streams/nvtx-test");
   pipeline.enqueue();
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(pipeline.origin()));

@@ -1,7 +1,8 @@
 """The layering of DESIGN.md and lib/README.md, read from the #include lines:
-kernels -> lib/core -> lib/data -> lib/<family> -> bench. The core includes no
-family; a family includes the core, the shared input pipeline (data) and itself,
-never another family; kernels include nothing of lib/ or bench/."""
+kernels -> lib/core -> lib/data -> lib/<family> -> lib/dataparallel -> bench. The core
+includes no family; a family includes the core, the shared input pipeline (data) and
+itself, never another family, except the areas in JOINS (dataparallel trains the mlp
+model); kernels include nothing of lib/ or bench/."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ SOURCES = (".cpp", ".hpp", ".cu", ".cuh")
 pytestmark = pytest.mark.skipif(not (ROOT / "kernels").is_dir(), reason=f"no source tree at {ROOT} (a bundle)")
 SHARED = {"core", "data"}  # what every family may include besides itself
 BELOW = {"core": set(), "data": {"core"}}  # the shared areas' own allowances
+JOINS = {"dataparallel": {"mlp"}}  # the family areas above another: a data-parallel step trains the mlp model
 
 
 def lib_areas(root: Path = ROOT) -> set[str]:
@@ -32,7 +34,7 @@ def violations(root: Path = ROOT) -> list[str]:
         if path.suffix not in SOURCES:
             continue
         area = path.relative_to(root / "lib").parts[0]
-        allowed = {area} | (BELOW[area] if area in BELOW else SHARED)
+        allowed = {area} | (BELOW[area] if area in BELOW else SHARED | JOINS.get(area, set()))
         for header in INCLUDE.findall(path.read_text()):
             rel = path.relative_to(root)
             if header in kernels:
@@ -79,6 +81,9 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     ({"lib/mlp/m.cpp": '#include "loader/l.hpp"\n', "lib/loader/l.hpp": ""}, "lib/mlp/m.cpp"),
     ({"lib/data/d.cpp": '#include "mlp/m.hpp"\n', "lib/mlp/m.hpp": ""}, "lib/data/d.cpp"),
     ({"lib/mlp/m.cpp": '#include "m.hpp"\n', "lib/mlp/m.hpp": ""}, "lib/mlp/m.cpp"),
+    # dataparallel may include mlp, not the other way round, and no other family
+    ({"lib/mlp/m.cpp": '#include "dataparallel/s.hpp"\n', "lib/dataparallel/s.hpp": ""}, "lib/mlp/m.cpp"),
+    ({"lib/dataparallel/s.cpp": '#include "loader/l.hpp"\n', "lib/loader/l.hpp": ""}, "lib/dataparallel/s.cpp"),
 ])
 def test_the_check_catches_a_family_including_another(tmp_path, files, culprit):
     found = violations(_tree(tmp_path, files))
@@ -90,5 +95,6 @@ def test_the_check_allows_core_data_and_own_folder(tmp_path):
         "lib/core/c.hpp": "", "lib/data/d.hpp": '#include "core/c.hpp"\n',
         "lib/mlp/m.cpp": '#include "core/c.hpp"\n#include "data/d.hpp"\n#include "mlp/m.hpp"\n',
         "lib/mlp/m.hpp": "",
+        "lib/dataparallel/s.cpp": '#include "mlp/m.hpp"\n#include "dataparallel/s.hpp"\n', "lib/dataparallel/s.hpp": "",
     })
     assert violations(root) == []

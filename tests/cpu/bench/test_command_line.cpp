@@ -27,7 +27,8 @@ TEST(CommandLine, DeclaresTheSameFlagsAsTheTestHarness) {
 TEST(CommandLine, HelpGroupsFlagsByOwner) {
   const std::string help = options_help(limits());
   std::size_t last = 0;
-  for (const char* group : {"\ngeneral:", "\ntransfer (", "\nstreams:", "\nloader:", "\nmlp:", "\ndata (", "\ncpu_blas (", "\ntrace:"}) {
+  for (const char* group :
+       {"\ngeneral:", "\ntransfer (", "\nstreams:", "\nloader:", "\nmlp:", "\ndata (", "\ncpu_blas (", "\ntrace:"}) {
     const std::size_t at = help.find(group);
     ASSERT_NE(at, std::string::npos) << group << "\n" << help;
     EXPECT_GT(at, last) << group;

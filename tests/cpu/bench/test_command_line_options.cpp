@@ -50,8 +50,8 @@ TEST(ParseCommandLine, Defaults) {
   EXPECT_FALSE(o.help);
   EXPECT_TRUE(o.core.out_path.empty());
   EXPECT_EQ(o.core.families, kFamilyNames);
-  EXPECT_EQ(o.core.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams", "loader", "mlp",
-                                                               "dataparallel", "p2p"}));
+  EXPECT_EQ(o.core.families, (std::vector<std::string>{"transfer", "pinning", "staged", "host_memcpy", "streams",
+                                                       "loader", "mlp", "dataparallel", "p2p"}));
   for (const std::string& family : kFamilyNames) EXPECT_TRUE(o.core.runs_family(family)) << family;
   EXPECT_EQ(o.transfer.sizes, parse_size_list("sizes", "4K:1G:x4"));
   EXPECT_EQ(o.transfer.sizes.size(), 10u);
@@ -95,11 +95,11 @@ TEST(ParseCommandLine, DefaultMemcpyThreadsEndAtTheCoreCount) {
 }
 
 TEST(ParseCommandLine, LoaderFlags) {
-  const Parsed o = parse({"--hdbench_loader_batches=1,65536", "--hdbench_loader_workers=0,3",
-                           "--hdbench_loader_depths=1,64", "--hdbench_loader_costs_us=0,2.5",
-                           "--hdbench_loader_shuffle=off,on,false", "--hdbench_loader_pinning=direct",
-                           "--hdbench_loader_augment=crop_flip,none", "--hdbench_loader_consumers=gpu",
-                           "--hdbench_loader_samples=123", "--hdbench_mnist_dir=/data/mnist"});
+  const Parsed o =
+      parse({"--hdbench_loader_batches=1,65536", "--hdbench_loader_workers=0,3", "--hdbench_loader_depths=1,64",
+             "--hdbench_loader_costs_us=0,2.5", "--hdbench_loader_shuffle=off,on,false",
+             "--hdbench_loader_pinning=direct", "--hdbench_loader_augment=crop_flip,none",
+             "--hdbench_loader_consumers=gpu", "--hdbench_loader_samples=123", "--hdbench_mnist_dir=/data/mnist"});
   EXPECT_EQ(o.loader.batches, (std::vector<int>{1, 65536}));
   EXPECT_EQ(o.loader.workers, (std::vector<int>{0, 3}));
   EXPECT_EQ(o.loader.depths, (std::vector<int>{1, 64}));
@@ -135,14 +135,12 @@ TEST(ParseCommandLine, MlpDefaults) {
 }
 
 TEST(ParseCommandLine, MlpFlags) {
-  const Parsed o = parse({"--hdbench_mlp_models=784x64x10,5x3", "--hdbench_mlp_batches=1,1048576",
-                           "--hdbench_mlp_processors=gpu", "--hdbench_mlp_dtypes=bf16,fp32",
-                           "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=graph",
-                           "--hdbench_mlp_data=pinned", "--hdbench_mlp_threads=1,3",
-                           "--hdbench_mlp_cpu_step_tflop_limit=0.5", "--hdbench_mlp_sample_ms=8",
-                           "--hdbench_mlp_epoch_models=784x16x10",
-                           "--hdbench_mlp_epoch_batches=64", "--hdbench_mlp_epoch_workers=0,4",
-                           "--hdbench_mlp_epoch_pinning=direct"});
+  const Parsed o =
+      parse({"--hdbench_mlp_models=784x64x10,5x3", "--hdbench_mlp_batches=1,1048576", "--hdbench_mlp_processors=gpu",
+             "--hdbench_mlp_dtypes=bf16,fp32", "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=graph",
+             "--hdbench_mlp_data=pinned", "--hdbench_mlp_threads=1,3", "--hdbench_mlp_cpu_step_tflop_limit=0.5",
+             "--hdbench_mlp_sample_ms=8", "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_mlp_epoch_batches=64",
+             "--hdbench_mlp_epoch_workers=0,4", "--hdbench_mlp_epoch_pinning=direct"});
   ASSERT_EQ(o.mlp.models.size(), 2u);
   EXPECT_EQ(o.mlp.models[1].widths, (std::vector<int>{5, 3}));
   EXPECT_EQ(o.mlp.batches, (std::vector<int>{1, 1 << 20}));
@@ -162,8 +160,8 @@ TEST(ParseCommandLine, MlpFlags) {
   EXPECT_EQ(j["mlp_models"], nlohmann::json::array({"784x64x10", "5x3"}));
   EXPECT_EQ(j["mlp_dtypes"], nlohmann::json::array({"bf16", "fp32"}));
   for (const char* key : {"mlp_batches", "mlp_processors", "mlp_optimizers", "mlp_modes", "mlp_data", "mlp_threads",
-                          "mlp_cpu_step_tflop_limit", "mlp_sample_ms", "mlp_epoch_models", "mlp_epoch_batches", "mlp_epoch_workers",
-                          "mlp_epoch_pinning"}) {
+                          "mlp_cpu_step_tflop_limit", "mlp_sample_ms", "mlp_epoch_models", "mlp_epoch_batches",
+                          "mlp_epoch_workers", "mlp_epoch_pinning"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
 }
@@ -175,13 +173,12 @@ TEST(ParseCommandLine, BadMlpFlagsNameTheFlagAndTheProblem) {
   EXPECT_THAT(parse_error({"--hdbench_mlp_models=784x32,abc"}), ::testing::HasSubstr("'abc' is not a whole number"));
   EXPECT_THAT(parse_error({"--hdbench_mlp_dtypes=fp16"}), ::testing::HasSubstr("fp32, tf32, bf16"));
   EXPECT_THAT(parse_error({"--hdbench_mlp_optimizers=lamb"}), ::testing::HasSubstr("sgd, adam"));
-  for (const char* bad : {"--hdbench_mlp_batches=0", "--hdbench_mlp_batches=-5", "--hdbench_mlp_batches=1048577",
-                          "--hdbench_mlp_processors=tpu", "--hdbench_mlp_modes=compile", "--hdbench_mlp_data=disk",
-                          "--hdbench_mlp_threads=0", "--hdbench_mlp_cpu_step_tflop_limit=0",
-                          "--hdbench_mlp_cpu_step_tflop_limit=1,2", "--hdbench_mlp_sample_ms=0",
-                          "--hdbench_mlp_sample_ms=1001", "--hdbench_mlp_epoch_models=",
-                          "--hdbench_mlp_epoch_batches=65537", "--hdbench_mlp_epoch_workers=-1",
-                          "--hdbench_mlp_epoch_pinning=always"}) {
+  for (const char* bad :
+       {"--hdbench_mlp_batches=0", "--hdbench_mlp_batches=-5", "--hdbench_mlp_batches=1048577",
+        "--hdbench_mlp_processors=tpu", "--hdbench_mlp_modes=compile", "--hdbench_mlp_data=disk",
+        "--hdbench_mlp_threads=0", "--hdbench_mlp_cpu_step_tflop_limit=0", "--hdbench_mlp_cpu_step_tflop_limit=1,2",
+        "--hdbench_mlp_sample_ms=0", "--hdbench_mlp_sample_ms=1001", "--hdbench_mlp_epoch_models=",
+        "--hdbench_mlp_epoch_batches=65537", "--hdbench_mlp_epoch_workers=-1", "--hdbench_mlp_epoch_pinning=always"}) {
     EXPECT_THROW(parse({bad}), UsageError) << bad;
   }
 }
@@ -192,11 +189,10 @@ TEST(ParseCommandLine, SeedDefaultsToTheRandomSeedGiven) {
 }
 
 TEST(ParseCommandLine, PassesOtherArgumentsThroughInOrder) {
-  const Parsed line = parse({"--benchmark_filter=x", "--hdbench_seed=7", "positional",
-                                  "--benchmark_min_time=0.1", "--hdbench", "-hdbench_seed=3"});
+  const Parsed line = parse({"--benchmark_filter=x", "--hdbench_seed=7", "positional", "--benchmark_min_time=0.1",
+                             "--hdbench", "-hdbench_seed=3"});
   EXPECT_EQ(line.passthrough, (std::vector<std::string>{"--benchmark_filter=x", "positional",
-                                                        "--benchmark_min_time=0.1", "--hdbench",
-                                                        "-hdbench_seed=3"}));
+                                                        "--benchmark_min_time=0.1", "--hdbench", "-hdbench_seed=3"}));
   EXPECT_EQ(line.given, (std::vector<std::string>{"--hdbench_seed=7"}));
   EXPECT_EQ(line.core.seed, 7u);
 }
@@ -205,15 +201,24 @@ TEST(ParseCommandLine, PassesOtherArgumentsThroughInOrder) {
 
 TEST(ParseCommandLine, AcceptsEveryFlag) {
   const std::vector<std::string> args = {
-      "--hdbench_out=/tmp/r.json",       "--hdbench_families=staged,transfer",
-      "--hdbench_sizes=1M,4K",           "--hdbench_directions=d2h,h2d,d2h",
-      "--hdbench_memory=pinned,mapped",  "--hdbench_engines=sm",
-      "--hdbench_staged_chunks=2M",      "--hdbench_staged_threads=3,5",
-      "--hdbench_staged_slots=8",        "--hdbench_memcpy_threads=1,3",
-      "--hdbench_device=1",              "--hdbench_seed=18446744073709551615",
-      "--hdbench_spin_timeout_ms=2.5",   "--hdbench_stream_sizes=1M,4100",
-      "--hdbench_stream_counts=8,3",     "--hdbench_chunk_counts=1,1024",
-      "--hdbench_issue_orders=by_stage", "--hdbench_compute_ratios=0.05,4,1.5",
+      "--hdbench_out=/tmp/r.json",
+      "--hdbench_families=staged,transfer",
+      "--hdbench_sizes=1M,4K",
+      "--hdbench_directions=d2h,h2d,d2h",
+      "--hdbench_memory=pinned,mapped",
+      "--hdbench_engines=sm",
+      "--hdbench_staged_chunks=2M",
+      "--hdbench_staged_threads=3,5",
+      "--hdbench_staged_slots=8",
+      "--hdbench_memcpy_threads=1,3",
+      "--hdbench_device=1",
+      "--hdbench_seed=18446744073709551615",
+      "--hdbench_spin_timeout_ms=2.5",
+      "--hdbench_stream_sizes=1M,4100",
+      "--hdbench_stream_counts=8,3",
+      "--hdbench_chunk_counts=1,1024",
+      "--hdbench_issue_orders=by_stage",
+      "--hdbench_compute_ratios=0.05,4,1.5",
   };
   const Parsed line = parse(args);
   const Parsed& o = line;
@@ -255,8 +260,7 @@ TEST(ParseCommandLine, BoundaryValuesAreAccepted) {
   EXPECT_EQ(parse({"--hdbench_memcpy_threads=256"}).transfer.memcpy_threads, (std::vector<int>{256}));
   OptionLimits many_cores = test_limits();
   many_cores.hardware_threads = 128;
-  EXPECT_EQ(parse({"--hdbench_memcpy_threads=512"}, many_cores).transfer.memcpy_threads,
-            (std::vector<int>{512}));
+  EXPECT_EQ(parse({"--hdbench_memcpy_threads=512"}, many_cores).transfer.memcpy_threads, (std::vector<int>{512}));
 }
 
 TEST(ParseCommandLine, EveryEnumNameIsAccepted) {
@@ -377,9 +381,8 @@ TEST(ParseCommandLine, UnknownFlagListsTheKnownOnes) {
 
 TEST(ParseCommandLine, FlagWithoutValueIsRejected) {
   for (std::string_view flag : {"out", "families", "sizes", "directions", "memory", "engines", "staged_chunks",
-                                "staged_threads", "staged_slots", "memcpy_threads", "device", "seed",
-                                "spin_timeout_ms", "stream_sizes", "stream_counts", "chunk_counts", "issue_orders",
-                                "compute_ratios"}) {
+                                "staged_threads", "staged_slots", "memcpy_threads", "device", "seed", "spin_timeout_ms",
+                                "stream_sizes", "stream_counts", "chunk_counts", "issue_orders", "compute_ratios"}) {
     const std::string arg = "--hdbench_" + std::string(flag);
     const std::string message = parse_error({arg});
     EXPECT_TRUE(contains(message, arg)) << message;
@@ -422,21 +425,38 @@ TEST(OptionsHelp, ListsEveryFlag) {
        {"--hdbench_help", "--hdbench_out=", "--hdbench_families=", "--hdbench_sizes=", "--hdbench_directions=",
         "--hdbench_memory=", "--hdbench_engines=", "--hdbench_staged_chunks=", "--hdbench_staged_threads=",
         "--hdbench_staged_slots=", "--hdbench_memcpy_threads=", "--hdbench_device=", "--hdbench_seed=",
-        "--hdbench_spin_timeout_ms=", "--hdbench_stream_sizes=", "--hdbench_stream_counts=",
-        "--hdbench_chunk_counts=", "--hdbench_issue_orders=", "--hdbench_compute_ratios="}) {
+        "--hdbench_spin_timeout_ms=", "--hdbench_stream_sizes=", "--hdbench_stream_counts=", "--hdbench_chunk_counts=",
+        "--hdbench_issue_orders=", "--hdbench_compute_ratios="}) {
     EXPECT_TRUE(contains(help, flag)) << flag;
   }
 }
 
 TEST(OptionsToJson, HasTheDocumentedKeys) {
-  const Parsed o = parse({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned",
-                           "--hdbench_engines=copy", "--hdbench_out=x.json", "--benchmark_filter=y",
-                           "--hdbench_preset=full"});
+  const Parsed o =
+      parse({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned", "--hdbench_engines=copy",
+             "--hdbench_out=x.json", "--benchmark_filter=y", "--hdbench_preset=full"});
   const nlohmann::json j = o.json;
-  for (const char* key : {"families", "sizes_bytes", "directions", "memory_kinds", "engines",
-                          "staged_chunk_sizes_bytes", "staged_threads", "staged_slots", "memcpy_threads", "device",
-                          "seed", "spin_timeout_ms", "stream_sizes_bytes", "stream_counts", "chunk_counts",
-                          "issue_orders", "compute_ratios", "out_path", "preset", "max_minutes", "arguments"}) {
+  for (const char* key : {"families",
+                          "sizes_bytes",
+                          "directions",
+                          "memory_kinds",
+                          "engines",
+                          "staged_chunk_sizes_bytes",
+                          "staged_threads",
+                          "staged_slots",
+                          "memcpy_threads",
+                          "device",
+                          "seed",
+                          "spin_timeout_ms",
+                          "stream_sizes_bytes",
+                          "stream_counts",
+                          "chunk_counts",
+                          "issue_orders",
+                          "compute_ratios",
+                          "out_path",
+                          "preset",
+                          "max_minutes",
+                          "arguments"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["families"], nlohmann::json(kFamilyNames));
@@ -455,9 +475,9 @@ TEST(OptionsToJson, HasTheDocumentedKeys) {
   EXPECT_EQ(j["out_path"], "x.json");
   EXPECT_EQ(j["preset"], "full");
   EXPECT_EQ(j["max_minutes"], 0.0);
-  EXPECT_EQ(j["arguments"], nlohmann::json::array({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d",
-                                            "--hdbench_memory=pinned", "--hdbench_engines=copy",
-                                            "--hdbench_out=x.json", "--hdbench_preset=full"}));
+  EXPECT_EQ(j["arguments"],
+            nlohmann::json::array({"--hdbench_sizes=4K,1M", "--hdbench_directions=h2d", "--hdbench_memory=pinned",
+                                   "--hdbench_engines=copy", "--hdbench_out=x.json", "--hdbench_preset=full"}));
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ TEST(DerivationsPerDevice, ReferenceAgreementAndStagedArePerGpu) {
   ASSERT_EQ(vs_pinned.size(), 2u);
   EXPECT_DOUBLE_EQ(row_of(vs_pinned, 0)["fraction_of_pinned"].get<double>(), 0.5);   // 10 / 20
   EXPECT_DOUBLE_EQ(row_of(vs_pinned, 1)["fraction_of_pinned"].get<double>(), 0.75);  // 30 / 40
-  EXPECT_EQ(row_of(vs_pinned, 0)["bound"], "DMA stage alone");  // each GPU's run its own bound
+  EXPECT_EQ(row_of(vs_pinned, 0)["bound"], "DMA stage alone");                       // each GPU's run its own bound
   EXPECT_EQ(row_of(vs_pinned, 1)["bound"], "memcpy stage alone");
   EXPECT_DOUBLE_EQ(row_of(vs_pinned, 1)["fraction_of_bound"].get<double>(), 30.0 / 35.0);
   EXPECT_DOUBLE_EQ(row_of(vs_pinned, 0)["host_memcpy_GB/s_at_threads"].get<double>(), 35.0);

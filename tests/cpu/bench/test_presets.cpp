@@ -148,7 +148,9 @@ TEST(MaxMinutes, ABenchmarkNotStartedWithinTheBudgetIsSkippedWithTheReason) {
   EXPECT_TRUE(last.error_occurred);
   EXPECT_EQ(last.error_message, std::string(kSkippedPrefix) + kBudgetSkipReason);
   for (const auto& run : capture.runs) {
-    if (run.run_name.function_name == "budget_test/first") EXPECT_FALSE(run.error_occurred);
+    if (run.run_name.function_name == "budget_test/first") {
+      EXPECT_FALSE(run.error_occurred);
+    }
   }
 }
 

@@ -15,8 +15,8 @@ namespace {
 constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
 
 const std::vector<std::size_t>& odd_totals() {
-  static const std::vector<std::size_t> totals = {
-      0, 1, 2, 7, 63, 64, 65, 127, 1000, 4095, 4096, 4097, 65536 + 3, (1 << 20) + 12345};
+  static const std::vector<std::size_t> totals = {0,   1,    2,    7,    63,   64,        65,
+                                                  127, 1000, 4095, 4096, 4097, 65536 + 3, (1 << 20) + 12345};
   return totals;
 }
 
@@ -40,8 +40,8 @@ void expect_exact_cover(const std::vector<Chunk>& pieces, std::size_t total) {
 
 TEST(PlanChunks, CoversEveryByteOnceInFixedChunks) {
   for (std::size_t total : odd_totals()) {
-    for (std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{64}, std::size_t{4096},
-                              std::size_t{4097}, std::size_t{1} << 20, std::size_t{1} << 22, kMax}) {
+    for (std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{64}, std::size_t{4096}, std::size_t{4097},
+                              std::size_t{1} << 20, std::size_t{1} << 22, kMax}) {
       SCOPED_TRACE(::testing::Message() << "total " << total << " chunk " << chunk);
       if (total > 100000 && chunk < 64) continue;  // keeps the test quick; smaller totals cover it
       const std::vector<Chunk> chunks = plan_chunks(total, chunk);
@@ -85,8 +85,7 @@ TEST(SplitEvenly, CoversEveryByteOnceInNearEqualAlignedShares) {
   for (std::size_t total : odd_totals()) {
     for (std::size_t parts : {1, 2, 3, 4, 7, 8, 16, 64, 1000, 5000}) {
       for (std::size_t alignment : {1, 8, 64, 4096}) {
-        SCOPED_TRACE(::testing::Message() << "total " << total << " parts " << parts << " alignment "
-                                          << alignment);
+        SCOPED_TRACE(::testing::Message() << "total " << total << " parts " << parts << " alignment " << alignment);
         const std::vector<Chunk> shares = split_evenly(total, parts, alignment);
         ASSERT_EQ(shares.size(), parts);
         expect_exact_cover(shares, total);
@@ -150,8 +149,8 @@ TEST(PipelineChunks, CoverEveryWordOnceWhenTheSizeIsNotAMultipleOfTheChunkCount)
       expect_exact_cover(pieces, words);
       EXPECT_LE(pieces.size(), static_cast<std::size_t>(chunks));
       for (const Chunk& piece : pieces) {
-        EXPECT_GT(piece.bytes, 0u);              // no empty copies or launches
-        EXPECT_EQ(piece.offset % 64, 0u);        // each chunk starts on a 256-byte boundary
+        EXPECT_GT(piece.bytes, 0u);        // no empty copies or launches
+        EXPECT_EQ(piece.offset % 64, 0u);  // each chunk starts on a 256-byte boundary
       }
     }
   }

@@ -25,7 +25,8 @@ std::string xeon_cpuinfo(const std::string& flags) {
 }
 
 TEST(CpuFeatures, Avx512PeakIsCoresTimesSixtyFourFlopsTimesTheMaxClock) {
-  const CpuFeatures cpu = parse_cpu_features(xeon_cpuinfo("fpu sse2 avx avx2 fma avx512f avx512bw amx_tile"), 3'000'000);
+  const CpuFeatures cpu =
+      parse_cpu_features(xeon_cpuinfo("fpu sse2 avx avx2 fma avx512f avx512bw amx_tile"), 3'000'000);
   EXPECT_EQ(cpu.logical_cpus, 8);
   EXPECT_EQ(cpu.physical_cores, 4);
   EXPECT_TRUE(cpu.avx512f && cpu.amx_tile && cpu.fma);
@@ -50,7 +51,7 @@ TEST(CpuFeatures, FlagsAreWholeWords) {
   EXPECT_FALSE(cpu.avx);
   EXPECT_FALSE(cpu.avx512f);
   EXPECT_EQ(cpu.level(), VectorLevel::sse);
-  EXPECT_EQ(cpu.physical_cores, 1);  // no core ids: one per logical CPU
+  EXPECT_EQ(cpu.physical_cores, 1);               // no core ids: one per logical CPU
   EXPECT_DOUBLE_EQ(cpu.fp32_peak_gflops(), 0.0);  // no clock: no peak claimed
 }
 

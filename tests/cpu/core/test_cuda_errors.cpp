@@ -42,9 +42,9 @@ TEST(DescribeCudaError, NamesErrorCallPlaceAndHint) {
 }
 
 TEST(DescribeCudaError, EveryErrorGetsAHint) {
-  for (cudaError_t code : {cudaErrorInsufficientDriver, cudaErrorNoDevice, cudaErrorInvalidDevice,
-                           cudaErrorHostMemoryAlreadyRegistered, cudaErrorIllegalAddress, cudaErrorNotSupported,
-                           cudaErrorInvalidValue, cudaErrorUnknown}) {
+  for (cudaError_t code :
+       {cudaErrorInsufficientDriver, cudaErrorNoDevice, cudaErrorInvalidDevice, cudaErrorHostMemoryAlreadyRegistered,
+        cudaErrorIllegalAddress, cudaErrorNotSupported, cudaErrorInvalidValue, cudaErrorUnknown}) {
     const std::string text = describe_cuda_error(code, "call()", "f.cpp", 1);
     EXPECT_TRUE(contains(text, cudaGetErrorName(code))) << text;
     const std::size_t hint = text.find("what to do: ");

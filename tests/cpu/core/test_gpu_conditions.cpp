@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <map>
-
 #include <string>
 #include <vector>
 
@@ -40,8 +39,8 @@ GpuSample fake(unsigned sm, std::uint64_t reasons) {
 }
 
 TEST(GpuConditions, EachFamilyIsReadAtItsStartAndEnd) {
-  std::vector<GpuSample> readings = {fake(1980, throttle::kGpuIdle), fake(1755, throttle::kSwPowerCap),
-                                     fake(1980, 0), fake(1410, throttle::kHwThermalSlowdown)};
+  std::vector<GpuSample> readings = {fake(1980, throttle::kGpuIdle), fake(1755, throttle::kSwPowerCap), fake(1980, 0),
+                                     fake(1410, throttle::kHwThermalSlowdown)};
   std::size_t next = 0;
   GpuConditionsLog log([&] { return readings.at(next++); }, "");
   log.on_benchmark("transfer");

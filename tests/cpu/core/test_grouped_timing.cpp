@@ -3,8 +3,8 @@
 // reads), whatever the group size, and still spends about --benchmark_min_time under
 // Google's own rule, not min_time x group. A fake clock stands in for the device: each
 // group advances it by group x step seconds and nothing waits, so nothing here is
-// timed. Without a StoppingRuleScope the path is Google Benchmark's rule
-// (--benchmark_min_time given); with an explicit rule, the stopping rule's.
+// timed. With the rule disabled the path is Google Benchmark's rule
+// (--benchmark_min_time given); enabled, the stopping rule's.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
@@ -58,6 +58,9 @@ double time_column_seconds(const benchmark::BenchmarkReporter::Run& run) {
   return run.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(run.time_unit);
 }
 
+// The rule disabled: Google Benchmark's own loop (--benchmark_min_time given).
+const StoppingRule kGoogleRule{.enabled = false};
+
 class GroupSizes : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(GroupSizes, GoogleRuleReportsOneCallPerIterationWithinMinTime) {
@@ -65,7 +68,8 @@ TEST_P(GroupSizes, GoogleRuleReportsOneCallPerIterationWithinMinTime) {
   FakeRuns fake;
   const CaptureRuns capture = run_one("fake_grouped_clock_" + std::to_string(group), [&](benchmark::State& state) {
     fake.seconds_per_trial.push_back(0.0);
-    fake.last_per_call = time_grouped_calls(state, group, [&](std::size_t calls) { return fake.run_group(calls); });
+    fake.last_per_call =
+        time_grouped_calls(state, group, kGoogleRule, [&](std::size_t calls) { return fake.run_group(calls); });
   });
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
@@ -94,8 +98,8 @@ TEST_P(GroupSizes, StoppingRuleReportsOneCallPerIteration) {
   const CaptureRuns capture = run_one(
       "fake_grouped_rule_" + std::to_string(group),
       [&](benchmark::State& state) {
-        fake.last_per_call = time_grouped_calls(state, group, rule, clock,
-                                                [&](std::size_t calls) { return fake.run_group(calls); });
+        fake.last_per_call =
+            time_grouped_calls(state, group, rule, clock, [&](std::size_t calls) { return fake.run_group(calls); });
       },
       true);
   ASSERT_EQ(capture.runs.size(), 1u);
@@ -110,7 +114,7 @@ INSTANTIATE_TEST_SUITE_P(OneAndMany, GroupSizes, ::testing::Values(1, 8, 46));
 TEST(TimeGroupedCalls, TreatsAnEmptyGroupAsOneCall) {
   FakeRuns fake;
   run_one("fake_grouped_empty", [&fake](benchmark::State& state) {
-    fake.last_per_call = time_grouped_calls(state, 0, [](std::size_t calls) {
+    fake.last_per_call = time_grouped_calls(state, 0, kGoogleRule, [](std::size_t calls) {
       EXPECT_EQ(calls, 1u);
       return 0.2;
     });

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "transfer/transfer_axes.hpp"
 #include "core/cuda.hpp"
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/system.hpp"
+#include "transfer/transfer_axes.hpp"
 
 namespace hdbench {
 namespace {
@@ -46,8 +46,8 @@ TEST(HostMemoryKind, NamesRoundTrip) {
 }
 
 TEST(HostMemoryKind, UnknownNames) {
-  for (std::string_view name : {"", "Pinned", "PINNED", "pinned ", " pinned", "wc", "pinned-wc", "unknown",
-                                "host", "pageable,pinned"}) {
+  for (std::string_view name :
+       {"", "Pinned", "PINNED", "pinned ", " pinned", "wc", "pinned-wc", "unknown", "host", "pageable,pinned"}) {
     EXPECT_EQ(host_memory_kind_from_string(name), std::nullopt) << '"' << name << '"';
   }
   EXPECT_EQ(std::string(to_string(static_cast<HostMemoryKind>(99))), "unknown");
@@ -62,8 +62,8 @@ TEST(HostMemoryKind, OnlyPageableIsNotDeviceAccessible) {
 // --- PageableBuffer --------------------------------------------------------------
 
 TEST(PageableBuffer, PageAlignedAndWritable) {
-  for (std::size_t bytes : {std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{10000},
-                            (std::size_t{1} << 20) + 3}) {
+  for (std::size_t bytes :
+       {std::size_t{1}, std::size_t{4095}, std::size_t{4096}, std::size_t{10000}, (std::size_t{1} << 20) + 3}) {
     PageableBuffer buffer(bytes);
     ASSERT_NE(buffer.data(), nullptr);
     EXPECT_EQ(buffer.size(), bytes);
@@ -149,11 +149,15 @@ TEST(HostBuffer, MoveLeavesSourceEmpty) {
 // What a page-locked allocation call is named in the error.
 const char* allocation_call(HostMemoryKind kind) {
   switch (kind) {
-    case HostMemoryKind::registered: return "cudaHostRegister";
-    case HostMemoryKind::pinned: return "cudaMallocHost";
+    case HostMemoryKind::registered:
+      return "cudaHostRegister";
+    case HostMemoryKind::pinned:
+      return "cudaMallocHost";
     case HostMemoryKind::pinned_wc:
-    case HostMemoryKind::mapped: return "cudaHostAlloc";
-    case HostMemoryKind::pageable: break;
+    case HostMemoryKind::mapped:
+      return "cudaHostAlloc";
+    case HostMemoryKind::pageable:
+      break;
   }
   return "";
 }

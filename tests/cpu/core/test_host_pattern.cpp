@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/host_pattern.hpp"
-#include "pattern.hpp"
 #include "core/verify.hpp"
+#include "pattern.hpp"
 
 namespace hdbench {
 namespace {
@@ -25,8 +25,8 @@ const std::vector<std::size_t>& sizes() {
 // the tail after the last whole 8-byte word.
 std::vector<std::size_t> probe_offsets(std::size_t size) {
   std::vector<std::size_t> offsets;
-  for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9},
-                             size / 2, size / 8 * 8, size - 8, size - 2, size - 1}) {
+  for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9}, size / 2,
+                             size / 8 * 8, size - 8, size - 2, size - 1}) {
     if (offset < size) offsets.push_back(offset);
   }
   return offsets;
@@ -39,7 +39,8 @@ TEST(Pattern, KnownAnswers) {
   EXPECT_EQ(pattern::word(42, 0), 0xBDD732262FEB6E95ULL);
   // Bytes are the words' bytes, least significant first.
   for (std::uint64_t offset = 0; offset < 16; ++offset) {
-    EXPECT_EQ(pattern::byte_at(0, offset), static_cast<std::uint8_t>(pattern::word(0, offset / 8) >> (8 * (offset % 8))));
+    EXPECT_EQ(pattern::byte_at(0, offset),
+              static_cast<std::uint8_t>(pattern::word(0, offset / 8) >> (8 * (offset % 8))));
   }
   EXPECT_EQ(pattern::byte_at(0, 0), 0xAF);
   EXPECT_EQ(pattern::byte_at(0, 7), 0xE2);
@@ -72,8 +73,8 @@ TEST(HostPattern, EveryFlippedByteIsReportedAtItsOffset) {
       fill_pattern_host(data, size, kSeed);
       for (std::size_t offset : probe_offsets(size)) {
         for (unsigned char flip : {0x01, 0x80, 0xFF}) {
-          SCOPED_TRACE(::testing::Message() << "size " << size << " misalignment " << misalign << " offset "
-                                            << offset << " flip " << int{flip});
+          SCOPED_TRACE(::testing::Message() << "size " << size << " misalignment " << misalign << " offset " << offset
+                                            << " flip " << int{flip});
           data[offset] ^= flip;
           EXPECT_EQ(find_pattern_mismatch(data, size, kSeed), std::optional<std::size_t>(offset));
           data[offset] ^= flip;

@@ -67,7 +67,8 @@ TEST(PlanLine, CountsTheBenchmarksAndEstimatesFromMinTimeLeavingSkippedOut) {
             "227 benchmarks to run (27 skipped on this machine), about 50s at --benchmark_min_time=0.1 s");
   EXPECT_EQ(plan_line(1, 0, 0.5, 2.0),
             "1 benchmark to run, about 1s at --benchmark_min_time=0.5 s; stops starting new ones after 2m00s");
-  EXPECT_EQ(plan_line(3, 5, 0.1, 0.0), "3 benchmarks to run (3 skipped on this machine), about 0s at --benchmark_min_time=0.1 s");
+  EXPECT_EQ(plan_line(3, 5, 0.1, 0.0),
+            "3 benchmarks to run (3 skipped on this machine), about 0s at --benchmark_min_time=0.1 s");
 }
 
 }  // namespace

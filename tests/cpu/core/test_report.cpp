@@ -73,9 +73,9 @@ TEST(ParamRegistry, AddFindAndDuplicates) {
 TEST(RunToJson, OkRunHasGoogleFieldsCountersAndParams) {
   const ParamRegistry registry = registry_with_one();
   const nlohmann::json j = run_to_json(make_run(), registry);
-  for (const char* key : {"name", "family_index", "per_family_instance_index", "run_name", "run_type",
-                          "repetitions", "repetition_index", "threads", "iterations", "real_time", "cpu_time",
-                          "time_unit", "counters", "params", "status", "notes"}) {
+  for (const char* key :
+       {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions", "repetition_index",
+        "threads", "iterations", "real_time", "cpu_time", "time_unit", "counters", "params", "status", "notes"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   const std::string full_name = std::string(kName) + "/manual_time";
@@ -201,14 +201,13 @@ TEST(RunToJson, Label) {
 TEST(ContextToJson, HasGoogleContextFields) {
   const benchmark::BenchmarkReporter::Context context;
   const nlohmann::json j = context_to_json(context);
-  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled",
-                          "caches", "load_avg", "library_build_type"}) {
+  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "caches",
+                          "load_avg", "library_build_type"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_GT(j["num_cpus"].get<int>(), 0);
   EXPECT_TRUE(j["caches"].is_array());
-  EXPECT_TRUE(std::regex_match(j["date"].get<std::string>(),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4})")))
+  EXPECT_TRUE(std::regex_match(j["date"].get<std::string>(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4})")))
       << j["date"];
 }
 
@@ -362,7 +361,7 @@ TEST_F(ReportFiles, CheckWritableCreatesMissingParents) {
   const fs::path path = dir_ / "a" / "b" / "report.json";
   EXPECT_NO_THROW(check_writable(path));
   EXPECT_TRUE(fs::is_directory(dir_ / "a" / "b"));
-  EXPECT_FALSE(fs::exists(path));                   // only checked, not written
+  EXPECT_FALSE(fs::exists(path));                  // only checked, not written
   EXPECT_TRUE(entries(dir_ / "a" / "b").empty());  // the probe is gone
   write_file_atomically(path, "ok");
   EXPECT_EQ(read(path), "ok");
@@ -406,8 +405,7 @@ TEST(BuildInfo, HasVersionRevisionTypeAndArchitectures) {
     ASSERT_TRUE(info[key].is_string()) << key;
     EXPECT_FALSE(info[key].get<std::string>().empty()) << key;
   }
-  EXPECT_TRUE(std::regex_match(info["version"].get<std::string>(), std::regex(R"(\d+\.\d+\.\d+)")))
-      << info["version"];
+  EXPECT_TRUE(std::regex_match(info["version"].get<std::string>(), std::regex(R"(\d+\.\d+\.\d+)"))) << info["version"];
 }
 
 }  // namespace

@@ -80,9 +80,9 @@ TEST(StoppingRule, StableSamplesStopAtMinSamples) {
   FakeClock fake;
   ScriptedSamples samples{fake, {2e-3}};
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_stable", [&](benchmark::State& state) {
-    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_stable",
+      [&](benchmark::State& state) { seconds = run_samples(state, kRule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
   EXPECT_EQ(run.iterations, 1);
@@ -106,9 +106,9 @@ TEST(StoppingRule, StableSamplesWithRareOutliersStopAtMinSamples) {
   StoppingRule rule = kRule;
   rule.min_samples = 10;
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_rare_outliers", [&](benchmark::State& state) {
-    seconds = run_samples(state, rule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_rare_outliers",
+      [&](benchmark::State& state) { seconds = run_samples(state, rule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
   EXPECT_EQ(seconds.size(), 10u);  // the outlier is among them
@@ -126,9 +126,9 @@ TEST(StoppingRule, BimodalSamplesStopAtTheTimeoutAndReportTheNoiseReached) {
   FakeClock fake;
   ScriptedSamples samples{fake, {1e-3, 3e-3}};  // two modes of equal weight: the interval spans both
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_noisy", [&](benchmark::State& state) {
-    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_noisy",
+      [&](benchmark::State& state) { seconds = run_samples(state, kRule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
   EXPECT_EQ(run.iterations, 1);
@@ -157,9 +157,9 @@ TEST(StoppingRule, VeryNoisySamplesStopAtTheTimeout) {
   FakeClock fake;
   ScriptedSamples samples{fake, wide_script()};
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_very_noisy", [&](benchmark::State& state) {
-    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_very_noisy",
+      [&](benchmark::State& state) { seconds = run_samples(state, kRule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
   EXPECT_GE(fake.now, kRule.timeout_seconds);
@@ -188,9 +188,9 @@ TEST(StoppingRule, ReportsTheMedianSampleAsTheIterationTime) {
   StoppingRule rule = kRule;
   rule.noise_target_percent = 1000.0;  // any noise: stops at min_samples
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_median", [&](benchmark::State& state) {
-    seconds = run_samples(state, rule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_median",
+      [&](benchmark::State& state) { seconds = run_samples(state, rule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   EXPECT_DOUBLE_EQ(capture.runs.front().real_accumulated_time, 3e-3);
   EXPECT_EQ(seconds, samples.script);  // every sample, in the order taken
@@ -201,9 +201,9 @@ TEST(StoppingRule, ATimeoutBeforeMinSamplesCountsAsStoppedAtTheTimeout) {
   FakeClock fake;
   ScriptedSamples samples{fake, {0.4}};  // stable, but only three fit in the timeout
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_slow_samples", [&](benchmark::State& state) {
-    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_slow_samples",
+      [&](benchmark::State& state) { seconds = run_samples(state, kRule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   EXPECT_EQ(seconds.size(), 3u);
   EXPECT_DOUBLE_EQ(counter(capture.runs.front(), "stopped_at_timeout"), 1.0);
@@ -215,9 +215,9 @@ TEST(StoppingRule, TakesThreeSamplesEvenWhenEachOutlastsTheTimeout) {
   FakeClock fake;
   ScriptedSamples samples{fake, {5.0, 6.0, 4.0}};
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_long_samples", [&](benchmark::State& state) {
-    seconds = run_samples(state, kRule, fake.clock(), std::ref(samples));
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_long_samples",
+      [&](benchmark::State& state) { seconds = run_samples(state, kRule, fake.clock(), std::ref(samples)); }, true);
   ASSERT_EQ(capture.runs.size(), 1u);
   EXPECT_EQ(seconds, (std::vector<double>{5.0, 6.0, 4.0}));
   const auto& run = capture.runs.front();
@@ -233,9 +233,9 @@ TEST(StoppingRule, AskedForFewerSamplesTheTimeoutMayStopAtThem) {
   StoppingRule one = kRule;
   one.min_samples = 1;
   std::vector<double> seconds;
-  run_one("rule_one_long_sample", [&](benchmark::State& state) {
-    seconds = run_samples(state, one, fake.clock(), std::ref(samples));
-  }, true);
+  run_one(
+      "rule_one_long_sample",
+      [&](benchmark::State& state) { seconds = run_samples(state, one, fake.clock(), std::ref(samples)); }, true);
   EXPECT_EQ(seconds, std::vector<double>{5.0});
 }
 
@@ -245,9 +245,10 @@ TEST(StoppingRule, DisabledIsGoogleBenchmarksLoopOneSamplePerIteration) {
   StoppingRule rule = kRule;
   rule.enabled = false;
   std::vector<double> seconds;
-  const CaptureRuns capture = run_one("rule_disabled", [&](benchmark::State& state) {
-    seconds = run_samples(state, rule, fake.clock(), std::ref(samples));
-  }, false, 0.5);
+  const CaptureRuns capture = run_one(
+      "rule_disabled",
+      [&](benchmark::State& state) { seconds = run_samples(state, rule, fake.clock(), std::ref(samples)); }, false,
+      0.5);
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
   EXPECT_GT(run.iterations, 1);  // Google Benchmark's count, grown until min_time
@@ -258,20 +259,19 @@ TEST(StoppingRule, DisabledIsGoogleBenchmarksLoopOneSamplePerIteration) {
   EXPECT_EQ(run.counters.count("noise_percent"), 0u);
 }
 
-TEST(StoppingRule, TheScopeInForceDecidesAndNoScopeMeansDisabled) {
+TEST(StoppingRule, TheRulePassedDecidesAndDisabledIsGoogleBenchmarksLoop) {
   FakeClock fake;
   ScriptedSamples samples{fake, {2e-3}};
   std::vector<double> seconds;
-  {
-    const StoppingRuleScope scope(kRule, fake.clock());
-    run_one("rule_scoped", [&](benchmark::State& state) { seconds = run_samples(state, std::ref(samples)); },
-            true);
-  }
+  run_one(
+      "rule_passed",
+      [&](benchmark::State& state) { seconds = run_samples(state, kRule, fake.clock(), std::ref(samples)); }, true);
   EXPECT_EQ(seconds.size(), 5u);
-  // Outside any scope the same call is Google Benchmark's loop: many one-sample iterations.
-  const CaptureRuns capture = run_one("rule_unscoped", [&](benchmark::State& state) {
-    seconds = run_samples(state, std::ref(samples));
-  }, false, 0.1);
+  // Disabled, the same call is Google Benchmark's loop: many one-sample iterations.
+  const CaptureRuns capture = run_one(
+      "rule_passed_disabled",
+      [&](benchmark::State& state) { seconds = run_samples(state, StoppingRule{.enabled = false}, std::ref(samples)); },
+      false, 0.1);
   ASSERT_EQ(capture.runs.size(), 1u);
   EXPECT_EQ(seconds.size(), static_cast<std::size_t>(capture.runs.front().iterations));
   EXPECT_GT(seconds.size(), 5u);
@@ -286,9 +286,12 @@ TEST(StoppingRule, SuiteBenchmarksSampleUnderTheOptionsRule) {
   std::vector<double> seconds;
   // main runs Google Benchmark at --benchmark_min_time=0 (one trial of one iteration);
   // here the test binary's min_time is Google's default, so the iteration is fixed.
-  suite.add("rule_suite/x", {{"family", "test"}}, [&](benchmark::State& state) {
-    seconds = run_samples(state, [&] { return 1e-3 * static_cast<double>(++taken); });
-  })->Iterations(1);
+  suite
+      .add("rule_suite/x", {{"family", "test"}},
+           [&](benchmark::State& state) {
+             seconds = run_samples(state, suite.stopping_rule(), [&] { return 1e-3 * static_cast<double>(++taken); });
+           })
+      ->Iterations(1);
   CaptureRuns capture;
   benchmark::RunSpecifiedBenchmarks(&capture, "^rule_suite/x");
   ASSERT_EQ(capture.runs.size(), 1u);
@@ -305,14 +308,17 @@ TEST(StoppingRule, AGroupOfCallsIsOneSampleAndTheIterationTimeItsMedian) {
   rule.min_samples = 3;
   rule.noise_target_percent = 1000.0;
   std::vector<double> per_call;
-  const CaptureRuns capture = run_one("rule_grouped", [&](benchmark::State& state) {
-    per_call = time_grouped_calls(state, 100, rule, fake.clock(), [&](std::size_t calls) {
-      EXPECT_EQ(calls, 100u);
-      const double s = group_seconds[taken++ % group_seconds.size()];
-      fake.now += s;
-      return s;
-    });
-  }, true);
+  const CaptureRuns capture = run_one(
+      "rule_grouped",
+      [&](benchmark::State& state) {
+        per_call = time_grouped_calls(state, 100, rule, fake.clock(), [&](std::size_t calls) {
+          EXPECT_EQ(calls, 100u);
+          const double s = group_seconds[taken++ % group_seconds.size()];
+          fake.now += s;
+          return s;
+        });
+      },
+      true);
   ASSERT_EQ(capture.runs.size(), 1u);
   const auto& run = capture.runs.front();
   EXPECT_DOUBLE_EQ(run.real_accumulated_time, 0.20);  // the median group
@@ -361,8 +367,8 @@ TEST(StoppingRule, MedianIntervalRanksAreTheBinomialOnes) {
   }
   // The published table of distribution-free intervals of the median (1-based ranks
   // 1-6, 2-9, 6-15, 10-21, 40-61).
-  const std::vector<std::array<std::size_t, 3>> table = {{6, 0, 5}, {10, 1, 8}, {20, 5, 14}, {30, 9, 20},
-                                                         {100, 39, 60}};
+  const std::vector<std::array<std::size_t, 3>> table = {
+      {6, 0, 5}, {10, 1, 8}, {20, 5, 14}, {30, 9, 20}, {100, 39, 60}};
   for (const auto& [n, lower, upper] : table) {
     EXPECT_EQ(median_interval_ranks(n).lower, lower) << n;
     EXPECT_EQ(median_interval_ranks(n).upper, upper) << n;

@@ -29,14 +29,13 @@ TEST(PcieGenerationFromSpeed, ParsesSysfsSpellings) {
       {"32.0 GT/s PCIe", 5},  {"64.0 GT/s PCIe", 6}, {"  16 GT/s", 4},      {"16", 4},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(hdbench::system::pcie_generation_from_speed(c.text), c.generation)
-        << '"' << c.text << '"';
+    EXPECT_EQ(hdbench::system::pcie_generation_from_speed(c.text), c.generation) << '"' << c.text << '"';
   }
 }
 
 TEST(PcieGenerationFromSpeed, UnknownOrGarbageIsZero) {
-  for (std::string_view text : {"", "\n", "Unknown", "Unknown speed", "GT/s", "4 GT/s", "-16 GT/s",
-                                "16abc", "128.0 GT/s PCIe", "0 GT/s", "nan GT/s"}) {
+  for (std::string_view text : {"", "\n", "Unknown", "Unknown speed", "GT/s", "4 GT/s", "-16 GT/s", "16abc",
+                                "128.0 GT/s PCIe", "0 GT/s", "nan GT/s"}) {
     EXPECT_EQ(hdbench::system::pcie_generation_from_speed(text), 0) << '"' << text << '"';
   }
 }
@@ -51,8 +50,7 @@ TEST(PcieWidthFromSysfs, ParsesSysfsSpellings) {
 }
 
 TEST(PcieWidthFromSysfs, GarbageIsZero) {
-  for (std::string_view text :
-       {"", "0", "x", "-16", "x-16", "16x", "sixteen", "1 6", "255", "99999999999999999999"}) {
+  for (std::string_view text : {"", "0", "x", "-16", "x-16", "16x", "sixteen", "1 6", "255", "99999999999999999999"}) {
     EXPECT_EQ(hdbench::system::pcie_width_from_sysfs(text), 0) << '"' << text << '"';
   }
 }
@@ -65,8 +63,7 @@ TEST(PcieLinkGbps, MatchesEncodedLineRates) {
   EXPECT_NEAR(hdbench::system::pcie_link_gbps({5, 16}), 63.0, 0.1);
   EXPECT_NEAR(hdbench::system::pcie_link_gbps({6, 16}), 121.0, 0.01);
   // Lanes add up linearly.
-  EXPECT_NEAR(hdbench::system::pcie_link_gbps({4, 8}) * 2, hdbench::system::pcie_link_gbps({4, 16}),
-              1e-9);
+  EXPECT_NEAR(hdbench::system::pcie_link_gbps({4, 8}) * 2, hdbench::system::pcie_link_gbps({4, 16}), 1e-9);
 }
 
 TEST(PcieLinkGbps, UnknownLinkIsZero) {
@@ -94,9 +91,8 @@ class FakeSysfs : public ::testing::Test {
   void SetUp() override {
     static std::atomic<int> counter{0};
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    root_ =
-        fs::temp_directory_path() / (std::string("hdbench_sysfs_") + info->name() + "_" +
-                                     std::to_string(getpid()) + "_" + std::to_string(counter++));
+    root_ = fs::temp_directory_path() / (std::string("hdbench_sysfs_") + info->name() + "_" + std::to_string(getpid()) +
+                                         "_" + std::to_string(counter++));
     fs::remove_all(root_);
     ASSERT_TRUE(fs::create_directories(root_));
   }
@@ -231,9 +227,8 @@ TEST(ToJson, HasAllKeys) {
   info.runtime_version = 12040;
 
   const nlohmann::json json = hdbench::system::to_json(info);
-  for (const char* key :
-       {"host", "gpus", "driver_version", "runtime_version", "driver_version_string",
-        "runtime_version_string", "gpu_usable", "gpu_unavailable_reason"}) {
+  for (const char* key : {"host", "gpus", "driver_version", "runtime_version", "driver_version_string",
+                          "runtime_version_string", "gpu_usable", "gpu_unavailable_reason"}) {
     EXPECT_TRUE(json.contains(key)) << key;
   }
   EXPECT_EQ(json["driver_version"], 13000);
@@ -242,8 +237,8 @@ TEST(ToJson, HasAllKeys) {
   EXPECT_EQ(json["gpu_usable"], info.gpu_usable());
   EXPECT_EQ(json["gpu_unavailable_reason"], info.gpu_unavailable_reason);
 
-  for (const char* key : {"hostname", "cpu_model", "logical_cores", "memory_total_bytes",
-                          "memory_available_bytes", "numa_nodes", "kernel"}) {
+  for (const char* key : {"hostname", "cpu_model", "logical_cores", "memory_total_bytes", "memory_available_bytes",
+                          "numa_nodes", "kernel"}) {
     EXPECT_TRUE(json["host"].contains(key)) << key;
   }
   EXPECT_EQ(json["host"]["logical_cores"], info.host.logical_cores);
@@ -251,10 +246,9 @@ TEST(ToJson, HasAllKeys) {
   ASSERT_TRUE(json["gpus"].is_array());
   const nlohmann::json& fake = json["gpus"].back();
   for (const char* key :
-       {"index", "name", "compute_capability_major", "compute_capability_minor", "sm_count",
-        "total_memory_bytes", "pci_bus_id", "pcie_link_current", "pcie_link_max",
-        "pcie_link_max_gbps", "copy_engines", "numa_node", "can_map_host_memory",
-        "unified_addressing", "pageable_memory_access", "memory_bus_width_bits"}) {
+       {"index", "name", "compute_capability_major", "compute_capability_minor", "sm_count", "total_memory_bytes",
+        "pci_bus_id", "pcie_link_current", "pcie_link_max", "pcie_link_max_gbps", "copy_engines", "numa_node",
+        "can_map_host_memory", "unified_addressing", "pageable_memory_access", "memory_bus_width_bits"}) {
     EXPECT_TRUE(fake.contains(key)) << key;
   }
   EXPECT_EQ(fake["name"], "Fake GPU");
@@ -298,9 +292,7 @@ TEST(NumaNodeOfAddress, TouchedHeapPage) {
   }
 }
 
-TEST(NumaNodeOfAddress, NullIsUnknown) {
-  EXPECT_EQ(hdbench::system::numa_node_of_address(nullptr), -1);
-}
+TEST(NumaNodeOfAddress, NullIsUnknown) { EXPECT_EQ(hdbench::system::numa_node_of_address(nullptr), -1); }
 
 }  // namespace
 
@@ -322,7 +314,8 @@ TEST(MachineSlug, NamesTheMachineByItsGpuAndCpuNotItsHost) {
   EXPECT_EQ(machine_slug("NVIDIA H200", ""), "h200_cpu");
   // Only what a file name can carry, and not without end.
   const std::string long_name = machine_slug("NVIDIA A100-SXM4-80GB/ weird \"name\"", std::string(200, 'x'));
-  for (char ch : long_name) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') << long_name;
+  for (char ch : long_name)
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_') << long_name;
   EXPECT_LE(long_name.size(), 70u);
 }
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "data/dataset.hpp"
+#include "data/sample_transform.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_reference.hpp"
-#include "data/sample_transform.hpp"
 
 namespace hdbench {
 namespace {
@@ -52,8 +52,8 @@ template <typename Got, typename Want>
     const double g = static_cast<double>(got[i]);
     const double w = static_cast<double>(want[i]);
     if (!(std::abs(g - w) <= abs + rel * std::abs(w)))
-      return ::testing::AssertionFailure() << "element " << i << ": " << g << " vs reference " << w
-                                           << " (largest |reference| " << scale << ")";
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << g << " vs reference " << w << " (largest |reference| " << scale << ")";
   }
   return ::testing::AssertionSuccess();
 }
@@ -216,7 +216,8 @@ TEST(CpuMlp, ThreadCountsAgree) {
     const StepResult r2 = two.step(b.images.data(), b.labels.data(), 512);
     EXPECT_NEAR(r1.loss, r2.loss, 1e-5);
     EXPECT_TRUE(close(two.gradients(), one.gradients(), 1e-5, 1e-4));
-    EXPECT_TRUE(close(two.parameters(), one.parameters(), 1e-5, 1e-5, 1e-2 * default_optimizer(OptimizerKind::adam).learning_rate));
+    EXPECT_TRUE(close(two.parameters(), one.parameters(), 1e-5, 1e-5,
+                      1e-2 * default_optimizer(OptimizerKind::adam).learning_rate));
   }
   EXPECT_EQ(two.threads(), 2);
   EXPECT_EQ(two.steps_taken(), 2u);

@@ -111,7 +111,6 @@ TEST(MlpGpuChoice, TheReportLineNamesEachChoiceWithBothTimings) {
   EXPECT_EQ(describe(PlanChoices{}), "fused 0/0");
 }
 
-
 TEST(MlpGpuChoice, NarrowBiasGradientsSplitTheirRows) {
   // 10 columns x 8192 rows: one column block, so the rows are split (at most 64 chunks).
   EXPECT_EQ(kernels::bias_gradient_row_chunks(8192, 10), 64);

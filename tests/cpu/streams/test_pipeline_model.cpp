@@ -132,14 +132,16 @@ TEST(IdealPipeline, HostSynchronousBoundLiesBetweenTheAsyncBoundAndTheSum) {
 // copy of the buffer takes 1,228), pipelines over 4 streams beat it. bench/streams.cpp
 // now feeds it the fastest of the chunked and the whole-buffer runs.
 TEST(IdealPipeline, TheH100PinnedPipelinesStayWithinTheirIdealFedWholeBufferStages) {
-  const auto us = [](double h2d, double kernel, double d2h) { return StageSeconds{h2d * 1e-6, kernel * 1e-6, d2h * 1e-6}; };
+  const auto us = [](double h2d, double kernel, double d2h) {
+    return StageSeconds{h2d * 1e-6, kernel * 1e-6, d2h * 1e-6};
+  };
   struct Case {
     StageSeconds chunked;  // the pipeline's own chunks, medians (what the ideal was fed)
     StageSeconds fastest;  // each stage's fastest in the run (whole buffer)
     double measured_us;    // the pipeline, 4 streams x 16 chunks
   };
   const Case cases[] = {
-      {us(1540, 705, 1359), us(1228, 640, 1228), 1587},   // kernel 0.5x the copy
+      {us(1540, 705, 1359), us(1228, 640, 1228), 1587},    // kernel 0.5x the copy
       {us(1592, 2703, 1346), us(1228, 2549, 1228), 2714},  // kernel 2x
       {us(1355, 2707, 1249), us(1228, 2549, 1228), 2710},  // the same as a CUDA graph
   };

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "pattern.hpp"
-#include "streams/stream_reference.hpp"
 #include "stream_work.hpp"
+#include "streams/stream_reference.hpp"
 
 namespace hdbench {
 namespace {

@@ -14,14 +14,13 @@ using testing::entry;
 
 // A transfer run, which the streams derivation must leave alone.
 json copy_params(const std::string& direction, const std::string& memory, std::size_t bytes) {
-  return {{"family", "transfer"}, {"direction", direction}, {"memory", memory}, {"engine", "copy"},
-          {"variant", "per_copy"}, {"bytes", bytes}};
+  return {{"family", "transfer"}, {"direction", direction}, {"memory", memory},
+          {"engine", "copy"},     {"variant", "per_copy"},  {"bytes", bytes}};
 }
-
 
 json stream_params(const std::string& variant, const std::string& memory, int streams = 1, int chunks = 1,
                    const std::string& mode = "") {
-  json p = {{"family", "streams"}, {"variant", variant}, {"memory", memory}, {"bytes", 1 << 20},
+  json p = {{"family", "streams"},  {"variant", variant}, {"memory", memory}, {"bytes", 1 << 20},
             {"compute_ratio", 1.0}, {"streams", streams}, {"chunks", chunks}, {"issue_order", "by_chunk"}};
   if (!mode.empty()) p["default_stream_mode"] = mode;
   return p;

@@ -356,10 +356,10 @@ TEST(TraceAnalysis, CopyBandwidthIsBytesOverCopyTime) {
 
 TEST(TraceAnalysis, TimedSpansAreTheTimedRangesInsideTheWindowMerged) {
   const std::vector<Record> records{
-      host(RecordKind::range, 1, us(10), us(20), "a/timed"),   host(RecordKind::range, 1, us(15), us(25), "a/timed"),
-      host(RecordKind::range, 1, us(30), us(40), "a/verify"),  host(RecordKind::range, 1, us(50), us(60), "a/timed"),
-      host(RecordKind::api, 1, us(62), us(64), "x/timed"),     host(RecordKind::range, 1, us(90), us(110), "b/timed"),
-      host(RecordKind::range, 1, us(70), us(70), "a/timed"),   gpu(RecordKind::kernel, 0, 7, us(0), us(100))};
+      host(RecordKind::range, 1, us(10), us(20), "a/timed"),  host(RecordKind::range, 1, us(15), us(25), "a/timed"),
+      host(RecordKind::range, 1, us(30), us(40), "a/verify"), host(RecordKind::range, 1, us(50), us(60), "a/timed"),
+      host(RecordKind::api, 1, us(62), us(64), "x/timed"),    host(RecordKind::range, 1, us(90), us(110), "b/timed"),
+      host(RecordKind::range, 1, us(70), us(70), "a/timed"),  gpu(RecordKind::kernel, 0, 7, us(0), us(100))};
   const std::vector<TimeSpan> spans = timed_spans(records, us(0), us(100));
   ASSERT_EQ(spans.size(), 3u);  // 10-25 (two ranges joined), 50-60, 70-70; not the one crossing the window's end
   EXPECT_EQ(spans[0].from_ns, us(10));
@@ -405,21 +405,20 @@ TEST(TraceAnalysis, CopyBandwidthCountsCopiesWhollyInsideOneSpan) {
 }
 
 TEST(TraceReport, RowsCoverEachBenchmarksTimedRangesOrElseItsWholeWindow) {
-  const std::vector<Record> records{
-      // "copy" (window 0-100): two timed samples of a 1 MB copy in 20 µs each (50 GB/s),
-      // then a verification copy at 100 GB/s that the row must leave out.
-      host(RecordKind::range, 1, us(10), us(30), "copy/timed"), host(RecordKind::range, 1, us(40), us(60), "copy/timed"),
-      copy("HtoD", us(10), us(30), 1'000'000, MemoryKind::pinned, MemoryKind::device),
-      copy("HtoD", us(40), us(60), 1'000'000, MemoryKind::pinned, MemoryKind::device),
-      host(RecordKind::range, 1, us(70), us(90), "copy/verify"),
-      copy("HtoD", us(75), us(85), 1'000'000, MemoryKind::pinned, MemoryKind::device),
-      // "kernel" (window 200-300) has no timed range: its whole window, half busy.
-      gpu(RecordKind::kernel, 0, 7, us(210), us(260))};
+  const std::vector<Record> records{// "copy" (window 0-100): two timed samples of a 1 MB copy in 20 µs each (50 GB/s),
+                                    // then a verification copy at 100 GB/s that the row must leave out.
+                                    host(RecordKind::range, 1, us(10), us(30), "copy/timed"),
+                                    host(RecordKind::range, 1, us(40), us(60), "copy/timed"),
+                                    copy("HtoD", us(10), us(30), 1'000'000, MemoryKind::pinned, MemoryKind::device),
+                                    copy("HtoD", us(40), us(60), 1'000'000, MemoryKind::pinned, MemoryKind::device),
+                                    host(RecordKind::range, 1, us(70), us(90), "copy/verify"),
+                                    copy("HtoD", us(75), us(85), 1'000'000, MemoryKind::pinned, MemoryKind::device),
+                                    // "kernel" (window 200-300) has no timed range: its whole window, half busy.
+                                    gpu(RecordKind::kernel, 0, 7, us(210), us(260))};
   const std::vector<BenchmarkWindow> windows{
       {"copy", us(0), us(100)}, {"kernel", us(200), us(300)}, {"idle", us(400), us(500)}};
-  const json benchmarks = json::array({{{"name", "copy/manual_time"},
-                                        {"run_name", "copy/manual_time"},
-                                        {"counters", {{"bandwidth_GB/s", 48.0}}}}});
+  const json benchmarks = json::array(
+      {{{"name", "copy/manual_time"}, {"run_name", "copy/manual_time"}, {"counters", {{"bandwidth_GB/s", 48.0}}}}});
   const json rows = gpu_activity_rows(records, windows, 0, benchmarks);
   ASSERT_EQ(rows.size(), 2u);  // "idle" had no GPU work
   const json& timed = rows[0];

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/overlap.hpp"
-#include "trace/trace_report.hpp"
 #include "trace/trace_analysis.hpp"
+#include "trace/trace_report.hpp"
 #include "trace/trace_stream.hpp"
 #include "trace/trace_writer.hpp"
 
@@ -292,17 +292,21 @@ namespace {
 
 // A gpu_activity row as gpu_activity_row makes it, for the figures that need counters.
 nlohmann::json timed_row(const std::string& benchmark, int ranges, int kernels, int copies) {
-  return {{"benchmark", benchmark}, {"measured_over", "timed ranges"}, {"timed_ranges", ranges},
-          {"kernels", kernels},     {"copies", copies}};
+  return {{"benchmark", benchmark},
+          {"measured_over", "timed ranges"},
+          {"timed_ranges", ranges},
+          {"kernels", kernels},
+          {"copies", copies}};
 }
 
 TEST(TraceRowFigures, KernelsPerStepAreTheTimedRangesKernelsOverTheirSteps) {
   // Two timed ranges of an MLP step benchmark, each a group of 50 steps: 1200 kernels
   // and 100 copies recorded inside them are 12 kernels and 1 copy a step.
-  const nlohmann::json benchmarks = nlohmann::json::array(
-      {{{"name", "mlp/step/x/manual_time"}, {"run_name", "mlp/step/x/manual_time"},
-        {"counters", {{"steps_per_sample", 50.0}, {"step_us", 30.0}}}},
-       {{"name", "transfer/y/manual_time"}, {"counters", {{"bandwidth_GB/s", 55.0}}}}});
+  const nlohmann::json benchmarks =
+      nlohmann::json::array({{{"name", "mlp/step/x/manual_time"},
+                              {"run_name", "mlp/step/x/manual_time"},
+                              {"counters", {{"steps_per_sample", 50.0}, {"step_us", 30.0}}}},
+                             {{"name", "transfer/y/manual_time"}, {"counters", {{"bandwidth_GB/s", 55.0}}}}});
   const auto counters = counters_by_benchmark(benchmarks);
   nlohmann::json step = timed_row("mlp/step/x", 2, 1200, 100);
   add_figures_from_counters(step, counters);
@@ -318,8 +322,8 @@ TEST(TraceRowFigures, KernelsPerStepAreTheTimedRangesKernelsOverTheirSteps) {
 
 TEST(TraceRowFigures, AWholeWindowRowHasNoPerStepFigure) {
   // Set-up and warm-up are inside a whole-benchmark window: no step count applies.
-  const auto counters = counters_by_benchmark(nlohmann::json::array(
-      {{{"name", "mlp/step/x"}, {"counters", {{"steps_per_sample", 50.0}}}}}));
+  const auto counters = counters_by_benchmark(
+      nlohmann::json::array({{{"name", "mlp/step/x"}, {"counters", {{"steps_per_sample", 50.0}}}}}));
   nlohmann::json row = timed_row("mlp/step/x", 0, 900, 2);
   row["measured_over"] = "whole benchmark";
   add_figures_from_counters(row, counters);

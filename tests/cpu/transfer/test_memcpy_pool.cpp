@@ -27,8 +27,7 @@ void copy_and_check(MemcpyPool& pool, std::size_t size, std::size_t src_shift, s
   fill_pattern_host(src.data() + src_shift, size, seed);
   unsigned char* out = dst.data() + kGuardBytes + dst_shift;
   pool.copy(out, src.data() + src_shift, size);
-  ASSERT_EQ(find_pattern_mismatch(out, size, seed), std::nullopt)
-      << pool.threads() << " threads, " << size << " bytes";
+  ASSERT_EQ(find_pattern_mismatch(out, size, seed), std::nullopt) << pool.threads() << " threads, " << size << " bytes";
   ASSERT_EQ(std::memcmp(out, src.data() + src_shift, size), 0);
   for (std::size_t i = 0; i < kGuardBytes + dst_shift; ++i) ASSERT_EQ(dst[i], kGuard) << "before, " << i;
   for (std::size_t i = kGuardBytes + dst_shift + size; i < dst.size(); ++i) {
@@ -44,8 +43,8 @@ TEST_P(MemcpyPoolTest, CopiesExactBytesRepeatedly) {
   std::uint64_t seed = 1;
   int copies = 0;
   for (int round = 0; round < 12; ++round) {
-    for (std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{4097},
-                             (std::size_t{1} << 20) + 5}) {
+    for (std::size_t size :
+         {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{4097}, (std::size_t{1} << 20) + 5}) {
       const std::size_t src_shift = static_cast<std::size_t>(round % 3);
       const std::size_t dst_shift = static_cast<std::size_t>(round % 5);
       copy_and_check(pool, size, src_shift, dst_shift, seed++);
@@ -65,8 +64,7 @@ TEST_P(MemcpyPoolTest, ManySmallCopiesBackToBack) {
     fill_pattern_host(src.data(), size, static_cast<std::uint64_t>(i));
     std::memset(dst.data(), 0, dst.size());
     pool.copy(dst.data(), src.data(), size);
-    ASSERT_EQ(find_pattern_mismatch(dst.data(), size, static_cast<std::uint64_t>(i)), std::nullopt)
-        << "copy " << i;
+    ASSERT_EQ(find_pattern_mismatch(dst.data(), size, static_cast<std::uint64_t>(i)), std::nullopt) << "copy " << i;
   }
 }
 

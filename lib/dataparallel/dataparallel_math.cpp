@@ -1,4 +1,4 @@
-#include "scaleout/scaleout_math.hpp"
+#include "dataparallel/dataparallel_math.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 double allreduce_algbw_gbps(std::size_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 0.0;
@@ -72,4 +72,4 @@ std::vector<GradientBucket> bucket_gradients(std::span<const std::size_t> layer_
   return buckets;
 }
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

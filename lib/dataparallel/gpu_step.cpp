@@ -1,4 +1,4 @@
-#include "dataparallel_gpu_step.hpp"
+#include "dataparallel/gpu_step.hpp"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 
 #include "core/cuda.hpp"
 #include "core/timing.hpp"
+#include "dataparallel/dataparallel_math.hpp"
+#include "dataparallel/nccl_allreduce.hpp"
 #include "mlp/mlp_gpu.hpp"
-#include "scaleout/nccl_allreduce.hpp"
-#include "scaleout/scaleout_math.hpp"
 
 namespace hdbench {
 namespace {
@@ -59,7 +59,7 @@ struct Training {
 // bucketed all-reduces joined back before the optimizer.
 class Trainer {
  public:
-  Trainer(const MlpShape& model, Exchange exchange, scaleout::NcclAllReduce* nccl, std::size_t count,
+  Trainer(const MlpShape& model, Exchange exchange, dataparallel::NcclAllReduce* nccl, std::size_t count,
           std::size_t bucket_bytes, const std::vector<float>& initial)
       : exchange_(exchange),
         nccl_(nccl),
@@ -69,8 +69,8 @@ class Trainer {
         layout_(make_parameter_layout(model)) {
     std::vector<std::size_t> layer_begin;
     for (const LayerOffsets& offsets : layout_.layers) layer_begin.push_back(offsets.weight);
-    buckets_ = scaleout::bucket_gradients(layer_begin, layout_.total,
-                                          std::max<std::size_t>(1, bucket_bytes / sizeof(float)));
+    buckets_ = dataparallel::bucket_gradients(layer_begin, layout_.total,
+                                              std::max<std::size_t>(1, bucket_bytes / sizeof(float)));
     ready_ = std::vector<Event>(buckets_.size());
     bucket_start_ = std::vector<Event>(buckets_.size());
     bucket_end_ = std::vector<Event>(buckets_.size());
@@ -133,12 +133,12 @@ class Trainer {
   }
 
   Exchange exchange_;
-  scaleout::NcclAllReduce* nccl_;
+  dataparallel::NcclAllReduce* nccl_;
   Stream compute_;
   Stream comm_;
   GpuMlp mlp_;
   ParameterLayout layout_;
-  std::vector<scaleout::GradientBucket> buckets_;
+  std::vector<dataparallel::GradientBucket> buckets_;
   std::vector<Event> ready_, bucket_start_, bucket_end_;
   Event start_, stop_;
   Training t_;
@@ -170,19 +170,19 @@ nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks)
           {"optimizer", "sgd"}};
 }
 
-nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDataParallelCase& c) {
+nlohmann::json run_gpu_data_parallel(dataparallel::Communicator& ranks, const GpuDataParallelCase& c) {
   const DataParallelCase& s = c.step;
   const int n = ranks.size();
-  const scaleout::Shard shard = scaleout::shard_of(s.global_batch, ranks.rank(), n);
+  const dataparallel::Shard shard = dataparallel::shard_of(s.global_batch, ranks.rank(), n);
   const std::vector<float> initial = initial_parameters(s.model, s.seed);
-  scaleout::NcclAllReduce nccl(ranks, c.timeout_s);
+  dataparallel::NcclAllReduce nccl(ranks, c.timeout_s);
   // The rank's step with and without the exchange, a step of each in turn on the same
   // samples, so a drift of the machine (clocks, other work) weighs on both alike.
   Training alone, dp;
   {
     Trainer without(s.model, Exchange::none, nullptr, shard.size(), c.bucket_bytes, initial);
-    Trainer with(s.model, c.overlap ? Exchange::bucketed : Exchange::after_backward, &nccl, shard.size(), c.bucket_bytes,
-                 initial);
+    Trainer with(s.model, c.overlap ? Exchange::bucketed : Exchange::after_backward, &nccl, shard.size(),
+                 c.bucket_bytes, initial);
     DeviceBatch batch(s.model, shard.size());
     for (std::size_t step = 0; step <= static_cast<std::size_t>(s.steps); ++step) {
       batch.load(s, step, shard.begin);
@@ -199,20 +199,19 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
   const double allreduce_us = median_us(dp.allreduce_s);
   int device = -1;
   HDBENCH_CUDA_CHECK(cudaGetDevice(&device));
-  nlohmann::json mine = {
-      {"rank", ranks.rank()},
-      {"device", device},
-      {"shard_batch", shard.size()},
-      {"step_us", step_us},
-      {"step_us_all", dp.step_s},
-      {"step_no_exchange_us", median_us(alone.step_s)},
-      {"allreduce_us", allreduce_us},
-      // What the exchange adds to the step: the all-reduce the backward pass did not
-      // hide, plus its launches and the streams' waits (so it can exceed allreduce_us).
-      {"allreduce_exposed_us", step_us - median_us(alone.step_s)},
-      {"first_loss", dp.first_loss},
-      {"final_loss", dp.final_loss},
-      {"params_max_abs_diff_vs_rank0", diff_vs_root}};
+  nlohmann::json mine = {{"rank", ranks.rank()},
+                         {"device", device},
+                         {"shard_batch", shard.size()},
+                         {"step_us", step_us},
+                         {"step_us_all", dp.step_s},
+                         {"step_no_exchange_us", median_us(alone.step_s)},
+                         {"allreduce_us", allreduce_us},
+                         // What the exchange adds to the step: the all-reduce the backward pass did not
+                         // hide, plus its launches and the streams' waits (so it can exceed allreduce_us).
+                         {"allreduce_exposed_us", step_us - median_us(alone.step_s)},
+                         {"first_loss", dp.first_loss},
+                         {"final_loss", dp.final_loss},
+                         {"params_max_abs_diff_vs_rank0", diff_vs_root}};
   put_allreduce_bandwidth(mine, gradient_bytes, 1e-6 * allreduce_us, n);
   put_step_noise(mine, dp.step_s);
   const nlohmann::json per_rank = gather_figures(ranks, mine);
@@ -227,7 +226,8 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
     one_process.run_step(step, combined);
   }
   const Training single = one_process.finish();
-  const scaleout::Agreement vs_single = scaleout::compare(dp.parameters, single.parameters, s.tolerance, s.tolerance);
+  const dataparallel::Agreement vs_single =
+      dataparallel::compare(dp.parameters, single.parameters, s.tolerance, s.tolerance);
   const double slowest_step = max_over_ranks(per_rank, "step_us");
   const double slowest_reduce = max_over_ranks(per_rank, "allreduce_us");
   const double most_exposed = max_over_ranks(per_rank, "allreduce_exposed_us");
@@ -241,7 +241,7 @@ nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDat
       {"buckets", static_cast<double>(dp.buckets)},
       {"samples/s", slowest_step > 0 ? 1e6 * static_cast<double>(s.global_batch) / slowest_step : 0.0},
       {"one_rank_step_us", one_rank_us},
-      {"scaling_efficiency", scaleout::scaling_efficiency(one_rank_us, slowest_step, n)},
+      {"scaling_efficiency", dataparallel::scaling_efficiency(one_rank_us, slowest_step, n)},
       {"params_max_abs_diff_between_ranks", max_over_ranks(per_rank, "params_max_abs_diff_vs_rank0")},
       {"params_max_abs_diff_vs_one_rank", vs_single.max_abs_difference},
       {"final_loss", per_rank[0]["final_loss"]},

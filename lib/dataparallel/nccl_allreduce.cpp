@@ -1,4 +1,4 @@
-#include "scaleout/nccl_allreduce.hpp"
+#include "dataparallel/nccl_allreduce.hpp"
 
 #include <fmt/format.h>
 #if HDBENCH_HAVE_NCCL
@@ -15,7 +15,7 @@
 #include "core/cuda.hpp"
 #include "core/timing.hpp"
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 #if !HDBENCH_HAVE_NCCL
 // Built without NCCL: constructing one says so, and the benchmark reports it.
@@ -64,8 +64,7 @@ void NcclAllReduce::enqueue_sum(const float* send, float* recv, std::size_t coun
   std::size_t begin = 0;
   for (std::size_t b = 0; b < n; ++b) {
     const std::size_t end = count * (b + 1) / n;
-    nccl_check(ncclAllReduce(send + begin, recv + begin, end - begin, ncclFloat, ncclSum,
-                             as_comm(comm_), stream),
+    nccl_check(ncclAllReduce(send + begin, recv + begin, end - begin, ncclFloat, ncclSum, as_comm(comm_), stream),
                "ncclAllReduce");
     begin = end;
   }
@@ -107,4 +106,4 @@ std::string NcclAllReduce::version() {
 
 #endif  // HDBENCH_HAVE_NCCL
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

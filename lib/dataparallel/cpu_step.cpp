@@ -1,4 +1,4 @@
-#include "dataparallel_step.hpp"
+#include "dataparallel/cpu_step.hpp"
 
 #include <fmt/format.h>
 
@@ -10,20 +10,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
+#include "dataparallel/dataparallel_math.hpp"
 #include "mlp/mlp_cpu.hpp"
-#include "scaleout/scaleout_math.hpp"
 
 namespace hdbench {
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 // The test hook's fault, if it names this rank and step.
 void maybe_fault(int rank, std::size_t step) {
@@ -57,21 +49,6 @@ double median_of(const std::vector<double>& v) { return v.empty() ? 0.0 : summar
 
 }  // namespace
 
-void fill_batch(const MlpShape& model, std::uint64_t seed, std::size_t step, std::size_t first_sample,
-                std::size_t count, float* images, std::int32_t* labels) {
-  const auto inputs = static_cast<std::size_t>(model.inputs());
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::uint64_t key = mix(seed ^ mix(step * 0x100000001B3ULL + first_sample + i));
-    labels[i] = static_cast<std::int32_t>(key % static_cast<std::uint64_t>(model.classes()));
-    for (std::size_t j = 0; j < inputs; ++j) {
-      // Uniform in [-1, 1), with the label's pixels brighter so the model can learn.
-      const double u = static_cast<double>(mix(key + j) >> 11) * 0x1.0p-53;
-      images[i * inputs + j] =
-          static_cast<float>(2.0 * u - 1.0 + (j % model.classes() == static_cast<std::size_t>(labels[i]) ? 0.5 : 0.0));
-    }
-  }
-}
-
 std::string data_parallel_name(const DataParallelCase& c, const std::string& communicator, int ranks) {
   return fmt::format("dataparallel/cpu/{}/{}/batch:{}/ranks:{}", communicator, to_string(c.model), c.global_batch,
                      ranks);
@@ -92,56 +69,9 @@ nlohmann::json data_parallel_params(const DataParallelCase& c, const std::string
           {"optimizer", "sgd"}};
 }
 
-double max_difference_from_root(scaleout::Communicator& ranks, std::span<const float> parameters) {
-  std::vector<float> root(parameters.begin(), parameters.end());
-  ranks.broadcast(std::as_writable_bytes(std::span<float>(root)), "broadcast of rank 0's parameters");
-  return scaleout::compare(parameters, root, 0.0, 0.0).max_abs_difference;
-}
-
-nlohmann::json gather_figures(scaleout::Communicator& ranks, const nlohmann::json& mine) {
-  const std::vector<std::string> gathered = ranks.gather_to_root(mine.dump(), "gather of every rank's figures");
-  if (!ranks.is_root()) return nullptr;
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (const std::string& text : gathered) per_rank.push_back(nlohmann::json::parse(text));
-  return per_rank;
-}
-
-void put_allreduce_bandwidth(nlohmann::json& counters, std::size_t bytes, double seconds, int ranks) {
-  if (const auto bw = scaleout::allreduce_bandwidth(bytes, seconds, ranks)) {
-    counters["allreduce_algbw_GB/s"] = bw->algbw_gbps;
-    counters["allreduce_busbw_GB/s"] = bw->busbw_gbps;
-  }
-}
-
-void put_step_noise(nlohmann::json& counters, const std::vector<double>& step_seconds) {
-  counters["noise_percent"] = noise_percent(step_seconds);
-  counters["samples"] = static_cast<double>(step_seconds.size());
-}
-
-double max_over_ranks(const nlohmann::json& per_rank, const char* key) {
-  double most = 0.0;
-  for (const auto& r : per_rank) most = std::max(most, r.at(key).get<double>());
-  return most;
-}
-
-void judge_parameters(nlohmann::json& result, double diff_between_ranks, const scaleout::Agreement& vs_one_rank,
-                      double tolerance, std::size_t steps) {
-  const bool identical = diff_between_ranks == 0.0;
-  result["checks"] = {{"ranks_identical", identical}, {"matches_one_rank", vs_one_rank.within()}, {"tolerance", tolerance}};
-  if (!identical) {
-    result["error_message"] = fmt::format("ranks disagree after {} steps: parameters differ by up to {:g} from rank 0's",
-                                          steps, diff_between_ranks);
-  } else if (!vs_one_rank.within()) {
-    result["error_message"] = fmt::format(
-        "the ranks' parameters differ from one process on the combined batch by up to {:g} (tolerance {:g} + "
-        "{:g}·|ref|)",
-        vs_one_rank.max_abs_difference, tolerance, tolerance);
-  }
-}
-
-nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParallelCase& c) {
+nlohmann::json run_data_parallel(dataparallel::Communicator& ranks, const DataParallelCase& c) {
   const int n = ranks.size();
-  const scaleout::Shard shard = scaleout::shard_of(c.global_batch, ranks.rank(), n);
+  const dataparallel::Shard shard = dataparallel::shard_of(c.global_batch, ranks.rank(), n);
   const std::vector<float> initial = initial_parameters(c.model, c.seed);
   const OptimizerConfig optimizer = default_optimizer(OptimizerKind::sgd);
   CpuMlp mlp(c.model, optimizer, shard.size(), c.threads, initial);
@@ -172,15 +102,14 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
   const double diff_vs_root = max_difference_from_root(ranks, mlp.parameters());
   const std::size_t gradient_bytes = mlp.gradients().size() * sizeof(float);
   const double allreduce_median = median_of(allreduce_s);
-  nlohmann::json mine = {
-      {"rank", ranks.rank()},
-      {"shard_batch", shard.size()},
-      {"step_us", 1e6 * median_of(step_s)},
-      {"step_us_all", step_s},
-      {"allreduce_us", 1e6 * allreduce_median},
-      {"first_loss", first_loss},
-      {"final_loss", last_loss},
-      {"params_max_abs_diff_vs_rank0", diff_vs_root}};
+  nlohmann::json mine = {{"rank", ranks.rank()},
+                         {"shard_batch", shard.size()},
+                         {"step_us", 1e6 * median_of(step_s)},
+                         {"step_us_all", step_s},
+                         {"allreduce_us", 1e6 * allreduce_median},
+                         {"first_loss", first_loss},
+                         {"final_loss", last_loss},
+                         {"params_max_abs_diff_vs_rank0", diff_vs_root}};
   put_allreduce_bandwidth(mine, gradient_bytes, allreduce_median, n);
   put_step_noise(mine, step_s);
   nlohmann::json per_rank = gather_figures(ranks, mine);
@@ -197,8 +126,8 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
     single.apply_optimizer();
     if (step > 0) single_s.push_back(timer.elapsed_seconds());
   }
-  const scaleout::Agreement vs_single =
-      scaleout::compare(mlp.parameters(), single.parameters(), c.tolerance, c.tolerance);
+  const dataparallel::Agreement vs_single =
+      dataparallel::compare(mlp.parameters(), single.parameters(), c.tolerance, c.tolerance);
 
   const double slowest_step = max_over_ranks(per_rank, "step_us");
   const double slowest_reduce = max_over_ranks(per_rank, "allreduce_us");
@@ -210,7 +139,7 @@ nlohmann::json run_data_parallel(scaleout::Communicator& ranks, const DataParall
       {"gradient_bytes", static_cast<double>(gradient_bytes)},
       {"samples/s", slowest_step > 0 ? 1e6 * static_cast<double>(c.global_batch) / slowest_step : 0.0},
       {"one_rank_step_us", one_rank_us},
-      {"scaling_efficiency", scaleout::scaling_efficiency(one_rank_us, slowest_step, n)},
+      {"scaling_efficiency", dataparallel::scaling_efficiency(one_rank_us, slowest_step, n)},
       {"params_max_abs_diff_between_ranks", max_diff_between_ranks},
       {"params_max_abs_diff_vs_one_rank", vs_single.max_abs_difference},
       {"final_loss", per_rank[0]["final_loss"]},

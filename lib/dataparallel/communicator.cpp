@@ -1,10 +1,10 @@
-#include "scaleout/communicator.hpp"
+#include "dataparallel/communicator.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 std::string timeout_message(int rank, int size, std::string_view what, double timeout_s) {
   return fmt::format(
@@ -23,4 +23,4 @@ std::string detect_launcher(const char* (*getenv_fn)(const char*)) {
   return "";
 }
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

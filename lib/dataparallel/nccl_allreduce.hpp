@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "scaleout/communicator.hpp"
+#include "dataparallel/communicator.hpp"
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 class NcclAllReduce {
  public:
@@ -47,4 +47,4 @@ class NcclAllReduce {
   bool aborted_ = false;
 };
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 // nccl-tests' all-reduce bandwidths: algbw = bytes / seconds; busbw = algbw ·
 // 2(n-1)/n, the rate each link carries in a ring, comparable across rank counts.
@@ -61,4 +61,4 @@ struct GradientBucket {
 std::vector<GradientBucket> bucket_gradients(std::span<const std::size_t> layer_begin, std::size_t total,
                                              std::size_t bucket_floats);
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

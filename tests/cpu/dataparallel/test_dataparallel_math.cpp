@@ -10,11 +10,11 @@
 #include <mutex>
 #include <thread>
 
-#include "dataparallel_step.hpp"
-#include "scaleout/communicator.hpp"
-#include "scaleout/scaleout_math.hpp"
+#include "dataparallel/communicator.hpp"
+#include "dataparallel/cpu_step.hpp"
+#include "dataparallel/dataparallel_math.hpp"
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 namespace {
 
 TEST(BusBandwidth, FollowsNcclTests) {
@@ -66,7 +66,8 @@ TEST(Compare, UsesAbsPlusRelTolerance) {
 std::vector<std::array<std::size_t, 3>> buckets_of(std::vector<std::size_t> layer_begin, std::size_t total,
                                                    std::size_t cap) {
   std::vector<std::array<std::size_t, 3>> out;
-  for (const GradientBucket& b : bucket_gradients(layer_begin, total, cap)) out.push_back({b.lowest_layer, b.begin, b.end});
+  for (const GradientBucket& b : bucket_gradients(layer_begin, total, cap))
+    out.push_back({b.lowest_layer, b.begin, b.end});
   return out;
 }
 
@@ -196,4 +197,4 @@ TEST(DataParallelStep, TheCombinedBatchIsTheSameWhoeverBuildsIt) {
 }
 
 }  // namespace
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel

@@ -19,16 +19,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dataparallel_step.hpp"
-#include "scaleout/communicator.hpp"
+#include "dataparallel/communicator.hpp"
+#include "dataparallel/step.hpp"
 
 namespace hdbench {
 
 struct GpuDataParallelCase {
-  DataParallelCase step;          // model, global batch, steps, seed, tolerance (threads unused)
-  bool overlap = true;            // bucketed and overlapped, or one all-reduce after the backward pass
+  DataParallelCase step;                 // model, global batch, steps, seed, tolerance (threads unused)
+  bool overlap = true;                   // bucketed and overlapped, or one all-reduce after the backward pass
   std::size_t bucket_bytes = 25u << 20;  // DDP's default bucket_cap_mb
-  double timeout_s = 60.0;        // every all-reduce's deadline
+  double timeout_s = 60.0;               // every all-reduce's deadline
 };
 
 // "dataparallel/gpu/nccl/<model>/batch:<B>/ranks:<N>/overlap:bucketed|none"
@@ -41,6 +41,6 @@ nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks)
 // the combined batch (timing and parameters), the scaling efficiency and the checks,
 // as run_data_parallel; other ranks return null. Throws CudaError, or
 // std::runtime_error from NCCL (an all-reduce past its deadline aborts NCCL first).
-nlohmann::json run_gpu_data_parallel(scaleout::Communicator& ranks, const GpuDataParallelCase& c);
+nlohmann::json run_gpu_data_parallel(dataparallel::Communicator& ranks, const GpuDataParallelCase& c);
 
 }  // namespace hdbench

@@ -1,4 +1,4 @@
-#include "scaleout/scaleout_options.hpp"
+#include "dataparallel/dataparallel_options.hpp"
 
 #include <fmt/format.h>
 
@@ -41,19 +41,20 @@ void declare_dataparallel_flags(FlagParser& flags, DataParallelOptions& o, const
             [&o](auto flag, auto v) { o.nccl_bytes = parse_size_list(flag, v); });
   flags.add("dp_nccl_buckets", "LIST", "buckets the NCCL all-reduce is split into, 1..1024 (default 1,4)",
             [&o](auto flag, auto v) { o.nccl_buckets = parse_int_list(flag, v, 1, 1024); });
-  flags.add("dp_processors", "LIST",
-            "cpu (MPI_Allreduce / one rank), gpu (one rank per GPU, NCCL) (default both)", [&o](auto flag, auto v) {
-              o.cpu_step = o.gpu_step = false;
-              for (std::string_view item : split(v, ',')) {
-                if (item == "cpu") {
-                  o.cpu_step = true;
-                } else if (item == "gpu") {
-                  o.gpu_step = true;
-                } else {
-                  throw UsageError(fmt::format("--hdbench_{}: '{}' is not a processor; accepted: cpu, gpu", flag, item));
-                }
-              }
-            });
+  flags.add(
+      "dp_processors", "LIST", "cpu (MPI_Allreduce / one rank), gpu (one rank per GPU, NCCL) (default both)",
+      [&o](auto flag, auto v) {
+        o.cpu_step = o.gpu_step = false;
+        for (std::string_view item : split(v, ',')) {
+          if (item == "cpu") {
+            o.cpu_step = true;
+          } else if (item == "gpu") {
+            o.gpu_step = true;
+          } else {
+            throw UsageError(fmt::format("--hdbench_{}: '{}' is not a processor; accepted: cpu, gpu", flag, item));
+          }
+        }
+      });
   flags.add("dp_bucket_bytes", "SIZE",
             "gradient bucket of the GPU step's overlapped all-reduce, 1K..1G (default 25M, DDP's bucket_cap_mb)",
             [&o](auto flag, auto v) {

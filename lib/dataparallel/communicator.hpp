@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hdbench::scaleout {
+namespace hdbench::dataparallel {
 
 class Communicator {
  public:
@@ -52,4 +52,4 @@ std::string timeout_message(int rank, int size, std::string_view what, double ti
 // with SLURM_NTASKS), or "" when none. `getenv` is injectable for tests.
 std::string detect_launcher(const char* (*getenv)(const char*) = nullptr);
 
-}  // namespace hdbench::scaleout
+}  // namespace hdbench::dataparallel
