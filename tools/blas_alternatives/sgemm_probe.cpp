@@ -46,10 +46,9 @@ namespace {
 enum class Api { cblas, cblas64, dnnl };
 
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
-using Cblas32 = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
-                         int);
-using Cblas64 = void (*)(int, int, int, std::int64_t, std::int64_t, std::int64_t, float, const float*,
-                         std::int64_t, const float*, std::int64_t, float, float*, std::int64_t);
+using Cblas32 = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
+using Cblas64 = void (*)(int, int, int, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
+                         const float*, std::int64_t, float, float*, std::int64_t);
 using DnnlSgemm = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t,
                           const float*, std::int64_t, float, float*, std::int64_t);
 
@@ -88,8 +87,7 @@ struct Blas {
         c64(kRowMajor, ta ? kTrans : kNoTrans, tb ? kTrans : kNoTrans, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
         break;
       case Api::dnnl:
-        if (int status = dnnl(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-            status != 0)
+        if (int status = dnnl(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc); status != 0)
           die("dnnl_sgemm returned status " + std::to_string(status));
         break;
     }
@@ -112,15 +110,17 @@ Blas load(const Options& o) {
     };
     if (auto version = reinterpret_cast<const Version* (*)()>(dlsym(blas.handle, "dnnl_version"))) {
       const Version* v = version();
-      blas.info = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-                  std::to_string(v->patch);
+      blas.info =
+          "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
     }
     return blas;
   }
   void* f = sym("cblas_sgemm");
   if (f == nullptr) die("no " + o.prefix + "cblas_sgemm" + o.suffix + " in " + o.lib);
-  if (o.api == Api::cblas) blas.c32 = reinterpret_cast<Cblas32>(f);
-  else blas.c64 = reinterpret_cast<Cblas64>(f);
+  if (o.api == Api::cblas)
+    blas.c32 = reinterpret_cast<Cblas32>(f);
+  else
+    blas.c64 = reinterpret_cast<Cblas64>(f);
   // What the library says about itself, where it can (OpenBLAS, BLIS).
   if (auto config = reinterpret_cast<const char* (*)()>(sym("openblas_get_config"))) blas.info += config();
   if (auto core = reinterpret_cast<const char* (*)()>(sym("openblas_get_corename")))
@@ -237,7 +237,11 @@ struct Operands {
 Operands operands(const Shape& s) {
   const int a_rows = s.ta ? s.k : s.m, a_cols = s.ta ? s.m : s.k;
   const int b_rows = s.tb ? s.n : s.k, b_cols = s.tb ? s.k : s.n;
-  return {a_cols, b_cols, s.n, static_cast<std::size_t>(a_rows) * a_cols, static_cast<std::size_t>(b_rows) * b_cols,
+  return {a_cols,
+          b_cols,
+          s.n,
+          static_cast<std::size_t>(a_rows) * a_cols,
+          static_cast<std::size_t>(b_rows) * b_cols,
           static_cast<std::size_t>(s.m) * s.n};
 }
 
@@ -262,8 +266,11 @@ void fill_random(float* p, std::size_t n, std::uint32_t seed) {
 // Max |C - reference| / max |reference| over a few small shapes of each transpose pair.
 double verify(const Blas& blas, Team* team) {
   double worst = 0;
-  const Shape shapes[] = {{"", false, true, 67, 45, 83}, {"", false, false, 61, 93, 38}, {"", true, false, 70, 57, 129},
-                          {"", false, true, 257, 131, 300}, {"", true, false, 96, 300, 160}};
+  const Shape shapes[] = {{"", false, true, 67, 45, 83},
+                          {"", false, false, 61, 93, 38},
+                          {"", true, false, 70, 57, 129},
+                          {"", false, true, 257, 131, 300},
+                          {"", true, false, 96, 300, 160}};
   std::uint32_t seed = 7;
   for (const Shape& s : shapes) {
     const Operands o = operands(s);
@@ -271,15 +278,19 @@ double verify(const Blas& blas, Team* team) {
     fill_random(a.data, o.a_size, seed++);
     fill_random(b.data, o.b_size, seed++);
     std::fill(c.data, c.data + o.c_size, NAN);  // beta 0 must overwrite it
-    if (team != nullptr) team_gemm(*team, blas, s.ta, s.tb, s.m, s.n, s.k, a.data, o.lda, b.data, o.ldb, c.data, o.ldc);
-    else blas.gemm(s.ta, s.tb, s.m, s.n, s.k, a.data, o.lda, b.data, o.ldb, c.data, o.ldc);
+    if (team != nullptr)
+      team_gemm(*team, blas, s.ta, s.tb, s.m, s.n, s.k, a.data, o.lda, b.data, o.ldb, c.data, o.ldc);
+    else
+      blas.gemm(s.ta, s.tb, s.m, s.n, s.k, a.data, o.lda, b.data, o.ldb, c.data, o.ldc);
     double max_ref = 0, max_err = 0;
     for (int i = 0; i < s.m; ++i)
       for (int j = 0; j < s.n; ++j) {
         double ref = 0;
         for (int p = 0; p < s.k; ++p) {
-          const double x = s.ta ? a.data[static_cast<std::size_t>(p) * o.lda + i] : a.data[static_cast<std::size_t>(i) * o.lda + p];
-          const double y = s.tb ? b.data[static_cast<std::size_t>(j) * o.ldb + p] : b.data[static_cast<std::size_t>(p) * o.ldb + j];
+          const double x =
+              s.ta ? a.data[static_cast<std::size_t>(p) * o.lda + i] : a.data[static_cast<std::size_t>(i) * o.lda + p];
+          const double y =
+              s.tb ? b.data[static_cast<std::size_t>(j) * o.ldb + p] : b.data[static_cast<std::size_t>(p) * o.ldb + j];
           ref += x * y;
         }
         const double got = c.data[static_cast<std::size_t>(i) * o.ldc + j];
@@ -326,9 +337,12 @@ Peak find_peak(const Options& o) {
     if (key == "cpu MHz" && mhz == 0) mhz = std::atof(value.c_str());
   }
   p.cpu = model_name;
-  if (flags.find(" avx512f ") != std::string::npos) p.isa = "AVX-512", p.lanes = 16;
-  else if (flags.find(" avx2 ") != std::string::npos && flags.find(" fma ") != std::string::npos) p.isa = "AVX2+FMA", p.lanes = 8;
-  else p.isa = "SSE", p.lanes = 4;
+  if (flags.find(" avx512f ") != std::string::npos)
+    p.isa = "AVX-512", p.lanes = 16;
+  else if (flags.find(" avx2 ") != std::string::npos && flags.find(" fma ") != std::string::npos)
+    p.isa = "AVX2+FMA", p.lanes = 8;
+  else
+    p.isa = "SSE", p.lanes = 4;
   // Physical cores among the CPUs this process may run on.
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -337,12 +351,14 @@ Peak find_peak(const Options& o) {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
     if (!CPU_ISSET(cpu, &set)) continue;
     const std::string base = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
-    cores.insert({trim(read_file((base + "physical_package_id").c_str())), trim(read_file((base + "core_id").c_str()))});
+    cores.insert(
+        {trim(read_file((base + "physical_package_id").c_str())), trim(read_file((base + "core_id").c_str()))});
   }
   p.cores_allowed = static_cast<int>(cores.size());
   if (o.clock_ghz > 0) {
     p.ghz = o.clock_ghz, p.clock_source = "--clock-ghz";
-  } else if (auto at = model_name.find('@'); at != std::string::npos && model_name.find("GHz", at) != std::string::npos) {
+  } else if (auto at = model_name.find('@');
+             at != std::string::npos && model_name.find("GHz", at) != std::string::npos) {
     p.ghz = std::atof(model_name.c_str() + at + 1), p.clock_source = "base clock in /proc/cpuinfo model name";
   } else if (double base = std::atof(trim(read_file("/sys/devices/system/cpu/cpu0/cpufreq/base_frequency")).c_str());
              base > 0) {
@@ -369,9 +385,18 @@ std::string json_escape(const std::string& s) {
 // Register-only FMA loops: 12 independent accumulator chains per thread (enough to fill
 // two FMA pipes of latency 4-6). Returns a value so the loop is not optimised away.
 #define HD_FMA12(FMA, acc, m, a) \
-  acc##0 = FMA(acc##0, m, a); acc##1 = FMA(acc##1, m, a); acc##2 = FMA(acc##2, m, a); acc##3 = FMA(acc##3, m, a); \
-  acc##4 = FMA(acc##4, m, a); acc##5 = FMA(acc##5, m, a); acc##6 = FMA(acc##6, m, a); acc##7 = FMA(acc##7, m, a); \
-  acc##8 = FMA(acc##8, m, a); acc##9 = FMA(acc##9, m, a); acc##10 = FMA(acc##10, m, a); acc##11 = FMA(acc##11, m, a);
+  acc##0 = FMA(acc##0, m, a);    \
+  acc##1 = FMA(acc##1, m, a);    \
+  acc##2 = FMA(acc##2, m, a);    \
+  acc##3 = FMA(acc##3, m, a);    \
+  acc##4 = FMA(acc##4, m, a);    \
+  acc##5 = FMA(acc##5, m, a);    \
+  acc##6 = FMA(acc##6, m, a);    \
+  acc##7 = FMA(acc##7, m, a);    \
+  acc##8 = FMA(acc##8, m, a);    \
+  acc##9 = FMA(acc##9, m, a);    \
+  acc##10 = FMA(acc##10, m, a);  \
+  acc##11 = FMA(acc##11, m, a);
 
 __attribute__((target("avx512f"))) float fma_loop_avx512(long iterations) {
   __m512 v0 = _mm512_set1_ps(0.1f), v1 = _mm512_set1_ps(0.2f), v2 = _mm512_set1_ps(0.3f), v3 = _mm512_set1_ps(0.4f),
@@ -452,22 +477,38 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) die("missing value for " + flag);
       return argv[++i];
     };
-    if (flag == "--lib") o.lib = value();
-    else if (flag == "--name") o.name = value();
+    if (flag == "--lib")
+      o.lib = value();
+    else if (flag == "--name")
+      o.name = value();
     else if (flag == "--api") {
       const std::string v = value();
-      o.api = v == "cblas" ? Api::cblas : v == "cblas64" ? Api::cblas64 : v == "dnnl" ? Api::dnnl : (die("bad --api " + v), Api::cblas);
-    } else if (flag == "--symbol-prefix") o.prefix = value();
-    else if (flag == "--symbol-suffix") o.suffix = value();
-    else if (flag == "--mode") o.mode = value();
-    else if (flag == "--threads") o.threads = std::atoi(value().c_str());
-    else if (flag == "--budget-s") o.budget_s = std::atof(value().c_str());
-    else if (flag == "--max-repeats") o.max_repeats = std::atoi(value().c_str());
-    else if (flag == "--clock-ghz") o.clock_ghz = std::atof(value().c_str());
-    else if (flag == "--fma-units") o.fma_units = std::atoi(value().c_str());
-    else if (flag == "--json") o.json = value();
-    else if (flag == "--fma-peak") o.fma_peak = true;
-    else die("unknown flag " + flag + " (see the comment at the top of sgemm_probe.cpp)");
+      o.api = v == "cblas"     ? Api::cblas
+              : v == "cblas64" ? Api::cblas64
+              : v == "dnnl"    ? Api::dnnl
+                               : (die("bad --api " + v), Api::cblas);
+    } else if (flag == "--symbol-prefix")
+      o.prefix = value();
+    else if (flag == "--symbol-suffix")
+      o.suffix = value();
+    else if (flag == "--mode")
+      o.mode = value();
+    else if (flag == "--threads")
+      o.threads = std::atoi(value().c_str());
+    else if (flag == "--budget-s")
+      o.budget_s = std::atof(value().c_str());
+    else if (flag == "--max-repeats")
+      o.max_repeats = std::atoi(value().c_str());
+    else if (flag == "--clock-ghz")
+      o.clock_ghz = std::atof(value().c_str());
+    else if (flag == "--fma-units")
+      o.fma_units = std::atoi(value().c_str());
+    else if (flag == "--json")
+      o.json = value();
+    else if (flag == "--fma-peak")
+      o.fma_peak = true;
+    else
+      die("unknown flag " + flag + " (see the comment at the top of sgemm_probe.cpp)");
   }
   if (o.lib.empty() && !o.fma_peak) die("--lib PATH is required");
   if (o.mode != "lib" && o.mode != "team") die("--mode is lib or team");
@@ -485,10 +526,11 @@ int main(int argc, char** argv) {
     const int cores = std::min(o.threads, std::max(1, peak.cores_allowed));
     const double theoretical = cores * o.fma_units * peak.lanes * 2.0 * peak.ghz;
     const double measured = measure_fma_peak(o.threads, peak.lanes);
-    std::printf("FMA_PEAK theoretical %.0f GFLOP/s = %d cores x %d FMA units x %d lanes x 2 x %.3f GHz (%s); "
-                "measured %.0f GFLOP/s in a %s FMA loop on %d threads = %.0f%% of it (as if %.2f GHz)\n",
-                theoretical, cores, o.fma_units, peak.lanes, peak.ghz, peak.clock_source.c_str(), measured,
-                peak.isa.c_str(), o.threads, 100 * measured / theoretical, measured / theoretical * peak.ghz);
+    std::printf(
+        "FMA_PEAK theoretical %.0f GFLOP/s = %d cores x %d FMA units x %d lanes x 2 x %.3f GHz (%s); "
+        "measured %.0f GFLOP/s in a %s FMA loop on %d threads = %.0f%% of it (as if %.2f GHz)\n",
+        theoretical, cores, o.fma_units, peak.lanes, peak.ghz, peak.clock_source.c_str(), measured, peak.isa.c_str(),
+        o.threads, 100 * measured / theoretical, measured / theoretical * peak.ghz);
     return 0;
   }
   const Blas blas = load(o);
@@ -522,8 +564,8 @@ int main(int argc, char** argv) {
   std::string summary;
   for (std::size_t mi = 0; mi < models.size(); ++mi) {
     const Model& model = models[mi];
-    std::printf("\n%-24s %-6s %5s %5s %5s %7s %10s %9s %7s %4s\n", model.label.c_str(), "gemm", "M", "N", "K",
-                "GFLOP", "median ms", "GFLOP/s", "%peak", "reps");
+    std::printf("\n%-24s %-6s %5s %5s %5s %7s %10s %9s %7s %4s\n", model.label.c_str(), "gemm", "M", "N", "K", "GFLOP",
+                "median ms", "GFLOP/s", "%peak", "reps");
     double step_s = 0, step_flops = 0;
     json << (mi ? "," : "") << "{\"model\":\"" << model.label << "\",\"gemms\":[";
     const auto shapes = step_shapes(model);
@@ -534,8 +576,10 @@ int main(int argc, char** argv) {
       fill_random(a.data, ops.a_size, 11 + si);
       fill_random(b.data, ops.b_size, 101 + si);
       auto call = [&] {
-        if (team) team_gemm(*team, blas, s.ta, s.tb, s.m, s.n, s.k, a.data, ops.lda, b.data, ops.ldb, c.data, ops.ldc);
-        else blas.gemm(s.ta, s.tb, s.m, s.n, s.k, a.data, ops.lda, b.data, ops.ldb, c.data, ops.ldc);
+        if (team)
+          team_gemm(*team, blas, s.ta, s.tb, s.m, s.n, s.k, a.data, ops.lda, b.data, ops.ldb, c.data, ops.ldc);
+        else
+          blas.gemm(s.ta, s.tb, s.m, s.n, s.k, a.data, ops.lda, b.data, ops.ldb, c.data, ops.ldc);
       };
       auto timed = [&] {
         const auto t0 = std::chrono::steady_clock::now();
@@ -548,8 +592,8 @@ int main(int argc, char** argv) {
       std::vector<double> times{first};
       for (int r = 1; r < repeats; ++r) times.push_back(timed());
       std::sort(times.begin(), times.end());
-      const double median = times.size() % 2 ? times[times.size() / 2]
-                                              : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
+      const double median =
+          times.size() % 2 ? times[times.size() / 2] : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
       const double gflops = s.flops() / median / 1e9;
       step_s += median;
       step_flops += s.flops();
@@ -567,7 +611,8 @@ int main(int argc, char** argv) {
     json << "],\"step_flop\":" << step_flops << ",\"step_s\":" << step_s << ",\"step_gflops\":" << step_gflops
          << ",\"step_fraction_of_peak\":" << step_gflops / peak_gflops << "}";
     char cell[96];
-    std::snprintf(cell, sizeof cell, " | %9.3f %7.1f %5.1f%%", step_s * 1e3, step_gflops, 100 * step_gflops / peak_gflops);
+    std::snprintf(cell, sizeof cell, " | %9.3f %7.1f %5.1f%%", step_s * 1e3, step_gflops,
+                  100 * step_gflops / peak_gflops);
     summary += cell;
   }
   json << "]}\n";
