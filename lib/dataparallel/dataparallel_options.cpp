@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/axis.hpp"
 #include "core/option_values.hpp"
 
 namespace hdbench {
@@ -12,17 +13,27 @@ void declare_dataparallel_flags(FlagParser& flags, DataParallelOptions& o, const
                                 std::function<void(std::string_view flag, std::string_view model)> check_model) {
   const int max_threads = std::max(256, limits.hardware_threads * 4);
   flags.group("dataparallel", "data-parallel MLP step over MPI ranks (hdbench_mpi under mpirun/srun; one rank here)");
-  flags.add("dp_models", "LIST", "MLP widths of the data-parallel step (default 784x32x10)",
-            [&o, check_model](auto flag, auto v) {
-              std::vector<std::string> models;
-              for (std::string_view item : split(v, ',')) {
-                check_model(flag, item);
-                models.emplace_back(item);
-              }
-              o.models = models;
-            });
-  flags.add("dp_batches", "LIST", "global batch sizes, split evenly over the ranks, 1..1048576 (default 256,1024)",
-            [&o](auto flag, auto v) { o.batches = parse_int_list(flag, v, 1, 1 << 20); });
+  declare_axis<std::string>(flags, o.models,
+                            {.flag = "dp_models",
+                             .value_help = "LIST",
+                             .description = "MLP widths of the data-parallel step (default 784x32x10)",
+                             .parse =
+                                 [check_model](auto flag, auto v) {
+                                   std::vector<std::string> models;
+                                   for (std::string_view item : split(v, ',')) {
+                                     check_model(flag, item);
+                                     models.emplace_back(item);
+                                   }
+                                   return models;
+                                 },
+                             .report_field = "dp_models"});
+  declare_axis<int>(flags, o.batches,
+                    {.flag = "dp_batches",
+                     .value_help = "LIST",
+                     .description = "global batch sizes, split evenly over the ranks, 1..1048576 (default 256,1024)",
+                     .parse = [](auto flag, auto v) { return parse_int_list(flag, v, 1, 1 << 20); },
+                     .quick = std::vector<int>{256},
+                     .report_field = "dp_batches"});
   flags.add("dp_steps", "N", "timed steps per batch size after one warm-up step, 1..100000 (default 20)",
             [&o](auto flag, auto v) { o.steps = parse_one_int(flag, v, 1, 100000); });
   flags.add("dp_threads", "N", "CPU threads per rank (OpenBLAS and element-wise) (default 1)",
@@ -37,10 +48,19 @@ void declare_dataparallel_flags(FlagParser& flags, DataParallelOptions& o, const
       "dp_tolerance", "T",
       "parameters after the run vs one rank on the combined batch: |a-b| <= T + T*|b|, 1e-9..1 (default 1e-4)",
       [&o](auto flag, auto v) { o.tolerance = parse_one_number(flag, v, 1e-9, 1.0, "one number from 1e-9 to 1"); });
-  flags.add("dp_nccl_bytes", "LIST", "NCCL all-reduce sizes (GPU), e.g. 1M,64M (default 1MiB,64MiB)",
-            [&o](auto flag, auto v) { o.nccl_bytes = parse_size_list(flag, v); });
-  flags.add("dp_nccl_buckets", "LIST", "buckets the NCCL all-reduce is split into, 1..1024 (default 1,4)",
-            [&o](auto flag, auto v) { o.nccl_buckets = parse_int_list(flag, v, 1, 1024); });
+  declare_axis<std::size_t>(flags, o.nccl_bytes,
+                            {.flag = "dp_nccl_bytes",
+                             .value_help = "LIST",
+                             .description = "NCCL all-reduce sizes (GPU), e.g. 1M,64M (default 1MiB,64MiB)",
+                             .parse = [](auto flag, auto v) { return parse_size_list(flag, v); },
+                             .quick = std::vector<std::size_t>{std::size_t{1} << 20},
+                             .report_field = "dp_nccl_bytes"});
+  declare_axis<int>(flags, o.nccl_buckets,
+                    {.flag = "dp_nccl_buckets",
+                     .value_help = "LIST",
+                     .description = "buckets the NCCL all-reduce is split into, 1..1024 (default 1,4)",
+                     .parse = [](auto flag, auto v) { return parse_int_list(flag, v, 1, 1024); },
+                     .report_field = "dp_nccl_buckets"});
   flags.add(
       "dp_processors", "LIST", "cpu (MPI_Allreduce / one rank), gpu (one rank per GPU, NCCL) (default both)",
       [&o](auto flag, auto v) {
@@ -64,20 +84,12 @@ void declare_dataparallel_flags(FlagParser& flags, DataParallelOptions& o, const
               }
               o.bucket_bytes = sizes[0];
             });
-  flags.add_check([&o, &flags] {
-    flags.apply_preset("dp_batches", o.batches, {256}, o.batches);
-    flags.apply_preset("dp_steps", o.steps, 5, o.steps);
-    flags.apply_preset("dp_nccl_bytes", o.nccl_bytes, {std::size_t{1} << 20}, o.nccl_bytes);
-  });
+  flags.add_check([&o, &flags] { flags.apply_preset("dp_steps", o.steps, 5, o.steps); });
   flags.add_report([&o](nlohmann::json& j) {
-    j["dp_models"] = o.models;
-    j["dp_batches"] = o.batches;
     j["dp_steps"] = o.steps;
     j["dp_threads"] = o.threads;
     j["dp_timeout_s"] = o.timeout_s;
     j["dp_tolerance"] = o.tolerance;
-    j["dp_nccl_bytes"] = o.nccl_bytes;
-    j["dp_nccl_buckets"] = o.nccl_buckets;
     j["dp_processors"] = nlohmann::json::array();
     if (o.cpu_step) j["dp_processors"].push_back("cpu");
     if (o.gpu_step) j["dp_processors"].push_back("gpu");
