@@ -3,7 +3,7 @@
 // weights on the CPU and the GPU, the data-parallel shards). Its output is fixed by its
 // definition, unlike std:: distributions, whose output differs between standard
 // libraries; host and device code share it, so both sides draw the same numbers, and
-// tools/pytorch_data.py computes the same sequence in Python.
+// baselines/pytorch/pytorch_data.py computes the same sequence in Python.
 #pragma once
 
 #include <cstdint>

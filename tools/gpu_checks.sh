@@ -117,6 +117,6 @@ if wanted dataparallel; then
 fi
 # The same MLP steps in PyTorch (the machine's torch), for the figures beside hdbench's.
 if wanted pytorch && python3 -c 'import torch' >/dev/null 2>&1; then
-  step pytorch_baseline python3 "$bundle/tools/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
+  step pytorch_baseline python3 "$bundle/baselines/pytorch/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
 fi
 exit $status

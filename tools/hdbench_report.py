@@ -6,22 +6,23 @@
     hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
 
-`plot` draws small multiples (report_figures.py, report_facets.py): one panel per
+The work is done by the package beside this file, hdreport/ (its __init__.py shows
+the layers). `plot` draws small multiples (hdreport/facets.py): one panel per
 direction, dtype, consumer or sample cost, at most six series an axes, a fixed colour
-per memory kind, implementation and processor (report_style.py), sizes in KiB/MiB/GiB,
-the PCIe link's rate in every bandwidth panel (twice it for both directions at once);
-bar figures where the x axis is a category (report_bars.py: hdbench vs PyTorch, GPU
-vs CPU, the batch copy, stream overlap); and the loader's heat maps
-(report_loader_figures.py, from the first report); the data-parallel GPU step's time
-beside its no-all-reduce step (report_dataparallel_figures.py). Reads only `params`,
-counters and `derived` rows, never names. Skipped and failed benchmarks are left out and listed.
+per memory kind, implementation and processor (hdreport/style.py), sizes in
+KiB/MiB/GiB, the PCIe link's rate in every bandwidth panel (twice it for both
+directions at once); bar figures where the x axis is a category (hdbench vs PyTorch,
+GPU vs CPU, the batch copy, stream overlap); the loader's heat maps (from the first
+report); the data-parallel GPU step's time beside its no-all-reduce step: each
+family's in hdreport/<family>_figures.py. Reads only `params`, counters and `derived`
+rows, never names. Skipped and failed benchmarks are left out and listed.
 `summarize` answers the tutorials' questions, with tables where the answer is one
-(report_summary.py); `html` writes one self-contained page with the figures inlined
-as SVG, the summary, the machine and what failed or was skipped (report_html.py).
+(hdreport/summary.py); `html` writes one self-contained page with the figures inlined
+as SVG, the summary, the machine and what failed or was skipped (hdreport/page.py).
 `compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
 when the runs had repetitions) and exits 1 when one got slower than the threshold.
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
-file and the problem: report_schema.py checks the bytes, the JSON and the type of every
+file and the problem: hdreport/schema.py checks the bytes, the JSON and the type of every
 field the tools read), or a missing dependency (one line saying what to install).
 """
 
@@ -33,109 +34,23 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import report_schema  # noqa: E402
-from report_schema import ReportError  # noqa: E402,F401  (callers catch hdbench_report.ReportError)
+# The package beside this script: a script's own folder is on sys.path, so no path edit.
+from hdreport import compare, figures, loader_figures, page, summary
+from hdreport.figures import build_figures  # noqa: F401  (tests draw through the CLI's module)
+from hdreport.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
+from hdreport.schema import load as load_report
 
 # Interpreters tried, in order, when the one running this lacks matplotlib.
 FALLBACK_PYTHONS = "/usr/bin/python3:/usr/local/bin/python3"
 
 
-def load_report(path: str) -> dict:
-    """The report at `path`, checked by report_schema (the types of every field the tools
-    read); ReportError, one line naming the file and the problem, when it cannot be used."""
-    return report_schema.load(path)
-
-
-def machine_label(report: dict, with_host: bool = False) -> str:
-    """The machine by its GPU and CPU and the run's date, for figure titles; with its host
-    name where reports from several hosts share a figure (two boxes of one model)."""
-    from report_markdown import machine_name
-
-    host = f" (host {report['context'].get('host_name', '?')})" if with_host else ""
-    return f"{machine_name(report['context'])}{host}, {report['context']['hdbench'].get('started_at', '')[:10]}"
-
-
-def several_hosts(reports: list[tuple[str, dict]]) -> bool:
-    return len({r["context"].get("host_name") for _, r in reports}) > 1
-
-
-def machines(reports: list[tuple[str, dict]]) -> str:
-    return "; ".join(sorted({machine_label(r, several_hosts(reports)) for _, r in reports}))
-
-
-def left_out_runs(reports: list[tuple[str, dict]]) -> list[str]:
-    """`name: status (reason)` of every run a figure would draw had it succeeded."""
-    import report_figures
-
-    out = []
-    for path, report in reports:
-        for b in report["benchmarks"]:
-            if b.get("run_type", "iteration") != "iteration" or b.get("status") == "ok":
-                continue
-            if report_figures.drawable(b.get("params", {})):
-                reason = b.get("skip_reason") or b.get("error_message", "")
-                out.append(f"{b.get('name')}: {b.get('status')} ({reason})")
-    return out
-
-
-def build_figures(reports: list[tuple[str, dict]]):
-    """{figure name: matplotlib Figure} and the left-out runs. No data, no figure."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    matplotlib.rcParams["figure.max_open_warning"] = 0
-    import matplotlib.pyplot as plt
-
-    import report_bars
-    import report_dataparallel_figures
-    import report_figures
-    import report_loader_figures
-
-    expanded = [(p, r, report_dataparallel_figures.with_no_exchange(
-        report_loader_figures.zero_workers_at_every_depth(r["benchmarks"]))) for p, r in reports]
-    machine = machines(reports)
-    figures = report_figures.build(plt, expanded, machine)
-    figures.update(report_bars.build(plt, expanded, machine))
-    # A heat map cannot overlay machines: from the first report with loader runs only.
-    first = heatmap_source(reports)
-    if first is not None:
-        figures.update(report_loader_figures.heatmaps(plt, first[1]["benchmarks"], machine_label(first[1], several_hosts(reports))))
-    return dict(sorted(figures.items())), left_out_runs(reports)
-
-
-def heatmap_source(reports: list[tuple[str, dict]]):
-    """The first (path, report) with successful loader runs: the loader heat maps' source."""
-    import report_loader_figures
-
-    return next(((p, r) for p, r in reports if report_loader_figures.heatmap_cells(r["benchmarks"])), None)
-
-
 def plot(paths: list[str], out_dir: str) -> list[Path]:
-    import matplotlib
-    import matplotlib.pyplot as plt
-
     reports = [(p, load_report(p)) for p in paths]
-    figures, left_out = build_figures(reports)
-    out = Path(out_dir)
-    written = []
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for name, fig in figures.items():
-            # The same reports give the same files (no date, element ids salted by the
-            # figure's name), so committed figures change only when their data does.
-            matplotlib.rcParams["svg.hashsalt"] = name
-            for ext in ("png", "svg"):
-                path = out / f"{name}.{ext}"
-                fig.savefig(path, bbox_inches="tight", dpi=110, metadata={"Date": None} if ext == "svg" else None)
-                written.append(path)
-            plt.close(fig)
-    except OSError as e:
-        raise ReportError(f"{e.filename or out_dir}: cannot write: {e.strerror or e}") from None
-    if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in figures):
+    built, left_out = figures.build_figures(reports)
+    written = figures.write(built, out_dir)
+    if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in built):
         print(f"loader heat maps drawn from the first report with loader runs only "
-              f"({heatmap_source(reports)[0]})", file=sys.stderr)
+              f"({loader_figures.heatmap_source(reports)[0]})", file=sys.stderr)
     print_left_out(left_out)
     return written
 
@@ -210,15 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "compare":
             return run_compare(args)
         if args.command == "summarize":
-            import report_summary
-
             reports = [(p, load_report(p)) for p in args.reports]
-            return write_or_print(report_summary.summarize_reports(reports), args.out)
+            return write_or_print(summary.summarize_reports(reports), args.out)
         if args.command == "html":
-            import report_html
-
             reports = [(p, load_report(p)) for p in args.reports]
-            return write_or_print(report_html.page(reports), args.out)
+            return write_or_print(page.page(reports), args.out)
         written = plot(args.reports, args.out)
     except ReportError as e:
         return fail(str(e))
@@ -243,7 +154,7 @@ def one_line(text: str) -> str:
 
 def unexpected(files: list[str], command: str, error: Exception) -> str:
     """The line for an error no check caught: the files, what failed and where, so the
-    hole in report_schema.py can be closed."""
+    hole in hdreport/schema.py can be closed."""
     import traceback
 
     frames = traceback.extract_tb(error.__traceback__)
@@ -270,14 +181,12 @@ def write_or_print(text: str, out_path: str | None) -> int:
 
 
 def run_compare(args) -> int:
-    import report_compare
-
     if args.threshold < 0 or not 0 < args.alpha < 1:
         print("hdbench_report.py: --threshold must be >= 0 and --alpha between 0 and 1", file=sys.stderr)
         return 2
     base, new = load_report(args.base), load_report(args.new)
-    rows, only_base, only_new = report_compare.compare(base, new, args.threshold, args.alpha)
-    print(report_compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))
+    rows, only_base, only_new = compare.compare(base, new, args.threshold, args.alpha)
+    print(compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))
     return 1 if any(r.regressed for r in rows) else 0
 
 

@@ -23,13 +23,17 @@ for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_
 done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so' |
   grep -v 'libcuda\.so' | grep -v 'libcublas' | grep -v 'libnccl' |
   while read -r lib; do cp -L "$lib" "$bundle/lib/"; done
-# The tests find the tools where a checkout keeps them: tools/ beside tests/python/.
+# The tests find the tools where a checkout keeps them: tools/ (the report CLI and its
+# hdreport package) and baselines/ beside tests/.
 cp tools/gpu_checks.sh "$bundle/"
-mkdir -p "$bundle/tools" "$bundle/tests/python" "$bundle/reports/reference"
+mkdir -p "$bundle/tools" "$bundle/tests" "$bundle/reports/reference"
 cp tools/*.py "$bundle/tools/"
-cp tests/python/*.py "$bundle/tests/python/"
-# The report tools' tests read the fixtures and the reference reports' JSON.
-cp -r tests/python/fixtures "$bundle/tests/python/"
+cp -r tools/hdreport "$bundle/tools/"
+cp -r baselines "$bundle/"
+# The tests by folder, with the fixtures the report tools' tests read, and the reference reports' JSON.
+cp -r tests/python "$bundle/tests/"
+find "$bundle/tools" "$bundle/baselines" "$bundle/tests" \( -name __pycache__ -o -name .pytest_cache \) -prune \
+  -exec rm -rf {} +
 (cd reports/reference && find . -name '*.json' -exec cp --parents {} "$bundle/reports/reference/" \;)
 git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"
 du -sh "$bundle"

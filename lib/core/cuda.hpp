@@ -137,7 +137,7 @@ class GraphExec {
 // cudaMemset runs on the legacy default stream and may return before it lands; work on a
 // non-blocking stream (hdbench's streams are) does not wait for it, so the fill can land
 // after that work and corrupt it (seen under compute-sanitizer on an H100). Use this,
-// or cudaMemsetAsync on the stream that uses the buffer; tests/python/test_cuda_usage.py
+// or cudaMemsetAsync on the stream that uses the buffer; tests/python/tools/test_cuda_usage.py
 // checks that no code calls cudaMemset directly.
 void fill_device_bytes(void* device_ptr, int value, std::size_t bytes);
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+# This file's folder: the tests in binary/, tools/ and mpi/ import conftest by name.
 sys.path.insert(0, str(Path(__file__).parent))
 
 # Small and quick: two sizes, host benchmarks only run on a GPU-less machine.
@@ -51,8 +52,12 @@ def source_dir() -> Path:
     return Path(os.environ.get("HDBENCH_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
 
-REPORT_TOOL = Path(__file__).resolve().parents[2] / "tools" / "hdbench_report.py"
+ROOT = Path(__file__).resolve().parents[2]
+REPORT_TOOL = ROOT / "tools" / "hdbench_report.py"
+# The tests import the report tools (hdbench_report, the hdreport package beside it) and
+# the PyTorch baselines' modules as their scripts do.
 sys.path.insert(0, str(REPORT_TOOL.parent))
+sys.path.insert(0, str(ROOT / "baselines" / "pytorch"))
 
 
 def run_report_tool(*args) -> subprocess.CompletedProcess:

@@ -1,0 +1,137 @@
+"""The report tools on the real reports of reports/reference/ (measured on the machines
+the folders are named after; a folder without its reports reads them from
+tests/python/fixtures/<folder>/): every successful step is drawn with its measured
+value, every figure keeps the drawing rules, and the summary quotes the measured steps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import hdbench_report
+from conftest import run_report_tool
+from report_figure_checks import check_figure, close
+
+ROOT = Path(__file__).resolve().parents[3]
+REFERENCE = ROOT / "reports" / "reference"
+FOLDERS = sorted(p for p in REFERENCE.iterdir() if p.is_dir()) if REFERENCE.is_dir() else []
+
+
+def report_paths(folder: Path) -> list[Path]:
+    own = sorted(folder.glob("*.json"))
+    return own or sorted((ROOT / "tests" / "python" / "fixtures" / folder.name).glob("*.json"))
+
+
+def reports_in(folder: Path) -> list[tuple[str, dict]]:
+    return [(str(p), hdbench_report.load_report(str(p))) for p in report_paths(folder)]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_every_reference_step_is_drawn_with_its_value(folder):
+    pytest.importorskip("matplotlib")
+    reports = reports_in(folder)
+    assert reports, f"{folder} holds no report and has no fixtures"
+    # The MLP reports of the folder together (hdbench's and the PyTorch baseline's).
+    reports = [(p, r) for p, r in reports if any(b.get("params", {}).get("family") == "mlp" for b in r["benchmarks"])]
+    figures, left_out = hdbench_report.build_figures(reports)
+    drawn = {(name, Path(source).name, x, y) for fig in figures.values()
+             for name, source, x, y in getattr(fig, "hdbench", {}).get("points", [])}
+    count = 0
+    for path, report in reports:
+        for b in report["benchmarks"]:
+            p = b.get("params", {})
+            if b.get("status") != "ok" or p.get("family") != "mlp" or p.get("variant") != "step":
+                continue
+            assert (b["name"], Path(path).name, p["batch"], b["counters"]["step_us"]) in drawn, \
+                f"{path}: {b['name']} is not drawn"
+            count += 1
+    assert count > 0
+    for name, fig in figures.items():
+        if not name.startswith("loader_heatmap--"):
+            check_figure(name, fig)
+        close(fig)
+    # Runs that did not succeed are listed, not drawn (a GPU-less machine skips every GPU run).
+    listed = {line.split(": ")[0] for line in left_out}
+    for _, report in reports:
+        for b in report["benchmarks"]:
+            if b.get("status") != "ok" and b.get("params", {}).get("family") == "mlp":
+                assert b["name"] in listed
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda p: p.name)
+def test_reference_summary_quotes_the_measured_cpu_steps(folder):
+    for path, report in reports_in(folder):
+        if report["context"]["hdbench"].get("implementation", "hdbench") != "hdbench":
+            continue  # the PyTorch baseline's report has no summary of its own
+        result = run_report_tool("summarize", path)
+        assert result.returncode == 0, result.stderr
+        for b in report["benchmarks"]:
+            p = b.get("params", {})
+            if b.get("status") == "ok" and p.get("family") == "mlp" and p.get("variant") == "step" and \
+                    p.get("processor") == "cpu":
+                assert f"{b['counters']['step_us']:,.1f} µs" in result.stdout, b["name"]
+
+
+def test_a_grid_cell_nothing_ran_in_says_so_instead_of_empty_axes():
+    """The H100's default run of 2026-11-23: the all-GPU copies use the copy engine only,
+    so the transfer figure's SM-engine cells for them hold a note, not empty axes."""
+    pytest.importorskip("matplotlib")
+    folder = REFERENCE / "h100-2026-11-23"
+    figures, _ = hdbench_report.build_figures([(str(folder / "default-h100.json"),
+                                                hdbench_report.load_report(str(folder / "default-h100.json")))])
+    fig = figures["transfer"]
+    notes = sorted(t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "empty_panel")
+    assert notes == ["no runs: SM engine, all_to_host", "no runs: SM engine, host_to_all"]
+    for ax in fig.axes:
+        has_note = any(t.get_gid() == "empty_panel" for t in ax.texts)
+        has_lines = any(line.get_gid() == "series" for line in ax.lines)
+        assert has_note != has_lines, ax.get_title()
+
+
+def _fractions(report: dict):
+    """(where, key, value, noise %) of every `fraction_of_*` figure: benchmark counters and derived rows."""
+    for b in report["benchmarks"]:
+        counters = b.get("counters") or {}
+        for key, value in counters.items():
+            if key.startswith("fraction_of_") and isinstance(value, (int, float)):
+                yield b["name"], key, value, counters.get("noise_percent", 0.0)
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key.startswith("fraction_of_") and isinstance(value, (int, float)):
+                    yield where, key, value, 0.0
+                else:
+                    yield from walk(value, f"{where}.{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                yield from walk(value, f"{where}[{i}]")
+    yield from walk(report.get("derived", {}), "derived")
+
+
+REPORTS = [p for folder in FOLDERS for p in sorted(folder.glob("**/*.json"))]
+# Schema 2 (issue 28) rates every figure against a reference it cannot beat: the
+# fastest stage alone for a pipeline's ideal, a staged copy's own slower half, the
+# measured FMA roof for CPU work, the fastest of several copies alone for a loader.
+SCHEMA_2 = [p for p in REPORTS
+            if isinstance(r := json.loads(p.read_text()), dict) and "context" in r and
+            r["context"].get("hdbench", {}).get("schema_version", 1) >= 2]
+
+
+@pytest.mark.parametrize("path", SCHEMA_2, ids=lambda p: str(p.relative_to(REFERENCE)))
+def test_no_fraction_of_a_reference_is_above_one(path):
+    """Every "fraction of" (link, GEMM rate, roof, bound, ideal) is at most 1: above it means the reference was
+    wrong, not that the work beat it. Slack: the benchmark's own noise (its median's 95% CI), at least 0.5%."""
+    report = json.loads(path.read_text())
+    beaten = [f"{where}: {key} = {value:.3f} (noise {noise:.1f}%)" for where, key, value, noise in _fractions(report)
+              if value > 1.0 + max(noise, 0.5) / 100.0]
+    assert not beaten, "\n".join(beaten)
+
+
+def test_the_walk_covers_a_schema_2_report_with_rated_cpu_work():
+    """The check above is not empty: a reference folder holds a schema-2 report with CPU steps rated against the
+    measured roof."""
+    rated = [key for p in SCHEMA_2 for _, key, _, _ in _fractions(json.loads(p.read_text()))]
+    assert "fraction_of_fp32_roof" in rated

@@ -1,0 +1,243 @@
+"""The loader family's figures in tools/hdbench_report.py: samples/s against workers,
+the batch x workers heat maps and the direct-over-pin-thread figure, on synthetic
+reports (made up here, not measured)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import hdbench_report
+from hdreport import loader_figures as report_loader_figures
+from conftest import run_report_tool
+from report_figure_checks import check_figure, panels, references, series
+
+LINES = "loader--consumer-{consumer}_prefetch_depth-{depth}_shuffle-True_augment-none"
+HEATMAP = "loader_heatmap--consumer-{consumer}_prefetch_depth-{depth}_shuffle-True_augment-none"
+PANEL = "5 µs/sample"
+
+# (consumer, pinning, batch, workers, depth) -> samples/s; made up, distinct so a mix-up shows.
+RATES = {
+    ("host", "pageable", 32, 0, 2): 10_000.0,
+    ("host", "pageable", 32, 2, 2): 18_000.0,
+    ("host", "pageable", 32, 4, 2): 31_500.0,
+    ("host", "pageable", 32, 2, 4): 19_000.0,  # a second depth: the 0-worker run counts there too
+    ("host", "pageable", 256, 0, 2): 12_000.0,
+    ("host", "pageable", 256, 2, 2): 23_000.0,  # no 4-worker run at batch 256: a blank cell
+    ("gpu", "direct", 256, 0, 2): 11_000.0,
+    ("gpu", "direct", 256, 2, 2): 40_000.0,
+    ("gpu", "pin_thread", 256, 0, 2): 10_000.0,
+    ("gpu", "pin_thread", 256, 2, 2): 32_000.0,
+}
+
+
+def loader_run(consumer, pinning, batch, workers, depth, rate, status="ok"):
+    name = (f"loader/{consumer}/{pinning}/batch:{batch}/workers:{workers}/depth:{depth}/cost_us:5/shuffle/none/"
+            "manual_time")
+    params = {"family": "loader", "consumer": consumer, "pinning": pinning, "batch": batch, "workers": workers,
+              "prefetch_depth": depth, "sample_cost_us": 5.0, "shuffle": True, "augment": "none",
+              "dataset": "synthetic", "samples": 600}
+    if consumer == "gpu":
+        params["device"] = 0
+    entry = {"name": name, "run_type": "iteration", "status": status, "params": params,
+             "counters": {"samples/s": rate, "epoch_ms": 600 / rate * 1e3} if status == "ok" else {}}
+    if status == "skipped":
+        entry["skip_reason"] = "no usable GPU"
+    return entry
+
+
+def pinning_row(batch, workers, depth, direct, pin_thread, pageable=None):
+    row = {"consumer": "gpu", "batch": batch, "sample_cost_us": 5.0, "shuffle": True, "augment": "none",
+           "workers": workers, "prefetch_depth": depth, "direct_samples/s": direct,
+           "pin_thread_samples/s": pin_thread, "direct_over_pin_thread": direct / pin_thread}
+    if pageable is not None:
+        row["pageable_samples/s"] = pageable
+    return row
+
+
+def loader_report(host="synthetic") -> dict:
+    runs = [loader_run(*key, rate) for key, rate in RATES.items()]
+    runs.append(loader_run("gpu", "pageable", 256, 2, 2, 0.0, status="skipped"))
+    runs.append({"name": "loader/aggregate", "run_type": "aggregate", "status": "ok",
+                 "params": {**runs[0]["params"]}, "counters": {"samples/s": 1.0}})  # aggregates are not drawn
+    return {"context": {"host_name": host, "hdbench": {"started_at": "2026-11-20T10:00:00", "system": {"gpus": []}}},
+            "benchmarks": runs,
+            "derived": {"loader_pinning": [pinning_row(256, 0, 2, 11_000.0, 10_000.0, pageable=9_000.0),
+                                           pinning_row(256, 2, 2, 40_000.0, 32_000.0)]}}
+
+
+def close(figs: dict) -> None:
+    import matplotlib.pyplot as plt
+
+    for fig in figs.values():
+        plt.close(fig)
+
+
+def lines_of(fig, panel=PANEL) -> dict:
+    return series(panels(fig)[panel])
+
+
+@pytest.fixture
+def figures():
+    figs, left_out = hdbench_report.build_figures([("r.json", loader_report())])
+    yield figs, left_out
+    close(figs)
+
+
+def test_lines_are_the_samples_per_second_against_workers(figures):
+    figs, _ = figures
+    for name, fig in figs.items():
+        check_figure(name, fig)
+    # One figure per consumer, a panel per sample cost; the host consumer has one pinning mode,
+    # so its lines are told apart by batch alone.
+    host = lines_of(figs[LINES.format(consumer="host", depth=2)])
+    assert host == {"batch 32": [(0, 10_000.0), (2, 18_000.0), (4, 31_500.0)],
+                    "batch 256": [(0, 12_000.0), (2, 23_000.0)]}
+    gpu = lines_of(figs[LINES.format(consumer="gpu", depth=2)])
+    assert gpu == {"pin thread": [(0, RATES[("gpu", "pin_thread", 256, 0, 2)]), (2, RATES[("gpu", "pin_thread", 256, 2, 2)])],
+                   "direct": [(0, RATES[("gpu", "direct", 256, 0, 2)]), (2, RATES[("gpu", "direct", 256, 2, 2)])]}
+
+
+def test_the_worker_axis_shows_zero_workers(figures):
+    figs, _ = figures
+    fig = figs[LINES.format(consumer="host", depth=2)]
+    ax = panels(fig)[PANEL]
+    assert ax.get_xscale() == "symlog" and ax.get_yscale() == "log"
+    assert list(ax.get_xticks()) == [0, 2, 4]
+    fig.canvas.draw()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "2", "4"]
+    assert ax.get_xlim()[0] < 0 < ax.get_xlim()[1]  # the 0-worker points are inside the axes
+    assert "no GPU + unknown CPU" in fig._suptitle.get_text() and "host consumer" in fig._suptitle.get_text()
+
+
+def test_the_zero_worker_run_counts_at_every_depth_of_its_grid_point(figures):
+    figs, _ = figures
+    # Depth 4 was run with 2 workers at batch 32 only; 0 workers (run at depth 2) starts its line.
+    lines = lines_of(figs[LINES.format(consumer="host", depth=4)])
+    assert lines == {"Loader samples/s against worker threads": [(0, RATES[("host", "pageable", 32, 0, 2)]),
+                                                                 (2, RATES[("host", "pageable", 32, 2, 4)])]}
+
+
+def test_skipped_loader_runs_are_left_out_and_listed(figures):
+    figs, left_out = figures
+    assert left_out == ["loader/gpu/pageable/batch:256/workers:2/depth:2/cost_us:5/shuffle/none/manual_time: "
+                        "skipped (no usable GPU)"]
+    assert "pageable" not in lines_of(figs[LINES.format(consumer="gpu", depth=2)])
+
+
+def heatmap_cells(fig, panel) -> dict:
+    """{(batch label, workers label): (value or None, annotation or None)} of a heat map panel."""
+    ax = panels(fig)[panel]
+    grid = ax.images[0].get_array()
+    batches = [t.get_text() for t in ax.get_yticklabels()]
+    workers = [t.get_text() for t in ax.get_xticklabels()]
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts}
+    return {(batches[i], workers[j]): (None if np.ma.is_masked(grid[i, j]) else float(grid[i, j]), texts.get((i, j)))
+            for i in range(len(batches)) for j in range(len(workers))}
+
+
+def test_heat_map_cells_are_the_samples_per_second_and_say_so(figures):
+    figs, _ = figures
+    fig = figs[HEATMAP.format(consumer="host", depth=2)]
+    ax = panels(fig)["pageable, 5 µs/sample"]
+    assert ax.get_xlabel() == "workers" and ax.get_ylabel() == "batch"
+    assert heatmap_cells(fig, "pageable, 5 µs/sample") == {
+        ("32", "0"): (10_000.0, "10k"), ("32", "2"): (18_000.0, "18k"), ("32", "4"): (31_500.0, "31.5k"),
+        ("256", "0"): (12_000.0, "12k"), ("256", "2"): (23_000.0, "23k"),
+        ("256", "4"): (None, None)}  # not run: blank, no annotation
+    assert fig.axes[-1].get_ylabel() == "samples/s"  # the colour bar
+    # The GPU consumer: a panel per pinning mode, on one colour scale.
+    gpu = figs[HEATMAP.format(consumer="gpu", depth=2)]
+    assert set(panels(gpu)) == {"pin thread, 5 µs/sample", "direct, 5 µs/sample"}
+    assert heatmap_cells(gpu, "direct, 5 µs/sample") == {("256", "0"): (11_000.0, "11k"), ("256", "2"): (40_000.0, "40k")}
+    norms = {id(ax.images[0].norm) for ax in panels(gpu).values()}
+    assert len({(ax.images[0].norm.vmin, ax.images[0].norm.vmax) for ax in panels(gpu).values()}) == 1 and norms
+    # Depth 4: the 0-worker run is counted there too.
+    assert heatmap_cells(figs[HEATMAP.format(consumer="host", depth=4)], "pageable, 5 µs/sample") == {
+        ("32", "0"): (10_000.0, "10k"), ("32", "2"): (19_000.0, "19k")}
+
+
+def test_heat_maps_come_from_the_first_report_only():
+    slow = loader_report("box-b")
+    for b in slow["benchmarks"]:
+        if b["status"] == "ok":
+            b["counters"]["samples/s"] /= 2
+    figs, _ = hdbench_report.build_figures([("a.json", loader_report("box-a")), ("b.json", slow)])
+    heatmaps = {name: fig for name, fig in figs.items() if name.startswith("loader_heatmap--")}
+    assert len(heatmaps) == 3  # host at depths 2 and 4, gpu
+    fig = heatmaps[HEATMAP.format(consumer="host", depth=2)]
+    assert "box-a" in fig._suptitle.get_text() and "box-b" not in fig._suptitle.get_text()
+    assert heatmap_cells(fig, "pageable, 5 µs/sample")[("32", "4")] == (31_500.0, "31.5k")
+    # The line figures hold both reports, told apart by file.
+    lines = lines_of(figs[LINES.format(consumer="host", depth=2)])
+    assert lines["batch 32, a"][2] == (4, 31_500.0) and lines["batch 32, b"][2] == (4, 31_500.0 / 2)
+    close(figs)
+
+
+def test_pinning_figure_draws_direct_over_pin_thread_against_workers(figures):
+    figs, _ = figures
+    ax = panels(figs["loader_pinning"])[PANEL]
+    assert series(ax) == {"Direct collation into pinned slots over a pin thread's extra copy (>1: the pin thread "
+                          "costs throughput)": [(0, 1.1), (2, 1.25)]}
+    assert references(ax) == {"no difference": 1.0}
+    assert ax.get_yscale() == "linear" and ax.get_xscale() == "symlog" and 0 in ax.get_xticks()
+    assert ax.get_ylabel() == "direct ÷ pin thread (samples/s)"
+
+
+def test_pinning_rows_of_several_depths_get_a_line_each():
+    report = loader_report()
+    report["derived"]["loader_pinning"].append(pinning_row(256, 2, 4, 30_000.0, 20_000.0))
+    figs, _ = hdbench_report.build_figures([("r.json", report)])
+    lines = series(panels(figs["loader_pinning"])[PANEL])
+    assert lines == {"depth 2": [(0, 1.1), (2, 1.25)], "depth 4": [(2, 1.5)]}
+    close(figs)
+
+
+def test_a_report_without_loader_runs_draws_no_loader_figure():
+    report = loader_report()
+    report["benchmarks"] = [b for b in report["benchmarks"] if b["status"] != "ok"]
+    del report["derived"]["loader_pinning"]
+    figs, left_out = hdbench_report.build_figures([("r.json", report)])
+    assert figs == {} and len(left_out) == 1
+
+
+def test_plot_writes_the_loader_figures_and_names_the_heat_maps_source(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(loader_report("box-a")))
+    b.write_text(json.dumps(loader_report("box-b")))
+    result = run_report_tool("plot", a, b, "-o", tmp_path / "fig")
+    assert result.returncode == 0, result.stderr
+    for name in (LINES.format(consumer="host", depth=2), HEATMAP.format(consumer="host", depth=2), "loader_pinning"):
+        assert (tmp_path / "fig" / f"{name}.png").stat().st_size > 0
+        assert (tmp_path / "fig" / f"{name}.svg").stat().st_size > 0
+    assert f"loader heat maps drawn from the first report with loader runs only ({a})" in result.stderr
+    assert "skipped (no usable GPU)" in result.stderr
+
+
+@pytest.mark.parametrize("value, text", [(0.5, "0.5"), (950.0, "950"), (12_345.0, "12.3k"), (123_456.0, "123k"),
+                                         (1_234_567.0, "1.23M"), (2.5e9, "2.5G")])
+def test_short_numbers(value, text):
+    assert report_loader_figures.short_number(value) == text
+
+
+def test_summary_names_whose_loader_each_row_measured(tmp_path):
+    """hdbench's and the PyTorch baseline's loaders in one table (the H100 reports of
+    2026-11-23): a column says whose each row is, so equal batch and pinning rows do not
+    read as one configuration measured twice."""
+    from pathlib import Path
+    folder = Path(__file__).resolve().parents[3] / "reports" / "reference" / "h100-2026-11-23"
+    out = tmp_path / "summary.md"
+    result = run_report_tool("summarize", folder / "runs" / "quick-h100.json", folder / "pytorch-h100.json", "-o", out)
+    assert result.returncode == 0, result.stderr
+    lines = out.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| batch | loader | pinning |"))
+    rows = [line.split("|")[2].strip() for line in lines[header + 2:] if line.startswith("|")]
+    assert {"hdbench", "pytorch"} <= set(rows)
+    # One report alone has one loader: no column.
+    result = run_report_tool("summarize", folder / "pytorch-h100.json", "-o", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    assert "| batch | pinning |" in text and "| batch | loader |" not in text
+    assert "best batch" in text and "(pytorch's loader, " in text  # the answer says whose loader it measured

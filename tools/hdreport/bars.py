@@ -1,0 +1,54 @@
+"""Bar figures: where the x axis is a category (hdbench vs PyTorch, GPU vs CPU, sync vs
+pipelined streams). The families' figure modules say what each bar is.
+
+Each figure carries `fig.hdbench["bars"]` = [(panel, group, series, value,
+[benchmarks])] for the tests.
+"""
+
+from __future__ import annotations
+
+from hdreport import style
+
+Panel = dict  # {group: {series: (value, text, [benchmarks])}}
+
+
+def draw(plt, title: str, machine: str, panels: dict, series_order: list, colours: dict, ylabel: str,
+         log: bool = False, note: str = ""):
+    """panels: {(row label, col label): Panel}; one bar per series in each group."""
+    rows = sorted({r for r, _ in panels}, key=style.natural)
+    cols = sorted({c for _, c in panels}, key=style.natural)
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(max(3.6 * len(cols), 5.5) + 0.6, 3.4 * len(rows) + 1.6),
+                             squeeze=False)
+    bars, handles = [], {}
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            ax = axes[i][j]
+            panel = panels.get((row, col), {})
+            groups = sorted(panel, key=style.natural)
+            present = [s for s in series_order if any(s in panel[g] for g in groups)]
+            width = 0.8 / max(len(present), 1)
+            for k, s in enumerate(present):
+                xs = [g_i + (k - (len(present) - 1) / 2) * width for g_i, g in enumerate(groups) if s in panel[g]]
+                vals = [panel[g][s][0] for g in groups if s in panel[g]]
+                container = ax.bar(xs, vals, width * 0.92, color=colours[s], label=str(s), gid="bar")
+                handles.setdefault(str(s), container)
+                for x, g in zip(xs, [g for g in groups if s in panel[g]]):
+                    value, text, names = panel[g][s]
+                    bars.append(((row, col), g, s, value, names))
+                    if text:
+                        ax.annotate(text, (x, value), xytext=(0, 2), textcoords="offset points", ha="center",
+                                    va="bottom", fontsize=7.5, fontweight="bold", gid="ratio",
+                                    rotation=90 if len(present) * len(groups) > 6 else 0)
+            ax.set_xticks(range(len(groups)), [str(g) for g in groups])
+            if log:
+                ax.set_yscale("log")
+                style.plain_log_axis(ax.yaxis)
+            ax.margins(y=0.18 if not log else 0.3)
+            ax.set_title(" · ".join(str(t) for t in (row, col) if t), fontsize=10)
+            if j == 0:
+                ax.set_ylabel(ylabel)
+            ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(f"{title}\n{machine}" + (f"\n{note}" if note else ""), fontsize=11)
+    style.finish(fig, handles, min(len(handles), 4), 3 if note else 2)
+    fig.hdbench = {"bars": bars}
+    return fig

@@ -1,0 +1,317 @@
+"""Small multiples: the engine behind `hdbench_report.py plot`'s line figures.
+
+A `Spec` names which runs a figure draws (params `where`, x param, y counter) and how
+they are laid out: one figure per value of `figure_by`, a grid of panels by `rows` x
+`cols`, and within a panel one series per value of `series`. Keys that tell two
+points at the same place apart but have no role (a second optimizer, two reports
+measuring the same configuration) become series keys, so no line mixes runs. Keys
+that do not vary within a figure are left out of the labels and named once, under
+the title. A panel never holds more than `style.MAX_SERIES` series: the
+`overflow` keys move to the figure level first, and what is still too many is split
+into numbered parts.
+
+Every figure carries `fig.hdbench` = {"points": [(benchmark, report, x, y)], ...},
+so tests can check that what is drawn is what was measured.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hdreport import style
+from hdreport.schema import ok_run
+
+# Params that never make a series of their own.
+IGNORED = {"family", "device", "run_name", "samples", "dataset", "m", "n", "k", "slots", "memory_kind"}
+
+
+@dataclass
+class Spec:
+    name: str
+    title: str
+    x: str
+    y: str
+    where: dict = field(default_factory=dict)
+    derived: str | None = None  # draw the report's derived rows of this name instead of benchmarks
+    figure_by: tuple = ()
+    rows: str | None = None
+    cols: str | None = None
+    series: tuple = ()
+    overflow: tuple = ()
+    split_if_varying: tuple = ()  # also one figure per value of these, when they take several
+    ylabel: str = ""
+    linear_y: bool = False
+    ylim: tuple | None = None
+    # (where, keys): runs of another kind drawn in every panel whose `cols` value they share.
+    companions: tuple = ()
+    references: object = None  # (spec, panel params, reports) -> [(y, label)]
+    row_keys: tuple = ()  # derived rows: the fields that place a row (the rest are its measurements)
+    null_note: str = ""  # derived rows whose y is null are marked with this at the foot of their panel
+    min_xs: int = 1  # draw a figure only where its points have at least this many x values
+
+
+@dataclass
+class Point:
+    params: dict
+    x: float
+    y: float
+    benchmark: str
+    source: str
+
+
+def one_line(y: float, text: str):
+    """A `references` function drawing one fixed line."""
+    return lambda spec, panel, reports: [(y, text)]
+
+
+def _matches(params: dict, where: dict) -> bool:
+    return all((params.get(k) in v) if isinstance(v, (set, frozenset)) else params.get(k) == v
+               for k, v in where.items())
+
+
+def points_of(spec: Spec, reports: list[tuple[str, dict, list[dict]]], where=None, keep_x=True) -> list[Point]:
+    """The points `spec` draws from `reports` ((path, report, benchmarks to read))."""
+    where = spec.where if where is None else where
+    out = []
+    for path, report, benchmarks in reports:
+        source = Path(path).stem
+        if spec.derived and where is spec.where:
+            for row in report.get("derived", {}).get(spec.derived, []):
+                y = row.get(spec.y)
+                if y is None and spec.null_note and spec.x in row:
+                    out.append(Point({**row, "source": source}, row[spec.x], None, f"derived.{spec.derived}", path))
+                elif isinstance(y, (int, float)) and spec.x in row:
+                    out.append(Point({**row, "source": source}, row[spec.x], y, f"derived.{spec.derived}", path))
+            continue
+        for b in benchmarks:
+            if not ok_run(b):
+                continue
+            p = b.get("params", {})
+            y = b.get("counters", {}).get(spec.y)
+            if not _matches(p, where) or y is None or spec.x not in p:
+                continue
+            out.append(Point({**p, "source": source}, p[spec.x], y, b.get("name", "?"), path))
+    return out
+
+
+def _varying(points: list[Point], key: str) -> bool:
+    return len({repr(p.params.get(key)) for p in points}) > 1
+
+
+def _hidden_keys(spec: Spec, points: list[Point], roles: tuple) -> list[str]:
+    """Keys that tell apart points sharing every role key and x: they must become series."""
+    groups = defaultdict(list)
+    for p in points:
+        groups[(tuple(repr(p.params.get(k)) for k in roles), p.x)].append(p)
+    keys = set(spec.row_keys) if spec.derived else {k for p in points for k in p.params}
+    keys = sorted(keys - set(roles) - IGNORED - {spec.x, "source"})
+    hidden = [k for k in keys if any(_varying(g, k) for g in groups.values() if len(g) > 1)]
+    if any(len(g) > 1 and _varying(g, "source") for g in groups.values()):
+        hidden.append("source")
+    # Keys that follow another hidden key (threads with processor) are left out.
+    return hidden
+
+
+def layout(spec: Spec, points: list[Point]) -> dict[str, dict]:
+    """{figure name: {"points", "series", "figure_values"}}: figure splits, with each
+    panel holding at most MAX_SERIES series."""
+    panel_keys = tuple(k for k in (spec.rows, spec.cols) if k)
+    series = tuple(spec.series)
+    series += tuple(k for k in _hidden_keys(spec, points, spec.figure_by + panel_keys + series)
+                    if k not in series)
+    figure_by = list(spec.figure_by) + [k for k in spec.split_if_varying if _varying(points, k)]
+    series = tuple(k for k in series if k not in figure_by)
+    figures = {}
+    pending = [(tuple(figure_by), series, points)]
+    while pending:
+        fby, sers, pts = pending.pop(0)
+        groups = defaultdict(list)
+        for p in pts:
+            groups[tuple(p.params.get(k) for k in fby)].append(p)
+        for fvals, gpts in groups.items():
+            live = _independent(gpts, tuple(k for k in sers if _varying(gpts, k)))
+            if _max_series(gpts, panel_keys, live, spec) <= style.MAX_SERIES:
+                figures[_figure_name(spec.name, fby, fvals)] = {"points": gpts, "series": live,
+                                                                "figure_values": dict(zip(fby, fvals))}
+                continue
+            movable = [k for k in spec.overflow if k in live]
+            if movable:
+                pending.append((fby + (movable[0],), tuple(k for k in sers if k != movable[0]), gpts))
+                continue
+            # Still too many: parts of at most MAX_SERIES series each.
+            values = sorted({tuple(p.params.get(k) for k in live) for p in gpts}, key=style._order)
+            for part in range(0, len(values), style.MAX_SERIES):
+                chunk = set(values[part:part + style.MAX_SERIES])
+                ppts = [p for p in gpts if tuple(p.params.get(k) for k in live) in chunk]
+                name = _figure_name(spec.name, fby, fvals) + f"_part-{part // style.MAX_SERIES + 1}"
+                figures[name] = {"points": ppts, "series": live, "figure_values": dict(zip(fby, fvals))}
+    return figures
+
+
+def _independent(points: list[Point], keys: tuple) -> tuple:
+    """`keys` without those whose value follows from the keys before them (a CPU step's
+    threads and host data follow from its processor): they would only lengthen labels."""
+    kept = []
+    for k in keys:
+        seen = {}
+        if kept and all(seen.setdefault(tuple(repr(p.params.get(c)) for c in kept), repr(p.params.get(k)))
+                        == repr(p.params.get(k)) for p in points):
+            continue
+        kept.append(k)
+    return tuple(kept)
+
+
+def _max_series(points, panel_keys, series_keys, spec) -> int:
+    panels = defaultdict(set)
+    for p in (p for p in points if p.y is not None):
+        panels[tuple(p.params.get(k) for k in panel_keys)].add(tuple(p.params.get(k) for k in series_keys))
+    extra = len(spec.companions) and 2
+    return max((len(s) for s in panels.values()), default=0) + extra
+
+
+def _figure_name(base: str, keys, values) -> str:
+    parts = [f"{k}-{v}" for k, v in zip(keys, values) if v is not None]
+    return base + ("--" + "_".join(parts) if parts else "")
+
+
+def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, companion_points=()):
+    """One figure of small multiples."""
+    pts = fig_layout["points"]
+    series_keys = fig_layout["series"]
+    rows = _values(pts, spec.rows)
+    cols = _values(pts, spec.cols)
+    comp_keys = tuple(k for k in ("memory",) if companion_points)
+    styles = style.assign_styles(series_keys, [p.params for p in pts])
+    comp_styles = {}
+    for cp in companion_points:
+        key = cp.params.get("memory")
+        if key not in comp_styles:
+            comp_styles[key] = {"color": style.mix(style.COLOURS["memory"].get(key, "#7f7f7f"), "#ffffff", 0.15),
+                                "linestyle": "-", "marker": None}
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.4 * len(cols) + 0.6, 3.3 * len(rows) + 1.6),
+                             squeeze=False, sharex=True, sharey="row" if spec.cols else False)
+    drawn, tops = [], []
+    legend = {}
+    for i, row in enumerate(rows):
+        for j, col in enumerate(cols):
+            ax = axes[i][j]
+            panel = {k: v for k, v in ((spec.rows, row), (spec.cols, col)) if k}
+            ppts = [p for p in pts if all(p.params.get(k) == v for k, v in panel.items())]
+            by_series = defaultdict(lambda: defaultdict(list))
+            for p in ppts:
+                if p.y is None:
+                    label = style.label_of(series_keys, p.params)
+                    ax.annotate(f"{label}: {spec.null_note}" if label else spec.null_note, (p.x, 0.02),
+                                xycoords=("data", "axes fraction"), rotation=90, fontsize=7.5, color="#555555",
+                                ha="center", va="bottom", gid="null_note")
+                    continue
+                by_series[tuple(p.params.get(k) for k in series_keys)][p.x].append(p)
+            for key in sorted(by_series, key=style._order):
+                xs = sorted(by_series[key])
+                ys = [statistics.median(q.y for q in by_series[key][x]) for x in xs]
+                label = style.label_of(series_keys, dict(zip(series_keys, key))) or spec.title
+                line, = ax.plot(xs, ys, label=label, gid="series", linewidth=1.8, markersize=5, **styles[key])
+                legend.setdefault(label, line)
+                drawn += [(q.benchmark, q.source, x, q.y) for x in xs for q in by_series[key][x]]
+            for comp in _companions_for(companion_points, spec, col):
+                xs = sorted(comp[1])
+                line, = ax.plot(xs, [comp[1][x] for x in xs], label=comp[0], gid="series", linewidth=3.5,
+                                alpha=0.35, **comp_styles[comp[2]])
+                legend.setdefault(comp[0], line)
+            if not ppts and not _companions_for(companion_points, spec, col):
+                # A grid cell nothing ran in (e.g. the SM engine of the all-GPU copies,
+                # which use the copy engine only): say so instead of drawing empty axes.
+                ax.axis("off")
+                ax.text(0.5, 0.5, "no runs: " + ", ".join(style.value_text(k, v) for k, v in panel.items()),
+                        transform=ax.transAxes, ha="center", va="center", fontsize=9, color="#777777",
+                        gid="empty_panel")
+                continue
+            refs = spec.references(spec, panel, reports) if spec.references else []
+            for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
+                ax.axhline(y, color=grey, linestyle="--", linewidth=1.1, label=text, gid="reference")
+                ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"), xytext=(0, 2),
+                            textcoords="offset points", fontsize=7.5, color=grey, va="bottom")
+            _scales(ax, spec, pts)  # the figure's points: its panels share one x axis
+            if refs and not spec.ylim:
+                tops.append((ax, max(y for y, _ in refs)))
+            if panel:
+                ax.set_title(", ".join(style.value_text(k, v) for k, v in panel.items()), fontsize=10)
+            if i == len(rows) - 1:
+                ax.set_xlabel(_xlabel(spec.x))
+            if j == 0:
+                ax.set_ylabel(spec.ylabel or spec.y.replace("_", " "))
+            ax.grid(True, which="major", alpha=0.3)
+    for ax, top in tops:  # after every panel is drawn: shared axes know all their data by now
+        low, high = ax.get_ylim()
+        ax.set_ylim(low, max(high, top * (1.6 if not spec.linear_y else 1.08)))
+    constant = _constant_text(pts, series_keys, spec, fig_layout["figure_values"])
+    subtitle = machine + (f" · {constant}" if constant else "")
+    fig.suptitle(f"{spec.title}\n{subtitle}", fontsize=11)
+    shown = legend if (series_keys or companion_points) else {}
+    style.finish(fig, shown, min(len(shown), 3) or 1, 2)
+    fig.hdbench = {"points": drawn, "spec": spec.name, "series_keys": series_keys}
+    return fig
+
+
+def _companions_for(points, spec, col):
+    series = defaultdict(dict)
+    for p in points:
+        if spec.cols is None or p.params.get(spec.cols) == col:
+            series[(style.value_text("memory", p.params.get("memory")) + " copy (transfer)",
+                    p.params.get("memory"))][p.x] = p.y
+    return [(label, xy, memory) for (label, memory), xy in sorted(series.items())]
+
+
+def _values(points, key):
+    if key is None:
+        return [None]
+    return sorted({p.params.get(key) for p in points}, key=style._order_one)
+
+
+def _scales(ax, spec, points):
+    """Scales and ticks from `points`, all of the figure's: its panels share the x axis, so
+    its ticks (and whether their labels are crowded) are the figure's, not one panel's."""
+    xs = [p.x for p in points]
+    if spec.x == "workers":
+        ax.set_xscale("symlog", base=2, linthresh=1)
+        style.count_axis(ax.xaxis, xs)
+    else:
+        ax.set_xscale("log", base=2)
+        if spec.x in style.SIZE_KEYS:
+            style.size_axis(ax.xaxis, xs)
+        else:
+            style.count_axis(ax.xaxis, xs)
+    if len(set(xs)) == 1:
+        x = xs[0]
+        ax.set_xlim(x / 2, x * 2) if spec.x != "workers" else ax.set_xlim(-1, x + 1)
+    if not spec.linear_y:
+        ax.set_yscale("log")
+        style.plain_log_axis(ax.yaxis)
+    if spec.ylim:
+        ax.set_ylim(*spec.ylim)
+    if spec.x in style.SIZE_KEYS and style.crowded_log2_ticks(xs):
+        for t in ax.get_xticklabels():  # slanted, each ending under its tick, they no longer print over each other
+            t.set_rotation(45)
+            t.set_horizontalalignment("right")
+            t.set_rotation_mode("anchor")
+
+
+def _xlabel(x: str) -> str:
+    return {"bytes": "size", "workers": "loader workers", "batch": "batch size"}.get(x, x.replace("_", " "))
+
+
+def _constant_text(points, series_keys, spec, figure_values) -> str:
+    """The params every point of a figure shares, in words (what the labels leave out)."""
+    shown = set(series_keys) | {spec.rows, spec.cols, spec.x} | IGNORED | {"source", "variant", "implementation"}
+    keys = [k for k in ("model", "optimizer", "consumer", "processor", "implementation", "dtype", "mode", "data",
+                        "threads", "batch", "prefetch_depth", "sample_cost_us", "memory", "engine", "slots")
+            if k not in shown]
+    parts = []
+    for k in keys:
+        values = {repr(p.params.get(k)) for p in points}
+        if len(values) == 1 and points[0].params.get(k) is not None:
+            parts.append(style.value_text(k, points[0].params[k]) if k != "model" else f"model {points[0].params[k]}")
+    return ", ".join(parts)

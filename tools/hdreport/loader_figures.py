@@ -1,0 +1,160 @@
+"""The loader family's figures.
+
+Line figures (SPECS): samples/s against workers, and the derived `loader_pinning`
+figure (direct collation over a pin thread). What is particular to the family:
+
+- `zero_workers_at_every_depth`: with no workers nothing is built ahead, so the
+  binary runs 0 workers at one prefetch depth only. Like the report's derived
+  `loader_scaling` rows, the figures count that run at every depth its grid point
+  was run at with workers, so each depth's figure starts at 0 workers.
+- `heatmaps` (MAKERS): per (consumer, prefetch depth, shuffle, augment) one figure of small
+  multiples, a panel per pinning mode (columns) and sample cost (rows), each
+  samples/s over batch size × worker count on one shared colour scale, each cell
+  annotated. A heat map cannot overlay machines: they are drawn from the first
+  report with loader runs only.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+
+from hdreport.facets import Spec, one_line
+from hdreport.markdown import machine_label, several_hosts
+from hdreport.schema import ok_run
+from hdreport.units import short_number
+
+# A loader run's place in the grid without its worker count and depth (as in lib/derivations.cpp).
+GRID_KEY = ("consumer", "pinning", "batch", "sample_cost_us", "shuffle", "augment")
+# One figure per value of these; a panel per pinning mode and sample cost; batch and workers its axes.
+HEATMAP_BY = ("consumer", "prefetch_depth", "shuffle", "augment")
+PANEL_BY = ("sample_cost_us", "pinning")
+COUNTER = "samples/s"
+# The loader's pinning modes in reading order: pageable slots, a pin thread's extra copy, straight into pinned slots.
+PINNING_ORDER = {"pageable": 0, "pin_thread": 1, "direct": 2}
+
+SPECS = [
+    Spec("loader", "Loader samples/s against worker threads", "workers", "samples/s",
+         where={"family": "loader"}, figure_by=("consumer", "prefetch_depth", "shuffle", "augment"),
+         rows=None, cols="sample_cost_us", series=("pinning", "batch"), overflow=("pinning",),
+         ylabel="samples/s"),
+    Spec("loader_pinning", "Direct collation into pinned slots over a pin thread's extra copy (>1: the pin thread "
+         "costs throughput)", "workers", "direct_over_pin_thread", derived="loader_pinning",
+         cols="sample_cost_us", series=("batch",), linear_y=True, ylabel="direct ÷ pin thread (samples/s)",
+         row_keys=("consumer", "batch", "sample_cost_us", "shuffle", "augment", "workers", "prefetch_depth"),
+         references=one_line(1.0, "no difference")),
+]
+
+
+def _is_ok_loader_run(b: dict) -> bool:
+    return ok_run(b) and b.get("params", {}).get("family") == "loader"
+
+
+def zero_workers_at_every_depth(benchmarks: list[dict]) -> list[dict]:
+    """The benchmarks, with each successful 0-worker loader run repeated (params copied,
+    `prefetch_depth` changed) at every other depth its grid point has runs with workers at.
+    Other entries, skipped and failed runs included, are passed through once."""
+    depths = defaultdict(set)
+    for b in benchmarks:
+        p = b.get("params", {})
+        if _is_ok_loader_run(b) and p.get("workers", 0) > 0:
+            depths[tuple(p.get(k) for k in GRID_KEY)].add(p.get("prefetch_depth"))
+    out = []
+    for b in benchmarks:
+        out.append(b)
+        p = b.get("params", {})
+        if not _is_ok_loader_run(b) or p.get("workers") != 0:
+            continue
+        for depth in sorted(depths[tuple(p.get(k) for k in GRID_KEY)] - {p.get("prefetch_depth")}):
+            out.append({**b, "params": {**p, "prefetch_depth": depth}})
+    return out
+
+
+def split_name(prefix: str, params: dict, keys: tuple[str, ...]) -> str:
+    """`prefix--k1-v1_k2-v2`: the naming of split figures."""
+    return prefix + "--" + "_".join(f"{k}-{params.get(k)}" for k in keys)
+
+
+def heatmap_cells(benchmarks: list[dict]) -> dict[str, dict[tuple, dict[tuple[int, int], float]]]:
+    """{figure name: {(sample cost, pinning): {(batch, workers): samples/s}}} from the
+    successful loader runs; repetitions of one grid point give their median."""
+    values = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for b in zero_workers_at_every_depth(benchmarks):
+        p = b["params"]
+        y = b.get("counters", {}).get(COUNTER)
+        if not _is_ok_loader_run(b) or y is None or "batch" not in p or "workers" not in p:
+            continue
+        panel = tuple(p.get(k) for k in PANEL_BY)
+        values[split_name("loader_heatmap", p, HEATMAP_BY)][panel][(p["batch"], p["workers"])].append(y)
+    return {name: {panel: {cell: statistics.median(ys) for cell, ys in cells.items()}
+                   for panel, cells in panels.items()} for name, panels in values.items()}
+
+
+def draw_heatmaps(plt, panels: dict[tuple, dict[tuple[int, int], float]], title: str):
+    """Batch sizes up the y axes, worker counts along x, colour = samples/s on one log
+    scale for every panel (so panels compare by colour); missing cells stay blank."""
+    import numpy as np
+    from matplotlib.colors import LogNorm, Normalize
+
+    costs = sorted({c for c, _ in panels})
+    pinnings = sorted({p for _, p in panels}, key=lambda p: (PINNING_ORDER.get(p, 9), str(p)))
+    batches = sorted({b for cells in panels.values() for b, _ in cells})
+    workers = sorted({w for cells in panels.values() for _, w in cells})
+    every = [v for cells in panels.values() for v in cells.values()]
+    lo, hi = min(every), max(every)
+    norm = LogNorm(lo, hi) if lo > 0 and hi > lo else Normalize(lo, hi if hi > lo else lo + 1)
+    fig, axes = plt.subplots(len(costs), len(pinnings), squeeze=False,
+                             figsize=(0.9 * len(workers) * len(pinnings) + 2.6, 0.55 * len(batches) * len(costs)
+                                      + 1.2 * len(costs) + 1.2))
+    image = None
+    for i, cost in enumerate(costs):
+        for j, pinning in enumerate(pinnings):
+            ax = axes[i][j]
+            cells = panels.get((cost, pinning), {})
+            grid = np.full((len(batches), len(workers)), np.nan)
+            for (batch, w), v in cells.items():
+                grid[batches.index(batch), workers.index(w)] = v
+            image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", aspect="auto", cmap="viridis", norm=norm)
+            for (batch, w), v in sorted(cells.items()):
+                # Dark text on the bright end of viridis, light text on the dark end.
+                ax.text(workers.index(w), batches.index(batch), short_number(v), ha="center", va="center",
+                        fontsize="small", color="black" if norm(v) > 0.6 else "white")
+            ax.set_xticks(range(len(workers)), [str(w) for w in workers])
+            ax.set_yticks(range(len(batches)), [str(b) for b in batches])
+            ax.set_title(f"{pinning.replace('_', ' ')}, {cost:g} µs/sample", fontsize=10)
+            if i == len(costs) - 1:
+                ax.set_xlabel("workers")
+            if j == 0:
+                ax.set_ylabel("batch")
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout(rect=(0, 0, 0.9, 1))
+    cax = fig.add_axes((0.915, 0.15, 0.018, 0.7), label="<colorbar>")
+    fig.colorbar(image, cax=cax, label=COUNTER)
+    fig.hdbench = {"cells": panels}
+    return fig
+
+
+def heatmap_source(reports):
+    """The first (path, report, …) with successful loader runs: the heat maps' source."""
+    return next((r for r in reports if heatmap_cells(r[1]["benchmarks"])), None)
+
+
+def heatmaps(plt, reports, machine: str) -> dict:
+    """{`loader_heatmap--…` name: Figure} from the first report with loader runs."""
+    first = heatmap_source(reports)
+    if first is None:
+        return {}
+    benchmarks = first[1]["benchmarks"]
+    machine = machine_label(first[1], several_hosts(reports))
+    by_name = heatmap_cells(benchmarks)
+    out = {}
+    for name in sorted(by_name):
+        first = next(b["params"] for b in benchmarks if _is_ok_loader_run(b)
+                     and split_name("loader_heatmap", b["params"], HEATMAP_BY) == name)
+        out[name] = draw_heatmaps(plt, by_name[name], f"Loader samples/s by batch × workers: {first['consumer']} "
+                                                      f"consumer, prefetch depth {first['prefetch_depth']}\n{machine}")
+    return out
+
+
+MAKERS = (heatmaps,)
+expand = zero_workers_at_every_depth

@@ -1,0 +1,152 @@
+"""The loader family's questions of `summarize` (see summary.py): how many workers keep the
+consumer fed (samples/s by batch, pinning and workers, hdbench's loader beside PyTorch's
+DataLoader), and what PyTorch's pin thread costs against collating straight into pinned
+memory."""
+
+from __future__ import annotations
+
+import statistics
+
+from hdreport import noise
+from hdreport.loader_figures import PINNING_ORDER
+from hdreport.markdown import name, sources, table
+from hdreport.schema import ok_runs
+
+
+def _loader_point(row: dict, workers: int) -> str:
+    """The rest of a derived loader row's grid point, in words (no depth without workers)."""
+    depth = f"prefetch depth {row['prefetch_depth']}, " if workers else ""
+    return f"{depth}{'shuffled' if row['shuffle'] else 'sequential'}, augment {row['augment']}"
+
+
+def loader_run(report: dict, row: dict, pinning: str, workers: int) -> dict | None:
+    """The successful loader run at a derived row's grid point. A 0-worker run has one depth
+    only, and the derived rows count it at every depth, so its depth is not matched."""
+    want = {k: row[k] for k in ("consumer", "batch", "sample_cost_us", "shuffle", "augment")}
+    want.update(pinning=pinning, workers=workers)
+    if workers:
+        want["prefetch_depth"] = row["prefetch_depth"]
+    return next((b for b in ok_runs(report, "loader") if all(b["params"].get(k) == v for k, v in want.items())
+                 and b.get("_source", row.get("_source")) == row.get("_source", b.get("_source"))), None)
+
+
+def _sources(report: dict, row: dict, pinnings: tuple[str, ...], workers: int, table_name: str) -> str:
+    """The benchmarks a derived loader row came from, or the row's table when one is missing."""
+    runs = [loader_run(report, row, pinning, workers) for pinning in pinnings]
+    return " vs ".join(map(name, runs)) if all(runs) else f"`derived.{table_name}`"
+
+
+# Fewer workers within this share of the best rate count as keeping the consumer fed too.
+FED_FRACTION = 0.95
+
+
+def best_scaling_rows(report: dict) -> dict:
+    """{(consumer, sample cost): the loader_scaling row with the highest samples/s}."""
+    best = {}
+    for row in report.get("derived", {}).get("loader_scaling", []):
+        key = (row["consumer"], row["sample_cost_us"])
+        if key not in best or row["best_samples/s"] > best[key]["best_samples/s"]:
+            best[key] = row
+    return best
+
+
+def loader_workers(report: dict) -> list[str]:
+    lines = []
+    for (consumer, cost), row in sorted(best_scaling_rows(report).items()):
+        workers, best, cells = row["best_workers"], row["best_samples/s"], row["by_workers"]
+        speedup = cells[str(workers)].get("speedup_vs_0_workers")
+        if workers == 0:
+            versus = "no worker count beat building batches on the consumer thread"
+        elif speedup is None:
+            versus = "no 0-worker run at that batch to compare with"
+        else:
+            versus = f"**{speedup:.2f}×** the rate with 0 workers at that batch"
+        implementation = _loader_implementation(report, row)
+        whose = "" if implementation == "hdbench" else f"{implementation}'s loader, "
+        line = (f"- {consumer} consumer, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
+                f"{best:,.0f} samples/s, {versus} ({whose}{row['pinning']}, {_loader_point(row, workers)}; "
+                f"{_sources(report, row, (row['pinning'],), workers, 'loader_scaling')})"
+                f"{noise.noise_note([loader_run(report, row, row['pinning'], workers)])}.")
+        enough = min(int(w) for w, cell in cells.items() if cell["samples/s"] >= FED_FRACTION * best)
+        if enough < workers:
+            line += f" {enough} workers already reach {100 * cells[str(enough)]['samples/s'] / best:.0f}% of it."
+        lines.append(line)
+    return lines + loader_tables(report)
+
+
+def _loader_implementation(report: dict, row: dict) -> str:
+    """Whose loader a derived row measured (hdbench's or the PyTorch baseline's), from the
+    runs of the report it came from."""
+    return next((b["params"].get("implementation", "hdbench") for b in ok_runs(report, "loader")
+                 if b.get("_source") == row.get("_source")), "hdbench")
+
+
+def loader_tables(report: dict) -> list[str]:
+    """samples/s by batch x pinning (rows) and workers (columns), per consumer, cost and depth;
+    with an implementation column when hdbench's and PyTorch's loaders are both there."""
+    groups = {}
+    for row in report.get("derived", {}).get("loader_scaling", []):
+        key = (row["consumer"], row["sample_cost_us"], row["prefetch_depth"], row["shuffle"], row["augment"])
+        groups.setdefault(key, []).append(row)
+    lines = []
+    for (consumer, cost, depth, shuffle, augment), rows in sorted(groups.items(), key=lambda item: str(item[0])):
+        workers = sorted({int(w) for row in rows for w in row["by_workers"]})
+        implementations = {id(row): _loader_implementation(report, row) for row in rows}
+        mixed = len(set(implementations.values())) > 1
+        body = []
+        for row in sorted(rows, key=lambda r: (r["batch"], implementations[id(r)], PINNING_ORDER.get(r["pinning"], 9))):
+            best = row["best_workers"]
+            body.append([str(row["batch"])] + ([implementations[id(row)]] if mixed else []) + [row["pinning"]] + [
+                ("–" if str(w) not in row["by_workers"] else
+                 (f"**{row['by_workers'][str(w)]['samples/s']:,.0f}**" if w == best
+                  else f"{row['by_workers'][str(w)]['samples/s']:,.0f}")) for w in workers])
+        lines += ["", f"Samples/s, {consumer} consumer, {cost:g} µs/sample, prefetch depth {depth}, "
+                      f"{'shuffled' if shuffle else 'sequential'}, augment {augment} (bold: the best worker count):", ""]
+        lines += table(["batch"] + (["loader"] if mixed else []) + ["pinning"] + [f"{w} workers" for w in workers],
+                       body)
+        lines += ["", f"From `derived.loader_scaling` ({sources(report, rows)}): the "
+                      f"`loader/{consumer}/<pinning>/batch:<batch>/workers:<workers>/…` runs."]
+    return lines
+
+
+def pin_thread_cost(report: dict) -> list[str]:
+    by_consumer: dict[str, list[dict]] = {}
+    for row in report.get("derived", {}).get("loader_pinning", []):
+        by_consumer.setdefault(row["consumer"], []).append(row)
+    lines = []
+    for consumer, rows in sorted(by_consumer.items()):
+        median = statistics.median(r["direct_over_pin_thread"] for r in rows)
+        best = max(rows, key=lambda r: r["direct_over_pin_thread"])
+        verdict = ("the pin thread's extra copy costs throughput" if median > 1
+                   else "the pin thread costs no throughput here")
+        workers = best["workers"]
+        lines.append(
+            f"- {consumer} consumer, direct collation into pinned memory over a pin thread's extra copy: "
+            f"median **{median:.2f}×** over {len(rows)} grid points ({verdict}); "
+            f"best **{best['direct_over_pin_thread']:.2f}×** at batch {best['batch']}, {workers} workers, "
+            f"{best['sample_cost_us']:g} µs/sample, {_loader_point(best, workers)}: "
+            f"{best['direct_samples/s']:,.0f} vs {best['pin_thread_samples/s']:,.0f} samples/s "
+            f"({_sources(report, best, ('direct', 'pin_thread'), workers, 'loader_pinning')}).")
+        if "pageable_samples/s" in best:
+            lines.append(f"  Pageable batches (no pinning) at that point: {best['pageable_samples/s']:,.0f} samples/s.")
+        if len(rows) > 1:
+            body = [[f"{r['sample_cost_us']:g}", str(r["batch"]), str(r["workers"]), f"{r['direct_samples/s']:,.0f}",
+                     f"{r['pin_thread_samples/s']:,.0f}",
+                     f"{r['pageable_samples/s']:,.0f}" if "pageable_samples/s" in r else "–",
+                     f"**{r['direct_over_pin_thread']:.2f}×**"]
+                    for r in sorted(rows, key=lambda r: (r["sample_cost_us"], r["batch"], r["workers"]))]
+            lines += ["", f"Samples/s of the {consumer} consumer by pinning mode:", ""]
+            lines += table(["µs/sample", "batch", "workers", "direct", "pin thread", "pageable", "direct ÷ pin thread"],
+                           body)
+            lines += ["", f"From `derived.loader_pinning` ({sources(report, rows)}): the `loader/{consumer}/<pinning>/…` "
+                          "runs."]
+    return lines
+
+
+
+QUESTIONS = [
+    ("loader-workers", "How many loader workers keep the consumer fed?", loader_workers,
+     "the `loader` family with 0 and more workers", ("loader--", "loader_heatmap")),
+    ("pin-thread", "Does PyTorch's pin thread cost throughput?", pin_thread_cost,
+     "the `loader` family on a GPU with `pin_thread` and `direct` pinning", ("loader_pinning",)),
+]

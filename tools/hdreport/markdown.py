@@ -1,0 +1,109 @@
+"""Text helpers shared by the summary, the page and the figures' titles: Markdown tables,
+benchmark and machine names, where a number came from."""
+
+from __future__ import annotations
+
+
+def name(b: dict) -> str:
+    """A benchmark's name in code, with its report's file when the summary reads several."""
+    return b.get("_label") or f"`{b.get('name', '?')}`"
+
+
+named = name
+
+
+def runs_named(report: dict, names: list) -> list:
+    """The runs of these names (the first report's where several ran one)."""
+    by_name: dict = {}
+    for b in report["benchmarks"]:
+        by_name.setdefault(b.get("name"), b)
+    return [by_name.get(n) for n in names if n]
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table; numbers (cells starting with a digit, `**` or `–`) align right."""
+    def numeric(cell: str) -> bool:
+        cell = cell.strip("*").lstrip("-−")
+        return bool(cell) and (cell[0].isdigit() or cell in ("–", "never"))
+
+    align = ["---:" if rows and all(numeric(r[i]) for r in rows if i < len(r)) else "---" for i in range(len(header))]
+    return ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"] + \
+        ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+
+
+def sources(report: dict, rows) -> str:
+    """The report files some benchmarks or derived rows came from."""
+    files = sorted({r.get("_source") for r in rows if r.get("_source")})
+    return ", ".join(f"`{f}`" for f in files) or "this report"
+
+
+def slug(heading: str) -> str:
+    """The id GitHub gives a Markdown heading (lower case, punctuation dropped, spaces to
+    hyphens): the summary links to its sections by it, and the HTML page uses the same ids."""
+    import re
+
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def context_of(report: dict, b: dict) -> dict:
+    """The context of the report a benchmark (or derived row) came from."""
+    return report.get("contexts", {}).get(b.get("_source"), report.get("context", {}))
+
+
+def machine_name(context: dict) -> str:
+    """A machine by its GPUs and CPU ('NVIDIA H100 80GB HBM3 + Intel(R) Xeon(R) Processor'),
+    not by a host name such as `vm` that says nothing of what ran."""
+    system = context.get("hdbench", {}).get("system", {})
+    names = [g.get("name", "?") for g in system.get("gpus", [])]
+    gpus = ", ".join(f"{names.count(n)}× {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
+    cpu = system.get("host", {}).get("cpu_model") or "unknown CPU"
+    return f"{gpus or 'no GPU'} + {cpu}"
+
+
+def machine_label(report: dict, with_host: bool = False) -> str:
+    """The machine by its GPU and CPU and the run's date, for figure titles; with its host
+    name where reports from several hosts share a figure (two boxes of one model)."""
+    host = f" (host {report['context'].get('host_name', '?')})" if with_host else ""
+    return f"{machine_name(report['context'])}{host}, {report['context']['hdbench'].get('started_at', '')[:10]}"
+
+
+def several_hosts(reports) -> bool:
+    """Whether the reports ((path, report, …) each) come from more than one host."""
+    return len({r[1]["context"].get("host_name") for r in reports}) > 1
+
+
+def machines(reports) -> str:
+    """Every machine of the reports, for a figure drawn from them all."""
+    return "; ".join(sorted({machine_label(r[1], several_hosts(reports)) for r in reports}))
+
+
+def _started(context: dict):
+    import datetime
+
+    text = context.get("hdbench", {}).get("started_at", "")
+    for form in ("%Y-%m-%dT%H:%M:%S%z", "%Y-%m-%dT%H:%M:%S"):
+        try:
+            return datetime.datetime.strptime(text, form)
+        except ValueError:
+            continue
+    return None
+
+
+def provenance(report: dict, b: dict, reference: dict) -> str:
+    """'' when two benchmarks come from one report (one run); else how far apart their runs
+    were and whether on the same machine, e.g. 'a run 3.7 h earlier on the same machine'."""
+    if b.get("_source") == reference.get("_source"):
+        return ""
+    mine, theirs = context_of(report, b), context_of(report, reference)
+    when = "another run"
+    t0, t1 = _started(mine), _started(theirs)
+    if t0 and t1 and (t0.tzinfo is None) == (t1.tzinfo is None):
+        hours = (t0 - t1).total_seconds() / 3600
+        when = (f"a run {abs(hours):.1f} h {'earlier' if hours < 0 else 'later'}" if abs(hours) >= 0.05
+                else "a run started at the same time")
+    # A report without the system section (an old PyTorch baseline) is told apart by its host name only.
+    known = all(c.get("hdbench", {}).get("system") for c in (mine, theirs))
+    same = mine.get("host_name") == theirs.get("host_name") and (not known or machine_name(mine) == machine_name(theirs))
+    where = ("the same machine" if same else
+             f"another machine ({machine_name(mine)}, host `{mine.get('host_name', '?')}`)")
+    return f"{when} on {where}"

@@ -1,0 +1,415 @@
+"""Reading an hdbench report safely: bytes -> UTF-8 -> strict JSON -> the types the tools read.
+
+`load(path)` returns the report or raises `ReportError` with one line that names the file
+and the problem, e.g. `r.json: benchmarks[3].params: expected an object, got a list`.
+After it, the report tools may trust every field below to have its type where it is
+present (and the required ones to be there); they still use `.get` for optional ones.
+
+The schema covers the fields the tools read (reports/README.md documents them all), not
+every field a report has: fields it does not name are accepted as they are (readers ignore
+fields they do not know), except that unknown `params` must be scalars (figures group runs
+by every param) and unknown counters and `derived` tables must have a counter's and a
+table's shape (the summary reads every counter as a number and merges every table).
+JSON itself is read strictly: no NaN or Infinity (hdbench writes neither; a NaN counter
+is written as null), no number beyond 64 bits or the range of a double, no unpaired
+surrogate in a string (it could not be printed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+
+class ReportError(Exception):
+    """A report that cannot be used; the message is one line and names the file."""
+
+
+# --- the schema language ------------------------------------------------------------
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+class SchemaError(Exception):
+    def __init__(self, path: str, problem: str):
+        super().__init__(f"{path or '(top level)'}: {problem}")
+
+
+def _key_path(path: str, key: str) -> str:
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        return f"{path}.{key}" if path else key
+    return f"{path}[{json.dumps(key)}]"
+
+
+class Leaf:
+    def __init__(self, name: str, test):
+        self.name, self.test = name, test
+
+    def check(self, value, path: str) -> None:
+        if not self.test(value):
+            raise SchemaError(path, f"expected {self.name}, got {_kind(value)}")
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+NUM = Leaf("a number", _is_number)
+INT = Leaf("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
+STR = Leaf("a string", lambda v: isinstance(v, str))
+BOOL = Leaf("true or false", lambda v: isinstance(v, bool))
+SCALAR = Leaf("a string, number, true/false or null",
+              lambda v: v is None or isinstance(v, (str, bool)) or _is_number(v))
+
+
+class Either:
+    def __init__(self, *options):
+        self.options = options
+        self.name = " or ".join(o.name for o in options)
+
+    def check(self, value, path: str) -> None:
+        for option in self.options:
+            try:
+                option.check(value, path)
+                return
+            except SchemaError:
+                pass
+        raise SchemaError(path, f"expected {self.name}, got {_kind(value)}")
+
+
+NULL = Leaf("null", lambda v: v is None)
+
+
+def opt(spec):
+    """`spec` or null."""
+    return Either(spec, NULL)
+
+
+class List:
+    def __init__(self, item):
+        self.item = item
+        self.name = "a list"
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, list):
+            raise SchemaError(path, f"expected a list, got {_kind(value)}")
+        for i, v in enumerate(value):
+            self.item.check(v, f"{path}[{i}]")
+
+
+class Obj:
+    """An object: `fields` typed where present, `required` present, keys matching a
+    pattern typed by it, and `rest` for every other key (None: anything)."""
+
+    name = "an object"
+
+    def __init__(self, fields: dict | None = None, required=(), patterns=(), rest=None, rule=None):
+        self.fields, self.required, self.rest, self.rule = fields or {}, tuple(required), rest, rule
+        self.patterns = [(re.compile(p), s) for p, s in patterns]
+
+    def check(self, value, path: str) -> None:
+        if not isinstance(value, dict):
+            raise SchemaError(path, f"expected an object, got {_kind(value)}")
+        for key in self.required:
+            if key not in value:
+                raise SchemaError(path, f"missing field {json.dumps(key)}")
+        for key, v in value.items():
+            spec = self.fields.get(key)
+            if spec is None:
+                spec = next((s for p, s in self.patterns if p.fullmatch(key)), self.rest)
+            if spec is not None:
+                spec.check(v, _key_path(path, key))
+        if self.rule is not None:
+            self.rule(value, path)
+
+
+# --- the report ---------------------------------------------------------------------
+
+PCIE_LINK = Obj({"generation": INT, "width": INT})
+GPU = Obj({"index": INT, "name": STR, "compute_capability_major": INT, "compute_capability_minor": INT,
+           "sm_count": INT, "total_memory_bytes": NUM, "pcie_link_current": PCIE_LINK, "pcie_link_max": PCIE_LINK,
+           "pcie_link_max_gbps": NUM, "copy_engines": INT}, required=("name",))
+SYSTEM = Obj({
+    "host": Obj({"cpu_model": STR, "logical_cores": INT, "memory_total_bytes": NUM, "numa_nodes": INT,
+                 "kernel": STR}),
+    "gpus": List(GPU),
+    "driver_version_string": STR, "runtime_version_string": STR, "gpu_unavailable_reason": STR})
+GPU_CONDITION = Obj({"family": STR, "when": STR, "device": INT, "throttle_reasons": List(STR)},
+                    patterns=[(r".*_(MHz|W|C)", NUM)])
+
+
+def _pytorch_has_version(hd: dict, path: str) -> None:
+    if hd.get("implementation") == "pytorch" and "torch_version" not in hd:
+        raise SchemaError(path, 'missing field "torch_version" (a PyTorch baseline report has it)')
+
+
+HDBENCH = Obj({
+    "version": STR, "git_revision": STR, "build_type": STR, "started_at": STR, "implementation": STR,
+    "torch_version": STR,
+    "options": Obj({"arguments": List(STR)}),
+    "system": SYSTEM,
+    "cpu_blas": Obj({"library": STR, "core_in_use": STR}),
+    "gpu_conditions": Either(List(GPU_CONDITION), Obj({"unavailable": STR})),
+}, rule=_pytorch_has_version)
+CONTEXT = Obj({"host_name": STR, "hdbench": HDBENCH}, required=("hdbench",))
+
+# Params: the documented ones typed; any other must be a scalar, since figures group runs
+# by every param they have.
+PARAMS = Obj({
+    **{k: STR for k in (
+        "family", "direction", "memory", "engine", "variant", "numa", "method", "copy_api", "issue_order",
+        "default_stream_mode", "side_launch", "operation", "wait", "consumer", "pinning", "augment", "dataset",
+        "dataset_name", "dataset_dir", "implementation", "processor", "model", "dtype", "optimizer", "mode",
+        "data", "collective", "communicator", "overlap")},
+    **{k: INT for k in (
+        "bytes", "chunk_bytes", "slots", "streams", "chunks", "batch", "workers", "prefetch_depth", "samples",
+        "device", "device_count", "m", "n", "k", "ranks", "shard_batch", "steps", "buckets", "bucket_bytes")},
+    **{k: NUM for k in ("compute_ratio", "sample_cost_us")},
+    **{k: BOOL for k in ("shuffle", "after_empty_kernel")},
+    "threads": Either(INT, STR),  # "auto": swept, the counter says which count won
+    "devices": List(INT),
+    "numa_node_requested": Either(INT, List(INT)),
+}, rest=SCALAR)
+
+
+def _params_rule(p: dict, path: str) -> None:
+    # A list belongs to the all-GPU copies only; anywhere else figures would try to group by it.
+    if isinstance(p.get("numa_node_requested"), list) and p.get("direction") not in ("all_to_host", "host_to_all"):
+        raise SchemaError(_key_path(path, "numa_node_requested"),
+                          "a list, but only all_to_host and host_to_all copies have one per GPU")
+
+
+PARAMS.rule = _params_rule
+COUNTERS = Obj(patterns=[(r"sweep_step_us/threads:[0-9]+", NUM),
+                         (r"sweep_step_us/threads:.*", Leaf("a counter named …/threads:<number>", lambda v: False))],
+               rest=NUM)
+# What every successful run of a family has (reports/README.md, "params by family"), and
+# the counters it has: the summary and the figures index these directly.
+REQUIRED_PARAMS = {
+    "transfer": ("direction", "memory", "bytes", "engine", "variant"),
+    "staged": ("direction", "bytes", "chunk_bytes", "threads"),
+    "host_memcpy": ("bytes", "threads"),
+    "pinning": ("method", "bytes"),
+    "streams": ("variant",),
+    **{("streams", v): ("memory", "bytes", "compute_ratio", "streams", "chunks")
+       for v in ("sync", "async", "pipelined", "graph", "default_stream")},
+    "loader": ("consumer", "pinning", "batch", "workers", "prefetch_depth", "sample_cost_us"),
+    "mlp": ("variant", "processor", "dtype"),
+    ("mlp", "step"): ("model", "batch", "data", "mode", "optimizer"),
+    ("mlp", "epoch"): ("model", "batch", "workers", "pinning"),
+    ("mlp", "gemm"): ("m", "n", "k"),
+    "dataparallel": ("variant",),
+    ("dataparallel", "cpu_step"): ("model", "batch", "ranks"),
+    ("dataparallel", "gpu_step"): ("model", "batch", "ranks"),
+}
+REQUIRED_COUNTERS = {
+    "transfer": ("bandwidth_GB/s",), "staged": ("bandwidth_GB/s",), "host_memcpy": ("bandwidth_GB/s",),
+    "loader": ("samples/s",), ("mlp", "step"): ("step_us", "samples/s"), ("mlp", "epoch"): ("samples/s",),
+}
+
+
+def _benchmark_rule(b: dict, path: str) -> None:
+    if b["status"] != "ok":
+        return  # a skipped or failed run is listed by name and reason only
+    p = b["params"]
+    family, variant = p.get("family"), p.get("variant")
+    for field, table in (("params", REQUIRED_PARAMS), ("counters", REQUIRED_COUNTERS)):
+        if field == "counters" and b.get("run_type", "iteration") != "iteration":
+            break  # an aggregate's counters are Google's statistics of them
+        have = b.get(field, {})
+        for kind, needs in ((family, table.get(family, ())), (f"{family}/{variant}", table.get((family, variant), ()))):
+            for key in needs:
+                if key not in have:
+                    raise SchemaError(_key_path(path, field),
+                                      f"missing field {json.dumps(key)} (every successful {kind} run has it)")
+
+
+BENCHMARK = Obj({
+    "name": STR, "run_name": STR, "run_type": STR, "status": STR, "skip_reason": STR, "error_message": STR,
+    "error_occurred": BOOL, "label": STR, "time_unit": STR, "aggregate_name": STR, "aggregate_unit": STR,
+    "family_index": INT, "per_family_instance_index": INT, "repetitions": INT, "repetition_index": INT,
+    "threads": NUM, "iterations": NUM, "real_time": opt(NUM), "cpu_time": opt(NUM),
+    "params": PARAMS, "counters": COUNTERS, "notes": List(STR),
+    "checks": Obj({"ranks_identical": BOOL, "matches_one_rank": BOOL, "tolerance": NUM}),  # dataparallel
+}, required=("name", "status", "params"), rule=_benchmark_rule)
+
+# derived: every table is a list of rows (the summary merges them all); the documented
+# rows typed by their field names, with the fields that place a row and its headline
+# figures required (hdbench writes them in every row; the summary indexes them).
+_VARIANT = Obj({"benchmark": STR, "latency_us": NUM, "streams": INT, "chunks": INT, "issue_order": STR,
+                "fraction_of_ideal": NUM}, required=("latency_us",))
+_PIPELINED = Obj(_VARIANT.fields, required=("latency_us", "benchmark", "streams", "chunks"))
+_GRID = {"consumer": STR, "pinning": STR, "batch": INT, "workers": INT, "prefetch_depth": INT,
+         "sample_cost_us": NUM, "shuffle": BOOL, "augment": STR, "device": INT}
+_GRID_REQUIRED = ("consumer", "batch", "prefetch_depth", "sample_cost_us", "shuffle", "augment")
+_BOUND = {"host_memcpy_GB/s_at_threads": opt(NUM), "bound": STR, "bound_GB/s": NUM, "fraction_of_bound": NUM}
+
+
+def _best_workers_measured(row: dict, path: str) -> None:
+    if str(row["best_workers"]) not in row["by_workers"]:
+        raise SchemaError(_key_path(path, "best_workers"), f"{row['best_workers']} is not a key of by_workers")
+
+
+def _pipelined_saving(row: dict, path: str) -> None:
+    if "pipelined" in row and "sync" in row and "pipelined_saving_vs_sync_percent" not in row:
+        raise SchemaError(path, 'missing field "pipelined_saving_vs_sync_percent" (the row has sync and pipelined)')
+
+
+DERIVED_ROWS = {
+    "pinning_break_even": Obj({"bytes": INT, "direction": STR, "method": STR, "device": INT, "pin_unpin_us": NUM,
+                               "pageable_copy_us": NUM, "pinned_copy_us": NUM,
+                               "transfers_to_break_even": opt(NUM)},
+                              required=("bytes", "direction", "method", "pin_unpin_us")),
+    "staged_vs_pinned": Obj({
+        "direction": STR, "bytes": INT, "device": INT, "best_staged_GB/s": NUM, "best_staged_benchmark": STR,
+        "best_staged_threads": INT, "best_staged_chunk_bytes": INT, "pinned_GB/s": NUM, "fraction_of_pinned": NUM,
+        "speedup_over_pageable": NUM, **_BOUND,
+        "by_threads": List(Obj({"threads": INT, "staged_GB/s": NUM, "chunk_bytes": INT, "benchmark": STR,
+                                **_BOUND}, required=("threads", "staged_GB/s")))},
+        required=("direction", "bytes", "best_staged_GB/s", "best_staged_benchmark", "fraction_of_pinned")),
+    "per_copy_vs_reference_loop": Obj({"direction": STR, "bytes": INT, "device": INT, "per_copy_GB/s": NUM,
+                                       "reference_loop_GB/s": NUM, "ratio": NUM},
+                                      required=("direction", "bytes", "per_copy_GB/s", "reference_loop_GB/s",
+                                                "ratio")),
+    "gpu_activity": Obj({"benchmark": STR, "measured_over": STR, "sample": STR, "sampled": BOOL,
+                         "cupti_copy_GB/s": Obj(rest=NUM), "event_timed_GB/s": NUM},
+                        patterns=[(r".*(_percent|_us|_ranges|_kept|_dropped)|copies|kernels", NUM)],
+                        required=("benchmark",)),
+    "loader_scaling": Obj({**_GRID, "best_workers": INT, "best_samples/s": NUM,
+                           "by_workers": Obj(patterns=[(r"[0-9]+", Obj({"samples/s": NUM}, required=("samples/s",),
+                                                                      rest=NUM))],
+                                             rest=Leaf("a worker count as key", lambda v: False))},
+                          required=_GRID_REQUIRED + ("pinning", "by_workers", "best_workers", "best_samples/s"),
+                          rule=_best_workers_measured),
+    "loader_pinning": Obj({**_GRID}, patterns=[(r".*samples/s|direct_over_pin_thread", NUM)],
+                          required=_GRID_REQUIRED + ("workers", "direct_samples/s", "pin_thread_samples/s",
+                                                     "direct_over_pin_thread")),
+    "stream_overlap": Obj({"bytes": INT, "compute_ratio": NUM, "memory": STR, "device": INT,
+                           "sync": _VARIANT, "async": _VARIANT, "pipelined": _PIPELINED, "graph": _VARIANT},
+                          patterns=[(r"default_stream/.*", _VARIANT), (r".*_percent|.*_slowdown", NUM)],
+                          required=("bytes", "compute_ratio", "memory"), rule=_pipelined_saving),
+}
+DERIVED = Obj({k: List(v) for k, v in DERIVED_ROWS.items()}, rest=List(Obj()))
+
+REPORT = Obj({"context": CONTEXT, "benchmarks": List(BENCHMARK), "derived": DERIVED})
+
+
+# --- reading ------------------------------------------------------------------------
+
+_LIMIT = 2 ** 64  # hdbench's largest integers are 64-bit (the seed)
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > 20 or abs(int(text)) >= _LIMIT:
+        raise ValueError(f"the integer {text[:24]}{'…' if len(text) > 24 else ''} is beyond 64 bits")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:24]}{'…' if len(text) > 24 else ''} is beyond a double's range")
+    return value
+
+
+def _parse_constant(text: str):
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _check_strings(value, path: str = "") -> None:
+    """Every string and key encodes as UTF-8 (JSON's \\ud800 escapes can make ones that do not)."""
+    stack = [(value, path)]
+    while stack:
+        v, p = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise SchemaError(p, "a string with an unpaired surrogate escape (not text)") from None
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                try:
+                    k.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise SchemaError(p, "a key with an unpaired surrogate escape (not text)") from None
+                stack.append((x, _key_path(p, k)))
+        elif isinstance(v, list):
+            stack.extend((x, f"{p}[{i}]") for i, x in enumerate(v))
+
+
+def parse(data: bytes, name: str):
+    """The JSON value of a file's bytes, or ReportError naming `name`."""
+    if not data.strip():
+        raise ReportError(f"{name}: the file is empty")
+    if data[:2] == b"\x1f\x8b":
+        raise ReportError(f"{name}: gzip-compressed, not a JSON report (gunzip it first)")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise ReportError(f"{name}: UTF-16 text; a report is UTF-8 (iconv -f UTF-16 -t UTF-8 converts it)")
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark some editors add: harmless
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ReportError(f"{name}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                          "not a JSON report") from None
+    try:
+        return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{name}: not valid JSON (line {e.lineno} column {e.colno}: {e.msg}); truncated?") from None
+    except ValueError as e:  # raised by the hooks above
+        raise ReportError(f"{name}: not valid JSON for a report: {e}") from None
+    except RecursionError:
+        raise ReportError(f"{name}: not a report: JSON nested too deeply") from None
+
+
+def validate(report, name: str) -> dict:
+    """`report` if it has the shape of an hdbench report, else ReportError naming `name`."""
+    if not isinstance(report, dict):
+        raise ReportError(f"{name}: not an hdbench report (the JSON is {_kind(report)}, not an object)")
+    context = report.get("context")
+    if not isinstance(context, dict) or "hdbench" not in context or "benchmarks" not in report:
+        raise ReportError(f"{name}: not an hdbench report (no context.hdbench or benchmarks)")
+    try:
+        _check_strings(report)
+        REPORT.check(report, "")
+    except SchemaError as e:
+        raise ReportError(f"{name}: {e}") from None
+    return report
+
+
+def load(path: str) -> dict:
+    """The report at `path`, checked; ReportError (one line naming the file) when it cannot be used."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
+    return validate(parse(data, path), path)
+
+
+# --- the runs a figure or an answer reads -------------------------------------------
+
+def ok_run(b: dict) -> bool:
+    """A run that succeeded, not one of Google's aggregates over repetitions."""
+    return b.get("status") == "ok" and b.get("run_type", "iteration") == "iteration"
+
+
+def ok_runs(report: dict, family: str | None = None):
+    """The successful runs of a report (of one family, when given)."""
+    for b in report["benchmarks"]:
+        if ok_run(b) and (family is None or b.get("params", {}).get("family") == family):
+            yield b

@@ -1,0 +1,177 @@
+"""`summarize REPORT...`: a Markdown page that answers the tutorials' questions for the
+machine the reports came from, each answer with its numbers and the benchmarks they
+came from: a line where the answer is a number, a table where it is a table (pinning
+cost and break-even per size and method, stream variants, the loader's samples/s by
+workers x pinning, hdbench's GPU step against PyTorch's...). A question the reports
+cannot answer says so and what to run. Several reports (one machine's transfer,
+loader and MLP runs, and the PyTorch baseline's) are read as one: a benchmark is named
+with its report's file when there are several, and where two reports ran the same
+configuration the first report given is quoted. Each family's questions are in its
+`<family>_summary.py` (listed in families.py), the Markdown helpers in markdown.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hdreport import loader_summary, mlp_summary, noise, transfer_summary
+from hdreport.families import FAMILIES
+from hdreport.markdown import machine_name, named, runs_named, slug, table
+from hdreport.schema import ok_runs
+from hdreport.units import size_text
+
+
+def merge(reports: list[tuple[str, dict]]) -> dict:
+    """One report holding every report's benchmarks and derived rows, each tagged with
+    the file it came from (`_source`) and how to name it (`_label`)."""
+    several = len(reports) > 1
+    merged = {"context": reports[0][1]["context"], "benchmarks": [], "derived": {}, "sources": [p for p, _ in reports],
+              "contexts": {Path(p).name: r.get("context", {}) for p, r in reports}}
+    for path, report in reports:
+        file = Path(path).name
+        for b in report["benchmarks"]:
+            label = f"`{b.get('name', '?')}` ({file})" if several else f"`{b.get('name', '?')}`"
+            merged["benchmarks"].append({**b, "_source": file, "_label": label})
+        for key, rows in report.get("derived", {}).items():
+            merged["derived"].setdefault(key, []).extend({**row, "_source": file} for row in rows)
+    return merged
+
+
+# (anchor, question, how to answer it, what to run when the reports cannot, figure name prefixes),
+# family by family in the order of FAMILIES.
+QUESTIONS = [question for _, family_summary in FAMILIES for question in family_summary.QUESTIONS]
+
+
+def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
+    """[(anchor, question, Markdown lines, figure prefixes)] of a (merged) report."""
+    out = []
+    for anchor, question, answer, needs, figures in QUESTIONS:
+        lines = answer(report)
+        out.append((anchor, question, lines or [f"This report cannot answer it: it has no successful runs of {needs}."],
+                    figures))
+    return out
+
+
+# The four questions every tutorial raises, answered in the page's first lines.
+def _pinning_headline(report: dict):
+    runs = transfer_summary.per_copy(report)
+    for direction in ("h2d", "d2h"):
+        sizes = [s for (d, m, s) in runs if d == direction and m == "pinned" and (d, "pageable", s) in runs]
+        if sizes:
+            size = max(sizes)
+            pinned, pageable = runs[(direction, "pinned", size)], runs[(direction, "pageable", size)]
+            gp, gq = pinned["counters"]["bandwidth_GB/s"], pageable["counters"]["bandwidth_GB/s"]
+            return (f"pinned **{gp / gq:.2f}×** pageable: {direction.upper()} {size_text(size)}, {gp:.1f} vs {gq:.1f} "
+                    "GB/s", [pinned, pageable])
+    return None
+
+
+def _overlap_headline(report: dict):
+    rows = [r for r in report.get("derived", {}).get("stream_overlap", []) if "pipelined" in r and "sync" in r]
+    if not rows:
+        return None
+    best = max(rows, key=lambda r: r["pipelined_saving_vs_sync_percent"])
+    pipe = best["pipelined"]
+    return (f"pipelining saves **{best['pipelined_saving_vs_sync_percent']:.0f}%** against synchronous copies "
+            f"({size_text(best['bytes'])}, {best['memory']}, {pipe['streams']} streams × {pipe['chunks']} chunks, "
+            f"kernel ≈ {best['compute_ratio']:g}× the copy)",
+            runs_named(report, [best["sync"].get("benchmark"), pipe.get("benchmark")]))
+
+
+def _batch_workers_headline(report: dict):
+    epochs = [b for b in ok_runs(report, "mlp") if b["params"].get("variant") == "epoch" and
+              b["params"].get("processor") == "gpu" and "gpu_busy_percent" in b.get("counters", {})]
+    if epochs:
+        best = max(epochs, key=lambda b: b["counters"]["samples/s"])
+        p, k = best["params"], best["counters"]
+        return ("training-busy", f"batch {p['batch']} with **{p['workers']}** loader workers: {k['samples/s']:,.0f} "
+                f"samples/s, GPU busy {k['gpu_busy_percent']:.0f}% ({p['model']} epochs, {p['pinning']})", [best])
+    rows = loader_summary.best_scaling_rows(report)
+    if not rows:
+        return None
+    (consumer, cost), row = min(rows.items(), key=lambda item: (item[0][0] != "gpu", item[0][1]))
+    workers = row["best_workers"]
+    speedup = row["by_workers"][str(workers)].get("speedup_vs_0_workers")
+    versus = f", {speedup:.2f}× 0 workers" if speedup and workers else ""
+    return ("loader-workers", f"batch {row['batch']} with **{workers}** loader workers: {row['best_samples/s']:,.0f} "
+            f"samples/s{versus} ({consumer} consumer, {cost:g} µs/sample)",
+            [loader_summary.loader_run(report, row, row["pinning"], workers)])
+
+
+def _gpu_cpu_headline(report: dict):
+    pairs = mlp_summary.gpu_vs_cpu_pairs(report)
+    if not pairs:
+        return None
+    speedup = lambda t: t[1]["counters"]["step_us"] / t[2]["counters"]["step_us"]  # noqa: E731
+    low, high = min(pairs, key=speedup), max(pairs, key=speedup)
+    like = f"{low[2]['params'].get('dtype')} {low[2]['params'].get('mode')} on both"
+    where = lambda t: f"{t[0][0]} batch {t[0][1]}"  # noqa: E731
+    text = (f"**{speedup(low):.2f}×** ({where(low)})" if low is high else
+            f"**{speedup(low):.2f}×** ({where(low)}) to **{speedup(high):.1f}×** ({where(high)})")
+    return f"the GPU's step {text}, {like}", [b for _, c, g, _ in pairs for b in (c, g)]
+
+
+def headlines(report: dict) -> list[str]:
+    """One row per tutorial question: its answer, how sure it is, a link to the detail."""
+    question = {anchor: q for anchor, q, *_ in QUESTIONS}
+    rows = []
+    for label, anchor, headline in (("Pinned vs pageable memory", "pinning", _pinning_headline),
+                                    ("Async copy/compute overlap", "overlap", _overlap_headline),
+                                    ("Batch size and loader workers", None, _batch_workers_headline),
+                                    ("GPU vs CPU training step", "gpu-vs-cpu", _gpu_cpu_headline)):
+        found = headline(report)
+        if found and anchor is None:
+            anchor, found = found[0], found[1:]
+        if not found:
+            rows.append([label, "not measured in these reports", "–", "–"])
+            continue
+        text, runs = found
+        rows.append([label, text, noise.how_sure(runs), f"[detail](#{slug(question[anchor])})"])
+    return table(["question", "answer", "how sure (noise)", "where"], rows)
+
+
+def header(report: dict) -> list[str]:
+    """The title (the machine by its GPU and CPU), the answers, then where and when it ran."""
+    ctx = report["context"]
+    hd = ctx["hdbench"]
+    system = hd.get("system", {})
+    files = ", ".join(f"`{s}`" for s in report.get("sources", [])) or "?"
+    gpu = "" if system.get("gpus") else \
+        f" No usable GPU ({system.get('gpu_unavailable_reason', 'unknown reason')})."
+    return [f"# hdbench: {machine_name(ctx)}", "", *headlines(report), "",
+            f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, hdbench {hd.get('version', '?')} "
+            f"({hd.get('git_revision', '?')}).{gpu} Source: {files}. GB/s means 1e9 bytes per second."]
+
+
+def not_measured(report: dict) -> list[str]:
+    skipped = [b for b in report["benchmarks"] if b.get("status") == "skipped"]
+    failed = [b for b in report["benchmarks"] if b.get("status") == "error"]
+    if not skipped and not failed:
+        return []
+    reasons: dict[str, int] = {}
+    for b in skipped:
+        reasons[b.get("skip_reason", "?")] = reasons.get(b.get("skip_reason", "?"), 0) + 1
+    return [f"- {n} skipped: {reason}" for reason, n in sorted(reasons.items())] + \
+        [f"- failed: {named(b)}: {b.get('error_message', '')}" for b in failed]
+
+
+def summarize_reports(reports: list[tuple[str, dict]]) -> str:
+    report = merge(reports)
+    out = header(report) + [""]
+    throttled = mlp_summary.gpu_throttling(report)
+    if throttled:
+        out += throttled + [""]
+    noise_table = noise.by_family(report)
+    if noise_table:
+        out += ["## How sure the figures are", "", *noise_table, ""]
+    for _, question, lines, _ in answers(report):
+        out += [f"## {question}", "", *lines, ""]
+    missing = not_measured(report)
+    if missing:
+        out += ["## Not measured", "", *missing, ""]
+    return "\n".join(out)
+
+
+def summarize(report: dict, source: str) -> str:
+    """The page for one report (kept for callers of the one-report form)."""
+    return summarize_reports([(source, report)])

@@ -1,0 +1,134 @@
+"""The one writer of report entries outside the C++ binaries: Google-Benchmark-style entries
+with hdbench's additions (status, params, counters, notes), the context every report opens
+with, and the atomic write. The PyTorch baselines write their reports through it, so the
+format is written in one place in Python (reports/README.md documents it).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import re
+import socket
+import statistics
+import subprocess
+from pathlib import Path
+
+LARGE_SPREAD_CV = 5.0  # percent, as lib/timing.hpp
+
+
+def make_entry(name: str, params: dict, index: int, result: dict, derive) -> dict:
+    """One entry from a runner result {"status", "samples_us", "cpu_us", "counters",
+    "notes", "reason"}; `derive(samples_us, median, mean)` gives the counters of an ok run."""
+    # hdbench registers every grid point as a benchmark of its own: one family, instance 0.
+    entry = {"name": name, "family_index": index, "per_family_instance_index": 0, "run_name": name,
+             "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+             "iterations": 0, "real_time": 0.0, "cpu_time": 0.0, "time_unit": "us"}
+    counters, notes = {}, list(result.get("notes", []))
+    status = result["status"]
+    samples = result.get("samples_us") or []
+    if status == "ok":
+        median = statistics.median(samples)
+        mean = statistics.fmean(samples)
+        cv = 100.0 * statistics.pstdev(samples) / mean if len(samples) > 1 and mean > 0 else 0.0
+        # real_time is the median, as hdbench writes it: compare.py and the summary pair the two.
+        entry.update(iterations=len(samples), real_time=median, cpu_time=result.get("cpu_us", 0.0))
+        counters.update(derive(samples, median, mean))
+        counters["cv_percent"] = cv
+        counters["samples"] = float(len(samples))
+        counters.update(result.get("counters", {}))
+        if cv > LARGE_SPREAD_CV:
+            notes.append(f"large spread: CV {cv:.1f}% over the timed samples (> {LARGE_SPREAD_CV:.0f}%); "
+                         "the machine may be busy")
+    elif status == "skipped":
+        entry.update(error_occurred=True, error_message=f"skipped: {result['reason']}", skip_reason=result["reason"])
+    else:
+        entry.update(error_occurred=True, error_message=result["reason"])
+    entry.update(counters)
+    entry.update(status=status, params=params, counters=counters, notes=notes)
+    return entry
+
+
+# ---- context --------------------------------------------------------------------------
+
+
+def now() -> str:
+    return datetime.datetime.now().astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def read_text(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+def host_info() -> dict:
+    cpuinfo = read_text("/proc/cpuinfo")
+    model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
+    meminfo = dict(re.findall(r"^(\w+):\s+(\d+) kB", read_text("/proc/meminfo"), re.M))
+    nodes = list(Path("/sys/devices/system/node").glob("node[0-9]*"))
+    return {"hostname": socket.gethostname(), "cpu_model": model.group(1).strip() if model else platform.processor(),
+            "logical_cores": os.cpu_count() or 0,
+            "memory_total_bytes": int(meminfo.get("MemTotal", 0)) * 1024,
+            "memory_available_bytes": int(meminfo.get("MemAvailable", 0)) * 1024,
+            "numa_nodes": len(nodes) or 1, "kernel": platform.release()}
+
+
+def git_revision() -> str:
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def suite_version() -> str:
+    """hdbench's version from the CMake project this package is part of ("" if not found)."""
+    text = read_text(str(Path(__file__).resolve().parents[2] / "CMakeLists.txt"))
+    found = re.search(r"project\(\s*hdbench\s+VERSION\s+([0-9.]+)", text)
+    return found.group(1) if found else ""
+
+
+def context(hdbench: dict, executable: str) -> dict:
+    """A report's context: Google Benchmark's machine fields, and `hdbench` (the
+    implementation's own: version, options, system, ...)."""
+    mhz = re.search(r"^cpu MHz\s*:\s*([0-9.]+)", read_text("/proc/cpuinfo"), re.M)
+    return {"date": hdbench["started_at"], "host_name": socket.gethostname(), "executable": executable,
+            "num_cpus": os.cpu_count() or 0, "mhz_per_cpu": int(float(mhz.group(1))) if mhz else 0,
+            "load_avg": list(os.getloadavg()) if hasattr(os, "getloadavg") else [], "hdbench": hdbench}
+
+
+# ---- writing --------------------------------------------------------------------------
+
+
+def write_report(path: str, report_context: dict, entries: list[dict], derived: dict) -> None:
+    """The report as strict JSON (no NaN: hdbench writes a missing number as null), atomically."""
+    report = {"context": report_context, "benchmarks": entries, "derived": derived}
+    write_atomically(path, json.dumps(report, indent=2, allow_nan=False) + "\n")
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Temp file in the same folder, fsync, rename: readers never see half a report."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    try:
+        fd = os.open(p.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # the rename is done; a folder that cannot be fsynced is not an error
