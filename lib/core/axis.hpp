@@ -20,13 +20,15 @@ namespace hdbench {
 
 template <class T>
 struct Axis {
-  std::string flag;         // --hdbench_<flag>
-  std::string value_help;   // "LIST", "SIZES"
-  std::string description;  // --hdbench_help's text, with the default
-  std::function<std::vector<T>(std::string_view flag, std::string_view value)> parse;
-  std::optional<std::vector<T>> quick;     // the quick preset's values; none: the declared default
-  std::optional<std::vector<T>> standard;  // the default preset's values; none: the declared default
-  std::string report_field;                // context.hdbench.options.<report_field>
+  // Every member has a default initializer: declarations name only the fields they set
+  // (designated initializers) without -Wmissing-field-initializers.
+  std::string flag = {};         // --hdbench_<flag>
+  std::string value_help = {};   // "LIST", "SIZES"
+  std::string description = {};  // --hdbench_help's text, with the default
+  std::function<std::vector<T>(std::string_view flag, std::string_view value)> parse = {};
+  std::optional<std::vector<T>> quick = {};     // the quick preset's values; none: the declared default
+  std::optional<std::vector<T>> standard = {};  // the default preset's values; none: the declared default
+  std::string report_field = {};                // context.hdbench.options.<report_field>
   // How the values read in the report (an enum axis: their names).
   std::function<nlohmann::json(const std::vector<T>&)> report = [](const std::vector<T>& v) {
     return nlohmann::json(v);
