@@ -168,7 +168,9 @@ def test_by_default_the_cpu_step_runs_with_the_fastest_of_a_thread_sweep(hdbench
                        max(roof["all_threads_GFLOP/s"], roof["one_thread_GFLOP/s"])) / 1e3
         assert run["counters"]["fp32_roof_TFLOP/s"] == pytest.approx(expected)
         assert run["counters"]["fraction_of_fp32_roof"] == pytest.approx(run["counters"]["TFLOP/s"] / expected)
-        assert 0 < run["counters"]["fraction_of_fp32_roof"] <= 1.0
+        # No upper bound: the roof is timed once at start-up and a busy spell then lowers it (CI read 2.4x);
+        # timing must not fail a test. The walk over the reference reports checks committed fractions <= 1.
+        assert run["counters"]["fraction_of_fp32_roof"] > 0
         assert "fraction_of_fp32_peak" not in run["counters"]  # the nominal peak rates nothing
     [epoch] = [b for b in mlp_runs(report, "epoch") if b["params"]["processor"] == "cpu"]
     assert epoch["params"]["threads"] == "auto" and epoch["counters"]["threads"] in swept
