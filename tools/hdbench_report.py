@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
             reports = [(p, load_report(p)) for p in args.reports]
             return write_or_print(page.page(reports), args.out)
         written = plot(args.reports, args.out)
+    except BrokenPipeError:  # the reader went away (`summarize ... | head`): not the report's fault
+        # Python's recipe: point stdout at /dev/null so the flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except ReportError as e:
         return fail(str(e))
     except Exception as e:  # noqa: BLE001  the last resort: a report the checks let through
