@@ -10,6 +10,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/report.hpp"
@@ -100,7 +101,7 @@ class DataParallelFamily final : public Family {
     const std::vector<DataParallelCase> no_cases;
     for (const DataParallelCase& c : options_.cpu_step ? cases : no_cases) {
       suite
-          .add(data_parallel_name(c, "self", 1), data_parallel_params(c, "self", 1),
+          .add(data_parallel_id(c, "self", 1).name(), data_parallel_id(c, "self", 1).params(),
                [c](benchmark::State& state) { run_cpu_case(state, c); })
           ->Iterations(1);
     }
@@ -111,22 +112,25 @@ class DataParallelFamily final : public Family {
       for (const bool overlap : {true, false}) {
         const GpuDataParallelCase g{c, overlap, options_.bucket_bytes, options_.timeout_s};
         suite
-            .add_gpu(gpu_data_parallel_name(g, 1), gpu_data_parallel_params(g, 1),
+            .add_gpu(gpu_data_parallel_id(g, 1).name(), gpu_data_parallel_id(g, 1).params(),
                      [g](benchmark::State& state) { run_gpu_case(state, g); })
             ->Iterations(1);
       }
     }
     for (const std::size_t bytes : options_.nccl_bytes) {
       for (const int buckets : options_.nccl_buckets) {
-        const nlohmann::json params = {{"family", "dataparallel"}, {"variant", "nccl_allreduce"},
-                                       {"processor", "gpu"},       {"collective", "ncclAllReduce"},
-                                       {"bytes", bytes},           {"buckets", buckets},
-                                       {"in_place", false},        {"ranks", 1}};
+        CaseId id("dataparallel");
+        id.shown("variant", "nccl_allreduce")
+            .labelled("bytes", bytes)
+            .labelled("buckets", buckets)
+            .labelled("ranks", 1)
+            .param("processor", "gpu")
+            .param("collective", "ncclAllReduce")
+            .param("in_place", false);
         const double timeout_s = options_.timeout_s;
-        suite.add_gpu(fmt::format("dataparallel/nccl_allreduce/bytes:{}/buckets:{}/ranks:1", bytes, buckets), params,
-                      [&suite, bytes, buckets, timeout_s](benchmark::State& state) {
-                        run_nccl_allreduce(state, suite.stopping_rule(), bytes, buckets, timeout_s);
-                      });
+        suite.add_gpu(id.name(), id.params(), [&suite, bytes, buckets, timeout_s](benchmark::State& state) {
+          run_nccl_allreduce(state, suite.stopping_rule(), bytes, buckets, timeout_s);
+        });
       }
     }
   }

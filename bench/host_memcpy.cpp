@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/case_id.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
@@ -64,10 +65,10 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
 void register_host_memcpy(Suite& suite, const TransferOptions& t) {
   for (int threads : t.memcpy_threads) {
     for (std::size_t bytes : t.sizes) {
-      const std::string name = fmt::format("host_memcpy/threads:{}/{}", threads, format_size(bytes));
-      nlohmann::json params = {
-          {"family", "host_memcpy"}, {"memory", "pageable"}, {"threads", threads}, {"bytes", bytes}};
-      suite.add(name, std::move(params), [&suite, threads, bytes, name](benchmark::State& state) {
+      CaseId id("host_memcpy");
+      id.labelled("threads", threads).shown("bytes", bytes, format_size(bytes)).param("memory", "pageable");
+      const std::string name = id.name();
+      suite.add(name, id.params(), [&suite, threads, bytes, name](benchmark::State& state) {
         run_host_memcpy(state, suite, threads, bytes, name);
       });
     }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <tuple>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
@@ -81,28 +82,27 @@ class FamilyState {
   std::map<std::tuple<std::size_t, Augment, std::size_t, bool>, std::uint64_t> checksums_;
 };
 
-std::string case_name(const LoaderCase& c) {
-  return fmt::format("loader/{}/{}/batch:{}/workers:{}/depth:{}/cost_us:{}/{}/{}", to_string(c.consumer),
-                     to_string(c.pinning), c.batch, c.workers, c.depth, c.cost_us, c.shuffle ? "shuffle" : "sequential",
-                     to_string(c.augment));
+CaseId case_id(const LoaderCase& c) {  // add_gpu adds a GPU consumer's device
+  CaseId id("loader");
+  id.shown("consumer", to_string(c.consumer))
+      .shown("pinning", to_string(c.pinning))
+      .labelled("batch", c.batch)
+      .labelled("workers", c.workers)
+      .labelled("depth", "prefetch_depth", c.depth)
+      .labelled("cost_us", "sample_cost_us", c.cost_us)
+      .shown("shuffle", c.shuffle, c.shuffle ? "shuffle" : "sequential")
+      .shown("augment", to_string(c.augment))
+      .param("implementation", "hdbench");
+  return id;
 }
 
-nlohmann::json case_params(const LoaderCase& c, const DatasetSource& data) {  // add_gpu adds a GPU consumer's device
-  nlohmann::json p = {{"family", "loader"},
-                      {"implementation", "hdbench"},
-                      {"consumer", to_string(c.consumer)},
-                      {"pinning", to_string(c.pinning)},
-                      {"batch", c.batch},
-                      {"workers", c.workers},
-                      {"prefetch_depth", c.depth},
-                      {"sample_cost_us", c.cost_us},
-                      {"shuffle", c.shuffle},
-                      {"augment", to_string(c.augment)},
-                      {"dataset", data.kind},
-                      {"dataset_name", data.name}};
-  if (data.idx()) p["dataset_dir"] = data.dir;
-  if (!data.idx()) p["samples"] = data.samples;
-  return p;
+// Which data the case loads: in the params, not the name (one dataset per run).
+nlohmann::json case_params(const LoaderCase& c, const DatasetSource& data) {
+  CaseId id = case_id(c);
+  id.param("dataset", data.kind).param("dataset_name", data.name);
+  if (data.idx()) id.param("dataset_dir", data.dir);
+  if (!data.idx()) id.param("samples", data.samples);
+  return id.params();
 }
 
 std::vector<LoaderCase> plan_cases(const LoaderOptions& o) {
@@ -142,7 +142,7 @@ LoaderConfig make_config(const LoaderCase& c, const Options& o) {
   config.pin_mode = c.pinning;
   config.transform = {c.augment, c.cost_us, o.seed ^ 0xA5A5A5A5A5A5A5A5ULL};
   config.seed = o.seed;
-  config.nvtx_prefix = case_name(c);  // ranges "<benchmark>/batch N/collate", as the timeline's convention
+  config.nvtx_prefix = case_id(c).name();  // ranges "<benchmark>/batch N/collate", as the timeline's convention
   return config;
 }
 
@@ -363,7 +363,7 @@ void register_loader(Suite& suite, const LoaderOptions& options, const DataOptio
     }
   }
   for (const LoaderCase& c : plan_cases(options)) {
-    const std::string name = case_name(c);
+    const std::string name = case_id(c).name();
     auto fn = [&suite, family, c](benchmark::State& state) { run_loader_case(state, suite, *family, c); };
     if (c.consumer == LoaderConsumer::gpu) {
       suite.add_gpu(name, case_params(c, data), fn);

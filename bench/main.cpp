@@ -115,6 +115,25 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
   return failed.empty() ? 0 : 1;
 }
 
+// --hdbench_list_cases: every selected case as the report would name it, with its
+// params and, where it would be skipped, why; nothing runs.
+int list_cases(const Suite& suite, const std::string& path) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const std::string& name : suite.params().names()) {
+    nlohmann::json c = {{"name", name}, {"params", *suite.params().find(name)}};
+    if (const std::string reason = suite.skip_reason(name); !reason.empty()) c["skip_reason"] = reason;
+    cases.push_back(std::move(c));
+  }
+  const std::string text = cases.dump(1) + "\n";
+  if (path == "-") {
+    fmt::print("{}", text);
+  } else {
+    check_out_path(path, "--hdbench_list_cases");
+    write_file_atomically(path, text);
+  }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   install_interrupt_cleanup();
   const std::vector<std::string> args(argv + 1, argv + argc);
@@ -158,7 +177,7 @@ int run(int argc, char** argv) {
                                  info.gpus.size() - 1));
   }
   if (options.out_path.empty()) options.out_path = default_report_path("hdbench", info);
-  if (!listing_only) {
+  if (!listing_only && options.list_cases_path.empty()) {
     check_out_path(options.out_path, "--hdbench_out");
     if (!command_line.trace.path.empty()) check_out_path(command_line.trace.path, "--hdbench_trace");
     print_machine(info);
@@ -169,6 +188,7 @@ int run(int argc, char** argv) {
   // Every single-GPU benchmark runs once per selected device (Suite::add_gpu).
   suite.set_devices(resolve_devices(command_line.devices, options.device, static_cast<int>(info.gpus.size())));
   command_line.register_selected(suite);
+  if (!options.list_cases_path.empty()) return list_cases(suite, options.list_cases_path);
 
   benchmark::ConsoleReporter console;
   CollectingReporter collector(console, suite.params());

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
@@ -56,27 +57,19 @@ struct StepCase {
   int threads = 0;  // CPU only; 0: the thread sweep's choice
 };
 
-std::string step_name(const StepCase& c) {
-  std::string name = fmt::format("mlp/step/{}/{}/{}/{}/{}/data:{}/batch:{}", to_string(c.processor), to_string(c.model),
-                                 to_string(c.dtype), to_string(c.optimizer), to_string(c.mode),
-                                 c.processor == Processor::cpu ? "host" : to_string(c.data), c.batch);
-  if (c.processor == Processor::cpu) name += c.threads ? fmt::format("/threads:{}", c.threads) : "/threads:auto";
-  return name;
-}
-
-nlohmann::json step_params(const StepCase& c) {  // add_gpu adds a GPU step's device
-  nlohmann::json p = {{"family", "mlp"},
-                      {"variant", "step"},
-                      {"implementation", "hdbench"},
-                      {"processor", to_string(c.processor)},
-                      {"model", to_string(c.model)},
-                      {"dtype", to_string(c.dtype)},
-                      {"optimizer", to_string(c.optimizer)},
-                      {"mode", to_string(c.mode)},
-                      {"data", c.processor == Processor::cpu ? "host" : to_string(c.data)},
-                      {"batch", c.batch}};
-  if (c.processor == Processor::cpu) p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
-  return p;
+CaseId step_id(const StepCase& c) {  // add_gpu adds a GPU step's device
+  CaseId id("mlp");
+  id.shown("variant", "step")
+      .shown("processor", to_string(c.processor))
+      .shown("model", to_string(c.model))
+      .shown("dtype", to_string(c.dtype))
+      .shown("optimizer", to_string(c.optimizer))
+      .shown("mode", to_string(c.mode))
+      .labelled("data", std::string(c.processor == Processor::cpu ? "host" : to_string(c.data)))
+      .labelled("batch", c.batch)
+      .param("implementation", "hdbench");
+  if (c.processor == Processor::cpu) add_threads_part(id, c.threads);
+  return id;
 }
 
 // Per-step figures from per-step sample times (each sample's group time / its steps);
@@ -149,7 +142,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   const int threads = choice ? choice->threads : c.threads;
   std::vector<HostBuffer> pool = batch_pool(data, batch, HostMemoryKind::pageable);
   CpuMlp mlp(c.model, default_optimizer(c.optimizer), batch, threads, initial_parameters(c.model, family.seed));
-  mlp.name_ranges(step_name(c));
+  mlp.name_ranges(step_id(c).name());
   std::size_t next = 0;
   const auto one_step = [&] {
     const HostBuffer& b = pool[next++ % kPoolBatches];
@@ -159,7 +152,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   HostTimer warm;
   one_step();
   const std::size_t group = steps_for(warm.elapsed_seconds(), 1e-3 * family.options.sample_ms);
-  const std::string range = step_name(c) + "/timed";
+  const std::string range = step_id(c).name() + "/timed";
   StepResult last = first;
   const std::vector<double> seconds = time_grouped_calls(state, group, rule, [&](std::size_t steps) {
     nvtx::ScopedRange timed(nvtx::Family::mlp, range, steps * layout.batch_bytes(batch));
@@ -192,7 +185,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   Stream stream("mlp/compute");
   GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial_parameters(c.model, family.seed),
              stream.get());
-  mlp.name_ranges(step_name(c));
+  mlp.name_ranges(step_id(c).name());
   DeviceBuffer on_device(batch_bytes);
   const auto* images = on_device.as<const float>();
   const std::int32_t* labels = layout.labels(on_device.data(), batch);
@@ -217,7 +210,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   const double warm_seconds = median_stream_seconds(stream.get(), 3, enqueue_step);
   const std::size_t group = steps_for(warm_seconds, 1e-3 * family.options.sample_ms);
   Event start, stop;
-  const std::string range = step_name(c) + "/timed";
+  const std::string range = step_id(c).name() + "/timed";
   const std::vector<double> seconds = time_grouped_calls(state, group, suite.stopping_rule(), [&](std::size_t steps) {
     nvtx::ScopedRange timed(nvtx::Family::mlp, range, steps * batch_bytes);
     HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
@@ -315,28 +308,37 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
   return cases;
 }
 
+// A square GEMM of `size`: "mlp/gemm/<processor>/<dtype>/<m>x<n>x<k>".
+CaseId gemm_id(Processor processor, MlpDtype dtype, int size) {
+  CaseId id("mlp");
+  id.shown("variant", "gemm")
+      .shown("processor", to_string(processor))
+      .shown("dtype", to_string(dtype))
+      .shown("m", size, fmt::format("{0}x{0}x{0}", size))
+      .param("n", size)
+      .param("k", size)
+      .param("implementation", "hdbench");
+  return id;
+}
+
 void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
   const MlpOptions& m = family->options;
   for (Processor processor : m.processors) {
     if (processor == Processor::cpu) {
       // With the thread sweep: the GEMM rate on every core, the CPU's whole.
       for (int threads : m.threads.empty() ? std::vector<int>{m.cores} : m.threads) {
-        const std::string name = fmt::format("mlp/gemm/cpu/fp32/{0}x{0}x{0}/threads:{1}", kCpuGemmSize, threads);
-        nlohmann::json p = {{"family", "mlp"},    {"variant", "gemm"}, {"implementation", "hdbench"},
-                            {"processor", "cpu"}, {"dtype", "fp32"},   {"m", kCpuGemmSize},
-                            {"n", kCpuGemmSize},  {"k", kCpuGemmSize}, {"threads", threads}};
-        suite.add(name, std::move(p), [&suite, family, threads](benchmark::State& s) {
+        CaseId id = gemm_id(Processor::cpu, MlpDtype::fp32, kCpuGemmSize);
+        id.labelled("threads", threads);
+        suite.add(id.name(), id.params(), [&suite, family, threads](benchmark::State& s) {
           run_cpu_gemm(s, suite.stopping_rule(), *family, threads);
         });
       }
       continue;
     }
     for (MlpDtype dtype : m.dtypes) {
-      const std::string name = fmt::format("mlp/gemm/gpu/{0}/{1}x{1}x{1}", to_string(dtype), kGpuGemmSize);
-      nlohmann::json p = {{"family", "mlp"},    {"variant", "gemm"},         {"implementation", "hdbench"},
-                          {"processor", "gpu"}, {"dtype", to_string(dtype)}, {"m", kGpuGemmSize},
-                          {"n", kGpuGemmSize},  {"k", kGpuGemmSize}};
-      suite.add_gpu(name, p, [&suite, family, dtype](benchmark::State& s) { run_gpu_gemm(s, suite, *family, dtype); });
+      const CaseId id = gemm_id(Processor::gpu, dtype, kGpuGemmSize);
+      suite.add_gpu(id.name(), id.params(),
+                    [&suite, family, dtype](benchmark::State& s) { run_gpu_gemm(s, suite, *family, dtype); });
     }
   }
 }
@@ -360,8 +362,8 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
   auto family = std::make_shared<MlpRun>(m, data, o.seed);
   register_gemm_rates(suite, family);  // first: the steps read the rates they measure
   for (const StepCase& c : plan_steps(m)) {
-    const std::string name = step_name(c);
-    nlohmann::json params = step_params(c);
+    const std::string name = step_id(c).name();
+    nlohmann::json params = step_id(c).params();
     if (c.processor == Processor::cpu) {
       const double tflop = training_step_flops(c.model, static_cast<std::size_t>(c.batch)) / 1e12;
       if (tflop > m.cpu_step_tflop_limit) {

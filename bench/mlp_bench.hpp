@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "core/case_id.hpp"
 #include "core/fma_roof.hpp"
 #include "core/suite.hpp"
 #include "data/data_options.hpp"
@@ -18,6 +19,15 @@
 #include "mlp/training_data.hpp"
 
 namespace hdbench {
+
+// A CPU case's threads: "threads:8", or "threads:auto" (params "auto") for the sweep's choice.
+inline void add_threads_part(CaseId& id, int threads) {
+  if (threads > 0) {
+    id.labelled("threads", threads);
+  } else {
+    id.shown("threads", "auto", "threads:auto");
+  }
+}
 
 struct MlpRun {
   MlpRun(const MlpOptions& mlp_options, const DataOptions& data_options, std::uint64_t run_seed)

@@ -36,32 +36,28 @@ struct EpochCase {
   int threads = 0;  // of the CPU step; 0: the thread sweep's choice for the model and batch
 };
 
-std::string epoch_name(const EpochCase& c) {
-  std::string name =
-      fmt::format("mlp/epoch/{}/{}/{}/{}/pinning:{}/workers:{}/batch:{}", to_string(c.processor), to_string(c.model),
-                  to_string(c.dtype), to_string(c.optimizer), to_string(c.pinning), c.workers, c.batch);
-  if (c.processor == Processor::cpu) name += c.threads ? fmt::format("/threads:{}", c.threads) : "/threads:auto";
-  return name;
+CaseId epoch_id(const EpochCase& c) {  // add_gpu adds a GPU case's device
+  CaseId id("mlp");
+  id.shown("variant", "epoch")
+      .shown("processor", to_string(c.processor))
+      .shown("model", to_string(c.model))
+      .shown("dtype", to_string(c.dtype))
+      .shown("optimizer", to_string(c.optimizer))
+      .labelled("pinning", std::string(to_string(c.pinning)))
+      .labelled("workers", c.workers)
+      .labelled("batch", c.batch)
+      .param("implementation", "hdbench")
+      .param("mode", "eager")
+      .param("prefetch_depth", 2);
+  if (c.processor == Processor::cpu) add_threads_part(id, c.threads);
+  return id;
 }
 
-nlohmann::json epoch_params(const EpochCase& c, const DatasetSource& data) {  // add_gpu adds a GPU case's device
-  nlohmann::json p = {{"family", "mlp"},
-                      {"variant", "epoch"},
-                      {"implementation", "hdbench"},
-                      {"processor", to_string(c.processor)},
-                      {"model", to_string(c.model)},
-                      {"dtype", to_string(c.dtype)},
-                      {"optimizer", to_string(c.optimizer)},
-                      {"mode", "eager"},
-                      {"batch", c.batch},
-                      {"workers", c.workers},
-                      {"pinning", to_string(c.pinning)},
-                      {"prefetch_depth", 2},
-                      {"dataset", data.kind},
-                      {"dataset_name", data.name}};
-  if (data.idx()) p["dataset_dir"] = data.dir;
-  if (c.processor == Processor::cpu) p["threads"] = c.threads ? nlohmann::json(c.threads) : nlohmann::json("auto");
-  return p;
+nlohmann::json epoch_params(const EpochCase& c, const DatasetSource& data) {
+  CaseId id = epoch_id(c);
+  id.param("dataset", data.kind).param("dataset_name", data.name);
+  if (data.idx()) id.param("dataset_dir", data.dir);
+  return id.params();
 }
 
 LoaderConfig loader_config(const EpochCase& c, const Options& o) {
@@ -72,7 +68,7 @@ LoaderConfig loader_config(const EpochCase& c, const Options& o) {
   config.shuffle = true;
   config.pin_mode = c.pinning;
   config.seed = o.seed;
-  config.nvtx_prefix = epoch_name(c);
+  config.nvtx_prefix = epoch_id(c).name();
   return config;
 }
 
@@ -85,7 +81,7 @@ class Trainer {
       : processor_(c.processor), layout_{data.pixels_per_sample()} {
     const auto init = initial_parameters(c.model, seed);
     const auto batch = static_cast<std::size_t>(c.batch);
-    const std::string name = epoch_name(c);
+    const std::string name = epoch_id(c).name();
     if (processor_ == Processor::cpu) {
       cpu_.emplace(c.model, default_optimizer(c.optimizer), batch, threads, init);
       cpu_->name_ranges(name);
@@ -258,9 +254,9 @@ void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, co
   for (const EpochCase& c : plan_epochs(family->options)) {
     auto fn = [&suite, family, c](benchmark::State& state) { run_epoch(state, suite, *family, c); };
     if (c.processor == Processor::gpu) {
-      suite.add_gpu(epoch_name(c), epoch_params(c, data), fn);
+      suite.add_gpu(epoch_id(c).name(), epoch_params(c, data), fn);
     } else {
-      suite.add(epoch_name(c), epoch_params(c, data), fn);
+      suite.add(epoch_id(c).name(), epoch_params(c, data), fn);
     }
   }
 }

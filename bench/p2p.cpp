@@ -4,6 +4,7 @@
 // skipped entry saying so. Has not run on two GPUs yet.
 #include <fmt/format.h>
 
+#include "core/case_id.hpp"
 #include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/measure.hpp"
@@ -75,13 +76,16 @@ class P2pFamily final : public Family {
           if (both && src > dst) continue;  // both directions: one entry per unordered pair
           for (const bool peer : options_.peer_access) {
             for (const std::size_t bytes : options_.sizes) {
-              const nlohmann::json params = {{"family", "p2p"},         {"processor", "gpu"},
-                                             {"src_device", src},       {"dst_device", dst},
-                                             {"bytes", bytes},          {"peer_access", peer},
-                                             {"both_directions", both}, {"direction", both ? "both" : "one"}};
+              CaseId id("p2p");
+              id.shown("src_device", src, fmt::format("{}to{}", src, dst))
+                  .param("dst_device", dst)
+                  .shown("direction", both ? "both" : "one")
+                  .shown("peer_access", peer, peer ? "peer:on" : "peer:off")
+                  .shown("bytes", bytes, std::to_string(bytes))
+                  .param("both_directions", both)
+                  .param("processor", "gpu");
               suite.add_gpu_once(  // a pair of GPUs: one entry, not one per device
-                  fmt::format("p2p/{}to{}/{}/peer:{}/{}", src, dst, both ? "both" : "one", peer ? "on" : "off", bytes),
-                  params, [=, &suite](benchmark::State& state) {
+                  id.name(), id.params(), [=, &suite](benchmark::State& state) {
                     run_peer_copy(state, suite.stopping_rule(), src, dst, bytes, peer, both, seed);
                   });
             }

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/host_memory.hpp"
 #include "core/measure.hpp"
@@ -85,9 +86,10 @@ void print_break_even(const nlohmann::json& derived, bool several_gpus) {
 void register_pinning(Suite& suite, const TransferOptions& t) {
   for (PinMethod method : {PinMethod::malloc_host, PinMethod::register_existing}) {
     for (std::size_t bytes : t.sizes) {
-      const std::string name = fmt::format("pinning/{}/{}", method_name(method), format_size(bytes));
-      nlohmann::json params = {{"family", "pinning"}, {"method", method_name(method)}, {"bytes", bytes}};
-      suite.add_gpu(name, params, [&suite, method, bytes, name](benchmark::State& state) {
+      CaseId id("pinning");
+      id.shown("method", method_name(method)).shown("bytes", bytes, format_size(bytes));
+      const std::string name = id.name();
+      suite.add_gpu(name, id.params(), [&suite, method, bytes, name](benchmark::State& state) {
         run_pinning(state, suite.stopping_rule(), method, bytes, name);
       });
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
@@ -108,13 +109,16 @@ void register_staged(Suite& suite, const TransferOptions& t) {
         for (std::size_t bytes : t.sizes) {
           if (bytes < chunk) continue;  // one partial chunk would measure nothing but a pinned copy
           const StagedCase c{direction, bytes, chunk, threads, t.staged_slots};
-          const std::string name = fmt::format("staged/{}/chunk:{}/threads:{}/{}", to_string(direction),
-                                               format_size(chunk), threads, format_size(bytes));
-          nlohmann::json params = {{"family", "staged"},   {"direction", to_string(direction)},
-                                   {"memory", "pageable"}, {"engine", "copy"},
-                                   {"bytes", bytes},       {"chunk_bytes", chunk},
-                                   {"threads", threads},   {"slots", t.staged_slots}};
-          suite.add_gpu(name, params,
+          CaseId id("staged");
+          id.shown("direction", to_string(direction))
+              .shown("chunk_bytes", chunk, "chunk:" + format_size(chunk))
+              .labelled("threads", threads)
+              .shown("bytes", bytes, format_size(bytes))
+              .param("memory", "pageable")
+              .param("engine", "copy")
+              .param("slots", t.staged_slots);
+          const std::string name = id.name();
+          suite.add_gpu(name, id.params(),
                         [&suite, c, name](benchmark::State& state) { run_staged(state, suite, c, name); });
         }
       }

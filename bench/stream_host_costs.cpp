@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
@@ -135,9 +136,11 @@ void run_wait(benchmark::State& state, const StoppingRule& rule, const std::stri
 void register_stream_host_costs(Suite& suite) {
   const auto add = [&](const std::string& what, nlohmann::json extra,
                        std::function<void(benchmark::State&, const StoppingRule&, const std::string&)> fn) {
-    const std::string name = "streams/host_cost/" + what;
-    nlohmann::json params = {{"family", "streams"}, {"variant", "host_cost"}, {"operation", what}};
+    CaseId id("streams");
+    id.shown("variant", "host_cost").shown("operation", what);
+    nlohmann::json params = id.params();
     if (extra.is_object()) params.update(extra);
+    const std::string name = id.name();
     suite.add_gpu(name, params,
                   [&suite, fn, name](benchmark::State& state) { fn(state, suite.stopping_rule(), name); });
   };

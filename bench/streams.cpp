@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/measure.hpp"
@@ -84,31 +85,25 @@ struct StreamsCase {
   DefaultStreamMode mode = DefaultStreamMode::legacy;  // default_stream variant only
 };
 
-std::string case_name(const StreamsCase& c) {
-  std::string name = fmt::format("streams/{}", to_string(c.variant));
-  if (c.variant == Variant::default_stream) name += fmt::format("/{}", to_string(c.mode));
-  name += fmt::format("/{}/{}/compute:{}", to_string(c.memory), format_size(c.bytes), c.compute_ratio);
-  if (c.variant == Variant::pipelined || c.variant == Variant::graph) {
-    name += fmt::format("/streams:{}/chunks:{}/{}", c.shape.streams, c.shape.chunks, to_string(c.shape.order));
-  }
-  return name;
-}
-
-nlohmann::json case_params(const StreamsCase& c) {  // Suite::add_gpu adds the device
-  nlohmann::json p = {{"family", "streams"},
-                      {"variant", to_string(c.variant)},
-                      {"memory", to_string(c.memory)},
-                      {"bytes", c.bytes},
-                      {"compute_ratio", c.compute_ratio},
-                      {"copy_api", c.shape.api == CopyApi::sync ? "sync" : "async"},
-                      {"streams", c.shape.streams},
-                      {"chunks", c.shape.chunks},
-                      {"issue_order", to_string(c.shape.order)}};
+CaseId case_id(const StreamsCase& c) {  // Suite::add_gpu adds the device
+  CaseId id("streams");
+  id.shown("variant", to_string(c.variant));
   if (c.variant == Variant::default_stream) {
-    p["default_stream_mode"] = to_string(c.mode);
-    p["side_launch"] = to_string(c.shape.side);
+    id.shown("default_stream_mode", to_string(c.mode)).param("side_launch", to_string(c.shape.side));
   }
-  return p;
+  id.shown("memory", to_string(c.memory))
+      .shown("bytes", c.bytes, format_size(c.bytes))
+      .labelled("compute", "compute_ratio", c.compute_ratio)
+      .param("copy_api", c.shape.api == CopyApi::sync ? "sync" : "async");
+  // Only a pipeline's name shows its shape; every case's params hold it.
+  if (c.variant == Variant::pipelined || c.variant == Variant::graph) {
+    id.labelled("streams", c.shape.streams)
+        .labelled("chunks", c.shape.chunks)
+        .shown("issue_order", to_string(c.shape.order));
+  } else {
+    id.param("streams", c.shape.streams).param("chunks", c.shape.chunks).param("issue_order", to_string(c.shape.order));
+  }
+  return id;
 }
 
 // What the family's benchmarks share: one calibration per GPU and buffer size and one
@@ -362,8 +357,9 @@ void register_streams(Suite& suite, const StreamsOptions& s) {
   // the rounds each GPU's calibration chose.
   for (const int device : suite.devices()) {
     for (const StreamsCase& c : plan_cases(suite.options(), s)) {
-      const std::string name = case_name(c);
-      suite.add_gpu_on(device, name, case_params(c), [&suite, family, c, name](benchmark::State& state) {
+      const CaseId id = case_id(c);
+      const std::string name = id.name();
+      suite.add_gpu_on(device, name, id.params(), [&suite, family, c, name](benchmark::State& state) {
         run_streams_case(state, suite, *family, c, name);
       });
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
@@ -29,30 +30,25 @@ std::size_t reference_loop_copies(std::size_t bytes) {
 }
 
 struct TransferCase {
-  Direction direction;
-  HostMemoryKind kind;
-  Engine engine;
-  std::size_t bytes;
-  bool reference_loop;
+  Direction direction = Direction::h2d;
+  HostMemoryKind kind = HostMemoryKind::pinned;
+  Engine engine = Engine::copy;
+  std::size_t bytes = 0;
+  bool reference_loop = false;
   NumaPlacement numa = NumaPlacement::near;
-  NumaTarget numa_target;  // where the host buffer goes; a skip reason when it cannot
+  NumaTarget numa_target = {};  // where the host buffer goes; a skip reason when it cannot
 };
 
-std::string case_name(const TransferCase& c) {
-  return fmt::format("transfer/{}/{}/{}/{}", to_string(c.direction), to_string(c.kind),
-                     c.reference_loop ? "copy_loop" : to_string(c.engine), format_size(c.bytes)) +
-         numa_name_suffix(c.numa);
-}
-
-nlohmann::json case_params(const TransferCase& c) {  // Suite::add_gpu_on adds the device
-  return {{"family", "transfer"},
-          {"direction", to_string(c.direction)},
-          {"memory", to_string(c.kind)},
-          {"engine", to_string(c.engine)},
-          {"variant", c.reference_loop ? "reference_loop" : "per_copy"},
-          {"bytes", c.bytes},
-          {"numa", to_string(c.numa)},
-          {"numa_node_requested", c.numa_target.node}};
+CaseId case_id(const TransferCase& c) {  // Suite::add_gpu_on adds the device
+  CaseId id("transfer");
+  id.shown("direction", to_string(c.direction)).shown("memory", to_string(c.kind));
+  // The reference loop's name says so in the engine's place; its params keep the engine.
+  id.shown("engine", to_string(c.engine), c.reference_loop ? "copy_loop" : to_string(c.engine))
+      .shown("bytes", c.bytes, format_size(c.bytes))
+      .param("variant", c.reference_loop ? "reference_loop" : "per_copy")
+      .param("numa_node_requested", c.numa_target.node);
+  add_numa_part(id, c.numa);
+  return id;
 }
 
 // The link state while a copy is in flight: an idle link may train down to save power.
@@ -71,7 +67,7 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
     skip_benchmark(state, *shortfall);
     return;
   }
-  const std::string name = case_name(c);
+  const std::string name = case_id(c).name();
   Stream stream(to_string(c.direction));
   const TransferEndpoints ends = [&] {
     const numa::PreferredNodeScope placement(c.numa_target.node);  // host pages allocated and first touched here
@@ -146,12 +142,14 @@ void register_transfer(Suite& suite, const TransferOptions& t) {
         c.numa = numa;
         c.numa_target = targets[i];
         if (!c.numa_target.skip_reason.empty()) {  // true with or without a GPU: say why far cannot run here
-          nlohmann::json params = case_params(c);
+          const CaseId id = case_id(c);
+          nlohmann::json params = id.params();
           params["device"] = device;
-          suite.add_skipped(suite.device_name(case_name(c), device), std::move(params), c.numa_target.skip_reason);
+          suite.add_skipped(suite.device_name(id.name(), device), std::move(params), c.numa_target.skip_reason);
           continue;
         }
-        suite.add_gpu_on(device, case_name(c), case_params(c),
+        const CaseId id = case_id(c);
+        suite.add_gpu_on(device, id.name(), id.params(),
                          [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
       }
     }

@@ -3,6 +3,7 @@
 // twice the one-way figure.
 #include <fmt/format.h>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
@@ -59,11 +60,14 @@ void register_transfer_bidir(Suite& suite, const TransferOptions& t) {
     for (HostMemoryKind kind : o.memory_kinds) {
       if (!engine_uses_kind(engine, kind)) continue;
       for (std::size_t bytes : t.sizes) {
-        const std::string name =
-            fmt::format("transfer/bidir/{}/{}/{}", to_string(kind), to_string(engine), format_size(bytes));
-        nlohmann::json params = {{"family", "transfer"},        {"direction", "bidir"},  {"memory", to_string(kind)},
-                                 {"engine", to_string(engine)}, {"variant", "per_copy"}, {"bytes", bytes}};
-        suite.add_gpu(name, params, [&suite, kind, engine, bytes, name](benchmark::State& state) {
+        CaseId id("transfer");
+        id.shown("direction", "bidir")
+            .shown("memory", to_string(kind))
+            .shown("engine", to_string(engine))
+            .shown("bytes", bytes, format_size(bytes))
+            .param("variant", "per_copy");
+        const std::string name = id.name();
+        suite.add_gpu(name, id.params(), [&suite, kind, engine, bytes, name](benchmark::State& state) {
           run_bidir(state, suite, kind, engine, bytes, name);
         });
       }

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "core/case_id.hpp"
 #include "core/cuda.hpp"
 #include "core/report.hpp"
 #include "core/system.hpp"
@@ -28,41 +29,27 @@
 namespace hdbench {
 namespace {
 
-// A report entry shaped like hdbench's (report.cpp's run_to_json): name, params,
-// status and notes; entry() adds the counters at top level and under "counters", and
-// every rank's figures.
-nlohmann::json entry_head(const std::string& name, const nlohmann::json& params, int steps) {
-  return {{"name", name},        {"run_name", name},  {"run_type", "iteration"}, {"repetitions", 1},
-          {"iterations", steps}, {"time_unit", "us"}, {"params", params},        {"notes", nlohmann::json::array()}};
+// A skipped case's entry: the same fields as any entry of hdbench's (core/report).
+nlohmann::json skipped_entry(const CaseId& id, int steps, const std::string& reason) {
+  return report_entry({.name = id.name(),
+                       .params = id.params(),
+                       .iterations = steps,
+                       .error_message = std::string(kSkippedPrefix) + reason});
 }
 
-nlohmann::json skipped_entry(const std::string& name, const nlohmann::json& params, int steps,
-                             const std::string& reason) {
-  nlohmann::json e = entry_head(name, params, steps);
-  e["status"] = "skipped";
-  e["skip_reason"] = reason;
-  e["error_occurred"] = true;
-  e["error_message"] = "skipped: " + reason;
-  e["counters"] = nlohmann::json::object();
-  return e;
-}
-
-nlohmann::json entry(const std::string& name, const nlohmann::json& params, int steps, const nlohmann::json& result) {
-  nlohmann::json e = entry_head(name, params, steps);
+// A case that ran: its counters (the step time is the entry's time), every rank's
+// figures and the checks across ranks.
+nlohmann::json entry(const CaseId& id, int steps, const nlohmann::json& result) {
   const nlohmann::json& counters = result["counters"];
-  e["real_time"] = counters["step_us"];
-  e["cpu_time"] = counters["step_us"];
-  e["counters"] = counters;
-  for (const auto& [key, value] : counters.items()) e[key] = value;
+  nlohmann::json e = report_entry({.name = id.name(),
+                                   .params = id.params(),
+                                   .iterations = steps,
+                                   .real_time = counters["step_us"].get<double>(),
+                                   .cpu_time = counters["step_us"].get<double>(),
+                                   .counters = counters,
+                                   .error_message = result.value("error_message", std::string())});
   e["per_rank"] = result["per_rank"];
   e["checks"] = result["checks"];
-  if (result.contains("error_message")) {
-    e["status"] = "error";
-    e["error_occurred"] = true;
-    e["error_message"] = result["error_message"];
-  } else {
-    e["status"] = "ok";
-  }
   return e;
 }
 
@@ -121,8 +108,8 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
   nlohmann::json benchmarks = nlohmann::json::array();
   bool failed = false;
   // One case on every rank: its entry on rank 0, with a line on the console.
-  const auto run_case = [&](const std::string& name, const nlohmann::json& params, int steps,
-                            const std::function<nlohmann::json()>& run_it) {
+  const auto run_case = [&](const CaseId& id, int steps, const std::function<nlohmann::json()>& run_it) {
+    const std::string& name = id.name();
     nlohmann::json result;
     try {
       result = run_it();
@@ -130,7 +117,7 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
       ranks.abort(fmt::format("rank {} of {}: {}: {}", ranks.rank(), ranks.size(), name, error.what()), 1);
     }
     if (!ranks.is_root()) return;
-    benchmarks.push_back(entry(name, params, steps, result));
+    benchmarks.push_back(entry(id, steps, result));
     const auto& k = result["counters"];
     if (result.contains("error_message")) {
       failed = true;
@@ -148,8 +135,8 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
   const std::vector<DataParallelCase> cases = data_parallel_cases(dp, options.seed);
   if (dp.cpu_step) {
     for (const DataParallelCase& c : cases) {
-      run_case(data_parallel_name(c, "mpi", ranks.size()), data_parallel_params(c, "mpi", ranks.size()), c.steps,
-               [&] { return run_data_parallel(ranks, c); });
+      const CaseId id = data_parallel_id(c, "mpi", ranks.size());
+      run_case(id, c.steps, [&] { return run_data_parallel(ranks, c); });
     }
   }
   if (dp.gpu_step) {
@@ -157,17 +144,15 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
     for (const DataParallelCase& c : cases) {
       for (const bool overlap : {true, false}) {
         const GpuDataParallelCase g{c, overlap, dp.bucket_bytes, dp.timeout_s};
-        const std::string name = gpu_data_parallel_name(g, ranks.size());
-        // Each rank's device is in per_rank.
-        const nlohmann::json params = gpu_data_parallel_params(g, ranks.size());
+        const CaseId id = gpu_data_parallel_id(g, ranks.size());  // each rank's device is in per_rank
         if (!unavailable.empty()) {
           if (ranks.is_root()) {
-            benchmarks.push_back(skipped_entry(name, params, c.steps, unavailable));
-            fmt::print("SKIPPED {}: {}\n", name, unavailable);
+            benchmarks.push_back(skipped_entry(id, c.steps, unavailable));
+            fmt::print("SKIPPED {}: {}\n", id.name(), unavailable);
           }
           continue;
         }
-        run_case(name, params, c.steps, [&] { return run_gpu_data_parallel(ranks, g); });
+        run_case(id, c.steps, [&] { return run_gpu_data_parallel(ranks, g); });
       }
     }
   }

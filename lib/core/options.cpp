@@ -33,6 +33,12 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
   o.seed = random_seed;
   flags.add("out", "PATH", "JSON report path (default reports/hdbench-<gpu>_<cpu>-<time>.json)",
             [&o](auto flag, auto v) { o.out_path = parse_nonempty(flag, v, "a file path"); });
+  flags.add("list_cases", "PATH",
+            "write every selected case's name, params and skip reason as JSON to PATH (- for standard output) and "
+            "exit without running",
+            [&o](auto flag, auto v) {
+              o.list_cases_path = parse_nonempty(flag, v, "a file path, or - for standard output");
+            });
   flags.add("families", "LIST", fmt::format("families to run: {} (default all)", fmt::join(family_names, ", ")),
             [&o, family_names](auto flag, auto v) {
               o.families.clear();

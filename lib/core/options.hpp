@@ -16,6 +16,9 @@ namespace hdbench {
 
 struct Options {
   std::string out_path;  // empty: main picks reports/hdbench-<host>-<time>.json
+  // --hdbench_list_cases: where to write every selected case instead of running ("-":
+  // standard output); empty: run.
+  std::string list_cases_path;
   std::vector<std::string> families;
   // Host memory kinds, an axis of the transfer and streams families.
   std::vector<HostMemoryKind> memory_kinds = all_host_memory_kinds();

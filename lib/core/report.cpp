@@ -97,13 +97,59 @@ std::vector<std::string> ParamRegistry::names() const {
   return names;
 }
 
+nlohmann::json report_entry(const EntryFields& f) {
+  nlohmann::json j;
+  j["name"] = f.name;
+  j["run_name"] = f.run_name.empty() ? f.name : f.run_name;
+  j["run_type"] = "iteration";
+  j["repetitions"] = 1;
+  j["iterations"] = f.iterations;
+  j["real_time"] = f.real_time;
+  j["cpu_time"] = f.cpu_time;
+  j["time_unit"] = f.time_unit;
+  for (const auto& [name, value] : f.counters.items()) j[name] = value;
+  j["counters"] = f.counters;
+  j["params"] = f.params;
+  const std::string_view message = f.error_message;
+  if (message.empty()) {
+    j["status"] = "ok";
+  } else {
+    j["error_occurred"] = true;
+    j["error_message"] = f.error_message;
+    if (message.starts_with(kSkippedPrefix)) {
+      j["status"] = "skipped";
+      j["skip_reason"] = std::string(message.substr(kSkippedPrefix.size()));
+    } else {
+      j["status"] = "error";
+    }
+  }
+  nlohmann::json notes = nlohmann::json::array();
+  if (const auto cv = f.counters.find("cv_percent");
+      cv != f.counters.end() && cv->is_number() && cv->get<double>() > 100.0 * kLargeSpreadCv) {
+    notes.push_back(fmt::format("large spread: CV {:.1f}% over the timed samples (> {:.0f}%); the machine may be busy",
+                                cv->get<double>(), 100.0 * kLargeSpreadCv));
+  }
+  j["notes"] = notes;
+  return j;
+}
+
 nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const ParamRegistry& params) {
   using Run = benchmark::BenchmarkReporter::Run;
-  nlohmann::json j;
-  j["name"] = run.benchmark_name();
+  EntryFields f;
+  f.name = run.benchmark_name();
+  f.run_name = run.run_name.str();
+  f.iterations = run.iterations;
+  f.real_time = run.GetAdjustedRealTime();
+  f.cpu_time = run.GetAdjustedCPUTime();
+  f.time_unit = time_unit_name(run.time_unit);
+  for (const auto& [name, counter] : run.counters) f.counters[name] = counter.value;
+  // Params are registered under the name given to RegisterBenchmark; Google may
+  // append suffixes such as "/manual_time" to the full name.
+  if (const nlohmann::json* p = params.find(run.run_name.function_name)) f.params = *p;
+  if (run.error_occurred) f.error_message = run.error_message.empty() ? "failed" : run.error_message;
+  nlohmann::json j = report_entry(f);
   j["family_index"] = run.family_index;
   j["per_family_instance_index"] = run.per_family_instance_index;
-  j["run_name"] = run.run_name.str();
   j["run_type"] = run.run_type == Run::RT_Iteration ? "iteration" : "aggregate";
   j["repetitions"] = run.repetitions;
   if (run.run_type == Run::RT_Iteration) j["repetition_index"] = run.repetition_index;
@@ -112,44 +158,7 @@ nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const P
     j["aggregate_name"] = run.aggregate_name;
     j["aggregate_unit"] = run.aggregate_unit == benchmark::kPercentage ? "percentage" : "time";
   }
-  if (run.error_occurred) {
-    j["error_occurred"] = true;
-    j["error_message"] = run.error_message;
-  }
-  j["iterations"] = run.iterations;
-  j["real_time"] = run.GetAdjustedRealTime();
-  j["cpu_time"] = run.GetAdjustedCPUTime();
-  j["time_unit"] = time_unit_name(run.time_unit);
   if (!run.report_label.empty()) j["label"] = run.report_label;
-
-  nlohmann::json counters = nlohmann::json::object();
-  for (const auto& [name, counter] : run.counters) {
-    j[name] = counter.value;
-    counters[name] = counter.value;
-  }
-  j["counters"] = counters;
-
-  // Params are registered under the name given to RegisterBenchmark; Google may
-  // append suffixes such as "/manual_time" to the full name.
-  const nlohmann::json* p = params.find(run.run_name.function_name);
-  j["params"] = p != nullptr ? *p : nlohmann::json::object();
-
-  const std::string_view message = run.error_message;
-  if (!run.error_occurred) {
-    j["status"] = "ok";
-  } else if (message.starts_with(kSkippedPrefix)) {
-    j["status"] = "skipped";
-    j["skip_reason"] = std::string(message.substr(kSkippedPrefix.size()));
-  } else {
-    j["status"] = "error";
-  }
-  nlohmann::json notes = nlohmann::json::array();
-  if (const auto it = run.counters.find("cv_percent");
-      it != run.counters.end() && it->second.value > 100.0 * kLargeSpreadCv) {
-    notes.push_back(fmt::format("large spread: CV {:.1f}% over the timed samples (> {:.0f}%); the machine may be busy",
-                                it->second.value, 100.0 * kLargeSpreadCv));
-  }
-  j["notes"] = notes;
   return j;
 }
 

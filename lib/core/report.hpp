@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -38,8 +39,28 @@ class ParamRegistry {
   std::map<std::string, nlohmann::json> params_;
 };
 
-// One run as a report entry: Google's fields, counters both at top level (as Google
-// writes them) and under "counters", plus params, status, skip_reason and notes.
+// What every report entry holds, however it ran (a Google Benchmark run, or one case of
+// hdbench_mpi's ranks).
+struct EntryFields {
+  std::string name = {};
+  std::string run_name = {};  // Google's run name; the name when empty
+  nlohmann::json params = nlohmann::json::object();
+  std::int64_t iterations = 0;
+  double real_time = 0.0, cpu_time = 0.0;  // in time_unit
+  std::string time_unit = "us";
+  nlohmann::json counters = nlohmann::json::object();  // by name (units in the names)
+  // The error message as Google writes it: empty when it ran, kSkippedPrefix + reason
+  // when it was skipped, what went wrong when it failed.
+  std::string error_message = {};
+};
+
+// One entry: name, run_name, run_type "iteration", repetitions, iterations, times,
+// counters both at top level (as Google writes them) and under "counters", params,
+// status (ok, skipped, error) with skip_reason or error_message, and notes.
+nlohmann::json report_entry(const EntryFields& fields);
+
+// One Google Benchmark run as a report entry (report_entry plus Google's own fields:
+// family and instance indexes, threads, aggregates, label).
 nlohmann::json run_to_json(const benchmark::BenchmarkReporter::Run& run, const ParamRegistry& params);
 
 // Google's context fields (date, host_name, executable, num_cpus, mhz_per_cpu,

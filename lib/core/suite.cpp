@@ -78,9 +78,15 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
 void Suite::add_skipped(const std::string& name, nlohmann::json params, const std::string& reason) {
   params_.add(name, std::move(params));
   skipped_names_.push_back(name);
+  skip_reasons_[name] = reason;
   benchmark::RegisterBenchmark(name.c_str(), [reason](benchmark::State& state) { skip_benchmark(state, reason); })
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);  // same name as when it runs, for compare.py
+}
+
+std::string Suite::skip_reason(const std::string& name) const {
+  const auto it = skip_reasons_.find(name);
+  return it == skip_reasons_.end() ? std::string() : it->second;
 }
 
 GpuCopies Suite::add_gpu(const std::string& name, const nlohmann::json& params, const BenchmarkFn& fn) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -119,6 +120,8 @@ class Suite {
   }
   // Names registered through add_skipped (they take no time).
   const std::vector<std::string>& skipped_names() const noexcept { return skipped_names_; }
+  // Why a case registered as skipped is skipped; empty for one that runs.
+  std::string skip_reason(const std::string& name) const;
 
   void add_derivation(Derivation derivation);
   nlohmann::json derive(const nlohmann::json& benchmarks) const;
@@ -138,6 +141,7 @@ class Suite {
   std::function<bool()> budget_expired_;
   std::function<void(const std::string&)> start_observer_;
   std::vector<std::string> skipped_names_;
+  std::map<std::string, std::string> skip_reasons_;
   std::vector<int> devices_;
   int current_device_ = -1;  // while an add_gpu_on benchmark runs
 };

@@ -49,24 +49,20 @@ double median_of(const std::vector<double>& v) { return v.empty() ? 0.0 : summar
 
 }  // namespace
 
-std::string data_parallel_name(const DataParallelCase& c, const std::string& communicator, int ranks) {
-  return fmt::format("dataparallel/cpu/{}/{}/batch:{}/ranks:{}", communicator, to_string(c.model), c.global_batch,
-                     ranks);
-}
-
-nlohmann::json data_parallel_params(const DataParallelCase& c, const std::string& communicator, int ranks) {
-  return {{"family", "dataparallel"},
-          {"variant", "cpu_step"},
-          {"processor", "cpu"},
-          {"collective", communicator == "mpi" ? "MPI_Allreduce" : "none"},
-          {"communicator", communicator},
-          {"model", to_string(c.model)},
-          {"batch", c.global_batch},
-          {"ranks", ranks},
-          {"shard_batch", c.global_batch / static_cast<std::size_t>(std::max(ranks, 1))},
-          {"threads", c.threads},
-          {"steps", c.steps},
-          {"optimizer", "sgd"}};
+CaseId data_parallel_id(const DataParallelCase& c, const std::string& communicator, int ranks) {
+  CaseId id("dataparallel");
+  id.shown("processor", "cpu")
+      .shown("communicator", communicator)
+      .shown("model", to_string(c.model))
+      .labelled("batch", c.global_batch)
+      .labelled("ranks", ranks)
+      .param("variant", "cpu_step")
+      .param("collective", communicator == "mpi" ? "MPI_Allreduce" : "none")
+      .param("shard_batch", c.global_batch / static_cast<std::size_t>(std::max(ranks, 1)))
+      .param("threads", c.threads)
+      .param("steps", c.steps)
+      .param("optimizer", "sgd");
+  return id;
 }
 
 nlohmann::json run_data_parallel(dataparallel::Communicator& ranks, const DataParallelCase& c) {

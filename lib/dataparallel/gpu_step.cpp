@@ -148,26 +148,22 @@ double median_us(const std::vector<double>& seconds) { return seconds.empty() ? 
 
 }  // namespace
 
-std::string gpu_data_parallel_name(const GpuDataParallelCase& c, int ranks) {
-  return fmt::format("dataparallel/gpu/nccl/{}/batch:{}/ranks:{}/overlap:{}", to_string(c.step.model),
-                     c.step.global_batch, ranks, c.overlap ? "bucketed" : "none");
-}
-
-nlohmann::json gpu_data_parallel_params(const GpuDataParallelCase& c, int ranks) {
-  return {{"family", "dataparallel"},
-          {"variant", "gpu_step"},
-          {"processor", "gpu"},
-          {"collective", "ncclAllReduce"},
-          {"communicator", "nccl"},
-          {"model", to_string(c.step.model)},
-          {"batch", c.step.global_batch},
-          {"ranks", ranks},
-          {"shard_batch", c.step.global_batch / static_cast<std::size_t>(std::max(ranks, 1))},
-          {"overlap", c.overlap ? "bucketed" : "none"},
-          {"bucket_bytes", c.bucket_bytes},
-          {"dtype", "fp32"},
-          {"steps", c.step.steps},
-          {"optimizer", "sgd"}};
+CaseId gpu_data_parallel_id(const GpuDataParallelCase& c, int ranks) {
+  CaseId id("dataparallel");
+  id.shown("processor", "gpu")
+      .shown("communicator", "nccl")
+      .shown("model", to_string(c.step.model))
+      .labelled("batch", c.step.global_batch)
+      .labelled("ranks", ranks)
+      .labelled("overlap", std::string(c.overlap ? "bucketed" : "none"))
+      .param("variant", "gpu_step")
+      .param("collective", "ncclAllReduce")
+      .param("shard_batch", c.step.global_batch / static_cast<std::size_t>(std::max(ranks, 1)))
+      .param("bucket_bytes", c.bucket_bytes)
+      .param("dtype", "fp32")
+      .param("steps", c.step.steps)
+      .param("optimizer", "sgd");
+  return id;
 }
 
 nlohmann::json run_gpu_data_parallel(dataparallel::Communicator& ranks, const GpuDataParallelCase& c) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/case_id.hpp"
 #include "core/option_values.hpp"
 
 namespace hdbench {
@@ -47,13 +48,18 @@ std::vector<AllGpuCase> plan_all_gpu_cases(const TransferOptions& options,
             c.skip_reason = fmt::format("GPU {}: {}", device, target.skip_reason);
           }
         }
-        c.name = fmt::format("transfer/{}/pinned/copy/{}{}", to_string(direction), format_size(bytes),
-                             numa_name_suffix(placement));
-        c.params = {{"family", "transfer"},         {"direction", to_string(direction)},
-                    {"memory", "pinned"},           {"engine", "copy"},
-                    {"variant", "concurrent"},      {"bytes", bytes},
-                    {"devices", devices},           {"device_count", devices.size()},
-                    {"numa", to_string(placement)}, {"numa_node_requested", c.numa_nodes}};
+        CaseId id("transfer");
+        id.shown("direction", to_string(direction))
+            .shown("memory", "pinned")
+            .shown("engine", "copy")
+            .shown("bytes", bytes, format_size(bytes))
+            .param("variant", "concurrent")
+            .param("devices", devices)
+            .param("device_count", devices.size())
+            .param("numa_node_requested", c.numa_nodes);
+        add_numa_part(id, placement);
+        c.name = id.name();
+        c.params = id.params();
         cases.push_back(std::move(c));
       }
     }

@@ -21,8 +21,12 @@ NumaTarget numa_target(NumaPlacement placement, int gpu_node, const std::vector<
   return {*far, ""};
 }
 
-std::string numa_name_suffix(NumaPlacement placement) {
-  return placement == NumaPlacement::near ? "" : std::string("/numa:") + to_string(placement);
+void add_numa_part(CaseId& id, NumaPlacement placement) {
+  if (placement == NumaPlacement::near) {
+    id.param("numa", to_string(placement));
+  } else {
+    id.labelled("numa", std::string(to_string(placement)));
+  }
 }
 
 }  // namespace hdbench

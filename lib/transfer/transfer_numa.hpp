@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/case_id.hpp"
 #include "core/numa.hpp"
 #include "transfer/transfer_axes.hpp"
 
@@ -26,7 +27,8 @@ struct NumaTarget {
 NumaTarget numa_target(NumaPlacement placement, int gpu_node, const std::vector<numa::Node>& nodes,
                        const std::string& binding_reason, const std::string& sysfs_root = "/sys");
 
-// "" for near (benchmark names stay what they were before the axis), "/numa:far" for far.
-std::string numa_name_suffix(NumaPlacement placement);
+// The placement in a case's params; in its name only when not near (names stay what
+// they were before the axis): ".../numa:far".
+void add_numa_part(CaseId& id, NumaPlacement placement);
 
 }  // namespace hdbench

@@ -82,8 +82,14 @@ TEST(NumaAxis, DefaultsToNearAndParsesFar) {
     const std::string message = usage_error_of([&] { parse({bad}); });
     EXPECT_TRUE(contains(message, "--hdbench_numa")) << bad << ": " << message;
   }
-  EXPECT_EQ(numa_name_suffix(NumaPlacement::near), "");
-  EXPECT_EQ(numa_name_suffix(NumaPlacement::far), "/numa:far");
+  CaseId near("transfer");
+  add_numa_part(near, NumaPlacement::near);
+  EXPECT_EQ(near.name(), "transfer");
+  EXPECT_EQ(near.params()["numa"], "near");
+  CaseId far("transfer");
+  add_numa_part(far, NumaPlacement::far);
+  EXPECT_EQ(far.name(), "transfer/numa:far");
+  EXPECT_EQ(far.params()["numa"], "far");
 }
 
 TEST(NumaAxis, NearIsTheGpusNodeOrTheOnlyNodeOrLeftToTheOs) {

@@ -1,0 +1,62 @@
+"""--hdbench_list_cases: every case's name and params without running, and the names
+agreeing with the params they are built from (lib/core/case_id.hpp)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import run_hdbench
+
+SIZE = re.compile(r"^(\d+)(B|KiB|MiB|GiB)$")
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def listed(hdbench_bin, *args):
+    result = run_hdbench(hdbench_bin, "--hdbench_list_cases=-", "--hdbench_seed=7", *args)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("preset", ["quick", "default", "full"])
+def test_every_case_is_listed_once_and_its_name_agrees_with_its_params(hdbench_bin, preset):
+    cases = listed(hdbench_bin, f"--hdbench_preset={preset}")
+    names = [c["name"] for c in cases]
+    assert names and len(names) == len(set(names))
+    for c in cases:
+        name, params = c["name"], c["params"]
+        parts = name.split("/")
+        assert parts[0] == params["family"], name
+        for part in parts[1:]:
+            label, sep, value = part.partition(":")
+            if sep and label in params and not isinstance(params[label], (list, dict)):
+                assert str(params[label]).lower() == value.lower(), (name, label, params[label])
+            m = SIZE.match(part)
+            if m and "bytes" in params and not sep:
+                assert params["bytes"] == int(m.group(1)) * UNITS[m.group(2)], (name, params["bytes"])
+        if "skip_reason" in c:
+            assert c["skip_reason"].strip(), name
+
+
+def test_listing_runs_nothing_and_writes_no_report(hdbench_bin, tmp_path):
+    out = tmp_path / "cases.json"
+    result = run_hdbench(hdbench_bin, f"--hdbench_list_cases={out}", "--hdbench_preset=quick",
+                         f"--hdbench_out={tmp_path / 'report.json'}")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text()) and not (tmp_path / "report.json").exists()
+    assert "Preset" not in result.stdout  # no run plan: nothing ran
+
+
+def test_listing_follows_the_family_and_axis_flags(hdbench_bin):
+    cases = listed(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_sizes=4K", "--hdbench_memcpy_threads=1,2")
+    assert [c["name"] for c in cases] == ["host_memcpy/threads:1/4KiB", "host_memcpy/threads:2/4KiB"]
+
+
+@pytest.mark.parametrize("value", ["", "a folder"])
+def test_a_bad_listing_path_is_a_usage_error(hdbench_bin, tmp_path, value):
+    path = str(tmp_path) if value == "a folder" else value
+    result = run_hdbench(hdbench_bin, f"--hdbench_list_cases={path}", "--hdbench_preset=quick")
+    assert result.returncode == 2, result.stderr
+    assert "--hdbench_list_cases" in result.stderr
