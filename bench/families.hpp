@@ -8,7 +8,7 @@
 #include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/options.hpp"
-#include "data/data_options.hpp"
+#include "pipeline/data_options.hpp"
 #include "mlp/cpu_blas.hpp"
 #include "trace/trace_options.hpp"
 

@@ -4,7 +4,7 @@
 // GPU); the GPU consumer copies it asynchronously and checksums it in a kernel. Every
 // epoch's checksum is checked against a reference built sample by sample, so a lost,
 // repeated or corrupted batch fails the benchmark instead of giving a number.
-#include "data/loader.hpp"
+#include "pipeline/loader.hpp"
 
 #include <fmt/format.h>
 
@@ -26,9 +26,9 @@
 #include "core/report_rows.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
-#include "data/data_options.hpp"
-#include "data/dataset.hpp"
-#include "data/device_feed.hpp"
+#include "pipeline/data_options.hpp"
+#include "pipeline/dataset.hpp"
+#include "pipeline/device_feed.hpp"
 #include "loader/loader_derivations.hpp"
 #include "loader/loader_options.hpp"
 #include "loader_kernels.hpp"

@@ -22,7 +22,7 @@
 #include "core/nvtx.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
-#include "data/batch_plan.hpp"
+#include "pipeline/batch_plan.hpp"
 #include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_gpu.hpp"

@@ -1,6 +1,6 @@
 """hdbench's training data and initial weights, for the PyTorch baseline: the same
-bytes as lib/data/dataset.cpp's synthetic MNIST-like set (make_synthetic_mnist), the same
-normalisation as lib/data/sample_transform.cpp, and the same initial parameters as
+bytes as lib/pipeline/dataset.cpp's synthetic MNIST-like set (make_synthetic_mnist), the same
+normalisation as lib/pipeline/sample_transform.cpp, and the same initial parameters as
 lib/mlp/mlp_model.cpp's initial_parameters, so that with the same seed PyTorch trains the
 very network hdbench trains, on the very samples (numpy only; no PyTorch needed).
 

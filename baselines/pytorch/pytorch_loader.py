@@ -57,7 +57,7 @@ FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fash
 
 
 def dataset_name(mnist_dir: str | None) -> str:
-    """hdbench's `dataset_name` param for the same data (lib/data/data_options.cpp)."""
+    """hdbench's `dataset_name` param for the same data (lib/pipeline/data_options.cpp)."""
     if not mnist_dir:
         return "synthetic"
     same = Path(FASHION_MNIST_DIR).exists() and Path(mnist_dir).resolve() == Path(FASHION_MNIST_DIR).resolve()

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/flags.hpp"
-#include "data/data_axes.hpp"
+#include "pipeline/data_axes.hpp"
 #include "loader/loader_axes.hpp"
 
 namespace hdbench {

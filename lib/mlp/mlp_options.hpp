@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/flags.hpp"
-#include "data/data_axes.hpp"
+#include "pipeline/data_axes.hpp"
 #include "mlp/mlp_axes.hpp"
 #include "mlp/mlp_model.hpp"
 

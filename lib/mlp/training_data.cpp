@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <vector>
 
-#include "data/batch_plan.hpp"
-#include "data/sample_transform.hpp"
+#include "pipeline/batch_plan.hpp"
+#include "pipeline/sample_transform.hpp"
 #include "mlp/mlp_cpu.hpp"
 
 namespace hdbench {

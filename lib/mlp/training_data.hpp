@@ -11,8 +11,8 @@
 #include <mutex>
 #include <optional>
 
-#include "data/data_options.hpp"
-#include "data/dataset.hpp"
+#include "pipeline/data_options.hpp"
+#include "pipeline/dataset.hpp"
 #include "mlp/mlp_model.hpp"
 
 namespace hdbench {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "data/dataset.hpp"
-#include "data/sample_transform.hpp"
+#include "pipeline/dataset.hpp"
+#include "pipeline/sample_transform.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_reference.hpp"
 

@@ -1,6 +1,6 @@
 """The layering of DESIGN.md and lib/README.md, read from the #include lines:
-kernels -> lib/core -> lib/data -> lib/<family> -> lib/dataparallel -> bench. The core
-includes no family; a family includes the core, the shared input pipeline (data) and
+kernels -> lib/core -> lib/pipeline -> lib/<family> -> lib/dataparallel -> bench. The core
+includes no family; a family includes the core, the shared input pipeline (pipeline) and
 itself, never another family, except the areas in JOINS (dataparallel trains the mlp
 model); kernels include nothing of lib/ or bench/."""
 
@@ -16,8 +16,8 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 SOURCES = (".cpp", ".hpp", ".cu", ".cuh")
 # A source check: it runs in a checkout (CI), not in a GPU bundle, which carries no sources.
 pytestmark = pytest.mark.skipif(not (ROOT / "kernels").is_dir(), reason=f"no source tree at {ROOT} (a bundle)")
-SHARED = {"core", "data"}  # what every family may include besides itself
-BELOW = {"core": set(), "data": {"core"}}  # the shared areas' own allowances
+SHARED = {"core", "pipeline"}  # what every family may include besides itself
+BELOW = {"core": set(), "pipeline": {"core"}}  # the shared areas' own allowances
 JOINS = {"dataparallel": {"mlp"}}  # the family areas above another: a data-parallel step trains the mlp model
 
 
@@ -79,7 +79,7 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
 @pytest.mark.parametrize("files, culprit", [
     ({"lib/core/a.cpp": '#include "loader/l.hpp"\n', "lib/loader/l.hpp": ""}, "lib/core/a.cpp"),
     ({"lib/mlp/m.cpp": '#include "loader/l.hpp"\n', "lib/loader/l.hpp": ""}, "lib/mlp/m.cpp"),
-    ({"lib/data/d.cpp": '#include "mlp/m.hpp"\n', "lib/mlp/m.hpp": ""}, "lib/data/d.cpp"),
+    ({"lib/pipeline/d.cpp": '#include "mlp/m.hpp"\n', "lib/mlp/m.hpp": ""}, "lib/pipeline/d.cpp"),
     ({"lib/mlp/m.cpp": '#include "m.hpp"\n', "lib/mlp/m.hpp": ""}, "lib/mlp/m.cpp"),
     # dataparallel may include mlp, not the other way round, and no other family
     ({"lib/mlp/m.cpp": '#include "dataparallel/s.hpp"\n', "lib/dataparallel/s.hpp": ""}, "lib/mlp/m.cpp"),
@@ -90,10 +90,10 @@ def test_the_check_catches_a_family_including_another(tmp_path, files, culprit):
     assert len(found) == 1 and found[0].startswith(culprit), found
 
 
-def test_the_check_allows_core_data_and_own_folder(tmp_path):
+def test_the_check_allows_core_pipeline_and_own_folder(tmp_path):
     root = _tree(tmp_path, {
-        "lib/core/c.hpp": "", "lib/data/d.hpp": '#include "core/c.hpp"\n',
-        "lib/mlp/m.cpp": '#include "core/c.hpp"\n#include "data/d.hpp"\n#include "mlp/m.hpp"\n',
+        "lib/core/c.hpp": "", "lib/pipeline/d.hpp": '#include "core/c.hpp"\n',
+        "lib/mlp/m.cpp": '#include "core/c.hpp"\n#include "pipeline/d.hpp"\n#include "mlp/m.hpp"\n',
         "lib/mlp/m.hpp": "",
         "lib/dataparallel/s.cpp": '#include "mlp/m.hpp"\n#include "dataparallel/s.hpp"\n', "lib/dataparallel/s.hpp": "",
     })

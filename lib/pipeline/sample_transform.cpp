@@ -1,4 +1,4 @@
-#include "data/sample_transform.hpp"
+#include "pipeline/sample_transform.hpp"
 
 #include <cstring>
 #include <ctime>

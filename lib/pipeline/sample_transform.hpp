@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/batch_plan.hpp"
-#include "data/data_axes.hpp"
-#include "data/dataset.hpp"
+#include "pipeline/batch_plan.hpp"
+#include "pipeline/data_axes.hpp"
+#include "pipeline/dataset.hpp"
 
 namespace hdbench {
 

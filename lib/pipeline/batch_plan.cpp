@@ -1,4 +1,4 @@
-#include "data/batch_plan.hpp"
+#include "pipeline/batch_plan.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "data/dataset.hpp"
+#include "pipeline/dataset.hpp"
 
 namespace hdbench {
 namespace {

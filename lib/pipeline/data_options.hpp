@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/flags.hpp"
-#include "data/dataset.hpp"
+#include "pipeline/dataset.hpp"
 
 namespace hdbench {
 

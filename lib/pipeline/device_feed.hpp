@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/cuda.hpp"
-#include "data/loader.hpp"
+#include "pipeline/loader.hpp"
 
 namespace hdbench {
 

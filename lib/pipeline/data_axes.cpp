@@ -1,4 +1,4 @@
-#include "data/data_axes.hpp"
+#include "pipeline/data_axes.hpp"
 
 #include "core/enum_names.hpp"
 

@@ -1,4 +1,4 @@
-#include "data/data_options.hpp"
+#include "pipeline/data_options.hpp"
 
 #include <filesystem>
 #include <system_error>

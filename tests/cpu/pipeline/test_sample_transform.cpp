@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "data/batch_plan.hpp"
-#include "data/sample_transform.hpp"
+#include "pipeline/batch_plan.hpp"
+#include "pipeline/sample_transform.hpp"
 
 namespace hdbench {
 namespace {

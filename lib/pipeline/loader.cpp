@@ -1,4 +1,4 @@
-#include "data/loader.hpp"
+#include "pipeline/loader.hpp"
 
 #include <fmt/format.h>
 

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "data/batch_plan.hpp"
-#include "data/loader.hpp"
-#include "data/sample_transform.hpp"
+#include "pipeline/batch_plan.hpp"
+#include "pipeline/loader.hpp"
+#include "pipeline/sample_transform.hpp"
 
 namespace hdbench {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "data/data_options.hpp"
+#include "pipeline/data_options.hpp"
 
 namespace hdbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "data/dataset.hpp"
+#include "pipeline/dataset.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "data/device_feed.hpp"
+#include "pipeline/device_feed.hpp"
 
 #include <fmt/format.h>
 

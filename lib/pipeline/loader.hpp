@@ -29,9 +29,9 @@
 #include <vector>
 
 #include "core/host_memory.hpp"
-#include "data/data_axes.hpp"
-#include "data/dataset.hpp"
-#include "data/sample_transform.hpp"
+#include "pipeline/data_axes.hpp"
+#include "pipeline/dataset.hpp"
+#include "pipeline/sample_transform.hpp"
 
 namespace hdbench {
 
