@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/interrupts.hpp"
 #include "core/progress.hpp"
 
 namespace hdbench {
@@ -104,20 +105,5 @@ void check_writable(const std::filesystem::path& path);
 // Writes `content` to a temp file beside `path`, flushes it to disk and renames it
 // over `path`: readers see the old file or the new one, never a torn one.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
-
-// On SIGINT/SIGTERM: removes a temp file being written, then dies of the signal as
-// usual (so an earlier report stays intact and no partial file is left).
-void install_interrupt_cleanup();
-
-// After this, the first SIGINT/SIGTERM only sets interrupt_requested() (the suite then
-// skips the benchmarks not yet run, so the report and the trace get written); a
-// second one ends the run as install_interrupt_cleanup says.
-void defer_first_interrupt() noexcept;
-bool interrupt_requested() noexcept;
-
-// One more temp file (a streamed trace) that the interrupt removes, until
-// keep_on_interrupt(). A path too long for the handler's buffer is not registered.
-void remove_on_interrupt(const std::string& path) noexcept;
-void keep_on_interrupt() noexcept;
 
 }  // namespace hdbench

@@ -92,9 +92,18 @@ std::optional<Record> convert(const CUpti_Activity* activity) {
   switch (activity->kind) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* a = reinterpret_cast<const CUpti_ActivityMemcpy6*>(activity);
-      r = {RecordKind::memcpy, a->start, a->end,   copy_kind_name(a->copyKind), static_cast<int>(a->deviceId),
-           a->streamId,        0,        a->bytes, memory_kind(a->srcKind),     memory_kind(a->dstKind),
-           a->correlationId};
+      r = {RecordKind::memcpy,
+           a->start,
+           a->end,
+           copy_kind_name(a->copyKind),
+           static_cast<int>(a->deviceId),
+           a->streamId,
+           0,
+           a->bytes,
+           memory_kind(a->srcKind),
+           memory_kind(a->dstKind),
+           a->correlationId,
+           (a->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0};
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {

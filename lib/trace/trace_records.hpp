@@ -65,6 +65,7 @@ struct Record {
   std::uint64_t bytes = 0;                                          // copies and memsets; a range's payload
   MemoryKind src = MemoryKind::unknown, dst = MemoryKind::unknown;  // copies
   std::uint32_t correlation = 0;                                    // links an API call to the GPU work it launched
+  bool async_api = false;  // copies: issued by a cudaMemcpy*Async call (CUPTI's MEMCPY_ASYNC flag)
 };
 
 struct TraceMetadata {

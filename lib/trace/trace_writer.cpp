@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "core/report.hpp"
+#include "core/interrupts.hpp"
 
 namespace hdbench::trace {
 
@@ -215,6 +215,62 @@ struct Event {
   void* track = nullptr;
 };
 
+// Kineto's (the PyTorch profiler's) categories and names, so Holistic Trace Analysis
+// and other Kineto readers open hdbench's traces: "gpu_memcpy" events named
+// "Memcpy HtoD (Pageable -> Device)", "cuda_runtime" calls, "user_annotation" ranges.
+const char* kineto_category(RecordKind kind) noexcept {
+  switch (kind) {
+    case RecordKind::memcpy:
+      return "gpu_memcpy";
+    case RecordKind::memset:
+      return "gpu_memset";
+    case RecordKind::kernel:
+      return "kernel";
+    case RecordKind::range:
+      return "user_annotation";
+    case RecordKind::api:
+      return "cuda_runtime";
+  }
+  return "unknown";
+}
+
+const char* kineto_memory(MemoryKind kind) noexcept {
+  switch (kind) {
+    case MemoryKind::pageable:
+      return "Pageable";
+    case MemoryKind::pinned:
+      return "Pinned";
+    case MemoryKind::device:
+      return "Device";
+    case MemoryKind::array:
+      return "Array";
+    case MemoryKind::managed:
+      return "Managed";
+    case MemoryKind::unknown:
+      break;
+  }
+  return "Unknown";
+}
+
+void append_event_name(std::string& out, const Record& r) {
+  switch (r.kind) {
+    case RecordKind::memcpy:
+      out += "Memcpy ";
+      append_escaped(out, r.name);
+      out += " (";
+      out += kineto_memory(r.src);
+      out += " -> ";
+      out += kineto_memory(r.dst);
+      out += ')';
+      return;
+    case RecordKind::memset:
+      out += "Memset (Device)";
+      return;
+    default:
+      append_escaped(out, r.name);
+  }
+}
+
 void append_args(std::string& out, const Record& r, std::uint64_t trimmed) {
   const std::size_t opened = out.size();
   out += ",\"args\":{";
@@ -222,16 +278,20 @@ void append_args(std::string& out, const Record& r, std::uint64_t trimmed) {
   auto sep = [&] {
     if (out.size() != first) out += ',';
   };
+  if (is_gpu_record(r.kind)) {  // Kineto's device and stream, beside the track
+    out += "\"device\":";
+    append_uint(out, static_cast<std::uint64_t>(std::max(r.device, 0)));
+    out += ",\"stream\":";
+    append_uint(out, r.stream);
+  }
   switch (r.kind) {
     case RecordKind::memcpy:
-      out += "\"kind\":\"";
-      append_escaped(out, r.name);
-      out += "\",\"bytes\":";
+      out += ",\"bytes\":";
       append_uint(out, r.bytes);
       // From the record's own duration: cutting it to the origin or to nest is
       // presentation and must not change the measured bandwidth.
       if (r.end_ns > r.start_ns) {
-        out += ",\"GB/s\":";
+        out += ",\"memory bandwidth (GB/s)\":";
         append_double(out, static_cast<double>(r.bytes) / static_cast<double>(r.end_ns - r.start_ns));
       }
       out += ",\"src\":\"";
@@ -241,7 +301,7 @@ void append_args(std::string& out, const Record& r, std::uint64_t trimmed) {
       out += '"';
       break;
     case RecordKind::memset:
-      out += "\"bytes\":";
+      out += ",\"bytes\":";
       append_uint(out, r.bytes);
       break;
     case RecordKind::range:
@@ -355,9 +415,9 @@ void ChromeTraceWriter::write(std::span<const Record> records) {
     const Record& r = *e.record;
     buffer_ += first_event_ ? "\n{\"ph\":\"X\",\"name\":\"" : ",\n{\"ph\":\"X\",\"name\":\"";
     first_event_ = false;
-    append_escaped(buffer_, r.name);
+    append_event_name(buffer_, r);
     buffer_ += "\",\"cat\":\"";
-    buffer_ += to_string(r.kind);
+    buffer_ += kineto_category(r.kind);
     buffer_ += "\",\"pid\":";
     append_uint(buffer_, static_cast<std::uint64_t>(t.pid));
     buffer_ += ",\"tid\":";

@@ -174,7 +174,7 @@ TEST(TraceWriter, ATrackPerStreamAndThreadWithApiCallsApart) {
   EXPECT_FALSE(unnamed[0].contains("args"));  // no payload, no args
   const auto calls = events_on(trace, track(trace, cpu, "loader/worker 3 (CUDA API)"));
   ASSERT_EQ(calls.size(), 1u);
-  EXPECT_EQ(calls[0]["cat"], "api");
+  EXPECT_EQ(calls[0]["cat"], "cuda_runtime");  // Kineto's category
   EXPECT_EQ(calls[0].at("args").at("correlation"), 42);
   // Tids are unique in the file, so no viewer merges two tracks.
   std::set<int> tids;
@@ -182,20 +182,24 @@ TEST(TraceWriter, ATrackPerStreamAndThreadWithApiCallsApart) {
   EXPECT_EQ(tids.size(), 5u);
 }
 
-TEST(TraceWriter, CopiesCarryBytesBandwidthAndMemoryKinds) {
+TEST(TraceWriter, CopiesCarryBytesBandwidthAndMemoryKindsUnderKinetosNames) {
   const json trace = round_trip({copy("HtoD", us(0), us(100), 1'000'000, MemoryKind::pinned, MemoryKind::device),
                                  copy("DtoH", us(200), us(200), 64, MemoryKind::device, MemoryKind::pageable)});
   const auto events = events_on(trace, track(trace, "GPU 0: NVIDIA H200", "h2d"));
   ASSERT_EQ(events.size(), 2u);
-  EXPECT_EQ(events[0]["cat"], "memcpy");
-  EXPECT_EQ(events[0]["name"], "HtoD");
-  EXPECT_EQ(events[0]["args"], json({{"kind", "HtoD"},
+  // As the PyTorch profiler (Kineto) names them, so Holistic Trace Analysis reads them.
+  EXPECT_EQ(events[0]["cat"], "gpu_memcpy");
+  EXPECT_EQ(events[0]["name"], "Memcpy HtoD (Pinned -> Device)");
+  EXPECT_EQ(events[1]["name"], "Memcpy DtoH (Device -> Pageable)");
+  EXPECT_EQ(events[0]["args"], json({{"device", 0},
+                                     {"stream", 7},
                                      {"bytes", 1'000'000},
-                                     {"GB/s", 10.0},  // 1e6 B in 100 µs
+                                     {"memory bandwidth (GB/s)", 10.0},  // 1e6 B in 100 µs
                                      {"src", "pinned"},
                                      {"dst", "device"}}));
   // No duration, no bandwidth.
-  EXPECT_EQ(events[1]["args"], json({{"kind", "DtoH"}, {"bytes", 64}, {"src", "device"}, {"dst", "pageable"}}));
+  EXPECT_EQ(events[1]["args"],
+            json({{"device", 0}, {"stream", 7}, {"bytes", 64}, {"src", "device"}, {"dst", "pageable"}}));
 }
 
 TEST(TraceWriter, PartlyOverlappingHostRecordsAreCutToNest) {
@@ -228,9 +232,9 @@ TEST(TraceWriter, SkewedRecordsOnAStreamAreCutToNestKeepingTheirBandwidth) {
   EXPECT_EQ(trace["otherData"]["trimmed_to_nest"], 2);
   const auto events = events_on(trace, track(trace, "GPU 0: NVIDIA H200", "h2d"));
   ASSERT_EQ(events.size(), 3u);
-  EXPECT_EQ(events[1]["dur"].get<double>(), 10.0);                 // the copy, cut to the first kernel's end
-  EXPECT_EQ(events[1].at("args").at("GB/s").get<double>(), 10.0);  // from its own 100 µs
-  EXPECT_EQ(events[2]["dur"].get<double>(), 5.0);                  // inside the cut copy
+  EXPECT_EQ(events[1]["dur"].get<double>(), 10.0);  // the copy, cut to the first kernel's end
+  EXPECT_EQ(events[1].at("args").at("memory bandwidth (GB/s)").get<double>(), 10.0);  // from its own 100 µs
+  EXPECT_EQ(events[2]["dur"].get<double>(), 5.0);                                     // inside the cut copy
   EXPECT_EQ(events[2].at("args").at("trimmed_us").get<double>(), 200.0);
 }
 
@@ -244,7 +248,7 @@ TEST(TraceWriter, RecordsBeforeTheOriginAreDroppedOrCutToIt) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["ts"].get<double>(), 0.0);
   EXPECT_EQ(events[0]["dur"].get<double>(), 1.0);
-  EXPECT_EQ(events[0].at("args").at("GB/s").get<double>(), 2.0);  // 4000 B over its whole 2 µs
+  EXPECT_EQ(events[0].at("args").at("memory bandwidth (GB/s)").get<double>(), 2.0);  // 4000 B over its whole 2 µs
   const auto backward = events_on(trace, track(trace, "GPU 0: NVIDIA H200", "stream 9"));
   ASSERT_EQ(backward.size(), 1u);
   EXPECT_EQ(backward[0]["ts"].get<double>(), 2.0);

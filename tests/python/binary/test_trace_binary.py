@@ -32,7 +32,7 @@ def test_trace_is_recorded_or_the_report_says_why_not(hdbench_bin, tmp_path):
     events = json.loads(trace.read_text())["traceEvents"]
     names = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"}
     assert any(n.startswith("host") for n in names) and any(n.startswith("GPU 0") for n in names)
-    copies = [e for e in events if e.get("ph") == "X" and e.get("cat") == "memcpy"]
+    copies = [e for e in events if e.get("ph") == "X" and e.get("cat") == "gpu_memcpy"]
     assert copies and all(e["args"]["bytes"] > 0 for e in copies)
     assert status["records"] >= len(copies)
     # Each transfer benchmark's activity is measured over its timed ranges, where its copies ran.

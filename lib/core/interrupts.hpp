@@ -1,0 +1,25 @@
+// What a run does when it is interrupted (defined in report.cpp, beside the atomic
+// report write they protect): its own header so that code outside the suite (the
+// profiler's injection library) can use the trace writer without Google Benchmark.
+#pragma once
+
+#include <string>
+
+namespace hdbench {
+
+// On SIGINT/SIGTERM: removes a temp file being written, then dies of the signal as
+// usual (so an earlier report stays intact and no partial file is left).
+void install_interrupt_cleanup();
+
+// After this, the first SIGINT/SIGTERM only sets interrupt_requested() (the suite then
+// skips the benchmarks not yet run, so the report and the trace get written); a
+// second one ends the run as install_interrupt_cleanup says.
+void defer_first_interrupt() noexcept;
+bool interrupt_requested() noexcept;
+
+// One more temp file (a streamed trace) that the interrupt removes, until
+// keep_on_interrupt(). A path too long for the handler's buffer is not registered.
+void remove_on_interrupt(const std::string& path) noexcept;
+void keep_on_interrupt() noexcept;
+
+}  // namespace hdbench

@@ -1,0 +1,56 @@
+"""libhdbench_inject.so, the library hdbench_profile injects into another program: it
+loads on a machine without a CUDA driver (nothing of the driver is linked), exports
+the two entry points the CUDA driver and NVTX look for, and a process it cannot record
+says why in its records file. On a GPU machine the same call records, and the end line
+comes at exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def inject_lib(hdbench_bin) -> Path:
+    lib = Path(hdbench_bin).resolve().parent.parent / "lib" / "libhdbench_inject.so"
+    if not lib.exists():
+        pytest.skip(f"{lib} was not built (the build found no CUPTI)")
+    return lib
+
+
+def call_initialize(lib: Path, folder: Path) -> subprocess.CompletedProcess:
+    code = ("import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); "
+            "print(lib.InitializeInjection()); print(hasattr(lib, 'InitializeInjectionNvtx2'))")
+    env = dict(os.environ, HDBENCH_PROFILE_DIR=str(folder))
+    return subprocess.run([sys.executable, "-c", code, str(lib)], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def test_the_library_loads_and_a_process_it_cannot_record_says_why(inject_lib, tmp_path):
+    result = call_initialize(inject_lib, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "True"]  # the program runs either way; both entry points are there
+    files = list(tmp_path.glob("records-*.jsonl"))
+    assert len(files) == 1
+    lines = [json.loads(line) for line in files[0].read_text().splitlines()]
+    first = lines[0]
+    assert first["type"] == "process" and first["pid"] > 0 and "ctypes" in first["command"]
+    if "error" in first:  # no GPU or driver here: nothing recorded, and why
+        assert len(lines) == 1 and "what to do" in first["error"]
+        assert not list(tmp_path.glob("trace-*"))  # no trace, not even a temp file
+    else:  # CUPTI started: the process ended normally, so the end line is there
+        assert lines[-1]["type"] == "end" and lines[-1]["over_budget"] == 0
+
+
+def test_outside_hdbench_profile_it_records_nothing(inject_lib, tmp_path):
+    code = "import ctypes, sys; print(ctypes.CDLL(sys.argv[1]).InitializeInjection())"
+    env = {k: v for k, v in os.environ.items() if k != "HDBENCH_PROFILE_DIR"}
+    result = subprocess.run([sys.executable, "-c", code, str(inject_lib)], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "1", result.stderr
+    assert list(tmp_path.iterdir()) == []
