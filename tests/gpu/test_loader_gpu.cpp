@@ -7,10 +7,10 @@
 #include <numeric>
 #include <vector>
 
-#include "data/batch_plan.hpp"
-#include "data/device_feed.hpp"
-#include "data/loader.hpp"
-#include "data/sample_transform.hpp"
+#include "pipeline/batch_plan.hpp"
+#include "pipeline/device_feed.hpp"
+#include "pipeline/loader.hpp"
+#include "pipeline/sample_transform.hpp"
 #include "gpu_test_support.hpp"
 #include "loader_kernels.hpp"
 

@@ -9,8 +9,8 @@
 
 #include "capture_log.hpp"
 #include "core/system.hpp"
-#include "data/device_feed.hpp"
-#include "data/loader.hpp"
+#include "pipeline/device_feed.hpp"
+#include "pipeline/loader.hpp"
 
 namespace {
 
