@@ -8,7 +8,7 @@
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
 # HDBENCH_CHECKS picks the steps (default: all, in this order), so a lease of 10
 # minutes a call can split them: tests sanitizers pytest trace quick default
-# dataparallel pytorch.
+# dataparallel pytorch profile.
 # Benchmark steps (trace, quick, default, pytorch) should not share the GPU with
 # other work; the test steps may run beside each other.
 set -uo pipefail
@@ -16,7 +16,7 @@ bundle=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: gpu_checks.sh OUT_DIR [hdbench flags]}
 shift
 mkdir -p "$out"
-checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default dataparallel pytorch}
+checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default dataparallel pytorch profile}
 status=0
 step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log with its wall time, remembers failures
   local name=$1 start=$SECONDS rc=0
@@ -118,5 +118,20 @@ fi
 # The same MLP steps in PyTorch (the machine's torch), for the figures beside hdbench's.
 if wanted pytorch && python3 -c 'import torch' >/dev/null 2>&1; then
   step pytorch_baseline python3 "$bundle/baselines/pytorch/pytorch_baseline.py" --processors gpu --out "$out/pytorch-$host.json"
+fi
+# hdbench_profile on the two Fashion-MNIST examples, each plain and profiled: the wall
+# times (timings.txt and each script's last line) give the profiler's overhead and the
+# saving the well-written script measures; the profiles give the estimated one.
+if wanted profile && python3 -c 'import torch' >/dev/null 2>&1; then
+  baseline=()
+  for preset in default quick; do
+    if [[ ${#baseline[@]} -eq 0 && -f $out/$preset-$host.json ]]; then baseline=(--hdbench_baseline="$out/$preset-$host.json"); fi
+  done
+  for script in tutorial_style well_written; do
+    step "example_${script}_plain" python3 "$bundle/examples/fashion_mnist/$script.py"
+    step "example_${script}_profiled" python3 "$bundle/tools/hdbench_profile.py" \
+      --hdbench_inject_lib="$bundle/lib/libhdbench_inject.so" --hdbench_bin="$bundle/hdbench" "${baseline[@]}" \
+      --hdbench_out="$out/profile-$script-$host.json" -- python3 "$bundle/examples/fashion_mnist/$script.py"
+  done
 fi
 exit $status

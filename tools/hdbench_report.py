@@ -19,6 +19,9 @@ rows, never names. Skipped and failed benchmarks are left out and listed.
 `summarize` answers the tutorials' questions, with tables where the answer is one
 (hdreport/summary.py); `html` writes one self-contained page with the figures inlined
 as SVG, the summary, the machine and what failed or was skipped (hdreport/page.py).
+A report of `hdbench_profile -- COMMAND` (no benchmarks, a `profile` section) gets its
+own answer first, "does COMMAND move data well on this machine?", and the
+`profile_copy_classes` figure (hdreport/profile_summary.py, profile_figures.py).
 `compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
 when the runs had repetitions) and exits 1 when one got slower than the threshold.
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the

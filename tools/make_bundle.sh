@@ -18,7 +18,7 @@ mkdir -p "$bundle/lib"
 # new; a bundled older one broke the machine's own MPI, which hdbench_mpi loads), libcuda (the driver's, never bundled), cuBLAS/cuBLASLt (over
 # 500 MB) and NCCL (over 200 MB): gpu_checks.sh finds the GPU machine's own CUDA 13
 # copies, or those PyTorch's wheels carry.
-for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_capture.so; do
+for binary in "$bundle"/hdbench "$bundle"/hdbench_*_tests "$bundle"/lib/libnvtx_capture.so "$bundle"/lib/libhdbench_inject.so; do
   ldd "$binary" | awk '/=> \//{print $3}'
 done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libstdc\+\+|libgcc_s)\.so' |
   grep -v 'libcuda\.so' | grep -v 'libcublas' | grep -v 'libnccl' |
@@ -29,10 +29,10 @@ cp tools/gpu_checks.sh "$bundle/"
 mkdir -p "$bundle/tools" "$bundle/tests" "$bundle/reports/reference"
 cp tools/*.py "$bundle/tools/"
 cp -r tools/hdreport "$bundle/tools/"
-cp -r baselines "$bundle/"
+cp -r baselines examples "$bundle/"
 # The tests by folder, with the fixtures the report tools' tests read, and the reference reports' JSON.
 cp -r tests/python "$bundle/tests/"
-find "$bundle/tools" "$bundle/baselines" "$bundle/tests" \( -name __pycache__ -o -name .pytest_cache \) -prune \
+find "$bundle/tools" "$bundle/baselines" "$bundle/examples" "$bundle/tests" \( -name __pycache__ -o -name .pytest_cache \) -prune \
   -exec rm -rf {} +
 (cd reports/reference && find . -name '*.json' -exec cp --parents {} "$bundle/reports/reference/" \;)
 git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"

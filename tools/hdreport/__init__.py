@@ -4,12 +4,18 @@ Layers, each importing only those below it (tests/python/tools/test_python_layer
 
     page.py                      the one-page HTML: figures, summary, machine, skips
     figures.py  summary.py       every figure / every answer, family by family
-    families.py                  the list of families: (figures module, summary module)
-    <family>_figures.py          SPECS, MAKERS, expand for transfer, loader, mlp, dataparallel
-    <family>_summary.py          QUESTIONS for the same families
+    families.py                  the list of families: (figures module, summary module), and
+                                 of sections (a report's `profile`, hdbench_profile's)
+    <family>_figures.py          SPECS, MAKERS, expand for transfer, loader, mlp, dataparallel, profile
+    <family>_summary.py          QUESTIONS for the same families; sections and title for profile
     facets.py bars.py style.py   line figures, bar figures, the look they share
     markdown.py noise.py         tables and names; how sure a number is
     compare.py                   new against base, per benchmark
+    profile_report.py            hdbench_profile (tools/hdbench_profile.py): the `profile` section
+    profile_findings.py          its advice, each with the time it would save
+    profile_analysis.py          a recording's copy classes, totals and costs
+    profile_records.py           what libhdbench_inject.so wrote; profile_baseline.py: the
+    profile_intervals.py         ceilings from a baseline report; interval unions and overlaps
     schema.py units.py writer.py reading (and checking) a report; sizes and counts as text;
                                  writing one (the PyTorch baselines' report entries)
 

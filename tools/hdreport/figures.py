@@ -1,4 +1,5 @@
-"""Every figure of `plot` and the page, built family by family (families.py).
+"""Every figure of `plot` and the page, built family by family (families.py), then
+section by section (a report's `profile`: families.py, SECTIONS).
 
 Each family's figures module gives its line figures (`SPECS`, drawn by facets.py),
 its other figures (`MAKERS`: bars, heat maps) and `expand`, the runs as its figures
@@ -12,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdreport import facets
-from hdreport.families import FAMILIES
+from hdreport.families import FAMILIES, SECTIONS
 from hdreport.markdown import machines
 from hdreport.schema import ReportError
 
-FIGURE_MODULES = [figures for figures, _ in FAMILIES]
+FIGURE_MODULES = [figures for figures, _ in FAMILIES + SECTIONS]
 SPECS = [spec for family in FIGURE_MODULES for spec in family.SPECS]
 
 

@@ -14,7 +14,7 @@ import io
 import re
 from pathlib import Path
 
-from hdreport import figures, mlp_summary, noise, summary
+from hdreport import figures, mlp_summary, noise, profile_figures, summary
 from hdreport.markdown import machine_name, slug
 
 STYLE = """
@@ -127,8 +127,12 @@ def machine_table(reports: list[tuple[str, dict]]) -> str:
         what = f"PyTorch {rhd['torch_version']}" if rhd.get("implementation") == "pytorch" else \
             f"hdbench {rhd.get('version', '?')} ({rhd.get('git_revision', '?')}, {rhd.get('build_type', '?')})"
         args = " ".join(rhd.get("options", {}).get("arguments", []))
-        rows.append((Path(path).name, f"{what}, {rhd.get('started_at', '?')}; {len(report['benchmarks'])} "
-                                      f"benchmarks; arguments: <code>{html.escape(args) or '(defaults)'}</code>"))
+        runs = f"{len(report['benchmarks'])} benchmarks"
+        if "profile" in report:  # hdbench_profile's report: the program it ran, not a count of no benchmarks
+            what = f"hdbench_profile {rhd.get('version', '?')} ({rhd.get('git_revision', '?')})"
+            runs = f"a profile of <code>{html.escape(profile_figures.command_text(report['profile']))}</code>"
+        rows.append((Path(path).name, f"{what}, {rhd.get('started_at', '?')}; {runs}; "
+                                      f"arguments: <code>{html.escape(args) or '(defaults)'}</code>"))
     body = "".join(f"<tr><td>{html.escape(k)}</td><td>{v if k not in ('host', 'CUDA') and not k.startswith('GPU') else html.escape(v)}</td></tr>"
                    for k, v in rows)
     return f"<table class=machine>{body}</table>"
@@ -140,19 +144,31 @@ def page(reports: list[tuple[str, dict]]) -> str:
     built, left_out = figures.build_figures(reports)
     merged = summary.merge(reports)
     answers = summary.answers(merged)
+    sections = summary.sections(reports)  # a profile's, shown first; [] for most reports
+    only_sections = summary.sections_only_title(reports)
     owner: dict[str, str] = {}  # figure -> the question it is shown under
     wanted: dict[str, list[str]] = {}
-    for key, _, _, prefixes in answers:
+    for key, _, _, prefixes in sections + answers:
         wanted[key] = [n for n in built if any(n.startswith(p) for p in prefixes)]
         for n in wanted[key]:
             owner.setdefault(n, key)
-    title = f"hdbench: {html.escape(machine_name(reports[0][1]['context']))}"
+    title = inline(only_sections) if only_sections else \
+        f"hdbench: {html.escape(machine_name(reports[0][1]['context']))}"
     out = ["<!DOCTYPE html>", "<html lang=en><head><meta charset=utf-8>",
            "<meta name=viewport content='width=device-width, initial-scale=1'>",
-           f"<title>{title}</title><style>{STYLE}</style></head><body>",
-           f"<h1>{title}</h1>", markdown(summary.headlines(merged)),
-           "<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary. "
-           "Each answer names the benchmarks it came from; each figure links back to its question.</p>"]
+           f"<title>{re.sub('<[^>]+>', '', title)}</title><style>{STYLE}</style></head><body>", f"<h1>{title}</h1>"]
+    if not only_sections:
+        out += [markdown(summary.headlines(merged)),
+                "<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary. "
+                "Each answer names the benchmarks it came from; each figure links back to its question.</p>"]
+    for key, heading, lines, _ in sections:
+        out += _section(key, inline(heading), lines, wanted[key], owner, built, heading.replace("`", ""))
+    if only_sections:  # a profile alone: no benchmark questions, failures or skips to list
+        out += ["<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary.</p>",
+                "<h2 id=machine>The machine and the run</h2>", machine_table(reports), "</body></html>", ""]
+        for fig in built.values():
+            plt.close(fig)
+        return "\n".join(out)
     # The same warnings as the summary: throttled clocks, and runs whose noise did not settle.
     throttled, noise_table = mlp_summary.gpu_throttling(merged), noise.by_family(merged)
     if throttled or noise_table:
@@ -163,15 +179,7 @@ def page(reports: list[tuple[str, dict]]) -> str:
     out += [f"<li><a href='#q-{key}'>{html.escape(q)}</a></li>" for key, q, _, _ in answers]
     out += ["<li><a href='#not-measured'>Failures and skips</a></li></ol></nav>"]
     for key, question, lines, _ in answers:
-        # The summary's links go to the heading's GitHub id (slug); figures link back by key.
-        out += [f"<section id='q-{key}'><h2 id='{slug(question)}'>{html.escape(question)}</h2>", markdown(lines)]
-        if wanted[key]:
-            links = ", ".join(f"<a href='#{anchor(n)}'>{html.escape(n)}</a>" for n in wanted[key])
-            out.append(f"<p class=figlinks>Figures: {links}</p>")
-        for n in wanted[key]:
-            if owner[n] == key:
-                out.append(_figure(n, built[n], key, question))
-        out.append("</section>")
+        out += _section(key, html.escape(question), lines, wanted[key], owner, built, question)
     rest = [n for n in built if n not in owner]
     if rest:
         out.append("<section id='q-other'><h2>Other figures</h2>")
@@ -187,6 +195,21 @@ def page(reports: list[tuple[str, dict]]) -> str:
     for fig in built.values():
         plt.close(fig)
     return "\n".join(out)
+
+
+def _section(key: str, heading: str, lines: list[str], wanted: list[str], owner: dict, built: dict,
+             question: str) -> list[str]:
+    """A question's section: its heading (HTML), its answer, links to its figures and those it owns."""
+    # The summary's links go to the heading's GitHub id (slug); figures link back by key.
+    out = [f"<section id='q-{key}'><h2 id='{slug(question)}'>{heading}</h2>", markdown(lines)]
+    if wanted:
+        links = ", ".join(f"<a href='#{anchor(n)}'>{html.escape(n)}</a>" for n in wanted)
+        out.append(f"<p class=figlinks>Figures: {links}</p>")
+    for n in wanted:
+        if owner[n] == key:
+            out.append(_figure(n, built[n], key, question))
+    out.append("</section>")
+    return out
 
 
 def _figure(name: str, fig, key: str, question: str) -> str:

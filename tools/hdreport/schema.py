@@ -306,7 +306,57 @@ DERIVED_ROWS = {
 }
 DERIVED = Obj({k: List(v) for k, v in DERIVED_ROWS.items()}, rest=List(Obj()))
 
-REPORT = Obj({"context": CONTEXT, "benchmarks": List(BENCHMARK), "derived": DERIVED})
+# profile: what hdbench_profile recorded of another program's CUDA work, judged against a
+# report of this machine (docs/report-format.md, "profile"). Its report has no benchmarks.
+# Values the tools show as words (direction, memory kinds, size bucket, how, finding id) are
+# strings of any value: a newer profiler's value is shown as it is.
+_COPY_CLASS_KEYS = ("direction", "src", "dst", "blocking", "size_bucket", "count", "bytes", "time_s",
+                    "achieved_GB/s", "ceiling_GB/s", "ceiling_source", "fraction_of_ceiling", "overlapped_s")
+COPY_CLASS = Obj({"direction": STR, "src": STR, "dst": STR, "blocking": BOOL, "size_bucket": STR, "count": INT,
+                  "bytes": NUM, "time_s": NUM, "achieved_GB/s": NUM, "ceiling_GB/s": opt(NUM),
+                  "ceiling_source": STR, "fraction_of_ceiling": opt(NUM), "overlapped_s": NUM},
+                 required=_COPY_CLASS_KEYS)
+FINDING = Obj({"id": STR, "saving_s": NUM, "saving_fraction_of_span": NUM, "what": STR, "advice": STR,
+               "evidence": STR}, required=("id", "saving_s", "saving_fraction_of_span", "what", "advice", "evidence"))
+_TOTALS_KEYS = ("span_s", "gpu_busy_s", "kernel_s", "copy_s", "copies", "copy_bytes", "host_blocked_s", "gpu_idle_s")
+COSTS = Obj({"copies_not_overlapped_s": NUM, "gpu_idle_while_copying_s": NUM, "host_blocked_on_copies_s": NUM,
+             "host_blocked_on_sync_s": NUM,
+             # overhead_s: null where small copies have no baseline to price a copy's fixed cost
+             "small_copies": Obj({"count": INT, "time_s": NUM, "overhead_s": opt(NUM)},
+                                 required=("count", "time_s", "overhead_s")),
+             "blocking_reads": Obj({"count": INT, "gpu_idle_after_s": NUM, "time_s": NUM, "host_blocked_s": NUM},
+                                   required=("count", "gpu_idle_after_s"))},
+            required=("copies_not_overlapped_s", "host_blocked_on_copies_s", "host_blocked_on_sync_s", "small_copies",
+                      "blocking_reads"))
+
+
+def _recorded_has_results(profile: dict, path: str) -> None:
+    # A profile that recorded has what the summary reads; one that did not may lack them (it says why).
+    if profile["recorded"]:
+        for key in ("totals", "copy_classes", "costs", "findings"):
+            if key not in profile:
+                raise SchemaError(path, f"missing field {json.dumps(key)} (a profile that recorded has it)")
+
+
+PROFILE = Obj({
+    "schema": INT, "synthetic": BOOL, "command": List(STR),
+    "exit": Obj({"code": opt(INT), "signal": opt(STR)}, required=("code", "signal")),
+    "wall_s": NUM, "recorded": BOOL, "not_recorded_reason": STR,
+    "processes": List(Obj({"pid": INT, "command": STR, "gpus": List(STR), "complete": BOOL, "records": INT,
+                           "over_budget": INT, "cupti_dropped": INT, "note": STR},
+                          required=("pid", "command", "complete"))),
+    "baseline": Obj({"path": opt(STR), "how": STR, "machine": STR, "started_at": STR, "note": STR},
+                    required=("how",)),
+    "trace": opt(STR),
+    "totals": Obj({**{k: INT if k == "copies" else NUM for k in _TOTALS_KEYS}, "devices": INT},
+                  required=_TOTALS_KEYS),
+    "copy_classes": List(COPY_CLASS),
+    "costs": COSTS,
+    "findings": List(FINDING),
+}, required=("schema", "command", "exit", "wall_s", "recorded", "processes", "baseline", "trace"),
+    rule=_recorded_has_results)
+
+REPORT = Obj({"context": CONTEXT, "benchmarks": List(BENCHMARK), "derived": DERIVED, "profile": PROFILE})
 
 
 # --- reading ------------------------------------------------------------------------

@@ -19,7 +19,8 @@ from hdreport.units import short_number, size_text  # noqa: F401  (figures write
 # Fixed colours, by param and value.
 COLOURS = {
     "memory": {"pageable": "#d62728", "registered": "#9467bd", "pinned": "#1f77b4", "pinned_wc": "#17becf",
-               "mapped": "#8c564b", "device": "#3b3b3b", "host": "#3b3b3b"},
+               "mapped": "#8c564b", "device": "#3b3b3b", "host": "#3b3b3b",
+               "managed": "#e377c2"},  # cudaMallocManaged, as hdbench_profile's copy classes name it
     # The loader's pinning modes: pageable slots, a pin thread's extra copy, straight into pinned slots.
     "pinning": {"pageable": "#d62728", "pin_thread": "#bcbd22", "direct": "#1f77b4"},
     # Pinning methods, coloured as the memory they produce.

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdreport import loader_summary, mlp_summary, noise, transfer_summary
-from hdreport.families import FAMILIES
+from hdreport.families import FAMILIES, SECTIONS
 from hdreport.markdown import machine_name, named, runs_named, slug, table
 from hdreport.schema import ok_runs
 from hdreport.units import size_text
@@ -40,6 +40,20 @@ def merge(reports: list[tuple[str, dict]]) -> dict:
 # (anchor, question, how to answer it, what to run when the reports cannot, figure name prefixes),
 # family by family in the order of FAMILIES.
 QUESTIONS = [question for _, family_summary in FAMILIES for question in family_summary.QUESTIONS]
+
+
+def sections(reports: list[tuple[str, dict]]) -> list[tuple[str, str, list[str], tuple]]:
+    """[(anchor, heading, Markdown lines, figure names)] of the sections the reports carry
+    besides their benchmarks (a `profile`), shown before the questions; [] for most reports."""
+    return [section for _, module in SECTIONS for section in module.sections(reports)]
+
+
+def sections_only_title(reports: list[tuple[str, dict]]) -> str:
+    """The title of reports that hold sections and no benchmark (hdbench_profile's), whose
+    page is those sections alone; '' for every other set of reports."""
+    if any(report["benchmarks"] for _, report in reports):
+        return ""
+    return next((t for _, module in SECTIONS for t in [module.title(reports)] if t), "")
 
 
 def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
@@ -157,7 +171,18 @@ def not_measured(report: dict) -> list[str]:
 
 def summarize_reports(reports: list[tuple[str, dict]]) -> str:
     report = merge(reports)
-    out = header(report) + [""]
+    extra = [line for _, heading, lines, _ in sections(reports) for line in (f"## {heading}", "", *lines, "")]
+    title = sections_only_title(reports)
+    if title:  # a profile alone: no benchmark questions to ask of it
+        ctx = report["context"]
+        hd = ctx["hdbench"]
+        files = ", ".join(f"`{s}`" for s in report.get("sources", [])) or "?"
+        return "\n".join([f"# {title}", "", *extra,
+                          f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, "
+                          f"{hd.get('program', 'hdbench')} {hd.get('version', '?')} ({hd.get('git_revision', '?')}). "
+                          f"Source: {files}. "
+                          "GB/s means 1e9 bytes per second.", ""])
+    out = header(report) + [""] + extra
     throttled = mlp_summary.gpu_throttling(report)
     if throttled:
         out += throttled + [""]

@@ -3,7 +3,7 @@
 - docs/options.md is tools/options_doc.sh's output for the binary under test
   (HDBENCH_BIN): a flag added, renamed or re-described without regenerating it fails.
 - Every --hdbench_* flag README.md, docs/*.md and reports/README.md name exists in
-  --hdbench_help.
+  --hdbench_help, or is one of hdbench_profile's own flags (PROFILE_FLAGS).
 - Every relative link in them points at a file or folder of the repository, and the
   README links nothing outside it but http(s) addresses.
 """
@@ -18,6 +18,8 @@ from urllib.parse import unquote
 
 import pytest
 
+import hdbench_profile  # tools/hdbench_profile.py, on the path by conftest.py as the report tools are
+
 SOURCE = Path(os.environ.get("HDBENCH_SOURCE_DIR", Path(__file__).resolve().parents[3])).resolve()
 GENERATOR = SOURCE / "tools" / "options_doc.sh"
 OPTIONS_PAGE = SOURCE / "docs" / "options.md"
@@ -25,6 +27,10 @@ REGENERATE = "run tools/options_doc.sh build/release/bin/hdbench (it rewrites do
 
 FLAG = re.compile(r"--hdbench_[a-z0-9_]+")
 FLAG_OR_PREFIX = re.compile(r"--hdbench_[a-z0-9_]+\*?")
+# hdbench_profile's flags (docs/profiling.md, "Profiling your own program"), as its command
+# line (tools/hdbench_profile.py) parses them: its own, so --hdbench_help lists only those it
+# shares with hdbench. A flag of neither is still refused.
+PROFILE_FLAGS = {f"--hdbench_{name}" for name in hdbench_profile.FLAGS}
 # [text](target) and ![alt](target); the target ends at whitespace or the closing parenthesis.
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 
@@ -77,6 +83,7 @@ def test_every_flag_the_docs_name_exists():
     known_text = help_text(Path(path)) if path else OPTIONS_PAGE.read_text(encoding="utf-8")
     known = set(FLAG.findall(known_text))
     assert "--hdbench_help" in known and len(known) > 20, "could not read the flag list"
+    known |= PROFILE_FLAGS
     unknown = []
     for page in doc_pages():
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
@@ -86,7 +93,8 @@ def test_every_flag_the_docs_name_exists():
                 found = any(k.startswith(flag[:-1]) for k in known) if flag.endswith("*") else flag in known
                 if not found:
                     unknown.append(f"{page.relative_to(SOURCE)}:{number}: {flag}")
-    assert not unknown, "flags the docs name but --hdbench_help does not list:\n" + "\n".join(unknown)
+    assert not unknown, ("flags the docs name but neither --hdbench_help nor hdbench_profile's PROFILE_FLAGS "
+                         "list:\n" + "\n".join(unknown))
 
 
 def test_relative_links_resolve():

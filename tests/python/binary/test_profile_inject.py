@@ -54,3 +54,15 @@ def test_outside_hdbench_profile_it_records_nothing(inject_lib, tmp_path):
                             cwd=tmp_path, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "1", result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_built_wrapper_runs_a_command_under_the_profiler(hdbench_bin, tmp_path):
+    wrapper = Path(hdbench_bin).resolve().parent / "hdbench_profile"
+    out = tmp_path / "profile.json"
+    result = subprocess.run([str(wrapper), f"--hdbench_out={out}", "--", "sh", "-c", "echo untouched; exit 3"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 3, result.stderr  # passed through
+    assert result.stdout == "untouched\n"  # the command's output is its own
+    profile = json.loads(out.read_text())["profile"]
+    assert profile["exit"] == {"code": 3, "signal": None}
+    assert profile["recorded"] is False and "no CUDA calls" in profile["not_recorded_reason"]

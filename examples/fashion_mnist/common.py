@@ -1,0 +1,235 @@
+"""What tutorial_style.py and well_written.py share, so that they cannot drift apart: the
+command line and its defaults, the data (Fashion-MNIST or a synthetic stand-in of its
+shape, plus a per-sample weight), the order the samples are visited in, the model, its
+loss and optimizer, and the line each script ends with. Only the way batches reach the
+GPU and the way the loss is read differ between the two scripts.
+
+This module imports PyTorch only inside the functions that need it, so its command line
+(and the defaults the tests compare) can be read without PyTorch installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+import time
+from pathlib import Path
+
+FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
+PIXELS = 28 * 28
+CLASSES = 10
+SYNTHETIC_SAMPLES = 60000  # as many as Fashion-MNIST's training set
+# Fashion-MNIST's training-set pixel mean and standard deviation (on a 0..1 scale).
+MEAN, STD = 0.2860, 0.3530
+
+# The model (784 -> hidden -> 10), the run and the optimizer: one place for both scripts.
+DEFAULTS = {
+    "hidden": 512,
+    "batch": 256,
+    "steps": 10000,
+    "lr": 0.1,
+    "seed": 0,
+    "device": "cuda",
+    "data_dir": FASHION_MNIST_DIR,
+}
+# The flags make_parser defines; the scripts add only their own (e.g. --log-every).
+SHARED_FLAGS = ("--steps", "--batch", "--hidden", "--lr", "--seed", "--device", "--data-dir", "--synthetic")
+
+
+def make_parser(description: str) -> argparse.ArgumentParser:
+    d = DEFAULTS
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--steps", type=positive_int, default=d["steps"],
+                   help=f"training steps (one batch each; default {d['steps']})")
+    p.add_argument("--batch", type=positive_int, default=d["batch"], help=f"samples per batch (default {d['batch']})")
+    p.add_argument("--hidden", type=positive_int, default=d["hidden"],
+                   help=f"width of the hidden layer: 784 -> HIDDEN -> 10 (default {d['hidden']})")
+    p.add_argument("--lr", type=float, default=d["lr"], help=f"SGD learning rate (default {d['lr']})")
+    p.add_argument("--seed", type=int, default=d["seed"],
+                   help=f"seeds the weights, the sample order and the synthetic data (default {d['seed']})")
+    p.add_argument("--device", default=d["device"],
+                   help="torch device: cuda, cuda:N or cpu (cpu: a smoke test without a GPU; default cuda)")
+    p.add_argument("--data-dir", default=None,
+                   help=f"folder with train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz] "
+                        f"(default {d['data_dir']}, Debian's dataset-fashion-mnist; synthetic data when it is absent)")
+    p.add_argument("--synthetic", action="store_true",
+                   help="train on synthetic data of Fashion-MNIST's shape even when the dataset is installed")
+    return p
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number >= 1")
+    return value
+
+
+def fail(message: str, code: int = 1) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def pick_device(name: str):
+    """The torch device asked for; exits 1 with the reason when it is a GPU that is not there."""
+    import torch
+    try:
+        device = torch.device(name)
+    except RuntimeError as e:
+        fail(f"--device {name}: {e}", 2)
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            fail(f"--device {name}: CUDA is not available to this PyTorch {torch.__version__} "
+                 f"(no GPU, no driver, or a CPU-only build); run with --device cpu for a smoke test")
+        if device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())  # an index, as set_device needs
+        if device.index >= torch.cuda.device_count():
+            fail(f"--device {name}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+        torch.cuda.set_device(device)
+        torch.zeros(1, device=device)  # start the CUDA context outside the timed run
+    elif device.type != "cpu":
+        fail(f"--device {name}: these examples run on cuda or cpu", 2)
+    return device
+
+
+# ---- data -------------------------------------------------------------------------------
+
+def _read_idx(path: Path, magic: int, dims: int):
+    import torch
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            fail(f"{path}: not a readable gzip file ({e})")
+    if len(data) < 4 + 4 * dims or int.from_bytes(data[:4], "big") != magic:
+        fail(f"{path}: not an IDX file with magic {magic:#010x}")
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    count = 1
+    for s in shape:
+        count *= s
+    body = data[4 + 4 * dims:]
+    if len(body) != count or count == 0:
+        fail(f"{path}: {len(body)} bytes of data, the header says {shape}")
+    return shape, torch.frombuffer(bytearray(body), dtype=torch.uint8)
+
+
+def _find(folder: Path, name: str) -> Path | None:
+    for candidate in (folder / name, folder / f"{name}.gz"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_data(args):
+    """(images float32 [N, 784] normalised, labels int64 [N], weights float32 [N], name).
+
+    The weight is a per-sample loss weight (as a real pipeline would carry to
+    down-weight doubtful labels or rebalance classes): a third tensor in every batch."""
+    import torch
+    images = labels = None
+    name = "synthetic"
+    if not args.synthetic:
+        folder = Path(args.data_dir or DEFAULTS["data_dir"])
+        image_file, label_file = _find(folder, "train-images-idx3-ubyte"), _find(folder, "train-labels-idx1-ubyte")
+        if image_file and label_file:
+            shape, pixels = _read_idx(image_file, 0x803, 3)
+            (count,), labels = _read_idx(label_file, 0x801, 1)
+            if shape[1] * shape[2] != PIXELS or count != shape[0] or int(labels.max()) >= CLASSES:
+                fail(f"{folder}: not 28x28 images with labels 0..9 in equal numbers")
+            images = ((pixels.reshape(count, PIXELS).float() / 255.0) - MEAN) / STD
+            labels = labels.long()
+            name = "fashion-mnist" if folder.resolve() == Path(FASHION_MNIST_DIR).resolve() else str(folder)
+        elif args.data_dir is not None:
+            fail(f"--data-dir {folder}: no train-images-idx3-ubyte[.gz] and train-labels-idx1-ubyte[.gz] there")
+        else:
+            print(f"note: no Fashion-MNIST in {folder} (apt install dataset-fashion-mnist, or --data-dir DIR): "
+                  f"training on synthetic random data of its shape ({SYNTHETIC_SAMPLES} x {PIXELS})", flush=True)
+    g = torch.Generator().manual_seed(args.seed)
+    if images is None:
+        # Random images around one random prototype per class, so the loss still falls.
+        labels = torch.randint(0, CLASSES, (SYNTHETIC_SAMPLES,), generator=g)
+        prototypes = torch.rand(CLASSES, PIXELS, generator=g)
+        noise = torch.rand(SYNTHETIC_SAMPLES, PIXELS, generator=g)
+        images = ((0.6 * prototypes[labels] + 0.4 * noise) - MEAN) / STD
+    weights = 0.5 + torch.rand(len(labels), generator=g)
+    if args.batch > len(labels):
+        fail(f"--batch {args.batch}: the dataset has only {len(labels)} samples")
+    return images.contiguous(), labels, weights, name
+
+
+class ShuffledOrder:
+    """The order both scripts visit the samples in: a fresh permutation each epoch, drawn
+    from the seed alone. Iterating it (as DataLoader's sampler) yields one epoch."""
+
+    def __init__(self, count: int, seed: int):
+        self.count, self.seed, self.epoch = count, seed, 0
+
+    def permutation(self, epoch: int):
+        import torch
+        return torch.randperm(self.count, generator=torch.Generator().manual_seed(self.seed * 1000003 + epoch))
+
+    def __iter__(self):
+        order = self.permutation(self.epoch)
+        self.epoch += 1
+        return iter(order.tolist())
+
+    def __len__(self) -> int:
+        return self.count
+
+
+# ---- model ------------------------------------------------------------------------------
+
+def build_model(args, device):
+    """784 -> hidden -> 10 with ReLU, its SGD optimizer; seeded, moved to the device once."""
+    import torch
+    from torch import nn
+    torch.manual_seed(args.seed)
+    model = nn.Sequential(nn.Linear(PIXELS, args.hidden), nn.ReLU(), nn.Linear(args.hidden, CLASSES)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr)
+    return model, optimizer
+
+
+def loss_fn(logits, labels, weights):
+    """Cross-entropy, each sample weighted by its weight."""
+    import torch.nn.functional as F
+    return (F.cross_entropy(logits, labels, reduction="none") * weights).mean()
+
+
+def warm_up(model, args, device) -> None:
+    """One forward and backward pass on zeros, outside the timed run, so neither script's
+    wall time holds the GPU libraries' one-off start-up; the gradients are thrown away."""
+    import torch
+    x = torch.zeros(args.batch, PIXELS, device=device)
+    y = torch.zeros(args.batch, dtype=torch.long, device=device)
+    loss_fn(model(x), y, torch.ones(args.batch, device=device)).backward()
+    model.zero_grad(set_to_none=True)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+# ---- timing and the last line -------------------------------------------------------------
+
+def start_clock(device) -> float:
+    import torch
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return time.perf_counter()
+
+
+def stop_clock(device, start: float) -> float:
+    import torch
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return time.perf_counter() - start
+
+
+def result_line(script: str, args, device, data: str, wall_s: float, final_loss: float, mean_loss: float,
+                batch_wait_s: float) -> str:
+    """The one line each script ends with (tests and people read it; keep the keys)."""
+    return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "
+            f"wall_s={wall_s:.3f} steps_per_s={args.steps / wall_s:.1f} final_loss={final_loss:.4f} "
+            f"mean_loss={mean_loss:.4f} batch_wait_s={batch_wait_s:.3f}")

@@ -1,0 +1,215 @@
+"""Synthetic recordings for hdbench_profile's tests, made up here, not measured.
+
+`Program` builds one process's `records-<pid>.jsonl` as libhdbench_inject.so writes it (a
+process line, then copy, kernel, memset, api and range records in no particular order,
+then an end line); its process line carries `"synthetic": true`, so the profile made from
+it says `synthetic: true`. Times are given in microseconds from the process's origin and
+written in nanoseconds. `baseline_report()` is a small hdbench report with transfer
+per-copy runs at 4 KiB, 1 MiB and 64 MiB whose GB/s are round numbers for hand-worked
+tests:
+
+    GB/s        4 KiB   1 MiB   64 MiB
+    h2d pinned   1.0    20.0    50.0
+    h2d pageable 0.5     5.0     8.0
+    d2h pinned   1.0    20.0    50.0
+    d2h pageable 0.4     4.0     6.0
+
+Two whole programs:
+- `tutorial(steps)`: the loop of a beginner's tutorial. Each step of 2192 us: a 4 MiB
+  pageable H2D batch copy (cudaMemcpyAsync + cudaStreamSynchronize: `.to(device)`, 800 us),
+  16 label copies of 256 B from pageable memory 5 us apart, 10 kernels of 100 us, a 4-byte
+  blocking D2H read (`loss.item()`), then 300 us of host work before the next step.
+- `well_written(steps)`: pinned 4 MiB batches copied with cudaMemcpyAsync on a side stream
+  (140 us) while the previous batch's kernels run (10 x 100 us on the compute stream), no
+  per-step read; one read at the very end. It must give no finding.
+
+As a script it is a fake injection: it writes a recording into $HDBENCH_PROFILE_DIR as if
+the injection library had run in this process, the way hdbench_profile's tests use it:
+
+    python3 profile_fixtures.py tutorial|well_written|none [--no-end] [--torn] [--error=WHY]
+                                [--trace] [--sleep=S] [--exit=N] [--steps=N] [--child=WHICH]
+
+`--child=WHICH` runs this script again as a child process (as a DataLoader worker or a
+launcher's rank would be) that records program WHICH with a trace, starting later.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+KiB, MiB = 1 << 10, 1 << 20
+US = 1000  # ns
+
+BASELINE_GBPS = {
+    ("h2d", "pinned"): {4 * KiB: 1.0, MiB: 20.0, 64 * MiB: 50.0},
+    ("h2d", "pageable"): {4 * KiB: 0.5, MiB: 5.0, 64 * MiB: 8.0},
+    ("d2h", "pinned"): {4 * KiB: 1.0, MiB: 20.0, 64 * MiB: 50.0},
+    ("d2h", "pageable"): {4 * KiB: 0.4, MiB: 4.0, 64 * MiB: 6.0},
+}
+
+
+def baseline_report(host: str = "synthetic") -> dict:
+    """An hdbench report of transfer per-copy runs at the GB/s above (real_time: the median, us)."""
+    benchmarks = []
+    for (direction, memory), rates in BASELINE_GBPS.items():
+        for size, gbps in rates.items():
+            name = f"transfer/{direction}/{memory}/copy/{size // KiB}KiB/manual_time"
+            counters = {"bandwidth_GB/s": gbps, "latency_us": size / (gbps * 1e3)}
+            benchmarks.append({
+                "name": name, "run_name": name, "run_type": "iteration", "status": "ok", "iterations": 1,
+                "real_time": size / (gbps * 1e3), "time_unit": "us", **counters, "counters": counters,
+                "params": {"family": "transfer", "direction": direction, "memory": memory, "engine": "copy",
+                           "variant": "per_copy", "bytes": size, "device": 0}})
+    # A reference-loop run and a skipped one: a baseline reader must leave both out.
+    benchmarks.append({"name": "transfer/h2d/pinned/copy_loop/4KiB/manual_time", "status": "ok",
+                       "bandwidth_GB/s": 99.0, "counters": {"bandwidth_GB/s": 99.0},
+                       "params": {"family": "transfer", "direction": "h2d", "memory": "pinned", "engine": "copy",
+                                  "variant": "reference_loop", "bytes": 4 * KiB, "device": 0}})
+    benchmarks.append({"name": "transfer/h2d/pinned/copy/16KiB/manual_time", "status": "skipped",
+                       "skip_reason": "synthetic", "params": {"family": "transfer", "direction": "h2d",
+                                                              "memory": "pinned", "bytes": 16 * KiB}})
+    system = {"host": {"hostname": host, "cpu_model": "Synthetic CPU", "logical_cores": 2},
+              "gpus": [{"index": 0, "name": "Synthetic GPU"}]}
+    return {"context": {"host_name": host, "hdbench": {"started_at": "2026-11-20T10:00:00+0000",
+                                                       "schema_version": 2, "system": system}},
+            "benchmarks": benchmarks}
+
+
+def write_baseline(path: Path, host: str = "synthetic") -> Path:
+    path.write_text(json.dumps(baseline_report(host)))
+    return path
+
+
+class Program:
+    """One process's records, built call by call."""
+
+    def __init__(self, pid: int = 4242, command: str = "python3 train.py", gpus=("Synthetic GPU",)):
+        self.pid, self.command, self.gpus = pid, command, list(gpus)
+        self.records: list[dict] = []
+        self.correlation = 0
+        self.origin_ns = 0  # when CUDA started in the process, on CUPTI's clock
+
+    def _next(self) -> int:
+        self.correlation += 1
+        return self.correlation
+
+    def kernel(self, start: float, duration: float, stream: int = 7, device: int = 0, name: str = "k") -> None:
+        self.records.append({"type": "kernel", "start_ns": round(start * US), "end_ns": round((start + duration) * US),
+                             "device": device, "stream": stream, "name": name, "correlation": self._next()})
+
+    def memset(self, start: float, duration: float, nbytes: int, stream: int = 7, device: int = 0) -> None:
+        self.records.append({"type": "memset", "start_ns": round(start * US), "end_ns": round((start + duration) * US),
+                             "device": device, "stream": stream, "bytes": nbytes, "correlation": self._next()})
+
+    def api(self, start: float, end: float, name: str, thread: int = 1, correlation: int | None = None) -> None:
+        self.records.append({"type": "api", "start_ns": round(start * US), "end_ns": round(end * US),
+                             "thread": thread, "name": name,
+                             "correlation": self._next() if correlation is None else correlation})
+
+    def copy(self, start: float, duration: float, nbytes: int, direction: str = "HtoD", host: str = "pageable",
+             stream: int = 7, device: int = 0, call: str | None = "cudaMemcpyAsync", call_at: tuple | None = None,
+             thread: int = 1, async_api: bool | None = None) -> None:
+        """A copy and, unless `call` is None, the runtime call that issued it: by default a
+        1 us call just before it (an async one) or one spanning it (a synchronous one)."""
+        correlation = self._next()
+        is_async = call.endswith("Async") if call else bool(async_api)
+        src, dst = {"HtoD": (host, "device"), "DtoH": ("device", host)}.get(direction, ("device", "device"))
+        self.records.append({
+            "type": "copy", "start_ns": round(start * US), "end_ns": round((start + duration) * US), "device": device,
+            "stream": stream, "direction": direction, "src": src, "dst": dst, "bytes": nbytes,
+            "async_api": is_async if async_api is None else async_api, "correlation": correlation})
+        if call:
+            at = call_at or ((start - 1, start) if is_async else (start - 1, start + duration + 1))
+            self.api(at[0], at[1], call, thread, correlation)
+
+    def sync(self, start: float, end: float, thread: int = 1, name: str = "cudaStreamSynchronize") -> None:
+        self.api(start, end, name, thread)
+
+    def lines(self, end: bool = True, error: str = "", trace: bool = False) -> list[str]:
+        process = {"type": "process", "pid": self.pid, "ppid": 1, "command": self.command, "host": "synthetic",
+                   "gpus": self.gpus, "origin_ns": self.origin_ns, "synthetic": True}
+        if error:
+            process["error"] = error
+            return [json.dumps(process)]
+        records = list(self.records)
+        random.Random(self.pid).shuffle(records)  # the library writes buffers as CUPTI hands them over
+        out = [json.dumps(process)] + [json.dumps(r) for r in records]
+        if end:
+            out.append(json.dumps({"type": "end", "records": len(records), "over_budget": 0, "cupti_dropped": 0,
+                                   "trace": f"trace-{self.pid}.json" if trace else ""}))
+        return out
+
+    def write(self, folder: Path, end: bool = True, torn: bool = False, error: str = "", trace: bool = False) -> Path:
+        """records-<pid>.jsonl in `folder`; `torn` cuts the last line in half (a killed process)."""
+        text = "\n".join(self.lines(end, error, trace)) + "\n"
+        if torn:
+            text = text[:-1]
+            text = text[:len(text) - len(text.rsplit("\n", 1)[-1]) // 2]
+        path = Path(folder) / f"records-{self.pid}.jsonl"
+        path.write_text(text)
+        if trace:
+            (Path(folder) / f"trace-{self.pid}.json").write_text(json.dumps({"traceEvents": [], "synthetic": True}))
+        return path
+
+
+def tutorial(steps: int = 50, pid: int = 4242) -> Program:
+    p = Program(pid)
+    t = 0.0
+    for _ in range(steps):
+        p.copy(t + 1, 800, 4 * MiB, call_at=(t, t + 5))  # images.to(device): pageable, then a sync
+        p.sync(t + 5, t + 802)
+        for i in range(16):  # labels moved one by one
+            p.copy(t + 810 + 5 * i, 2, 256, call_at=(t + 809 + 5 * i, t + 810 + 5 * i))
+        for k in range(10):
+            p.kernel(t + 890 + 100 * k, 100)
+        p.copy(t + 1890, 2, 4, direction="DtoH", call_at=(t + 1000, t + 1001))  # loss.item()
+        p.sync(t + 1001, t + 1893)
+        t += 2192
+    return p
+
+
+def well_written(steps: int = 50, pid: int = 4343) -> Program:
+    p = Program(pid)
+    p.copy(0, 140, 4 * MiB, host="pinned", stream=14)  # the first batch: nothing to hide it under yet
+    for step in range(steps):
+        t = 150 + 1000 * step
+        for k in range(10):
+            p.kernel(t + 100 * k, 100)
+        if step + 1 < steps:  # the next batch, on the side stream, under this step's kernels
+            p.copy(t + 100, 140, 4 * MiB, host="pinned", stream=14)
+    end = 150 + 1000 * steps
+    p.copy(end, 2, 4, direction="DtoH", call_at=(end - 5, end - 4))  # one read of the final loss
+    p.sync(end - 4, end + 3)
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """The fake injection: a recording written as if libhdbench_inject.so ran in this process."""
+    which = argv[0] if argv else "tutorial"
+    opts = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "") for a in argv[1:])
+    folder = os.environ.get("HDBENCH_PROFILE_DIR")  # unset: no injection, as without the library
+    steps = int(opts.get("steps", 50))
+    program = {"tutorial": tutorial, "well_written": well_written}.get(which)
+    if program is not None and folder:
+        p = program(steps, pid=os.getpid())
+        p.command = f"profile_fixtures.py {which}"
+        p.origin_ns = int(opts.get("origin", 0))
+        p.write(Path(folder), end="no-end" not in opts, torn="torn" in opts, error=opts.get("error", ""),
+                trace="trace" in opts)
+    print(f"fake program {which} ran")  # standard output: the launcher must pass it through untouched
+    sys.stdout.flush()
+    if opts.get("child"):  # the environment, HDBENCH_PROFILE_DIR included, is inherited
+        subprocess.run([sys.executable, __file__, opts["child"], "--trace", "--origin=1000"], check=True)
+    if "sleep" in opts:
+        time.sleep(float(opts["sleep"]))
+    return int(opts.get("exit", 0))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

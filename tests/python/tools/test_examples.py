@@ -1,0 +1,189 @@
+"""examples/fashion_mnist/: the two training scripts (tutorial_style.py, well_written.py)
+compile, take every shared flag and default from common.py (read without PyTorch), and,
+where PyTorch imports, run a few CPU steps on synthetic data, on a tiny IDX data set,
+and print the same losses. No test looks at a time."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import importlib.util
+import py_compile
+import re
+import struct
+import subprocess
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples" / "fashion_mnist"
+SCRIPTS = ("tutorial_style", "well_written")
+RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+) hidden=(?P<hidden>\d+) "
+                    r"device=(?P<device>\S+) data=(?P<data>\S+) wall_s=(?P<wall>[\d.]+) "
+                    r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
+                    r"batch_wait_s=(?P<wait>[\d.]+)$")
+
+pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"{EXAMPLES} is not here (a bundle without examples/)")
+
+
+def load_common():
+    """examples/fashion_mnist/common.py as a module, without PyTorch."""
+    spec = importlib.util.spec_from_file_location("fashion_mnist_common", EXAMPLES / "common.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def need_torch():
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        pytest.skip("PyTorch is not installed here")
+
+
+def run_script(name: str, *args, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def result_of(run: subprocess.CompletedProcess) -> dict:
+    assert run.returncode == 0, run.stderr + run.stdout
+    lines = run.stdout.strip().splitlines()
+    match = RESULT.match(lines[-1]) if lines else None
+    assert match, f"no result line at the end of:\n{run.stdout}"
+    return match.groupdict()
+
+
+# ---- without PyTorch ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["common", *SCRIPTS])
+def test_the_example_compiles(name, tmp_path):
+    py_compile.compile(str(EXAMPLES / f"{name}.py"), cfile=str(tmp_path / f"{name}.pyc"), doraise=True)
+
+
+def test_common_imports_no_torch_at_module_level():
+    tree = ast.parse((EXAMPLES / "common.py").read_text())
+    top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names = [a.name for n in top if isinstance(n, ast.Import) for a in n.names] + \
+            [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
+    assert not [m for m in names if m.split(".")[0] in {"torch", "numpy"}], names
+
+
+def test_the_shared_parser_has_the_documented_defaults():
+    common = load_common()
+    args = common.make_parser("x").parse_args([])
+    assert (args.steps, args.batch, args.hidden, args.lr, args.seed, args.device) == \
+        tuple(common.DEFAULTS[k] for k in ("steps", "batch", "hidden", "lr", "seed", "device"))
+    assert args.data_dir is None and not args.synthetic  # None: the default folder, synthetic if it is absent
+    assert common.DEFAULTS["data_dir"] == "/usr/share/datasets/fashion-mnist"
+    flags = {o for a in common.make_parser("x")._actions for o in a.option_strings}
+    assert set(common.SHARED_FLAGS) <= flags
+    readme = (EXAMPLES / "README.md").read_text()
+    for key, flag in (("steps", "--steps"), ("batch", "--batch"), ("hidden", "--hidden"), ("lr", "--lr")):
+        assert f"`{flag}` (default {common.DEFAULTS[key]})" in readme or f"`{flag}` ({common.DEFAULTS[key]})" in readme
+
+
+def calls(tree: ast.AST) -> list[tuple[str, str, ast.Call]]:
+    """[(object name, attribute, call)] for every `x.attr(...)` call."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value.id if isinstance(node.func.value, ast.Name) else ""
+            out.append((owner, node.func.attr, node))
+    return out
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_both_scripts_take_the_model_data_order_and_flags_from_common(name):
+    common = load_common()
+    found = calls(ast.parse((EXAMPLES / f"{name}.py").read_text()))
+    used = {attr for owner, attr, _ in found if owner == "common"}
+    assert {"make_parser", "pick_device", "load_data", "build_model", "loss_fn", "warm_up", "ShuffledOrder",
+            "start_clock", "stop_clock", "result_line"} <= used, sorted(used)
+    own_flags = {a.value for _, attr, call in found if attr == "add_argument"
+                 for a in call.args if isinstance(a, ast.Constant)}
+    assert not own_flags & set(common.SHARED_FLAGS), f"{name}.py redefines {own_flags & set(common.SHARED_FLAGS)}"
+    assert not [attr for _, attr, _ in found if attr == "set_defaults"], f"{name}.py changes a shared default"
+    assert "nn.Linear" not in (EXAMPLES / f"{name}.py").read_text(), "the model is common.build_model's"
+
+
+def test_the_result_line_is_what_the_tests_read():
+    common = load_common()
+    args = Namespace(steps=20, batch=64, hidden=512)
+    line = common.result_line("well_written", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125)
+    m = RESULT.match(line)
+    assert m and m["steps"] == "20" and m["rate"] == "10.0" and m["final"] == "0.2500" and m["wait"] == "0.125"
+
+
+def test_the_tutorial_marks_each_habit():
+    text = (EXAMPLES / "tutorial_style.py").read_text()
+    assert text.count("# HABIT:") >= 5
+    for habit in ("num_workers=0", "pin_memory=False", "loss.item()", "batch_labels.to(device)"):
+        assert habit in text, habit
+    assert "non_blocking=True" not in text and "pin_memory=True" not in text
+    good = (EXAMPLES / "well_written.py").read_text()
+    for practice in ("pin_memory=pin", "non_blocking=True", "torch.cuda.Stream", "wait_stream", "record_stream"):
+        assert practice in good, practice
+
+
+# ---- with PyTorch ----------------------------------------------------------------------------
+
+def test_both_scripts_train_a_few_cpu_steps_on_synthetic_data_to_the_same_loss():
+    need_torch()
+    results = {name: result_of(run_script(name, "--device", "cpu", "--steps", 3, "--batch", 64, "--synthetic"))
+               for name in SCRIPTS}
+    for name, r in results.items():
+        assert r["script"] == name and (r["steps"], r["batch"], r["device"], r["data"]) == ("3", "64", "cpu",
+                                                                                          "synthetic")
+        assert float(r["wall"]) > 0 and 0 < float(r["final"]) < 10
+    a, b = (results[name] for name in SCRIPTS)
+    assert float(a["final"]) == pytest.approx(float(b["final"]), rel=1e-3)
+    assert float(a["mean"]) == pytest.approx(float(b["mean"]), rel=1e-3)
+
+
+def write_idx(folder: Path, count: int) -> None:
+    pixels = bytes((i * 7 + (i // 784) * 13) % 256 for i in range(count * 784))
+    labels = bytes(i % 10 for i in range(count))
+    (folder / "train-images-idx3-ubyte.gz").write_bytes(gzip.compress(struct.pack(">IIII", 0x803, count, 28, 28)
+                                                                      + pixels))
+    (folder / "train-labels-idx1-ubyte").write_bytes(struct.pack(">II", 0x801, count) + labels)
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_script_reads_idx_files_plain_or_gzipped_from_data_dir(name, tmp_path):
+    need_torch()
+    write_idx(tmp_path, 100)
+    r = result_of(run_script(name, "--device", "cpu", "--steps", 8, "--batch", 32, "--data-dir", tmp_path))
+    assert r["data"] == str(tmp_path) and r["steps"] == "8"  # 3 batches an epoch: crosses two epochs
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_data_dir_without_the_files_exits_1_naming_it(name, tmp_path):
+    need_torch()
+    run = run_script(name, "--device", "cpu", "--data-dir", tmp_path / "none")
+    assert run.returncode == 1 and "no train-images-idx3-ubyte" in run.stderr and str(tmp_path) in run.stderr
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_asking_for_cuda_without_it_exits_1_saying_so(name):
+    need_torch()
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    run = run_script(name, "--steps", 1)
+    assert run.returncode == 1 and "CUDA is not available" in run.stderr and "--device cpu" in run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr  # one line, no traceback
+
+
+def test_without_the_default_dataset_the_data_is_synthetic_with_a_note(tmp_path, capsys, monkeypatch):
+    need_torch()
+    common = load_common()
+    monkeypatch.setitem(common.DEFAULTS, "data_dir", str(tmp_path))
+    images, labels, weights, name = common.load_data(Namespace(synthetic=False, data_dir=None, seed=1, batch=64))
+    note = capsys.readouterr().out
+    assert name == "synthetic" and note.startswith("note: no Fashion-MNIST in ") and note.count("\n") == 1
+    assert tuple(images.shape) == (common.SYNTHETIC_SAMPLES, 784) and labels.shape == weights.shape == (60000,)
+    assert int(labels.min()) >= 0 and int(labels.max()) <= 9 and float(weights.min()) >= 0.5

@@ -1,0 +1,354 @@
+"""hdbench_profile's analysis (tools/hdreport/profile_*.py) on synthetic recordings
+(profile_fixtures.py: made up, not measured) against the synthetic baseline, whose GB/s
+are round numbers so every expected value below is worked by hand in its comment.
+Times in the fixtures are microseconds; the analysis reports seconds."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from hdreport import profile_analysis, profile_baseline, profile_findings, profile_records, profile_report, schema
+from hdreport.profile_intervals import Calls, Union
+from profile_fixtures import MiB, KiB, Program, baseline_report, tutorial, well_written
+
+US = 1e-6
+
+
+def recording_of(tmp_path, *programs, **write):
+    for p in programs:
+        p.write(tmp_path, **write)
+    return profile_records.read_recording(tmp_path)
+
+
+def analyse(tmp_path, *programs, baseline=True):
+    ceilings = profile_baseline.Ceilings(baseline_report() if baseline else None)
+    return profile_analysis.analyse(recording_of(tmp_path, *programs), ceilings), ceilings
+
+
+def findings_of(tmp_path, *programs, baseline=True):
+    a, ceilings = analyse(tmp_path, *programs, baseline=baseline)
+    return {f["id"]: f for f in profile_findings.findings(a, ceilings, "on this machine")}
+
+
+# --- interval arithmetic --------------------------------------------------------------
+
+def test_union_overlap_and_idle_gaps():
+    u = Union([(20, 30), (0, 10), (5, 15)])
+    assert u.spans == [(0, 15), (20, 30)]
+    assert u.length() == 25  # 15 + 10
+    assert u.overlap(12, 22) == 5  # 12..15 and 20..22
+    assert u.overlap(15, 20) == 0
+    assert u.idle_after(15) == 5  # the gap until 20
+    assert u.idle_after(10) == 0  # still busy until 15
+    assert u.idle_after(30) == 0  # nothing after: nothing starved
+    assert Union([(0, 5), (5, 8)]).spans == [(0, 8)]  # touching stretches are one
+
+
+def test_calls_find_the_call_in_flight_even_when_calls_nest():
+    calls = Calls([(0, 100, "outer"), (10, 20, "inner"), (150, 160, "later")])
+    assert calls.covering(50) == "outer"  # after the inner one ended, the outer still runs
+    assert calls.covering(15) in ("outer", "inner")
+    assert calls.covering(120) is None and calls.covering(-1) is None
+    assert calls.covering(160) == "later"  # ends are inclusive
+
+
+# --- the baseline's ceilings ----------------------------------------------------------
+
+def test_ceiling_is_interpolated_in_log_size_and_clamped():
+    c = profile_baseline.Ceilings(baseline_report())
+    # pinned H2D: 1 MiB 20 GB/s, 64 MiB 50 GB/s. 8 MiB is log2 3 of the 6 steps: 20 + 0.5 * 30 = 35.
+    assert c.gbps("h2d", "pinned", 8 * MiB)[0] == pytest.approx(35.0)
+    # 4 MiB: 2 of 6 steps: 20 + 30 / 3 = 30; pageable 5 + 3 / 3 = 6.
+    assert c.gbps("h2d", "pinned", 4 * MiB)[0] == pytest.approx(30.0)
+    assert c.gbps("h2d", "pageable", 4 * MiB)[0] == pytest.approx(6.0)
+    # 32 KiB between 4 KiB (1.0) and 1 MiB (20.0): log2 3 of 8 steps: 1 + 0.375 * 19 = 8.125.
+    assert c.gbps("d2h", "pinned", 32 * KiB)[0] == pytest.approx(8.125)
+    assert c.gbps("h2d", "pinned", MiB) == (20.0, "baseline pinned H2D per-copy runs: 20.0 GB/s measured at 1 MiB")
+    rate, source = c.gbps("h2d", "pinned", 512 * MiB)
+    assert rate == 50.0 and "largest size measured" in source  # clamped, not extrapolated
+    rate, source = c.gbps("d2h", "pageable", 4)
+    assert rate == 0.4 and "smallest size measured" in source
+    # The per-copy overhead: the smallest pinned copy's time, 4096 B at 1.0 GB/s = 4.096 us.
+    assert c.per_copy_overhead_s("h2d") == pytest.approx(4.096 * US)
+    # The reference-loop run (99 GB/s) and the skipped one are not ceilings.
+    assert max(g for _, g in c.points[("h2d", "pinned")]) == 50.0
+
+
+@pytest.mark.parametrize("direction, kind, why", [
+    ("h2d", "managed", "managed memory"),
+    ("d2d", "device", "host-device copies only"),
+    ("h2d", "unknown", "pageable and pinned memory only"),
+])
+def test_no_ceiling_says_why(direction, kind, why):
+    rate, source = profile_baseline.Ceilings(baseline_report()).gbps(direction, kind, MiB)
+    assert rate is None and why in source
+    assert profile_baseline.Ceilings(None).gbps("h2d", "pinned", MiB) == (
+        None, "no baseline: fractions and savings need one")
+
+
+# --- classification -------------------------------------------------------------------
+
+def blocking_program() -> Program:
+    p = Program()
+    p.copy(5, 10, MiB, host="pinned", call="cudaMemcpy", call_at=(0, 20))  # a: synchronous call: blocking
+    p.copy(32, 13, MiB, host="pinned", call_at=(30, 31))  # b: .to(device): async call, then a sync
+    p.sync(31, 50)
+    p.copy(62, 8, MiB, host="pinned", call_at=(60, 61))  # c: async, nobody waits: not blocking
+    p.copy(82, 8, MiB, host="pinned", call_at=(80, 81))  # d: another thread waits: not blocking
+    p.sync(81, 100, thread=2)
+    p.copy(110, 5, MiB, host="pinned", call=None, async_api=False)  # e: no call recorded, sync API: blocking
+    p.copy(120, 5, MiB, host="pinned", call=None, async_api=True)  # f: no call recorded, async API: not
+    p.copy(132, 3, MiB, host="pinned", call_at=(130, 131))  # g: the sync starts after the copy ended: not
+    p.sync(140, 150)
+    p.copy(162, 8, MiB, host="pinned", call_at=(160, 161))  # h: any *Synchronize counts: blocking
+    p.sync(161, 175, name="cudaDeviceSynchronize")
+    p.copy(182, 8, MiB, host="pinned", call_at=(180, 200))  # i: an async call outlasting its copy: not
+    return p
+
+
+def test_blocking_rules(tmp_path):
+    a, _ = analyse(tmp_path, blocking_program())
+    blocking = {round(c.start / 1000): c.blocking for c in a.copies}
+    assert blocking == {5: True, 32: True, 62: False, 82: False, 110: True, 120: False, 132: False, 162: True,
+                        182: False}
+    # Blocking calls: cudaMemcpy 0-20 (20), syncs 31-50 (19), 81-100 on thread 2 (19), 140-150 (10),
+    # cudaDeviceSynchronize 161-175 (14): 82 us. The copies that ended in them ran 5-15 (10),
+    # 32-45 (13) and 162-170 (8) inside them: 31 us on copies, 51 us on the rest.
+    assert a.totals["host_blocked_s"] == pytest.approx(82 * US)
+    assert a.costs["host_blocked_on_copies_s"] == pytest.approx(31 * US)
+    assert a.costs["host_blocked_on_sync_s"] == pytest.approx(51 * US)
+
+
+def test_correlation_ids_and_threads_are_per_process(tmp_path):
+    one, two = Program(pid=10), Program(pid=20)
+    one.copy(0, 10, MiB, host="pinned", call_at=(-2, -1))  # correlation 1 in process 10, thread 1
+    two.sync(-5, 100)  # process 20's thread 1 waits through it, but it is another process's thread
+    a, _ = analyse(tmp_path, one, two)
+    assert [c.blocking for c in a.copies] == [False]
+
+
+def test_copy_classes_rate_against_the_ceiling(tmp_path):
+    p = Program()
+    for i in range(10):  # 10 pageable H2D copies of 4 MiB, 800 us each, after a synchronous call
+        p.copy(1000 * i, 800, 4 * MiB, call="cudaMemcpy")
+    p.copy(20000, 100, 4, direction="DtoH", host="managed", call=None, async_api=True)
+    a, _ = analyse(tmp_path, p)
+    big, managed = a.classes  # by time, longest first
+    assert (big["direction"], big["src"], big["dst"], big["blocking"], big["size_bucket"]) == (
+        "h2d", "pageable", "device", True, "1-16 MiB")
+    assert big["count"] == 10 and big["bytes"] == 40 * MiB and big["time_s"] == pytest.approx(8000 * US)
+    # 4194304 B / 800 us = 5.24288 GB/s against pageable 6.0 GB/s at 4 MiB: 0.873813.
+    assert big["achieved_GB/s"] == pytest.approx(5.24288)
+    assert big["ceiling_GB/s"] == pytest.approx(6.0)
+    assert big["fraction_of_ceiling"] == pytest.approx(5.24288 / 6.0)
+    assert big["pinned_ceiling_GB/s"] == pytest.approx(30.0)
+    assert "interpolated in log(size) at 4 MiB" in big["ceiling_source"]
+    assert managed["ceiling_GB/s"] is None and managed["fraction_of_ceiling"] is None
+    assert "managed memory" in managed["ceiling_source"] and managed["size_bucket"] == "<=4 KiB"
+
+
+@pytest.mark.parametrize("size, bucket", [(4096, "<=4 KiB"), (4097, "4-64 KiB"), (64 * KiB, "4-64 KiB"),
+                                          (MiB, "64 KiB-1 MiB"), (16 * MiB, "1-16 MiB"), (256 * MiB, "16-256 MiB"),
+                                          (256 * MiB + 1, ">256 MiB")])
+def test_size_buckets(size, bucket):
+    assert profile_analysis.size_bucket(size) == bucket
+
+
+def test_totals_union_and_overlap_per_device(tmp_path):
+    p = Program()
+    for start, end in ((0, 10), (5, 15), (20, 30)):
+        p.kernel(start, end - start)  # device 0: busy 0-15 and 20-30, 25 us of kernels
+    p.copy(12, 10, MiB, host="pinned")  # 12-22: under kernels 12-15 and 20-22, 5 us
+    p.memset(40, 5, 1024)
+    p.kernel(10, 10, device=1)  # device 1's kernel 10-20 does not hide device 0's copy
+    a, _ = analyse(tmp_path, p)
+    t = a.totals
+    assert t["span_s"] == pytest.approx(45 * US) and t["devices"] == 2
+    # device 0: 0-30 and 40-45 = 35 us; device 1: 10 us.
+    assert t["gpu_busy_s"] == pytest.approx(45 * US)
+    assert t["kernel_s"] == pytest.approx(35 * US)  # 25 + 10
+    assert t["gpu_idle_s"] == pytest.approx((2 * 45 - 45) * US)
+    assert t["copy_s"] == pytest.approx(10 * US) and t["copies"] == 1 and t["copy_bytes"] == MiB
+    assert a.classes[0]["overlapped_s"] == pytest.approx(5 * US)
+    assert a.costs["copies_not_overlapped_s"] == pytest.approx(5 * US)
+
+
+# --- each finding on a tiny program ---------------------------------------------------
+
+def test_pageable_to_pinned_and_overlap_savings(tmp_path):
+    p = Program()
+    for i in range(10):  # a 4 MiB pageable copy of 800 us, then a 200 us kernel, every 1000 us
+        p.copy(1000 * i, 800, 4 * MiB, call="cudaMemcpy")
+        p.kernel(1000 * i + 800, 200)
+    found = findings_of(tmp_path, p)
+    # Pinned at 4 MiB: 30 GB/s, 4194304 B / 30e9 B/s = 139.810133 us a copy.
+    # pageable_to_pinned: 10 x (800 - 139.810133) = 6601.89867 us.
+    assert found["pageable_to_pinned"]["saving_s"] == pytest.approx(6601.89867 * US)
+    # overlap_copies: 8000 us exposed, 1398.10133 us once pinned; kernels 2000 us: min = 1398.10133 us.
+    assert found["overlap_copies"]["saving_s"] == pytest.approx(1398.10133 * US)
+    assert found["pageable_to_pinned"]["saving_fraction_of_span"] == pytest.approx(6601.89867 / 10000)
+    assert list(found) == ["pageable_to_pinned", "overlap_copies"]  # largest saving first
+    evidence = found["pageable_to_pinned"]["evidence"]
+    assert evidence == ("10 pageable H2D copies of 1-16 MiB: 5.2 GB/s against pinned 30.0 GB/s at that size "
+                        "on this machine.")
+
+
+def test_overlap_is_capped_by_kernel_time(tmp_path):
+    p = Program()
+    for i in range(10):  # pinned async 1 MiB copies of 100 us, each then a 50 us kernel
+        p.copy(200 * i, 100, MiB, host="pinned")
+        p.kernel(200 * i + 100, 50)
+    found = findings_of(tmp_path, p)
+    # 1000 us of copies ran alone, but kernels ran only 500 us to hide them under: 500 us.
+    assert set(found) == {"overlap_copies"}
+    assert found["overlap_copies"]["saving_s"] == pytest.approx(500 * US)
+
+
+def small_run(p: Program, start: float, count: int, gap: float = 5, every_gap=None) -> None:
+    t = start
+    for i in range(count):
+        p.copy(t, 5, 4 * KiB, host="pinned")
+        t += 5 + (every_gap(i) if every_gap else gap)
+
+
+def test_pack_small_copies_saving(tmp_path):
+    p = Program()
+    small_run(p, 0, 8)  # 8 pinned 4 KiB copies of 5 us, 5 us apart: 0..75 us
+    p.kernel(80, 100)
+    found = findings_of(tmp_path, p)
+    # One copy of 32 KiB: pinned 8.125 GB/s at 32 KiB -> 32768 / 8.125e9 = 4.032985 us, plus the
+    # per-copy overhead 4.096 us = 8.128985 us against the run's 75 us: 66.871015 us saved.
+    assert found["pack_small_copies"]["saving_s"] == pytest.approx(66.871015 * US)
+    assert "1 runs of 8 copies" in found["pack_small_copies"]["evidence"]
+
+
+def test_pack_small_copies_leaves_out_the_streams_other_work(tmp_path):
+    p = Program()
+    small_run(p, 0, 8)  # 0..75 us as above, with a 3 us memset between copies 2 and 3 (15..18)
+    p.memset(15, 3, 64)
+    p.kernel(80, 100)
+    found = findings_of(tmp_path, p)
+    # 75 - 3 = 72 us of the stream's time go to the run: 72 - 8.128985 = 63.871015 us saved.
+    assert found["pack_small_copies"]["saving_s"] == pytest.approx(63.871015 * US)
+
+
+@pytest.mark.parametrize("count, gaps", [(7, None), (8, lambda i: 60 if i == 3 else 5)])
+def test_no_run_when_too_few_or_too_far_apart(tmp_path, count, gaps):
+    p = Program()
+    small_run(p, 0, count, every_gap=gaps)
+    p.kernel(200, 100)
+    assert "pack_small_copies" not in findings_of(tmp_path, p)
+
+
+def reads_program(steps: int) -> Program:
+    p = Program()
+    for i in range(steps):  # a 100 us step, then loss.item(): a 4-byte read the host waits for
+        t = 400 * i
+        p.kernel(t, 100)
+        p.copy(t + 100, 2, 4, direction="DtoH", call_at=(t + 10, t + 11))
+        p.sync(t + 11, t + 103)
+    return p
+
+
+def test_drop_blocking_reads_saving(tmp_path):
+    found = findings_of(tmp_path, reads_program(10))
+    # Each read ends at 400i + 102 and the next kernel starts at 400(i + 1): 298 us idle, 9 times
+    # (after the last nothing starves) = 2682 us, plus the reads' own 10 x 2 us = 2702 us.
+    assert set(found) == {"drop_blocking_reads"}  # the pageable reads' pinned saving is < 2% of the span
+    assert found["drop_blocking_reads"]["saving_s"] == pytest.approx(2702 * US)
+    # The host blocked 10 x 92 us in the syncs: evidence, not saving (the GPU was busy meanwhile).
+    assert "the host blocked 920 us" in found["drop_blocking_reads"]["evidence"]
+
+
+def test_fewer_than_ten_reads_are_not_a_finding(tmp_path):
+    assert findings_of(tmp_path, reads_program(9)) == {}
+
+
+def test_a_saving_under_two_percent_of_the_span_is_dropped(tmp_path):
+    p = Program()
+    p.copy(0, 100, MiB, host="pinned")  # 100 us alone in a 10 ms span: 1%
+    p.kernel(100, 9900)
+    assert findings_of(tmp_path, p) == {}
+
+
+# --- whole synthetic programs -------------------------------------------------------------
+
+def test_tutorial_loop_gets_every_finding(tmp_path):
+    found = findings_of(tmp_path, tutorial())
+    assert list(found) == ["pageable_to_pinned", "drop_blocking_reads", "overlap_copies", "pack_small_copies"]
+    for f in found.values():
+        assert f["saving_s"] > 0.02 * 0.1093 and f["advice"] == profile_findings.ADVICE[f["id"]] + "."
+        assert not f["what"][0].islower() and f["what"].endswith(".") and f["evidence"].endswith(".")
+
+
+def test_well_written_loop_gets_no_finding(tmp_path):
+    assert findings_of(tmp_path, well_written()) == {}
+
+
+def test_without_a_baseline_only_findings_needing_no_ceiling(tmp_path):
+    a, ceilings = analyse(tmp_path, tutorial(), baseline=False)
+    assert {f["id"] for f in profile_findings.findings(a, ceilings)} == {"overlap_copies", "drop_blocking_reads"}
+    assert all(c["ceiling_GB/s"] is None for c in a.classes)
+    assert a.classes[0]["ceiling_source"] == "no baseline: fractions and savings need one"
+    assert a.costs["small_copies"]["overhead_s"] is None
+
+
+# --- reading the records ----------------------------------------------------------------
+
+def test_a_killed_process_torn_last_line(tmp_path):
+    rec = recording_of(tmp_path, tutorial(steps=3), end=False, torn=True)
+    (process,) = rec.processes
+    assert not process.complete and "killed" in process.note() and "torn last line" in process.note()
+    # A step: the batch copy and its call, a sync, 16 label copies and their calls, 10 kernels,
+    # the read and its call, a sync: 2 + 1 + 32 + 10 + 2 + 1 = 48 records; the torn one is lost.
+    whole = 3 * 48
+    assert process.records == whole - 1 == len(rec.copies) + len(rec.kernels) + len(rec.apis)
+
+
+def test_records_lacking_fields_or_of_unknown_type_are_skipped(tmp_path):
+    p = Program()
+    p.kernel(0, 10)
+    path = p.write(tmp_path)
+    lines = path.read_text().splitlines()
+    lines.insert(1, json.dumps({"type": "copy", "start_ns": 0, "end_ns": 5, "device": 0}))  # no bytes
+    lines.insert(1, json.dumps({"type": "future_thing", "start_ns": 0}))
+    lines.insert(1, "{not json")
+    path.write_text("\n".join(lines) + "\n")
+    rec = profile_records.read_recording(tmp_path)
+    assert len(rec.kernels) == 1 and not rec.copies
+    note = rec.processes[0].note()
+    assert "1 unreadable lines skipped" in note and "2 records lacking" in note and rec.processes[0].complete
+
+
+def test_an_injection_error_is_the_reason_nothing_was_recorded(tmp_path):
+    rec = recording_of(tmp_path, Program(), error="no CUDA-capable device is detected")
+    assert profile_report.not_recorded_reason(rec) == "CUPTI could not start: no CUDA-capable device is detected"
+    assert profile_report.not_recorded_reason(profile_records.Recording()) == profile_report.NO_CUDA
+
+
+# --- the report -------------------------------------------------------------------------
+
+def test_the_report_is_a_valid_hdbench_report(tmp_path):
+    rec = recording_of(tmp_path, tutorial())
+    base = baseline_report()
+    baseline = profile_report.baseline_section("b.json", "given", base, "", "another-host")
+    section = profile_report.profile_section(["python3", "train.py"], 0, None, 1.5, rec, baseline, base, None)
+    whole = profile_report.report(section, base, ["--hdbench_baseline=b.json"], "2026-11-20T10:00:00+0000", "x")
+    path = tmp_path / "profile.json"
+    profile_report.write(str(path), whole)
+    loaded = schema.load(str(path))
+    assert loaded["benchmarks"] == [] and loaded["context"]["hdbench"]["program"] == "hdbench_profile"
+    assert loaded["context"]["hdbench"]["system"]["gpus"][0]["name"] == "Synthetic GPU"  # the baseline's machine
+    profile = loaded["profile"]
+    assert list(profile) == ["schema", "synthetic", "command", "exit", "wall_s", "recorded", "not_recorded_reason",
+                             "processes", "baseline", "trace", "totals", "copy_classes", "costs", "findings"]
+    assert profile["synthetic"] is True and profile["recorded"] is True
+    assert profile["baseline"]["note"] == "measured on host synthetic, not this one (another-host)"
+    assert "on the baseline's machine" in profile["findings"][0]["evidence"]
+    for f in profile["findings"]:
+        assert list(f) == ["id", "saving_s", "saving_fraction_of_span", "what", "advice", "evidence"]
+    numbers = [v for c in profile["copy_classes"] for v in c.values() if isinstance(v, float)]
+    assert all(math.isfinite(v) for v in numbers)

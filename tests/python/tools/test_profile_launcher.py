@@ -1,0 +1,324 @@
+"""tools/hdbench_profile.py end to end, without a GPU: the injection library is stood in for
+by a command that writes a recording into $HDBENCH_PROFILE_DIR itself (profile_fixtures.py
+run as a script: a fake injection), so the whole pipeline runs here. Each test runs in its
+own folder, where reports/ is the default place of reports and baselines."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hdreport import profile_report, schema
+from hdreport.profile_records import Recording
+from hdreport.profile_report import NO_CUDA
+from profile_fixtures import baseline_report, write_baseline
+
+ROOT = Path(__file__).resolve().parents[3]
+LAUNCHER = ROOT / "tools" / "hdbench_profile.py"
+FIXTURES = Path(__file__).resolve().parent / "profile_fixtures.py"
+NO_BIN = "--hdbench_bin=/nonexistent/hdbench"  # never measure a baseline with a real binary here
+
+
+def fake(*args: str) -> list[str]:
+    """The fake injection: a program that writes its own recording."""
+    return [sys.executable, str(FIXTURES), *args]
+
+
+def environment() -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CUDA_INJECTION64_PATH", "HDBENCH_PROFILE_DIR", "HDBENCH_PROFILE_TRACE_BUDGET")}
+    return env
+
+
+def profile(folder: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(LAUNCHER), *args], cwd=folder, capture_output=True, text=True,
+                          timeout=timeout, env=environment())
+
+
+@pytest.fixture
+def lib(tmp_path) -> str:
+    """A file standing in for libhdbench_inject.so (no process here loads CUDA, so none opens it)."""
+    path = tmp_path / "libfake_inject.so"
+    path.write_bytes(b"")
+    return str(path)
+
+
+@pytest.fixture
+def baseline(tmp_path) -> str:
+    return str(write_baseline(tmp_path / "baseline.json"))
+
+
+def only_report(folder: Path) -> tuple[Path, dict]:
+    reports = [p for p in (folder / "reports").glob("profile-*.json") if not p.name.endswith(".trace.json")]
+    assert len(reports) == 1, reports
+    return reports[0], schema.load(str(reports[0]))  # valid through hdreport's own loader
+
+
+def a_profile_report() -> dict:
+    """A valid report of hdbench_profile, of a run that recorded nothing."""
+    section = profile_report.profile_section(["true"], 0, None, 0.1, Recording(),
+                                             profile_report.baseline_section("", "none", None, "", "h"), None, None)
+    return profile_report.report(section, None, [], "2026-11-20T10:00:00+0000", "hdbench_profile")
+
+
+def no_traceback(result) -> None:
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+# --- exit codes ---------------------------------------------------------------------------
+
+def test_a_command_that_does_not_exist_exits_127(tmp_path):
+    result = profile(tmp_path, NO_BIN, "--", "no-such-command-hdbench")
+    assert result.returncode == 127
+    assert result.stderr == "hdbench_profile: no-such-command-hdbench: command not found\n"
+    assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").glob("profile-*"))
+
+
+def test_the_exit_code_is_passed_through(tmp_path, lib):
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--", "sh", "-c", "echo out; exit 3")
+    assert result.returncode == 3 and result.stdout == "out\n"  # the command's output untouched
+    _, report = only_report(tmp_path)
+    assert report["profile"]["exit"] == {"code": 3, "signal": None}
+    assert report["profile"]["command"] == ["sh", "-c", "echo out; exit 3"]
+    assert "exited with code 3" in result.stderr
+
+
+def test_a_killed_command_exits_128_plus_its_signal(tmp_path, lib):
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--", "sh", "-c", "kill -9 $$")
+    assert result.returncode == 137
+    _, report = only_report(tmp_path)
+    assert report["profile"]["exit"] == {"code": 137, "signal": "SIGKILL"}
+    assert "killed by SIGKILL" in result.stderr
+
+
+# --- nothing recorded -----------------------------------------------------------------------
+
+def test_a_command_without_cuda_gives_a_report_saying_so(tmp_path, lib):
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--", "true")
+    assert result.returncode == 0, result.stderr
+    path, report = only_report(tmp_path)
+    p = report["profile"]
+    assert p["recorded"] is False and p["not_recorded_reason"] == NO_CUDA
+    assert p["findings"] == [] and p["processes"] == [] and p["trace"] is None
+    assert p["baseline"]["how"] == "none" and "no baseline" in p["baseline"]["note"]
+    assert report["benchmarks"] == [] and report["context"]["hdbench"]["program"] == "hdbench_profile"
+    assert f"hdbench_profile: report: reports/{path.name}" in result.stderr
+    assert not list((tmp_path / "reports").glob(".*tmp*"))  # written atomically, nothing left over
+    assert not list((tmp_path / "reports").glob(".hdbench_profile-*"))  # the records folder is removed
+
+
+def test_a_missing_injection_library_still_runs_the_command(tmp_path):
+    result = profile(tmp_path, NO_BIN, "--hdbench_inject_lib=/nonexistent/libhdbench_inject.so", "--",
+                     *fake("tutorial"))
+    assert result.returncode == 0 and result.stdout == "fake program tutorial ran\n"
+    _, report = only_report(tmp_path)
+    assert report["profile"]["recorded"] is False
+    assert "/nonexistent/libhdbench_inject.so was not found" in report["profile"]["not_recorded_reason"]
+
+
+def test_an_injection_error_is_reported(tmp_path, lib):
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--",
+                     *fake("tutorial", "--error=CUPTI_ERROR_NO_DEVICE: no CUDA-capable device"))
+    assert result.returncode == 0
+    _, report = only_report(tmp_path)
+    p = report["profile"]
+    assert p["recorded"] is False
+    assert p["not_recorded_reason"] == "CUPTI could not start: CUPTI_ERROR_NO_DEVICE: no CUDA-capable device"
+    assert p["processes"][0]["note"].startswith("CUPTI could not start")
+
+
+def test_the_child_gets_the_injection_environment(tmp_path, lib):
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_trace_budget=123", "--", "sh", "-c",
+                     'echo "$CUDA_INJECTION64_PATH $HDBENCH_PROFILE_TRACE_BUDGET"; test -d "$HDBENCH_PROFILE_DIR"')
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"{lib} 123\n"
+
+
+# --- the whole pipeline through the fake injection ---------------------------------------------
+
+def test_a_recorded_tutorial_loop(tmp_path, lib, baseline):
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     "--hdbench_out=out/p.json", "--", *fake("tutorial", "--trace"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "fake program tutorial ran\n"
+    no_traceback(result)
+    report = schema.load(str(tmp_path / "out" / "p.json"))
+    p = report["profile"]
+    assert p["recorded"] is True and p["synthetic"] is True
+    assert p["baseline"]["how"] == "given" and p["baseline"]["path"] == baseline
+    assert [f["id"] for f in p["findings"]] == ["pageable_to_pinned", "drop_blocking_reads", "overlap_copies",
+                                                "pack_small_copies"]
+    assert p["processes"][0]["complete"] is True and p["processes"][0]["records"] == 50 * 48
+    assert p["trace"] == "out/p.trace.json" and (tmp_path / "out" / "p.trace.json").is_file()
+    assert report["context"]["hdbench"]["system"]["gpus"][0]["name"] == "Synthetic GPU"
+    assert "pageable_to_pinned: saves ~34.5 ms (31.6% of the span)" in result.stderr
+    assert result.stderr.rstrip().endswith("hdbench_profile: report: out/p.json")
+
+
+def test_every_process_is_recorded_and_each_trace_kept(tmp_path, lib, baseline):
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     "--hdbench_out=p.json", "--", *fake("tutorial", "--trace", "--child=well_written"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "fake program tutorial ran\nfake program well_written ran\n"
+    p = schema.load(str(tmp_path / "p.json"))["profile"]
+    parent, child = p["processes"]  # in the order CUDA started in them
+    assert (parent["command"], child["command"]) == ("profile_fixtures.py tutorial", "profile_fixtures.py well_written")
+    assert p["trace"] == "p.trace.json" and (tmp_path / "p.trace.json").is_file()
+    assert child["note"] == f"its trace: p.trace-{child['pid']}.json"
+    assert (tmp_path / f"p.trace-{child['pid']}.json").is_file()
+    assert p["totals"]["copies"] == 900 + 51  # both processes' copies
+
+
+def test_a_well_written_loop_has_no_findings(tmp_path, lib, baseline):
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}", "--",
+                     *fake("well_written"))
+    assert result.returncode == 0, result.stderr
+    _, report = only_report(tmp_path)
+    assert report["profile"]["recorded"] is True and report["profile"]["findings"] == []
+    assert "no findings" in result.stderr
+
+
+def test_a_killed_process_with_a_torn_last_line(tmp_path, lib, baseline):
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}", "--",
+                     *fake("tutorial", "--no-end", "--torn", "--exit=5"))
+    assert result.returncode == 5
+    _, report = only_report(tmp_path)
+    (process,) = report["profile"]["processes"]
+    assert process["complete"] is False and "torn last line" in process["note"]
+    assert process["records"] == 50 * 48 - 1
+    assert report["profile"]["recorded"] is True and report["profile"]["findings"]
+    assert "no end line" in result.stderr
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_is_forwarded_and_the_report_still_written(tmp_path, lib, baseline, sig, code):
+    launcher = subprocess.Popen(
+        [sys.executable, str(LAUNCHER), f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}", "--",
+         *fake("tutorial", "--no-end", "--sleep=60")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+    try:
+        assert launcher.stdout.readline() == "fake program tutorial ran\n"  # its records are written
+        time.sleep(0.2)
+        launcher.send_signal(sig)
+        stdout, stderr = launcher.communicate(timeout=30)
+    finally:
+        launcher.kill()
+    assert launcher.returncode == code, stderr
+    _, report = only_report(tmp_path)
+    p = report["profile"]
+    assert p["exit"] == {"code": code, "signal": signal.Signals(sig).name}
+    assert p["processes"][0]["complete"] is False and p["recorded"] is True
+    assert f"received {signal.Signals(sig).name}" in stderr
+
+
+# --- the baseline -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read"),
+    ("[1, 2]", "not an hdbench report"),
+    ('{"benchmarks": [', "not valid JSON"),
+    (json.dumps({**baseline_report(), "benchmarks": []}), "no successful transfer copies"),
+    ("profile", "a profile report, not a baseline"),
+])
+def test_a_bad_baseline_is_bad_usage_and_nothing_runs(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    if content == "profile":  # a valid report, but of hdbench_profile: no ceilings in it
+        content = json.dumps(a_profile_report())
+    if content is not None:
+        path.write_text(content)
+    result = profile(tmp_path, f"--hdbench_baseline={path}", "--", "sh", "-c", "touch ran")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"hdbench_profile: {path}: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not (tmp_path / "ran").exists()
+    no_traceback(result)
+
+
+def test_the_newest_baseline_under_reports_is_used(tmp_path, lib):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    older = write_baseline(reports / "older.json")
+    newest = write_baseline(reports / "newest.json")
+    os.utime(older, (1, 1))
+    # Newer still, but a profile report is never a baseline (even one with transfer runs in it).
+    profiled = {**a_profile_report(), "benchmarks": baseline_report()["benchmarks"]}
+    (reports / "profile-x.json").write_text(json.dumps(profiled))
+    (reports / "broken.json").write_text("{")
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_out=p.json", "--", "true")
+    assert result.returncode == 0, result.stderr
+    baseline = schema.load(str(tmp_path / "p.json"))["profile"]["baseline"]
+    assert baseline["how"] == "newest" and baseline["path"] == str(Path("reports") / newest.name)
+    assert baseline["machine"] == "synthetic: Synthetic GPU + Synthetic CPU"
+
+
+def test_a_baseline_is_measured_when_there_is_none(tmp_path, lib):
+    fake_hdbench = tmp_path / "hdbench"
+    fake_hdbench.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        f"sys.path.insert(0, {str(FIXTURES.parent)!r})\n"
+        "from pathlib import Path\nfrom profile_fixtures import write_baseline\n"
+        "out = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--hdbench_out='))\n"
+        "assert '--hdbench_families=transfer' in sys.argv and '--hdbench_memory=pageable,pinned' in sys.argv\n"
+        "assert '--hdbench_sizes=4K,64K,1M,16M,256M' in sys.argv  # the sizes copy classes span\n"
+        "print('fake hdbench ran')\n"
+        "write_baseline(Path(out))\n")
+    fake_hdbench.chmod(0o755)
+    result = profile(tmp_path, f"--hdbench_bin={fake_hdbench}", f"--hdbench_inject_lib={lib}", "--",
+                     *fake("tutorial"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "fake program tutorial ran\n"  # hdbench's own output went to its log
+    assert "fake hdbench ran" not in result.stderr and "measuring one now" in result.stderr
+    _, report = only_report(tmp_path)
+    baseline = report["profile"]["baseline"]
+    assert baseline["how"] == "measured" and baseline["path"].startswith("reports/baseline-")
+    assert (tmp_path / baseline["path"]).is_file()
+    assert "fake hdbench ran" in (tmp_path / baseline["path"]).with_suffix(".log").read_text()
+    assert report["profile"]["findings"][0]["id"] == "pageable_to_pinned"
+
+
+def test_without_any_baseline_the_findings_that_need_none(tmp_path, lib):
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--", *fake("tutorial"))
+    assert result.returncode == 0, result.stderr
+    _, report = only_report(tmp_path)
+    p = report["profile"]
+    assert p["baseline"]["how"] == "none"
+    assert {f["id"] for f in p["findings"]} == {"overlap_copies", "drop_blocking_reads"}
+    assert "no baseline: fractions and savings need one" in result.stderr
+
+
+# --- usage ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["true"], "no `--` before the command"),
+    (["--"], "no command after `--`"),
+    (["--hdbench_bogus=1", "--", "true"], "unknown option --hdbench_bogus=1"),
+    (["--verbose", "--", "true"], "unknown option --verbose"),
+    (["--hdbench_trace_budget=lots", "--", "true"], "--hdbench_trace_budget=lots"),
+    (["--hdbench_out=", "--", "true"], "--hdbench_out: give a value"),
+])
+def test_usage_errors_exit_2_in_one_line(tmp_path, args, message):
+    result = profile(tmp_path, *args)
+    assert result.returncode == 2
+    assert result.stderr.startswith("hdbench_profile: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1
+    no_traceback(result)
+
+
+def test_no_baseline_is_measured_for_a_command_that_copied_nothing(tmp_path):
+    marker = tmp_path / "hdbench-ran"
+    fake_hdbench = tmp_path / "hdbench"
+    fake_hdbench.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    fake_hdbench.chmod(0o755)
+    result = profile(tmp_path, f"--hdbench_bin={fake_hdbench}", "--", "true")
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()  # nothing to judge: no minutes spent measuring
+    _, report = only_report(tmp_path)
+    assert report["profile"]["recorded"] is False and report["profile"]["baseline"]["how"] == "none"

@@ -1,0 +1,151 @@
+"""The ceilings `hdbench_profile` judges a program's copies against: what this machine
+measured in an hdbench report (the baseline), its `transfer` per-copy runs on the copy
+engine, H2D and D2H, from pageable and pinned memory.
+
+A copy class's ceiling is the baseline's GB/s for the same direction and host memory kind,
+interpolated linearly in log(bytes) between the two nearest measured sizes (clamped at the
+ends: no extrapolation past what was measured). GB/s is the report's `bandwidth_GB/s`,
+bytes over the median sample (`real_time`), as the summary reads it. The per-copy overhead
+of a direction is the time of its smallest pinned copy: what a copy costs beyond its bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+from hdreport.markdown import machine_name
+from hdreport.schema import ReportError, load, ok_runs
+
+DIRECTIONS = ("h2d", "d2h")
+HOST_KINDS = ("pageable", "pinned")  # CUPTI's kinds that the baseline measures under the same name
+
+
+def copy_runs(report: dict) -> list[dict]:
+    """The baseline's usable runs: transfer, per_copy, copy engine, H2D or D2H, pageable or pinned."""
+    runs = []
+    for b in ok_runs(report, "transfer"):
+        p = b["params"]
+        if (p.get("engine") == "copy" and p.get("variant") == "per_copy" and p.get("direction") in DIRECTIONS
+                and p.get("memory") in HOST_KINDS and isinstance(p.get("bytes"), int) and p["bytes"] > 0
+                and b.get("counters", {}).get("bandwidth_GB/s", 0) > 0):
+            runs.append(b)
+    return runs
+
+
+def is_profile_report(report: dict) -> bool:
+    return "profile" in report or report.get("context", {}).get("hdbench", {}).get("program") == "hdbench_profile"
+
+
+def check_baseline(path: str) -> dict:
+    """The report at `path` if it can serve as a baseline; ReportError (one line naming the file) if not."""
+    report = load(path)
+    if is_profile_report(report):
+        raise ReportError(f"{path}: a profile report, not a baseline (give a report of hdbench's transfer family)")
+    if not copy_runs(report):
+        raise ReportError(f"{path}: no successful transfer copies (H2D/D2H, pageable or pinned, per copy) to take "
+                          "ceilings from; run hdbench --hdbench_families=transfer --hdbench_memory=pageable,pinned")
+    return report
+
+
+def find_newest(folder: str | Path) -> tuple[str, dict] | None:
+    """The newest `folder/*.json` (not in a subfolder such as reference/) that is a baseline."""
+    paths = sorted(Path(folder).glob("*.json"), key=lambda p: p.stat().st_mtime if p.is_file() else 0,
+                   reverse=True)
+    for path in paths:
+        try:
+            return str(path), check_baseline(str(path))
+        except ReportError:
+            continue  # a profile report, a report of other families, or a broken file: not a baseline
+    return None
+
+
+def describe_machine(report: dict) -> str:
+    return f"{report['context'].get('host_name', '?')}: {machine_name(report['context'])}"
+
+
+def rate_text(gbps: float) -> str:
+    """GB/s as read: one decimal from 1 GB/s up, two significant digits below."""
+    return f"{gbps:.1f}" if gbps >= 1 else f"{gbps:.2g}"
+
+
+def size_short(n: float) -> str:
+    """A size, mean sizes included, with three significant digits: 3.34 MiB, 512 B, 1000 KiB."""
+    value, unit = n, "B"
+    for shift, name in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if n >= 1 << shift:
+            value, unit = n / (1 << shift), name
+            break
+    return f"{value:.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
+
+
+class Ceilings:
+    """GB/s per (direction, host memory kind) and size, from a baseline report (or none)."""
+
+    def __init__(self, report: dict | None = None):
+        self.points: dict[tuple[str, str], list[tuple[int, float]]] = {}
+        if report is None:
+            return
+        runs = copy_runs(report)
+        # One GPU's runs: the lowest index measured (a copy class is not split by device).
+        device = min((b["params"].get("device", 0) for b in runs), default=0)
+        by_size: dict[tuple[str, str, int], list[float]] = {}
+        for b in runs:
+            p = b["params"]
+            if p.get("device", 0) == device:
+                key = (p["direction"], p["memory"], p["bytes"])
+                by_size.setdefault(key, []).append(b["counters"]["bandwidth_GB/s"])
+        for (direction, memory, size), rates in sorted(by_size.items()):
+            self.points.setdefault((direction, memory), []).append((size, statistics.median(rates)))
+
+    def __bool__(self) -> bool:
+        return bool(self.points)
+
+    def why_none(self, direction: str, kind: str) -> str:
+        """Why a class of this direction and host memory kind has no ceiling ("" when it has one)."""
+        if not self.points:
+            return "no baseline: fractions and savings need one"
+        if direction not in DIRECTIONS:
+            return f"the baseline measures host-device copies only, not {direction.upper()}"
+        if kind == "managed":
+            return "managed memory: the baseline measures no managed copies (pages migrate on demand)"
+        if kind not in HOST_KINDS:
+            return f"host memory of kind {kind}: the baseline measures pageable and pinned memory only"
+        if (direction, kind) not in self.points:
+            return f"the baseline has no {kind} {direction.upper()} copies"
+        return ""
+
+    def gbps(self, direction: str, kind: str, size: float) -> tuple[float | None, str]:
+        """(GB/s, where it comes from) at `size` bytes, or (None, why not)."""
+        why = self.why_none(direction, kind)
+        if why:
+            return None, why
+        points = self.points[(direction, kind)]
+        what = f"baseline {kind} {direction.upper()} per-copy runs"
+        clamp = ""
+        if size <= points[0][0]:
+            (s, g), clamp = points[0], "smallest"
+        elif size >= points[-1][0]:
+            (s, g), clamp = points[-1], "largest"
+        else:
+            i = next(i for i in range(1, len(points)) if points[i][0] >= size)
+            (s0, g0), (s1, g1) = points[i - 1], points[i]
+            if size == s1:
+                return g1, f"{what}: {rate_text(g1)} GB/s measured at {size_short(s1)}"
+            t = (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0))
+            g = g0 + t * (g1 - g0)
+            return g, (f"{what}: {rate_text(g)} GB/s interpolated in log(size) at {size_short(size)} between "
+                       f"{size_short(s0)} ({rate_text(g0)} GB/s) and {size_short(s1)} ({rate_text(g1)} GB/s)")
+        if size == s:
+            return g, f"{what}: {rate_text(g)} GB/s measured at {size_short(s)}"
+        return g, (f"{what}: {rate_text(g)} GB/s at {size_short(s)}, the {clamp} size measured "
+                   f"({size_short(size)} clamped to it)")
+
+    def per_copy_overhead_s(self, direction: str) -> float | None:
+        """Seconds a copy costs beyond its bytes: the baseline's smallest pinned copy in `direction`."""
+        points = self.points.get((direction, "pinned"))
+        if not points:
+            return None
+        size, g = points[0]
+        return size / (g * 1e9)

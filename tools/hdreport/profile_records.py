@@ -1,0 +1,185 @@
+"""Reading what `libhdbench_inject.so` wrote for `hdbench_profile`: one
+`records-<pid>.jsonl` per process that initialised CUDA, one JSON object a line.
+
+    {"type": "process", "pid", "ppid", "command", "host", "gpus", "origin_ns"[, "error"]}   first
+    {"type": "copy", "start_ns", "end_ns", "device", "stream", "direction", "src", "dst",
+     "bytes", "async_api", "correlation"}
+    {"type": "memset" | "kernel", "start_ns", "end_ns", "device", "stream", ...}
+    {"type": "api", "start_ns", "end_ns", "thread", "name", "correlation"}
+    {"type": "range", "start_ns", "end_ns", "thread", "name"}
+    {"type": "end", "records", "over_budget", "cupti_dropped", "gpus", "trace"}               last
+
+Records are not sorted. A process that was killed has no end line and maybe a torn last
+line: every complete line is read, the torn one ignored, and the process marked incomplete.
+A record that lacks a field the analysis needs is skipped and counted, never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RECORDS_FILE = re.compile(r"records-([0-9]+)\.jsonl")
+GPU_TYPES = ("copy", "memset", "kernel")
+
+
+@dataclass
+class Process:
+    pid: int
+    command: str = ""
+    gpus: list = field(default_factory=list)
+    complete: bool = False
+    records: int = 0  # the end line's count, else the records read
+    over_budget: int = 0
+    cupti_dropped: int = 0
+    error: str = ""  # CUPTI could not start in this process
+    trace: str = ""  # the trace file's name in the records folder, "" if none
+    origin_ns: int = 0
+    synthetic: bool = False  # written by the tests' generator, not by the injection library
+    problems: list = field(default_factory=list)  # what the reader had to skip, as phrases
+
+    def note(self) -> str:
+        parts = []
+        if self.error:
+            parts.append(f"CUPTI could not start: {self.error}")
+        if not self.complete and not self.error:
+            parts.append("no end line: the process was killed or crashed; the records it wrote up to then are used")
+        if self.over_budget:
+            parts.append(f"{self.over_budget} records beyond the budget were neither analysed nor traced "
+                         "(raise --hdbench_trace_budget)")
+        if self.cupti_dropped:
+            parts.append(f"CUPTI dropped {self.cupti_dropped} records (its buffers were full); the figures miss them")
+        return "; ".join(parts + self.problems)
+
+
+@dataclass
+class Recording:
+    processes: list = field(default_factory=list)
+    copies: list = field(default_factory=list)  # each record a dict with "pid" added
+    memsets: list = field(default_factory=list)
+    kernels: list = field(default_factory=list)
+    apis: list = field(default_factory=list)
+    ranges: list = field(default_factory=list)
+
+    @property
+    def synthetic(self) -> bool:
+        return any(p.synthetic for p in self.processes)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# Fields each record type must have, with an integer value, for the analysis to use it.
+_INT_FIELDS = {
+    "copy": ("start_ns", "end_ns", "device", "bytes"),
+    "memset": ("start_ns", "end_ns", "device"),
+    "kernel": ("start_ns", "end_ns", "device"),
+    "api": ("start_ns", "end_ns", "thread"),
+    "range": ("start_ns", "end_ns"),
+}
+
+
+def _usable(record: dict) -> bool:
+    needs = _INT_FIELDS[record["type"]]
+    if not all(_is_int(record.get(k)) for k in needs):
+        return False
+    if record["end_ns"] < record["start_ns"]:
+        return False
+    if record["type"] == "copy" and not isinstance(record.get("direction"), str):
+        return False
+    if record["type"] == "api" and not isinstance(record.get("name"), str):
+        return False
+    return True
+
+
+def _lines(data: bytes):
+    """(line, is_last) of the file, the torn tail included (the caller decides)."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the file ended with a newline: no torn tail
+    for i, line in enumerate(lines):
+        yield line, i == len(lines) - 1
+
+
+def read_process(path: Path, into: Recording) -> Process:
+    """One process's file: its Process, its records appended to `into`."""
+    process = Process(pid=int(RECORDS_FILE.fullmatch(path.name).group(1)))
+    unreadable = skipped = 0
+    torn = False
+    read = 0
+    seen_process_line = False
+    targets = {"copy": into.copies, "memset": into.memsets, "kernel": into.kernels, "api": into.apis,
+               "range": into.ranges}
+    for line, is_last in _lines(path.read_bytes()):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            if is_last:
+                torn = True  # the process died while writing it
+            else:
+                unreadable += 1
+            continue
+        kind = record.get("type") if isinstance(record, dict) else None
+        if kind == "process" and not seen_process_line:
+            seen_process_line = True
+            _read_process_line(process, record)
+        elif kind == "end":
+            process.complete = True
+            process.records = record.get("records") if _is_int(record.get("records")) else 0
+            process.over_budget = record.get("over_budget") if _is_int(record.get("over_budget")) else 0
+            process.cupti_dropped = record.get("cupti_dropped") if _is_int(record.get("cupti_dropped")) else 0
+            process.trace = record.get("trace") if isinstance(record.get("trace"), str) else ""
+            gpus = record.get("gpus")  # named at exit, once CUDA was up (the process line cannot)
+            if isinstance(gpus, list) and gpus:
+                process.gpus = [g for g in gpus if isinstance(g, str)]
+        elif kind in targets:
+            if _usable(record):
+                record["pid"] = process.pid  # correlation ids, threads and streams are per process
+                targets[kind].append(record)
+                read += 1
+            else:
+                skipped += 1
+        else:
+            skipped += 1  # a type this reader does not know: ignored, as readers of reports do
+    if not process.complete:
+        process.records = read
+    if not seen_process_line:
+        process.problems.append("no process line: the file does not start as the injection library writes it")
+    if torn:
+        process.problems.append("its torn last line was ignored")
+    if unreadable:
+        process.problems.append(f"{unreadable} unreadable lines skipped")
+    if skipped:
+        process.problems.append(f"{skipped} records lacking a needed field, or of an unknown type, skipped")
+    return process
+
+
+def _read_process_line(process: Process, record: dict) -> None:
+    if _is_int(record.get("pid")):
+        process.pid = record["pid"]
+    process.command = record.get("command") if isinstance(record.get("command"), str) else ""
+    gpus = record.get("gpus")
+    process.gpus = [g for g in gpus if isinstance(g, str)] if isinstance(gpus, list) else []
+    process.origin_ns = record.get("origin_ns") if _is_int(record.get("origin_ns")) else 0
+    error = record.get("error")
+    process.error = error if isinstance(error, str) else ""
+    process.synthetic = record.get("synthetic") is True
+
+
+def read_recording(folder: str | Path) -> Recording:
+    """Every records file in `folder` (none: an empty Recording), processes in start order."""
+    recording = Recording()
+    files = sorted(p for p in Path(folder).glob("records-*.jsonl") if RECORDS_FILE.fullmatch(p.name))
+    for path in files:
+        try:
+            recording.processes.append(read_process(path, recording))
+        except OSError as e:
+            pid = int(RECORDS_FILE.fullmatch(path.name).group(1))
+            recording.processes.append(Process(pid=pid, problems=[f"{path.name} could not be read: {e.strerror or e}"]))
+    recording.processes.sort(key=lambda p: (p.origin_ns, p.pid))
+    return recording

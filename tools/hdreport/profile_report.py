@@ -1,0 +1,98 @@
+"""The report `hdbench_profile` writes: an hdbench report (context, no benchmarks) with a
+`profile` section, the recorded program's data movement judged against a baseline.
+
+    "profile": {"schema": 1, "synthetic", "command", "exit": {"code", "signal"}, "wall_s",
+                "recorded", "not_recorded_reason", "processes": [...], "baseline": {...},
+                "trace", "totals": {...}, "copy_classes": [...], "costs": {...}, "findings": [...]}
+
+Times are seconds, sizes bytes, GB/s 1e9 bytes per second. The analysis is in
+profile_analysis.py and profile_findings.py; this module only assembles and writes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from hdreport import writer
+from hdreport.profile_analysis import analyse
+from hdreport.profile_baseline import Ceilings, describe_machine
+from hdreport.profile_findings import findings
+from hdreport.profile_records import Recording
+
+SCHEMA = 1
+NO_CUDA = "the command made no CUDA calls (no process loaded the CUDA runtime)"
+
+
+def not_recorded_reason(recording: Recording) -> str:
+    """Why the recording holds nothing to analyse ("" when it does)."""
+    if not recording.processes:
+        return NO_CUDA
+    if all(p.error for p in recording.processes):
+        errors = list(dict.fromkeys(p.error for p in recording.processes))
+        return "CUPTI could not start: " + "; ".join(errors)
+    return ""
+
+
+def baseline_section(path: str, how: str, report: dict | None, note: str, this_host: str) -> dict:
+    """Where the ceilings came from: `how` is given, newest, measured or none."""
+    if report is None:
+        return {"path": path, "how": "none", "machine": "", "started_at": "",
+                "note": "; ".join(x for x in (note, "no baseline: fractions and savings need one") if x)}
+    host = report["context"].get("host_name", "")
+    if host and this_host and host != this_host:
+        note = "; ".join(x for x in (note, f"measured on host {host}, not this one ({this_host})") if x)
+    return {"path": path, "how": how, "machine": describe_machine(report),
+            "started_at": report["context"]["hdbench"].get("started_at", ""), "note": note}
+
+
+def where_measured(baseline: dict) -> str:
+    """How findings name the machine their ceilings come from."""
+    if baseline["how"] == "none":
+        return ""
+    return "on this machine" if "measured on host" not in baseline["note"] else "on the baseline's machine"
+
+
+def processes_section(recording: Recording) -> list[dict]:
+    return [{"pid": p.pid, "command": p.command, "gpus": p.gpus, "complete": p.complete, "records": p.records,
+             "over_budget": p.over_budget, "cupti_dropped": p.cupti_dropped, "note": p.note()}
+            for p in recording.processes]
+
+
+def profile_section(command: list[str], exit_code: int, signal_name: str | None, wall_s: float,
+                    recording: Recording, baseline: dict, baseline_report: dict | None,
+                    trace: str | None, reason: str = "") -> dict:
+    """The `profile` section. `reason` says why nothing was recorded when the launcher knows
+    (the injection library missing); otherwise the recording says."""
+    reason = reason or not_recorded_reason(recording)
+    ceilings = Ceilings(baseline_report)
+    # Nothing recorded: the same keys over an empty recording, so readers need no special case.
+    a = analyse(recording if not reason else Recording(), ceilings)
+    return {
+        "schema": SCHEMA, "synthetic": recording.synthetic, "command": list(command),
+        "exit": {"code": exit_code, "signal": signal_name}, "wall_s": wall_s,
+        "recorded": not reason, "not_recorded_reason": reason,
+        "processes": processes_section(recording), "baseline": baseline, "trace": trace,
+        "totals": a.totals, "copy_classes": a.classes, "costs": a.costs,
+        "findings": findings(a, ceilings, where_measured(baseline)) if not reason else [],
+    }
+
+
+def report(section: dict, baseline_report: dict | None, arguments: list[str], started_at: str,
+           executable: str) -> dict:
+    """The whole report: context (the machine from the baseline's context when there is one:
+    its ceilings were measured there), no benchmarks, the profile."""
+    if baseline_report is not None:
+        system = copy.deepcopy(baseline_report["context"]["hdbench"].get("system", {}))
+    else:
+        gpus = list(dict.fromkeys(g for p in section["processes"] for g in p["gpus"]))
+        system = {"host": writer.host_info(), "gpus": [{"index": i, "name": n} for i, n in enumerate(gpus)]}
+    hdbench = {"program": "hdbench_profile", "schema_version": 2, "version": writer.suite_version(),
+               "git_revision": writer.git_revision(), "started_at": started_at, "finished_at": writer.now(),
+               "options": {"arguments": list(arguments)}, "system": system}
+    return {"context": writer.context(hdbench, executable), "benchmarks": [], "profile": section}
+
+
+def write(path: str, whole: dict) -> None:
+    """Strict JSON (no NaN), atomically: a reader never sees half a report."""
+    writer.write_atomically(path, json.dumps(whole, indent=2, allow_nan=False) + "\n")
