@@ -26,12 +26,12 @@
 #include "core/report_rows.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
-#include "pipeline/data_options.hpp"
-#include "pipeline/dataset.hpp"
-#include "pipeline/device_feed.hpp"
 #include "loader/loader_derivations.hpp"
 #include "loader/loader_options.hpp"
 #include "loader_kernels.hpp"
+#include "pipeline/data_options.hpp"
+#include "pipeline/dataset.hpp"
+#include "pipeline/device_feed.hpp"
 
 namespace hdbench {
 namespace {

@@ -22,11 +22,11 @@
 #include "core/nvtx.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
-#include "pipeline/batch_plan.hpp"
 #include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp_bench.hpp"
+#include "pipeline/batch_plan.hpp"
 
 namespace hdbench {
 

@@ -15,12 +15,12 @@
 #include "core/option_values.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
-#include "pipeline/batch_plan.hpp"
-#include "pipeline/device_feed.hpp"
-#include "pipeline/loader.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp_bench.hpp"
+#include "pipeline/batch_plan.hpp"
+#include "pipeline/device_feed.hpp"
+#include "pipeline/loader.hpp"
 
 namespace hdbench {
 namespace {

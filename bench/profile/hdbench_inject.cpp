@@ -252,6 +252,7 @@ void finish_at_exit() {
     g_recorder->finish();  // flushes CUPTI's buffers into the sink
     dropped = g_recorder->dropped_records();
     metadata = g_recorder->metadata(host_name(), gpu_names());
+    if (const char* rank = std::getenv("RANK"); rank != nullptr) metadata.rank = std::atoi(rank);  // torchrun's
   }
   g_sink->finish(metadata, dropped);
 }

@@ -51,6 +51,16 @@ void declare_axis(FlagParser& flags, std::vector<T>& values, Axis<T> axis) {
   });
 }
 
+// The parse of a list of sizes that must each fit in the host's memory.
+inline std::function<std::vector<std::size_t>(std::string_view, std::string_view)> fitting_sizes(
+    const OptionLimits& limits) {
+  return [limits](std::string_view flag, std::string_view v) {
+    std::vector<std::size_t> sizes = parse_size_list(flag, v);
+    check_sizes_fit(flag, sizes, limits);
+    return sizes;
+  };
+}
+
 // The parse and report of an enum axis: any of `all` by name (to_string), reported by name.
 template <class E>
 Axis<E> enum_axis(std::string flag, std::string description, std::optional<E> (*from_string)(std::string_view),

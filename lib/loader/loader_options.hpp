@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/flags.hpp"
-#include "pipeline/data_axes.hpp"
 #include "loader/loader_axes.hpp"
+#include "pipeline/data_axes.hpp"
 
 namespace hdbench {
 

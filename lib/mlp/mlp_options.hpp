@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "core/flags.hpp"
-#include "pipeline/data_axes.hpp"
 #include "mlp/mlp_axes.hpp"
 #include "mlp/mlp_model.hpp"
+#include "pipeline/data_axes.hpp"
 
 namespace hdbench {
 

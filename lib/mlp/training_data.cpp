@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <vector>
 
+#include "mlp/mlp_cpu.hpp"
 #include "pipeline/batch_plan.hpp"
 #include "pipeline/sample_transform.hpp"
-#include "mlp/mlp_cpu.hpp"
 
 namespace hdbench {
 

@@ -11,9 +11,9 @@
 #include <mutex>
 #include <optional>
 
+#include "mlp/mlp_model.hpp"
 #include "pipeline/data_options.hpp"
 #include "pipeline/dataset.hpp"
-#include "mlp/mlp_model.hpp"
 
 namespace hdbench {
 

@@ -11,12 +11,7 @@ void declare_p2p_flags(FlagParser& flags, P2pOptions& o, const OptionLimits& lim
                             {.flag = "p2p_sizes",
                              .value_help = "LIST",
                              .description = "copy sizes, e.g. 1M,64M (default 64MiB)",
-                             .parse =
-                                 [limits](auto flag, auto v) {
-                                   std::vector<std::size_t> sizes = parse_size_list(flag, v);
-                                   check_sizes_fit(flag, sizes, limits);
-                                   return sizes;
-                                 },
+                             .parse = fitting_sizes(limits),
                              .quick = std::vector<std::size_t>{std::size_t{16} << 20},
                              .report_field = "p2p_sizes"});
   declare_axis<bool>(flags, o.peer_access,

@@ -74,6 +74,7 @@ struct TraceMetadata {
   std::map<std::uint32_t, std::string> stream_names;  // CUPTI stream id -> name (e.g. "h2d", "loader/copy")
   std::map<std::uint64_t, std::string> thread_names;  // OS thread id -> name (e.g. "loader/worker 3")
   std::uint64_t origin_ns = 0;                        // time zero of the trace (start of the run)
+  int rank = 0;  // the process's rank in a distributed job (Kineto's distributedInfo); 0 alone
 };
 
 // Where a recorder hands its records while it records, batch by batch (a CUPTI

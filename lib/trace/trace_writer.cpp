@@ -474,7 +474,9 @@ void ChromeTraceWriter::close(const TraceMetadata& metadata, const nlohmann::jso
                           {"trimmed_to_nest", stats_.trimmed_to_nest},
                           {"out_of_order", stats_.out_of_order}};
   for (const auto& [key, value] : extra.items()) other[key] = value;
-  out += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":";
+  // Kineto's readers (Holistic Trace Analysis) take each file's rank from here.
+  out +=
+      fmt::format("\n],\"distributedInfo\":{{\"rank\":{}}},\"displayTimeUnit\":\"ns\",\"otherData\":", metadata.rank);
   out += other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   out += "}\n";
   flush_buffer(true);

@@ -6,26 +6,37 @@
 #include <string>
 #include <vector>
 
+#include "batch_copy/batch_copy_options.hpp"
 #include "core/devices.hpp"
 #include "core/options.hpp"
-#include "pipeline/data_options.hpp"
 #include "dataparallel/dataparallel_options.hpp"
+#include "device_local/device_local_options.hpp"
+#include "latency/latency_options.hpp"
 #include "loader/loader_options.hpp"
+#include "managed/managed_options.hpp"
 #include "mlp/cpu_blas.hpp"
 #include "mlp/mlp_options.hpp"
 #include "p2p/p2p_options.hpp"
+#include "pipeline/data_options.hpp"
 #include "streams/streams_options.hpp"
+#include "strided/strided_options.hpp"
 #include "trace/trace_options.hpp"
 #include "transfer/transfer_options.hpp"
 
 namespace hdbench::testing {
 
-inline const std::vector<std::string> kFamilyNames = {"transfer", "pinning", "staged",       "host_memcpy", "streams",
-                                                      "loader",   "mlp",     "dataparallel", "p2p"};
+inline const std::vector<std::string> kFamilyNames = {
+    "transfer",   "pinning", "staged",  "host_memcpy", "device_local", "latency",      "managed",
+    "batch_copy", "strided", "streams", "loader",      "mlp",          "dataparallel", "p2p"};
 
 struct Parsed {
   Options core;
   TransferOptions transfer;
+  DeviceLocalOptions device_local = default_device_local_options();
+  LatencyOptions latency;
+  ManagedOptions managed = default_managed_options();
+  BatchCopyOptions batch_copy;
+  StridedOptions strided;
   StreamsOptions streams;
   DataOptions data;
   LoaderOptions loader;
@@ -48,6 +59,11 @@ inline Parsed parse_flags(const std::vector<std::string>& args, const OptionLimi
   FlagParser flags;
   declare_core_flags(flags, p.core, kFamilyNames, seed);
   declare_transfer_flags(flags, p.transfer, limits);
+  declare_device_local_flags(flags, p.device_local);
+  declare_latency_flags(flags, p.latency);
+  declare_managed_flags(flags, p.managed, limits);
+  declare_batch_copy_flags(flags, p.batch_copy);
+  declare_strided_flags(flags, p.strided, limits);
   declare_streams_flags(flags, p.streams, limits);
   declare_loader_flags(flags, p.loader);
   declare_mlp_flags(flags, p.mlp, limits);

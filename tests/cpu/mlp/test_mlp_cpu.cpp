@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/dataset.hpp"
-#include "pipeline/sample_transform.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_reference.hpp"
+#include "pipeline/dataset.hpp"
+#include "pipeline/sample_transform.hpp"
 
 namespace hdbench {
 namespace {
