@@ -7,6 +7,7 @@ records through the real writer, budget and analysis; it needs no GPU."""
 from __future__ import annotations
 
 import gzip
+import re
 import json
 import signal
 import subprocess
@@ -144,3 +145,36 @@ def test_unwritable_trace_path_exits_2_before_anything_runs(hdbench_bin, tmp_pat
     assert result.returncode == 2, result.stderr
     assert "--hdbench_trace" in result.stderr
     assert "benchmarks ran" not in result.stdout and not out.exists()
+
+
+KINETO_MEMORY = {"Pageable", "Pinned", "Device", "Array", "Managed", "Unknown"}
+
+
+def test_the_trace_speaks_kinetos_format(trace_bench, tmp_path):
+    """What the PyTorch profiler (Kineto) writes and its readers (Holistic Trace Analysis)
+    look for: a rank in distributedInfo, GPU events under gpu_memcpy / gpu_memset / kernel
+    with device, stream and correlation in their args, copies named
+    "Memcpy <kind> (<src> -> <dst>)" with bytes and "memory bandwidth (GB/s)"."""
+    out = tmp_path / "rank-0.json"
+    run_bench(trace_bench, out, "--records=2000", "--spans=10", "--benchmarks=2")
+    trace = load(out)
+    assert trace["distributedInfo"] == {"rank": 0}
+    events = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+    gpu = [e for e in events if e["cat"] in ("gpu_memcpy", "gpu_memset", "kernel")]
+    assert gpu and all({"device", "stream"} <= e["args"].keys() for e in gpu)
+    copies = [e for e in events if e["cat"] == "gpu_memcpy"]
+    assert copies
+    for e in copies:
+        m = re.fullmatch(r"Memcpy (HtoD|DtoH|DtoD|HtoH|PtoP) \((\w+) -> (\w+)\)", e["name"])
+        assert m and {m.group(2), m.group(3)} <= KINETO_MEMORY, e["name"]
+        assert e["args"]["bytes"] > 0 and e["args"]["memory bandwidth (GB/s)"] > 0
+
+
+def test_holistic_trace_analysis_reads_the_trace(trace_bench, tmp_path):
+    hta = pytest.importorskip("hta.trace_analysis", reason="Holistic Trace Analysis is not installed here "
+                              "(pip install HolisticTraceAnalysis to run this check)")
+    run_bench(trace_bench, tmp_path / "rank-0.json", "--records=2000", "--spans=10", "--benchmarks=2")
+    analysis = hta.TraceAnalysis(trace_dir=str(tmp_path))
+    kernels = analysis.get_gpu_kernel_breakdown(visualize=False)[0].set_index("kernel_type")["sum"]
+    # HTA sorts the copies as memory and the kernels as computation: it read both kinds.
+    assert kernels["MEMORY"] > 0 and kernels["COMPUTATION"] > 0
