@@ -31,6 +31,11 @@ QUICK_ARGS = [
     "--hdbench_mlp_threads=1,2",
     "--hdbench_mlp_epoch_batches=64",
     "--hdbench_mlp_epoch_workers=0,2",
+    "--hdbench_device_local_sizes=1M,16M",
+    "--hdbench_latency_sizes=4,4K",
+    "--hdbench_managed_sizes=64K,4M",
+    "--hdbench_batch_tensors=1,8",
+    "--hdbench_strided_matrices=256x256",
     # nvbench's rule with a tiny timeout: each benchmark set up once and sampled for at most
     # 0.02 s. Google Benchmark's rule (--benchmark_min_time) repeats a benchmark's set-up
     # in every trial, which made this run take minutes on an H100.
