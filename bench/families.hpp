@@ -8,8 +8,8 @@
 #include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/options.hpp"
-#include "pipeline/data_options.hpp"
 #include "mlp/cpu_blas.hpp"
+#include "pipeline/data_options.hpp"
 #include "trace/trace_options.hpp"
 
 namespace hdbench {

@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "core/case_id.hpp"
 #include "core/cuda.hpp"
@@ -35,10 +37,11 @@ namespace {
 constexpr std::size_t kPoolBatches = 4;
 constexpr int kCpuGemmSize = 2048;
 constexpr int kGpuGemmSize = 8192;
-// The thread sweep: a step this slow is timed once; faster ones for at least three
-// steps and kSweepSeconds, so the sweep stays short beside the benchmark.
+// The thread sweep: a step this slow is timed once a round; faster ones for at least
+// three steps and kSweepSeconds a round (kSweepRounds of them), so the sweep stays
+// short beside the benchmark.
 constexpr double kSweepSlowStep = 0.25;
-constexpr double kSweepSeconds = 0.03;
+constexpr double kSweepSeconds = 0.01;
 
 // The CPU's rate per thread count, each GPU's per dtype.
 std::string rate_key(Processor processor, MlpDtype dtype, int threads_or_device) {
@@ -55,6 +58,25 @@ struct StepCase {
   BatchSource data = BatchSource::device;
   int batch = 0;
   int threads = 0;  // CPU only; 0: the thread sweep's choice
+  int busy = 0;     // CPU only: busy threads of our own beside the timed step
+};
+
+// Threads that spin until destroyed: a host whose cores are taken by someone else.
+class BusyThreads {
+ public:
+  explicit BusyThreads(int count) {
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([this] {
+        std::uint64_t spins = 0;
+        while (!stop_.load(std::memory_order_relaxed)) benchmark::DoNotOptimize(++spins);
+      });
+    }
+  }
+  ~BusyThreads() { stop_ = true; }  // the jthreads join after the flag is set
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::jthread> threads_;  // last: joined before stop_ is destroyed
 };
 
 CaseId step_id(const StepCase& c) {  // add_gpu adds a GPU step's device
@@ -69,6 +91,7 @@ CaseId step_id(const StepCase& c) {  // add_gpu adds a GPU step's device
       .labelled("batch", c.batch)
       .param("implementation", "hdbench");
   if (c.processor == Processor::cpu) add_threads_part(id, c.threads);
+  if (c.busy > 0) id.labelled("busy", "busy_threads", c.busy);
   return id;
 }
 
@@ -148,6 +171,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
     const HostBuffer& b = pool[next++ % kPoolBatches];
     return mlp.step(b.as<float>(), layout.labels(b.data(), batch), batch);
   };
+  const BusyThreads busy(c.busy);  // from the warm-up on: the step meets a busy host throughout
   const StepResult first = one_step();
   HostTimer warm;
   one_step();
@@ -165,8 +189,10 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   if (!report_step(state, c, seconds, group, first, last, gemm, family.cpu_roof.gflops_at(threads) / 1e3)) return;
   state.counters["threads"] = threads;
   if (choice) {
-    for (const ThreadTiming& t : choice->sweep)
+    for (const ThreadTiming& t : choice->sweep) {
       state.counters[fmt::format("sweep_step_us/threads:{}", t.threads)] = 1e6 * t.seconds_per_step;
+      state.counters[fmt::format("sweep_noise_percent/threads:{}", t.threads)] = 100.0 * t.noise;
+    }
   }
 }
 
@@ -293,8 +319,9 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
         for (OptimizerKind optimizer : m.optimizers) {
           if (processor == Processor::cpu) {
             for (int threads : m.threads.empty() ? std::vector<int>{0} : m.threads)
-              cases.push_back(
-                  {processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device, batch, threads});
+              for (int busy : m.busy_threads)
+                cases.push_back({processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device,
+                                 batch, threads, busy});
             continue;
           }
           for (MlpDtype dtype : m.dtypes)
@@ -302,7 +329,7 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
               for (BatchSource data : m.data) {
                 // Copying the batch in is measured eagerly; a graph replays the step alone.
                 if (mode == StepMode::graph && data != BatchSource::device) continue;
-                cases.push_back({processor, model, dtype, optimizer, mode, data, batch, 0});
+                cases.push_back({processor, model, dtype, optimizer, mode, data, batch, 0, 0});
               }
         }
   return cases;

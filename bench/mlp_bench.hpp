@@ -13,10 +13,10 @@
 #include "core/case_id.hpp"
 #include "core/fma_roof.hpp"
 #include "core/suite.hpp"
-#include "pipeline/data_options.hpp"
 #include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_options.hpp"
 #include "mlp/training_data.hpp"
+#include "pipeline/data_options.hpp"
 
 namespace hdbench {
 

@@ -46,7 +46,7 @@ ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads)
   for (int i = 1; i < threads; ++i) {
     workers_.emplace_back([this, i, name] {
       nvtx::name_current_thread(fmt::format("{}/worker {}", name, i));
-      worker_loop(i);
+      worker_loop();
     });
   }
 }
@@ -60,25 +60,51 @@ ThreadTeam::~ThreadTeam() {
   // jthread joins on destruction.
 }
 
-void ThreadTeam::run(const std::function<void(int)>& body) {
-  if (threads_ == 1) {
-    body(0);
+void ThreadTeam::run(int parts, const std::function<void(int)>& body) {
+  if (parts <= 0) return;
+  if (threads_ == 1 || parts == 1) {
+    for (int p = 0; p < parts; ++p) body(p);
     return;
   }
+  std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
     body_ = &body;
-    pending_.store(threads_ - 1, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
+    parts_.store(parts, std::memory_order_relaxed);
+    parts_done_.store(0, std::memory_order_relaxed);
+    generation = generation_.load(std::memory_order_relaxed) + 1;
+    ticket_.store(generation << 32, std::memory_order_release);  // part 0 of the new run is next
+    generation_.store(generation, std::memory_order_release);
   }
   work_ready_.notify_all();
-  body(0);
-  if (spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; })) return;
+  work_on(generation);
+  const auto all_done = [this, parts] { return parts_done_.load(std::memory_order_acquire) == parts; };
+  if (spin_until(all_done)) return;
   std::unique_lock lock(mutex_);
-  work_done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+  work_done_.wait(lock, all_done);
 }
 
-void ThreadTeam::worker_loop(int index) {
+void ThreadTeam::work_on(std::uint64_t generation) {
+  std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+  while (true) {
+    if ((ticket >> 32) != generation) return;  // a newer run: this one's parts are all taken
+    const auto part = static_cast<int>(ticket & 0xFFFFFFFFu);
+    if (part >= parts_.load(std::memory_order_relaxed)) return;
+    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+      continue;  // another thread took it; `ticket` holds the new value
+    }
+    // The part is ours and unfinished, so the run (and its body) cannot have ended.
+    (*body_)(part);
+    if (parts_done_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts_.load(std::memory_order_relaxed)) {
+      // Taking the lock orders this with a caller that is about to sleep.
+      { std::lock_guard lock(mutex_); }
+      work_done_.notify_one();
+    }
+    ticket = ticket_.load(std::memory_order_acquire);
+  }
+}
+
+void ThreadTeam::worker_loop() {
   std::uint64_t seen = 0;
   while (true) {
     const auto has_work = [&] {
@@ -90,12 +116,7 @@ void ThreadTeam::worker_loop(int index) {
     }
     if (stopping_.load(std::memory_order_acquire)) return;
     seen = generation_.load(std::memory_order_acquire);
-    (*body_)(index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      // Taking the lock orders this with a caller that is about to sleep.
-      { std::lock_guard lock(mutex_); }
-      work_done_.notify_one();
-    }
+    work_on(seen);
   }
 }
 

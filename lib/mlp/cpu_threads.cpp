@@ -5,17 +5,24 @@
 
 namespace hdbench {
 
+int sweep_ceiling(int cores) { return cores > 2 ? cores - 1 : std::max(1, cores); }
+
 std::vector<int> thread_sweep_counts(int cores) {
+  const int ceiling = sweep_ceiling(cores);
   std::vector<int> counts;
-  for (int t = 1; t < cores; t *= 2) counts.push_back(t);
-  counts.push_back(std::max(1, cores));
+  for (int t = 1; t < ceiling; t *= 2) counts.push_back(t);
+  counts.push_back(ceiling);
   return counts;
 }
 
 int choose_threads(std::span<const ThreadTiming> timings, double tolerance) {
   double fastest = std::numeric_limits<double>::infinity();
-  for (const ThreadTiming& t : timings)
-    if (t.seconds_per_step > 0 && t.threads > 0) fastest = std::min(fastest, t.seconds_per_step);
+  for (const ThreadTiming& t : timings) {
+    if (t.seconds_per_step > 0 && t.threads > 0 && t.seconds_per_step < fastest) {
+      fastest = t.seconds_per_step;
+      tolerance = std::max(tolerance, t.noise);
+    }
+  }
   int chosen = 0;
   for (const ThreadTiming& t : timings) {
     if (t.seconds_per_step <= 0 || t.threads <= 0 || t.seconds_per_step > fastest * (1.0 + tolerance)) continue;
@@ -24,9 +31,20 @@ int choose_threads(std::span<const ThreadTiming> timings, double tolerance) {
   return chosen;
 }
 
-ThreadChoice sweep_threads(int cores, const std::function<double(int threads)>& seconds_per_step, double tolerance) {
+ThreadChoice sweep_threads(int cores, const std::function<double(int threads)>& seconds_per_step, double tolerance,
+                           int rounds) {
+  const std::vector<int> counts = thread_sweep_counts(cores);
+  std::vector<std::vector<double>> measured(counts.size());
+  for (int round = 0; round < std::max(1, rounds); ++round) {
+    for (std::size_t i = 0; i < counts.size(); ++i) measured[i].push_back(seconds_per_step(counts[i]));
+  }
   ThreadChoice choice;
-  for (int threads : thread_sweep_counts(cores)) choice.sweep.push_back({threads, seconds_per_step(threads)});
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    std::vector<double>& m = measured[i];
+    std::sort(m.begin(), m.end());
+    const double median = m.size() % 2 ? m[m.size() / 2] : 0.5 * (m[m.size() / 2 - 1] + m[m.size() / 2]);
+    choice.sweep.push_back({counts[i], median, median > 0 ? (m.back() - m.front()) / median : 0.0});
+  }
   choice.threads = choose_threads(choice.sweep, tolerance);
   return choice;
 }

@@ -1,8 +1,11 @@
 // The CPU step's thread count. More threads are not always faster: a small model's
 // GEMMs split into shares too thin to pay for the hand-offs (784x32x10 batch 128 on
 // the H100's 16-core host: 8 threads 224 us, 16 threads 247 us). By default the step
-// runs with the fastest of a short sweep (1, 2, 4, ... up to the cores), measured once
-// per model and batch; --hdbench_mlp_threads=LIST runs the counts given instead.
+// runs with the fastest of a short sweep (1, 2, 4, ... up to all cores but one, which
+// the run's own threads need: the GPU sampler, the progress line, CUPTI), measured per
+// model and batch in interleaved rounds so a busy spell on the host touches every count
+// alike, and chosen by the median with its noise, not by one fast sample;
+// --hdbench_mlp_threads=LIST runs the counts given instead.
 #pragma once
 
 #include <functional>
@@ -11,17 +14,23 @@
 
 namespace hdbench {
 
-// 1, 2, 4, ... below `cores`, then `cores` itself (a count of 1 or less: {1}).
+// The most threads the sweep tries: all cores but one on a host of three or more.
+int sweep_ceiling(int cores);
+// 1, 2, 4, ... below sweep_ceiling(cores), then the ceiling itself (a count of 1 or less: {1}).
 std::vector<int> thread_sweep_counts(int cores);
+
+inline constexpr int kSweepRounds = 3;
 
 struct ThreadTiming {
   int threads = 0;
-  double seconds_per_step = 0.0;
+  double seconds_per_step = 0.0;  // the median over the rounds
+  double noise = 0.0;             // (slowest - fastest round) / median: how far the rounds disagree
 };
 
-// The count to run with: the fastest, except that fewer threads within `tolerance`
-// (a fraction) of the fastest win, since they leave cores free and the difference is
-// within the sweep's noise. Timings that are not positive are ignored; 0 when none is.
+// The count to run with: the fastest, except that fewer threads within the tolerance of
+// the fastest win, since they leave cores free and the difference is within the sweep's
+// noise. The tolerance is `tolerance` (a fraction) or the fastest count's own noise,
+// whichever is larger. Timings that are not positive are ignored; 0 when none is.
 int choose_threads(std::span<const ThreadTiming> timings, double tolerance = 0.02);
 
 struct ThreadChoice {
@@ -29,9 +38,9 @@ struct ThreadChoice {
   std::vector<ThreadTiming> sweep;  // in the order measured
 };
 
-// Measures `seconds_per_step(threads)` for each of thread_sweep_counts(cores) and
-// chooses among them.
+// Measures `seconds_per_step(threads)` for each of thread_sweep_counts(cores), `rounds`
+// times over (1, 2, 4, 1, 2, 4, ...), and chooses among the medians.
 ThreadChoice sweep_threads(int cores, const std::function<double(int threads)>& seconds_per_step,
-                           double tolerance = 0.02);
+                           double tolerance = 0.02, int rounds = kSweepRounds);
 
 }  // namespace hdbench

@@ -32,6 +32,14 @@ namespace {
 // team costs a few microseconds, more than the pass itself.
 constexpr std::size_t kTeamMinElements = std::size_t{1} << 15;
 
+// Parts an element-wise pass splits into per team thread: with two, a thread the host
+// takes away mid-pass holds up half a share while the others finish the rest
+// (core/thread_team.hpp). A GEMM keeps one part per thread: halving its blocks cost
+// 3-13% on the 2-core host with every core free (784x1024x1024x10, batch 1024), and a
+// worker that has not started yet still takes nothing: the others do its part.
+constexpr int kPartsPerThread = 2;
+int parts_for(const ThreadTeam& team) { return team.threads() == 1 ? 1 : kPartsPerThread * team.threads(); }
+
 // Flush-to-zero and denormals-are-zero while a step's arithmetic runs on this
 // thread, restored after (what torch.set_flush_denormal(True) does for PyTorch). A
 // momentum buffer decaying towards zero, or the gradients of a well-trained batch,
@@ -51,10 +59,10 @@ class DenormalsFlushed {
 #endif
 };
 
-// team.run with the step's floating-point mode on every thread.
+// team.run of `parts` parts with the step's floating-point mode on every thread.
 template <typename Body>
-void run_flushed(ThreadTeam& team, Body&& body) {
-  team.run([&](int index) {
+void run_flushed(ThreadTeam& team, int parts, Body&& body) {
+  team.run(parts, [&](int index) {
     const DenormalsFlushed flushed;
     body(index);
   });
@@ -234,8 +242,7 @@ void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m,
     if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
     return;
   }
-  run_flushed(team, [&](int index) {
-    if (index >= parts) return;
+  run_flushed(team, parts, [&](int index) {
     // Near-equal blocks in units of kBlockAlignment rows or columns.
     const int units = (extent + kBlockAlignment - 1) / kBlockAlignment;
     const int begin = std::min(extent, units * index / parts * kBlockAlignment);
@@ -296,8 +303,9 @@ void CpuMlp::set_threads(int threads) {
   if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
   if (team_ && threads == threads_) return;
   threads_ = threads;
-  partial_sums_.assign(static_cast<std::size_t>(threads) * static_cast<std::size_t>(shape_.widest()), 0.0f);
-  loss_shares_.assign(static_cast<std::size_t>(threads), StepResult{});
+  const auto parts = static_cast<std::size_t>(kPartsPerThread * threads);  // the most a pass splits into
+  partial_sums_.assign(parts * static_cast<std::size_t>(shape_.widest()), 0.0f);
+  loss_shares_.assign(parts, StepResult{});
   team_.reset();  // its threads end before the new team's start
   team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
 }
@@ -323,10 +331,8 @@ static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t eleme
     body(0, 1, Rows{0, rows});
     return;
   }
-  const int parts = static_cast<int>(std::min<std::size_t>(rows, static_cast<std::size_t>(team.threads())));
-  run_flushed(team, [&](int index) {
-    if (index < parts) body(index, parts, share_of(rows, parts, index));
-  });
+  const int parts = static_cast<int>(std::min<std::size_t>(rows, static_cast<std::size_t>(parts_for(team))));
+  run_flushed(team, parts, [&](int index) { body(index, parts, share_of(rows, parts, index)); });
 }
 
 StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std::size_t batch, bool keep_gradient) {

@@ -93,6 +93,13 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
                     auto v) { return v == "auto" ? std::vector<int>{} : parse_int_list(flag, v, 1, max_threads); },
        .report_field = "mlp_threads",
        .report = [](const std::vector<int>& t) { return t.empty() ? nlohmann::json("auto") : nlohmann::json(t); }});
+  declare_axis<int>(flags, o.busy_threads,
+                    {.flag = "mlp_cpu_busy_threads",
+                     .value_help = "LIST",
+                     .description = "busy threads of our own spinning beside each CPU step while it is timed (a busy "
+                                    "host), 0..cores (default 0)",
+                     .parse = [max_threads](auto flag, auto v) { return parse_int_list(flag, v, 0, max_threads); },
+                     .report_field = "mlp_cpu_busy_threads"});
   flags.add("mlp_cpu_step_tflop_limit", "T", "skip CPU steps doing more than T TFLOP, 0.000001..1000 (default 0.2)",
             [&o](auto flag, auto v) {
               o.cpu_step_tflop_limit =

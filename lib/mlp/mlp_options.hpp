@@ -23,6 +23,9 @@ struct MlpOptions {
   // Empty: the CPU step runs with the fastest of a short sweep (cpu_threads.hpp),
   // per model and batch; --hdbench_mlp_threads=LIST runs exactly these counts.
   std::vector<int> threads;
+  // Busy threads of our own spinning beside each CPU step while it is timed: a host whose
+  // cores are not all free (another job, the hypervisor), measured on purpose.
+  std::vector<int> busy_threads = {0};
   int cores = 1;                      // the sweep's top count: the logical CPUs
   double cpu_step_tflop_limit = 0.2;  // CPU steps doing more are skipped (a 2-core host: ~1 s)
   // How long one sample of back-to-back steps lasts: a step of a few microseconds is

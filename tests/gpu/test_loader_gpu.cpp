@@ -7,12 +7,12 @@
 #include <numeric>
 #include <vector>
 
+#include "gpu_test_support.hpp"
+#include "loader_kernels.hpp"
 #include "pipeline/batch_plan.hpp"
 #include "pipeline/device_feed.hpp"
 #include "pipeline/loader.hpp"
 #include "pipeline/sample_transform.hpp"
-#include "gpu_test_support.hpp"
-#include "loader_kernels.hpp"
 
 namespace hdbench {
 namespace {

@@ -60,3 +60,13 @@ def test_a_bad_listing_path_is_a_usage_error(hdbench_bin, tmp_path, value):
     result = run_hdbench(hdbench_bin, f"--hdbench_list_cases={path}", "--hdbench_preset=quick")
     assert result.returncode == 2, result.stderr
     assert "--hdbench_list_cases" in result.stderr
+
+
+def test_cpu_steps_beside_busy_threads_are_cases_of_their_own(hdbench_bin):
+    cases = listed(hdbench_bin, "--hdbench_families=mlp", "--hdbench_mlp_processors=cpu",
+                   "--hdbench_mlp_models=784x32x10", "--hdbench_mlp_batches=128", "--hdbench_mlp_threads=1,2",
+                   "--hdbench_mlp_cpu_busy_threads=0,1")
+    steps = [c for c in cases if c["params"].get("variant") == "step"]
+    busy = {(c["params"]["threads"], c["params"].get("busy_threads", 0)) for c in steps}
+    assert busy == {(1, 0), (2, 0), (1, 1), (2, 1)}
+    assert all(c["name"].endswith("/busy:1") for c in steps if c["params"].get("busy_threads"))
