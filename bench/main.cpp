@@ -38,6 +38,12 @@ void print_cpu_roof(const FmaRoof& roof, const CpuFeatures& cpu) {
       "FLOP/cycle x {:.2f} GHz)\n",
       roof.isa, roof.one_thread_gflops, roof.all_threads_gflops, roof.threads, cpu.fp32_peak_gflops(),
       cpu.physical_cores, cpu.fp32_flops_per_cycle(), cpu.clock_ghz);
+  if (!roof.one_thread.confirmed || !roof.all_threads.confirmed) {
+    fmt::print(
+        "  (no two of {} trials agreed within 2%: the host is busy, so the roof may read low and fractions of "
+        "it high)\n",
+        std::max(roof.one_thread.trials, roof.all_threads.trials));
+  }
 }
 
 // The --benchmark_min_time Google Benchmark will use (main adds 0.1 when absent).

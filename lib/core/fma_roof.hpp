@@ -11,10 +11,22 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/cpu_features.hpp"
 
 namespace hdbench {
+
+// One roof's trials: the best rate, how many trials it took, and whether a second trial
+// came within the agreement of the best (a busy host may leave every trial low).
+struct RoofTrials {
+  double best_gflops = 0.0;
+  int trials = 0;
+  bool confirmed = false;
+};
+
+// Whether the two best of `rates` agree within `agreement` (a fraction).
+bool roof_confirmed(const std::vector<double>& rates, double agreement);
 
 struct FmaRoof {
   std::string isa;                  // the loop's instructions: "avx512", "avx2_fma", "sse"
@@ -22,6 +34,7 @@ struct FmaRoof {
   double all_threads_gflops = 0.0;  // every logical CPU at once, the best trial
   int threads = 0;                  // logical CPUs the all-threads trial used
   double seconds = 0.0;             // spent measuring
+  RoofTrials one_thread, all_threads;
 
   // The roof for work on `work_threads` threads: each thread at most one thread's
   // rate, all of them at most the all-threads rate (SMT siblings share FMA units).

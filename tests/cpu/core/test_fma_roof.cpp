@@ -34,8 +34,23 @@ TEST(FmaRoof, MeasuresThisMachineAtItsWidestLevel) {
   EXPECT_GT(roof.all_threads_gflops, 0.0);
   EXPECT_GT(roof.seconds, 0.0);
   const nlohmann::json j = to_json(roof);
-  for (const char* key : {"isa", "one_thread_GFLOP/s", "all_threads_GFLOP/s", "threads", "method"})
+  for (const char* key :
+       {"isa", "one_thread_GFLOP/s", "all_threads_GFLOP/s", "threads", "method", "confirmed", "one_thread_trials"})
     EXPECT_TRUE(j.contains(key)) << key;
+  // Between 3 and 15 trials each, whatever the host's load; the roof is the best of them.
+  EXPECT_GE(roof.one_thread.trials, 3);
+  EXPECT_LE(roof.one_thread.trials, 15);
+  EXPECT_GE(roof.all_threads.trials, 3);
+  EXPECT_LE(roof.all_threads.trials, 15);
+  EXPECT_EQ(roof.one_thread.best_gflops, roof.one_thread_gflops);
+}
+
+TEST(FmaRoof, ARoofIsConfirmedWhenASecondTrialComesWithinTheAgreementOfTheBest) {
+  EXPECT_TRUE(roof_confirmed({100.0, 99.0, 60.0}, 0.02));
+  EXPECT_TRUE(roof_confirmed({60.0, 99.0, 100.0}, 0.02));   // order does not matter
+  EXPECT_FALSE(roof_confirmed({100.0, 90.0, 60.0}, 0.02));  // one lucky trial, the rest busy
+  EXPECT_FALSE(roof_confirmed({100.0}, 0.02));              // one trial confirms nothing
+  EXPECT_TRUE(roof_confirmed({100.0, 100.0}, 0.0));
 }
 
 TEST(FmaRoof, EveryLevelRunsOnThisCpu) {
