@@ -68,7 +68,8 @@ void set_stage_bound_counters(benchmark::State& state, StagedCopier& copier, con
 void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c, const std::string& name) {
   const system::GpuInfo& gpu = *suite.current_gpu();
   const Options& o = suite.options();
-  const std::size_t ring_bytes = c.chunk_bytes * static_cast<std::size_t>(c.slots);
+  // Each thread's ring: the slots shared out, two a thread at least (staged_copy.hpp).
+  const std::size_t ring_bytes = c.chunk_bytes * static_cast<std::size_t>(std::max(2, c.slots / c.threads) * c.threads);
   if (const auto shortfall = memory_shortfall(c.bytes + ring_bytes, c.bytes)) {
     skip_benchmark(state, *shortfall);
     return;

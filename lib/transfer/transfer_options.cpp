@@ -64,15 +64,18 @@ void declare_transfer_flags(FlagParser& flags, TransferOptions& o, const OptionL
                              .quick = std::vector<std::size_t>{std::size_t{1} << 20},
                              .standard = std::vector<std::size_t>{std::size_t{4} << 20},
                              .report_field = "staged_chunk_sizes_bytes"});
-  declare_axis<int>(flags, o.staged_threads,
-                    {.flag = "staged_threads",
-                     .value_help = "LIST",
-                     .description = "host threads copying into the pinned ring (default powers of two up to cores)",
-                     .parse = threads,
-                     .quick = std::vector<int>{1},
-                     .standard = one_and_all,
-                     .report_field = "staged_threads"});
-  flags.add("staged_slots", "N", "pinned chunks in the staging ring, 2..64 (default 4)",
+  declare_axis<int>(
+      flags, o.staged_threads,
+      {.flag = "staged_threads",
+       .value_help = "LIST",
+       .description =
+           "host threads, each with a pinned ring and a stream of its own (default powers of two up to cores)",
+       .parse = threads,
+       .quick = std::vector<int>{1},
+       .standard = one_and_all,
+       .report_field = "staged_threads"});
+  flags.add("staged_slots", "N",
+            "pinned chunks in all, shared out over the staging threads (2 a thread at least), 2..64 (default 4)",
             [&o](auto flag, auto v) { o.staged_slots = parse_one_int(flag, v, 2, 64); });
   declare_axis<int>(flags, o.memcpy_threads,
                     {.flag = "memcpy_threads",
