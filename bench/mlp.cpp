@@ -80,13 +80,8 @@ class BusyThreads {
 };
 
 CaseId step_id(const StepCase& c) {  // add_gpu adds a GPU step's device
-  CaseId id("mlp");
-  id.shown("variant", "step")
-      .shown("processor", to_string(c.processor))
-      .shown("model", to_string(c.model))
-      .shown("dtype", to_string(c.dtype))
-      .shown("optimizer", to_string(c.optimizer))
-      .shown("mode", to_string(c.mode))
+  CaseId id = mlp_case_id("step", c.processor, c.model, c.dtype, c.optimizer);
+  id.shown("mode", to_string(c.mode))
       .labelled("data", std::string(c.processor == Processor::cpu ? "host" : to_string(c.data)))
       .labelled("batch", c.batch)
       .param("implementation", "hdbench");

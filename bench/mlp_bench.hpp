@@ -20,6 +20,18 @@
 
 namespace hdbench {
 
+// What every step and epoch case's name begins with: "mlp/<variant>/<processor>/<model>/<dtype>/<optimizer>".
+inline CaseId mlp_case_id(const char* variant, Processor processor, const MlpShape& model, MlpDtype dtype,
+                          OptimizerKind optimizer) {
+  CaseId id("mlp");
+  id.shown("variant", variant)
+      .shown("processor", to_string(processor))
+      .shown("model", to_string(model))
+      .shown("dtype", to_string(dtype))
+      .shown("optimizer", to_string(optimizer));
+  return id;
+}
+
 // A CPU case's threads: "threads:8", or "threads:auto" (params "auto") for the sweep's choice.
 inline void add_threads_part(CaseId& id, int threads) {
   if (threads > 0) {

@@ -37,13 +37,8 @@ struct EpochCase {
 };
 
 CaseId epoch_id(const EpochCase& c) {  // add_gpu adds a GPU case's device
-  CaseId id("mlp");
-  id.shown("variant", "epoch")
-      .shown("processor", to_string(c.processor))
-      .shown("model", to_string(c.model))
-      .shown("dtype", to_string(c.dtype))
-      .shown("optimizer", to_string(c.optimizer))
-      .labelled("pinning", std::string(to_string(c.pinning)))
+  CaseId id = mlp_case_id("epoch", c.processor, c.model, c.dtype, c.optimizer);
+  id.labelled("pinning", std::string(to_string(c.pinning)))
       .labelled("workers", c.workers)
       .labelled("batch", c.batch)
       .param("implementation", "hdbench")
