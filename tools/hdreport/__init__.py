@@ -6,8 +6,10 @@ Layers, each importing only those below it (tests/python/tools/test_python_layer
     figures.py  summary.py       every figure / every answer, family by family
     families.py                  the list of families: (figures module, summary module), and
                                  of sections (a report's `profile`, hdbench_profile's)
-    <family>_figures.py          SPECS, MAKERS, expand for transfer, loader, mlp, dataparallel, profile
+    <family>_figures.py          SPECS, MAKERS, expand for transfer, device_local, latency, managed,
+                                 batch_copy, strided, loader, mlp, dataparallel, profile
     <family>_summary.py          QUESTIONS for the same families; sections and title for profile
+    movement.py                  what the data-movement families' answers share (their skips)
     facets.py bars.py style.py   line figures, bar figures, the look they share
     markdown.py noise.py         tables and names; how sure a number is
     compare.py                   new against base, per benchmark

@@ -168,8 +168,13 @@ def _max_series(points, panel_keys, series_keys, spec) -> int:
     panels = defaultdict(set)
     for p in (p for p in points if p.y is not None):
         panels[tuple(p.params.get(k) for k in panel_keys)].add(tuple(p.params.get(k) for k in series_keys))
-    extra = len(spec.companions) and 2
-    return max((len(s) for s in panels.values()), default=0) + extra
+    return max((len(s) for s in panels.values()), default=0) + _companion_series(spec)
+
+
+def _companion_series(spec) -> int:
+    """How many companion series a panel may draw: one per memory kind its companions name."""
+    return sum(len(where["memory"]) if isinstance(where.get("memory"), (set, frozenset)) else 1
+               for where in spec.companions)
 
 
 def _figure_name(base: str, keys, values) -> str:
@@ -300,7 +305,8 @@ def _scales(ax, spec, points):
 
 
 def _xlabel(x: str) -> str:
-    return {"bytes": "size", "workers": "loader workers", "batch": "batch size"}.get(x, x.replace("_", " "))
+    return {"bytes": "size", "workers": "loader workers", "batch": "batch size",
+            "tensors": "tensors per batch (K)"}.get(x, x.replace("_", " "))
 
 
 def _constant_text(points, series_keys, spec, figure_values) -> str:

@@ -39,12 +39,17 @@ def line_figures(plt, reports, machine: str) -> dict:
     return figures
 
 
+# Runs drawn other than as a line of SPECS (a figures module's ALSO_DRAWN: bars, reference lines).
+ALSO_DRAWN = [where for family in FIGURE_MODULES for where in getattr(family, "ALSO_DRAWN", ())]
+
+
 def drawable(params: dict) -> bool:
     """Whether a run with these params is drawn on some line figure (when it succeeds); a
     GEMM is drawn as the TFLOP/s figure's reference line."""
     if params.get("family") == "mlp" and params.get("variant") == "gemm":
         return True
-    return any(not spec.derived and facets._matches(params, spec.where) for spec in SPECS)
+    return any(not spec.derived and facets._matches(params, spec.where) for spec in SPECS) or \
+        any(facets._matches(params, where) for where in ALSO_DRAWN)
 
 
 def left_out_runs(reports: list[tuple[str, dict]]) -> list[str]:

@@ -57,7 +57,8 @@ def machine_name(context: dict) -> str:
     names = [g.get("name", "?") for g in system.get("gpus", [])]
     gpus = ", ".join(f"{names.count(n)}× {n}" if names.count(n) > 1 else n for n in dict.fromkeys(names))
     cpu = system.get("host", {}).get("cpu_model") or "unknown CPU"
-    return f"{gpus or 'no GPU'} + {cpu}"
+    made_up = " (synthetic)" if context.get("hdbench", {}).get("synthetic") else ""  # a test generator's report
+    return f"{gpus or 'no GPU'} + {cpu}{made_up}"
 
 
 def machine_label(report: dict, with_host: bool = False) -> str:

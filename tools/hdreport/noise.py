@@ -18,7 +18,9 @@ from hdreport.markdown import table
 # copies go through the driver's staging, the loader's GPU consumer shares the GPU with
 # its copies, CPU epochs share the cores with the loader's workers.
 GROUP_BY = {"transfer": ("memory",), "streams": ("memory",), "loader": ("consumer",),
-            "mlp": ("variant", "processor"), "dataparallel": ("variant",)}
+            "mlp": ("variant", "processor"), "dataparallel": ("variant",),
+            # demand faults, host time of small copies and host gathers are noisier than DMA copies
+            "latency": ("method",), "managed": ("variant",), "batch_copy": ("method",), "strided": ("method",)}
 
 
 def group_of(b: dict) -> str:

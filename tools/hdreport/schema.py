@@ -160,7 +160,7 @@ def _pytorch_has_version(hd: dict, path: str) -> None:
 
 HDBENCH = Obj({
     "version": STR, "git_revision": STR, "build_type": STR, "started_at": STR, "implementation": STR,
-    "torch_version": STR,
+    "torch_version": STR, "synthetic": BOOL,  # made by a test generator, not measured: the summary says so
     "options": Obj({"arguments": List(STR)}),
     "system": SYSTEM,
     "cpu_blas": Obj({"library": STR, "core_in_use": STR}),
@@ -175,10 +175,11 @@ PARAMS = Obj({
         "family", "direction", "memory", "engine", "variant", "numa", "method", "copy_api", "issue_order",
         "default_stream_mode", "side_launch", "operation", "wait", "consumer", "pinning", "augment", "dataset",
         "dataset_name", "dataset_dir", "implementation", "processor", "model", "dtype", "optimizer", "mode",
-        "data", "collective", "communicator", "overlap")},
+        "data", "collective", "communicator", "overlap", "slice", "matrix", "mix")},
     **{k: INT for k in (
         "bytes", "chunk_bytes", "slots", "streams", "chunks", "batch", "workers", "prefetch_depth", "samples",
-        "device", "device_count", "m", "n", "k", "ranks", "shard_batch", "steps", "buckets", "bucket_bytes")},
+        "device", "device_count", "m", "n", "k", "ranks", "shard_batch", "steps", "buckets", "bucket_bytes",
+        "tensors", "rows", "row_bytes", "pitch_bytes", "chain_nodes", "stride_bytes")},
     **{k: NUM for k in ("compute_ratio", "sample_cost_us")},
     **{k: BOOL for k in ("shuffle", "after_empty_kernel")},
     "threads": Either(INT, STR),  # "auto": swept, the counter says which count won
@@ -216,18 +217,30 @@ REQUIRED_PARAMS = {
     "dataparallel": ("variant",),
     ("dataparallel", "cpu_step"): ("model", "batch", "ranks"),
     ("dataparallel", "gpu_step"): ("model", "batch", "ranks"),
+    # The data-movement families (issue 31); latency and batch_copy are split by `method`.
+    "device_local": ("engine", "bytes"),
+    "latency": ("method", "memory"),
+    ("latency", "copy"): ("direction", "bytes"),
+    "managed": ("direction", "variant", "bytes"),
+    "batch_copy": ("method", "tensors", "bytes"),
+    "strided": ("slice", "method", "matrix", "bytes"),
 }
 REQUIRED_COUNTERS = {
     "transfer": ("bandwidth_GB/s",), "staged": ("bandwidth_GB/s",), "host_memcpy": ("bandwidth_GB/s",),
     "loader": ("samples/s",), ("mlp", "step"): ("step_us", "samples/s"), ("mlp", "epoch"): ("samples/s",),
+    "device_local": ("bandwidth_GB/s",), "latency": ("latency_us",), "managed": ("bandwidth_GB/s",),
+    "batch_copy": ("batch_us",), ("batch_copy", "packed"): ("gather_us", "copy_us"), "strided": ("bandwidth_GB/s",),
 }
+# The param that splits a family's runs into kinds with needs of their own (`variant` unless named here).
+KIND_PARAM = {"latency": "method", "batch_copy": "method"}
 
 
 def _benchmark_rule(b: dict, path: str) -> None:
     if b["status"] != "ok":
         return  # a skipped or failed run is listed by name and reason only
     p = b["params"]
-    family, variant = p.get("family"), p.get("variant")
+    family = p.get("family")
+    variant = p.get(KIND_PARAM.get(family, "variant"))
     for field, table in (("params", REQUIRED_PARAMS), ("counters", REQUIRED_COUNTERS)):
         if field == "counters" and b.get("run_type", "iteration") != "iteration":
             break  # an aggregate's counters are Google's statistics of them

@@ -24,13 +24,20 @@ COLOURS = {
     # The loader's pinning modes: pageable slots, a pin thread's extra copy, straight into pinned slots.
     "pinning": {"pageable": "#d62728", "pin_thread": "#bcbd22", "direct": "#1f77b4"},
     # Pinning methods, coloured as the memory they produce.
-    "method": {"malloc_host": "#1f77b4", "register": "#9467bd"},
+    "method": {"malloc_host": "#1f77b4", "register": "#9467bd",
+               # Moving a batch or a strided slice: one copy of packed bytes (the floor) is dark grey,
+               # packing on the host blue, a kernel over mapped memory brown (as mapped memory).
+               "per_tensor": "#e15759", "packed": "#4e79a7", "batch_api": "#59a14f", "mapped_kernel": "#8c564b",
+               "one_copy": "#3b3b3b", "memcpy2d": "#f28e2b", "pack_then_copy": "#4e79a7", "contiguous": "#3b3b3b"},
     "implementation": {"hdbench": "#4e79a7", "pytorch": "#f28e2b"},
     "processor": {"cpu": "#9c755f", "gpu": "#59a14f"},
     "dtype": {"fp32": "#76b7b2", "tf32": "#edc948", "bf16": "#b07aa1"},
     # The data a GPU step starts from: already on the device, or copied from host memory.
     "data": {"device": "#3b3b3b", "host": "#3b3b3b", "pinned": "#1f77b4", "pageable": "#d62728"},
-    "variant": {"sync": "#7f7f7f", "async": "#e15759", "pipelined": "#1f77b4", "graph": "#59a14f"},
+    "variant": {"sync": "#7f7f7f", "async": "#e15759", "pipelined": "#1f77b4", "graph": "#59a14f",
+                # Managed memory's ways of moving pages (pinned copies, their reference, are blue).
+                "demand": "#e377c2", "prefetch": "#2ca02c", "read_mostly": "#ff7f0e", "preferred_gpu": "#9467bd",
+                "accessed_by_gpu": "#8c564b"},
     # The data-parallel step's gradient exchange: overlapped buckets, one all-reduce after backward, none at all.
     "overlap": {"bucketed": "#59a14f", "none": "#e15759", "no_exchange": "#7f7f7f"},
 }
@@ -59,12 +66,24 @@ PRETTY = {"h2d": "host → device", "d2h": "device → host", "bidir": "both dir
           "copy": "copy engine",
           # A param's own words for a value other params share ("none" is also an augmentation).
           ("overlap", "bucketed"): "bucketed, overlapped with backward",
-          ("overlap", "none"): "all-reduce after backward", ("overlap", "no_exchange"): "no all-reduce"}
+          ("overlap", "none"): "all-reduce after backward", ("overlap", "no_exchange"): "no all-reduce",
+          # The data-movement families (device_local, latency, managed, batch_copy, strided).
+          ("variant", "demand"): "demand faults", ("variant", "prefetch"): "cudaMemPrefetchAsync",
+          ("variant", "read_mostly"): "read-mostly advice", ("variant", "preferred_gpu"): "preferred location GPU",
+          ("variant", "accessed_by_gpu"): "accessed-by-GPU advice",
+          ("method", "per_tensor"): "one copy per tensor", ("method", "packed"): "gather + one copy",
+          ("method", "batch_api"): "cudaMemcpyBatchAsync", ("method", "mapped_kernel"): "mapped gather kernel",
+          ("method", "one_copy"): "one copy, already packed", ("method", "memcpy2d"): "cudaMemcpy2DAsync",
+          ("method", "pack_then_copy"): "host pack + copy", ("method", "contiguous"): "contiguous (reference)",
+          ("slice", "every_other_row"): "every other row", ("slice", "column_block"): "half the columns",
+          ("memory", "mapped_host"): "mapped host memory", "d2d": "device → device"}
 # Values of a param in reading order (others follow, numbers by value, text alphabetically).
 ORDER = {v: i for i, v in enumerate([
     "h2d", "d2h", "bidir", "copy", "sm", "per_copy", "reference_loop", "pageable", "registered", "pinned",
     "pinned_wc", "mapped", "pin_thread", "direct", "device", "host", "fp32", "tf32", "bf16", "eager", "graph",
-    "compile", "hdbench", "pytorch", "cpu", "gpu", "malloc_host", "register", "sync", "async", "pipelined"])}
+    "compile", "hdbench", "pytorch", "cpu", "gpu", "malloc_host", "register", "sync", "async", "pipelined",
+    "demand", "prefetch", "read_mostly", "preferred_gpu", "accessed_by_gpu", "per_tensor", "packed", "batch_api",
+    "mapped_kernel", "one_copy", "memcpy2d", "pack_then_copy", "contiguous", "every_other_row", "column_block"])}
 # How a param's value reads in a label: `{}` is the value (pretty or size).
 KEY_FORMAT = {"threads": "{} threads", "batch": "batch {}", "workers": "{} workers", "chunk_bytes": "{} chunks",
               "streams": "{} streams", "chunks": "{} chunks", "compute_ratio": "kernel {}× copy",

@@ -38,8 +38,19 @@ def merge(reports: list[tuple[str, dict]]) -> dict:
 
 
 # (anchor, question, how to answer it, what to run when the reports cannot, figure name prefixes),
-# family by family in the order of FAMILIES.
-QUESTIONS = [question for _, family_summary in FAMILIES for question in family_summary.QUESTIONS]
+# family by family in the order of FAMILIES: the questions asked of every report.
+QUESTIONS = [question for _, family_summary in FAMILIES if not getattr(family_summary, "ASKED_WHERE_RUN", ())
+             for question in family_summary.QUESTIONS]
+# The questions asked only of reports with entries of their families (families.py).
+QUESTIONS_WHERE_RUN = [question for _, family_summary in FAMILIES if getattr(family_summary, "ASKED_WHERE_RUN", ())
+                       for question in family_summary.QUESTIONS]
+
+
+def asked(report: dict, family_summary) -> bool:
+    """Whether a family's questions are asked of a (merged) report: always, or, for a family
+    named in ASKED_WHERE_RUN, where the report has entries of it."""
+    only = getattr(family_summary, "ASKED_WHERE_RUN", ())
+    return not only or any(b.get("params", {}).get("family") in only for b in report["benchmarks"])
 
 
 def sections(reports: list[tuple[str, dict]]) -> list[tuple[str, str, list[str], tuple]]:
@@ -59,10 +70,13 @@ def sections_only_title(reports: list[tuple[str, dict]]) -> str:
 def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
     """[(anchor, question, Markdown lines, figure prefixes)] of a (merged) report."""
     out = []
-    for anchor, question, answer, needs, figures in QUESTIONS:
-        lines = answer(report)
-        out.append((anchor, question, lines or [f"This report cannot answer it: it has no successful runs of {needs}."],
-                    figures))
+    for _, family_summary in FAMILIES:
+        if not asked(report, family_summary):
+            continue
+        for anchor, question, answer, needs, figures in family_summary.QUESTIONS:
+            lines = answer(report)
+            out.append((anchor, question,
+                        lines or [f"This report cannot answer it: it has no successful runs of {needs}."], figures))
     return out
 
 
@@ -152,9 +166,12 @@ def header(report: dict) -> list[str]:
     files = ", ".join(f"`{s}`" for s in report.get("sources", [])) or "?"
     gpu = "" if system.get("gpus") else \
         f" No usable GPU ({system.get('gpu_unavailable_reason', 'unknown reason')})."
+    made_up = [name for name, c in report.get("contexts", {}).items() if c.get("hdbench", {}).get("synthetic")]
+    synthetic = f" **Synthetic**: {', '.join(f'`{n}`' for n in made_up)} made by a test generator, not measured." \
+        if made_up else ""
     return [f"# hdbench: {machine_name(ctx)}", "", *headlines(report), "",
             f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, hdbench {hd.get('version', '?')} "
-            f"({hd.get('git_revision', '?')}).{gpu} Source: {files}. GB/s means 1e9 bytes per second."]
+            f"({hd.get('git_revision', '?')}).{gpu} Source: {files}. GB/s means 1e9 bytes per second.{synthetic}"]
 
 
 def not_measured(report: dict) -> list[str]:

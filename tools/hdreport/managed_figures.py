@@ -1,0 +1,23 @@
+"""The managed family's figure: migration bandwidth against size, a panel per direction and
+a line per variant (demand faults, a prefetch, the memory-advice ones), with the pinned
+copies of the same direction from the transfer family drawn beside them (a wide pale line:
+the reference a managed buffer is measured against) and the PCIe link's rate."""
+
+from __future__ import annotations
+
+from hdreport.facets import Spec
+from hdreport.transfer_figures import BANDWIDTH, link_rates
+
+PINNED_COPIES = {"family": "transfer", "engine": "copy", "variant": "per_copy", "memory": "pinned",
+                 "direction": frozenset({"h2d", "d2h"})}
+
+SPECS = [
+    Spec("managed", "Managed memory: pages moved on demand, by a prefetch and under advice, beside pinned copies",
+         "bytes", "bandwidth_GB/s", where={"family": "managed"}, cols="direction", series=("variant",),
+         ylabel=BANDWIDTH, references=link_rates, companions=(PINNED_COPIES,)),
+]
+MAKERS = ()
+
+
+def expand(benchmarks: list[dict]) -> list[dict]:
+    return benchmarks
