@@ -19,6 +19,7 @@
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
+#include "core/nvtx.hpp"
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
@@ -139,7 +140,9 @@ void run_batch(benchmark::State& state, const StoppingRule& rule, const BatchCas
     upload_bytes(table.data(), segments.data(), sizeof(kernels::Segment) * segments.size());
   }
   std::vector<double> gather_seconds, copy_seconds;
+  const std::string timed_range = case_id(c).name() + "/timed";
   const auto move_batch = [&]() -> double {
+    nvtx::ScopedRange range(nvtx::Family::batch_copy, timed_range, total);
     const HostTimer timer;
     switch (c.method) {
       case BatchMethod::per_tensor:

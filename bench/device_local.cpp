@@ -11,6 +11,7 @@
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/measure.hpp"
+#include "core/nvtx.hpp"
 #include "core/option_values.hpp"
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
@@ -46,7 +47,9 @@ void run_device_local(benchmark::State& state, const StoppingRule& rule, std::si
   stream.synchronize();
   fill_device_bytes(dst.data(), 0, bytes);  // what the check reads must come from the samples
   const std::size_t group = bytes < kGroupBelowBytes ? kGroupBelowBytes / bytes : 1;
+  const std::string timed_range = fmt::format("device_local/{}/{}/timed", sm ? "sm" : "copy", format_size(bytes));
   const std::vector<double> seconds = time_grouped_calls(state, group, rule, [&](std::size_t calls) {
+    nvtx::ScopedRange range(nvtx::Family::device_local, timed_range, bytes * calls);
     start.record(stream.get());
     for (std::size_t i = 0; i < calls; ++i) enqueue();
     stop.record(stream.get());

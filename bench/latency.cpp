@@ -14,6 +14,7 @@
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
+#include "core/nvtx.hpp"
 #include "core/option_values.hpp"
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
@@ -51,7 +52,10 @@ void run_copy_latency(benchmark::State& state, const StoppingRule& rule, bool h2
     upload_bytes(device.data(), host.data(), bytes);
     std::memset(host.data(), 0, bytes);  // what the check reads must come from the samples
   }
+  const std::string timed_range =
+      fmt::format("latency/copy/{}/{}/{}/timed", h2d ? "h2d" : "d2h", to_string(kind), format_size(bytes));
   const auto copy_once = [&] {
+    nvtx::ScopedRange range(nvtx::Family::latency, timed_range, bytes);
     const HostTimer timer;
     HDBENCH_CUDA_CHECK(cudaMemcpyAsync(h2d ? device.data() : host.data(), h2d ? host.data() : device.data(), bytes,
                                        h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream.get()));
@@ -94,7 +98,9 @@ void run_chase(benchmark::State& state, const StoppingRule& rule, ChaseMemory wh
   const DeviceBuffer last(sizeof(std::uint64_t));
   const Stream stream("latency_chase");
   const Event start, stop;
+  const std::string timed_range = fmt::format("latency/pointer_chase/{}/timed", to_string(where));
   const auto chase = [&] {
+    nvtx::ScopedRange range(nvtx::Family::latency, timed_range);
     start.record(stream.get());
     kernels::pointer_chase(chain_on_gpu, shape.steps, static_cast<std::uint64_t*>(last.data()), stream.get());
     stop.record(stream.get());

@@ -12,6 +12,7 @@
 #include "core/family.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
+#include "core/nvtx.hpp"
 #include "core/option_values.hpp"
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
@@ -112,7 +113,9 @@ void run_managed(benchmark::State& state, const StoppingRule& rule, const Manage
   fill_device_bytes(mismatches_on_gpu.data(), 0, sizeof(unsigned long long));
   auto* gpu_mismatches = static_cast<unsigned long long*>(mismatches_on_gpu.data());
   std::size_t host_mismatches = 0;
+  const std::string timed_range = case_id(c).name() + "/timed";
   const auto sample = [&] {
+    nvtx::ScopedRange range(nvtx::Family::managed, timed_range, c.bytes);
     return c.way == Way::h2d
                ? gpu_reads_host_pages(buffer, c, device, seed, stream.get(), start, stop, gpu_mismatches)
                : host_reads_gpu_pages(buffer, c, device, seed, stream.get(), start, stop, host_mismatches);

@@ -16,6 +16,7 @@
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
 #include "core/measure.hpp"
+#include "core/nvtx.hpp"
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
@@ -64,7 +65,9 @@ void run_strided(benchmark::State& state, const StoppingRule& rule, const Stride
   }
   const Stream stream("strided");
   std::vector<double> pack_seconds;
+  const std::string timed_range = case_id(c).name() + "/timed";
   const auto move_slice = [&]() -> double {
+    nvtx::ScopedRange range(nvtx::Family::strided, timed_range, s.bytes());
     const HostTimer timer;
     switch (c.method) {
       case StridedMethod::memcpy2d:

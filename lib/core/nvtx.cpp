@@ -47,6 +47,16 @@ const char* family_name(Family family) noexcept {
       return "loader";
     case Family::mlp:
       return "mlp";
+    case Family::device_local:
+      return "device_local";
+    case Family::latency:
+      return "latency";
+    case Family::managed:
+      return "managed";
+    case Family::batch_copy:
+      return "batch_copy";
+    case Family::strided:
+      return "strided";
   }
   return "unknown";
 }
@@ -67,6 +77,16 @@ std::uint32_t family_color(Family family) noexcept {
       return 0xFF8C564B;
     case Family::mlp:
       return 0xFFE377C2;
+    case Family::device_local:
+      return 0xFF17BECF;
+    case Family::latency:
+      return 0xFFBCBD22;
+    case Family::managed:
+      return 0xFFAEC7E8;
+    case Family::batch_copy:
+      return 0xFFFFBB78;
+    case Family::strided:
+      return 0xFF98DF8A;
   }
   return 0xFF7F7F7F;
 }

@@ -21,10 +21,16 @@ enum class Family : std::uint32_t {
   streams = 5,
   loader = 6,
   mlp = 7,
+  device_local = 8,
+  latency = 9,
+  managed = 10,
+  batch_copy = 11,
+  strided = 12,
 };
 
-inline constexpr Family kAllFamilies[] = {Family::transfer, Family::pinning, Family::staged, Family::host_memcpy,
-                                          Family::streams,  Family::loader,  Family::mlp};
+inline constexpr Family kAllFamilies[] = {Family::transfer, Family::pinning, Family::staged,     Family::host_memcpy,
+                                          Family::streams,  Family::loader,  Family::mlp,        Family::device_local,
+                                          Family::latency,  Family::managed, Family::batch_copy, Family::strided};
 
 const char* family_name(Family family) noexcept;
 std::uint32_t family_color(Family family) noexcept;  // ARGB

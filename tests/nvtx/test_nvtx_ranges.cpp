@@ -33,8 +33,9 @@ namespace nvtx = hdbench::nvtx;
 using namespace hdbench::nvtx_capture;
 
 constexpr nvtx::Family kFamilies[] = {
-    nvtx::Family::transfer, nvtx::Family::pinning, nvtx::Family::staged, nvtx::Family::host_memcpy,
-    nvtx::Family::streams,  nvtx::Family::loader,  nvtx::Family::mlp,
+    nvtx::Family::transfer, nvtx::Family::pinning, nvtx::Family::staged,     nvtx::Family::host_memcpy,
+    nvtx::Family::streams,  nvtx::Family::loader,  nvtx::Family::mlp,        nvtx::Family::device_local,
+    nvtx::Family::latency,  nvtx::Family::managed, nvtx::Family::batch_copy, nvtx::Family::strided,
 };
 
 // Where the log ended when this process started, before any NVTX call: the
