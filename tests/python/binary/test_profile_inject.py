@@ -23,10 +23,25 @@ def inject_lib(hdbench_bin) -> Path:
     return lib
 
 
+def loader_env(lib: Path) -> dict:
+    """The environment a program needs to load `lib`: under the sanitize build the library
+    carries AddressSanitizer, whose runtime must be loaded first (as it would be in a
+    program built with it), and Python's own allocations are not ours to report."""
+    env = dict(os.environ)
+    ldd = subprocess.run(["ldd", str(lib)], capture_output=True, text=True).stdout
+    found = {name: line.split("=>")[1].split()[0] for line in ldd.splitlines() if "=>" in line
+             for name in ("libasan", "libstdc++") if name in line}
+    if "libasan" in found:
+        # The C++ runtime right after it, so its interceptors (e.g. of exceptions) find what they wrap.
+        env["LD_PRELOAD"] = " ".join(found[n] for n in ("libasan", "libstdc++") if n in found)
+        env["ASAN_OPTIONS"] = "detect_leaks=0"
+    return env
+
+
 def call_initialize(lib: Path, folder: Path) -> subprocess.CompletedProcess:
     code = ("import ctypes, sys; lib = ctypes.CDLL(sys.argv[1]); "
             "print(lib.InitializeInjection()); print(hasattr(lib, 'InitializeInjectionNvtx2'))")
-    env = dict(os.environ, HDBENCH_PROFILE_DIR=str(folder))
+    env = dict(loader_env(lib), HDBENCH_PROFILE_DIR=str(folder))
     return subprocess.run([sys.executable, "-c", code, str(lib)], capture_output=True, text=True, env=env,
                           timeout=120)
 
@@ -49,7 +64,7 @@ def test_the_library_loads_and_a_process_it_cannot_record_says_why(inject_lib, t
 
 def test_outside_hdbench_profile_it_records_nothing(inject_lib, tmp_path):
     code = "import ctypes, sys; print(ctypes.CDLL(sys.argv[1]).InitializeInjection())"
-    env = {k: v for k, v in os.environ.items() if k != "HDBENCH_PROFILE_DIR"}
+    env = {k: v for k, v in loader_env(inject_lib).items() if k != "HDBENCH_PROFILE_DIR"}
     result = subprocess.run([sys.executable, "-c", code, str(inject_lib)], capture_output=True, text=True, env=env,
                             cwd=tmp_path, timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "1", result.stderr
