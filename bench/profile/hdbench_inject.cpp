@@ -11,10 +11,12 @@
 //                        "process" line, then "copy", "memset", "kernel", "api" (only
 //                        the calls that move data or block the host) and "range" lines,
 //                        and last, when the process ends normally, an "end" line.
-//   trace-<pid>.json     the Chrome/Perfetto trace of the first records (the budget:
-//                        $HDBENCH_PROFILE_TRACE_BUDGET, default 2,000,000), in Kineto's
-//                        names, renamed into place only when whole.
-// Records beyond the budget are counted, not kept, in both. The line format is
+//   trace-<pid>.json     the Chrome/Perfetto trace of the first records, in Kineto's
+//                        names, renamed into place only when whole; it stops taking
+//                        records at $HDBENCH_PROFILE_TRACE_MB of text (default 200), so a
+//                        long run's trace stays a file a viewer opens.
+// Records beyond $HDBENCH_PROFILE_TRACE_BUDGET (default 2,000,000) are counted, not kept,
+// in either. The line format is
 // docs/profiling.md's; tools/hdreport/profile_records.py reads it.
 #define NVTX_NO_IMPL  // a tool: NVTX's types and declarations only
 #include <cuda.h>
@@ -51,6 +53,7 @@ using hdbench::trace::Record;
 using hdbench::trace::RecordKind;
 
 constexpr std::size_t kDefaultBudget = 2'000'000;
+constexpr double kDefaultTraceMegabytes = 200.0;
 
 // The runtime calls worth keeping: those that move data or make the host wait. Every
 // kernel launch's call is left out (the kernel itself is recorded).
@@ -119,11 +122,12 @@ nlohmann::json line_of(const Record& r) {
 // Where the recorder's batches go: the records file and, up to the budget, the trace.
 class ProfileSink final : public hdbench::trace::RecordSink {
  public:
-  ProfileSink(const std::filesystem::path& dir, std::size_t budget)
+  ProfileSink(const std::filesystem::path& dir, std::size_t budget, double trace_megabytes)
       : pid_(::getpid()),
         records_path_(dir / fmt::format("records-{}.jsonl", pid_)),
         trace_path_(dir / fmt::format("trace-{}.json", pid_)),
-        budget_(budget) {
+        budget_(budget),
+        trace_bytes_limit_(static_cast<std::uint64_t>(trace_megabytes * 1e6)) {
     file_ = std::fopen(records_path_.c_str(), "we");
     if (file_ == nullptr) throw std::runtime_error(fmt::format("cannot write {}", records_path_.string()));
   }
@@ -164,7 +168,12 @@ class ProfileSink final : public hdbench::trace::RecordSink {
       kept.push_back(std::move(r));
     }
     std::fflush(file_);
-    if (writer_ && !kept.empty()) writer_->write(std::span<const Record>(kept));
+    if (!writer_ || kept.empty()) return;
+    if (writer_->bytes_written() >= trace_bytes_limit_) {
+      beyond_trace_ += kept.size();  // analysed, not drawn: the trace is full
+      return;
+    }
+    writer_->write(std::span<const Record>(kept));
   }
 
   // The trace's names and end, and the records file's end line.
@@ -173,7 +182,10 @@ class ProfileSink final : public hdbench::trace::RecordSink {
     std::string trace_name;
     if (writer_) {
       try {
-        writer_->close(metadata, {{"records", kept_}, {"records_over_budget", over_budget_}});
+        writer_->close(metadata, {{"records", kept_},
+                                  {"records_over_budget", over_budget_},
+                                  {"records_beyond_trace_size", beyond_trace_},
+                                  {"trace_size_limit_bytes", trace_bytes_limit_}});
         trace_name = trace_path_.filename().string();
       } catch (const std::exception& error) {
         trace_error_ = error.what();
@@ -182,6 +194,7 @@ class ProfileSink final : public hdbench::trace::RecordSink {
     nlohmann::json end = {{"type", "end"},
                           {"records", kept_},
                           {"over_budget", over_budget_},
+                          {"beyond_trace_size", beyond_trace_},
                           {"cupti_dropped", cupti_dropped},
                           {"gpus", metadata.gpu_names},
                           {"trace", trace_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(trace_name)}};
@@ -208,7 +221,8 @@ class ProfileSink final : public hdbench::trace::RecordSink {
   std::unique_ptr<hdbench::trace::ChromeTraceWriter> writer_;
   std::string trace_error_;
   std::uint64_t origin_ns_ = 0;
-  std::size_t kept_ = 0, over_budget_ = 0;
+  std::uint64_t trace_bytes_limit_ = 0;
+  std::size_t kept_ = 0, over_budget_ = 0, beyond_trace_ = 0;
 };
 
 // Never destroyed: CUDA and NVTX calls may arrive from other threads while the process
@@ -329,9 +343,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   if (const char* b = std::getenv("HDBENCH_PROFILE_TRACE_BUDGET"); b != nullptr && std::atoll(b) > 0) {
     budget = static_cast<std::size_t>(std::atoll(b));
   }
+  double trace_megabytes = kDefaultTraceMegabytes;
+  if (const char* mb = std::getenv("HDBENCH_PROFILE_TRACE_MB"); mb != nullptr && std::atof(mb) > 0) {
+    trace_megabytes = std::atof(mb);
+  }
   std::unique_ptr<ProfileSink> sink;
   try {
-    sink = std::make_unique<ProfileSink>(dir, budget);
+    sink = std::make_unique<ProfileSink>(dir, budget, trace_megabytes);
     sink->write_line(process_line());
     g_recorder = new hdbench::trace::Recorder(true, sink.get());
     g_sink = sink.release();

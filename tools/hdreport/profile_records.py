@@ -7,7 +7,7 @@
     {"type": "memset" | "kernel", "start_ns", "end_ns", "device", "stream", ...}
     {"type": "api", "start_ns", "end_ns", "thread", "name", "correlation"}
     {"type": "range", "start_ns", "end_ns", "thread", "name"}
-    {"type": "end", "records", "over_budget", "cupti_dropped", "gpus", "trace"}               last
+    {"type": "end", "records", "over_budget", "beyond_trace_size", "cupti_dropped", "gpus", "trace"}   last
 
 Records are not sorted. A process that was killed has no end line and maybe a torn last
 line: every complete line is read, the torn one ignored, and the process marked incomplete.
@@ -33,6 +33,7 @@ class Process:
     complete: bool = False
     records: int = 0  # the end line's count, else the records read
     over_budget: int = 0
+    beyond_trace_size: int = 0  # analysed, but the trace had reached its size limit
     cupti_dropped: int = 0
     error: str = ""  # CUPTI could not start in this process
     trace: str = ""  # the trace file's name in the records folder, "" if none
@@ -46,6 +47,9 @@ class Process:
             parts.append(f"CUPTI could not start: {self.error}")
         if not self.complete and not self.error:
             parts.append("no end line: the process was killed or crashed; the records it wrote up to then are used")
+        if self.beyond_trace_size:
+            parts.append(f"{self.beyond_trace_size} records were analysed but left out of the trace, which had "
+                         "reached its size limit (HDBENCH_PROFILE_TRACE_MB, 200 MB by default)")
         if self.over_budget:
             parts.append(f"{self.over_budget} records beyond the budget were neither analysed nor traced "
                          "(raise --hdbench_trace_budget)")
@@ -132,6 +136,8 @@ def read_process(path: Path, into: Recording) -> Process:
             process.complete = True
             process.records = record.get("records") if _is_int(record.get("records")) else 0
             process.over_budget = record.get("over_budget") if _is_int(record.get("over_budget")) else 0
+            beyond = record.get("beyond_trace_size")
+            process.beyond_trace_size = beyond if _is_int(beyond) else 0
             process.cupti_dropped = record.get("cupti_dropped") if _is_int(record.get("cupti_dropped")) else 0
             process.trace = record.get("trace") if isinstance(record.get("trace"), str) else ""
             gpus = record.get("gpus")  # named at exit, once CUDA was up (the process line cannot)

@@ -352,3 +352,17 @@ def test_the_report_is_a_valid_hdbench_report(tmp_path):
         assert list(f) == ["id", "saving_s", "saving_fraction_of_span", "what", "advice", "evidence"]
     numbers = [v for c in profile["copy_classes"] for v in c.values() if isinstance(v, float)]
     assert all(math.isfinite(v) for v in numbers)
+
+
+def test_the_end_line_names_the_gpus_and_what_the_trace_or_the_budget_left_out(tmp_path):
+    lines = [{"type": "process", "pid": 7, "ppid": 1, "command": "train", "host": "h", "gpus": [], "origin_ns": 0},
+             {"type": "copy", "start_ns": 10, "end_ns": 20, "device": 0, "stream": 1, "direction": "HtoD",
+              "src": "pinned", "dst": "device", "bytes": 4096, "async_api": True, "correlation": 3},
+             {"type": "end", "records": 1, "over_budget": 5, "beyond_trace_size": 2, "cupti_dropped": 0,
+              "gpus": ["NVIDIA H100 80GB HBM3"], "trace": "trace-7.json"}]
+    (tmp_path / "records-7.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    process = profile_records.read_recording(tmp_path).processes[0]
+    assert process.complete and process.gpus == ["NVIDIA H100 80GB HBM3"]  # named at exit
+    assert process.over_budget == 5 and process.beyond_trace_size == 2
+    assert "5 records beyond the budget were neither analysed nor traced" in process.note()
+    assert "2 records were analysed but left out of the trace" in process.note()
