@@ -144,7 +144,7 @@ std::optional<Record> convert(const CUpti_Activity* activity) {
       r = {RecordKind::api,
            a->start,
            a->end,
-           name != nullptr ? name : "cuda runtime call",
+           name != nullptr ? api_name_as_called(name) : "cuda runtime call",
            -1,
            0,
            a->threadId,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hdbench::trace {
@@ -47,6 +48,25 @@ inline const char* to_string(MemoryKind kind) noexcept {
       return "managed";
   }
   return "unknown";
+}
+
+// A runtime function's name as a program calls it: CUPTI names callbacks with the API
+// version and the per-thread default-stream variant ("cudaMemcpyAsync_ptsz_v7000"); the
+// trace, its readers (Kineto's "cudaMemcpyAsync") and the profile's rules ("ends in
+// Async") want "cudaMemcpyAsync".
+inline std::string api_name_as_called(std::string_view name) {
+  const auto strip = [&name](std::string_view tail_start, bool digits) {
+    const std::size_t at = name.rfind(tail_start);
+    if (at == std::string_view::npos || at == 0) return;
+    const std::string_view rest = name.substr(at + tail_start.size());
+    if (digits ? (!rest.empty() && rest.find_first_not_of("0123456789") == std::string_view::npos)
+               : (rest == "sz" || rest == "ds")) {
+      name = name.substr(0, at);
+    }
+  };
+  strip("_v", true);
+  strip("_pt", false);
+  return std::string(name);
 }
 
 // Work on a GPU (memcpy, memset, kernel) lives on a device's stream; the rest on a

@@ -24,6 +24,7 @@ Correlation ids, threads and streams are per process.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from hdreport.profile_baseline import Ceilings
@@ -43,8 +44,13 @@ def size_bucket(n: int) -> str:
     return next(name for limit, name in SIZE_BUCKETS if n <= limit)
 
 
+VERSION_TAIL = re.compile(r"(_ptsz|_ptds)?(_v\d+)?$")
+
+
 def is_blocking_call(name: str) -> bool:
-    """A runtime call during which the host thread waits for the GPU."""
+    """A runtime call during which the host thread waits for the GPU. The name as called:
+    a recorder that kept CUPTI's spelling ("cudaMemcpyAsync_ptsz_v7000") is read the same."""
+    name = VERSION_TAIL.sub("", name)
     return (name.startswith("cudaMemcpy") and not name.endswith("Async")) or "Synchronize" in name
 
 

@@ -445,5 +445,17 @@ TEST(TraceReport, RowsCoverEachBenchmarksTimedRangesOrElseItsWholeWindow) {
   EXPECT_FALSE(whole.contains("event_timed_GB/s"));
 }
 
+TEST(ApiNames, CuptisVersionAndStreamTailsAreDropped) {
+  EXPECT_EQ(api_name_as_called("cudaMemcpyAsync_v3020"), "cudaMemcpyAsync");
+  EXPECT_EQ(api_name_as_called("cudaMemcpyAsync_ptsz_v7000"), "cudaMemcpyAsync");
+  EXPECT_EQ(api_name_as_called("cudaStreamSynchronize_ptds_v7000"), "cudaStreamSynchronize");
+  EXPECT_EQ(api_name_as_called("cudaLaunchKernel"), "cudaLaunchKernel");
+  EXPECT_EQ(api_name_as_called("cudaGraphLaunch_v10000"), "cudaGraphLaunch");
+  // Only a tail of the right shape goes: names with "_v" or "_pt" inside stay whole.
+  EXPECT_EQ(api_name_as_called("cudaMemcpy_vX"), "cudaMemcpy_vX");
+  EXPECT_EQ(api_name_as_called("cuda_ptr_v"), "cuda_ptr_v");
+  EXPECT_EQ(api_name_as_called("_v100"), "_v100");
+}
+
 }  // namespace
 }  // namespace hdbench::trace

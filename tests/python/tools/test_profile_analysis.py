@@ -366,3 +366,12 @@ def test_the_end_line_names_the_gpus_and_what_the_trace_or_the_budget_left_out(t
     assert process.over_budget == 5 and process.beyond_trace_size == 2
     assert "5 records beyond the budget were neither analysed nor traced" in process.note()
     assert "2 records were analysed but left out of the trace" in process.note()
+
+
+@pytest.mark.parametrize("name, blocking", [
+    ("cudaMemcpy", True), ("cudaMemcpy_v3020", True), ("cudaMemcpy2D_v3020", True),
+    ("cudaMemcpyAsync", False), ("cudaMemcpyAsync_v3020", False), ("cudaMemcpyAsync_ptsz_v7000", False),
+    ("cudaStreamSynchronize_v3020", True), ("cudaDeviceSynchronize", True), ("cudaLaunchKernel_v7000", False),
+])
+def test_blocking_calls_by_name_with_or_without_cuptis_version_tail(name, blocking):
+    assert profile_analysis.is_blocking_call(name) is blocking
