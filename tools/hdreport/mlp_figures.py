@@ -142,18 +142,20 @@ def fastest(steps, keep):
 
 
 def mlp_gpu_vs_cpu(plt, reports, machine) -> dict:
-    steps = [s for s in _steps(reports) if s[0].get("implementation", "hdbench") == "hdbench"]
-    cpu = fastest(steps, lambda p: p.get("processor") == "cpu")
     # Like for like, as the summary pairs them: the GPU's fp32 eager step against the CPU's fp32 step
-    # (a bf16 CUDA-graph replay measures the dtype and the launches as much as the processor).
-    gpu = fastest(steps, lambda p: p.get("processor") == "gpu" and p.get("data") == "device"
-                  and p.get("dtype") == "fp32" and p.get("mode") == "eager")
+    # (a bf16 CUDA-graph replay measures the dtype and the launches as much as the processor), both
+    # from one run; where several reports ran a point, the first report's pair.
     panels = defaultdict(dict)
-    for key in set(cpu) & set(gpu):
-        model, batch = key
-        (c, c_name, _), (g, g_name, gp) = cpu[key], gpu[key]
-        panels[("", model)][f"batch {batch}"] = {"CPU": (c, "", [c_name]),
-                                                 "GPU": (g, f"{c / g:.1f}×", [g_name])}
+    for one in reports:
+        steps = [s for s in _steps([one]) if s[0].get("implementation", "hdbench") == "hdbench"]
+        cpu = fastest(steps, lambda p: p.get("processor") == "cpu")
+        gpu = fastest(steps, lambda p: p.get("processor") == "gpu" and p.get("data") == "device"
+                      and p.get("dtype") == "fp32" and p.get("mode") == "eager")
+        for key in set(cpu) & set(gpu):
+            model, batch = key
+            (c, c_name, _), (g, g_name, gp) = cpu[key], gpu[key]
+            panels[("", model)].setdefault(f"batch {batch}", {"CPU": (c, "", [c_name]),
+                                                               "GPU": (g, f"{c / g:.1f}×", [g_name])})
     if not panels:
         return {}
     colours = {"CPU": style.COLOURS["processor"]["cpu"], "GPU": style.COLOURS["processor"]["gpu"]}

@@ -209,3 +209,20 @@ def test_plot_writes_png_and_svg_of_the_new_figures(tmp_path):
             out = tmp_path / "fig" / f"{name}.{ext}"
             assert out.stat().st_size > 0 and str(out) in result.stdout.splitlines()
     assert "left out of the figures (2)" in result.stderr  # the skipped step and GEMM
+
+
+def test_gpu_vs_cpu_pairs_steps_of_one_run_as_the_summary_does():
+    """Two runs: the first has a slow CPU step and the faster GPU step, the second the faster CPU
+    step. Each bar pair comes from one run (the first report's where both paired), never the
+    fastest CPU of one run against the fastest GPU of another (300 / 100 = 3.0x)."""
+    first = report([step("hdbench", "cpu", 128, 1200.0), step("hdbench", "gpu", 128, 100.0)])
+    second = report([step("hdbench", "cpu", 128, 300.0), step("hdbench", "gpu", 128, 200.0),
+                     step("hdbench", "cpu", 32, 400.0)], host="other")
+    figs, _ = hdbench_report.build_figures([("first.json", first), ("second.json", second)])
+    try:
+        fig = figs["mlp_gpu_vs_cpu"]
+        labels = [t.get_text() for ax in fig.axes for t in ax.texts]
+        assert "12.0×" in labels  # 1200 / 100, both from the first run
+        assert "3.0×" not in labels and "1.5×" not in labels
+    finally:
+        close(figs)
