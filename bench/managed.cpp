@@ -74,7 +74,9 @@ void touch_every_page(const void* data, std::size_t bytes) {
 // when the variant says so (then that is what is timed).
 double host_reads_gpu_pages(const ManagedBuffer& buffer, const ManagedCase& c, int device, std::uint64_t seed,
                             cudaStream_t stream, const Event& start, const Event& stop, std::size_t& mismatches) {
-  kernels::fill_pattern(buffer.data(), buffer.size(), seed, stream);  // every page on the GPU (untimed)
+  kernels::fill_pattern(buffer.data(), buffer.size(), seed, stream);  // written by the GPU (untimed)
+  // The writes fault the pages over, unless the driver chose to map some remotely (its
+  // thrashing mitigation): the prefetch makes sure every page starts on the GPU.
   buffer.prefetch(device, stream);
   HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   double seconds = 0.0;

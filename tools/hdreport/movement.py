@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from hdreport.markdown import context_of, name
+from hdreport.units import binary_unit
 from hdreport.schema import ok_runs
 
 GENERATOR = "tests/python/tools/movement_reports.py"
@@ -113,11 +114,10 @@ def us(value: float) -> str:
 def size(n: float) -> str:
     """Bytes in KiB/MiB/GiB: exact where a whole unit (`4 MiB`), else 3 significant digits
     (`5.33 MiB`, a batch's payload)."""
-    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        if n >= 1 << shift:
-            value = n / (1 << shift)
-            return f"{value:g} {unit}" if value * 4 == int(value * 4) else f"{value:.3g} {unit}"
-    return f"{n:g} B"
+    value, unit = binary_unit(n)
+    if unit == "B":
+        return f"{n:g} B"
+    return f"{value:g} {unit}" if value * 4 == int(value * 4) else f"{value:.3g} {unit}"
 
 
 def rate(value: float) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from hdreport.markdown import machine_name
 from hdreport.schema import ReportError, load, ok_runs
+from hdreport.units import binary_unit
 
 DIRECTIONS = ("h2d", "d2h")
 HOST_KINDS = ("pageable", "pinned")  # CUPTI's kinds that the baseline measures under the same name
@@ -72,11 +73,7 @@ def rate_text(gbps: float) -> str:
 
 def size_short(n: float) -> str:
     """A size, mean sizes included, with three significant digits: 3.34 MiB, 512 B, 1000 KiB."""
-    value, unit = n, "B"
-    for shift, name in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
-        if n >= 1 << shift:
-            value, unit = n / (1 << shift), name
-            break
+    value, unit = binary_unit(n)
     return f"{value:.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
 
 

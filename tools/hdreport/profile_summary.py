@@ -19,6 +19,7 @@ from hdreport.markdown import table
 from hdreport.profile_analysis import BLOCKING_READ, SMALL_COPY
 from hdreport.profile_figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
+from hdreport.units import binary_unit
 
 WORTH_FIXING = 0.02  # a finding that saves less of the span is listed, not recommended
 MOST_OF_THE_TIME = 0.9  # the copy-class table shows the classes that make up this share of the copy time
@@ -64,9 +65,10 @@ def share(part: float, whole: float) -> str:
 
 def gib(n: float) -> str:
     """Bytes in GiB, MiB or KiB (`64 KiB`, `9.85 GiB`)."""
-    if n >= 2**30:
-        return f"{n / 2**30:,.2f} GiB"
-    return f"{n / 2**20:,.3g} MiB" if n >= 2**20 else f"{n / 2**10:,.3g} KiB" if n >= 2**10 else f"{n:,.0f} B"
+    value, unit = binary_unit(n)
+    if unit == "GiB":
+        return f"{value:,.2f} GiB"
+    return f"{value:,.3g} {unit}" if unit != "B" else f"{n:,.0f} B"
 
 
 def one_line(text: str) -> str:

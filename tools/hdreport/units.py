@@ -4,12 +4,18 @@
 from __future__ import annotations
 
 
-def size_text(n: float) -> str:
-    """4096 -> `4 KiB`, 1.5 MiB -> `1.5 MiB`: the largest binary unit that keeps n >= 1."""
+def binary_unit(n: float) -> tuple[float, str]:
+    """(value, unit) in the largest binary unit that keeps the value >= 1: 6291456 -> (6.0, "MiB")."""
     for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
         if n >= 1 << shift:
-            return f"{n / (1 << shift):g} {unit}"
-    return f"{n:g} B"
+            return n / (1 << shift), unit
+    return n, "B"
+
+
+def size_text(n: float) -> str:
+    """4096 -> `4 KiB`, 1.5 MiB -> `1.5 MiB`: the largest binary unit that keeps n >= 1."""
+    value, unit = binary_unit(n)
+    return f"{value:g} {unit}"
 
 
 def short_number(v: float) -> str:
