@@ -39,6 +39,7 @@ namespace {
 struct LoaderCase {
   LoaderConsumer consumer = LoaderConsumer::host;
   PinMode pinning = PinMode::pageable;
+  BatchBuild build = BatchBuild::whole;
   int batch = 0;
   int workers = 0;
   int depth = 0;
@@ -91,8 +92,15 @@ CaseId case_id(const LoaderCase& c) {  // add_gpu adds a GPU consumer's device
       .labelled("depth", "prefetch_depth", c.depth)
       .labelled("cost_us", "sample_cost_us", c.cost_us)
       .shown("shuffle", c.shuffle, c.shuffle ? "shuffle" : "sequential")
-      .shown("augment", to_string(c.augment))
-      .param("implementation", "hdbench");
+      .shown("augment", to_string(c.augment));
+  // Whole batches keep the name they had before batches could be split, so reports
+  // from before compare with them by name.
+  if (c.build == BatchBuild::split) {
+    id.shown("build", to_string(c.build));
+  } else {
+    id.param("build", to_string(c.build));
+  }
+  id.param("implementation", "hdbench");
   return id;
 }
 
@@ -117,10 +125,20 @@ std::vector<LoaderCase> plan_cases(const LoaderOptions& o) {
           for (int depth : o.depths) {
             // With no workers nothing is built ahead: one depth says it all.
             if (workers == 0 && depth != o.depths.front()) continue;
-            for (double cost : o.costs_us) {
-              for (bool shuffle : o.shuffle) {
-                for (Augment augment : o.augments) {
-                  cases.push_back({consumer, pinning, batch, workers, depth, cost, shuffle, augment});
+            // A batch too small to split, or fewer than two workers to share it, is built
+            // whole however it was asked for: one case says it all.
+            std::vector<BatchBuild> builds;
+            for (BatchBuild build : o.builds) {
+              const bool splits = parts_per_batch(build, workers, static_cast<std::size_t>(batch)) > 1;
+              const BatchBuild built = splits ? build : BatchBuild::whole;
+              if (std::find(builds.begin(), builds.end(), built) == builds.end()) builds.push_back(built);
+            }
+            for (BatchBuild built : builds) {
+              for (double cost : o.costs_us) {
+                for (bool shuffle : o.shuffle) {
+                  for (Augment augment : o.augments) {
+                    cases.push_back({consumer, pinning, built, batch, workers, depth, cost, shuffle, augment});
+                  }
                 }
               }
             }
@@ -140,6 +158,7 @@ LoaderConfig make_config(const LoaderCase& c, const Options& o) {
   config.shuffle = c.shuffle;
   config.drop_last = false;  // PyTorch's default; the tests cover drop_last
   config.pin_mode = c.pinning;
+  config.build = c.build;
   config.transform = {c.augment, c.cost_us, o.seed ^ 0xA5A5A5A5A5A5A5A5ULL};
   config.seed = o.seed;
   config.nvtx_prefix = case_id(c).name();  // ranges "<benchmark>/batch N/collate", as the timeline's convention
@@ -249,6 +268,12 @@ void set_loader_counters(benchmark::State& state, const Suite& suite, const Load
     k["consumer_bound_samples/s"] = static_cast<double>(stats.samples) / consumer_seconds;
   }
   k["idle_wakeups_per_batch"] = static_cast<double>(stats.idle_wakeups) / batches;
+  // Where a copy-bound epoch's time goes beside the copies: the fill before the first
+  // batch (paid once an epoch) and the builders' waits for the copy that last read a
+  // slot (slot reuse waiting on the copy engine).
+  if (stats.epochs > 0) k["first_batch_us"] = 1e6 * stats.first_batch_seconds / static_cast<double>(stats.epochs);
+  k["fence_wait_us_per_batch"] = 1e6 * stats.fence_seconds / batches;
+  k["parts_per_batch"] = static_cast<double>(stats.parts_built) / batches;
   // Above 1, the loader's threads (workers, consumer, pin thread) outnumber the cores:
   // a worker descheduled in the middle of the batch the consumer waits for holds up
   // the batches built after it, so more workers cost time instead of saving it.
@@ -342,6 +367,7 @@ void print_loader_scaling(const nlohmann::json& derived, bool several_gpus) {
     std::string line = fmt::format("  {:<4}{} {:<10} cost {:>5} us/sample: {:.0f} samples/s at batch {}, {} workers",
                                    consumer, device_tag(*row, several_gpus), pinning, cost,
                                    (*row)["best_samples/s"].get<double>(), (*row)["batch"].get<int>(), workers);
+    if (workers >= 2) line += fmt::format(", {} batches", (*row)["build"].get<std::string>());
     const auto& cell = (*row)["by_workers"][std::to_string(workers)];
     if (cell.contains("speedup_vs_0_workers")) {
       line += fmt::format(" (x{:.2f} over 0 workers)", cell["speedup_vs_0_workers"].get<double>());

@@ -68,7 +68,8 @@ def loader_params(spec: dict, opts) -> dict:
     params = {"family": "loader", "implementation": "pytorch", "consumer": spec["consumer"],
               "pinning": spec["pinning"], "batch": spec["batch"],
               "workers": spec["workers"], "prefetch_depth": DEPTH, "sample_cost_us": 0.0, "shuffle": True,
-              "augment": "none", "dataset": "mnist_idx" if opts.mnist_dir else "synthetic",
+              "augment": "none", "build": "whole",  # a DataLoader worker builds whole batches
+              "dataset": "mnist_idx" if opts.mnist_dir else "synthetic",
               "dataset_name": dataset_name(opts.mnist_dir)}
     if spec["consumer"] == "gpu":
         params["device"] = spec["device"]

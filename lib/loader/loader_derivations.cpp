@@ -1,8 +1,11 @@
 #include "loader/loader_derivations.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "core/report_rows.hpp"
 
@@ -10,17 +13,20 @@ namespace hdbench {
 namespace {
 
 // A loader run's place in the grid, without its worker count and depth: consumer,
-// pinning, batch, cost, shuffle, augment, and the GPU consumer's device (-1: host).
-using LoaderKey = std::tuple<std::string, std::string, int, double, bool, std::string, int>;
+// pinning, batch, cost, shuffle, augment, the GPU consumer's device (-1: host) and how
+// batches were built (reports from before split builds built whole ones).
+using LoaderKey = std::tuple<std::string, std::string, int, double, bool, std::string, int, std::string>;
+constexpr std::size_t kPinningField = 1;
+constexpr std::size_t kBuildField = 7;
 LoaderKey loader_key(const nlohmann::json& p) {
   return {p.value("consumer", ""),   p.value("pinning", ""), p.value("batch", 0), p.value("sample_cost_us", 0.0),
-          p.value("shuffle", false), p.value("augment", ""), run_device(p)};
+          p.value("shuffle", false), p.value("augment", ""), run_device(p),       p.value("build", "whole")};
 }
 
 nlohmann::json loader_key_json(const LoaderKey& key) {
-  const auto& [consumer, pinning, batch, cost, shuffle, augment, device] = key;
-  nlohmann::json row = {{"consumer", consumer},   {"pinning", pinning}, {"batch", batch},
-                        {"sample_cost_us", cost}, {"shuffle", shuffle}, {"augment", augment}};
+  const auto& [consumer, pinning, batch, cost, shuffle, augment, device, build] = key;
+  nlohmann::json row = {{"consumer", consumer}, {"pinning", pinning}, {"batch", batch}, {"sample_cost_us", cost},
+                        {"shuffle", shuffle},   {"augment", augment}, {"build", build}};
   set_row_device(row, device);
   return row;
 }
@@ -32,19 +38,34 @@ void derive_loader_scaling(const nlohmann::json& benchmarks, nlohmann::json& der
   std::map<std::pair<LoaderKey, int>, std::map<int, double>> by_workers;
   std::map<LoaderKey, double> without_workers;
   std::map<std::tuple<LoaderKey, int, int>, double> rate;  // (key, workers, depth)
+  std::vector<std::pair<const nlohmann::json*, double>> runs;
+  std::set<std::string> shared_builds;  // the builds of runs with workers to share a batch
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
     const auto& p = (*run)["params"];
     if (p.value("family", "") != "loader") continue;
     const auto samples_per_s = counter(*run, "samples/s");
     if (!samples_per_s) continue;
+    runs.emplace_back(run, *samples_per_s);
+    if (p.value("workers", 0) >= 2) shared_builds.insert(p.value("build", "whole"));
+  }
+  for (const auto& [run, samples_per_s] : runs) {
+    const auto& p = (*run)["params"];
     const LoaderKey key = loader_key(p);
     const int workers = p.value("workers", 0);
     const int depth = p.value("prefetch_depth", 0);
-    rate[{key, workers, depth}] = *samples_per_s;
-    if (workers == 0) {
-      without_workers[key] = *samples_per_s;
-    } else {
-      by_workers[{key, depth}][workers] = *samples_per_s;
+    rate[{key, workers, depth}] = samples_per_s;
+    // Fewer than two workers build whole batches whatever the build asked: such a run
+    // is the 0- or 1-worker point of the scaling row of every build run with more.
+    std::set<std::string> builds = {std::get<kBuildField>(key)};
+    if (workers < 2 && !shared_builds.empty()) builds = shared_builds;
+    for (const std::string& build : builds) {
+      LoaderKey as_built = key;
+      std::get<kBuildField>(as_built) = build;
+      if (workers == 0) {
+        without_workers[as_built] = samples_per_s;
+      } else {
+        by_workers[{as_built, depth}][workers] = samples_per_s;
+      }
     }
   }
   nlohmann::json scaling = nlohmann::json::array();
@@ -74,9 +95,9 @@ void derive_loader_scaling(const nlohmann::json& benchmarks, nlohmann::json& der
   nlohmann::json pinning = nlohmann::json::array();
   for (const auto& [point, direct] : rate) {
     const auto& [key, workers, depth] = point;
-    if (std::get<1>(key) != "direct") continue;
+    if (std::get<kPinningField>(key) != "direct") continue;
     LoaderKey pin_key = key;
-    std::get<1>(pin_key) = "pin_thread";
+    std::get<kPinningField>(pin_key) = "pin_thread";
     const auto pin = rate.find({pin_key, workers, depth});
     if (pin == rate.end()) continue;
     nlohmann::json row = loader_key_json(key);
@@ -87,13 +108,34 @@ void derive_loader_scaling(const nlohmann::json& benchmarks, nlohmann::json& der
     row["pin_thread_samples/s"] = pin->second;
     row["direct_over_pin_thread"] = direct / pin->second;
     LoaderKey pageable_key = key;
-    std::get<1>(pageable_key) = "pageable";
+    std::get<kPinningField>(pageable_key) = "pageable";
     if (const auto pageable = rate.find({pageable_key, workers, depth}); pageable != rate.end()) {
       row["pageable_samples/s"] = pageable->second;
     }
     pinning.push_back(row);
   }
   if (!pinning.empty()) derived["loader_pinning"] = pinning;
+
+  // What sharing each batch among the workers bought over a worker a batch, at the
+  // same grid point, worker count and depth.
+  nlohmann::json builds = nlohmann::json::array();
+  for (const auto& [point, split] : rate) {
+    const auto& [key, workers, depth] = point;
+    if (std::get<kBuildField>(key) != "split") continue;
+    LoaderKey whole_key = key;
+    std::get<kBuildField>(whole_key) = "whole";
+    const auto whole = rate.find({whole_key, workers, depth});
+    if (whole == rate.end()) continue;
+    nlohmann::json row = loader_key_json(key);
+    row.erase("build");
+    row["workers"] = workers;
+    row["prefetch_depth"] = depth;
+    row["split_samples/s"] = split;
+    row["whole_samples/s"] = whole->second;
+    row["split_over_whole"] = split / whole->second;
+    builds.push_back(row);
+  }
+  if (!builds.empty()) derived["loader_build"] = builds;
 }
 
 }  // namespace hdbench

@@ -1,5 +1,6 @@
 // The loader family's grid: batch sizes, worker threads, prefetch depth, the
-// synthetic per-sample cost, shuffling, pinning, augmentation and the consumer.
+// synthetic per-sample cost, shuffling, pinning, how workers build a batch,
+// augmentation and the consumer.
 #pragma once
 
 #include <vector>
@@ -17,6 +18,7 @@ struct LoaderOptions {
   std::vector<double> costs_us = {0.0, 20.0};
   std::vector<bool> shuffle = {true};
   std::vector<PinMode> pinning = all_pin_modes();
+  std::vector<BatchBuild> builds = all_batch_builds();
   std::vector<Augment> augments = {Augment::none};
   std::vector<LoaderConsumer> consumers = all_loader_consumers();
 };

@@ -36,12 +36,12 @@ DeviceBatch DeviceFeed::push(Loader& loader, const Batch& batch, cudaStream_t co
         cudaMemcpyAsync(buffers_[b].data(), batch.data, batch.bytes, cudaMemcpyHostToDevice, copy_.get()),
         fmt::format("batch {} of {} bytes from {} memory", batch.index, batch.bytes, to_string(batch.memory)));
   }
-  copied_[b].record(copy_.get());
-  const Event& slot_event = (*slot_copied_)[static_cast<std::size_t>(batch.slot)];
-  slot_event.record(copy_.get());
-  loader.release(
-      [events = slot_copied_, event = slot_event.get()] { HDBENCH_CUDA_CHECK(cudaEventSynchronize(event)); });
-  HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(consumer, copied_[b].get(), 0));
+  // One event says the copy is done to both who wait for it: the consumer's stream
+  // (the wait takes the event as recorded now) and the fence of the loader's slot.
+  const Event& copied = (*slot_copied_)[static_cast<std::size_t>(batch.slot)];
+  copied.record(copy_.get());
+  HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(consumer, copied.get(), 0));
+  loader.release([events = slot_copied_, event = copied.get()] { HDBENCH_CUDA_CHECK(cudaEventSynchronize(event)); });
   return DeviceBatch{buffers_[b].data(), batch.bytes, batch.samples, batch.index, b};
 }
 

@@ -44,9 +44,9 @@ class DeviceFeed {
   std::string nvtx_prefix_;
   Stream copy_;
   DeviceBuffer buffers_[2];
-  Event copied_[2]{Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)};
   Event consumed_[2]{Event(cudaEventDisableTiming), Event(cudaEventDisableTiming)};
-  // Shared with the fences the loader keeps, which may run after this feed is gone.
+  // One per loader slot, recorded after the slot's copy. Shared with the fences the
+  // loader keeps, which may run after this feed is gone.
   std::shared_ptr<std::vector<Event>> slot_copied_;
   int next_buffer_ = 0;
 };

@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <list>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "core/nvtx.hpp"
 #include "core/timing.hpp"
@@ -82,6 +85,16 @@ std::size_t front_slot_count(const LoaderConfig& c) {
   return c.workers == 0 ? 2 : static_cast<std::size_t>(c.workers) * c.prefetch_per_worker + 1;
 }
 
+// A batch being built in parts: its slot and the parts handed out and finished.
+struct OpenBatch {
+  int slot = 0;
+  std::size_t batch = 0;
+  std::uint64_t generation = 0;
+  std::size_t parts = 1;  // to hand out; cut to `claimed` when its epoch is abandoned
+  std::size_t claimed = 0;
+  std::size_t finished = 0;
+};
+
 std::size_t staging_slot_count(const LoaderConfig& c) {
   if (c.pin_mode != PinMode::pin_thread) return 0;
   return c.workers == 0 ? 1 : static_cast<std::size_t>(c.workers) * c.prefetch_per_worker;
@@ -90,6 +103,11 @@ std::size_t staging_slot_count(const LoaderConfig& c) {
 }  // namespace
 
 bool needs_gpu(PinMode mode) noexcept { return mode != PinMode::pageable; }
+
+std::size_t parts_per_batch(BatchBuild build, int workers, std::size_t samples) noexcept {
+  if (build == BatchBuild::whole || workers < 2) return 1;
+  return std::max<std::size_t>(1, std::min(static_cast<std::size_t>(workers), samples / kMinSamplesPerPart));
+}
 
 void validate(const LoaderConfig& c, const Dataset& dataset) {
   auto bad = [](const std::string& what) { throw std::invalid_argument("loader: " + what); };
@@ -137,12 +155,14 @@ struct Loader::State {
   std::uint64_t generation = 0;      // bumped per epoch; stale batches are dropped
   std::size_t epoch = 0;
   std::vector<std::uint32_t> order;
-  std::size_t next_claim = 0;    // next batch a builder takes
+  std::size_t next_claim = 0;    // next batch a builder opens
+  std::list<OpenBatch> open;     // batches being built, oldest first; parts go out in this order
   std::size_t next_pin = 0;      // next batch the pin thread copies (in order)
   std::size_t next_deliver = 0;  // next batch the consumer gets (in order)
   std::size_t delivered = 0;
-  int held_slot = -1;   // the consumer's current batch
-  bool active = false;  // an epoch has been started
+  int held_slot = -1;     // the consumer's current batch
+  bool active = false;    // an epoch has been started
+  HostTimer epoch_timer;  // since start_epoch(), for the time to the first batch
   bool stopping = false;
   bool failed = false;
   std::string failure;
@@ -169,6 +189,17 @@ struct Loader::State {
     next_claim = next_pin = next_deliver = delivered = 0;
     front.recycle_ready();
     staging.recycle_ready();
+    // Parts of the abandoned epoch's batches are no longer handed out; a batch whose
+    // parts are all back gives its slot back now, the others when their last part is.
+    for (auto it = open.begin(); it != open.end();) {
+      it->parts = it->claimed;
+      if (it->finished == it->parts) {
+        build_ring().free.push_back(it->slot);
+        it = open.erase(it);
+      } else {
+        ++it;
+      }
+    }
   }
 
   void wake_everyone() {
@@ -214,20 +245,31 @@ struct Loader::State {
     return slot;
   }
 
-  // Runs the slot's fence, then collates its batch; returns the wall and CPU seconds.
-  std::pair<double, double> build(Slot& slot, SlotFence fence) {
-    if (fence) fence();
-    nvtx::ScopedRange range(nvtx::Family::loader, fmt::format("{}/batch {}/collate", config.nvtx_prefix, slot.batch),
-                            layout.batch_bytes(slot.ids.size()));
+  // Runs a slot's fence (waits until whatever last read the slot is done with it);
+  // returns the seconds it waited. The caller adds them to fence_seconds under the lock.
+  static double run_fence(const SlotFence& fence) {
+    if (!fence) return 0.0;
+    HostTimer timer;
+    fence();
+    return timer.elapsed_seconds();
+  }
+
+  // Collates samples [first, last) of the slot's batch; returns the wall and CPU seconds.
+  std::pair<double, double> build(Slot& slot, std::size_t first, std::size_t last) {
+    const std::size_t all = slot.ids.size();
+    nvtx::ScopedRange range(nvtx::Family::loader,
+                            first == 0 && last == all
+                                ? fmt::format("{}/batch {}/collate", config.nvtx_prefix, slot.batch)
+                                : fmt::format("{}/batch {}/collate {}-{}", config.nvtx_prefix, slot.batch, first, last),
+                            (last - first) * layout.batch_bytes(1));
     const double cpu_start = thread_cpu_seconds();
     HostTimer timer;
-    collate_batch(dataset, slot.ids, slot.epoch, config.transform, slot.data);
+    collate_samples(dataset, slot.ids, first, last, slot.epoch, config.transform, slot.data);
     return {timer.elapsed_seconds(), thread_cpu_seconds() - cpu_start};
   }
 
   // Copies a staged batch into a pinned slot: the extra memcpy of PyTorch's pin thread.
-  double pin(const Slot& from, Slot& to, SlotFence fence) {
-    if (fence) fence();
+  double pin(const Slot& from, Slot& to) {
     const std::size_t bytes = layout.batch_bytes(from.ids.size());
     nvtx::ScopedRange range(nvtx::Family::loader, fmt::format("{}/batch {}/pin", config.nvtx_prefix, from.batch),
                             bytes);
@@ -239,6 +281,43 @@ struct Loader::State {
     return timer.elapsed_seconds();
   }
 
+  // The oldest open batch with a part left to hand out, or open.end().
+  std::list<OpenBatch>::iterator next_part_locked() {
+    return std::find_if(open.begin(), open.end(), [](const OpenBatch& b) { return b.claimed < b.parts; });
+  }
+  bool can_open_locked(const Ring& ring) const { return active && next_claim < batch_count && !ring.free.empty(); }
+
+  struct Wake {
+    bool consumer = false;
+    bool pin = false;
+    bool builder = false;
+  };
+  // A built batch goes to the pin thread or the consumer, or its slot back to the free
+  // list when its epoch was abandoned. The caller holds the lock and notifies after it.
+  Wake publish_locked(Ring& ring, int slot, std::size_t batch, std::uint64_t gen) {
+    Wake wake;
+    if (gen != generation) {
+      ring.free.push_back(slot);
+      wake.builder = true;
+    } else {
+      ring.ready.emplace(batch, slot);
+      if (pin_step()) {
+        wake.pin = true;
+      } else {
+        wake.consumer = consumer_wants(batch);
+      }
+    }
+    return wake;
+  }
+  // Notified without the lock, so the woken thread does not wake only to wait for it.
+  void notify(const Wake& wake) {
+    if (wake.consumer) ready_cv.notify_one();
+    if (wake.pin) pin_cv.notify_one();
+    if (wake.builder) build_cv.notify_one();
+  }
+
+  // A worker takes the next part of the oldest open batch; when there is none it opens
+  // the next batch: claims a free slot, runs the slot's fence, and hands out its parts.
   void worker_loop(int worker) {
     const std::string name = fmt::format("loader/worker {}", worker);
     nvtx::name_current_thread(name);
@@ -246,42 +325,62 @@ struct Loader::State {
     std::unique_lock lock(mutex);
     while (true) {
       wait_counted(lock, build_cv,
-                   [&] { return stopping || (active && next_claim < batch_count && !ring.free.empty()); });
+                   [&] { return stopping || next_part_locked() != open.end() || can_open_locked(ring); });
       if (stopping) return;
-      std::size_t batch = 0;
-      const int slot = claim_locked(ring, batch);
-      const std::uint64_t gen = generation;
-      SlotFence fence = std::move(ring.slots[static_cast<std::size_t>(slot)].fence);
+      auto it = next_part_locked();
+      if (it == open.end()) {
+        std::size_t batch = 0;
+        const int slot = claim_locked(ring, batch);
+        const std::uint64_t gen = generation;
+        Slot& s = ring.slots[static_cast<std::size_t>(slot)];
+        const SlotFence fence = std::exchange(s.fence, {});
+        lock.unlock();
+        double waited = 0.0;
+        try {
+          waited = run_fence(fence);
+        } catch (const std::exception& error) {
+          fail(fmt::format("{} failed on batch {} of epoch {}: {}", name, batch, s.epoch, error.what()));
+          return;
+        }
+        lock.lock();
+        stats.fence_seconds += waited;
+        if (gen != generation) {  // abandoned while the fence ran
+          ring.free.push_back(slot);
+          continue;
+        }
+        const std::size_t parts = parts_per_batch(config.build, config.workers, s.ids.size());
+        open.push_back({slot, batch, gen, parts});
+        if (parts > 1) {  // the other parts are for idle workers; this one takes a part next
+          lock.unlock();
+          for (std::size_t i = 1; i < parts; ++i) build_cv.notify_one();
+          lock.lock();
+        }
+        continue;
+      }
+      const std::size_t part = it->claimed++;
+      Slot& s = ring.slots[static_cast<std::size_t>(it->slot)];
+      const std::size_t samples = s.ids.size();
+      const std::size_t first = samples * part / it->parts;
+      const std::size_t last = samples * (part + 1) / it->parts;
       lock.unlock();
-      Slot& s = ring.slots[static_cast<std::size_t>(slot)];
       std::pair<double, double> seconds;
       try {
-        seconds = build(s, std::move(fence));
+        seconds = build(s, first, last);
       } catch (const std::exception& error) {
-        fail(fmt::format("{} failed on batch {} of epoch {}: {}", name, batch, s.epoch, error.what()));
+        fail(fmt::format("{} failed on batch {} of epoch {}: {}", name, s.batch, s.epoch, error.what()));
         return;
       }
       lock.lock();
       stats.build_seconds += seconds.first;
       stats.build_cpu_seconds += seconds.second;
-      bool wake_consumer = false;
-      bool wake_pin = false;
-      bool wake_builder = false;
-      if (gen != generation) {
-        ring.free.push_back(slot);  // a stale batch of an abandoned epoch
-        wake_builder = true;
-      } else if (pin_step()) {
-        ring.ready.emplace(batch, slot);
-        wake_pin = true;
-      } else {
-        ring.ready.emplace(batch, slot);
-        wake_consumer = consumer_wants(batch);
-      }
-      // Notified without the lock, so the woken thread does not wake only to wait for it.
+      ++stats.parts_built;
+      // Nobody else erases a batch with a part out, so `it` is still valid.
+      if (++it->finished < it->parts) continue;
+      const OpenBatch done = *it;
+      open.erase(it);
+      const Wake wake = publish_locked(ring, done.slot, done.batch, done.generation);
       lock.unlock();
-      if (wake_consumer) ready_cv.notify_one();
-      if (wake_pin) pin_cv.notify_one();
-      if (wake_builder) build_cv.notify_one();
+      notify(wake);
       lock.lock();
     }
   }
@@ -308,14 +407,17 @@ struct Loader::State {
       Slot& source = staging.slots[static_cast<std::size_t>(from)];
       Slot& target = front.slots[static_cast<std::size_t>(to)];
       double seconds = 0.0;
+      double waited = 0.0;
       try {
-        seconds = pin(source, target, std::move(fence));
+        waited = run_fence(fence);
+        seconds = pin(source, target);
       } catch (const std::exception& error) {
         fail(fmt::format("loader/pin failed on batch {} of epoch {}: {}", source.batch, source.epoch, error.what()));
         return;
       }
       std::unique_lock lock(mutex);
       stats.pin_seconds += seconds;
+      stats.fence_seconds += waited;
       staging.free.push_back(from);
       bool wake_consumer = false;
       if (gen == generation) {
@@ -343,22 +445,26 @@ struct Loader::State {
     Slot& s = build_ring().slots[static_cast<std::size_t>(built)];
     try {
       HostTimer timer;
-      const auto seconds = build(s, std::move(fence));
+      double waited = run_fence(fence);
+      const auto seconds = build(s, 0, s.ids.size());
       double pin_seconds = 0.0;
       int slot = built;
       if (pin_step()) {
         std::unique_lock lock(mutex);
         slot = front.free.front();
         front.free.pop_front();
-        SlotFence front_fence = std::move(front.slots[static_cast<std::size_t>(slot)].fence);
+        const SlotFence front_fence = std::move(front.slots[static_cast<std::size_t>(slot)].fence);
         lock.unlock();
-        pin_seconds = pin(s, front.slots[static_cast<std::size_t>(slot)], std::move(front_fence));
+        waited += run_fence(front_fence);
+        pin_seconds = pin(s, front.slots[static_cast<std::size_t>(slot)]);
         lock.lock();
         staging.free.push_back(built);
       }
       std::lock_guard lock(mutex);
       stats.build_seconds += seconds.first;
       stats.build_cpu_seconds += seconds.second;
+      stats.fence_seconds += waited;
+      ++stats.parts_built;
       stats.pin_seconds += pin_seconds;
       stats.consumer_wait_seconds += timer.elapsed_seconds();
       return slot;
@@ -402,6 +508,7 @@ void Loader::start_epoch(std::size_t epoch) {
   {
     std::lock_guard lock(s.mutex);
     s.begin_epoch_locked(epoch);
+    s.epoch_timer.restart();
   }
   s.build_cv.notify_all();  // every free slot has a batch to build
   s.pin_cv.notify_all();
@@ -440,6 +547,10 @@ std::optional<Batch> Loader::next() {
   }
   if (slot < 0) slot = s.build_on_consumer();
   std::lock_guard lock(s.mutex);
+  if (s.delivered == 0) {  // the pipeline's fill: what a consumer waits before its first batch
+    s.stats.first_batch_seconds += s.epoch_timer.elapsed_seconds();
+    ++s.stats.epochs;
+  }
   ++s.next_deliver;
   ++s.delivered;
   s.held_slot = slot;

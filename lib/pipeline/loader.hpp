@@ -7,6 +7,10 @@
 //               pin thread copies each batch into a pinned slot (an extra memcpy).
 //   direct      workers collate straight into a ring of pinned slots; no extra copy.
 //
+// Each batch is built by one worker (whole, as PyTorch's workers do) or split in parts
+// that the workers take in batch order (split). Whoever opens a batch first runs its
+// slot's fence; the batch is ready when its last part is built.
+//
 // The consumer takes one batch at a time with next() and hands it back with
 // release(fence). A fence (e.g. "wait for the event recorded after the H2D copy") is
 // run by whoever reuses the slot next, so a slot is never overwritten while a copy
@@ -46,6 +50,7 @@ struct LoaderConfig {
   bool drop_last = false;
   bool in_order = true;  // deliver in sampler order; false: whichever batch is ready first
   PinMode pin_mode = PinMode::pageable;
+  BatchBuild build = BatchBuild::whole;
   TransformConfig transform;  // augmentation, synthetic cost, seed of the random choices
   std::uint64_t seed = 0;     // seed of the sampler's shuffle
   std::string nvtx_prefix = "loader";
@@ -53,6 +58,14 @@ struct LoaderConfig {
 
 // Throws std::invalid_argument naming the bad field (batch 0, negative workers, …).
 void validate(const LoaderConfig& config, const Dataset& dataset);
+
+// Samples a part of a split batch holds at least, so a part's work (about 20 µs at
+// no per-sample cost) dwarfs the two lock round trips of handing it out.
+inline constexpr std::size_t kMinSamplesPerPart = 64;
+
+// The parts a batch of `samples` is built in: 1 for whole batches or fewer than two
+// workers; split: one a worker, but no part under kMinSamplesPerPart samples.
+std::size_t parts_per_batch(BatchBuild build, int workers, std::size_t samples) noexcept;
 
 // A worker's failure (or a bad fence) as the consumer sees it: which thread, which
 // batch, and the original message. The loader has stopped when this is thrown.
@@ -83,6 +96,10 @@ struct LoaderStats {
   double build_cpu_seconds = 0.0;      // CPU time of the same (thread clocks)
   double pin_seconds = 0.0;            // the pin step (pin_thread mode)
   double consumer_wait_seconds = 0.0;  // time next() spent waiting for a batch
+  double fence_seconds = 0.0;          // builders and the pin thread waiting in slot fences
+  double first_batch_seconds = 0.0;    // from start_epoch() to its first batch, summed over epochs
+  std::size_t epochs = 0;              // epochs whose first batch was delivered
+  std::size_t parts_built = 0;         // batch parts built (one per batch when whole)
   double ready_batches_sum = 0.0;      // ready batches seen by each next(), summed
   std::size_t worker_wakeups = 0;      // times a waiting worker (or the pin thread) woke up
   std::size_t idle_wakeups = 0;        // of those, the ones that found nothing to do

@@ -54,10 +54,15 @@ void burn_cpu(double microseconds) noexcept {
 
 void collate_batch(const Dataset& dataset, const std::vector<std::uint32_t>& ids, std::size_t epoch,
                    const TransformConfig& config, void* out) {
+  collate_samples(dataset, ids, 0, ids.size(), epoch, config, out);
+}
+
+void collate_samples(const Dataset& dataset, const std::vector<std::uint32_t>& ids, std::size_t first, std::size_t last,
+                     std::size_t epoch, const TransformConfig& config, void* out) {
   const BatchLayout layout{dataset.pixels_per_sample()};
   auto* images = static_cast<float*>(out);
   auto* labels_out = reinterpret_cast<unsigned char*>(out) + layout.image_bytes(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) {
+  for (std::size_t i = first; i < last; ++i) {
     burn_cpu(config.cost_us);
     transform_sample(dataset, ids[i], epoch, config, images + i * layout.pixels_per_sample);
     const std::int32_t label = dataset.labels[ids[i]];

@@ -41,6 +41,10 @@ void burn_cpu(double microseconds) noexcept;
 // synthetic cost once per sample.
 void collate_batch(const Dataset& dataset, const std::vector<std::uint32_t>& ids, std::size_t epoch,
                    const TransformConfig& config, void* out);
+// Builds samples [first, last) of that batch into their places in `out`: the parts of
+// a batch, built by any threads in any order, make the same bytes as collate_batch.
+void collate_samples(const Dataset& dataset, const std::vector<std::uint32_t>& ids, std::size_t first, std::size_t last,
+                     std::size_t epoch, const TransformConfig& config, void* out);
 
 // The word_sum of everything an epoch delivers (every batch's bytes), computed
 // sample by sample without the loader or the synthetic cost: what a consumer's

@@ -22,8 +22,10 @@ const Dataset& dataset() {
   return d;
 }
 
-LoaderConfig config(PinMode mode, int workers, std::size_t batch, Augment augment = Augment::none) {
+LoaderConfig config(PinMode mode, int workers, std::size_t batch, Augment augment = Augment::none,
+                    BatchBuild build = BatchBuild::whole) {
   LoaderConfig c;
+  c.build = build;
   c.batch_size = batch;
   c.workers = workers;
   c.prefetch_per_worker = 1;  // few slots: each is reused often, racing its copy if fences failed
@@ -73,30 +75,37 @@ TEST(LoaderGpu, BatchesOnTheDeviceEqualTheBatchesBuiltOnTheHost) {
   }
 }
 
+// Whole batches, and split ones (batch 128 on 3 workers is 2 parts, 256 is 3): the
+// opener of a split batch runs the slot's fence before any part is written.
 TEST(LoaderGpu, DeviceChecksumOfAnEpochEqualsTheReference) {
   SKIP_WITHOUT_GPU();
   const Dataset& d = dataset();
   for (PinMode mode : all_pin_modes()) {
-    SCOPED_TRACE(to_string(mode));
-    const LoaderConfig c = config(mode, 3, 128);
-    Loader loader(d, c);
-    Stream consumer;
-    DeviceFeed feed(BatchLayout{d.pixels_per_sample()}.batch_bytes(128), loader.slot_count());
-    DeviceBuffer total(sizeof(unsigned long long));
-    fill_device_bytes(total.data(), 0, total.size());
-    // Consumed without waiting on the host: copies, kernels and slot reuse overlap.
-    loader.start_epoch(5);
-    while (const auto batch = loader.next()) {
-      const DeviceBatch on_device = feed.push(loader, *batch, consumer.get());
-      kernels::add_word_sum(static_cast<const std::uint32_t*>(on_device.data), on_device.bytes / 4,
-                            total.as<unsigned long long>(), consumer.get());
-      feed.consumed(on_device, consumer.get());
+    for (BatchBuild build : all_batch_builds()) {
+      for (std::size_t batch_size : {std::size_t{128}, std::size_t{256}}) {
+        SCOPED_TRACE(testing::Message() << to_string(mode) << " " << to_string(build) << " batch " << batch_size);
+        const LoaderConfig c = config(mode, 3, batch_size, Augment::none, build);
+        Loader loader(d, c);
+        Stream consumer;
+        DeviceFeed feed(BatchLayout{d.pixels_per_sample()}.batch_bytes(batch_size), loader.slot_count());
+        DeviceBuffer total(sizeof(unsigned long long));
+        fill_device_bytes(total.data(), 0, total.size());
+        // Consumed without waiting on the host: copies, kernels and slot reuse overlap.
+        loader.start_epoch(5);
+        while (const auto batch = loader.next()) {
+          const DeviceBatch on_device = feed.push(loader, *batch, consumer.get());
+          kernels::add_word_sum(static_cast<const std::uint32_t*>(on_device.data), on_device.bytes / 4,
+                                total.as<unsigned long long>(), consumer.get());
+          feed.consumed(on_device, consumer.get());
+        }
+        consumer.synchronize();
+        unsigned long long sum = 0;
+        HDBENCH_CUDA_CHECK(cudaMemcpy(&sum, total.data(), sizeof(sum), cudaMemcpyDeviceToHost));
+        const auto ids = delivered_ids(d.size(), batch_size, c.shuffle, c.drop_last, c.seed, 5);
+        EXPECT_EQ(sum, epoch_checksum_reference(d, ids, 5, c.transform));
+        EXPECT_EQ(loader.stats().parts_built > loader.batches_per_epoch(), build == BatchBuild::split);
+      }
     }
-    consumer.synchronize();
-    unsigned long long sum = 0;
-    HDBENCH_CUDA_CHECK(cudaMemcpy(&sum, total.data(), sizeof(sum), cudaMemcpyDeviceToHost));
-    const auto ids = delivered_ids(d.size(), 128, c.shuffle, c.drop_last, c.seed, 5);
-    EXPECT_EQ(sum, epoch_checksum_reference(d, ids, 5, c.transform));
   }
 }
 

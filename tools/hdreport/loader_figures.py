@@ -7,7 +7,11 @@ figure (direct collation over a pin thread). What is particular to the family:
   binary runs 0 workers at one prefetch depth only. Like the report's derived
   `loader_scaling` rows, the figures count that run at every depth its grid point
   was run at with workers, so each depth's figure starts at 0 workers.
-- `heatmaps` (MAKERS): per (consumer, prefetch depth, shuffle, augment) one figure of small
+- `few_workers_in_every_build`: with fewer than two workers a batch has nobody to be
+  shared with, so those runs build whole batches; like `loader_scaling`, the figures
+  count them as the first points of every build run with more workers. Where whole
+  and split builds meet in one figure, the build tells their lines apart.
+- `heatmaps` (MAKERS): per (consumer, prefetch depth, shuffle, augment, build) one figure of small
   multiples, a panel per pinning mode (columns) and sample cost (rows), each
   samples/s over batch size × worker count on one shared colour scale, each cell
   annotated. A heat map cannot overlay machines: they are drawn from the first
@@ -26,6 +30,12 @@ from hdreport.units import short_number
 
 # A loader run's place in the grid without its worker count and depth (as in lib/derivations.cpp).
 GRID_KEY = ("consumer", "pinning", "batch", "sample_cost_us", "shuffle", "augment")
+# How workers built the batches: reports from before split builds built whole ones.
+WHOLE, SPLIT = "whole", "split"
+
+
+def build_of(params: dict) -> str:
+    return params.get("build", WHOLE)
 # One figure per value of these; a panel per pinning mode and sample cost; batch and workers its axes.
 HEATMAP_BY = ("consumer", "prefetch_depth", "shuffle", "augment")
 PANEL_BY = ("sample_cost_us", "pinning")
@@ -42,6 +52,12 @@ SPECS = [
          "costs throughput)", "workers", "direct_over_pin_thread", derived="loader_pinning",
          cols="sample_cost_us", series=("batch",), linear_y=True, ylabel="direct ÷ pin thread (samples/s)",
          row_keys=("consumer", "batch", "sample_cost_us", "shuffle", "augment", "workers", "prefetch_depth"),
+         references=one_line(1.0, "no difference")),
+    Spec("loader_build", "Workers sharing each batch in parts over a worker a batch (>1: splitting helps)",
+         "workers", "split_over_whole", derived="loader_build", cols="sample_cost_us", series=("batch",),
+         linear_y=True, ylabel="split ÷ whole (samples/s)",
+         row_keys=("consumer", "pinning", "batch", "sample_cost_us", "shuffle", "augment", "workers",
+                   "prefetch_depth"),
          references=one_line(1.0, "no difference")),
 ]
 
@@ -70,6 +86,33 @@ def zero_workers_at_every_depth(benchmarks: list[dict]) -> list[dict]:
     return out
 
 
+def few_workers_in_every_build(benchmarks: list[dict]) -> list[dict]:
+    """The benchmarks (one report's), with each successful loader run of fewer than two
+    workers (which builds whole batches) counted in every build its grid point and depth
+    were run in with more workers: as it is for whole, as a copy with `build` split for
+    split. Other entries are passed through once."""
+    builds = defaultdict(set)
+    for b in benchmarks:
+        p = b.get("params", {})
+        if _is_ok_loader_run(b) and p.get("workers", 0) >= 2:
+            builds[tuple(p.get(k) for k in GRID_KEY + ("prefetch_depth",))].add(build_of(p))
+    out = []
+    for b in benchmarks:
+        p = b.get("params", {})
+        point = builds.get(tuple(p.get(k) for k in GRID_KEY + ("prefetch_depth",)))
+        if not _is_ok_loader_run(b) or p.get("workers", 0) >= 2 or not point:
+            out.append(b)
+            continue
+        out += [b if build == build_of(p) else {**b, "params": {**p, "build": build}} for build in sorted(point)]
+    return out
+
+
+def expand(benchmarks: list[dict]) -> list[dict]:
+    """The loader runs as the figures count them: 0 workers at every depth, fewer than two
+    workers in every build."""
+    return few_workers_in_every_build(zero_workers_at_every_depth(benchmarks))
+
+
 def split_name(prefix: str, params: dict, keys: tuple[str, ...]) -> str:
     """`prefix--k1-v1_k2-v2`: the naming of split figures."""
     return prefix + "--" + "_".join(f"{k}-{params.get(k)}" for k in keys)
@@ -79,15 +122,22 @@ def heatmap_cells(benchmarks: list[dict]) -> dict[str, dict[tuple, dict[tuple[in
     """{figure name: {(sample cost, pinning): {(batch, workers): samples/s}}} from the
     successful loader runs; repetitions of one grid point give their median."""
     values = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
-    for b in zero_workers_at_every_depth(benchmarks):
+    for b in expand(benchmarks):
         p = b["params"]
         y = b.get("counters", {}).get(COUNTER)
         if not _is_ok_loader_run(b) or y is None or "batch" not in p or "workers" not in p:
             continue
         panel = tuple(p.get(k) for k in PANEL_BY)
-        values[split_name("loader_heatmap", p, HEATMAP_BY)][panel][(p["batch"], p["workers"])].append(y)
+        values[heatmap_name(p)][panel][(p["batch"], p["workers"])].append(y)
     return {name: {panel: {cell: statistics.median(ys) for cell, ys in cells.items()}
                    for panel, cells in panels.items()} for name, panels in values.items()}
+
+
+def heatmap_name(params: dict) -> str:
+    """A heat map's figure name; split builds add `_build-split` (whole ones keep the name
+    they had before batches could be split)."""
+    name = split_name("loader_heatmap", params, HEATMAP_BY)
+    return name + "_build-split" if build_of(params) == SPLIT else name
 
 
 def draw_heatmaps(plt, panels: dict[tuple, dict[tuple[int, int], float]], title: str):
@@ -149,12 +199,12 @@ def heatmaps(plt, reports, machine: str) -> dict:
     by_name = heatmap_cells(benchmarks)
     out = {}
     for name in sorted(by_name):
-        first = next(b["params"] for b in benchmarks if _is_ok_loader_run(b)
-                     and split_name("loader_heatmap", b["params"], HEATMAP_BY) == name)
+        first = next(b["params"] for b in expand(benchmarks) if _is_ok_loader_run(b) and heatmap_name(b["params"]) == name)
+        built = ", split batches" if build_of(first) == SPLIT else ""
         out[name] = draw_heatmaps(plt, by_name[name], f"Loader samples/s by batch × workers: {first['consumer']} "
-                                                      f"consumer, prefetch depth {first['prefetch_depth']}\n{machine}")
+                                                      f"consumer, prefetch depth {first['prefetch_depth']}{built}"
+                                                      f"\n{machine}")
     return out
 
 
 MAKERS = (heatmaps,)
-expand = zero_workers_at_every_depth

@@ -1,32 +1,38 @@
 """The loader family's questions of `summarize` (see summary.py): how many workers keep the
 consumer fed (samples/s by batch, pinning and workers, hdbench's loader beside PyTorch's
-DataLoader), and what PyTorch's pin thread costs against collating straight into pinned
-memory."""
+DataLoader), what PyTorch's pin thread costs against collating straight into pinned
+memory, and what workers sharing each batch in parts buy over a worker a batch."""
 
 from __future__ import annotations
 
 import statistics
 
 from hdreport import noise
-from hdreport.loader_figures import PINNING_ORDER
+from hdreport.loader_figures import PINNING_ORDER, SPLIT, WHOLE, build_of
 from hdreport.markdown import name, sources, table
 from hdreport.schema import ok_runs
 
 
 def _loader_point(row: dict, workers: int) -> str:
-    """The rest of a derived loader row's grid point, in words (no depth without workers)."""
+    """The rest of a derived loader row's grid point, in words (no depth without workers;
+    split builds said, whole ones, every report's before splitting, not)."""
     depth = f"prefetch depth {row['prefetch_depth']}, " if workers else ""
-    return f"{depth}{'shuffled' if row['shuffle'] else 'sequential'}, augment {row['augment']}"
+    split = "split batches, " if workers >= 2 and build_of(row) == SPLIT else ""
+    return f"{split}{depth}{'shuffled' if row['shuffle'] else 'sequential'}, augment {row['augment']}"
 
 
-def loader_run(report: dict, row: dict, pinning: str, workers: int) -> dict | None:
+def loader_run(report: dict, row: dict, pinning: str, workers: int, build: str | None = None) -> dict | None:
     """The successful loader run at a derived row's grid point. A 0-worker run has one depth
-    only, and the derived rows count it at every depth, so its depth is not matched."""
+    only, and the derived rows count it at every depth, so its depth is not matched; runs
+    of fewer than two workers build whole batches, and the derived rows count them in
+    every build."""
     want = {k: row[k] for k in ("consumer", "batch", "sample_cost_us", "shuffle", "augment")}
     want.update(pinning=pinning, workers=workers)
     if workers:
         want["prefetch_depth"] = row["prefetch_depth"]
+    want_build = WHOLE if workers < 2 else (build or build_of(row))
     return next((b for b in ok_runs(report, "loader") if all(b["params"].get(k) == v for k, v in want.items())
+                 and build_of(b["params"]) == want_build
                  and b.get("_source", row.get("_source")) == row.get("_source", b.get("_source"))), None)
 
 
@@ -71,7 +77,7 @@ def loader_workers(report: dict) -> list[str]:
         if enough < workers:
             line += f" {enough} workers already reach {100 * cells[str(enough)]['samples/s'] / best:.0f}% of it."
         lines.append(line)
-    return lines + loader_tables(report)
+    return lines + split_build(report) + loader_tables(report)
 
 
 def _loader_implementation(report: dict, row: dict) -> str:
@@ -83,7 +89,8 @@ def _loader_implementation(report: dict, row: dict) -> str:
 
 def loader_tables(report: dict) -> list[str]:
     """samples/s by batch x pinning (rows) and workers (columns), per consumer, cost and depth;
-    with an implementation column when hdbench's and PyTorch's loaders are both there."""
+    with an implementation column when hdbench's and PyTorch's loaders are both there, and a
+    build column when whole and split builds are."""
     groups = {}
     for row in report.get("derived", {}).get("loader_scaling", []):
         key = (row["consumer"], row["sample_cost_us"], row["prefetch_depth"], row["shuffle"], row["augment"])
@@ -93,17 +100,20 @@ def loader_tables(report: dict) -> list[str]:
         workers = sorted({int(w) for row in rows for w in row["by_workers"]})
         implementations = {id(row): _loader_implementation(report, row) for row in rows}
         mixed = len(set(implementations.values())) > 1
+        several_builds = len({build_of(row) for row in rows}) > 1
         body = []
-        for row in sorted(rows, key=lambda r: (r["batch"], implementations[id(r)], PINNING_ORDER.get(r["pinning"], 9))):
+        for row in sorted(rows, key=lambda r: (r["batch"], implementations[id(r)], PINNING_ORDER.get(r["pinning"], 9),
+                                               build_of(r))):
             best = row["best_workers"]
-            body.append([str(row["batch"])] + ([implementations[id(row)]] if mixed else []) + [row["pinning"]] + [
+            body.append([str(row["batch"])] + ([implementations[id(row)]] if mixed else []) + [row["pinning"]]
+                        + ([build_of(row)] if several_builds else []) + [
                 ("–" if str(w) not in row["by_workers"] else
                  (f"**{row['by_workers'][str(w)]['samples/s']:,.0f}**" if w == best
                   else f"{row['by_workers'][str(w)]['samples/s']:,.0f}")) for w in workers])
         lines += ["", f"Samples/s, {consumer} consumer, {cost:g} µs/sample, prefetch depth {depth}, "
                       f"{'shuffled' if shuffle else 'sequential'}, augment {augment} (bold: the best worker count):", ""]
-        lines += table(["batch"] + (["loader"] if mixed else []) + ["pinning"] + [f"{w} workers" for w in workers],
-                       body)
+        lines += table(["batch"] + (["loader"] if mixed else []) + ["pinning"] + (["build"] if several_builds else [])
+                       + [f"{w} workers" for w in workers], body)
         lines += ["", f"From `derived.loader_scaling` ({sources(report, rows)}): the "
                       f"`loader/{consumer}/<pinning>/batch:<batch>/workers:<workers>/…` runs."]
     return lines
@@ -144,9 +154,36 @@ def pin_thread_cost(report: dict) -> list[str]:
 
 
 
+def split_build(report: dict) -> list[str]:
+    """What workers sharing each batch in parts bought over a worker a batch, per consumer:
+    the median and best ratio of samples/s, and the wait for an epoch's first batch (the
+    pipeline's fill, which splitting is meant to cut) at the best point."""
+    by_consumer: dict[str, list[dict]] = {}
+    for row in report.get("derived", {}).get("loader_build", []):
+        by_consumer.setdefault(row["consumer"], []).append(row)
+    lines = []
+    for consumer, rows in sorted(by_consumer.items()):
+        median = statistics.median(r["split_over_whole"] for r in rows)
+        best = max(rows, key=lambda r: r["split_over_whole"])
+        workers = best["workers"]
+        split_run = loader_run(report, best, best["pinning"], workers, SPLIT)
+        whole_run = loader_run(report, best, best["pinning"], workers, WHOLE)
+        verdict = "splitting helps" if median > 1 else "splitting does not help here"
+        line = (f"- {consumer} consumer, split over whole batches: median **{median:.2f}×** over {len(rows)} grid "
+                f"points ({verdict}); best **{best['split_over_whole']:.2f}×** at batch {best['batch']}, "
+                f"{best['pinning']}, {workers} workers, {best['sample_cost_us']:g} µs/sample: "
+                f"{best['split_samples/s']:,.0f} vs {best['whole_samples/s']:,.0f} samples/s")
+        fills = [r.get("counters", {}).get("first_batch_us") for r in (split_run, whole_run) if r]
+        if len(fills) == 2 and None not in fills:
+            line += f"; first batch of an epoch after {fills[0]:,.0f} vs {fills[1]:,.0f} µs"
+        runs = f"{name(split_run)} vs {name(whole_run)}" if split_run and whole_run else "`derived.loader_build`"
+        lines.append(f"{line} ({runs}){noise.noise_note([r for r in (split_run, whole_run) if r])}.")
+    return lines
+
+
 QUESTIONS = [
     ("loader-workers", "How many loader workers keep the consumer fed?", loader_workers,
-     "the `loader` family with 0 and more workers", ("loader--", "loader_heatmap")),
+     "the `loader` family with 0 and more workers", ("loader--", "loader_heatmap", "loader_build")),
     ("pin-thread", "Does PyTorch's pin thread cost throughput?", pin_thread_cost,
      "the `loader` family on a GPU with `pin_thread` and `direct` pinning", ("loader_pinning",)),
 ]

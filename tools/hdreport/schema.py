@@ -268,7 +268,7 @@ _VARIANT = Obj({"benchmark": STR, "latency_us": NUM, "streams": INT, "chunks": I
                 "fraction_of_ideal": NUM}, required=("latency_us",))
 _PIPELINED = Obj(_VARIANT.fields, required=("latency_us", "benchmark", "streams", "chunks"))
 _GRID = {"consumer": STR, "pinning": STR, "batch": INT, "workers": INT, "prefetch_depth": INT,
-         "sample_cost_us": NUM, "shuffle": BOOL, "augment": STR, "device": INT}
+         "sample_cost_us": NUM, "shuffle": BOOL, "augment": STR, "device": INT, "build": STR}
 _GRID_REQUIRED = ("consumer", "batch", "prefetch_depth", "sample_cost_us", "shuffle", "augment")
 _BOUND = {"host_memcpy_GB/s_at_threads": opt(NUM), "bound": STR, "bound_GB/s": NUM, "fraction_of_bound": NUM}
 
@@ -312,6 +312,9 @@ DERIVED_ROWS = {
     "loader_pinning": Obj({**_GRID}, patterns=[(r".*samples/s|direct_over_pin_thread", NUM)],
                           required=_GRID_REQUIRED + ("workers", "direct_samples/s", "pin_thread_samples/s",
                                                      "direct_over_pin_thread")),
+    "loader_build": Obj({**_GRID}, patterns=[(r".*samples/s|split_over_whole", NUM)],
+                        required=_GRID_REQUIRED + ("pinning", "workers", "split_samples/s", "whole_samples/s",
+                                                   "split_over_whole")),
     "stream_overlap": Obj({"bytes": INT, "compute_ratio": NUM, "memory": STR, "device": INT,
                            "sync": _VARIANT, "async": _VARIANT, "pipelined": _PIPELINED, "graph": _VARIANT},
                           patterns=[(r"default_stream/.*", _VARIANT), (r".*_percent|.*_slowdown", NUM)],

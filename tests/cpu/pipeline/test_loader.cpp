@@ -1,7 +1,8 @@
-// The loader's delivery contract, checked without a GPU: every sample exactly once
-// per epoch, sampler order when in order, drop_last, batch bytes equal to an
-// independent collation, fences run before a slot is rewritten, clean stops, worker
-// failures reaching the consumer, and no deadlock for any worker count.
+// The loader's delivery contract, checked without a GPU for whole and split batch
+// builds: every sample exactly once per epoch, sampler order when in order, drop_last,
+// batch bytes equal to an independent collation, fences run before a slot is
+// rewritten, clean stops, worker failures reaching the consumer, and no deadlock for
+// any worker count.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -27,8 +28,9 @@ const Dataset& small_dataset() {
 }
 
 LoaderConfig config_for(std::size_t batch, int workers, bool shuffle = true, bool drop_last = false,
-                        bool in_order = true) {
+                        bool in_order = true, BatchBuild build = BatchBuild::whole) {
   LoaderConfig c;
+  c.build = build;
   c.batch_size = batch;
   c.workers = workers;
   c.shuffle = shuffle;
@@ -83,29 +85,32 @@ std::size_t settled_thread_count(std::size_t expected) {
 
 TEST(LoaderDelivery, EverySampleExactlyOncePerEpochForEveryShape) {
   const Dataset& data = small_dataset();
-  for (int workers : {0, 1, 2, 3, 8}) {
-    for (std::size_t batch : {1, 7, 64, 600}) {
-      for (bool shuffle : {false, true}) {
-        for (bool drop_last : {false, true}) {
-          for (bool in_order : {true, false}) {
-            SCOPED_TRACE(testing::Message() << "workers " << workers << " batch " << batch << " shuffle " << shuffle
-                                            << " drop_last " << drop_last << " in_order " << in_order);
-            Loader loader(data, config_for(batch, workers, shuffle, drop_last, in_order));
-            for (std::size_t epoch : {0, 1}) {
-              const Delivered d = run_epoch(loader, epoch);
-              std::vector<std::uint32_t> expected = delivered_ids(data.size(), batch, shuffle, drop_last, 7, epoch);
-              ASSERT_EQ(d.batch_sizes.size(), loader.batches_per_epoch());
-              if (in_order) {
-                EXPECT_EQ(d.ids, expected);  // sampler order, batch after batch
-              }
-              std::vector<std::uint32_t> got = d.ids;
-              std::sort(got.begin(), got.end());
-              std::sort(expected.begin(), expected.end());
-              EXPECT_EQ(got, expected);
-              for (std::size_t b = 0; b < d.batch_sizes.size(); ++b) {
-                EXPECT_EQ(d.batch_sizes[b], samples_in_batch(expected.size(), batch, d.batch_indices[b]));
-                if (drop_last) {
-                  EXPECT_EQ(d.batch_sizes[b], batch);
+  for (BatchBuild build : all_batch_builds()) {
+    for (int workers : {0, 1, 2, 3, 8}) {
+      for (std::size_t batch : {1, 7, 64, 600}) {
+        for (bool shuffle : {false, true}) {
+          for (bool drop_last : {false, true}) {
+            for (bool in_order : {true, false}) {
+              SCOPED_TRACE(testing::Message()
+                           << to_string(build) << " workers " << workers << " batch " << batch << " shuffle " << shuffle
+                           << " drop_last " << drop_last << " in_order " << in_order);
+              Loader loader(data, config_for(batch, workers, shuffle, drop_last, in_order, build));
+              for (std::size_t epoch : {0, 1}) {
+                const Delivered d = run_epoch(loader, epoch);
+                std::vector<std::uint32_t> expected = delivered_ids(data.size(), batch, shuffle, drop_last, 7, epoch);
+                ASSERT_EQ(d.batch_sizes.size(), loader.batches_per_epoch());
+                if (in_order) {
+                  EXPECT_EQ(d.ids, expected);  // sampler order, batch after batch
+                }
+                std::vector<std::uint32_t> got = d.ids;
+                std::sort(got.begin(), got.end());
+                std::sort(expected.begin(), expected.end());
+                EXPECT_EQ(got, expected);
+                for (std::size_t b = 0; b < d.batch_sizes.size(); ++b) {
+                  EXPECT_EQ(d.batch_sizes[b], samples_in_batch(expected.size(), batch, d.batch_indices[b]));
+                  if (drop_last) {
+                    EXPECT_EQ(d.batch_sizes[b], batch);
+                  }
                 }
               }
             }
@@ -128,26 +133,77 @@ TEST(LoaderDelivery, DropLastLeavesOutOnlyTheShortBatch) {
 
 TEST(LoaderDelivery, BatchBytesEqualAnIndependentCollation) {
   const Dataset& data = small_dataset();
-  for (Augment augment : all_augments()) {
-    LoaderConfig c = config_for(33, 3);
-    c.transform.augment = augment;
-    Loader loader(data, c);
-    loader.start_epoch(2);
-    const BatchLayout layout{data.pixels_per_sample()};
-    std::vector<unsigned char> expected(layout.batch_bytes(33));
-    std::uint64_t sum = 0;
-    while (const auto batch = loader.next()) {
-      ASSERT_EQ(batch->bytes, layout.batch_bytes(batch->samples));
-      const std::vector<std::uint32_t> ids(batch->sample_ids, batch->sample_ids + batch->samples);
-      collate_batch(data, ids, 2, c.transform, expected.data());
-      ASSERT_EQ(std::memcmp(batch->data, expected.data(), batch->bytes), 0) << "batch " << batch->index;
-      const auto* labels = reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(batch->data) +
-                                                                 layout.image_bytes(batch->samples));
-      for (std::size_t i = 0; i < batch->samples; ++i) EXPECT_EQ(labels[i], data.labels[ids[i]]);
-      sum += word_sum(batch->data, batch->bytes);
-      loader.release();
+  // Batch 200 on 3 split workers is 3 parts of 66-67 samples; the final batch of 117
+  // is one part (under two parts' minimum).
+  const std::pair<std::size_t, BatchBuild> shapes[] = {{33, BatchBuild::whole}, {200, BatchBuild::split}};
+  for (const auto& [batch, build] : shapes) {
+    for (Augment augment : all_augments()) {
+      SCOPED_TRACE(testing::Message() << to_string(build) << " " << to_string(augment));
+      LoaderConfig c = config_for(batch, 3, true, false, true, build);
+      c.transform.augment = augment;
+      Loader loader(data, c);
+      loader.start_epoch(2);
+      const BatchLayout layout{data.pixels_per_sample()};
+      std::vector<unsigned char> expected(layout.batch_bytes(batch));
+      std::uint64_t sum = 0;
+      while (const auto batch = loader.next()) {
+        ASSERT_EQ(batch->bytes, layout.batch_bytes(batch->samples));
+        const std::vector<std::uint32_t> ids(batch->sample_ids, batch->sample_ids + batch->samples);
+        collate_batch(data, ids, 2, c.transform, expected.data());
+        ASSERT_EQ(std::memcmp(batch->data, expected.data(), batch->bytes), 0) << "batch " << batch->index;
+        const auto* labels = reinterpret_cast<const std::int32_t*>(static_cast<const unsigned char*>(batch->data) +
+                                                                   layout.image_bytes(batch->samples));
+        for (std::size_t i = 0; i < batch->samples; ++i) EXPECT_EQ(labels[i], data.labels[ids[i]]);
+        sum += word_sum(batch->data, batch->bytes);
+        loader.release();
+      }
+      EXPECT_EQ(sum,
+                epoch_checksum_reference(data, delivered_ids(data.size(), batch, true, false, 7, 2), 2, c.transform));
     }
-    EXPECT_EQ(sum, epoch_checksum_reference(data, delivered_ids(data.size(), 33, true, false, 7, 2), 2, c.transform));
+  }
+}
+
+TEST(LoaderDelivery, CollatingPartsMakesTheBytesOfTheWholeBatch) {
+  const Dataset& data = small_dataset();
+  const std::vector<std::uint32_t> ids = {5, 9, 100, 3, 516, 0, 42};
+  TransformConfig config{Augment::crop_flip, 0.0, 3};
+  const BatchLayout layout{data.pixels_per_sample()};
+  std::vector<unsigned char> whole(layout.batch_bytes(ids.size()));
+  std::vector<unsigned char> parts(whole.size(), 0xAB);
+  collate_batch(data, ids, 1, config, whole.data());
+  // Out of order, as workers finish them.
+  collate_samples(data, ids, 4, 7, 1, config, parts.data());
+  collate_samples(data, ids, 0, 2, 1, config, parts.data());
+  collate_samples(data, ids, 2, 4, 1, config, parts.data());
+  EXPECT_EQ(parts, whole);
+}
+
+TEST(LoaderParts, SplitBatchesHaveAPartAWorkerButNoneUnderTheMinimum) {
+  EXPECT_EQ(parts_per_batch(BatchBuild::whole, 8, 4096), 1u);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 0, 4096), 1u);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 1, 4096), 1u);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 8, 1024), 8u);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 16, 1024), 1024 / kMinSamplesPerPart);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 8, 128), 2u);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 8, 2 * kMinSamplesPerPart - 1), 1u);
+  EXPECT_EQ(parts_per_batch(BatchBuild::split, 8, 1), 1u);
+}
+
+TEST(LoaderParts, EveryBatchIsBuiltInItsParts) {
+  const Dataset& data = small_dataset();
+  for (BatchBuild build : all_batch_builds()) {
+    for (int workers : {0, 2, 4}) {
+      SCOPED_TRACE(testing::Message() << to_string(build) << " workers " << workers);
+      LoaderConfig c = config_for(256, workers, true, false, true, build);  // 517 = 256 + 256 + 5
+      Loader loader(data, c);
+      run_epoch(loader, 0);
+      std::size_t parts = 0;
+      for (std::size_t b = 0; b < loader.batches_per_epoch(); ++b) {
+        parts += parts_per_batch(build, workers, samples_in_batch(data.size(), 256, b));
+      }
+      EXPECT_EQ(loader.stats().parts_built, parts);
+      EXPECT_EQ(parts, build == BatchBuild::split && workers >= 2 ? 2u * std::min<std::size_t>(workers, 4) + 1 : 3u);
+    }
   }
 }
 
@@ -164,9 +220,11 @@ TEST(LoaderDelivery, ShuffleIsDeterministicAndDiffersBetweenEpochs) {
 
 TEST(LoaderFences, AFenceRunsBeforeItsSlotIsRewritten) {
   const Dataset& data = small_dataset();
-  for (PinMode mode : {PinMode::pageable}) {
+  for (BatchBuild build : all_batch_builds()) {
     for (int workers : {0, 1, 4}) {
-      LoaderConfig c = config_for(16, workers);
+      SCOPED_TRACE(testing::Message() << to_string(build) << " workers " << workers);
+      LoaderConfig c = config_for(build == BatchBuild::split ? 128 : 16, workers, true, false, true, build);
+      const PinMode mode = PinMode::pageable;
       c.pin_mode = mode;
       Loader loader(data, c);
       std::atomic<int> ran{0};
@@ -198,8 +256,9 @@ TEST(LoaderShutdown, StoppingMidEpochLeavesNoThreadAndNoMemory) {
   const std::size_t threads_before = thread_count();
   ASSERT_EQ(live_loader_slot_bytes(), 0u);
   for (int workers : {0, 1, 4, 16}) {
-    {
-      LoaderConfig c = config_for(8, workers);
+    for (BatchBuild build : all_batch_builds()) {
+      // Split batch 128 is 2 parts: workers are mid-part when the loader goes.
+      LoaderConfig c = config_for(build == BatchBuild::split ? 128 : 8, workers, true, false, true, build);
       c.transform.cost_us = 5.0;  // workers are mid-batch when the loader goes
       Loader loader(data, c);
       EXPECT_GT(live_loader_slot_bytes(), 0u);
@@ -223,11 +282,15 @@ TEST(LoaderShutdown, StopThenNextThrowsAndStopIsIdempotent) {
 
 TEST(LoaderShutdown, StartingAnEpochAbandonsTheRestOfTheCurrentOne) {
   const Dataset& data = small_dataset();
-  for (int workers : {0, 2, 5}) {
-    Loader loader(data, config_for(10, workers));
-    run_epoch(loader, 0, 4);
-    const Delivered d = run_epoch(loader, 1);
-    EXPECT_EQ(d.ids, delivered_ids(data.size(), 10, true, false, 7, 1));
+  for (BatchBuild build : all_batch_builds()) {
+    const std::size_t batch = build == BatchBuild::split ? 130 : 10;  // split: 2 parts a batch
+    for (int workers : {0, 2, 5}) {
+      SCOPED_TRACE(testing::Message() << to_string(build) << " workers " << workers);
+      Loader loader(data, config_for(batch, workers, true, false, true, build));
+      run_epoch(loader, 0, 2);
+      const Delivered d = run_epoch(loader, 1);
+      EXPECT_EQ(d.ids, delivered_ids(data.size(), batch, true, false, 7, 1));
+    }
   }
 }
 
@@ -284,14 +347,19 @@ TEST(LoaderErrors, BadParametersAreRejectedWithTheField) {
 }
 
 TEST(LoaderStress, ManyShortEpochsWithRandomStopPoints) {
-  const Dataset data = make_synthetic_mnist(97, 3);
+  const Dataset smaller = make_synthetic_mnist(97, 3);
+  const Dataset larger = make_synthetic_mnist(300, 3);
   std::mt19937 rng(20261120);
   for (int round = 0; round < 60; ++round) {
     const int workers = std::uniform_int_distribution<int>(0, 12)(rng);
-    const std::size_t batch = std::uniform_int_distribution<std::size_t>(1, 40)(rng);
-    LoaderConfig c = config_for(batch, workers, rng() % 2 == 0, rng() % 2 == 0, rng() % 2 == 0);
+    const BatchBuild build = rng() % 2 == 0 ? BatchBuild::whole : BatchBuild::split;
+    // Split batches of up to 4 parts (the minimum part is 64 samples); the set is 97 or 300.
+    const std::size_t batch = std::uniform_int_distribution<std::size_t>(1, build == BatchBuild::split ? 260 : 40)(rng);
+    const Dataset& data = build == BatchBuild::split ? larger : smaller;
+    LoaderConfig c = config_for(batch, workers, rng() % 2 == 0, rng() % 2 == 0, rng() % 2 == 0, build);
     c.prefetch_per_worker = std::uniform_int_distribution<int>(1, 3)(rng);
-    SCOPED_TRACE(testing::Message() << "round " << round << " workers " << workers << " batch " << batch);
+    SCOPED_TRACE(testing::Message() << "round " << round << " workers " << workers << " batch " << batch << " "
+                                    << to_string(build));
     Loader loader(data, c);
     for (std::size_t epoch = 0; epoch < 4; ++epoch) {
       const bool stop_early = rng() % 3 == 0;
@@ -327,8 +395,36 @@ TEST(LoaderStats, CountWhatWasDelivered) {
   EXPECT_GE(s.build_cpu_seconds, 2e-6 * static_cast<double>(data.size()));
   EXPECT_GE(s.build_seconds + 1e-3, s.build_cpu_seconds);  // a thread's CPU time never exceeds its wall time
   EXPECT_EQ(s.pin_seconds, 0.0);
+  EXPECT_EQ(s.epochs, 1u);  // one epoch's first batch, timed from start_epoch()
+  EXPECT_GT(s.first_batch_seconds, 0.0);
   loader.reset_stats();
   EXPECT_EQ(loader.stats().samples, 0u);
+}
+
+// The time builders wait in fences (the copy that last read a slot) is counted: here
+// each fence sleeps 1 ms, so the count is at least a millisecond a fence that ran.
+TEST(LoaderStats, FenceWaitsAreCounted) {
+  const Dataset& data = small_dataset();
+  for (BatchBuild build : all_batch_builds()) {
+    for (int workers : {0, 2}) {
+      SCOPED_TRACE(testing::Message() << to_string(build) << " workers " << workers);
+      Loader loader(data, config_for(128, workers, true, false, true, build));
+      std::atomic<int> ran{0};
+      for (std::size_t epoch = 0; epoch < 2; ++epoch) {
+        loader.start_epoch(epoch);
+        while (const auto batch = loader.next()) {
+          loader.release([&ran] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            ++ran;
+          });
+        }
+      }
+      loader.stop();  // every fence that will run has run
+      EXPECT_GT(ran.load(), 0);
+      EXPECT_GE(loader.stats().fence_seconds, 1e-3 * ran.load());
+      EXPECT_EQ(loader.stats().epochs, 2u);
+    }
+  }
 }
 
 // A freed slot wakes one worker, not every idle one. The consumer is slow here, so the

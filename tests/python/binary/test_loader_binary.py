@@ -71,15 +71,20 @@ def test_gpu_loader_runs_are_skipped_with_the_reason_or_run(quick_report):
 def test_loader_scaling_is_derived_per_grid_point(quick_report):
     _, report = quick_report
     rows = [r for r in report["derived"]["loader_scaling"] if r["consumer"] == "host"]
-    assert {(r["batch"], r["sample_cost_us"]) for r in rows} == {(32, 0.0), (32, 5.0), (256, 0.0), (256, 5.0)}
+    assert sorted((r["batch"], r["sample_cost_us"], r["build"]) for r in rows) == [
+        (32, 0.0, "whole"), (32, 5.0, "whole"), (256, 0.0, "split"), (256, 0.0, "whole"), (256, 5.0, "split"),
+        (256, 5.0, "whole")]
     by_name = {b["name"]: b for b in loader_runs(report)}
     for r in rows:
         assert set(r["by_workers"]) == {"0", "2"}
         zero = r["by_workers"]["0"]["samples/s"]
         assert r["by_workers"]["2"]["speedup_vs_0_workers"] == pytest.approx(r["by_workers"]["2"]["samples/s"] / zero)
         assert r["best_workers"] in (0, 2)
+        # Both builds (the full preset) where there is something to split (batch 256 on 2
+        # workers); 0 workers build whole and count in the split row too.
+        split = "/split" if r["build"] == "split" and r["best_workers"] >= 2 else ""
         name = (f"loader/host/pageable/batch:{r['batch']}/workers:{r['best_workers']}/depth:2/"
-                f"cost_us:{r['sample_cost_us']:g}/shuffle/none/manual_time")
+                f"cost_us:{r['sample_cost_us']:g}/shuffle/none{split}/manual_time")
         assert by_name[name]["counters"]["samples/s"] == r["best_samples/s"]
 
 
@@ -141,3 +146,34 @@ def test_bad_loader_flags_exit_2_naming_the_flag(hdbench_bin, tmp_path, flag):
     assert flag.split("=")[0] in result.stderr and "accepted" in result.stderr
     assert result.stdout == ""
     assert not out.exists()
+
+
+def test_split_and_whole_builds_run_side_by_side_with_their_counters(hdbench_bin, tmp_path):
+    """Both builds at one grid point: split where a batch has two parts' worth of samples
+    and two workers to share it, whole elsewhere (one case, not two); the counters that
+    find where an epoch's time goes; the derived split-over-whole row."""
+    out = tmp_path / "builds.json"
+    result = run_hdbench(hdbench_bin, "--hdbench_families=loader", "--hdbench_loader_consumers=host",
+                         "--hdbench_loader_samples=512", "--hdbench_loader_batches=64,256",
+                         "--hdbench_loader_workers=0,2", "--hdbench_loader_costs_us=0",
+                         "--hdbench_loader_build=whole,split", "--benchmark_min_time=0.001", f"--hdbench_out={out}")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    runs = {(b["params"]["batch"], b["params"]["workers"], b["params"]["build"]): b for b in loader_runs(report)}
+    assert set(runs) == {(64, 0, "whole"), (64, 2, "whole"), (256, 0, "whole"), (256, 2, "whole"),
+                         (256, 2, "split")}
+    assert runs[(256, 2, "split")]["name"].endswith("/shuffle/none/split/manual_time")
+    assert "/split/" not in runs[(256, 2, "whole")]["name"]
+    for (batch, workers, build), b in runs.items():
+        assert b["status"] == "ok", b
+        c = b["counters"]
+        # 512 samples: two batches of 256 in two parts each when split, one part otherwise.
+        assert c["parts_per_batch"] == (2.0 if build == "split" else 1.0)
+        assert c["first_batch_us"] > 0 and c["fence_wait_us_per_batch"] == 0  # the host consumer has no fence
+    rows = report["derived"]["loader_build"]
+    assert len(rows) == 1 and rows[0]["batch"] == 256 and rows[0]["workers"] == 2
+    assert rows[0]["split_over_whole"] == pytest.approx(runs[(256, 2, "split")]["counters"]["samples/s"]
+                                                        / runs[(256, 2, "whole")]["counters"]["samples/s"])
+    scaling = {(r["batch"], r["build"]): r for r in report["derived"]["loader_scaling"]}
+    assert set(scaling) == {(64, "whole"), (256, "whole"), (256, "split")}
+    assert scaling[(256, "split")]["by_workers"]["0"] == scaling[(256, "whole")]["by_workers"]["0"]

@@ -95,7 +95,8 @@ def test_loader_names_params_and_grid_follow_hdbench():
         "loader/gpu/pin_thread/batch:32/workers:8/depth:2/cost_us:0/shuffle/none/manual_time"
     assert pytorch_loader.loader_params(gpu, opts) == {
         "family": "loader", "implementation": "pytorch", "consumer": "gpu", "pinning": "pin_thread", "batch": 32, "workers": 8, "prefetch_depth": 2, "sample_cost_us": 0.0, "shuffle": True,
-        "augment": "none", "dataset": "synthetic", "dataset_name": "synthetic", "device": 0, "samples": 60000}
+        "augment": "none", "build": "whole", "dataset": "synthetic", "dataset_name": "synthetic", "device": 0,
+        "samples": 60000}
     assert pytorch_loader.cost_text(0.0) == "0" and pytorch_loader.cost_text(2.5) == "2.5"
 
 
@@ -179,18 +180,21 @@ def test_summarize_answers_the_loader_question_from_the_baseline(loader_run):
 
 def test_the_baseline_s_loader_lines_join_hdbench_s_in_one_figure(loader_run, hdbench_bin, tmp_path):
     """hdbench's loader at the same grid points: the same benchmark names (so `compare`
-    pairs them), and `plot` draws both reports' lines in one loader figure."""
+    pairs them), and `plot` draws both reports' lines in one loader figure. Asked for both
+    builds, hdbench splits no batch here (under two parts' minimum of 64 samples), so every
+    run is a whole-batch one, as a DataLoader worker builds."""
     pytest.importorskip("matplotlib")
     _, out, report, _ = loader_run
     hd_out = tmp_path / "hdbench.json"
     result = run_hdbench(hdbench_bin, "--hdbench_families=loader", f"--hdbench_loader_samples={SAMPLES}",
                          f"--hdbench_loader_batches={','.join(map(str, BATCHES))}",
                          f"--hdbench_loader_workers={','.join(map(str, WORKERS))}", "--hdbench_loader_costs_us=0",
-                         "--hdbench_loader_consumers=host", "--benchmark_min_time=0.001", f"--hdbench_out={hd_out}",
-                         timeout=120)
+                         "--hdbench_loader_consumers=host", "--hdbench_loader_build=whole,split",
+                         "--benchmark_min_time=0.001", f"--hdbench_out={hd_out}", timeout=120)
     assert result.returncode == 0, result.stderr
-    hd_names = {b["name"] for b in json.loads(hd_out.read_text())["benchmarks"]}
-    assert {b["name"] for b in report["benchmarks"] if b["params"]["consumer"] == "host"} == hd_names
+    hd_runs = json.loads(hd_out.read_text())["benchmarks"]
+    assert {b["params"]["build"] for b in hd_runs} == {"whole"}
+    assert {b["name"] for b in report["benchmarks"] if b["params"]["consumer"] == "host"} == {b["name"] for b in hd_runs}
     written = hdbench_report.plot([str(hd_out), str(out)], str(tmp_path / "fig"))
     svg = [p for p in written if p.name.startswith("loader--consumer-host") and p.suffix == ".svg"]
     assert len(svg) == 1, written

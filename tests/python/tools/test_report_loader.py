@@ -241,3 +241,72 @@ def test_summary_names_whose_loader_each_row_measured(tmp_path):
     text = out.read_text()
     assert "| batch | pinning |" in text and "| batch | loader |" not in text
     assert "best batch" in text and "(pytorch's loader, " in text  # the answer says whose loader it measured
+
+
+def build_run(build, workers, rate, first_batch_us):
+    """A host loader run at batch 1024 built whole or split (made up)."""
+    run = loader_run("host", "pageable", 1024, workers, 2, rate)
+    if build == "split":
+        run["name"] = run["name"].replace("/none/", "/none/split/")
+    run["params"]["build"] = build
+    run["counters"]["first_batch_us"] = first_batch_us
+    return run
+
+
+def build_report() -> dict:
+    """Whole and split builds of one grid point, with the binary's derived rows for them."""
+    runs = [build_run("whole", 0, 10_000.0, 900.0), build_run("whole", 2, 18_000.0, 800.0),
+            build_run("whole", 4, 30_000.0, 800.0), build_run("split", 2, 19_000.0, 450.0),
+            build_run("split", 4, 33_000.0, 250.0)]
+    point = {"consumer": "host", "pinning": "pageable", "batch": 1024, "sample_cost_us": 5.0, "shuffle": True,
+             "augment": "none", "prefetch_depth": 2}
+    scaling = [{**point, "build": build, "by_workers": {"0": {"samples/s": 10_000.0}, **cells},
+                "best_workers": 4, "best_samples/s": cells["4"]["samples/s"]}
+               for build, cells in (("whole", {"2": {"samples/s": 18_000.0}, "4": {"samples/s": 30_000.0}}),
+                                    ("split", {"2": {"samples/s": 19_000.0}, "4": {"samples/s": 33_000.0}}))]
+    builds = [{**point, "workers": w, "split_samples/s": s, "whole_samples/s": h, "split_over_whole": s / h}
+              for w, s, h in ((2, 19_000.0, 18_000.0), (4, 33_000.0, 30_000.0))]
+    return {"context": {"host_name": "synthetic", "hdbench": {"started_at": "2026-11-25T10:00:00",
+                                                              "system": {"gpus": []}}},
+            "benchmarks": runs, "derived": {"loader_scaling": scaling, "loader_build": builds}}
+
+
+def test_the_zero_worker_run_starts_the_lines_of_both_builds():
+    """A batch is built whole with no workers to share it: that run is the first point of
+    the whole line and of the split line, as the derived rows count it."""
+    report = build_report()
+    expanded = report_loader_figures.expand(report["benchmarks"])
+    zero = [b["params"]["build"] for b in expanded if b["params"]["workers"] == 0]
+    assert sorted(zero) == ["split", "whole"]
+    # A report with split builds only (the default preset) draws no whole line of one point.
+    split_only = [b for b in report["benchmarks"] if b["params"]["build"] == "split" or b["params"]["workers"] == 0]
+    assert [b["params"]["build"] for b in report_loader_figures.expand(split_only)
+            if b["params"]["workers"] == 0] == ["split"]
+    figs, _ = hdbench_report.build_figures([("r.json", report)])
+    try:
+        lines = lines_of(figs[LINES.format(consumer="host", depth=2)])
+        assert lines == {"whole": [(0, 10_000.0), (2, 18_000.0), (4, 30_000.0)],
+                         "split": [(0, 10_000.0), (2, 19_000.0), (4, 33_000.0)]}
+        heatmaps = sorted(n for n in figs if n.startswith("loader_heatmap--"))
+        assert heatmaps == [HEATMAP.format(consumer="host", depth=2),
+                            HEATMAP.format(consumer="host", depth=2) + "_build-split"]
+        ratio = series(panels(figs["loader_build"])[PANEL])
+        assert ratio == {"Workers sharing each batch in parts over a worker a batch (>1: splitting helps)":
+                         [(2, 19_000.0 / 18_000.0), (4, 1.1)]}
+    finally:
+        close(figs)
+
+
+def test_the_summary_says_what_splitting_bought_and_the_fill_it_cut(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(build_report()))
+    out = tmp_path / "summary.md"
+    result = run_report_tool("summarize", path, "-o", out)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text()
+    split = next(line for line in text.splitlines() if "split over whole batches" in line)
+    assert "median **1.08×** over 2 grid points (splitting helps)" in split
+    assert "best **1.10×** at batch 1024, pageable, 4 workers" in split
+    assert "33,000 vs 30,000 samples/s; first batch of an epoch after 250 vs 800 µs" in split
+    assert "| batch | pinning | build | 0 workers | 2 workers | 4 workers |" in text
+    assert "| 1024 | pageable | split | 10,000 | 19,000 | **33,000** |" in text
