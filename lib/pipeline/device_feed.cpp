@@ -6,12 +6,14 @@
 
 namespace hdbench {
 
+Event slot_fence_event() { return Event(cudaEventDisableTiming | cudaEventBlockingSync); }
+
 DeviceFeed::DeviceFeed(std::size_t max_batch_bytes, std::size_t loader_slots, std::string nvtx_prefix)
     : nvtx_prefix_(std::move(nvtx_prefix)),
       copy_(nvtx_prefix_ + "/copy"),
       buffers_{DeviceBuffer(max_batch_bytes), DeviceBuffer(max_batch_bytes)},
       slot_copied_(std::make_shared<std::vector<Event>>()) {
-  for (std::size_t i = 0; i < loader_slots; ++i) slot_copied_->emplace_back(cudaEventDisableTiming);
+  for (std::size_t i = 0; i < loader_slots; ++i) slot_copied_->push_back(slot_fence_event());
 }
 
 DeviceFeed::~DeviceFeed() { HDBENCH_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copy_.get())); }

@@ -15,6 +15,13 @@
 
 namespace hdbench {
 
+// The event a loader slot's fence waits on: blocking sync, so a builder waiting for the
+// copy that last read its slot sleeps instead of spinning (cudaEventSynchronize spins by
+// default) on a core the consumer, which issues every copy, may need. On the H100 host the
+// consumer took 80 µs of its own time a batch with 16 workers against 39 with 8, with
+// batches waiting; builders spinning in fences is the likely cause (not yet measured).
+Event slot_fence_event();
+
 struct DeviceBatch {
   const void* data = nullptr;  // device memory: images (float) then labels (int32)
   std::size_t bytes = 0;

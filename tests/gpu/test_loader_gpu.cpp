@@ -3,10 +3,15 @@
 // after their copies finished; and the checksum kernel agrees with the host's sum.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <numeric>
+#include <thread>
 #include <vector>
 
+#include "core/spin_gate.hpp"
+#include "core/timing.hpp"
 #include "gpu_test_support.hpp"
 #include "loader_kernels.hpp"
 #include "pipeline/batch_plan.hpp"
@@ -143,6 +148,37 @@ TEST(LoaderGpu, AFeedMadeForFewerSlotsRejectsTheBatch) {
   }
   EXPECT_TRUE(rejected);
   consumer.synchronize();
+}
+
+// A builder waiting in a slot fence sleeps: its thread's CPU time stays well under the
+// time it waited. The fence's event is held back by a gate the host opens 200 ms after
+// the waiter started.
+TEST(LoaderGpu, AFenceWaitSleepsInsteadOfSpinning) {
+  SKIP_WITHOUT_GPU();
+  Stream stream("loader-test/gate");
+  SpinGate gate(10'000.0);
+  gate.close_and_enqueue(stream.get());
+  const Event fence = slot_fence_event();
+  fence.record(stream.get());
+  std::atomic<bool> started{false};
+  double wall = 0.0;
+  double cpu = 0.0;
+  std::thread waiter([&] {
+    started = true;
+    const double cpu_start = thread_cpu_seconds();
+    HostTimer timer;
+    fence.synchronize();
+    wall = timer.elapsed_seconds();
+    cpu = thread_cpu_seconds() - cpu_start;
+  });
+  while (!started) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  gate.release();
+  waiter.join();
+  stream.synchronize();
+  gate.throw_if_timed_out("the fence's event was");
+  EXPECT_GE(wall, 0.19);
+  EXPECT_LT(cpu, 0.5 * wall) << "the fence spun for " << cpu << " s of CPU in its " << wall << " s wait";
 }
 
 }  // namespace
