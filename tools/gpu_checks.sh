@@ -8,7 +8,7 @@
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
 # HDBENCH_CHECKS picks the steps (default: all, in this order), so a lease of 10
 # minutes a call can split them: tests sanitizers pytest trace quick default
-# dataparallel pytorch profile.
+# loader dataparallel pytorch profile.
 # Benchmark steps (trace, quick, default, pytorch) should not share the GPU with
 # other work; the test steps may run beside each other.
 set -uo pipefail
@@ -16,7 +16,7 @@ bundle=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: gpu_checks.sh OUT_DIR [hdbench flags]}
 shift
 mkdir -p "$out"
-checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default dataparallel pytorch profile}
+checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default loader dataparallel pytorch profile}
 status=0
 step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log with its wall time, remembers failures
   local name=$1 start=$SECONDS rc=0
@@ -104,6 +104,21 @@ fi
 for preset in quick default; do
   wanted $preset && step "preset_$preset" "$bundle/hdbench" --hdbench_preset=$preset --hdbench_out="$out/$preset-$host.json" "$@"
 done
+# The loader's copy-bound path (issue 32, part 3): no per-sample work, so the copy is
+# the bound; whole batches (before) beside split ones (after), 8 and 16 workers, direct
+# and pin_thread pinning, with the counters that say where an epoch's time goes
+# (first_batch_us, fence_wait_us_per_batch, consumer_us_per_batch, stall_us_per_batch).
+# Then a trace of the direct case at 8 workers, both builds, to see the copy engine's gaps.
+if wanted loader; then
+  loader=(--hdbench_families=loader --hdbench_loader_consumers=gpu --hdbench_loader_costs_us=0
+    --hdbench_loader_batches=128,1024 --hdbench_loader_workers=0,8,16 --hdbench_loader_pinning=pin_thread,direct
+    --hdbench_loader_build=whole,split)
+  step loader "$bundle/hdbench" "${loader[@]}" --hdbench_out="$out/loader-$host.json" "$@"
+  step loader_trace "$bundle/hdbench" --hdbench_families=loader --hdbench_loader_consumers=gpu \
+    --hdbench_loader_costs_us=0 --hdbench_loader_batches=1024 --hdbench_loader_workers=8 \
+    --hdbench_loader_pinning=direct --hdbench_loader_build=whole,split --hdbench_trace="$out/loader-trace-$host.json" \
+    --hdbench_out="$out/loader-traced-$host.json"
+fi
 # The data-parallel step on this machine's GPUs (one rank each, NCCL) at two model
 # sizes, and the NCCL all-reduce beside nccl-tests' all_reduce_perf where
 # NCCL_TESTS_DIR has it (build it from github.com/NVIDIA/nccl-tests: make src.build).
