@@ -31,13 +31,41 @@ nlohmann::json loader_key_json(const LoaderKey& key) {
   return row;
 }
 
+using LoaderRates = std::map<std::tuple<LoaderKey, int, int>, double>;  // (key, workers, depth) → samples/s
+
+// Rows comparing two values of one field of the key, `name` (`value` over `other`), at
+// every grid point, worker count and depth where both ran: `<value>_samples/s`,
+// `<other>_samples/s` and `<value>_over_<other>`, the field itself left out.
+template <std::size_t Field>
+nlohmann::json ratio_rows(const LoaderRates& rate, const char* name, const std::string& value,
+                          const std::string& other) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [point, samples_per_s] : rate) {
+    const auto& [key, workers, depth] = point;
+    if (std::get<Field>(key) != value) continue;
+    LoaderKey other_key = key;
+    std::get<Field>(other_key) = other;
+    const auto against = rate.find({other_key, workers, depth});
+    if (against == rate.end()) continue;
+    nlohmann::json row = loader_key_json(key);
+    row.erase(name);
+    row["workers"] = workers;
+    row["prefetch_depth"] = depth;
+    row[value + "_samples/s"] = samples_per_s;
+    row[other + "_samples/s"] = against->second;
+    row[value + "_over_" + other] = samples_per_s / against->second;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 void derive_loader_scaling(const nlohmann::json& benchmarks, nlohmann::json& derived) {
   // samples/s by (grid point, depth) and worker count; 0 workers has no depth of its own.
   std::map<std::pair<LoaderKey, int>, std::map<int, double>> by_workers;
   std::map<LoaderKey, double> without_workers;
-  std::map<std::tuple<LoaderKey, int, int>, double> rate;  // (key, workers, depth)
+  LoaderRates rate;
   std::vector<std::pair<const nlohmann::json*, double>> runs;
   std::set<std::string> shared_builds;  // the builds of runs with workers to share a batch
   for (const nlohmann::json* run : representative_runs(benchmarks)) {
@@ -92,49 +120,17 @@ void derive_loader_scaling(const nlohmann::json& benchmarks, nlohmann::json& der
 
   // Where PyTorch's pin thread leaves throughput: direct collation into pinned slots
   // against the pin thread's extra copy, at the same grid point.
-  nlohmann::json pinning = nlohmann::json::array();
-  for (const auto& [point, direct] : rate) {
-    const auto& [key, workers, depth] = point;
-    if (std::get<kPinningField>(key) != "direct") continue;
-    LoaderKey pin_key = key;
-    std::get<kPinningField>(pin_key) = "pin_thread";
-    const auto pin = rate.find({pin_key, workers, depth});
-    if (pin == rate.end()) continue;
-    nlohmann::json row = loader_key_json(key);
-    row.erase("pinning");
-    row["workers"] = workers;
-    row["prefetch_depth"] = depth;
-    row["direct_samples/s"] = direct;
-    row["pin_thread_samples/s"] = pin->second;
-    row["direct_over_pin_thread"] = direct / pin->second;
-    LoaderKey pageable_key = key;
+  nlohmann::json pinning = ratio_rows<kPinningField>(rate, "pinning", "direct", "pin_thread");
+  for (nlohmann::json& row : pinning) {  // and pageable batches there, for scale
+    LoaderKey pageable_key = loader_key(row);
     std::get<kPinningField>(pageable_key) = "pageable";
-    if (const auto pageable = rate.find({pageable_key, workers, depth}); pageable != rate.end()) {
-      row["pageable_samples/s"] = pageable->second;
-    }
-    pinning.push_back(row);
+    const auto pageable = rate.find({pageable_key, row["workers"].get<int>(), row["prefetch_depth"].get<int>()});
+    if (pageable != rate.end()) row["pageable_samples/s"] = pageable->second;
   }
   if (!pinning.empty()) derived["loader_pinning"] = pinning;
 
-  // What sharing each batch among the workers bought over a worker a batch, at the
-  // same grid point, worker count and depth.
-  nlohmann::json builds = nlohmann::json::array();
-  for (const auto& [point, split] : rate) {
-    const auto& [key, workers, depth] = point;
-    if (std::get<kBuildField>(key) != "split") continue;
-    LoaderKey whole_key = key;
-    std::get<kBuildField>(whole_key) = "whole";
-    const auto whole = rate.find({whole_key, workers, depth});
-    if (whole == rate.end()) continue;
-    nlohmann::json row = loader_key_json(key);
-    row.erase("build");
-    row["workers"] = workers;
-    row["prefetch_depth"] = depth;
-    row["split_samples/s"] = split;
-    row["whole_samples/s"] = whole->second;
-    row["split_over_whole"] = split / whole->second;
-    builds.push_back(row);
-  }
+  // What sharing each batch among the workers bought over a worker a batch.
+  nlohmann::json builds = ratio_rows<kBuildField>(rate, "build", "split", "whole");
   if (!builds.empty()) derived["loader_build"] = builds;
 }
 
