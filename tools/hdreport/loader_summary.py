@@ -119,14 +119,19 @@ def loader_tables(report: dict) -> list[str]:
     return lines
 
 
-def pin_thread_cost(report: dict) -> list[str]:
+def _ratios_by_consumer(report: dict, table_name: str, ratio: str):
+    """(consumer, its rows of derived `table_name`, their median `ratio`, the row with the
+    highest) for each consumer, in order."""
     by_consumer: dict[str, list[dict]] = {}
-    for row in report.get("derived", {}).get("loader_pinning", []):
+    for row in report.get("derived", {}).get(table_name, []):
         by_consumer.setdefault(row["consumer"], []).append(row)
-    lines = []
     for consumer, rows in sorted(by_consumer.items()):
-        median = statistics.median(r["direct_over_pin_thread"] for r in rows)
-        best = max(rows, key=lambda r: r["direct_over_pin_thread"])
+        yield consumer, rows, statistics.median(r[ratio] for r in rows), max(rows, key=lambda r: r[ratio])
+
+
+def pin_thread_cost(report: dict) -> list[str]:
+    lines = []
+    for consumer, rows, median, best in _ratios_by_consumer(report, "loader_pinning", "direct_over_pin_thread"):
         verdict = ("the pin thread's extra copy costs throughput" if median > 1
                    else "the pin thread costs no throughput here")
         workers = best["workers"]
@@ -158,13 +163,8 @@ def split_build(report: dict) -> list[str]:
     """What workers sharing each batch in parts bought over a worker a batch, per consumer:
     the median and best ratio of samples/s, and the wait for an epoch's first batch (the
     pipeline's fill, which splitting is meant to cut) at the best point."""
-    by_consumer: dict[str, list[dict]] = {}
-    for row in report.get("derived", {}).get("loader_build", []):
-        by_consumer.setdefault(row["consumer"], []).append(row)
     lines = []
-    for consumer, rows in sorted(by_consumer.items()):
-        median = statistics.median(r["split_over_whole"] for r in rows)
-        best = max(rows, key=lambda r: r["split_over_whole"])
+    for consumer, rows, median, best in _ratios_by_consumer(report, "loader_build", "split_over_whole"):
         workers = best["workers"]
         split_run = loader_run(report, best, best["pinning"], workers, SPLIT)
         whole_run = loader_run(report, best, best["pinning"], workers, WHOLE)
