@@ -296,28 +296,35 @@ TEST(LoaderShutdown, StartingAnEpochAbandonsTheRestOfTheCurrentOne) {
 
 TEST(LoaderErrors, AWorkerFailureReachesTheConsumerWithItsMessage) {
   const Dataset& data = small_dataset();
-  for (int workers : {0, 1, 3}) {
-    SCOPED_TRACE(workers);
-    const std::size_t threads_before = thread_count();
-    {
-      Loader loader(data, config_for(8, workers));
-      loader.start_epoch(0);
-      ASSERT_TRUE(loader.next().has_value());
-      // The builder that reuses this slot runs the fence first, and it fails as a
-      // failed copy's event wait would.
-      loader.release([] { throw std::runtime_error("copy of batch failed: cudaErrorLaunchFailure"); });
-      std::string message;
-      try {
-        while (loader.next()) loader.release();
-      } catch (const LoaderError& error) {
-        message = error.what();
+  // Whole batches of 8, and split ones of 128 (two parts: the other workers are mid-part
+  // or waiting for one when the opener's fence fails).
+  const std::pair<std::size_t, BatchBuild> shapes[] = {{8, BatchBuild::whole}, {128, BatchBuild::split}};
+  for (const auto& [batch, build] : shapes) {
+    for (int workers : {0, 1, 3}) {
+      SCOPED_TRACE(testing::Message() << to_string(build) << " workers " << workers);
+      const std::size_t threads_before = thread_count();
+      {
+        LoaderConfig c = config_for(batch, workers, true, false, true, build);
+        c.prefetch_per_worker = 1;  // few slots: the failing one is reused within the 5 split batches
+        Loader loader(data, c);
+        loader.start_epoch(0);
+        ASSERT_TRUE(loader.next().has_value());
+        // The builder that reuses this slot runs the fence first, and it fails as a
+        // failed copy's event wait would.
+        loader.release([] { throw std::runtime_error("copy of batch failed: cudaErrorLaunchFailure"); });
+        std::string message;
+        try {
+          while (loader.next()) loader.release();
+        } catch (const LoaderError& error) {
+          message = error.what();
+        }
+        EXPECT_THAT(message, testing::HasSubstr("cudaErrorLaunchFailure"));
+        EXPECT_THAT(message, testing::HasSubstr(workers == 0 ? "consumer thread" : "loader/worker"));
+        EXPECT_THROW(loader.next(), LoaderError);                         // stays failed
+        EXPECT_EQ(settled_thread_count(threads_before), threads_before);  // and has stopped its threads
       }
-      EXPECT_THAT(message, testing::HasSubstr("cudaErrorLaunchFailure"));
-      EXPECT_THAT(message, testing::HasSubstr(workers == 0 ? "consumer thread" : "loader/worker"));
-      EXPECT_THROW(loader.next(), LoaderError);                         // stays failed
-      EXPECT_EQ(settled_thread_count(threads_before), threads_before);  // and has stopped its threads
+      EXPECT_EQ(live_loader_slot_bytes(), 0u);
     }
-    EXPECT_EQ(live_loader_slot_bytes(), 0u);
   }
 }
 
