@@ -110,8 +110,11 @@ def loader_tables(report: dict) -> list[str]:
                 ("–" if str(w) not in row["by_workers"] else
                  (f"**{row['by_workers'][str(w)]['samples/s']:,.0f}**" if w == best
                   else f"{row['by_workers'][str(w)]['samples/s']:,.0f}")) for w in workers])
+        # One build in the table: split is said (0 and 1 workers build whole batches either way).
+        built = ", split batches" if not several_builds and build_of(rows[0]) == SPLIT else ""
         lines += ["", f"Samples/s, {consumer} consumer, {cost:g} µs/sample, prefetch depth {depth}, "
-                      f"{'shuffled' if shuffle else 'sequential'}, augment {augment} (bold: the best worker count):", ""]
+                      f"{'shuffled' if shuffle else 'sequential'}, augment {augment}{built} "
+                      "(bold: the best worker count):", ""]
         lines += table(["batch"] + (["loader"] if mixed else []) + ["pinning"] + (["build"] if several_builds else [])
                        + [f"{w} workers" for w in workers], body)
         lines += ["", f"From `derived.loader_scaling` ({sources(report, rows)}): the "
