@@ -459,5 +459,26 @@ TEST(LoaderStats, AFreedSlotWakesOneWorkerNotAll) {
   EXPECT_LE(s.worker_wakeups, batches + (kEpochs + 1) * kWorkers) << s.idle_wakeups << " of them idle";
 }
 
+// Split builds wake only whom the parts need: a freed slot wakes one worker, who opens
+// the batch and wakes one more for each of its other parts.
+TEST(LoaderStats, ASplitBatchWakesOneWorkerAPart) {
+  constexpr int kWorkers = 8;
+  constexpr std::size_t kEpochs = 2;
+  Loader loader(small_dataset(), config_for(128, kWorkers, true, false, true, BatchBuild::split));
+  std::size_t batches = 0;
+  for (std::size_t epoch = 0; epoch < kEpochs; ++epoch) {
+    loader.start_epoch(epoch);
+    while (const std::optional<Batch> batch = loader.next()) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      loader.release();
+      ++batches;
+    }
+  }
+  const LoaderStats s = loader.stats();
+  const std::size_t parts = parts_per_batch(BatchBuild::split, kWorkers, 128);  // 2
+  EXPECT_EQ(parts, 2u);
+  EXPECT_LE(s.worker_wakeups, batches * parts + (kEpochs + 1) * kWorkers) << s.idle_wakeups << " of them idle";
+}
+
 }  // namespace
 }  // namespace hdbench
