@@ -41,7 +41,13 @@ __attribute__((target("avx512f"))) float fma_loop_avx512(std::uint64_t iteration
   }
   __m512 sum = acc[0];
   for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
-  return _mm512_reduce_add_ps(sum);
+  // Summed through memory: GCC 12 warns of an uninitialized value inside its own
+  // _mm512_reduce_add_ps (GCC bug 105593), and this runs once a trial.
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, sum);
+  float total = 0.0f;
+  for (float lane : lanes) total += lane;
+  return total;
 }
 
 __attribute__((target("avx2,fma"))) float fma_loop_avx2(std::uint64_t iterations) {

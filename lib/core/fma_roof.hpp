@@ -34,7 +34,8 @@ struct FmaRoof {
   double all_threads_gflops = 0.0;  // every logical CPU at once, the best trial
   int threads = 0;                  // logical CPUs the all-threads trial used
   double seconds = 0.0;             // spent measuring
-  RoofTrials one_thread, all_threads;
+  RoofTrials one_thread = {};       // each trial, for the report
+  RoofTrials all_threads = {};
 
   // The roof for work on `work_threads` threads: each thread at most one thread's
   // rate, all of them at most the all-threads rate (SMT siblings share FMA units).

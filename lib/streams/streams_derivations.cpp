@@ -26,7 +26,8 @@ void derive_stream_overlap(const nlohmann::json& benchmarks, nlohmann::json& der
     const auto us = counter(*run, "latency_us");
     if (!us) continue;
     std::string variant = p.value("variant", "");
-    if (variant == "default_stream") variant += "/" + p.value("default_stream_mode", "");
+    // Appended in two steps: GCC 12's -Wrestrict misfires on "/" + std::string here.
+    if (variant == "default_stream") variant.append("/").append(p.value("default_stream_mode", ""));
     Best& best = by_variant[{run_device(p), p.value("bytes", std::size_t{0}), p.value("compute_ratio", 0.0),
                              p.value("memory", "")}][variant];
     if (best.entry == nullptr || *us < best.us) best = {*us, run};

@@ -260,9 +260,15 @@ TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
   // The plan did what was forced: no fused epilogue ran unfused, and the layout.
   EXPECT_EQ(gpu.fused_epilogue_count(), choices.fused_count());
   EXPECT_EQ(choices.gemms.size(), 3 * shape.layers() - 1);
-  if (c.policy.epilogues == EpiloguePolicy::unfused) EXPECT_EQ(gpu.fused_epilogue_count(), 0u);
-  if (c.policy.padding == PaddingPolicy::padded) EXPECT_EQ(choices.logits_ld, padded_width(shape.classes(), c.dtype));
-  if (c.policy.padding == PaddingPolicy::unpadded) EXPECT_EQ(choices.logits_ld, shape.classes());
+  if (c.policy.epilogues == EpiloguePolicy::unfused) {
+    EXPECT_EQ(gpu.fused_epilogue_count(), 0u);
+  }
+  if (c.policy.padding == PaddingPolicy::padded) {
+    EXPECT_EQ(choices.logits_ld, padded_width(shape.classes(), c.dtype));
+  }
+  if (c.policy.padding == PaddingPolicy::unpadded) {
+    EXPECT_EQ(choices.logits_ld, shape.classes());
+  }
 
   const std::vector<float> logits = gpu.logits();
   EXPECT_TRUE(close("logits", logits, cpu.logits(), tolerance));
@@ -340,9 +346,12 @@ TEST(MlpGpu, MeasuredPlanRecordsBothCandidatesAndCountsWhatRanFused) {
       SCOPED_TRACE("layer " + std::to_string(g.layer) + " " + g.gemm);
       ASSERT_TRUE(g.plain_microseconds.has_value());
       EXPECT_GT(*g.plain_microseconds, 0.0);
-      if (g.fused) ASSERT_TRUE(g.fused_microseconds.has_value());
-      if (g.fused_microseconds && g.plain_microseconds)
+      if (g.fused) {
+        ASSERT_TRUE(g.fused_microseconds.has_value());
+      }
+      if (g.fused_microseconds && g.plain_microseconds) {
         EXPECT_EQ(g.fused, *g.fused_microseconds <= *g.plain_microseconds);  // a tie keeps the fused
+      }
     }
     ASSERT_TRUE(choices.padded_microseconds && choices.unpadded_microseconds);
     EXPECT_EQ(choices.logits_ld == 16, *choices.padded_microseconds < *choices.unpadded_microseconds);

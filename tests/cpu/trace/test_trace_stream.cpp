@@ -133,7 +133,9 @@ TEST(TraceSweep, EqualsTheScanItReplacedOnRandomTimelines) {
     }
     const auto gbps = copy_bandwidth_gbps(records, "HtoD", MemoryKind::pinned, spans);
     ASSERT_EQ(gbps.has_value(), ns != 0) << round;
-    if (gbps) EXPECT_EQ(*gbps, static_cast<double>(bytes) / static_cast<double>(ns)) << round;
+    if (gbps) {
+      EXPECT_EQ(*gbps, static_cast<double>(bytes) / static_cast<double>(ns)) << round;
+    }
   }
 }
 
@@ -165,7 +167,9 @@ TEST(TraceWriterStream, NestsAcrossBatchesAndCountsLateRecords) {
   for (const json& e : trace["traceEvents"]) {
     if (e["ph"] != "X") continue;
     ++x;
-    if (e["cat"] == "kernel" && e["ts"].get<double>() == 5.0) EXPECT_EQ(e["dur"].get<double>(), 5.0);
+    if (e["cat"] == "kernel" && e["ts"].get<double>() == 5.0) {
+      EXPECT_EQ(e["dur"].get<double>(), 5.0);
+    }
   }
   EXPECT_EQ(x, 4u);
 }
