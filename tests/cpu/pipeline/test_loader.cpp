@@ -434,6 +434,21 @@ TEST(LoaderStats, FenceWaitsAreCounted) {
   }
 }
 
+// Runs `epochs` epochs with a consumer slow enough that the workers fill the ring and
+// sleep; returns the batches delivered.
+std::size_t consume_slowly(Loader& loader, std::size_t epochs) {
+  std::size_t batches = 0;
+  for (std::size_t epoch = 0; epoch < epochs; ++epoch) {
+    loader.start_epoch(epoch);
+    while (const std::optional<Batch> batch = loader.next()) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      loader.release();
+      ++batches;
+    }
+  }
+  return batches;
+}
+
 // A freed slot wakes one worker, not every idle one. The consumer is slow here, so the
 // workers have filled the ring and sleep when each slot comes back: waking them all
 // (as the loader once did) makes about `workers` wake-ups per batch, 7 of them for
@@ -444,15 +459,7 @@ TEST(LoaderStats, AFreedSlotWakesOneWorkerNotAll) {
   constexpr int kWorkers = 8;
   constexpr std::size_t kEpochs = 2;
   Loader loader(small_dataset(), config_for(16, kWorkers));
-  std::size_t batches = 0;
-  for (std::size_t epoch = 0; epoch < kEpochs; ++epoch) {
-    loader.start_epoch(epoch);
-    while (const std::optional<Batch> batch = loader.next()) {
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-      loader.release();
-      ++batches;
-    }
-  }
+  const std::size_t batches = consume_slowly(loader, kEpochs);
   const LoaderStats s = loader.stats();
   EXPECT_EQ(s.batches, batches);
   EXPECT_LE(s.idle_wakeups, s.worker_wakeups);
@@ -465,15 +472,7 @@ TEST(LoaderStats, ASplitBatchWakesOneWorkerAPart) {
   constexpr int kWorkers = 8;
   constexpr std::size_t kEpochs = 2;
   Loader loader(small_dataset(), config_for(128, kWorkers, true, false, true, BatchBuild::split));
-  std::size_t batches = 0;
-  for (std::size_t epoch = 0; epoch < kEpochs; ++epoch) {
-    loader.start_epoch(epoch);
-    while (const std::optional<Batch> batch = loader.next()) {
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-      loader.release();
-      ++batches;
-    }
-  }
+  const std::size_t batches = consume_slowly(loader, kEpochs);
   const LoaderStats s = loader.stats();
   const std::size_t parts = parts_per_batch(BatchBuild::split, kWorkers, 128);  // 2
   EXPECT_EQ(parts, 2u);

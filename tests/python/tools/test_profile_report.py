@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_report_tool
+from json_paths import get, kind, paths, shape_of, with_change
 from hdreport import figures as report_figures
 from hdreport import page as report_page
 from hdreport import schema as report_schema
@@ -244,22 +245,12 @@ def test_reports_without_a_profile_have_no_section():
 
 # --- hostile profiles -------------------------------------------------------------
 
-def paths(value, prefix=()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += paths(v, prefix + (i,))
-    return out
-
 
 def shapes(value) -> dict[tuple, tuple]:
     """One path of each shape (list indices as None) under `profile`."""
     out = {}
     for p in paths(value["profile"], ("profile",)):
-        out.setdefault(tuple(None if isinstance(k, int) else k for k in p), p)
+        out.setdefault(shape_of(p), p)
     return out
 
 
@@ -268,24 +259,8 @@ OTHER_VALUES = [None, True, 7, -2.5, "", "text", [], [1, "a"], {}, {"x": 1}]
 NUMBERS = [0, -1, 1e308, -1e308, 5e-324, 2 ** 63 - 1]
 
 
-def kind(v) -> str:
-    return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
-
-
-def get(value, path):
-    for k in path:
-        value = value[k]
-    return value
-
-
 def changed(path, new=None, delete=False) -> dict:
-    report = fresh()
-    parent = get(report, path[:-1])
-    if delete:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = new
-    return report
+    return with_change(fresh(), path, new, delete)
 
 
 def read_everywhere(report: dict, page: bool = False, figure: bool = True) -> None:

@@ -35,6 +35,7 @@ from hypothesis import strategies as st  # noqa: E402
 import hdbench_report  # noqa: E402
 from hdreport import schema as report_schema  # noqa: E402
 from conftest import REPORT_TOOL  # noqa: E402
+from json_paths import get, kind, paths, shape_of, with_change  # noqa: E402
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SOURCES = ["h100-2026-11-22/transfer", "h100-2026-11-22/streams", "h100-2026-11-22/loader", "h100-2026-11-22/mlp",
@@ -67,25 +68,13 @@ REPORT = sample_report()
 TEXT = json.dumps(REPORT)  # no trailing newline: every shorter prefix is invalid JSON
 
 
-def paths(value, prefix=()) -> list[tuple]:
-    """Every path (keys and indices) in `value`."""
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += paths(v, prefix + (i,))
-    return out
-
-
 def by_shape(all_paths) -> dict[tuple, list[tuple]]:
     """Paths grouped by their shape (indices as None), so each kind of field is as likely as any
     other whatever the number of runs that have it."""
     groups = collections.defaultdict(list)
     for p in all_paths:
         if p:
-            groups[tuple(None if isinstance(k, int) else k for k in p)].append(p)
+            groups[shape_of(p)].append(p)
     return dict(sorted(groups.items(), key=lambda kv: repr(kv[0])))
 
 
@@ -93,24 +82,8 @@ SHAPES = by_shape(paths(REPORT))
 MEMBER_SHAPES = {s: ps for s, ps in SHAPES.items() if s[-1] is not None}  # object members: can be deleted
 
 
-def get(value, path):
-    for k in path:
-        value = value[k]
-    return value
-
-
 def changed(path, new=None, delete=False) -> dict:
-    report = json.loads(TEXT)
-    parent = get(report, path[:-1])
-    if delete:
-        del parent[path[-1]]
-    else:
-        parent[path[-1]] = new
-    return report
-
-
-def kind(v) -> str:
-    return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v).__name__
+    return with_change(json.loads(TEXT), path, new, delete)
 
 
 OTHER_VALUES = [None, True, False, 7, -2.5, "", "text", [], [1, "a"], {}, {"x": 1}]
