@@ -197,9 +197,13 @@ def heatmaps(plt, reports, machine: str) -> dict:
     benchmarks = first[1]["benchmarks"]
     machine = machine_label(first[1], several_hosts(reports))
     by_name = heatmap_cells(benchmarks)
+    params_of = {}  # heat map name → the params of its first run
+    for b in expand(benchmarks):
+        if _is_ok_loader_run(b):
+            params_of.setdefault(heatmap_name(b["params"]), b["params"])
     out = {}
     for name in sorted(by_name):
-        first = next(b["params"] for b in expand(benchmarks) if _is_ok_loader_run(b) and heatmap_name(b["params"]) == name)
+        first = params_of[name]
         built = ", split batches" if build_of(first) == SPLIT else ""
         out[name] = draw_heatmaps(plt, by_name[name], f"Loader samples/s by batch × workers: {first['consumer']} "
                                                       f"consumer, prefetch depth {first['prefetch_depth']}{built}"
