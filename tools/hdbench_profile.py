@@ -13,7 +13,8 @@ hdbench report with a `profile` section (hdreport/profile_report.py; the analysi
 hdreport/profile_analysis.py and hdreport/profile_findings.py), by default
 reports/profile-<command>-<time>.json, the Perfetto trace next to it (.trace.json).
 The baseline is --hdbench_baseline, else the newest reports/*.json with transfer copies,
-else one measured now with the hdbench binary (--hdbench_bin) before the command runs.
+else one measured now with the hdbench binary (--hdbench_bin) after the command has run
+(so the GPU is the program's alone while it is recorded), only when it copied anything.
 
 This tool's own lines go to standard error, prefixed `hdbench_profile: `. Exit code: the
 command's (killed by signal n: 128+n); 2 for bad usage (nothing ran); 127 when the command
@@ -124,10 +125,11 @@ def measure_baseline(binary: str | None, when: str) -> tuple[str, dict | None, s
     out = REPORTS / f"baseline-{when}.json"
     log = out.with_suffix(".log")
     # The sizes the copy classes span (the quick preset's two would clamp every large copy
-    # to 1 MiB's rate), one way each, the copy engine only: a few seconds on a GPU.
-    argv = [binary, "--hdbench_families=transfer", "--hdbench_preset=quick", "--hdbench_memory=pageable,pinned",
-            "--hdbench_directions=h2d,d2h", "--hdbench_engines=copy", "--hdbench_sizes=4K,64K,1M,16M,256M",
-            f"--hdbench_out={out}"]
+    # to 1 MiB's rate), one way each, the copy engine only, and one thread's host memcpy
+    # (what pinning a batch on the training thread costs): a few seconds on a GPU.
+    argv = [binary, "--hdbench_families=transfer,host_memcpy", "--hdbench_preset=quick",
+            "--hdbench_memory=pageable,pinned", "--hdbench_directions=h2d,d2h", "--hdbench_engines=copy",
+            "--hdbench_sizes=4K,64K,1M,16M,256M", "--hdbench_memcpy_threads=1", f"--hdbench_out={out}"]
     say(f"no baseline report under reports/: measuring one now (output in {log}): {' '.join(argv)}")
     try:
         REPORTS.mkdir(parents=True, exist_ok=True)

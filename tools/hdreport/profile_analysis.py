@@ -8,6 +8,17 @@ inside any *Synchronize call: PyTorch's `.to(device)` without non_blocking is
 cudaMemcpyAsync + cudaStreamSynchronize, and `.item()` the same with a 4-byte D2H copy.
 A copy whose call was not recorded is blocking when its API was not an async one.
 
+What a copy costs the program (its `cost`): a pageable copy, or one whose call blocked, costs
+from the start of the call that issued it (correlation id) to the later of the call's end
+and the copy's end, less the time other work on its stream kept it queued: the staging of a
+pageable copy is on the host, in the call, and CUPTI's copy record covers only the DMA out of
+the driver's staging buffer (on an H200 a 3.2 MB pageable copy's call lasted 403 us where its
+record lasted 251 us). hdbench's own pageable figures are timed end to end, so a class's
+GB/s is its bytes over its cost, and "of ceiling" means the same on both sides. Any other
+copy (pinned and asynchronous, or whose call was not recorded) costs its record's duration.
+A class whose GB/s is above its ceiling publishes no fraction: `ceiling_problem` says which
+figure is wrong.
+
 Totals: span (the first GPU record's start to the last one's end), GPU busy (per device the
 union of kernels, copies and memsets, summed over devices), kernel time (the same for
 kernels), copy time (the sum of the copies' durations: two at once count twice), host
@@ -68,6 +79,9 @@ class Copy:
     blocking: bool = False
     waited_by: tuple | None = None  # (pid, thread, call index) of the blocking call it ended in
     overlapped: int = 0  # ns of it under a kernel on the same device
+    call: tuple | None = None  # (start, end, name, thread) of the runtime call that issued it
+    cost: int = 0  # ns: what the program paid for it (see the module's docstring)
+    call_index: int | None = None  # index in the recording's apis of the call that issued it
 
     @property
     def duration(self) -> int:
@@ -81,6 +95,11 @@ class Copy:
     @property
     def key(self) -> tuple:
         return (self.direction, self.src, self.dst, self.blocking, size_bucket(self.bytes))
+
+    @property
+    def timed_end_to_end(self) -> bool:
+        """Costed from its call (see set_costs), not by its DMA record alone."""
+        return self.call is not None and (self.blocking or self.host_kind == "pageable")
 
     @property
     def is_blocking_read(self) -> bool:
@@ -112,15 +131,22 @@ def classify_blocking(recording: Recording, copies: list[Copy]) -> dict:
     calls_by_thread: dict[tuple, list] = {}
     spans = {}
     issued_by: dict[tuple, int] = {}  # (pid, correlation) -> thread
+    issuer: dict[tuple, int] = {}  # (pid, correlation) -> index of the call in recording.apis
     for i, api in enumerate(recording.apis):
         if isinstance(api.get("correlation"), int):
             issued_by[(api["pid"], api["correlation"])] = api["thread"]
+            issuer[(api["pid"], api["correlation"])] = i
         if is_blocking_call(api["name"]):
             key = (api["pid"], api["thread"])
             calls_by_thread.setdefault(key, []).append((api["start_ns"], api["end_ns"], i))
             spans[(api["pid"], api["thread"], i)] = (api["start_ns"], api["end_ns"])
     threads = {key: Calls(calls) for key, calls in calls_by_thread.items()}
     for copy, record in zip(copies, recording.copies):
+        index = issuer.get((copy.pid, record.get("correlation")))
+        if index is not None:
+            api = recording.apis[index]
+            copy.call = (api["start_ns"], api["end_ns"], api["name"], api["thread"])
+            copy.call_index = index
         thread = issued_by.get((copy.pid, record.get("correlation")))
         if thread is None:  # its call was not recorded: trust CUPTI's async flag
             copy.blocking = record.get("async_api") is not True
@@ -132,6 +158,33 @@ def classify_blocking(recording: Recording, copies: list[Copy]) -> dict:
     return spans
 
 
+def set_costs(copies: list[Copy], stream_busy: dict) -> None:
+    """Each copy's cost: end to end from its call for a pageable or blocking copy, less the
+    time its stream was busy with other work between the call's start and the copy's start."""
+    for c in copies:
+        c.cost = c.duration
+        if not c.timed_end_to_end:
+            continue
+        start, end = c.call[0], max(c.end, c.call[1])
+        queued = stream_busy.get((c.pid, c.device, c.stream))
+        behind = queued.overlap(start, c.start) if queued and c.start > start else 0
+        c.cost = max(c.duration, end - start - behind)
+
+
+def ceiling_problem(row: dict) -> str:
+    """Why a class's GB/s above its ceiling is not published as a fraction ("" when it is not above)."""
+    if row["ceiling_GB/s"] is None or row["time_s"] <= 0 or row["achieved_GB/s"] <= row["ceiling_GB/s"]:
+        return ""
+    rate = f"{row['achieved_GB/s']:.3g} GB/s is above the baseline's {row['ceiling_GB/s']:.3g} GB/s"
+    host = row["src"] if row["direction"] == "h2d" else row["dst"] if row["direction"] == "d2h" else ""
+    if host == "pageable" and row["timed_by"] != "call and copy":
+        return (f"{rate}: these pageable copies' calls were not recorded, so they are timed by CUPTI's DMA "
+                "record alone, without the staging on the host; the measurement is short, not the ceiling")
+    return (f"{rate}: the ceiling is wrong for these copies (the baseline was measured on another machine or "
+            "run, or interpolated between sizes it measured far apart); measure a baseline on this machine at "
+            "this size")
+
+
 def _class_rows(copies: list[Copy], ceilings: Ceilings) -> list[dict]:
     groups: dict[tuple, list[Copy]] = {}
     for c in copies:
@@ -139,21 +192,29 @@ def _class_rows(copies: list[Copy], ceilings: Ceilings) -> list[dict]:
     rows = []
     for (direction, src, dst, blocking, bucket), members in groups.items():
         n_bytes = sum(c.bytes for c in members)
-        time_s = sum(c.duration for c in members) * NS
+        time_s = sum(c.cost for c in members) * NS
+        end_to_end = sum(1 for c in members if c.timed_end_to_end)
         mean = n_bytes / len(members)
         kind = src if direction == "h2d" else dst if direction == "d2h" else ""
         ceiling, source = ceilings.gbps(direction, kind, mean) if mean > 0 else (None, "copies of 0 bytes")
         pinned = ceilings.gbps(direction, "pinned", mean)[0] if mean > 0 else None
         # Copies CUPTI timed at 0 ns (0-byte ones) have no rate: 0, and no fraction below.
         achieved = n_bytes / time_s / 1e9 if time_s > 0 else 0.0
-        rows.append({
+        row = {
             "direction": direction, "src": src, "dst": dst, "blocking": blocking, "size_bucket": bucket,
             "count": len(members), "bytes": n_bytes, "mean_bytes": mean, "time_s": time_s,
+            "dma_time_s": sum(c.duration for c in members) * NS,
+            "timed_by": "call and copy" if end_to_end == len(members) else "copy record" if not end_to_end
+            else "mixed",
             "achieved_GB/s": achieved, "ceiling_GB/s": ceiling, "ceiling_source": source,
             "fraction_of_ceiling": achieved / ceiling if time_s > 0 and ceiling else None,
             "pinned_ceiling_GB/s": pinned,
             "overlapped_s": sum(c.overlapped for c in members) * NS,
-        })
+        }
+        row["ceiling_problem"] = ceiling_problem(row)
+        if row["ceiling_problem"]:
+            row["fraction_of_ceiling"] = None  # never published above 1: one of the two figures is wrong
+        rows.append(row)
     rows.sort(key=lambda r: (-r["time_s"], r["direction"], r["src"], r["dst"], r["blocking"], r["size_bucket"]))
     return rows
 
@@ -173,13 +234,21 @@ def analyse(recording: Recording, ceilings: Ceilings) -> Analysis:
     a.stream_work = {key: Union(spans) for key, spans in work.items()}
     for c in a.copies:
         c.overlapped = a.kernels[c.device].overlap(c.start, c.end)
+    busy_streams: dict[tuple, list] = {}
+    for key, union in a.stream_work.items():
+        busy_streams[key] = union.spans
+    for c in a.copies:
+        busy_streams.setdefault((c.pid, c.device, c.stream), []).append((c.start, c.end))
+    # A copy's own record is left in: it starts where the overlap window ends, so it adds nothing.
+    set_costs(a.copies, {key: Union(spans) for key, spans in busy_streams.items()})
     a.classes = _class_rows(a.copies, ceilings)
     busy = sum(u.length() for u in a.busy.values())
     blocked = sum(e - s for s, e in a.blocking_calls.values())
     a.totals = {
         "span_s": a.span * NS, "devices": len(devices), "gpu_busy_s": busy * NS,
         "kernel_s": sum(u.length() for u in a.kernels.values()) * NS,
-        "copy_s": sum(c.duration for c in a.copies) * NS, "copies": len(a.copies),
+        "copy_s": sum(c.duration for c in a.copies) * NS, "copy_cost_s": sum(c.cost for c in a.copies) * NS,
+        "copies": len(a.copies),
         "copy_bytes": sum(c.bytes for c in a.copies), "host_blocked_s": blocked * NS,
         "gpu_idle_s": (a.span * len(devices) - busy) * NS,
     }

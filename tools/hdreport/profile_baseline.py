@@ -7,6 +7,8 @@ interpolated linearly in log(bytes) between the two nearest measured sizes (clam
 ends: no extrapolation past what was measured). GB/s is the report's `bandwidth_GB/s`,
 bytes over the median sample (`real_time`), as the summary reads it. The per-copy overhead
 of a direction is the time of its smallest pinned copy: what a copy costs beyond its bytes.
+The host memcpy rate (what pinning a batch on the training thread costs) comes from the
+baseline's `host_memcpy` runs with one thread, interpolated the same way, when it has them.
 """
 
 from __future__ import annotations
@@ -77,13 +79,32 @@ def size_short(n: float) -> str:
     return f"{value:.0f} {unit}" if value >= 100 else f"{value:.3g} {unit}"
 
 
+def interpolate(points: list[tuple[int, float]], size: float) -> float:
+    """GB/s at `size`, linear in log(size) between the measured points, clamped at the ends."""
+    if size <= points[0][0]:
+        return points[0][1]
+    if size >= points[-1][0]:
+        return points[-1][1]
+    i = next(i for i in range(1, len(points)) if points[i][0] >= size)
+    (s0, g0), (s1, g1) = points[i - 1], points[i]
+    return g0 + (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0)) * (g1 - g0)
+
+
 class Ceilings:
     """GB/s per (direction, host memory kind) and size, from a baseline report (or none)."""
 
     def __init__(self, report: dict | None = None):
         self.points: dict[tuple[str, str], list[tuple[int, float]]] = {}
+        self.memcpy_points: list[tuple[int, float]] = []
         if report is None:
             return
+        memcpy: dict[int, list[float]] = {}
+        for b in ok_runs(report, "host_memcpy"):
+            p = b.get("params", {})
+            rate = b.get("counters", {}).get("bandwidth_GB/s", 0)
+            if p.get("threads") == 1 and isinstance(p.get("bytes"), int) and p["bytes"] > 0 and rate > 0:
+                memcpy.setdefault(p["bytes"], []).append(rate)
+        self.memcpy_points = [(n, statistics.median(r)) for n, r in sorted(memcpy.items())]
         runs = copy_runs(report)
         # One GPU's runs: the lowest index measured (a copy class is not split by device).
         device = min((b["params"].get("device", 0) for b in runs), default=0)
@@ -138,6 +159,16 @@ class Ceilings:
             return g, f"{what}: {rate_text(g)} GB/s measured at {size_short(s)}"
         return g, (f"{what}: {rate_text(g)} GB/s at {size_short(s)}, the {clamp} size measured "
                    f"({size_short(size)} clamped to it)")
+
+    def memcpy_gbps(self, size: float) -> float | None:
+        """One thread's host memcpy GB/s at `size`, or None when the baseline did not measure it."""
+        return interpolate(self.memcpy_points, size) if self.memcpy_points else None
+
+    def memcpy_source(self) -> str:
+        if not self.memcpy_points:
+            return ""
+        sizes = ", ".join(size_short(n) for n, _ in self.memcpy_points)
+        return f"the baseline's one-thread host memcpy runs ({sizes})"
 
     def per_copy_overhead_s(self, direction: str) -> float | None:
         """Seconds a copy costs beyond its bytes: the baseline's smallest pinned copy in `direction`."""

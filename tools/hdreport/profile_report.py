@@ -1,9 +1,15 @@
 """The report `hdbench_profile` writes: an hdbench report (context, no benchmarks) with a
 `profile` section, the recorded program's data movement judged against a baseline.
 
-    "profile": {"schema": 1, "synthetic", "command", "exit": {"code", "signal"}, "wall_s",
+    "profile": {"schema": 2, "synthetic", "command", "exit": {"code", "signal"}, "wall_s",
                 "recorded", "not_recorded_reason", "processes": [...], "baseline": {...},
-                "trace", "totals": {...}, "copy_classes": [...], "costs": {...}, "findings": [...]}
+                "trace", "totals": {...}, "copy_classes": [...], "costs": {...},
+                "idle": {...}, "model": {...}, "findings": [...]}
+
+Schema 2 (this one): copy classes timed end to end from their calls (`time_s`, with
+`dma_time_s` beside it), the GPU's idle time by cause (`idle`, profile_host.py), the step
+model the fixes are priced with (`model`, profile_model.py), and findings with
+`saving_alone_s` and an `assumption`. Schema 1 reports read the same, without those.
 
 Times are seconds, sizes bytes, GB/s 1e9 bytes per second. The analysis is in
 profile_analysis.py and profile_findings.py; this module only assembles and writes.
@@ -15,12 +21,13 @@ import copy
 import json
 
 from hdreport import writer
+from hdreport import profile_host, profile_model
 from hdreport.profile_analysis import analyse
 from hdreport.profile_baseline import Ceilings, describe_machine
-from hdreport.profile_findings import findings
+from hdreport.profile_findings import findings, saving_together_s
 from hdreport.profile_records import Recording
 
-SCHEMA = 1
+SCHEMA = 2
 NO_CUDA = "the command made no CUDA calls (no process loaded the CUDA runtime)"
 
 
@@ -46,17 +53,19 @@ def baseline_section(path: str, how: str, report: dict | None, note: str, this_h
             "started_at": report["context"]["hdbench"].get("started_at", ""), "note": note}
 
 
-def where_measured(baseline: dict) -> str:
-    """How findings name the machine their ceilings come from."""
-    if baseline["how"] == "none":
-        return ""
-    return "on this machine" if "measured on host" not in baseline["note"] else "on the baseline's machine"
-
-
 def processes_section(recording: Recording) -> list[dict]:
     return [{"pid": p.pid, "command": p.command, "gpus": p.gpus, "complete": p.complete, "records": p.records,
              "over_budget": p.over_budget, "cupti_dropped": p.cupti_dropped, "note": p.note()}
             for p in recording.processes]
+
+
+def analyse_all(recording: Recording, ceilings: Ceilings):
+    """(analysis, GPU idle by cause, step model, findings) of a recording."""
+    a = analyse(recording, ceilings)
+    threads = profile_host.threads_of(recording, a.copies)
+    idle = profile_host.idle_by_cause(recording, a.copies, a.busy, threads)
+    model = profile_model.build(a, threads, ceilings)
+    return a, idle, model, findings(a, model, idle, ceilings)
 
 
 def profile_section(command: list[str], exit_code: int, signal_name: str | None, wall_s: float,
@@ -67,14 +76,15 @@ def profile_section(command: list[str], exit_code: int, signal_name: str | None,
     reason = reason or not_recorded_reason(recording)
     ceilings = Ceilings(baseline_report)
     # Nothing recorded: the same keys over an empty recording, so readers need no special case.
-    a = analyse(recording if not reason else Recording(), ceilings)
+    a, idle, model, found = analyse_all(recording if not reason else Recording(), ceilings)
     return {
         "schema": SCHEMA, "synthetic": recording.synthetic, "command": list(command),
         "exit": {"code": exit_code, "signal": signal_name}, "wall_s": wall_s,
         "recorded": not reason, "not_recorded_reason": reason,
         "processes": processes_section(recording), "baseline": baseline, "trace": trace,
-        "totals": a.totals, "copy_classes": a.classes, "costs": a.costs,
-        "findings": findings(a, ceilings, where_measured(baseline)) if not reason else [],
+        "totals": a.totals, "copy_classes": a.classes, "costs": a.costs, "idle": idle,
+        "model": {**model.summary(), "saving_together_s": saving_together_s(model, found)},
+        "findings": found,
     }
 
 

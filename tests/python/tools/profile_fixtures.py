@@ -46,6 +46,7 @@ from pathlib import Path
 KiB, MiB = 1 << 10, 1 << 20
 US = 1000  # ns
 
+MEMCPY_GBPS = {4 * KiB: 5.0, MiB: 10.0, 64 * MiB: 10.0}  # one thread's host memcpy
 BASELINE_GBPS = {
     ("h2d", "pinned"): {4 * KiB: 1.0, MiB: 20.0, 64 * MiB: 50.0},
     ("h2d", "pageable"): {4 * KiB: 0.5, MiB: 5.0, 64 * MiB: 8.0},
@@ -66,6 +67,12 @@ def baseline_report(host: str = "synthetic") -> dict:
                 "real_time": size / (gbps * 1e3), "time_unit": "us", **counters, "counters": counters,
                 "params": {"family": "transfer", "direction": direction, "memory": memory, "engine": "copy",
                            "variant": "per_copy", "bytes": size, "device": 0}})
+    for size, gbps in MEMCPY_GBPS.items():
+        name = f"host_memcpy/threads:1/{size // KiB}KiB"
+        counters = {"bandwidth_GB/s": gbps}
+        benchmarks.append({"name": name, "run_name": name, "run_type": "iteration", "status": "ok", "iterations": 1,
+                           "real_time": size / (gbps * 1e3), "time_unit": "us", "counters": counters,
+                           "params": {"family": "host_memcpy", "threads": 1, "bytes": size, "memory": "pageable"}})
     # A reference-loop run and a skipped one: a baseline reader must leave both out.
     benchmarks.append({"name": "transfer/h2d/pinned/copy_loop/4KiB/manual_time", "status": "ok",
                        "bandwidth_GB/s": 99.0, "counters": {"bandwidth_GB/s": 99.0},
@@ -99,9 +106,14 @@ class Program:
         self.correlation += 1
         return self.correlation
 
-    def kernel(self, start: float, duration: float, stream: int = 7, device: int = 0, name: str = "k") -> None:
+    def kernel(self, start: float, duration: float, stream: int = 7, device: int = 0, name: str = "k",
+               launch: tuple | None = None, thread: int = 1) -> None:
+        """A kernel and, with `launch` (start, end), the cudaLaunchKernel call that issued it."""
+        correlation = self._next()
         self.records.append({"type": "kernel", "start_ns": round(start * US), "end_ns": round((start + duration) * US),
-                             "device": device, "stream": stream, "name": name, "correlation": self._next()})
+                             "device": device, "stream": stream, "name": name, "correlation": correlation})
+        if launch:
+            self.api(launch[0], launch[1], "cudaLaunchKernel", thread, correlation)
 
     def memset(self, start: float, duration: float, nbytes: int, stream: int = 7, device: int = 0) -> None:
         self.records.append({"type": "memset", "start_ns": round(start * US), "end_ns": round((start + duration) * US),
@@ -189,13 +201,74 @@ def well_written(steps: int = 50, pid: int = 4343) -> Program:
     return p
 
 
+# Shaped after the H200 recordings of 2026-11-26 (examples/fashion_mnist, batch 256-1024).
+TUTORIAL_STEP_US = 2655
+BATCH_BYTES = 1024 * 784 * 4  # 3.0625 MiB: the images of a batch of 1024
+
+
+def tutorial_h200(steps: int = 20, pid: int = 4545) -> Program:
+    """tutorial_style.py as the H200 recorded it, every time hand-placed (us), a step of 2655:
+
+        0-2000      the training thread builds the batch: no CUDA call (num_workers=0)
+        2000-2403   images.to(device): cudaMemcpyAsync of 3.0625 MiB from pageable memory,
+                    403 us of call (staging) for a 251 us DMA record (2152-2403)
+        2403-2408   its cudaStreamSynchronize
+        2410-2445   labels and weights, each a 10 us call and a 5 us sync (its 2 us record
+                    ends 1 us into the sync)
+        2450-2645   10 launches, 5 us calls 20 us apart; kernels of 10 us, 5 us after each
+        2640-2655   loss.item(): a 5 us cudaMemcpyAsync, the 4-byte read 2650-2652 after
+                    the last kernel, inside a 10 us cudaStreamSynchronize (2645-2655)
+
+    Per step: B = 2007 (2000 + the 2 and 5 us between the copy calls), L_pg = 408 (call 403),
+    S = 30 (calls 20), R = 10, O = 200, L_idle = 50, launch calls 50, G = 357."""
+    p = Program(pid)
+    for step in range(steps):
+        t = TUTORIAL_STEP_US * step
+        p.copy(t + 2152, 251, BATCH_BYTES, call_at=(t + 2000, t + 2403))
+        p.sync(t + 2403, t + 2408)
+        p.copy(t + 2419, 2, 1024 * 8, call_at=(t + 2410, t + 2420))  # labels (int64), ends in the sync
+        p.sync(t + 2420, t + 2425)
+        p.copy(t + 2439, 2, 1024 * 4, call_at=(t + 2430, t + 2440))  # weights
+        p.sync(t + 2440, t + 2445)
+        for k in range(10):
+            p.kernel(t + 2460 + 20 * k, 10, launch=(t + 2450 + 20 * k, t + 2455 + 20 * k))
+        p.copy(t + 2650, 2, 4, direction="DtoH", host="pinned", call_at=(t + 2640, t + 2645))
+        p.sync(t + 2645, t + 2655)
+    return p
+
+
+def well_written_h200(steps: int = 20, pid: int = 4646) -> Program:
+    """well_written.py as the H200 recorded it (us), a step of 1000, the GPU busy 155 us of it (the first
+    kernel runs under the copy):
+
+        0-2         cudaEventSynchronize: the staging buffer is free again
+        2-102       the batch gathered into pinned memory (host work, then its copy)
+        102-110     cudaMemcpyAsync of 786 KiB from pinned memory on the side stream,
+                    its DMA 110-155
+        130-904     12 launches, 4 us calls 70 us apart (Python between them); kernels of
+                    10 us from 5 us after each call
+    No per-step read; one read of the final loss at the end."""
+    p = Program(pid)
+    for step in range(steps):
+        t = 1000 * step
+        p.sync(t, t + 2, name="cudaEventSynchronize")
+        p.copy(t + 110, 45, 256 * 786 * 4, host="pinned", stream=14, call_at=(t + 102, t + 110))
+        for k in range(12):
+            p.kernel(t + 135 + 70 * k, 10, launch=(t + 130 + 70 * k, t + 134 + 70 * k))
+    end = 1000 * steps
+    p.copy(end + 10, 2, 4, direction="DtoH", host="pinned", call_at=(end, end + 5))
+    p.sync(end + 5, end + 15)
+    return p
+
+
 def main(argv: list[str]) -> int:
     """The fake injection: a recording written as if libhdbench_inject.so ran in this process."""
     which = argv[0] if argv else "tutorial"
     opts = dict(a[2:].split("=", 1) if "=" in a else (a[2:], "") for a in argv[1:])
     folder = os.environ.get("HDBENCH_PROFILE_DIR")  # unset: no injection, as without the library
     steps = int(opts.get("steps", 50))
-    program = {"tutorial": tutorial, "well_written": well_written}.get(which)
+    program = {"tutorial": tutorial, "well_written": well_written, "tutorial_h200": tutorial_h200,
+               "well_written_h200": well_written_h200}.get(which)
     if program is not None and folder:
         p = program(steps, pid=os.getpid())
         p.command = f"profile_fixtures.py {which}"

@@ -145,20 +145,22 @@ def test_the_child_gets_the_injection_environment(tmp_path, lib):
 
 def test_a_recorded_tutorial_loop(tmp_path, lib, baseline):
     result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
-                     "--hdbench_out=out/p.json", "--", *fake("tutorial", "--trace"))
+                     "--hdbench_out=out/p.json", "--", *fake("tutorial_h200", "--trace"))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "fake program tutorial ran\n"
+    assert result.stdout == "fake program tutorial_h200 ran\n"
     no_traceback(result)
     report = schema.load(str(tmp_path / "out" / "p.json"))
     p = report["profile"]
     assert p["recorded"] is True and p["synthetic"] is True
     assert p["baseline"]["how"] == "given" and p["baseline"]["path"] == baseline
-    assert [f["id"] for f in p["findings"]] == ["pageable_to_pinned", "drop_blocking_reads", "overlap_copies",
-                                                "pack_small_copies"]
-    assert p["processes"][0]["complete"] is True and p["processes"][0]["records"] == 50 * 48
+    assert [f["id"] for f in p["findings"]] == ["input_pipeline", "pageable_to_pinned"]
+    # A step: 3 copies with their calls and syncs (9), 10 kernels and their launches, the read,
+    # its call and its sync (3): 32 records.
+    assert p["processes"][0]["complete"] is True and p["processes"][0]["records"] == 50 * 32
     assert p["trace"] == "out/p.trace.json" and (tmp_path / "out" / "p.trace.json").is_file()
     assert report["context"]["hdbench"]["system"]["gpus"][0]["name"] == "Synthetic GPU"
-    assert "pageable_to_pinned: saves ~34.5 ms (31.6% of the span)" in result.stderr
+    # 49 steps x 1857 us of the 130.595 ms span (profile_fixtures.tutorial_h200; test_profile_model.py).
+    assert "input_pipeline: saves ~91.0 ms (69.7% of the span)" in result.stderr
     assert result.stderr.rstrip().endswith("hdbench_profile: report: out/p.json")
 
 
@@ -266,7 +268,8 @@ def test_a_baseline_is_measured_when_there_is_none(tmp_path, lib):
         f"sys.path.insert(0, {str(FIXTURES.parent)!r})\n"
         "from pathlib import Path\nfrom profile_fixtures import write_baseline\n"
         "out = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--hdbench_out='))\n"
-        "assert '--hdbench_families=transfer' in sys.argv and '--hdbench_memory=pageable,pinned' in sys.argv\n"
+        "assert '--hdbench_families=transfer,host_memcpy' in sys.argv and '--hdbench_memcpy_threads=1' in sys.argv\n"
+        "assert '--hdbench_memory=pageable,pinned' in sys.argv\n"
         "assert '--hdbench_sizes=4K,64K,1M,16M,256M' in sys.argv  # the sizes copy classes span\n"
         "print('fake hdbench ran')\n"
         "write_baseline(Path(out))\n")
@@ -281,7 +284,7 @@ def test_a_baseline_is_measured_when_there_is_none(tmp_path, lib):
     assert baseline["how"] == "measured" and baseline["path"].startswith("reports/baseline-")
     assert (tmp_path / baseline["path"]).is_file()
     assert "fake hdbench ran" in (tmp_path / baseline["path"]).with_suffix(".log").read_text()
-    assert report["profile"]["findings"][0]["id"] == "pageable_to_pinned"
+    assert report["profile"]["model"]["pin_rate_source"].startswith("the baseline's one-thread host memcpy")
 
 
 def test_without_any_baseline_the_findings_that_need_none(tmp_path, lib):
@@ -290,7 +293,9 @@ def test_without_any_baseline_the_findings_that_need_none(tmp_path, lib):
     _, report = only_report(tmp_path)
     p = report["profile"]
     assert p["baseline"]["how"] == "none"
-    assert {f["id"] for f in p["findings"]} == {"overlap_copies", "drop_blocking_reads"}
+    # The fixes are priced from the recording alone; pinning at what the staging took.
+    assert {f["id"] for f in p["findings"]} == {"pageable_to_pinned", "drop_blocking_reads", "input_pipeline"}
+    assert p["model"]["pin_rate_source"] == ""
     assert "no baseline: fractions and savings need one" in result.stderr
 
 

@@ -1,0 +1,219 @@
+"""hdbench_profile's diagnosis on recordings shaped after the H200 ones of 2026-11-26
+(profile_fixtures.tutorial_h200 / well_written_h200, and small programs built here): what a
+copy costs, where the GPU's idle time goes, and what each fix saves, alone and together.
+Every expected value is worked by hand in its comment from the fixture's times (us) and
+the synthetic baseline's round GB/s (profile_fixtures.py's docstring)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hdreport import profile_baseline, profile_model, profile_records, profile_report
+from profile_fixtures import BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, well_written, \
+    well_written_h200
+
+US = 1e-6
+STEPS = 20  # fixture steps; the model sees 19 (a step runs from one read's end to the next's)
+
+
+def run(tmp_path, program: Program, baseline: bool = True):
+    program.write(tmp_path)
+    ceilings = profile_baseline.Ceilings(baseline_report() if baseline else None)
+    return profile_report.analyse_all(profile_records.read_recording(tmp_path), ceilings)
+
+
+# --- what a copy costs -------------------------------------------------------------------
+
+def test_a_pageable_copy_costs_its_call_not_its_dma_record(tmp_path):
+    a, *_ = run(tmp_path, tutorial_h200(STEPS))
+    images = [c for c in a.copies if c.bytes == BATCH_BYTES]
+    # The call 2000-2403 staged it; CUPTI's record covers only the DMA, 2152-2403.
+    assert {c.duration for c in images} == {251_000} and {c.cost for c in images} == {403_000}
+    row = next(r for r in a.classes if r["mean_bytes"] == BATCH_BYTES)
+    assert row["time_s"] == pytest.approx(STEPS * 403 * US) and row["dma_time_s"] == pytest.approx(STEPS * 251 * US)
+    assert row["timed_by"] == "call and copy"
+    # 3211264 B / 403 us = 7.968 GB/s, above the baseline's pageable 5.81 GB/s at 3.06 MiB (5 GB/s at
+    # 1 MiB, 8 at 64 MiB: 5 + 3 x ln(3.0625)/ln(64) = 5.807): never published as a fraction above 1.
+    assert row["achieved_GB/s"] == pytest.approx(BATCH_BYTES / 403e-6 / 1e9)
+    assert row["ceiling_GB/s"] == pytest.approx(5.8074, abs=1e-4)
+    assert row["fraction_of_ceiling"] is None and "the ceiling is wrong" in row["ceiling_problem"]
+
+
+def test_a_pageable_copy_without_its_call_is_a_short_measurement(tmp_path):
+    p = Program()
+    for i in range(5):  # the DMA record alone: 4 MiB in 400 us = 10.5 GB/s, above pageable 6.0 at 4 MiB
+        p.copy(1000 * i, 400, 4 * MiB, call=None, async_api=True)
+    a, *_ = run(tmp_path, p)
+    (row,) = a.classes
+    assert row["timed_by"] == "copy record" and row["fraction_of_ceiling"] is None
+    assert "timed by CUPTI's DMA record alone" in row["ceiling_problem"]
+
+
+def test_a_copy_queued_behind_kernels_is_not_charged_for_them(tmp_path):
+    p = Program()
+    p.kernel(0, 500)  # the stream is busy until 500
+    p.copy(500, 100, MiB, call_at=(10, 20))  # a pageable copy issued at 10, queued behind the kernel
+    p.sync(20, 600)
+    a, *_ = run(tmp_path, p)
+    # From the call (10) to the copy's end (600), less the 490 us the kernel held the stream: 100 us.
+    assert a.copies[0].cost == 100_000
+
+
+# --- where the GPU's idle time goes ------------------------------------------------------
+
+def test_the_tutorials_idle_gpu_waits_for_its_input_pipeline(tmp_path):
+    _, idle, _, _ = run(tmp_path, tutorial_h200(STEPS))
+    causes = idle["by_cause_s"]
+    # Each step the GPU idles from the read's end (2652) through the next batch's build
+    # (2000 us of host work with no CUDA call) until the images' DMA starts 152 us into its
+    # call: 19 builds of 2000 us (the first comes before any GPU record), plus the 2 and 5 us
+    # of host work before the labels' and weights' copy calls in each of the 20 steps.
+    assert causes["input_pipeline"] == pytest.approx((19 * 2000 + 20 * 7) * US)
+    assert max(causes, key=causes.get) == "input_pipeline"
+    # The staging before each DMA starts: 152 us of the call x 20, and the small copies' calls.
+    assert causes["copy_call"] > 20 * 152 * US
+    # Inside launch calls the GPU waited 5 us x 10 launches x 20 steps.
+    assert causes["launching"] == pytest.approx(20 * 50 * US)
+    assert idle["unattributed_s"] == 0
+    assert sum(causes.values()) == pytest.approx(idle["gpu_idle_s"])
+
+
+def test_the_well_written_loops_idle_gpu_waits_for_python(tmp_path):
+    a, idle, _, found = run(tmp_path, well_written_h200(STEPS))
+    causes = idle["by_cause_s"]
+    # The gather (100 us a step, with no GPU work in flight) after the first step, whose gather
+    # comes before the first GPU record: 19 x 100 us.
+    assert causes["input_pipeline"] == pytest.approx(19 * 100 * US)
+    assert max(causes, key=causes.get) == "host"  # Python between the launches
+    assert found == []
+
+
+# --- the step model and what each fix saves -------------------------------------------------
+
+def test_the_tutorials_steps_are_cut_at_its_reads(tmp_path):
+    _, _, model, _ = run(tmp_path, tutorial_h200(STEPS))
+    s = model.summary()
+    assert s["steps"] == STEPS - 1 and s["per_step_reads"] and s["batches"] == STEPS - 1
+    per_step = {k: round(v * 1e3, 6) for k, v in s["per_step_ms"].items()}  # us
+    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "O": 200, "L_idle": 50,
+                        "launch_calls": 50, "G": 357}
+
+
+def test_each_fix_alone_and_all_together(tmp_path):
+    _, _, model, _ = run(tmp_path, tutorial_h200(STEPS))
+    n = STEPS - 1
+    # workers: the 2007 us build becomes the 150 us hand-over: 1857 us a step.
+    assert model.saving_s({"workers"}) == pytest.approx(n * 1857 * US)
+    # pin with num_workers=0: the 408 us of call and wait become pinning 3211264 B on the thread
+    # at 10 GB/s (321.126 us), and the small copies lose their waits (30 -> 20): 96.874 us.
+    assert model.saving_s({"pin"}) == pytest.approx(n * 96.874 * US)
+    # pack: the two extra copies' calls and waits: 30 us. item: the 10 us read wait is hidden
+    # behind the next build. launch: 50 us of idle in launch calls. overlap: nothing pinned waited.
+    assert model.saving_s({"pack"}) == pytest.approx(n * 30 * US)
+    assert model.saving_s({"item"}) == pytest.approx(n * 10 * US)
+    assert model.saving_s({"launch"}) == pytest.approx(n * 50 * US)
+    assert model.saving_s({"overlap"}) == 0
+    # workers and pin together: the pin thread pins, so the thread keeps 150 + 20 (the small
+    # copies' calls) + 200 + 10 = 380 us: 2275 us a step, more than the two alone (1953.874).
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 2275 * US)
+    # Everything: 150 + 150 (O less the launch idle) = 300 us, above the GPU's 357 - 251 + 114.387
+    # (the images' DMA at the pinned 28.07 GB/s) = 220.4 us: 2355 us a step.
+    assert model.saving_s(profile_model.FIXES) == pytest.approx(n * 2355 * US)
+
+
+def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):
+    a, _, model, found = run(tmp_path, tutorial_h200(STEPS))
+    n, span = STEPS - 1, a.totals["span_s"]
+    assert [f["id"] for f in found] == ["input_pipeline", "pageable_to_pinned"]  # pack, item: < 2% of the span
+    workers, pin = found
+    assert workers["saving_alone_s"] == pytest.approx(n * 1857 * US) == pytest.approx(workers["saving_s"])
+    assert pin["saving_alone_s"] == pytest.approx(n * 96.874 * US)
+    assert pin["saving_s"] == pytest.approx(n * (2275 - 1857) * US)  # what pinning adds once workers pin
+    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 2275 * US)
+    assert n * 2275 * US <= span
+    # Build 2007 us a batch against 648 us for the rest of a step: 4 workers keep up, one spare.
+    assert "num_workers=5" in workers["advice"]
+    assert "150 us" in workers["assumption"] and "host memcpy" in pin["assumption"]
+    for f in found:
+        assert f["what"].endswith(".") and f["evidence"].endswith(".") and f["assumption"].endswith(".")
+
+
+def test_pinning_alone_is_priced_at_the_staging_without_a_memcpy_rate(tmp_path):
+    base = baseline_report()
+    base["benchmarks"] = [b for b in base["benchmarks"] if b["params"].get("family") != "host_memcpy"]
+    tutorial_h200(STEPS).write(tmp_path)
+    _, _, model, found = profile_report.analyse_all(profile_records.read_recording(tmp_path),
+                                                     profile_baseline.Ceilings(base))
+    # Pinning on the thread costs what the 403 us call did: 408 - 403 + 10 (the small waits) = 15 us.
+    assert model.saving_s({"pin"}) == pytest.approx(19 * 15 * US) and model.pin_rate_source == ""
+    pin = next(f for f in found if f["fix"] == "pin")  # it still pays once workers pin: 2275 - 1857
+    assert pin["saving_s"] == pytest.approx(19 * 418 * US) and "what the driver's staging took" in pin["assumption"]
+
+
+def test_item_on_a_gpu_bound_loop(tmp_path):
+    p = Program()
+    for i in range(12):  # steps of 1200 us: build 300, a pinned async copy, a launch, the read waits 835 us
+        t = 1200 * i
+        p.copy(t + 305, 50, MiB, host="pinned", call_at=(t + 300, t + 305))
+        p.kernel(t + 355, 800, launch=(t + 310, t + 315))
+        p.copy(t + 1156, 2, 4, direction="DtoH", host="pinned", call_at=(t + 320, t + 325))
+        p.sync(t + 325, t + 1160)
+        p.api(t + 1190, t + 1200, "cudaMemsetAsync")  # something at the end of the step
+    a, _, model, found = run(tmp_path, p)
+    # A modelled step, from one read's end to the next: 30 us of host work and the 10 us memset,
+    # the 300 us build (input), the copy call, launch and read call with 5 us of host work
+    # between each (O = 1200 - 300 - 835 = 65), the 835 us wait (R). GPU: 50 + 800 + 2 = 852 us.
+    s = model.summary()["per_step_ms"]
+    assert {k: round(s[k] * 1e3) for k in ("T", "B", "R", "O", "G")} == {"T": 1200, "B": 300, "R": 835, "O": 65,
+                                                                          "G": 852}
+    # No blocking copy is left, so without the read the host runs ahead through its whole step
+    # (300 + 65 = 365 us) and the wait shrinks to 470 us: 835 us a step, but the GPU's 852 us
+    # bound it: 1200 - 852 = 348 us a step, over 11 steps.
+    assert model.saving_s({"item"}) == pytest.approx(11 * 348 * US)
+    assert found[0]["id"] == "drop_blocking_reads"
+
+
+def test_a_pinned_blocking_copy_is_an_overlap_finding(tmp_path):
+    p = Program()
+    for i in range(12):  # .to(device) from pinned memory without non_blocking: the host waits 100 us
+        t = 1000 * i
+        p.copy(t + 5, 100, 4 * MiB, host="pinned", call_at=(t, t + 5))
+        p.sync(t + 5, t + 106)
+        p.kernel(t + 120, 700, launch=(t + 110, t + 115))
+        p.copy(t + 822, 2, 4, direction="DtoH", host="pinned", call_at=(t + 120, t + 125))
+        p.sync(t + 125, t + 825)
+        p.api(t + 825, t + 1000, "cudaFree")  # the rest of the step in a call (no host work to hide)
+    _, _, model, found = run(tmp_path, p)
+    assert round(model.summary()["per_step_ms"]["L_pin"] * 1e3) == 101
+    assert model.saving_s({"overlap"}) == pytest.approx(11 * 101 * US)
+    assert "overlap_copies" in {f["id"] for f in found}
+
+
+def test_a_launch_bound_loop(tmp_path):
+    p = Program()
+    t = 0
+    for k in range(2000):  # 8 us launch calls back to back, 2 us kernels: the GPU idles 6 us in each
+        p.kernel(t + 7, 2, launch=(t, t + 8))
+        t += 9
+    _, _, model, found = run(tmp_path, p)
+    assert [f["id"] for f in found] == ["launch_bound"]
+    assert "CUDA graph" in found[0]["advice"]
+
+
+def test_a_python_bound_loop_is_not_launch_bound(tmp_path):
+    p = Program()
+    t = 0
+    for k in range(2000):  # 4 us launch calls, 40 us of Python between: host-bound, not launch-bound
+        p.kernel(t + 5, 2, launch=(t, t + 4))
+        t += 44
+    _, _, _, found = run(tmp_path, p)
+    assert found == []
+
+
+@pytest.mark.parametrize("make", [tutorial, well_written, tutorial_h200, well_written_h200])
+def test_savings_never_exceed_the_span(tmp_path, make):
+    a, _, model, found = run(tmp_path, make())
+    assert sum(f["saving_s"] for f in found) <= a.totals["span_s"]
+    assert model.saving_s(profile_model.FIXES) <= a.totals["span_s"]
+    for f in found:
+        assert 0 <= f["saving_s"] and 0 < f["saving_alone_s"] <= a.totals["span_s"]

@@ -1,0 +1,221 @@
+"""The step model `hdbench_profile` prices its fixes with: what each habit's fix removes from
+the program's critical path, alone and together.
+
+The feeding thread of each process (the one that launches and copies most) is cut into
+steps at its per-step blocking reads (`loss.item()`: a blocking D2H read of <= 1 KiB, when
+there are at least 10), else its whole recorded time is one step. A step's time T is the
+sum of what that thread did in it:
+
+    B       input pipeline: host work that ends in an H2D copy of what it built
+    L_pg    pageable copies: their calls (the staging) and the waits they ended in
+    L_pin   pinned copies the host waited for: the waits
+    S       the extra copies of a batch sent in pieces (every H2D copy of a group issued
+            back to back, no launch between, but its largest): their calls and waits
+    R       the wait in the step's blocking read (the GPU finishing the step)
+    O       the rest: launches, Python, anything else (L_idle of it with the GPU idle
+            inside launch calls)
+    G       the GPU's busy time in the step (a bound: no fix makes a step shorter than it;
+            pinning shortens it by what its pageable DMA records lose at the pinned rate)
+
+Each fix changes some of these (FIXES); the time with a set of fixes applied is
+
+    T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R')
+    B'     = min(B, batches x HANDOVER_S)               workers
+    L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
+                                                        else what the staging took
+    L_pin' = 0                                          overlap
+    S'     = 0 with pack; the calls alone with pin      pack / pin
+    O'     = O - L_idle                                 launch
+    R'     = max(0, R - window)                         item: the host runs ahead into the
+             next step until its next blocking point: window = B' (+ the pageable call
+             before its wait) while blocking copies remain, else the whole host step
+
+A fix's saving alone is the sum over steps of T - T({fix}); findings are listed by it,
+and each one's `saving_s` is what it adds to the fixes listed before it (so the savings
+add up to the saving of all of them together, never more than the steps' time).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from hdreport.profile_analysis import NS, SMALL_COPY
+from hdreport.profile_host import feeding_threads
+
+MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
+# What a batch from a DataLoader worker still costs the training thread: taking it off the
+# queue and mapping its tensors' shared memory. An assumption, stated in the finding.
+HANDOVER_S = 150e-6
+FIXES = ("workers", "pin", "overlap", "pack", "item", "launch")
+
+
+@dataclass
+class Step:
+    T: int = 0
+    B: int = 0
+    batches: int = 0
+    L_pg: int = 0
+    L_pg_call: int = 0
+    pg_bytes: int = 0
+    L_pin: int = 0
+    S: int = 0
+    S_call: int = 0
+    extra_copies: int = 0
+    R: int = 0
+    O: int = 0
+    L_idle: int = 0
+    launch_calls: int = 0
+    G: int = 0
+    G_pg_dma: int = 0  # the pageable copies' DMA records, which pinned copies shorten
+    G_pinned_dma: int = 0  # the same bytes at the pinned ceiling (G_pg_dma without one)
+
+    def time(self, fixes: frozenset, pin_cost: int) -> int:
+        B = min(self.B, round(self.batches * HANDOVER_S / NS)) if "workers" in fixes else self.B
+        pinning = 0 if "workers" in fixes else pin_cost
+        L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
+        L_pin = 0 if "overlap" in fixes else self.L_pin
+        S = 0 if "pack" in fixes else self.S_call if "pin" in fixes else self.S
+        O = self.O - self.L_idle if "launch" in fixes else self.O
+        R = self.R
+        if "item" in fixes:
+            blocking_left = (self.L_pg and "pin" not in fixes) or (self.L_pin and "overlap" not in fixes) or \
+                            (self.S and not fixes & {"pin", "pack"})
+            window = B + (self.L_pg_call if self.L_pg and "pin" not in fixes else 0) if blocking_left else \
+                B + L_pg + L_pin + S + O
+            R = max(0, self.R - window)
+        G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
+        return max(G, B + L_pg + L_pin + S + O + R)
+
+
+@dataclass
+class Model:
+    steps: list
+    pin_costs: list  # per step: what pinning its pageable bytes on the training thread costs, ns
+    pin_rate_source: str
+    per_step_reads: bool
+
+    def saving_s(self, fixes) -> float:
+        fixes = frozenset(fixes)
+        if not fixes:
+            return 0.0
+        none = frozenset()
+        return sum(max(0, s.time(none, p) - s.time(fixes, p)) for s, p in zip(self.steps, self.pin_costs)) * NS
+
+    def total(self, field: str) -> float:
+        return sum(getattr(s, field) for s in self.steps) * NS
+
+    def summary(self) -> dict:
+        n = len(self.steps)
+        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "L_idle", "launch_calls", "G")
+        return {"steps": n, "per_step_reads": self.per_step_reads,
+                "seconds": {f: self.total(f) for f in parts},
+                "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
+                "batches": sum(s.batches for s in self.steps),
+                "pin_rate_source": self.pin_rate_source}
+
+
+def _groups(copies: list, launches: list) -> list[list]:
+    """H2D copies issued back to back (no launch call between two of them), in call order."""
+    groups: list[list] = []
+    previous = None
+    for c in sorted(copies, key=lambda c: c.call[0]):
+        launched_between = previous is not None and \
+            bisect_left(launches, c.call[0]) > bisect_left(launches, previous.call[1])
+        if previous is None or launched_between:
+            groups.append([c])
+        else:
+            groups[-1].append(c)
+        previous = c
+    return groups
+
+
+def _step(a, t, start: int, end: int, copies: list, launches: list, read, busy, rate, pinned_rate) -> tuple:
+    """One step of thread `t`, [start, end]; `read` is the key of the blocking call that ends it
+    (its wait is R, never a copy's), or None."""
+    s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0)
+    by_cause = t.time_by_cause(start, end)
+    s.B = by_cause["input_pipeline"]
+    waits_counted: set = {read}
+    pin_cost = 0
+    for group in _groups([c for c in copies if start <= c.call[0] < end], launches):
+        s.batches += 1
+        largest = max(group, key=lambda c: c.bytes)
+        for c in group:
+            call = c.call[1] - c.call[0]
+            wait = 0
+            if c.waited_by and c.waited_by not in waits_counted and c.waited_by[2] != c.call_index:
+                waits_counted.add(c.waited_by)
+                ws, we = a.blocking_calls[c.waited_by]
+                wait = min(we, end) - max(ws, start) if we > start else 0
+            if c is not largest:
+                s.S += call + wait
+                s.S_call += call
+                s.extra_copies += 1
+            elif c.host_kind == "pageable":
+                s.L_pg += call + wait
+                s.L_pg_call += call
+                s.pg_bytes += c.bytes
+                s.G_pg_dma += c.duration
+                pinned = pinned_rate(c.bytes)
+                s.G_pinned_dma += min(c.duration, round(c.bytes / (pinned * 1e9) / NS)) if pinned else c.duration
+                pin_cost += round(c.bytes / (rate(c.bytes) * 1e9) / NS) if rate(c.bytes) else call
+            elif c.blocking:
+                s.L_pin += wait
+    s.launch_calls = sum(min(e, end) - max(b, start) for b, e, cause in t.segments
+                         if cause == "launching" and e > start and b < end)
+    s.L_idle = sum(max(0, min(e, end) - max(b, start)) - busy.overlap(max(b, start), min(e, end))
+                   for b, e, cause in t.segments if cause == "launching" and e > start and b < end)
+    s.G = busy.overlap(start, end)
+    s.O = max(0, s.T - s.B - s.L_pg - s.L_pin - s.S - s.R)
+    return s, pin_cost
+
+
+def build(a, threads: dict, ceilings) -> Model:
+    """The model of every process's feeding thread (`a` is the Analysis)."""
+    steps, pin_costs, any_reads = [], [], False
+    rate_source = ceilings.memcpy_source() if ceilings else ""
+
+    def rate(n: int):
+        return ceilings.memcpy_gbps(n) if ceilings else None
+
+    def pinned_rate(n: int):
+        return ceilings.gbps("h2d", "pinned", n)[0] if ceilings else None
+
+    for pid, t in feeding_threads(threads).items():
+        if not t.segments:
+            continue
+        mine = [c for c in a.copies if c.pid == pid and c.call is not None and c.call[3] == t.tid]
+        h2d = [c for c in mine if c.direction == "h2d"]
+        launches = sorted(b for b, _, cause, _ in t.calls if cause == "launching")
+        devices = {c.device for c in a.copies if c.pid == pid} or set(a.busy)
+        device = min(devices) if devices else None
+        busy = a.busy.get(device)
+        if busy is None:
+            continue
+        reads = sorted({c.waited_by for c in mine if c.is_blocking_read and c.waited_by},
+                       key=lambda k: a.blocking_calls[k][1])
+        if len(reads) >= MIN_BLOCKING_READS:
+            any_reads = True
+            bounds = [a.blocking_calls[k] for k in reads]
+            for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
+                s, p = _step(a, t, prev_end, read_end, h2d, launches, read, busy, rate, pinned_rate)
+                steps.append(s)
+                pin_costs.append(p)
+        else:
+            s, p = _step(a, t, t.segments[0][0], t.segments[-1][1], h2d, launches, None, busy, rate, pinned_rate)
+            steps.append(s)
+            pin_costs.append(p)
+    return Model(steps, pin_costs, rate_source, any_reads)
+
+
+def savings(model: Model, fixes=FIXES) -> dict:
+    """fix -> (saving alone, saving added to the fixes before it), in order of saving alone."""
+    alone = {f: model.saving_s({f}) for f in fixes}
+    out, applied, before = {}, set(), 0.0
+    for f in sorted(fixes, key=lambda f: -alone[f]):
+        applied.add(f)
+        together = model.saving_s(applied)
+        out[f] = (alone[f], max(0.0, together - before))
+        before = together
+    return out
