@@ -5,6 +5,7 @@
     hdbench_report.py summarize REPORT... [-o FILE.md]
     hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
+    hdbench_report.py compare BEFORE AFTER [--threshold PERCENT]   (two profile reports)
 
 The work is done by the package beside this file, hdreport/ (its __init__.py shows
 the layers). `plot` draws small multiples (hdreport/facets.py): one panel per
@@ -24,6 +25,11 @@ own answer first, "does COMMAND move data well on this machine?", and the
 `profile_copy_classes` figure (hdreport/profile_summary.py, profile_figures.py).
 `compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
 when the runs had repetitions) and exits 1 when one got slower than the threshold.
+Given two profile reports it sets them side by side instead (hdreport/profile_compare.py):
+the realized change of span and wall time, each finding resolved, new, better or worse
+(predicted savings against the realized one), totals, copy classes; exit 1 when AFTER's
+span grew by more than the threshold. A profile report against a benchmark report is bad
+usage (exit 2).
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
 file and the problem: hdreport/schema.py checks the bytes, the JSON and the type of every
 field the tools read), or a missing dependency (one line saying what to install).
@@ -38,7 +44,7 @@ import sys
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
-from hdreport import compare, figures, loader_figures, page, summary
+from hdreport import compare, figures, loader_figures, page, profile_compare, summary
 from hdreport.figures import build_figures  # noqa: F401  (tests draw through the CLI's module)
 from hdreport.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
 from hdreport.schema import load as load_report
@@ -105,11 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     p_plot = sub.add_parser("plot", help="draw figures from reports (loader heat maps from the first one)")
     p_plot.add_argument("reports", nargs="+")
     p_plot.add_argument("-o", "--out", required=True, help="folder for the PNG and SVG figures")
-    p_compare = sub.add_parser("compare", help="per-benchmark time ratios of NEW over BASE; exit 1 on a regression")
+    p_compare = sub.add_parser("compare", help="per-benchmark time ratios of NEW over BASE, or two profile reports "
+                                               "side by side; exit 1 on a regression")
     p_compare.add_argument("base")
     p_compare.add_argument("new")
     p_compare.add_argument("--threshold", type=float, default=5.0,
-                           help="percent slower that counts as a regression (default 5)")
+                           help="percent slower that counts as a regression (default 5); for two profile "
+                                "reports, percent longer span, and the change in a finding's saving that "
+                                "counts as better or worse")
     p_compare.add_argument("--alpha", type=float, default=0.05,
                            help="significance level of the U test when there are repetitions (default 0.05)")
     p_summary = sub.add_parser("summarize", help="a Markdown page answering the tutorials' questions")
@@ -192,6 +201,11 @@ def run_compare(args) -> int:
         print("hdbench_report.py: --threshold must be >= 0 and --alpha between 0 and 1", file=sys.stderr)
         return 2
     base, new = load_report(args.base), load_report(args.new)
+    if profile_compare.is_profile(base) or profile_compare.is_profile(new):
+        profile_compare.check_pair(args.base, base, args.new, new)  # one of each, or no profile section: exit 2
+        comparison = profile_compare.compare(args.base, base, args.new, new, args.threshold / 100)
+        print(profile_compare.format_report(comparison))
+        return comparison.exit_code
     rows, only_base, only_new = compare.compare(base, new, args.threshold, args.alpha)
     print(compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))
     return 1 if any(r.regressed for r in rows) else 0

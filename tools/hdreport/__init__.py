@@ -13,8 +13,11 @@ Layers, each importing only those below it (tests/python/tools/test_python_layer
     facets.py bars.py style.py   line figures, bar figures, the look they share
     markdown.py noise.py         tables and names; how sure a number is
     compare.py                   new against base, per benchmark
+    profile_compare.py           two profile reports, before and after, side by side
     profile_report.py            hdbench_profile (tools/hdbench_profile.py): the `profile` section
     profile_findings.py          its advice, each with the time it would save
+    profile_model.py             the step model that prices each fix, alone and together
+    profile_host.py              what each host thread did; the GPU's idle time by cause
     profile_analysis.py          a recording's copy classes, totals and costs
     profile_records.py           what libhdbench_inject.so wrote; profile_baseline.py: the
     profile_intervals.py         ceilings from a baseline report; interval unions and overlaps
