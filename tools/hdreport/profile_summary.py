@@ -2,10 +2,13 @@
 move data well on this machine?
 
 The first section answers it: the findings that would each save at least 2% of the
-program's span (saving in ms and as a share of the span, what was seen, the advice in the
-tutorials' words, the evidence), or "nothing worth fixing"; or, when nothing was recorded,
-why. Then where the copy time went (the copy classes that make up most of it, each against
-the machine's ceiling for that kind of copy), what the copies cost (time not overlapped,
+program's span (what all of them save together; each one's saving alone, what it adds to
+those above it, what was seen, the advice in the tutorials' words, the assumption its price
+rests on, the evidence), or "nothing worth fixing"; or, when nothing was recorded, why.
+Then where the copy time went (the copy classes that make up most of it, timed from their
+calls, each against the machine's ceiling for that kind of copy), where the GPU's idle time
+went (by what the feeding thread was doing), a step as the fixes were priced (profile
+schema 2), what the copies cost (time not overlapped,
 the host blocked, small copies, blocking reads) and how the program was profiled (the
 baseline report it was judged against, its processes, the trace, its exit). A section is
 shown only for reports that have a profile (families.py, SECTIONS).
@@ -30,6 +33,17 @@ TITLES = {
     "pack_small_copies": "Pack small copies into fewer large ones",
     "drop_blocking_reads": "Drop blocking reads of device results",
     "move_once": "Move data to the device once",
+    "input_pipeline": "Build batches off the training thread",
+    "launch_bound": "Launch fewer, larger kernels",
+}
+CAUSES = {
+    "input_pipeline": "the host's input pipeline (building batches in the training thread)",
+    "host": "other host work (Python, the CPU side of the program)",
+    "copy_call": "inside copy calls (staging pageable memory)",
+    "blocked": "blocked in a CUDA call (a synchronisation with nothing left to run)",
+    "launching": "inside kernel launch calls",
+    "cuda_other": "inside other CUDA calls (allocation, pinning, memset)",
+    "unattributed": "no thread to charge (the GPU work after the gap was not issued by a recorded call)",
 }
 HOW = {
     "given": "given with `--hdbench_baseline`",
@@ -84,6 +98,43 @@ def exit_text(profile: dict) -> str:
     return f"exit code {ex['code']}" if ex.get("code") is not None else "exit code unknown"
 
 
+def alone_s(finding: dict) -> float:
+    """What a finding's fix saves alone (schema 1 reports: their only saving)."""
+    return finding.get("saving_alone_s", finding["saving_s"])
+
+
+def idle_lines(report: dict) -> list[str]:
+    """The GPU's idle time by what the thread feeding it was doing, largest first."""
+    idle = report["profile"]["idle"]
+    causes = dict(idle["by_cause_s"], unattributed=idle.get("unattributed_s", 0.0))
+    total = idle["gpu_idle_s"]
+    rows = [[CAUSES.get(c, one_line(c)), duration(v), share(v, total)]
+            for c, v in sorted(causes.items(), key=lambda kv: -kv[1]) if v > 0]
+    if not rows:
+        return ["The GPU was never idle between its first and last record."]
+    span = report["profile"]["totals"]["span_s"]
+    lines = [f"The GPU sat idle {duration(total)} ({share(total, span)} of the span) in {idle['gaps']:,} gaps; "
+             "each gap is charged to what the thread that fed the GPU next was doing:", ""]
+    return lines + table(["the feeding thread was", "GPU idle", "share"], rows)
+
+
+def model_lines(report: dict) -> list[str]:
+    """A step of the feeding thread, as the fixes were priced."""
+    m = report["profile"]["model"]
+    if not m["steps"]:
+        return ["No feeding thread was recorded (no CUDA calls): the fixes could not be priced."]
+    per = m["per_step_ms"]
+    how = (f"{m['steps']:,} steps, cut at the blocking read that ends each" if m["per_step_reads"] else
+           "one stretch (no per-step blocking read to cut steps at)")
+    parts = [("building batches (input pipeline)", "B"), ("pageable copies: calls and waits", "L_pg"),
+             ("waiting for pinned copies", "L_pin"), ("extra copies of a batch", "S"),
+             ("waiting in the step's read", "R"), ("the rest: launches, Python", "O"), ("GPU busy (a bound)", "G")]
+    rows = [[name, f"{per[key] * 1e3:,.0f} µs", share(per[key], per["T"]) if key != "G" else ""]
+            for name, key in parts if per.get(key, 0) > 0]
+    lines = [f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average.", ""]
+    return lines + table(["a step", "time", "share"], rows)
+
+
 def _label(path: str, several: bool) -> str:
     return f" (`{Path(path).name}`)" if several else ""
 
@@ -103,20 +154,31 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
         return question, lines
     totals = p["totals"]
     span = totals["span_s"]
-    findings = sorted(p["findings"], key=lambda f: -f["saving_s"])
-    worth = [f for f in findings if f["saving_fraction_of_span"] >= WORTH_FIXING]
+    findings = sorted(p["findings"], key=lambda f: -alone_s(f))
+    worth = [f for f in findings if max(alone_s(f), f["saving_s"]) >= WORTH_FIXING * span]
     if worth:
-        top = worth[0]
-        changes = f"{len(worth)} change{'s' if len(worth) > 1 else ''} would {'each ' if len(worth) > 1 else ''}"
+        top = max(worth, key=alone_s)
         largest = TITLES.get(top["id"], one_line(top["id"]))
-        lines.append(f"**No, not as well as it could**: {changes}save at least {100 * WORTH_FIXING:.0f}% of the "
-                     f"program's {duration(span)} span; the largest, “{largest}”, "
-                     f"saves **{ms(top['saving_s'])} ({100 * top['saving_fraction_of_span']:.1f}%)**.")
+        changes = f"{len(worth)} change{'s' if len(worth) > 1 else ''}"
+        if "model" in p:  # schema 2: the savings add up to what the fixes save together
+            together = p["model"]["saving_together_s"]
+            lines.append(f"**No, not as well as it could**: {changes} would save **{ms(together)} "
+                         f"({share(together, span)})** of the program's {duration(span)} span"
+                         f"{' together' if len(worth) > 1 else ''}; the largest alone, “{largest}”, saves "
+                         f"**{ms(alone_s(top))} ({share(alone_s(top), span)})**.")
+        else:  # schema 1: each finding priced alone, not to be added up
+            lines.append(f"**No, not as well as it could**: {changes} would {'each ' if len(worth) > 1 else ''}"
+                         f"save at least {100 * WORTH_FIXING:.0f}% of the program's {duration(span)} span; the "
+                         f"largest, “{largest}”, saves **{ms(top['saving_s'])} "
+                         f"({100 * top['saving_fraction_of_span']:.1f}%)**.")
         lines.append("")
         for rank, f in enumerate(worth, 1):
+            added = "" if "saving_alone_s" not in f or abs(f["saving_alone_s"] - f["saving_s"]) < 1e-9 else \
+                f" ({ms(f['saving_s'])} added to the changes above it)"
+            assumption = f" Assumes: {one_line(f['assumption'])}" if f.get("assumption") else ""
             lines.append(f"- **{rank}. {TITLES.get(f['id'], one_line(f['id']))}** (`{one_line(f['id'])}`): saves "
-                         f"**{ms(f['saving_s'])}, {100 * f['saving_fraction_of_span']:.1f}% of the span**. "
-                         f"{one_line(f['what'])} **Advice:** {one_line(f['advice'])} "
+                         f"**{ms(alone_s(f))}, {share(alone_s(f), span)} of the span**{added}. "
+                         f"{one_line(f['what'])} **Advice:** {one_line(f['advice'])}{assumption} "
                          f"Evidence: {one_line(f['evidence'])}")
     else:
         lines.append(f"**Yes: nothing worth fixing** (no finding saves ≥ {100 * WORTH_FIXING:.0f}% of the "
@@ -126,7 +188,9 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
         lines += ["", f"Under {100 * WORTH_FIXING:.0f}% of the span each, not worth fixing on their own: " +
                   ", ".join(f"`{one_line(f['id'])}` ({ms(f['saving_s'])}, "
                             f"{100 * f['saving_fraction_of_span']:.1f}%)" for f in minor) + "."]
-    copies = (f"Copies took {duration(totals['copy_s'])}" +
+    cost = (f" of DMA, {duration(totals['copy_cost_s'])} timed from their calls" if "copy_cost_s" in totals and
+            totals["copy_cost_s"] > totals["copy_s"] * 1.001 else "")
+    copies = (f"Copies took {duration(totals['copy_s'])}{cost}" +
               (f" ({share(totals['copy_s'], span)} of the span)" if span > 0 else "") +
               f": {totals['copies']:,} copies moving {gib(totals['copy_bytes'])}. The GPU was busy "
               f"{duration(totals['gpu_busy_s'])} (kernels {duration(totals['kernel_s'])}) and idle "
@@ -154,7 +218,8 @@ def copy_table(path: str, report: dict) -> list[str]:
             ceiling, fraction = f"– ({ceiling_reason(c, p, short=True)})", "–"
         else:
             ceiling = f"{c['ceiling_GB/s']:.3g}"
-            fraction = percent_text(c["fraction_of_ceiling"]) if c["fraction_of_ceiling"] is not None else "–"
+            fraction = percent_text(c["fraction_of_ceiling"]) if c["fraction_of_ceiling"] is not None else \
+                "above it: see below" if c.get("ceiling_problem") else "–"
         rows.append([DIRECTIONS.get(c["direction"], one_line(c["direction"])), f"{one_line(c['src'])} → "
                      f"{one_line(c['dst'])}", "blocking" if c["blocking"] else "async",
                      one_line(bucket_text(c["size_bucket"])), f"{c['count']:,}", ms(c["time_s"]),
@@ -171,6 +236,8 @@ def copy_table(path: str, report: dict) -> list[str]:
     lines += ["", "The machine's ceiling for each, the rate of the same kind and size of copy in the baseline:", ""]
     for c in shown:
         source = ceiling_reason(c, p) if c["ceiling_GB/s"] is None else c["ceiling_source"] or "?"
+        if c.get("ceiling_problem"):
+            source = f"{source}; no fraction published: {c['ceiling_problem']}"
         lines.append(f"- {class_text(c)}, {'blocking' if c['blocking'] else 'async'}, "
                      f"{one_line(bucket_text(c['size_bucket']))}: {sentence(source)}")
     return lines
@@ -197,7 +264,8 @@ def cost_lines(report: dict) -> list[str]:
               f"- Blocking reads (D2H copies of {gib(BLOCKING_READ)} or less the host waits for, e.g. `.item()`): "
               f"{reads['count']:,}" +
               (f", the host blocked {duration(reads['host_blocked_s'])} in them" if "host_blocked_s" in reads else "") +
-              f"; the GPU sat idle {duration(reads['gpu_idle_after_s'])} after them."]
+              (f"; the GPU sat idle {duration(reads['gpu_idle_after_s'])} after them." if "idle" not in p else
+               "; what the GPU idled after them for is charged by cause above.")]
     return lines
 
 
@@ -252,6 +320,10 @@ def sections(reports) -> list[tuple[str, str, list[str], tuple]]:
         if p["recorded"] and "copy_classes" in p:
             out.append((f"{key}-copies", f"Where the copy time goes{label}", copy_table(path, report),
                         (names[path],) if path in names else ()))
+        if p["recorded"] and "idle" in p:
+            out.append((f"{key}-idle", f"Where the GPU's idle time goes{label}", idle_lines(report), ()))
+        if p["recorded"] and "model" in p:
+            out.append((f"{key}-steps", f"A step, as the fixes were priced{label}", model_lines(report), ()))
         if p["recorded"] and "costs" in p and "totals" in p:
             out.append((f"{key}-costs", f"What the copies cost{label}", cost_lines(report), ()))
         out.append((f"{key}-run", f"How it was profiled{label}", run_lines(report), ()))

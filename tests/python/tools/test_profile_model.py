@@ -217,3 +217,23 @@ def test_savings_never_exceed_the_span(tmp_path, make):
     assert model.saving_s(profile_model.FIXES) <= a.totals["span_s"]
     for f in found:
         assert 0 <= f["saving_s"] and 0 < f["saving_alone_s"] <= a.totals["span_s"]
+
+
+def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(tmp_path):
+    from hdreport import profile_summary
+    tutorial_h200(STEPS).write(tmp_path)
+    base = baseline_report()
+    baseline = profile_report.baseline_section("b.json", "given", base, "", "synthetic")
+    section = profile_report.profile_section(["python3", "tutorial_style.py"], 0, None, 1.0,
+                                             profile_records.read_recording(tmp_path), baseline, base, None)
+    report = profile_report.report(section, base, [], "2026-11-26T00:00:00+0000", "x")
+    parts = {key: lines for key, _, lines, _ in profile_summary.sections([("p.json", report)])}
+    answer = "\n".join(parts["profile"])
+    # 19 x 2275 us together, of the 50.945 ms span (printed 50.9 ms) (first DMA at 2152 us to the last read's end).
+    assert "2 changes would save **43.2 ms (84.8%)** of the program's 50.9 ms span together" in answer
+    assert "Build batches off the training thread" in answer and "Assumes: Enough workers keep up" in answer
+    assert "(7.94 ms added to the changes above it)" in answer  # pinning pays most once workers pin
+    idle = "\n".join(parts["profile-idle"])
+    first_row = next(line for line in idle.splitlines() if line.startswith("| the host's input pipeline"))
+    assert "38.1 ms" in first_row
+    assert "above it: see below" in "\n".join(parts["profile-copies"])  # 7.97 GB/s over a 5.81 GB/s ceiling
