@@ -8,7 +8,7 @@
 #   bundle/gpu_checks.sh OUT_DIR [--hdbench_... flags]
 # HDBENCH_CHECKS picks the steps (default: all, in this order), so a lease of 10
 # minutes a call can split them: tests sanitizers pytest trace quick default
-# loader dataparallel pytorch profile.
+# loader dataparallel pytorch profile ablation.
 # Benchmark steps (trace, quick, default, pytorch) should not share the GPU with
 # other work; the test steps may run beside each other.
 set -uo pipefail
@@ -16,7 +16,7 @@ bundle=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: gpu_checks.sh OUT_DIR [hdbench flags]}
 shift
 mkdir -p "$out"
-checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default loader dataparallel pytorch profile}
+checks=${HDBENCH_CHECKS:-tests sanitizers pytest trace quick default loader dataparallel pytorch profile ablation}
 status=0
 step() {  # step NAME COMMAND...: runs, logs to OUT_DIR/NAME.log with its wall time, remembers failures
   local name=$1 start=$SECONDS rc=0
@@ -148,5 +148,13 @@ if wanted profile && python3 -c 'import torch' >/dev/null 2>&1; then
       --hdbench_inject_lib="$bundle/lib/libhdbench_inject.so" --hdbench_bin="$bundle/hdbench" "${baseline[@]}" \
       --hdbench_out="$out/profile-$script-$host.json" -- python3 "$bundle/examples/fashion_mnist/$script.py"
   done
+fi
+# The Fashion-MNIST habits one at a time (issue 38 item 4): tutorial_style.py plain, with
+# each --fix alone and with --fix all, and well_written.py, 3000 steps each; each
+# variant's wall_s and batch_wait_s (and saved_s against plain) in ablation-HOST.json,
+# the measured savings to hold against the profiles' estimates. Each run is cut off
+# after FASHION_MNIST_ABLATION_TIMEOUT seconds (default 120).
+if wanted ablation && python3 -c 'import torch' >/dev/null 2>&1; then
+  step ablation "$bundle/tools/fashion_mnist_ablation.sh" "$out/ablation-$host.json" --steps 3000 --device cuda
 fi
 exit $status

@@ -228,8 +228,10 @@ def stop_clock(device, start: float) -> float:
 
 
 def result_line(script: str, args, device, data: str, wall_s: float, final_loss: float, mean_loss: float,
-                batch_wait_s: float) -> str:
-    """The one line each script ends with (tests and people read it; keep the keys)."""
+                batch_wait_s: float, fix: str | None = None) -> str:
+    """The one line each script ends with (tests, tools/fashion_mnist_ablation.sh and people
+    read it; keep the keys). `fix`: tutorial_style.py's --fix habits joined by '+' (`none`,
+    `pin`, `item+workers`), the last field; well_written.py has none to give."""
     return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "
             f"wall_s={wall_s:.3f} steps_per_s={args.steps / wall_s:.1f} final_loss={final_loss:.4f} "
-            f"mean_loss={mean_loss:.4f} batch_wait_s={batch_wait_s:.3f}")
+            f"mean_loss={mean_loss:.4f} batch_wait_s={batch_wait_s:.3f}" + (f" fix={fix}" if fix is not None else ""))

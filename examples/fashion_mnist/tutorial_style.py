@@ -1,86 +1,200 @@
 #!/usr/bin/env python3
 """Fashion-MNIST, an MLP (784 -> hidden -> 10) trained with SGD, written the way many
 tutorials write it, with the data-movement habits they warn about. Each habit is
-marked `HABIT:` with what a profiler of host<->device traffic should find there.
-well_written.py trains the same model on the same batches in the same order; the
-difference in wall time between the two is what those habits cost.
+marked `HABIT:` with what a profiler of host<->device traffic should find there, and
+with the --fix that removes it. well_written.py trains the same model on the same
+batches in the same order; the difference in wall time between the two is what those
+habits cost.
+
+--fix HABIT removes one habit and changes nothing else (same model, batches, order,
+steps and losses), so that what each habit costs can be measured on its own and held
+against what hdbench_profile predicts fixing it would save:
+
+  workers  the DataLoader builds batches in --workers W processes (persistent), not in
+           the training process (num_workers=0)
+  pin      pin_memory=True and .to(device, non_blocking=True): asynchronous copies out
+           of pinned memory (not possible on --device cpu: skipped with a note)
+  item     the loss summed on the device and read every --log-every steps and at the
+           end, not loss.item() every step
+  pack     images, labels and weights collated into one tensor, copied in one piece and
+           split on the device, not copied as three tensors
+  all      every one of them
 
     python3 examples/fashion_mnist/tutorial_style.py [--steps N] [--batch B] [--device cpu]
+                                                     [--fix HABIT[,HABIT...]] [--workers W]
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset, get_worker_info
 
 import common
+
+# What each --fix removes (the names are the result line's fix= field, joined by '+').
+FIXES = {
+    "item": "no loss.item() every step",
+    "pack": "one tensor a batch, not three",
+    "pin": "pinned batches, non_blocking copies",
+    "workers": "DataLoader workers",
+}
+COLUMNS = common.PIXELS + 2  # a packed sample: 784 pixels, the label (as a float), the weight
+
+
+def fix_names(text: str) -> set[str]:
+    """One --fix value: HABIT[,HABIT...], `all` or `none`."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in FIXES and name not in ("all", "none")]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown habit '{','.join(unknown) or text}': the known ones are "
+                                         f"{', '.join(FIXES)}, all (every one) and none")
+    return set(FIXES) if "all" in names else set(names) - {"none"}
+
+
+def collate_packed(samples):
+    """--fix pack: a batch as ONE float32 tensor of B * 786 values, laid out in three
+    contiguous parts: the B x 784 pixels, then the B labels (as floats; 0..9 is exact),
+    then the B weights; the GPU splits it with views (see unpack).
+
+    Cost against the default collate (which stacks the same three parts into three new
+    tensors): the same stacks, written into slices of one torch.empty instead, plus a
+    2 KiB int64 -> float32 copy for the labels: a few microseconds a batch. Not a
+    torch.cat of the three default tensors (an extra 800 KB memcpy a batch at batch
+    256), and not well_written.py's row layout ([B, 786], each row pixels, label,
+    weight): stacking the pixels into the strided [:, :784] slice of such rows falls
+    off torch's contiguous fast path and costs about three times the default collate's
+    stack. The contiguous pixel part also feeds the first Linear the same contiguous
+    [B, 784] input as the unpacked run, so the losses are the same numbers."""
+    count = len(samples)
+    images, labels, weights = zip(*samples)
+    if get_worker_info() is None:
+        packed = torch.empty(count * COLUMNS)
+    else:
+        # In a DataLoader worker: allocated straight in shared memory, as the default
+        # collate does, so that handing the batch to the training process copies nothing.
+        empty = torch.empty(0)
+        storage = empty._typed_storage() if hasattr(empty, "_typed_storage") else empty.storage()
+        packed = empty.new(storage._new_shared(count * COLUMNS))
+    torch.stack(images, out=packed[:count * common.PIXELS].view(count, common.PIXELS))
+    packed[count * common.PIXELS:count * (common.PIXELS + 1)] = torch.stack(labels)
+    torch.stack(weights, out=packed[count * (common.PIXELS + 1):])
+    return packed
+
+
+def unpack(packed):
+    """(images [B, 784], labels int64 [B], weights [B]) of a collate_packed batch, on its
+    device: views, and one small kernel for the labels."""
+    count = packed.numel() // COLUMNS
+    images = packed[:count * common.PIXELS].view(count, common.PIXELS)
+    return (images, packed[count * common.PIXELS:count * (common.PIXELS + 1)].long(),
+            packed[count * (common.PIXELS + 1):])
 
 
 def main() -> None:
     parser = common.make_parser(__doc__)
     parser.add_argument("--log-every", type=common.positive_int, default=100,
                         help="print the loss every N steps (default 100)")
+    parser.add_argument("--fix", type=fix_names, action="append", default=[], metavar="HABIT[,HABIT...]",
+                        help=f"remove one habit, nothing else: "
+                             f"{'; '.join(f'{name} ({what})' for name, what in FIXES.items())}; or all. "
+                             f"Repeatable or comma-separated (default: none, every habit kept)")
+    parser.add_argument("--workers", type=common.positive_int, default=4,
+                        help="DataLoader worker processes under --fix workers (default 4)")
     args = parser.parse_args()
+    fixes = set().union(*args.fix)
     device = common.pick_device(args.device)
+    pin = "pin" in fixes and device.type == "cuda"
+    if "pin" in fixes and not pin:
+        print(f"note: --fix pin skipped on device {device}: torch cannot pin memory without CUDA "
+              f"(the run is the same as without it)", flush=True)
     images, labels, weights, data = common.load_data(args)
     model, optimizer = common.build_model(args, device)  # moved to the device once, as it should be
     common.warm_up(model, args, device)
 
     start = common.start_clock(device)
-    # Each batch comes as three tensors: images, labels and a per-sample loss weight.
+    # Each sample comes as three tensors: image, label and a per-sample loss weight
+    # (the data set stays so under --fix pack too: only the collate differs).
     dataset = TensorDataset(images, labels, weights)
-    # HABIT: num_workers=0, so the training process itself indexes and collates every
-    # sample of every batch while the GPU waits: the profiler should find the GPU idle
-    # between steps, for about as long as the host takes to build a batch.
-    # HABIT: pin_memory=False, so batches land in pageable memory: every copy below is
-    # a pageable host-to-device copy (staged by the driver through its own pinned
-    # buffer, at a fraction of pinned bandwidth, and never overlapping a kernel).
+    # HABIT: num_workers=0 (--fix workers removes it), so the training process itself
+    # indexes and collates every sample of every batch while the GPU waits: the profiler
+    # should find the GPU idle between steps, for about as long as the host takes to
+    # build a batch. --fix workers: --workers processes, kept across epochs
+    # (persistent_workers: the loop below iterates the loader anew each epoch, which
+    # would otherwise start new workers every epoch).
+    # HABIT: pin_memory=False (--fix pin removes it), so batches land in pageable memory:
+    # every copy below is a pageable host-to-device copy (staged by the driver through
+    # its own pinned buffer, at a fraction of pinned bandwidth, and never overlapping a
+    # kernel).
     # (The sampler, in place of shuffle=True, only makes both scripts visit the samples
-    # in the same order; it is not a habit.)
+    # in the same order; it is not a habit. DataLoader iterates it in this process, also
+    # with workers, which get only the indices of each batch: each `for` over the loader
+    # draws the next epoch's permutation here, whatever --fix says.)
+    workers = args.workers if "workers" in fixes else 0
     loader = DataLoader(dataset, batch_size=args.batch, sampler=common.ShuffledOrder(len(dataset), args.seed),
-                        num_workers=0, pin_memory=False, drop_last=True)
-    step, loss_sum, last_loss, batch_wait = 0, 0.0, float("nan"), 0.0
+                        num_workers=workers, persistent_workers=workers > 0, pin_memory=pin, drop_last=True,
+                        collate_fn=collate_packed if "pack" in fixes else None)
+    step, last_loss, batch_wait = 0, float("nan"), 0.0
+    # --fix item: the sum stays on the device, in float64 as the host's Python float
+    # sum is, so that mean_loss is the same number.
+    loss_sum = torch.zeros((), dtype=torch.float64, device=device) if "item" in fixes else 0.0
     model.train()
     while step < args.steps:
         waited = time.perf_counter()  # (measurement: host time spent waiting for batches)
-        for batch_images, batch_labels, batch_weights in loader:
+        for batch in loader:
             batch_wait += time.perf_counter() - waited
-            # HABIT: .to(device) without non_blocking on a pageable tensor: a blocking copy.
-            # The host stops until it is done, so it cannot queue the step's kernels
-            # meanwhile: the profiler should find a synchronous pageable H2D copy per batch.
-            batch_images = batch_images.to(device)
-            # HABIT: the labels and the weights copied one tensor at a time: two more tiny
-            # blocking copies per batch (1-2 KiB each at batch 256), each paying a copy's
-            # fixed latency and a wait: the profiler should find three H2D copies per step
-            # where one packed copy would do (two small ones in a row: fewer than its
-            # many-small-copies rule needs to call them a batch moved piecewise).
-            batch_labels = batch_labels.to(device)
-            batch_weights = batch_weights.to(device)
+            if "pack" in fixes:
+                # --fix pack: one copy a batch, split on the device.
+                batch_images, batch_labels, batch_weights = unpack(batch.to(device, non_blocking=pin))
+            else:
+                batch_images, batch_labels, batch_weights = batch
+                # HABIT: .to(device) without non_blocking (--fix pin removes it) on a
+                # pageable tensor: a blocking copy. The host stops until it is done, so it
+                # cannot queue the step's kernels meanwhile: the profiler should find a
+                # synchronous pageable H2D copy per batch. (--fix pin: pinned, so the copy
+                # can be asynchronous; non_blocking lets the host go on queueing.)
+                batch_images = batch_images.to(device, non_blocking=pin)
+                # HABIT: the labels and the weights copied one tensor at a time
+                # (--fix pack removes it): two more tiny blocking copies per batch (1-2 KiB
+                # each at batch 256), each paying a copy's fixed latency and a wait: the
+                # profiler should find three H2D copies per step where one packed copy
+                # would do (two small ones in a row: fewer than its many-small-copies rule
+                # needs to call them a batch moved piecewise).
+                batch_labels = batch_labels.to(device, non_blocking=pin)
+                batch_weights = batch_weights.to(device, non_blocking=pin)
 
             optimizer.zero_grad(set_to_none=True)
             loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
             loss.backward()
             optimizer.step()
-
-            # HABIT: loss.item() every step: a 4-byte device-to-host copy that waits for
-            # the whole step to finish, so the host never runs ahead of the GPU: the
-            # profiler should find one synchronising D2H copy per step and the GPU idle
-            # while the host prepares the next batch.
-            last_loss = loss.item()
-            loss_sum += last_loss
             step += 1
+
+            if "item" in fixes:
+                loss_sum += loss.detach()  # --fix item: one add on the device, no read, no wait
+                if step % args.log_every == 0:
+                    last_loss = loss.item()  # one wait every --log-every steps
+            else:
+                # HABIT: loss.item() every step (--fix item removes it): a 4-byte
+                # device-to-host copy that waits for the whole step to finish, so the host
+                # never runs ahead of the GPU: the profiler should find one synchronising
+                # D2H copy per step and the GPU idle while the host prepares the next batch.
+                last_loss = loss.item()
+                loss_sum += last_loss
             # HABIT: printing the loss every few steps (cheap here only because .item()
-            # already paid for the synchronisation above).
+            # already paid for the synchronisation above; --fix item keeps the print and
+            # makes its loss.item() the only read of the device, every --log-every steps).
             if step % args.log_every == 0:
                 print(f"step {step:6d}  loss {last_loss:.4f}", flush=True)
             if step == args.steps:
                 break
             waited = time.perf_counter()
+    if "item" in fixes:
+        last_loss, loss_sum = loss.item(), loss_sum.item()  # the run's only other reads of the device
     wall = common.stop_clock(device, start)
     print(common.result_line("tutorial_style", args, device, data, wall, last_loss, loss_sum / args.steps,
-                             batch_wait), flush=True)
+                             batch_wait, fix="+".join(sorted(fixes)) or "none"), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,17 @@
 """examples/fashion_mnist/: the two training scripts (tutorial_style.py, well_written.py)
 compile, take every shared flag and default from common.py (read without PyTorch), and,
 where PyTorch imports, run a few CPU steps on synthetic data, on a tiny IDX data set,
-and print the same losses. No test looks at a time."""
+and print the same losses; tutorial_style.py's --fix variants (one habit removed each)
+print the same losses as the plain run, and tools/fashion_mnist_ablation.sh runs them
+all into one JSON file. No test looks at a time."""
 
 from __future__ import annotations
 
 import ast
 import gzip
 import importlib.util
+import json
+import os
 import py_compile
 import re
 import struct
@@ -24,7 +28,9 @@ SCRIPTS = ("tutorial_style", "well_written")
 RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+) hidden=(?P<hidden>\d+) "
                     r"device=(?P<device>\S+) data=(?P<data>\S+) wall_s=(?P<wall>[\d.]+) "
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
-                    r"batch_wait_s=(?P<wait>[\d.]+)$")
+                    r"batch_wait_s=(?P<wait>[\d.]+)(?: fix=(?P<fix>\S+))?$")
+FIXES = ("workers", "pin", "item", "pack")  # tutorial_style.py --fix
+ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
 
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"{EXAMPLES} is not here (a bundle without examples/)")
 
@@ -116,14 +122,28 @@ def test_the_result_line_is_what_the_tests_read():
     line = common.result_line("well_written", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125)
     m = RESULT.match(line)
     assert m and m["steps"] == "20" and m["rate"] == "10.0" and m["final"] == "0.2500" and m["wait"] == "0.125"
+    assert m["fix"] is None
+    line = common.result_line("tutorial_style", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125, fix="item+pin")
+    m = RESULT.match(line)
+    assert m and m["wait"] == "0.125" and m["fix"] == "item+pin"
 
 
-def test_the_tutorial_marks_each_habit():
+def test_the_tutorial_marks_each_habit_and_the_fix_that_removes_it():
     text = (EXAMPLES / "tutorial_style.py").read_text()
     assert text.count("# HABIT:") >= 5
-    for habit in ("num_workers=0", "pin_memory=False", "loss.item()", "batch_labels.to(device)"):
+    for habit in ("num_workers=0", "pin_memory=False", "loss.item()", "batch_labels.to(device"):
         assert habit in text, habit
-    assert "non_blocking=True" not in text and "pin_memory=True" not in text
+    # Each HABIT comment (up to the code it describes) names the --fix that removes it,
+    # and every fix removes some habit.
+    blocks = [block.split("\n\n")[0] for block in re.split(r"# HABIT:", text)[1:]]
+    named = [set(re.findall(r"--fix (\w+)", " ".join(b.replace("#", " ").split()))) & set(FIXES) for b in blocks]
+    assert all(named) and set().union(*named) == set(FIXES), named
+    # The habits are the default: nothing is pinned or copied non_blocking unless --fix asks.
+    keywords = [kw for call in ast.walk(ast.parse(text)) if isinstance(call, ast.Call) for kw in call.keywords]
+    assert {"pin_memory", "non_blocking", "num_workers"} <= {kw.arg for kw in keywords}
+    constant = [(kw.arg, kw.value.value) for kw in keywords
+                if kw.arg in ("pin_memory", "non_blocking", "num_workers") and isinstance(kw.value, ast.Constant)]
+    assert not constant, constant
     good = (EXAMPLES / "well_written.py").read_text()
     for practice in ("pin_memory=pin", "non_blocking=True", "torch.cuda.Stream", "wait_stream", "record_stream"):
         assert practice in good, practice
@@ -187,3 +207,115 @@ def test_without_the_default_dataset_the_data_is_synthetic_with_a_note(tmp_path,
     assert name == "synthetic" and note.startswith("note: no Fashion-MNIST in ") and note.count("\n") == 1
     assert tuple(images.shape) == (common.SYNTHETIC_SAMPLES, 784) and labels.shape == weights.shape == (60000,)
     assert int(labels.min()) >= 0 and int(labels.max()) <= 9 and float(weights.min()) >= 0.5
+
+
+# ---- tutorial_style.py --fix: one habit removed, nothing else ----------------------------------
+
+def tutorial_with_fix(*fix, data: tuple = ("--synthetic",), steps: int = 5, batch: int = 64) -> tuple[dict, list]:
+    """(result fields, the step lines it printed) of tutorial_style.py on the CPU."""
+    run = run_script("tutorial_style", "--device", "cpu", "--steps", steps, "--batch", batch, "--log-every", 2,
+                     "--workers", 2, *data, *fix)
+    r = result_of(run)
+    return r, [line for line in run.stdout.splitlines() if line.startswith("step ")]
+
+
+@pytest.mark.parametrize("fix", [*FIXES, "all"])
+def test_each_fix_trains_on_the_same_batches_to_the_same_losses(fix, tmp_path):
+    need_torch()
+    write_idx(tmp_path, 100)  # 3 batches of 32 an epoch: 8 steps cross two epochs' permutations
+    data = ("--data-dir", tmp_path)
+    plain, plain_log = tutorial_with_fix(data=data, steps=8, batch=32)
+    fixed, fixed_log = tutorial_with_fix("--fix", fix, data=data, steps=8, batch=32)
+    assert plain["fix"] == "none" and fixed["fix"] == ("+".join(sorted(FIXES)) if fix == "all" else fix)
+    assert (fixed["final"], fixed["mean"]) == (plain["final"], plain["mean"])
+    assert fixed_log == plain_log and len(plain_log) == 4  # the loss every --log-every 2 steps, unchanged
+
+
+def test_fix_all_on_synthetic_data_prints_the_plain_losses_and_well_written_agrees():
+    need_torch()
+    plain, _ = tutorial_with_fix()
+    fixed, _ = tutorial_with_fix("--fix", "all")
+    assert (fixed["final"], fixed["mean"]) == (plain["final"], plain["mean"])
+    good = result_of(run_script("well_written", "--device", "cpu", "--steps", 5, "--batch", 64, "--synthetic"))
+    assert float(good["final"]) == pytest.approx(float(fixed["final"]), rel=1e-3)
+
+
+def test_fix_pin_on_the_cpu_is_skipped_with_a_one_line_note():
+    need_torch()
+    run = run_script("tutorial_style", "--device", "cpu", "--steps", 3, "--batch", 64, "--synthetic", "--fix", "pin")
+    assert result_of(run)["fix"] == "pin"
+    notes = [line for line in run.stdout.splitlines() if "--fix pin" in line]
+    assert len(notes) == 1 and notes[0].startswith("note: ") and "cannot pin" in notes[0], run.stdout
+
+
+def test_fixes_combine_repeated_or_comma_separated():
+    need_torch()
+    r, _ = tutorial_with_fix("--fix", "workers,item", "--fix", "pack", steps=3)
+    assert r["fix"] == "item+pack+workers"
+    r, _ = tutorial_with_fix("--fix", "none", steps=3)
+    assert r["fix"] == "none"
+
+
+@pytest.mark.parametrize("bad", ["cache", "pin,nope", ""])
+def test_an_unknown_fix_exits_2_listing_the_known_ones(bad):
+    need_torch()
+    run = run_script("tutorial_style", "--device", "cpu", "--steps", 1, "--synthetic", "--fix", bad)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "--fix" in run.stderr and all(f in run.stderr for f in (*FIXES, "all")), run.stderr
+    assert "Traceback" not in run.stderr and not run.stdout
+
+
+# ---- tools/fashion_mnist_ablation.sh -----------------------------------------------------------
+
+ABLATION_VARIANTS = {"plain", *(f"fix_{f}" for f in FIXES), "fix_all", "well_written"}
+
+
+def test_the_gpu_checks_run_the_ablation_and_the_bundle_carries_it():
+    checks = (ROOT / "tools" / "gpu_checks.sh").read_text()
+    assert re.search(r"checks=\$\{HDBENCH_CHECKS:-[^}]* ablation\b", checks)
+    assert "step ablation " in checks and "fashion_mnist_ablation.sh" in checks
+    bundle = ROOT / "tools" / "make_bundle.sh"
+    if bundle.exists():  # a bundle has no make_bundle.sh
+        assert "tools/fashion_mnist_ablation.sh" in bundle.read_text()
+
+
+def run_ablation(out: Path, *args, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(ABLATION), str(out), *map(str, args)], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHON": sys.executable, **(env or {})})
+
+
+def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
+    need_torch()
+    write_idx(tmp_path, 100)
+    out = tmp_path / "out" / "ablation.json"
+    run = run_ablation(out, "--steps", 4, "--batch", 32, "--device", "cpu", "--", "--data-dir", tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert (report["steps"], report["batch"], report["device"], report["failed"]) == (4, 32, "cpu", [])
+    variants = report["variants"]
+    assert set(variants) == ABLATION_VARIANTS
+    printed = [line for line in run.stdout.splitlines() if RESULT.match(line)]
+    assert len(printed) == len(ABLATION_VARIANTS)  # each run's result line
+    for name, v in variants.items():
+        assert v["rc"] == 0 and v["wall_s"] > 0 and v["batch_wait_s"] >= 0 and RESULT.match(v["result_line"]), name
+        assert v["saved_s"] == pytest.approx(variants["plain"]["wall_s"] - v["wall_s"], abs=2e-3)
+        assert v["final_loss"] == pytest.approx(variants["plain"]["final_loss"], rel=1e-3), name
+    assert variants["plain"]["fix"] == "none" and variants["fix_pin"]["fix"] == "pin"
+    assert variants["fix_all"]["fix"] == "item+pack+pin+workers" and variants["well_written"]["fix"] is None
+
+
+def test_the_ablation_writes_its_json_when_variants_fail(tmp_path):
+    need_torch()
+    out = tmp_path / "ablation.json"
+    # A data folder without the files: every run exits 1 at once.
+    run = run_ablation(out, "--steps", 2, "--device", "cpu", "--", "--data-dir", tmp_path / "none")
+    assert run.returncode == 1 and "FAILED" in run.stdout, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert set(report["failed"]) == set(report["variants"]) == ABLATION_VARIANTS
+    assert all(v["rc"] == 1 and v["failed"] and not v["timed_out"] for v in report["variants"].values())
+
+
+def test_the_ablation_rejects_an_unknown_argument(tmp_path):
+    run = run_ablation(tmp_path / "a.json", "--stepz", 3)
+    assert run.returncode == 2 and "unknown argument '--stepz'" in run.stderr
+    assert not (tmp_path / "a.json").exists()
