@@ -5,12 +5,28 @@
 // too), and calls InitializeInjection. NVTX loads it when NVTX_INJECTION64_PATH names
 // it and calls InitializeInjectionNvtx2: the program's push/pop ranges are kept.
 //
+// What it records, and what the program pays for it:
+// - the GPU's work (copies, memsets, kernels) from CUPTI's activity records, delivered
+//   by CUPTI on a thread of its own;
+// - the runtime calls the analysis uses (trace_records.hpp's kept_api_call: copies,
+//   memsets, synchronisations, pinned allocations and frees, and the launches
+//   cudaLaunchKernel*, cudaLaunchCooperativeKernel*, cudaGraphLaunch), plus the driver's
+//   cuLaunchKernel/cuLaunchKernelEx when not inside one of those, through CUPTI's
+//   callback API subscribed to those calls only (api_callbacks): no other runtime call
+//   a framework makes is seen. A call's record goes into its thread's own buffer, as
+//   does an NVTX range's (host_records), and reaches the sink 4096 at a time or when
+//   the thread ends;
+// - the sink (profile_sink) only queues; a writer thread of the library's own formats
+//   and writes the files, so neither the program's threads nor CUPTI's format JSON.
+// Host records carry the OS thread id (gettid), the id NVTX ranges and thread names use.
+//
 // In $HDBENCH_PROFILE_DIR each process writes
 //   records-<pid>.jsonl  one JSON object per line, appended batch by batch and flushed,
 //                        so a killed process leaves every whole line it wrote: first a
-//                        "process" line, then "copy", "memset", "kernel", "api" (only
-//                        the calls that move data or block the host) and "range" lines,
-//                        and last, when the process ends normally, an "end" line.
+//                        "process" line (origin_ns: when recording began, on the
+//                        records' clock), then "copy", "memset", "kernel", "api" and
+//                        "range" lines, and last, when the process ends normally, an
+//                        "end" line (written at exit, after every thread's buffer).
 //   trace-<pid>.json     the Chrome/Perfetto trace of the first records, in Kineto's
 //                        names, renamed into place only when whole; it stops taking
 //                        records at $HDBENCH_PROFILE_TRACE_MB of text (default 200), so a
@@ -20,10 +36,10 @@
 // docs/profiling.md's; tools/hdreport/profile_records.py reads it.
 #define NVTX_NO_IMPL  // a tool: NVTX's types and declarations only
 #include <cuda.h>
+#include <cupti.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <nvtx3/nvToolsExt.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -33,35 +49,22 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
-#include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "trace/api_callbacks.hpp"
+#include "trace/host_records.hpp"
+#include "trace/profile_sink.hpp"
 #include "trace/trace_recorder.hpp"
 #include "trace/trace_records.hpp"
-#include "trace/trace_writer.hpp"
 
 namespace {
 
-using hdbench::trace::MemoryKind;
-using hdbench::trace::Record;
-using hdbench::trace::RecordKind;
-
-constexpr std::size_t kDefaultBudget = 2'000'000;
-constexpr double kDefaultTraceMegabytes = 200.0;
-
-// The runtime calls worth keeping: those that move data or make the host wait. Every
-// kernel launch's call is left out (the kernel itself is recorded).
-bool kept_api(std::string_view name) {
-  return name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset") ||
-         name.find("Synchronize") != std::string_view::npos || name == "cudaMallocHost" || name == "cudaHostAlloc" ||
-         name == "cudaHostRegister" || name == "cudaFree" || name == "cudaFreeHost";
-}
+using hdbench::trace::ApiCallbacks;
+using hdbench::trace::HostRecordBuffers;
+using hdbench::trace::ProfileSink;
 
 std::string command_line() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
@@ -79,156 +82,12 @@ std::string host_name() {
   return host;
 }
 
-std::uint64_t os_thread() { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
-
-nlohmann::json line_of(const Record& r) {
-  nlohmann::json j = {{"start_ns", r.start_ns}, {"end_ns", r.end_ns}};
-  switch (r.kind) {
-    case RecordKind::memcpy:
-      j["type"] = "copy";
-      j["direction"] = r.name;
-      j["src"] = hdbench::trace::to_string(r.src);
-      j["dst"] = hdbench::trace::to_string(r.dst);
-      j["bytes"] = r.bytes;
-      j["async_api"] = r.async_api;
-      break;
-    case RecordKind::memset:
-      j["type"] = "memset";
-      j["bytes"] = r.bytes;
-      break;
-    case RecordKind::kernel:
-      j["type"] = "kernel";
-      j["name"] = r.name;
-      break;
-    case RecordKind::api:
-      j["type"] = "api";
-      j["name"] = r.name;
-      j["thread"] = r.thread;
-      break;
-    case RecordKind::range:
-      j["type"] = "range";
-      j["name"] = r.name;
-      j["thread"] = r.thread;
-      break;
-  }
-  if (hdbench::trace::is_gpu_record(r.kind)) {
-    j["device"] = r.device;
-    j["stream"] = r.stream;
-  }
-  if (r.kind != RecordKind::range) j["correlation"] = r.correlation;
-  return j;
-}
-
-// Where the recorder's batches go: the records file and, up to the budget, the trace.
-class ProfileSink final : public hdbench::trace::RecordSink {
- public:
-  ProfileSink(const std::filesystem::path& dir, std::size_t budget, double trace_megabytes)
-      : pid_(::getpid()),
-        records_path_(dir / fmt::format("records-{}.jsonl", pid_)),
-        trace_path_(dir / fmt::format("trace-{}.json", pid_)),
-        budget_(budget),
-        trace_bytes_limit_(static_cast<std::uint64_t>(trace_megabytes * 1e6)) {
-    file_ = std::fopen(records_path_.c_str(), "we");
-    if (file_ == nullptr) throw std::runtime_error(fmt::format("cannot write {}", records_path_.string()));
-  }
-  ~ProfileSink() override {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-  ProfileSink(const ProfileSink&) = delete;
-  ProfileSink& operator=(const ProfileSink&) = delete;
-
-  void write_line(const nlohmann::json& line) {
-    std::lock_guard lock(mutex_);
-    write_line_locked(line);
-    std::fflush(file_);
-  }
-
-  void started(std::uint64_t origin_ns) override {
-    std::lock_guard lock(mutex_);
-    origin_ns_ = origin_ns;
-    try {
-      writer_ = std::make_unique<hdbench::trace::ChromeTraceWriter>(trace_path_, origin_ns);
-    } catch (const std::exception& error) {
-      trace_error_ = error.what();  // the records still go to the file
-    }
-  }
-
-  void consume(std::vector<Record>& records) override {
-    std::lock_guard lock(mutex_);
-    std::vector<Record> kept;
-    kept.reserve(records.size());
-    for (Record& r : records) {
-      if (r.kind == RecordKind::api && !kept_api(r.name)) continue;
-      if (kept_ >= budget_) {
-        ++over_budget_;
-        continue;
-      }
-      ++kept_;
-      write_line_locked(line_of(r));
-      kept.push_back(std::move(r));
-    }
-    std::fflush(file_);
-    if (!writer_ || kept.empty()) return;
-    if (writer_->bytes_written() >= trace_bytes_limit_) {
-      beyond_trace_ += kept.size();  // analysed, not drawn: the trace is full
-      return;
-    }
-    writer_->write(std::span<const Record>(kept));
-  }
-
-  // The trace's names and end, and the records file's end line.
-  void finish(const hdbench::trace::TraceMetadata& metadata, std::size_t cupti_dropped) {
-    std::lock_guard lock(mutex_);
-    std::string trace_name;
-    if (writer_) {
-      try {
-        writer_->close(metadata, {{"records", kept_},
-                                  {"records_over_budget", over_budget_},
-                                  {"records_beyond_trace_size", beyond_trace_},
-                                  {"trace_size_limit_bytes", trace_bytes_limit_}});
-        trace_name = trace_path_.filename().string();
-      } catch (const std::exception& error) {
-        trace_error_ = error.what();
-      }
-    }
-    nlohmann::json end = {{"type", "end"},
-                          {"records", kept_},
-                          {"over_budget", over_budget_},
-                          {"beyond_trace_size", beyond_trace_},
-                          {"cupti_dropped", cupti_dropped},
-                          {"gpus", metadata.gpu_names},
-                          {"trace", trace_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(trace_name)}};
-    if (!trace_error_.empty()) end["trace_error"] = trace_error_;
-    write_line_locked(end);
-    std::fclose(file_);
-    file_ = nullptr;
-  }
-
-  pid_t pid() const noexcept { return pid_; }
-
- private:
-  void write_line_locked(const nlohmann::json& line) {
-    if (file_ == nullptr) return;
-    const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    std::fwrite(text.data(), 1, text.size(), file_);
-  }
-
-  pid_t pid_;
-  std::filesystem::path records_path_, trace_path_;
-  std::size_t budget_;
-  std::mutex mutex_;
-  std::FILE* file_ = nullptr;
-  std::unique_ptr<hdbench::trace::ChromeTraceWriter> writer_;
-  std::string trace_error_;
-  std::uint64_t origin_ns_ = 0;
-  std::uint64_t trace_bytes_limit_ = 0;
-  std::size_t kept_ = 0, over_budget_ = 0, beyond_trace_ = 0;
-};
-
 // Never destroyed: CUDA and NVTX calls may arrive from other threads while the process
 // exits; the atexit handler ends the files instead.
 ProfileSink* g_sink = nullptr;
-hdbench::trace::Recorder* g_recorder = nullptr;
+hdbench::trace::Recorder* g_recorder = nullptr;  // copies, memsets, kernels: CUPTI's activity records
+HostRecordBuffers* g_host = nullptr;             // api records and NVTX ranges, per program thread
+ApiCallbacks* g_callbacks = nullptr;             // the kept calls' callbacks, into g_host
 std::atomic<bool> g_finished{false};
 
 // The GPUs' names through the driver already loaded (looked up, not linked, so the
@@ -260,6 +119,7 @@ void finish_at_exit() {
   // A forked child runs its parent's handlers on exit: only the process that opened
   // the files ends them.
   if (g_sink == nullptr || g_sink->pid() != ::getpid() || g_finished.exchange(true)) return;
+  if (g_callbacks != nullptr) g_callbacks->stop();
   std::size_t dropped = 0;
   hdbench::trace::TraceMetadata metadata;
   if (g_recorder != nullptr) {
@@ -268,15 +128,21 @@ void finish_at_exit() {
     metadata = g_recorder->metadata(host_name(), gpu_names());
     if (const char* rank = std::getenv("RANK"); rank != nullptr) metadata.rank = std::atoi(rank);  // torchrun's
   }
-  g_sink->finish(metadata, dropped);
+  if (g_host != nullptr) {
+    g_host->stop();
+    g_host->flush_all();  // every thread still running: its buffer (threads that ended handed theirs over)
+    dropped += g_host->lost();
+  }
+  g_sink->finish(metadata, dropped);  // the writer thread writes what is queued, then the end line
 }
 
-// The records file's first line; "error" added when CUPTI could not start.
-nlohmann::json process_line() {
-  return {{"type", "process"},   {"pid", ::getpid()},
-          {"ppid", ::getppid()}, {"command", command_line()},
-          {"host", host_name()}, {"gpus", nlohmann::json::array()},  // named in the end line, once CUDA is up
-          {"origin_ns", 0}};
+// The records file's first line; "error" added when CUPTI could not start. origin_ns:
+// when recording began, on the records' clock (CUPTI's), so processes order by start.
+nlohmann::json process_line(std::uint64_t origin_ns) {
+  return {{"type", "process"},     {"pid", ::getpid()},
+          {"ppid", ::getppid()},   {"command", command_line()},
+          {"host", host_name()},   {"gpus", nlohmann::json::array()},  // named in the end line, once CUDA is up
+          {"origin_ns", origin_ns}};
 }
 
 // A process that is not recorded says why, in a file of one line.
@@ -307,7 +173,7 @@ int pop() {
   if (g_recorder == nullptr || t_open_ranges.empty()) return -1;
   const OpenRange range = std::move(t_open_ranges.back());
   t_open_ranges.pop_back();
-  g_recorder->range(os_thread(), range.name, 0, range.start_ns, g_recorder->now_ns());
+  if (g_host != nullptr) g_host->range(range.name, range.start_ns, g_recorder->now_ns());
   return static_cast<int>(t_open_ranges.size());
 }
 
@@ -339,24 +205,50 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   const char* dir_env = std::getenv("HDBENCH_PROFILE_DIR");
   if (dir_env == nullptr || *dir_env == '\0') return 1;  // loaded outside hdbench_profile: record nothing
   const std::filesystem::path dir(dir_env);
-  std::size_t budget = kDefaultBudget;
+  std::size_t budget = hdbench::trace::ProfileSinkLimits{}.budget;
   if (const char* b = std::getenv("HDBENCH_PROFILE_TRACE_BUDGET"); b != nullptr && std::atoll(b) > 0) {
     budget = static_cast<std::size_t>(std::atoll(b));
   }
-  double trace_megabytes = kDefaultTraceMegabytes;
+  double trace_megabytes = hdbench::trace::ProfileSinkLimits{}.trace_megabytes;
   if (const char* mb = std::getenv("HDBENCH_PROFILE_TRACE_MB"); mb != nullptr && std::atof(mb) > 0) {
     trace_megabytes = std::atof(mb);
   }
+  hdbench::trace::ProfileSinkLimits limits;
+  limits.budget = budget;
+  limits.trace_megabytes = trace_megabytes;
+  nlohmann::json line = process_line(0);
+  // Declared in the order they start, so that a failure tears them down in reverse.
   std::unique_ptr<ProfileSink> sink;
+  std::unique_ptr<hdbench::trace::Recorder> recorder;
+  std::unique_ptr<HostRecordBuffers> host;
+  std::unique_ptr<ApiCallbacks> callbacks;
   try {
-    sink = std::make_unique<ProfileSink>(dir, budget, trace_megabytes);
-    sink->write_line(process_line());
-    g_recorder = new hdbench::trace::Recorder(true, sink.get());
+    std::uint64_t origin_ns = 0;
+    if (const CUptiResult result = cuptiGetTimestamp(&origin_ns); result != CUPTI_SUCCESS) {
+      throw std::runtime_error(
+          fmt::format("cuptiGetTimestamp failed (CUPTI error {}); what to do: check that a GPU "
+                      "and its driver are visible to this process",
+                      static_cast<int>(result)));
+    }
+    line["origin_ns"] = origin_ns;
+    sink = std::make_unique<ProfileSink>(dir, line, limits);
+    // Activity records for the GPU's work only: the runtime calls come from callbacks,
+    // for the kept calls alone.
+    recorder = std::make_unique<hdbench::trace::Recorder>(false, sink.get());
+    host = std::make_unique<HostRecordBuffers>(*sink);
+    callbacks = std::make_unique<ApiCallbacks>(*host, true);
     g_sink = sink.release();
+    g_recorder = recorder.release();
+    g_host = host.release();
+    g_callbacks = callbacks.release();
     std::atexit(finish_at_exit);
   } catch (const std::exception& error) {
-    sink.reset();  // closes the records file and removes the trace's temp file
-    nlohmann::json line = process_line();
+    // Unsubscribes, stops recording, ends the writer thread, closes the records file and
+    // removes the trace's temp file; then the file says why, in one line.
+    callbacks.reset();
+    host.reset();
+    recorder.reset();
+    sink.reset();
     line["error"] = error.what();
     write_failure(dir, line);
   }

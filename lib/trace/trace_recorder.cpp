@@ -201,7 +201,11 @@ Recorder::Recorder(bool api_calls, RecordSink* sink) : sink_(sink) {
     check(cuptiGetTimestamp(&origin_ns_), "cuptiGetTimestamp");
     if (sink_ != nullptr) sink_->started(origin_ns_);  // may throw (the trace file cannot be created)
     for (CUpti_ActivityKind kind : kGpuKinds) check(cuptiActivityEnable(kind), "cuptiActivityEnable");
-    if (api_calls) check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
+    if (api_calls) {
+      // The OS thread id, as NVTX ranges and thread names carry (CUPTI's default is pthread_self()).
+      check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType");
+      check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
+    }
   } catch (...) {
     for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);

@@ -69,6 +69,23 @@ inline std::string api_name_as_called(std::string_view name) {
   return std::string(name);
 }
 
+// The runtime calls hdbench_profile keeps (by name as called): those that move data or
+// make the host wait, and the launches (the analysis attributes GPU idle time to
+// "launching" and learns which host thread fed each kernel from them; Holistic Trace
+// Analysis's launch statistics read them). The injection library subscribes to these
+// calls only, so the list lives here once.
+inline bool kept_api_call(std::string_view name) {
+  return name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset") ||
+         name.find("Synchronize") != std::string_view::npos || name == "cudaMallocHost" || name == "cudaHostAlloc" ||
+         name == "cudaHostRegister" || name == "cudaFree" || name == "cudaFreeHost" ||
+         name.starts_with("cudaLaunchKernel") || name.starts_with("cudaLaunchCooperativeKernel") ||
+         name == "cudaGraphLaunch";
+}
+
+// The driver's launches kept beside them (Triton and some libraries launch through the
+// driver): cuLaunchKernel and cuLaunchKernelEx, by name as called.
+inline bool kept_driver_call(std::string_view name) { return name == "cuLaunchKernel" || name == "cuLaunchKernelEx"; }
+
 // Work on a GPU (memcpy, memset, kernel) lives on a device's stream; the rest on a
 // host thread.
 inline bool is_gpu_record(RecordKind kind) noexcept {

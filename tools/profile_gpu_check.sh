@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# hdbench_profile held against measurement on a GPU machine (issue 38), from a bundle made
+# by tools/make_bundle.sh, in one call of limited time: a baseline (transfer copies and one
+# thread's host memcpy), the tutorial and well-written Fashion-MNIST examples under the
+# profiler, every habit fixed alone plain (tools/fashion_mnist_ablation.sh), the trace GPU
+# tests, and the tutorial with its fixes under the profiler (for `compare`). Each step has
+# a timeout cut to what is left of BUDGET_S (default 420 s); the summary (timings.txt) and
+# results.tgz (reports, logs) are written whatever happens.
+#   bundle/tools/profile_gpu_check.sh OUT_DIR [STEPS]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bundle=$(cd "$here/.." && pwd)
+out=${1:?usage: profile_gpu_check.sh OUT_DIR [STEPS]}
+steps=${2:-3000}
+budget=${BUDGET_S:-420}
+work=$(mktemp -d)
+mkdir -p "$out"
+start=$SECONDS
+cuda_dirs=${CUDA_HOME:-/usr/local/cuda}/lib64
+for package in cublas nccl; do
+  pip_dir=$(python3 -c "import nvidia.$package, os; print(os.path.join(list(nvidia.$package.__path__)[0], 'lib'))" \
+    2>/dev/null || true)
+  [[ -n $pip_dir ]] && cuda_dirs="$cuda_dirs:$pip_dir"
+done
+export LD_LIBRARY_PATH="$bundle/lib:$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONUNBUFFERED=1
+
+pack() {  # the reports and logs, without the traces (too large to come back)
+  (cd "$work" && tar czf "$out/results.tgz" --exclude='*.trace*.json' . 2>/dev/null)
+}
+trap pack EXIT
+
+step() {  # step NAME LIMIT_S COMMAND...: at most LIMIT_S, never past the budget
+  local name=$1 limit=$2 left=$((budget - (SECONDS - start))) t0=$SECONDS rc=0
+  shift 2
+  if ((left < 10)); then
+    echo "$name SKIPPED (budget spent)" | tee -a "$out/timings.txt"
+    return
+  fi
+  ((limit > left)) && limit=$left
+  timeout -k 5 "$limit" "$@" >"$work/$name.log" 2>&1 || rc=$?
+  echo "$name rc=$rc $((SECONDS - t0)) s (limit $limit)" | tee -a "$out/timings.txt"
+  tail -n 4 "$work/$name.log" | sed 's/^/    /'
+}
+
+nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.max,pcie.link.width.max --format=csv >"$work/gpu.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__)' >>"$work/gpu.txt" 2>&1
+cat "$work/gpu.txt"
+ex=$bundle/examples/fashion_mnist
+profile=(python3 "$bundle/tools/hdbench_profile.py" --hdbench_inject_lib="$bundle/lib/libhdbench_inject.so"
+  --hdbench_baseline="$work/baseline.json")
+step baseline 60 "$bundle/hdbench" --hdbench_families=transfer,host_memcpy --hdbench_preset=quick \
+  --hdbench_memory=pageable,pinned --hdbench_directions=h2d,d2h --hdbench_engines=copy \
+  --hdbench_sizes=4K,64K,1M,4M,16M,256M --hdbench_memcpy_threads=1 --hdbench_out="$work/baseline.json"
+step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" -- python3 "$ex/tutorial_style.py" \
+  --steps "$steps"
+step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" -- python3 "$ex/well_written.py" \
+  --steps "$steps"
+FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation 330 "$bundle/tools/fashion_mnist_ablation.sh" "$work/ablation.json" \
+  --steps "$steps" --device cuda
+step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
+for fix in workers pin item all; do
+  step "prof_tutorial_$fix" 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-$fix.json" -- \
+    python3 "$ex/tutorial_style.py" --steps "$steps" --fix "$fix"
+done
+for f in "$work"/prof-*.json; do
+  [[ -f $f ]] && python3 "$bundle/tools/hdbench_report.py" summarize "$f" >"${f%.json}.md" 2>&1
+done
+[[ -f $work/prof-tutorial-all.json ]] && python3 "$bundle/tools/hdbench_report.py" compare \
+  "$work/prof-tutorial.json" "$work/prof-tutorial-all.json" >"$work/compare-tutorial-all.md" 2>&1
+cp "$work/ablation.json" "$out/" 2>/dev/null
+cp "$work/prof-tutorial.md" "$out/" 2>/dev/null
+echo "total $((SECONDS - start)) s" | tee -a "$out/timings.txt"
