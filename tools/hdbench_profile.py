@@ -4,7 +4,8 @@ movement against what this machine measured (an hdbench report: the baseline).
 
     hdbench_profile [--hdbench_out=REPORT.json] [--hdbench_baseline=REPORT.json]
                     [--hdbench_trace=TRACE.json] [--hdbench_trace_budget=N]
-                    [--hdbench_inject_lib=PATH] [--hdbench_bin=PATH] -- COMMAND ARGS...
+                    [--hdbench_inject_lib=PATH] [--hdbench_bin=PATH]
+                    [--hdbench_records=DIR] -- COMMAND ARGS...
 
 The command runs with its standard streams untouched and with CUDA_INJECTION64_PATH set to
 the injection library, so every process of it that starts CUDA writes its copies, kernels
@@ -12,6 +13,8 @@ and host calls to a fresh folder (HDBENCH_PROFILE_DIR). Then the report is writt
 hdbench report with a `profile` section (hdreport/profile_report.py; the analysis is
 hdreport/profile_analysis.py and hdreport/profile_findings.py), by default
 reports/profile-<command>-<time>.json, the Perfetto trace next to it (.trace.json).
+--hdbench_records=DIR keeps the processes' raw records (records-<pid>.jsonl) there, so the
+recording can be analysed again (hdreport.profile_records.read_recording(DIR)).
 The baseline is --hdbench_baseline, else the newest reports/*.json with transfer copies,
 else one measured now with the hdbench binary (--hdbench_bin) after the command has run
 (so the GPU is the program's alone while it is recorded), only when it copied anything.
@@ -43,12 +46,12 @@ from hdreport.profile_findings import duration_text
 from hdreport.schema import ReportError
 
 PROGRAM = "hdbench_profile"
-FLAGS = ("out", "baseline", "trace", "trace_budget", "inject_lib", "bin")
+FLAGS = ("out", "baseline", "trace", "trace_budget", "inject_lib", "bin", "records")
 DEFAULT_TRACE_BUDGET = 2_000_000
 REPORTS = Path("reports")  # as hdbench's own default: relative to where it runs
 USAGE = ("usage: hdbench_profile [--hdbench_out=REPORT.json] [--hdbench_baseline=REPORT.json] "
          "[--hdbench_trace=TRACE.json] [--hdbench_trace_budget=N] [--hdbench_inject_lib=PATH] "
-         "[--hdbench_bin=PATH] -- COMMAND ARGS...")
+         "[--hdbench_bin=PATH] [--hdbench_records=DIR] -- COMMAND ARGS...")
 SI_KERNEL = 0x80  # si_code of a signal the kernel sent (the terminal's Ctrl-C), not kill()
 TOP_FINDINGS = 5
 
@@ -221,6 +224,16 @@ def move_traces(folder: Path, recording, trace: Path) -> str | None:
     return moved
 
 
+def keep_records(folder: Path, target: Path) -> None:
+    """The raw records files, copied out of the temp folder before it is removed."""
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for path in folder.glob("records-*.jsonl"):
+            shutil.copy2(path, target / path.name)
+    except OSError as e:
+        say(f"cannot keep the records in {target}: {e.strerror or e}")
+
+
 def print_findings(section: dict, out: Path) -> None:
     code, killed_by = section["exit"]["code"], section["exit"]["signal"]
     if killed_by:
@@ -309,6 +322,8 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
     if received:
         say(f"received {', '.join(dict.fromkeys(received))}: the report is written from what was recorded")
     recording = profile_records.read_recording(folder)
+    if "records" in options:
+        keep_records(folder, Path(options["records"]))
     path, how, baseline_report, note = choose_baseline(options, given, when, bool(recording.copies))
     baseline = profile_report.baseline_section(path, how, baseline_report, note, socket.gethostname())
     trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))

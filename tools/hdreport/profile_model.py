@@ -20,13 +20,19 @@ sum of what that thread did in it:
 Each fix changes some of these (FIXES); the time with a set of fixes applied is
 
     T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R')
-    B'     = min(B, batches x HANDOVER_S)               workers
+    B'     = min(B, tensors x HANDOVER_TENSOR_S)        workers (each tensor of a batch comes
+                                                        through PyTorch's worker queue and
+                                                        shared memory, on this thread)
+           = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
+                                                        the batches over; it is a stage of
+                                                        its own, so T(F) >= its time
     L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
                                                         else what the staging took
     L_pin' = 0                                          overlap
     S'     = 0 with pack; the calls alone with pin      pack / pin
     O'     = O - L_idle                                 launch
-    R'     = max(0, R - window)                         item: the host runs ahead into the
+    R'     = max(0, R - window), and the read's own     item: the host runs ahead into the
+             call is gone from O
              next step until its next blocking point: window = B' (+ the pageable call
              before its wait) while blocking copies remain, else the whole host step
 
@@ -44,9 +50,15 @@ from hdreport.profile_analysis import NS, SMALL_COPY
 from hdreport.profile_host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
-# What a batch from a DataLoader worker still costs the training thread: taking it off the
-# queue and mapping its tensors' shared memory. An assumption, stated in the finding.
-HANDOVER_S = 150e-6
+# What a batch from a DataLoader worker still costs the training thread, which a recording
+# with num_workers=0 cannot show: measured on an H100 host (16 vCPUs, PyTorch 2.11) by
+# tools/fashion_mnist_ablation.sh on 2026-11-26. Without pin_memory the training thread
+# takes each tensor off the worker queue and maps its shared memory: 4.72 s of batch wait
+# for 3000 batches of 3 tensors, with the copies that touch the fresh pages slower too,
+# about 0.65 ms a tensor in all. With pin_memory the pin thread does that and hands over
+# a pinned batch: 0.63 s for 3000 batches (0.21 ms each). Stated in the findings.
+HANDOVER_TENSOR_S = 0.65e-3
+HANDOVER_PINNED_S = 0.21e-3
 FIXES = ("workers", "pin", "overlap", "pack", "item", "launch")
 
 
@@ -55,6 +67,8 @@ class Step:
     T: int = 0
     B: int = 0
     batches: int = 0
+    tensors: int = 0  # H2D copies of the batches: a tensor each
+    R_call: int = 0  # the read's own copy call (in O)
     L_pg: int = 0
     L_pg_call: int = 0
     pg_bytes: int = 0
@@ -70,8 +84,22 @@ class Step:
     G_pg_dma: int = 0  # the pageable copies' DMA records, which pinned copies shorten
     G_pinned_dma: int = 0  # the same bytes at the pinned ceiling (G_pg_dma without one)
 
+    def tensors_after(self, fixes: frozenset) -> int:
+        return self.batches if "pack" in fixes else self.tensors
+
+    def pin_thread(self, fixes: frozenset, pin_cost: int) -> int:
+        """The pin thread's time for this step's batches (workers and pin): taking each tensor
+        over from the workers and copying it into pinned memory."""
+        return round(self.tensors_after(fixes) * HANDOVER_TENSOR_S / NS) + pin_cost
+
     def time(self, fixes: frozenset, pin_cost: int) -> int:
-        B = min(self.B, round(self.batches * HANDOVER_S / NS)) if "workers" in fixes else self.B
+        B = self.B
+        stage = 0  # a pipeline stage of its own (the pin thread): the step lasts at least as long
+        if "workers" in fixes and "pin" in fixes:
+            B = min(self.B, round(self.batches * HANDOVER_PINNED_S / NS))
+            stage = self.pin_thread(fixes, pin_cost)
+        elif "workers" in fixes:
+            B = min(self.B, round(self.tensors_after(fixes) * HANDOVER_TENSOR_S / NS))
         pinning = 0 if "workers" in fixes else pin_cost
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
@@ -79,13 +107,14 @@ class Step:
         O = self.O - self.L_idle if "launch" in fixes else self.O
         R = self.R
         if "item" in fixes:
+            O -= self.R_call
             blocking_left = (self.L_pg and "pin" not in fixes) or (self.L_pin and "overlap" not in fixes) or \
                             (self.S and not fixes & {"pin", "pack"})
             window = B + (self.L_pg_call if self.L_pg and "pin" not in fixes else 0) if blocking_left else \
                 B + L_pg + L_pin + S + O
             R = max(0, self.R - window)
         G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
-        return max(G, B + L_pg + L_pin + S + O + R)
+        return max(G, stage, B + L_pg + L_pin + S + O + R)
 
 
 @dataclass
@@ -111,7 +140,7 @@ class Model:
         return {"steps": n, "per_step_reads": self.per_step_reads,
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
-                "batches": sum(s.batches for s in self.steps),
+                "batches": sum(s.batches for s in self.steps), "tensors": sum(s.tensors for s in self.steps),
                 "pin_rate_source": self.pin_rate_source}
 
 
@@ -134,12 +163,15 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, busy, 
     """One step of thread `t`, [start, end]; `read` is the key of the blocking call that ends it
     (its wait is R, never a copy's), or None."""
     s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0)
+    if read:  # the read's copy call: the copies that ended in the read's wait, issued in the step
+        s.R_call = sum(c.call[1] - c.call[0] for c in reads_in(a, read) if start <= c.call[0] < end)
     by_cause = t.time_by_cause(start, end)
     s.B = by_cause["input_pipeline"]
     waits_counted: set = {read}
     pin_cost = 0
     for group in _groups([c for c in copies if start <= c.call[0] < end], launches):
         s.batches += 1
+        s.tensors += len(group)
         largest = max(group, key=lambda c: c.bytes)
         for c in group:
             call = c.call[1] - c.call[0]
@@ -169,6 +201,11 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, busy, 
     s.G = busy.overlap(start, end)
     s.O = max(0, s.T - s.B - s.L_pg - s.L_pin - s.S - s.R)
     return s, pin_cost
+
+
+def reads_in(a, read) -> list:
+    """The blocking reads that ended in the blocking call `read`."""
+    return [c for c in a.copies if c.waited_by == read and c.is_blocking_read and c.call is not None]
 
 
 def build(a, threads: dict, ceilings) -> Model:

@@ -1,6 +1,6 @@
 """tools/hdbench_report.py compare on two hdbench_profile reports: before and after, side by side.
 
-The synthetic reports are made as hdbench_profile makes them (profile_fixtures.py's tutorial and
+The synthetic reports are made as hdbench_profile makes them (profile_fixtures.py's tutorial_h200 and
 well-written loops through hdreport/profile_report.py, against its round-number baseline), or are
 hand-edited copies of one; the real ones are the H200's of 2026-11-26 (examples/fashion_mnist's
 tutorial_style.py and well_written.py, 3000 steps each), copied from its run folder into
@@ -41,12 +41,12 @@ def made(program, folder: Path, command: list[str], wall_s: float) -> dict:
 
 @pytest.fixture(scope="module")
 def tutorial(tmp_path_factory) -> dict:
-    return made(fixtures.tutorial(), tmp_path_factory.mktemp("p") / "tut", ["python3", "tutorial.py"], 1.5)
+    return made(fixtures.tutorial_h200(), tmp_path_factory.mktemp("p") / "tut", ["python3", "tutorial.py"], 1.5)
 
 
 @pytest.fixture(scope="module")
 def well(tmp_path_factory) -> dict:
-    return made(fixtures.well_written(), tmp_path_factory.mktemp("p") / "well", ["python3", "well.py"], 0.9)
+    return made(fixtures.well_written_h200(), tmp_path_factory.mktemp("p") / "well", ["python3", "well.py"], 0.9)
 
 
 def write(tmp_path: Path, name: str, report: dict) -> Path:
@@ -83,7 +83,7 @@ def test_several_findings_resolved_at_once_are_not_separated(tmp_path, tutorial,
     assert out.startswith("# Profile comparison: `python3 tutorial.py` -> `python3 well.py`")
     span_b, span_a = b["totals"]["span_s"], a["totals"]["span_s"]
     pct = 100 * (span_a - span_b) / span_b
-    assert f"**Realized change:** span {span_b * 1e3:.0f} ms -> {span_a * 1e3:.1f} ms " \
+    assert f"**Realized change:** span {profile_compare.duration(span_b)} -> {profile_compare.duration(span_a)} " \
            f"(-{(span_b - span_a) * 1e3:.1f} ms, {pct:+.1f}%); wall 1.50 s -> 900 ms (-600 ms, -40.0%)." in out
     for fid in savings(tutorial):
         cells = row(out, f"`{fid}`")
@@ -197,7 +197,7 @@ def test_totals_copy_classes_and_idle_side_by_side(tmp_path, tutorial, well):
     before["profile"]["unknown_section"] = {"x": [1, 2]}
     out = compare(tmp_path, before, after).stdout
     tb, ta = before["profile"]["totals"], after["profile"]["totals"]
-    assert row(out, "span_s")[1:] == [f"{tb['span_s'] * 1e3:.0f} ms", f"{ta['span_s'] * 1e3:.1f} ms",
+    assert row(out, "span_s")[1:] == [profile_compare.duration(tb["span_s"]), profile_compare.duration(ta["span_s"]),
                                       f"-{(tb['span_s'] - ta['span_s']) * 1e3:.1f} ms "
                                       f"({100 * (ta['span_s'] - tb['span_s']) / tb['span_s']:+.1f}%)"]
     keys = [line.split(" | ")[0].strip("| ") for line in out[out.index("## Totals"):out.index("## Copy classes")]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from hdreport import profile_report, schema
+from hdreport import profile_records, profile_report, schema
 from hdreport.profile_records import Recording
 from hdreport.profile_report import NO_CUDA
 from profile_fixtures import baseline_report, write_baseline
@@ -153,15 +153,24 @@ def test_a_recorded_tutorial_loop(tmp_path, lib, baseline):
     p = report["profile"]
     assert p["recorded"] is True and p["synthetic"] is True
     assert p["baseline"]["how"] == "given" and p["baseline"]["path"] == baseline
-    assert [f["id"] for f in p["findings"]] == ["input_pipeline", "pageable_to_pinned"]
+    assert [f["id"] for f in p["findings"]] == ["pageable_to_pinned", "input_pipeline", "pack_small_copies"]
     # A step: 3 copies with their calls and syncs (9), 10 kernels and their launches, the read,
     # its call and its sync (3): 32 records.
     assert p["processes"][0]["complete"] is True and p["processes"][0]["records"] == 50 * 32
     assert p["trace"] == "out/p.trace.json" and (tmp_path / "out" / "p.trace.json").is_file()
     assert report["context"]["hdbench"]["system"]["gpus"][0]["name"] == "Synthetic GPU"
-    # 49 steps x 1857 us of the 130.595 ms span (profile_fixtures.tutorial_h200; test_profile_model.py).
-    assert "input_pipeline: saves ~91.0 ms (69.7% of the span)" in result.stderr
+    # 49 steps x 96.874 us of the 130.595 ms span (profile_fixtures.tutorial_h200; test_profile_model.py).
+    assert "pageable_to_pinned: saves ~4.7 ms (3.6% of the span)" in result.stderr
     assert result.stderr.rstrip().endswith("hdbench_profile: report: out/p.json")
+
+
+def test_the_raw_records_are_kept_when_asked(tmp_path, lib, baseline):
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     "--hdbench_out=p.json", "--hdbench_records=kept", "--", *fake("tutorial_h200"))
+    assert result.returncode == 0, result.stderr
+    (kept,) = (tmp_path / "kept").glob("records-*.jsonl")
+    again = profile_records.read_recording(tmp_path / "kept")
+    assert len(again.copies) == 50 * 4 and again.processes[0].complete and kept.is_file()
 
 
 def test_every_process_is_recorded_and_each_trace_kept(tmp_path, lib, baseline):
@@ -294,7 +303,7 @@ def test_without_any_baseline_the_findings_that_need_none(tmp_path, lib):
     p = report["profile"]
     assert p["baseline"]["how"] == "none"
     # The fixes are priced from the recording alone; pinning at what the staging took.
-    assert {f["id"] for f in p["findings"]} == {"pageable_to_pinned", "drop_blocking_reads", "input_pipeline"}
+    assert {f["id"] for f in p["findings"]} == {"pageable_to_pinned", "drop_blocking_reads"}
     assert p["model"]["pin_rate_source"] == ""
     assert "no baseline: fractions and savings need one" in result.stderr
 
