@@ -1,32 +1,48 @@
 #!/usr/bin/env bash
 # examples/fashion_mnist/ one habit at a time (issue 38 item 4): tutorial_style.py plain,
 # with each --fix alone (workers, pin, item, pack), with --fix all, and well_written.py,
-# each run once with the same --steps and --batch. Prints each run's result line and
-# writes OUT_JSON:
-#   {"steps": N, "batch": B, "device": D, "failed": [names],
+# each with the same --steps and --batch, --repeat N rounds (default 1). Each round runs
+# every variant once, in that order (round-robin: a drift of the machine spreads over all
+# variants instead of landing on one); each run has its own timeout. Prints each run's result
+# line prefixed with its round ("[R/N] "), and writes OUT_JSON:
+#   {"steps": N, "batch": B, "device": D, "repeat": N, "failed": [names],
 #    "variants": {"plain": {"rc": 0, "wall_s": …, "batch_wait_s": …, "steps_per_s": …,
 #                           "final_loss": …, "mean_loss": …, "fix": "none", "saved_s": 0.0,
+#                           "saved_s_range": [0.0, 0.0], "runs": N, "wall_s_spread": …,
+#                           "wall_s_runs": [one per round], "batch_wait_s_runs": […],
 #                           "result_line": "…"},
 #                 "fix_workers": {…}, "fix_pin": {…}, "fix_item": {…}, "fix_pack": {…},
 #                 "fix_all": {…}, "well_written": {…}}}
-# saved_s: plain's wall_s minus the variant's, the measured saving to hold against what
-# hdbench_profile predicts fixing that habit would save. A variant that fails or runs past
-# FASHION_MNIST_ABLATION_TIMEOUT seconds (default 120; exit 124 then) is
-# {"rc": N, "failed": true, "timed_out": rc is 124 or 137, "tail": its last lines}; the JSON is written all the same,
-# and the script then exits 1.
-#   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [-- SCRIPT_ARGS...]
-# Defaults: --steps 3000, --batch 256, --device cuda. SCRIPT_ARGS go to every run (e.g.
-# --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts.
+# wall_s, batch_wait_s, steps_per_s: the median over the variant's successful runs; *_runs:
+# every round's value in round order, null where that round's run failed; runs: how many
+# succeeded; wall_s_spread: (max - min) / median of wall_s (0 for one run); final_loss,
+# mean_loss, fix, result_line: from its last successful run. saved_s: plain's median wall_s
+# minus the variant's, the measured saving to hold against what hdbench_profile predicts
+# fixing that habit would save; saved_s_range: [min, max] of plain's wall_s minus the
+# variant's in the same round, over the rounds where both succeeded (absent when none did).
+# A run that fails or runs past FASHION_MNIST_ABLATION_TIMEOUT seconds (default 120; exit
+# 124 then) counts against its variant: with some runs left it adds "failed_runs": count,
+# "failed_rounds": [R, …] and "tail": the last failed run's last lines; with none left the
+# variant is {"rc": N, "failed": true, "timed_out": rc is 124 or 137, "tail": its last lines,
+# "runs": 0, "failed_runs": N} (rc, timed_out, tail: of its last run) and is listed in
+# "failed". The JSON is written all the same, and the script exits 1 if any variant failed
+# in every round (2: a usage error).
+#   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [-- SCRIPT_ARGS...]
+# Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1. SCRIPT_ARGS go to every run
+# (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
+# run in round order (round 1's 7 runs are calls 1-7, round 2's are 8-14, …), then once more
+# to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
+# way to fail a variant in one round only).
 set -euo pipefail
-usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [-- SCRIPT_ARGS...]"
+usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [-- SCRIPT_ARGS...]"
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
 out=${1:?$usage}
 shift
-steps=3000 batch=256 device=cuda extra=()
+steps=3000 batch=256 device=cuda repeat=1 extra=()
 while (($#)); do
   case $1 in
-    --steps | --batch | --device)
+    --steps | --batch | --device | --repeat)
       (($# >= 2)) || { echo "$1 needs a value; $usage" >&2; exit 2; }
       declare "${1#--}=$2"
       shift 2 ;;
@@ -34,6 +50,8 @@ while (($#)); do
     *) echo "unknown argument '$1'; $usage" >&2; exit 2 ;;
   esac
 done
+[[ $repeat =~ ^[0-9]+$ ]] && ((10#$repeat >= 1)) || { echo "--repeat needs a positive integer, not '$repeat'; $usage" >&2; exit 2; }
+repeat=$((10#$repeat))
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
@@ -42,53 +60,87 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 names=(plain fix_workers fix_pin fix_item fix_pack fix_all well_written)
-run_variant() {  # run_variant NAME: its output in $logs/NAME.log, its exit status in $logs/NAME.rc
-  local name=$1 script=tutorial_style fix=() rc=0
+run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, its exit status in $logs/NAME.ROUND.rc
+  local name=$1 round=$2 script=tutorial_style fix=() rc=0
+  local tag="[$round/$repeat]" log=$logs/$name.$round
   case $name in
     plain) ;;
     well_written) script=well_written ;;
     fix_*) fix=(--fix "${name#fix_}") ;;
   esac
-  echo "== $name: $script.py ${fix[*]}"
+  echo "== $tag $name: $script.py ${fix[*]}"
   timeout -k 10 "$limit" "$python" "$examples/$script.py" --steps "$steps" --batch "$batch" --device "$device" \
-    "${fix[@]}" "${extra[@]}" >"$logs/$name.log" 2>&1 || rc=$?
-  echo "$rc" >"$logs/$name.rc"
+    "${fix[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
+  echo "$rc" >"$log.rc"
   if ((rc == 0)); then
-    grep '^note:' "$logs/$name.log" | sed 's/^/   /' || true  # e.g. --fix pin skipped on cpu
-    tail -1 "$logs/$name.log"
+    grep '^note:' "$log.log" | sed 's/^/   /' || true  # e.g. --fix pin skipped on cpu
+    echo "$tag $(tail -1 "$log.log")"
   else
     ((rc == 124)) && echo "   timed out after $limit s"
     echo "   FAILED (exit $rc):"
-    tail -5 "$logs/$name.log" | sed 's/^/   /'
+    tail -5 "$log.log" | sed 's/^/   /'
   fi
 }
-for name in "${names[@]}"; do run_variant "$name"; done
+for ((round = 1; round <= repeat; round++)); do
+  for name in "${names[@]}"; do run_variant "$name" "$round"; done
+done
 
-"$python" - "$out" "$logs" "$steps" "$batch" "$device" "${names[@]}" <<'PY'
-import json, re, sys
+"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "${names[@]}" <<'PY'
+import json, re, statistics, sys
 from pathlib import Path
 
-out, logs, steps, batch, device, *names = sys.argv[1:]
-logs = Path(logs)
+out, logs, steps, batch, device, repeat, *names = sys.argv[1:]
+logs, repeat = Path(logs), int(repeat)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
-variants, failed = {}, []
-for name in names:
-    rc = int((logs / f"{name}.rc").read_text())
-    lines = (logs / f"{name}.log").read_text(errors="replace").splitlines()
+MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
+
+
+def one_run(name, rnd):
+    """(rc, log lines, the result line's fields or None when the run failed)"""
+    rc = int((logs / f"{name}.{rnd}.rc").read_text())
+    lines = (logs / f"{name}.{rnd}.log").read_text(errors="replace").splitlines()
     last = lines[-1] if lines else ""
     fields = dict(re.findall(r"(\w+)=(\S+)", last)) if re.match(r"^\w+: steps=", last) else {}
-    if rc != 0 or not set(FLOATS) <= set(fields):
-        variants[name] = {"rc": rc, "failed": True, "timed_out": rc in (124, 137), "tail": lines[-5:]}
+    ok = rc == 0 and set(FLOATS) <= set(fields)
+    return rc, lines, ({**{k: float(fields[k]) for k in FLOATS}, "fix": fields.get("fix"), "result_line": last}
+                       if ok else None)
+
+
+variants, failed, per_round = {}, [], {}
+for name in names:
+    runs = [one_run(name, rnd) for rnd in range(1, repeat + 1)]
+    good = [r for _, _, r in runs if r]
+    bad = [(rnd, rc, lines) for rnd, (rc, lines, r) in enumerate(runs, 1) if not r]
+    per_round[name] = [r["wall_s"] if r else None for _, _, r in runs]
+    if not good:
+        _, rc, lines = bad[-1]
+        variants[name] = {"rc": rc, "failed": True, "timed_out": rc in (124, 137), "tail": lines[-5:],
+                          "runs": 0, "failed_runs": len(bad)}
         failed.append(name)
         continue
-    entry = {"rc": 0, **{k: float(fields[k]) for k in FLOATS}, "fix": fields.get("fix"), "result_line": last}
+    last = good[-1]
+    entry = {"rc": 0, **{k: last[k] for k in FLOATS}, "fix": last["fix"], "result_line": last["result_line"]}
+    for k in MEDIANS:
+        entry[k] = round(statistics.median(r[k] for r in good), 6)
+    walls = [r["wall_s"] for r in good]
+    entry["runs"] = len(good)
+    entry["wall_s_runs"] = per_round[name]
+    entry["batch_wait_s_runs"] = [r["batch_wait_s"] if r else None for _, _, r in runs]
+    entry["wall_s_spread"] = round((max(walls) - min(walls)) / entry["wall_s"], 4) if entry["wall_s"] else 0.0
+    if bad:
+        entry.update(failed_runs=len(bad), failed_rounds=[rnd for rnd, _, _ in bad], tail=bad[-1][2][-5:])
     variants[name] = entry
 plain = variants.get("plain", {})
-for entry in variants.values():
+for name, entry in variants.items():
     if "wall_s" in entry and "wall_s" in plain:
         entry["saved_s"] = round(plain["wall_s"] - entry["wall_s"], 3)
-Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "failed": failed,
-                                 "variants": variants}, indent=2) + "\n")
-print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else ""))
+        paired = [p - v for p, v in zip(per_round["plain"], per_round[name]) if p is not None and v is not None]
+        if paired:
+            entry["saved_s_range"] = [round(min(paired), 3), round(max(paired), 3)]
+Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "repeat": repeat,
+                                 "failed": failed, "variants": variants}, indent=2) + "\n")
+partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
+print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else "")
+      + (f" (failed runs: {', '.join(partly)})" if partly else ""))
 sys.exit(1 if failed else 0)
 PY

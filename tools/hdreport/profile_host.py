@@ -13,7 +13,9 @@ A thread's time is cut into segments, each one of:
                     names a data loader (PyTorch's DataLoader `__next__`, a `collate`)
     host            outside CUDA, any other host work (Python, an optimizer on the CPU)
 
-Every GPU idle gap (per device, between busy stretches, within the span) is charged to the
+Every GPU idle gap (per device, between busy stretches, within the span) is charged, for
+the part of it before the first step or after the last one of the step model
+(`outside_steps`: set-up such as loading data, and the end), to nothing; the rest to the
 thread that fed the GPU next: the one whose call issued the first GPU record after the gap
 (by correlation id), else the process's busiest feeding thread. The gap is split by what
 that thread was doing at each moment. Calls that nest (a driver call inside a runtime one)
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 
 from hdreport.profile_intervals import Union
 
-CAUSES = ("input_pipeline", "host", "copy_call", "blocked", "launching", "cuda_other")
+CAUSES = ("input_pipeline", "host", "copy_call", "blocked", "launching", "cuda_other", "outside_steps")
 VERSION_TAIL = re.compile(r"(_ptsz|_ptds)?(_v\d+)?$")
 LOADER_RANGE = re.compile(r"dataloader|__next__|collate|fetch|loader", re.I)
 
@@ -151,8 +153,9 @@ def gpu_records(recording, copies):
     return out
 
 
-def idle_by_cause(recording, copies, busy: dict, threads: dict) -> dict:
-    """The GPU idle time within the span, per cause (seconds), and the gaps counted."""
+def idle_by_cause(recording, copies, busy: dict, threads: dict, window: tuple | None = None) -> dict:
+    """The GPU idle time within the span, per cause (seconds), and the gaps counted; idle
+    outside `window` (start, end: the steps of the model) is `outside_steps`."""
     records = gpu_records(recording, copies)
     issued: dict[tuple, tuple] = {(a["pid"], a["correlation"]): (a["pid"], a["thread"])
                                   for a in recording.apis if isinstance(a.get("correlation"), int)}
@@ -167,6 +170,13 @@ def idle_by_cause(recording, copies, busy: dict, threads: dict) -> dict:
         keys = [s for s, _, _ in starts]
         for (_, gap_start), (gap_end, _) in zip(union.spans, union.spans[1:]):
             gaps += 1
+            if window is not None:
+                inside_start, inside_end = max(gap_start, window[0]), min(gap_end, window[1])
+                inside = max(0, inside_end - inside_start)
+                totals["outside_steps"] += (gap_end - gap_start) - inside
+                if not inside:
+                    continue
+                gap_start, gap_end = inside_start, inside_end
             i = bisect_right(keys, gap_end) - 1  # a record that starts exactly at the gap's end
             _, pid, corr = starts[i]
             key = issued.get((pid, corr))

@@ -120,6 +120,7 @@ class Step:
 @dataclass
 class Model:
     steps: list
+    window: tuple | None  # (first step's start, last step's end), ns; None without steps
     pin_costs: list  # per step: what pinning its pageable bytes on the training thread costs, ns
     pin_rate_source: str
     per_step_reads: bool
@@ -210,7 +211,7 @@ def reads_in(a, read) -> list:
 
 def build(a, threads: dict, ceilings) -> Model:
     """The model of every process's feeding thread (`a` is the Analysis)."""
-    steps, pin_costs, any_reads = [], [], False
+    steps, pin_costs, any_reads, bounds_all = [], [], False, []
     rate_source = ceilings.memcpy_source() if ceilings else ""
 
     def rate(n: int):
@@ -239,11 +240,14 @@ def build(a, threads: dict, ceilings) -> Model:
                 s, p = _step(a, t, prev_end, read_end, h2d, launches, read, busy, rate, pinned_rate)
                 steps.append(s)
                 pin_costs.append(p)
+            bounds_all += [bounds[0][1], bounds[-1][1]]
         else:
             s, p = _step(a, t, t.segments[0][0], t.segments[-1][1], h2d, launches, None, busy, rate, pinned_rate)
             steps.append(s)
             pin_costs.append(p)
-    return Model(steps, pin_costs, rate_source, any_reads)
+            bounds_all += [t.segments[0][0], t.segments[-1][1]]
+    window = (min(bounds_all), max(bounds_all)) if any_reads and bounds_all else None
+    return Model(steps, window, pin_costs, rate_source, any_reads)
 
 
 def savings(model: Model, fixes=FIXES) -> dict:

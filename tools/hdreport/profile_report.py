@@ -63,8 +63,8 @@ def analyse_all(recording: Recording, ceilings: Ceilings):
     """(analysis, GPU idle by cause, step model, findings) of a recording."""
     a = analyse(recording, ceilings)
     threads = profile_host.threads_of(recording, a.copies)
-    idle = profile_host.idle_by_cause(recording, a.copies, a.busy, threads)
     model = profile_model.build(a, threads, ceilings)
+    idle = profile_host.idle_by_cause(recording, a.copies, a.busy, threads, model.window)
     return a, idle, model, findings(a, model, idle, ceilings)
 
 

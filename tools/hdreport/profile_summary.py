@@ -43,6 +43,7 @@ CAUSES = {
     "blocked": "blocked in a CUDA call (a synchronisation with nothing left to run)",
     "launching": "inside kernel launch calls",
     "cuda_other": "inside other CUDA calls (allocation, pinning, memset)",
+    "outside_steps": "outside the steps (set-up before the first, such as loading data; the end)",
     "unattributed": "no thread to charge (the GPU work after the gap was not issued by a recorded call)",
 }
 HOW = {

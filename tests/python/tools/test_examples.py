@@ -284,6 +284,12 @@ def run_ablation(out: Path, *args, env: dict | None = None) -> subprocess.Comple
                           timeout=600, env={**os.environ, "PYTHON": sys.executable, **(env or {})})
 
 
+def printed_results(run: subprocess.CompletedProcess) -> list[tuple[tuple[int, int], str]]:
+    """((round, rounds), result line) of each result line the ablation printed ("[R/N] LINE")."""
+    found = [re.match(r"^\[(\d+)/(\d+)\] (.*)$", line) for line in run.stdout.splitlines()]
+    return [((int(m[1]), int(m[2])), m[3]) for m in found if m and RESULT.match(m[3])]
+
+
 def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
     need_torch()
     write_idx(tmp_path, 100)
@@ -294,12 +300,15 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
     assert (report["steps"], report["batch"], report["device"], report["failed"]) == (4, 32, "cpu", [])
     variants = report["variants"]
     assert set(variants) == ABLATION_VARIANTS
-    printed = [line for line in run.stdout.splitlines() if RESULT.match(line)]
-    assert len(printed) == len(ABLATION_VARIANTS)  # each run's result line
+    assert report["repeat"] == 1
+    printed = printed_results(run)
+    assert [r for r, _ in printed] == [(1, 1)] * len(ABLATION_VARIANTS)  # each run's result line, with its round
     for name, v in variants.items():
         assert v["rc"] == 0 and v["wall_s"] > 0 and v["batch_wait_s"] >= 0 and RESULT.match(v["result_line"]), name
         assert v["saved_s"] == pytest.approx(variants["plain"]["wall_s"] - v["wall_s"], abs=2e-3)
         assert v["final_loss"] == pytest.approx(variants["plain"]["final_loss"], rel=1e-3), name
+        assert v["runs"] == 1 and v["wall_s_runs"] == [v["wall_s"]] and v["batch_wait_s_runs"] == [v["batch_wait_s"]]
+        assert v["wall_s_spread"] == 0 and v["saved_s_range"] == [v["saved_s"], v["saved_s"]] and "failed_runs" not in v
     assert variants["plain"]["fix"] == "none" and variants["fix_pin"]["fix"] == "pin"
     assert variants["fix_all"]["fix"] == "item+pack+pin+workers" and variants["well_written"]["fix"] is None
 
@@ -313,6 +322,87 @@ def test_the_ablation_writes_its_json_when_variants_fail(tmp_path):
     report = json.loads(out.read_text())
     assert set(report["failed"]) == set(report["variants"]) == ABLATION_VARIANTS
     assert all(v["rc"] == 1 and v["failed"] and not v["timed_out"] for v in report["variants"].values())
+
+
+def test_the_ablation_repeats_round_robin_and_writes_medians(tmp_path):
+    need_torch()
+    out = tmp_path / "ablation.json"
+    run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--repeat", 2, "--", "--synthetic")
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert (report["repeat"], report["failed"]) == (2, [])
+    # Round-robin: every variant once in round 1, then every variant once in round 2.
+    printed = printed_results(run)
+    assert [rounds for rounds, _ in printed] == [(1, 2)] * 7 + [(2, 2)] * 7
+    which = [(RESULT.match(line)["script"], RESULT.match(line)["fix"]) for _, line in printed]
+    assert which[:7] == which[7:] and len(set(which)) == 7
+    headers = [re.match(r"^== \[(\d)/2\] (\w+):", line) for line in run.stdout.splitlines()]
+    names = [m[2] for m in headers if m]
+    assert names[:7] == names[7:] and set(names) == ABLATION_VARIANTS
+    variants = report["variants"]
+    assert set(variants) == ABLATION_VARIANTS
+    plain = variants["plain"]
+    for name, v in variants.items():
+        assert v["rc"] == 0 and v["runs"] == 2 and "failed_runs" not in v and RESULT.match(v["result_line"]), name
+        assert len(v["wall_s_runs"]) == len(v["batch_wait_s_runs"]) == 2 and all(w > 0 for w in v["wall_s_runs"])
+        assert v["wall_s"] == pytest.approx(sum(v["wall_s_runs"]) / 2, abs=1e-6)  # the median of two
+        assert v["batch_wait_s"] == pytest.approx(sum(v["batch_wait_s_runs"]) / 2, abs=1e-6)
+        assert v["steps_per_s"] > 0
+        lo, hi = min(v["wall_s_runs"]), max(v["wall_s_runs"])
+        assert v["wall_s_spread"] == pytest.approx((hi - lo) / v["wall_s"], abs=1e-3)
+        assert v["saved_s"] == pytest.approx(plain["wall_s"] - v["wall_s"], abs=2e-3)
+        paired = sorted(p - w for p, w in zip(plain["wall_s_runs"], v["wall_s_runs"]))
+        assert v["saved_s_range"] == pytest.approx(paired, abs=2e-3)
+        assert v["saved_s_range"][0] <= v["saved_s"] + 2e-3 and v["saved_s"] <= v["saved_s_range"][1] + 2e-3
+    assert plain["saved_s"] == 0 and plain["saved_s_range"] == [0, 0]
+
+
+FAIL_ON_CALLS = """#!/usr/bin/env bash
+# PYTHON for the ablation: call number $n (counted in $COUNTER) fails when listed in $FAIL_CALLS.
+n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo "$n" >"$COUNTER"
+if [[ " $FAIL_CALLS " == *" $n "* ]]; then echo "simulated failure of call $n" >&2; exit 3; fi
+exec "$REAL_PYTHON" "$@"
+"""
+
+
+def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_failed(tmp_path):
+    need_torch()
+    wrapper = tmp_path / "python"
+    wrapper.write_text(FAIL_ON_CALLS)
+    wrapper.chmod(0o755)
+    out = tmp_path / "ablation.json"
+    # Calls 1-7 are round 1 (plain, fix_workers, fix_pin, fix_item, fix_pack, fix_all, well_written), 8-14 round 2:
+    # fix_item fails in round 2 only, fix_pack in both rounds.
+    run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--repeat", 2, "--", "--synthetic",
+                       env={"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "COUNTER": str(tmp_path / "n"),
+                            "FAIL_CALLS": "5 11 12"})
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stdout.count("FAILED (exit 3)") == 3
+    report = json.loads(out.read_text())
+    assert report["repeat"] == 2 and report["failed"] == ["fix_pack"]
+    variants = report["variants"]
+    pack = variants["fix_pack"]
+    assert pack["failed"] and pack["rc"] == 3 and not pack["timed_out"] and pack["runs"] == 0
+    assert pack["failed_runs"] == 2 and "simulated failure of call 12" in pack["tail"][-1]
+    item = variants["fix_item"]
+    assert item["rc"] == 0 and not item.get("failed") and item["runs"] == 1 and item["failed_runs"] == 1
+    assert item["failed_rounds"] == [2] and "simulated failure of call 11" in item["tail"][-1]
+    assert item["wall_s_runs"][1] is None and item["batch_wait_s_runs"][1] is None
+    assert item["wall_s"] == item["wall_s_runs"][0] and item["wall_s_spread"] == 0
+    plain = variants["plain"]
+    assert plain["runs"] == 2 and None not in plain["wall_s_runs"]
+    assert item["saved_s"] == pytest.approx(plain["wall_s"] - item["wall_s"], abs=2e-3)
+    only = round(plain["wall_s_runs"][0] - item["wall_s_runs"][0], 3)  # round 1, the one both ran
+    assert item["saved_s_range"] == pytest.approx([only, only], abs=2e-3)
+    for name in ABLATION_VARIANTS - {"fix_item", "fix_pack"}:
+        assert variants[name]["runs"] == 2 and "failed_runs" not in variants[name], name
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "two", "1.5", ""])
+def test_the_ablation_rejects_a_bad_repeat(tmp_path, bad):
+    run = run_ablation(tmp_path / "a.json", "--steps", 1, "--repeat", bad)
+    assert run.returncode == 2 and "--repeat needs a positive integer" in run.stderr, run.stdout + run.stderr
+    assert not (tmp_path / "a.json").exists() and not run.stdout
 
 
 def test_the_ablation_rejects_an_unknown_argument(tmp_path):
