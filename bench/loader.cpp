@@ -135,6 +135,10 @@ std::vector<LoaderCase> plan_cases(const LoaderOptions& o) {
             }
             for (BatchBuild built : builds) {
               for (double cost : o.costs_us) {
+                if (o.costed_one_pinning && cost > 0.0 && consumer == LoaderConsumer::gpu &&
+                    pinning != PinMode::pin_thread) {
+                  continue;  // build-bound: pinning is answered where the copy is the bound (cost 0)
+                }
                 for (bool shuffle : o.shuffle) {
                   for (Augment augment : o.augments) {
                     cases.push_back({consumer, pinning, built, batch, workers, depth, cost, shuffle, augment});

@@ -73,6 +73,10 @@ void declare_loader_flags(FlagParser& flags, LoaderOptions& o) {
                enum_axis<LoaderConsumer>("loader_consumers",
                                          "host (CPU checksum), gpu (async copy + checksum kernel) (default both)",
                                          loader_consumer_from_string, all_loader_consumers()));
+  flags.add_check([&o, &flags] {
+    o.costed_one_pinning = flags.preset() == Preset::standard && !flags.was_given("loader_pinning") &&
+                           !flags.was_given("loader_costs_us");
+  });
 }
 
 }  // namespace hdbench

@@ -21,6 +21,11 @@ struct LoaderOptions {
   std::vector<BatchBuild> builds = all_batch_builds();
   std::vector<Augment> augments = {Augment::none};
   std::vector<LoaderConsumer> consumers = all_loader_consumers();
+  // The default preset's cases with a per-sample cost take one pinning mode (PyTorch's pin
+  // thread): such an epoch is bound by building batches, not by the copy, so pinning is
+  // answered by the cost-0 cases (and the costed ones took ~40 s of an H200's default run).
+  // False when the preset is another or --hdbench_loader_pinning/_costs_us was given.
+  bool costed_one_pinning = false;
 };
 
 void declare_loader_flags(FlagParser& flags, LoaderOptions& options);

@@ -70,3 +70,23 @@ def test_cpu_steps_beside_busy_threads_are_cases_of_their_own(hdbench_bin):
     busy = {(c["params"]["threads"], c["params"].get("busy_threads", 0)) for c in steps}
     assert busy == {(1, 0), (2, 0), (1, 1), (2, 1)}
     assert all(c["name"].endswith("/busy:1") for c in steps if c["params"].get("busy_threads"))
+
+
+def test_the_default_presets_costed_loader_epochs_take_one_pinning(hdbench_bin):
+    # A costed epoch is bound by building batches: pinning is answered by the cost-0 cases,
+    # so the default preset runs costed GPU-fed epochs with the pin thread only (issue 39:
+    # they took ~40 s of an H200's default run); the full preset and a given list keep all.
+    def costed_gpu_pinnings(*args):
+        cases = listed(hdbench_bin, "--hdbench_families=loader", *args)
+        return {c["params"]["pinning"] for c in cases
+                if c["params"]["consumer"] == "gpu" and c["params"]["sample_cost_us"] > 0}
+
+    def zero_cost_gpu_pinnings(*args):
+        cases = listed(hdbench_bin, "--hdbench_families=loader", *args)
+        return {c["params"]["pinning"] for c in cases
+                if c["params"]["consumer"] == "gpu" and c["params"]["sample_cost_us"] == 0}
+
+    assert costed_gpu_pinnings() == {"pin_thread"}
+    assert zero_cost_gpu_pinnings() == {"pageable", "pin_thread", "direct"}
+    assert costed_gpu_pinnings("--hdbench_preset=full") == {"pageable", "pin_thread", "direct"}
+    assert costed_gpu_pinnings("--hdbench_loader_pinning=pageable,direct") == {"pageable", "direct"}
