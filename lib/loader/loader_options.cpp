@@ -74,8 +74,8 @@ void declare_loader_flags(FlagParser& flags, LoaderOptions& o) {
                                          "host (CPU checksum), gpu (async copy + checksum kernel) (default both)",
                                          loader_consumer_from_string, all_loader_consumers()));
   flags.add_check([&o, &flags] {
-    o.costed_one_pinning = flags.preset() == Preset::standard && !flags.was_given("loader_pinning") &&
-                           !flags.was_given("loader_costs_us");
+    o.costed_one_pinning =
+        flags.preset() == Preset::standard && !flags.was_given("loader_pinning") && !flags.was_given("loader_costs_us");
   });
 }
 
