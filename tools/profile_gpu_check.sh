@@ -2,16 +2,19 @@
 # hdbench_profile held against measurement on a GPU machine (issue 38), from a bundle made
 # by tools/make_bundle.sh, in one call of limited time: a baseline (transfer copies and one
 # thread's host memcpy), the tutorial and well-written Fashion-MNIST examples under the
-# profiler, every habit fixed alone plain (tools/fashion_mnist_ablation.sh), the trace GPU
-# tests, and the tutorial with its fixes under the profiler (for `compare`). Each step has
-# a timeout cut to what is left of BUDGET_S (default 420 s); the summary (timings.txt) and
-# results.tgz (reports, logs) are written whatever happens.
-#   bundle/tools/profile_gpu_check.sh OUT_DIR [STEPS]
+# profiler (raw records kept, so the recording can be analysed again), every habit fixed
+# alone plain, REPEAT rounds (tools/fashion_mnist_ablation.sh), workers and pin together,
+# the trace GPU tests, the tutorial with its fixes under the profiler (for `compare`), and
+# last, with what is left, the default preset under --hdbench_max_minutes (issue 39). Each
+# step has a timeout cut to what is left of BUDGET_S (default 420 s); the summary
+# (timings.txt) and results.tgz (reports, logs, records) are written whatever happens.
+#   bundle/tools/profile_gpu_check.sh OUT_DIR [STEPS [REPEAT]]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(cd "$here/.." && pwd)
 out=${1:?usage: profile_gpu_check.sh OUT_DIR [STEPS]}
 steps=${2:-3000}
+repeat=${3:-1}
 budget=${BUDGET_S:-420}
 work=$(mktemp -d)
 mkdir -p "$out"
@@ -52,17 +55,30 @@ profile=(python3 "$bundle/tools/hdbench_profile.py" --hdbench_inject_lib="$bundl
 step baseline 60 "$bundle/hdbench" --hdbench_families=transfer,host_memcpy --hdbench_preset=quick \
   --hdbench_memory=pageable,pinned --hdbench_directions=h2d,d2h --hdbench_engines=copy \
   --hdbench_sizes=4K,64K,1M,4M,16M,256M --hdbench_memcpy_threads=1 --hdbench_out="$work/baseline.json"
-step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" -- python3 "$ex/tutorial_style.py" \
-  --steps "$steps"
-step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" -- python3 "$ex/well_written.py" \
-  --steps "$steps"
+step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" --hdbench_records="$work/rec-tutorial" \
+  -- python3 "$ex/tutorial_style.py" --steps "$steps"
+step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench_records="$work/rec-well" -- \
+  python3 "$ex/well_written.py" --steps "$steps"
 FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation 330 "$bundle/tools/fashion_mnist_ablation.sh" "$work/ablation.json" \
-  --steps "$steps" --device cuda
-step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
-for fix in workers pin item all; do
-  step "prof_tutorial_$fix" 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-$fix.json" -- \
-    python3 "$ex/tutorial_style.py" --steps "$steps" --fix "$fix"
+  --steps "$steps" --device cuda --repeat "$repeat"
+for round in $(seq "$repeat"); do  # the interaction the model prices: the pin thread takes the batches over
+  step "plain_workers_pin_$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers,pin
 done
+step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
+for fix in workers all; do
+  step "prof_tutorial_$fix" 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-$fix.json" \
+    --hdbench_records="$work/rec-tutorial-$fix" -- python3 "$ex/tutorial_style.py" --steps "$steps" --fix "$fix"
+done
+# Issue 39: the default preset under its own budget, with what is left (at most 4 minutes).
+left=$((budget - (SECONDS - start) - 25))
+if ((left >= 60)); then
+  minutes=$(python3 -c "print(min(4.0, $left / 60))")
+  echo "default preset with --hdbench_max_minutes=$minutes" | tee -a "$out/timings.txt"
+  step default $((left + 20)) "$bundle/hdbench" --hdbench_preset=default --hdbench_max_minutes="$minutes" \
+    --hdbench_out="$work/default.json"
+  [[ -f $work/default.json ]] && python3 "$bundle/tools/hdbench_report.py" summarize "$work/default.json" \
+    >"$work/default.md" 2>&1
+fi
 for f in "$work"/prof-*.json; do
   [[ -f $f ]] && python3 "$bundle/tools/hdbench_report.py" summarize "$f" >"${f%.json}.md" 2>&1
 done
@@ -70,4 +86,5 @@ done
   "$work/prof-tutorial.json" "$work/prof-tutorial-all.json" >"$work/compare-tutorial-all.md" 2>&1
 cp "$work/ablation.json" "$out/" 2>/dev/null
 cp "$work/prof-tutorial.md" "$out/" 2>/dev/null
+cp "$work/default.md" "$out/" 2>/dev/null
 echo "total $((SECONDS - start)) s" | tee -a "$out/timings.txt"

@@ -16,12 +16,17 @@ from report_figure_checks import check_figure, close
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = ROOT / "reports" / "reference"
-FOLDERS = sorted(p for p in REFERENCE.iterdir() if p.is_dir()) if REFERENCE.is_dir() else []
 
 
 def report_paths(folder: Path) -> list[Path]:
     own = sorted(folder.glob("*.json"))
     return own or sorted((ROOT / "tests" / "python" / "fixtures" / folder.name).glob("*.json"))
+
+
+# Folders of benchmark reports; one that holds only hdbench_profile's profiles (profiles/,
+# read by test_profile_reference.py) is left out here.
+FOLDERS = sorted(p for p in REFERENCE.iterdir()
+                 if p.is_dir() and (report_paths(p) or not (p / "profiles").is_dir())) if REFERENCE.is_dir() else []
 
 
 def reports_in(folder: Path) -> list[tuple[str, dict]]:
