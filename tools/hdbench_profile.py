@@ -250,8 +250,13 @@ def print_findings(section: dict, out: Path) -> None:
         span = section["totals"]["span_s"]
         say(f"top findings (of the {duration_text(span)} from the first GPU record to the last):")
         for f in section["findings"][:TOP_FINDINGS]:
-            say(f"  {f['id']}: saves ~{f['saving_s'] * 1e3:.1f} ms ({100 * f['saving_fraction_of_span']:.1f}% "
-                f"of the span): {f['advice']}")
+            alone = f.get("saving_alone_s", f["saving_s"])
+            added = (f", {f['saving_s'] * 1e3:.1f} ms added to the ones above" if abs(alone - f["saving_s"]) > 5e-5
+                     else "")
+            say(f"  {f['id']}: saves ~{alone * 1e3:.1f} ms ({100 * alone / span:.1f}% of the span){added}: "
+                f"{f['advice']}")
+        if len(section["findings"]) > 1:
+            say(f"  together: ~{section['model']['saving_together_s'] * 1e3:.1f} ms")
     for p in section["processes"]:
         if p["note"]:
             say(f"process {p['pid']} ({p['command'] or '?'}): {p['note']}")
