@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=$(realpath -m "${1:-bundle}")
 tools/install_deps.sh
-cmake --preset release ${HDBENCH_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES="$HDBENCH_CUDA_ARCHITECTURES"} >/dev/null
+cmake --preset release -DCMAKE_CUDA_ARCHITECTURES="${HDBENCH_CUDA_ARCHITECTURES:-default}" >/dev/null
 cmake --build --preset release
 rm -rf "$bundle"
 cmake --install build/release --prefix "$bundle" >/dev/null
