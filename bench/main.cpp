@@ -21,6 +21,7 @@
 #include "core/gpu_conditions.hpp"
 #include "core/progress.hpp"
 #include "core/report.hpp"
+#include "core/run_watch.hpp"
 #include "core/suite.hpp"
 #include "core/system.hpp"
 #include "core/timing.hpp"
@@ -119,6 +120,34 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
   suite.print_console_summaries(derived);
   fmt::print("Report: {}\n", path);
   return failed.empty() ? 0 : 1;
+}
+
+// The watchdog's last resort (core/run_watch.hpp): the benchmark in flight did not return
+// after it was asked to stop, so the report is written now, from another thread, with
+// what completed and that benchmark marked as the error it is; the process then exits 1.
+void write_last_resort_report(const std::string& path, const CollectingReporter& collector, const ParamRegistry& params,
+                              const std::string& in_flight, const std::string& why, nlohmann::json hdbench_context) {
+  const std::string message = fmt::format("{}; the run ended here, benchmarks after it were not run", why);
+  nlohmann::json report;
+  report["context"] = collector.context();
+  hdbench_context["ended_early"] = {{"benchmark", in_flight}, {"reason", message}};
+  report["context"]["hdbench"] = std::move(hdbench_context);
+  report["benchmarks"] = collector.benchmarks_snapshot();
+  EntryFields entry;
+  entry.name = in_flight + "/manual_time";
+  entry.run_name = entry.name;
+  if (const nlohmann::json* p = params.find(in_flight)) entry.params = *p;
+  entry.error_message = message;
+  report["benchmarks"].push_back(report_entry(entry));
+  report["derived"] = nlohmann::json::object();
+  try {
+    write_file_atomically(path, report.dump(2) + "\n");
+    std::fprintf(stderr, "\nhdbench: %s: %s\nReport: %s\n", in_flight.c_str(), message.c_str(), path.c_str());
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "\nhdbench: %s: %s; the report could not be written: %s\n", in_flight.c_str(), message.c_str(),
+                 error.what());
+  }
+  std::fflush(stderr);
 }
 
 // --hdbench_list_cases: every selected case as the report would name it, with its
@@ -221,14 +250,23 @@ int run(int argc, char** argv) {
         plan_line(selected, selected_skipped, options.stopping_rule, min_time_seconds(gb_args), options.max_minutes));
     std::fflush(stdout);
   }
-  const HostTimer run_timer;
-  if (options.max_minutes > 0) {
-    suite.set_budget(
-        [&run_timer, budget_s = 60.0 * options.max_minutes] { return run_timer.elapsed_seconds() >= budget_s; });
+  const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
+  // The budget and each benchmark's deadline, held while benchmarks run (core/run_watch.hpp).
+  std::optional<RunWatch> watch;
+  if (!listing_only) {
+    const WatchLimits limits{.budget_seconds = 60.0 * options.max_minutes,
+                             .deadline_seconds = options.deadline_seconds > 0
+                                                     ? options.deadline_seconds
+                                                     : default_deadline_seconds(options.stopping_rule.timeout_seconds)};
+    watch.emplace(limits, [&](const std::string& in_flight, const std::string& why) {
+      write_last_resort_report(options.out_path, collector, suite.params(), in_flight, why,
+                               run_context(info, command_line, started_at));
+    });
+    suite.set_watch(&*watch);
+    if (options.max_minutes > 0) suite.set_budget([&watch] { return watch->budget_spent(); });
   }
   Progress progress(selected, !listing_only && isatty(STDERR_FILENO) != 0);
   collector.set_progress(&progress);
-  const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   std::optional<trace::TraceSession> trace;
   if (!listing_only) trace.emplace(command_line.trace, suite.devices().front(), info, suite);
   // Each selected GPU's clocks, power, temperature and throttle reasons at each
@@ -257,6 +295,8 @@ int run(int argc, char** argv) {
                                 params ? params->value("device", -1) : -1);
   });
   benchmark::RunSpecifiedBenchmarks(&collector);
+  suite.set_watch(nullptr);
+  watch.reset();
   gpu_conditions.finish();
   progress.end();
   if (listing_only) return 0;

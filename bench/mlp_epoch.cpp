@@ -167,10 +167,12 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
     skip_benchmark(state, *shortfall);
     return;
   }
-  // The CPU step's threads: those given, or the sweep's choice (measured once, before the loader starts).
+  // The CPU step's threads: those given, or the sweep's choice (measured once, before the loader starts)
+  // within the cores the loader's workers leave (epoch_step_threads).
   const int threads = gpu         ? family.options.cores
                       : c.threads ? c.threads
-                                  : cpu_thread_choice(family, c.model, c.batch, c.optimizer).threads;
+                                  : epoch_step_threads(cpu_thread_choice(family, c.model, c.batch, c.optimizer).threads,
+                                                       family.options.cores, c.workers);
   Loader loader(data, config);
   Trainer trainer(c, threads, loader, data, family.seed);
   std::vector<double> seconds;

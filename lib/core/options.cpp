@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/run_watch.hpp"
+
 namespace hdbench {
 namespace {
 
@@ -83,9 +85,17 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
               flags.set_preset(o.preset);
             });
   flags.add("max_minutes", "M",
-            "stop starting benchmarks after M minutes (> 0); the rest are reported as skipped (default no limit)",
+            "the run's wall-time budget in minutes (> 0): benchmarks not started by then are reported as skipped, "
+            "the one in flight is cut after its current sample (reported as cut), and the report is always written "
+            "(default no limit)",
             [&o](auto flag, auto v) {
               o.max_minutes = parse_positive_number(flag, v, "one number of minutes greater than 0, e.g. 5 or 0.5");
+            });
+  flags.add("deadline_seconds", "S",
+            "each benchmark's own deadline in seconds (> 0), set-up included: one still running then is cut and "
+            "reported as an error, and the run goes on (default 20 sampling timeouts, at least 30)",
+            [&o](auto flag, auto v) {
+              o.deadline_seconds = parse_positive_number(flag, v, "a number of seconds greater than 0, e.g. 60");
             });
   // nvbench's stopping rule (core/stopping_rule.hpp); the preset sets its defaults.
   flags.add("min_samples", "N",
@@ -133,6 +143,8 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
   flags.add_report([&o](nlohmann::json& j) {
     j["preset"] = to_string(o.preset);
     j["max_minutes"] = o.max_minutes;
+    j["deadline_seconds"] =
+        o.deadline_seconds > 0 ? o.deadline_seconds : default_deadline_seconds(o.stopping_rule.timeout_seconds);
     j["stopping_rule"] = {{"enabled", o.stopping_rule.enabled},
                           {"min_samples", o.stopping_rule.min_samples},
                           {"noise_target_percent", o.stopping_rule.noise_target_percent},

@@ -26,9 +26,13 @@ struct Options {
   std::uint64_t seed = 0;
   double spin_timeout_ms = 5000.0;
   Preset preset = Preset::standard;
-  // --hdbench_max_minutes: benchmarks that would start after this are reported as
-  // skipped; 0 means no budget.
+  // --hdbench_max_minutes: the run's wall-time budget, the benchmark in flight included
+  // (core/run_watch.hpp): benchmarks that would start after it are reported as skipped,
+  // the one in flight is cut after its sample; 0 means no budget.
   double max_minutes = 0.0;
+  // --hdbench_deadline_seconds: each benchmark's own deadline; 0: default_deadline_seconds
+  // of the sampling timeout.
+  double deadline_seconds = 0.0;
   // How long each benchmark samples (--hdbench_min_samples, --hdbench_noise_target,
   // --hdbench_max_seconds, set by the preset); off when --benchmark_min_time is given.
   StoppingRule stopping_rule;

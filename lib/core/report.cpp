@@ -11,6 +11,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "core/run_watch.hpp"
 #include "core/timing.hpp"
 
 namespace hdbench {
@@ -73,11 +74,29 @@ void write_all(int fd, std::string_view content, const std::filesystem::path& pa
 
 }  // namespace
 
+namespace {
+
+// A benchmark cut by the budget or its deadline (core/run_watch.hpp) reports the cut,
+// whatever the skip or failure it then ran into (a loader stopped by the cancellation).
+bool reported_as_cut(benchmark::State& state) {
+  const Cut cut = current_cut();
+  if (cut.kind == CutKind::none) return false;
+  const std::string message = cut.kind == CutKind::budget ? std::string(kSkippedPrefix) + cut.message : cut.message;
+  state.SkipWithError(message.c_str());
+  return true;
+}
+
+}  // namespace
+
 void skip_benchmark(benchmark::State& state, const std::string& reason) {
+  if (reported_as_cut(state)) return;
   state.SkipWithError((std::string(kSkippedPrefix) + reason).c_str());
 }
 
-void fail_benchmark(benchmark::State& state, const std::string& message) { state.SkipWithError(message.c_str()); }
+void fail_benchmark(benchmark::State& state, const std::string& message) {
+  if (reported_as_cut(state)) return;
+  state.SkipWithError(message.c_str());
+}
 
 void ParamRegistry::add(const std::string& name, nlohmann::json params) {
   if (!params_.emplace(name, std::move(params)).second) {
@@ -199,7 +218,10 @@ bool CollectingReporter::ReportContext(const Context& context) {
 }
 
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
-  for (const Run& run : runs) benchmarks_.push_back(run_to_json(run, params_));
+  {
+    const std::lock_guard lock(mutex_);
+    for (const Run& run : runs) benchmarks_.push_back(run_to_json(run, params_));
+  }
   ++runs_done_;
   if (progress_ != nullptr) progress_->end();  // the table line must not land after the progress line
   display_.ReportRuns(runs);
@@ -207,6 +229,11 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 void CollectingReporter::Finalize() { display_.Finalize(); }
+
+nlohmann::json CollectingReporter::benchmarks_snapshot() const {
+  const std::lock_guard lock(mutex_);
+  return benchmarks_;
+}
 
 std::string local_time(const char* format) {
   const std::time_t now = std::time(nullptr);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -80,6 +81,9 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
 
   const nlohmann::json& context() const noexcept { return context_; }
   const nlohmann::json& benchmarks() const noexcept { return benchmarks_; }
+  // A copy taken under the lock ReportRuns holds: for the watchdog's last-resort report,
+  // written from another thread while a benchmark is in flight.
+  nlohmann::json benchmarks_snapshot() const;
   std::size_t runs_done() const noexcept { return runs_done_; }
 
  private:
@@ -87,6 +91,7 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   const ParamRegistry& params_;
   nlohmann::json context_ = nlohmann::json::object();
   nlohmann::json benchmarks_ = nlohmann::json::array();
+  mutable std::mutex mutex_;  // benchmarks_, against benchmarks_snapshot()
   std::size_t runs_done_ = 0;
   Progress* progress_ = nullptr;
 };

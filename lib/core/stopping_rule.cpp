@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "core/report.hpp"
+#include "core/run_watch.hpp"
 #include "core/timing.hpp"
 
 namespace hdbench {
@@ -94,9 +96,14 @@ StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& 
   std::vector<double> scratch;  // the check's copy, reused
   std::size_t next_check = min_samples;
   bool satisfied = false;
+  sampling_started();
   for (;;) {
+    test_hang_hook(seconds.size() - first);
     seconds.push_back(sample());
     const std::size_t taken = seconds.size() - first;
+    // The run's budget and the benchmark's deadline (core/run_watch.hpp) end sampling
+    // here, between samples, whatever the rule says.
+    if (sampling_must_stop(taken)) break;
     if (taken >= next_check) {
       scratch.assign(seconds.begin() + static_cast<std::ptrdiff_t>(first), seconds.end());
       if (noise_in_place(scratch) <= rule.noise_target_percent) {
@@ -107,6 +114,7 @@ StoppingOutcome sample_until_stopped(const StoppingRule& rule, const WallClock& 
     }
     if (taken >= std::min(min_samples, kSamplesBeforeTimeout) && clock() - started >= rule.timeout_seconds) break;
   }
+  sampling_ended();
   const std::vector<double> these(seconds.begin() + static_cast<std::ptrdiff_t>(first), seconds.end());
   const SampleStats stats = summarize(these);
   StoppingOutcome outcome;
@@ -127,11 +135,17 @@ std::vector<double> run_samples(benchmark::State& state, const StoppingRule& rul
   const auto units = static_cast<benchmark::IterationCount>(std::max<std::size_t>(units_per_sample, 1));
   std::vector<double> seconds;
   if (!rule.enabled) {
+    sampling_started();
     while (state.KeepRunningBatch(units)) {
+      test_hang_hook(seconds.size());
       const double s = sample();
       state.SetIterationTime(s);
       seconds.push_back(s);
+      // Google Benchmark's loop ends when the state is skipped: the cut's reason is the skip's
+      // or the error's (core/report.cpp reads it).
+      if (sampling_must_stop(seconds.size())) fail_benchmark(state, current_cut().message);
     }
+    sampling_ended();
     return seconds;
   }
   StoppingOutcome outcome;

@@ -57,6 +57,7 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
             if (suite.window_observer_) suite.window_observer_(name, end_ns, false);
           }
         } window_end{*this, name, start_ns};
+        if (watch_ != nullptr) watch_->begin(name);
         try {
           fn(state);
         } catch (const CudaError& error) {
@@ -69,6 +70,15 @@ benchmark::internal::Benchmark* Suite::add(const std::string& name, nlohmann::js
           skip_benchmark(state, "host out of memory (std::bad_alloc)");
         } catch (const std::exception& error) {
           fail_benchmark(state, error.what());
+        }
+        if (watch_ != nullptr) {
+          // A cut the benchmark ran past without a skip or failure of its own (it was cut
+          // between samples and finished normally) is reported here.
+          if (const Cut cut = watch_->end(); cut.kind == CutKind::budget) {
+            state.SkipWithError((std::string(kSkippedPrefix) + cut.message).c_str());
+          } else if (cut.kind == CutKind::deadline) {
+            state.SkipWithError(cut.message.c_str());
+          }
         }
       });
   benchmark->UseManualTime()->Unit(benchmark::kMicrosecond);

@@ -15,6 +15,7 @@
 
 #include "core/options.hpp"
 #include "core/report.hpp"
+#include "core/run_watch.hpp"
 #include "core/system.hpp"
 
 namespace hdbench {
@@ -111,8 +112,12 @@ class Suite {
   const std::vector<BenchmarkWindow>& windows() const noexcept { return windows_; }
 
   // --hdbench_max_minutes: once `expired` says so, a benchmark not yet started reports
-  // as skipped (kBudgetSkipReason) instead of running; one already started finishes.
+  // as skipped (kBudgetSkipReason) instead of running; the one in flight is cut by the watch.
   void set_budget(std::function<bool()> expired) { budget_expired_ = std::move(expired); }
+  // The run's watch (core/run_watch.hpp): each benchmark call runs between its begin()
+  // and end(), so the budget and the benchmark's deadline hold while it runs; one cut
+  // reports as the cut (skipped for the budget, an error for the deadline).
+  void set_watch(RunWatch* watch) noexcept { watch_ = watch; }
   // Told each benchmark's name as it first starts (the GPU's conditions are read at
   // each family's start and end).
   void set_start_observer(std::function<void(const std::string& name)> observer) {
@@ -139,6 +144,7 @@ class Suite {
   WindowObserver window_observer_;
   std::vector<BenchmarkWindow> windows_;
   std::function<bool()> budget_expired_;
+  RunWatch* watch_ = nullptr;
   std::function<void(const std::string&)> start_observer_;
   std::vector<std::string> skipped_names_;
   std::map<std::string, std::string> skip_reasons_;

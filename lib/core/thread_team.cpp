@@ -1,7 +1,9 @@
 #include "core/thread_team.hpp"
 
 #include <fmt/format.h>
+#include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -23,9 +25,11 @@ void cpu_relax() noexcept {
 #endif
 }
 
-// Spins until done() or kSpinMicroseconds pass; true when done() held.
+// Spins until done() or kSpinMicroseconds pass; true when done() held. Without `spin`,
+// only looks once.
 template <typename Done>
-bool spin_until(Done done) {
+bool spin_until(bool spin, Done done) {
+  if (!spin) return done();
   const auto give_up =
       std::chrono::steady_clock::now() + std::chrono::duration<double, std::micro>(ThreadTeam::kSpinMicroseconds);
   while (!done()) {
@@ -40,7 +44,15 @@ bool spin_until(Done done) {
 
 }  // namespace
 
-ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads) {
+int usable_cpus() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return std::max(1, CPU_COUNT(&set));
+}
+
+ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads), spin_(threads <= usable_cpus()) {
   if (threads < 1) throw std::invalid_argument(fmt::format("thread team '{}' needs at least one thread", name));
   workers_.reserve(static_cast<std::size_t>(threads - 1));
   for (int i = 1; i < threads; ++i) {
@@ -79,7 +91,7 @@ void ThreadTeam::run(int parts, const std::function<void(int)>& body) {
   work_ready_.notify_all();
   work_on(generation);
   const auto all_done = [this, parts] { return parts_done_.load(std::memory_order_acquire) == parts; };
-  if (spin_until(all_done)) return;
+  if (spin_until(spin_, all_done)) return;
   std::unique_lock lock(mutex_);
   work_done_.wait(lock, all_done);
 }
@@ -110,7 +122,7 @@ void ThreadTeam::worker_loop() {
     const auto has_work = [&] {
       return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
     };
-    if (!spin_until(has_work)) {
+    if (!spin_until(spin_, has_work)) {
       std::unique_lock lock(mutex_);
       work_ready_.wait(lock, has_work);
     }

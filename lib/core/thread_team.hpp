@@ -16,7 +16,11 @@
 // as the work itself, so both sides spin briefly before they sleep: workers for the
 // next run (a training step runs several back to back), the caller for the workers
 // to finish. The spin is bounded (kSpinMicroseconds) so an idle team gives its
-// cores back, e.g. to loader workers.
+// cores back, e.g. to loader workers. A team with more threads than the CPUs this
+// process may run on does not spin at all: a spinning thread there holds the CPU that
+// the thread it waits for (one holding a part, or the caller) needs, and every run can
+// stall for a scheduler slice. Whoever sizes a team leaves cores for the threads that
+// run beside it (the CPU step in an epoch: the loader's workers).
 #pragma once
 
 #include <atomic>
@@ -31,6 +35,9 @@
 
 namespace hdbench {
 
+// The CPUs this process may run on (its affinity mask), at least 1.
+int usable_cpus() noexcept;
+
 class ThreadTeam {
  public:
   static constexpr double kSpinMicroseconds = 100.0;
@@ -43,6 +50,8 @@ class ThreadTeam {
   ThreadTeam& operator=(const ThreadTeam&) = delete;
 
   int threads() const noexcept { return threads_; }
+  // Whether its threads spin before they sleep: threads <= usable_cpus() at construction.
+  bool spins() const noexcept { return spin_; }
   // Runs body(p) once for each p in [0, parts), on any of the team's threads, this one
   // included; returns when all are done. `body` must not throw: a worker has nobody to
   // hand an exception to. One run at a time (not reentrant).
@@ -57,6 +66,7 @@ class ThreadTeam {
   void work_on(std::uint64_t generation);
 
   int threads_;
+  bool spin_;
   std::mutex mutex_;
   std::condition_variable work_ready_;
   std::condition_variable work_done_;

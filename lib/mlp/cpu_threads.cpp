@@ -49,4 +49,9 @@ ThreadChoice sweep_threads(int cores, const std::function<double(int threads)>& 
   return choice;
 }
 
+int epoch_step_threads(int chosen, int cores, int loader_workers) {
+  const int left = std::max(1, cores - std::max(0, loader_workers));
+  return std::clamp(chosen, 1, left);
+}
+
 }  // namespace hdbench

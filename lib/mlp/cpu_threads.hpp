@@ -43,4 +43,13 @@ struct ThreadChoice {
 ThreadChoice sweep_threads(int cores, const std::function<double(int threads)>& seconds_per_step,
                            double tolerance = 0.02, int rounds = kSweepRounds);
 
+// The CPU step's threads in an epoch, beside `loader_workers` loader threads: the sweep's
+// `chosen` count (measured with every core but one free), cut to the cores the workers
+// leave, at least 1. The sweep's 15 threads on the H200's 16-vCPU host plus 2 workers
+// and the consumer's wake-ups put 17 busy threads on 16 CPUs: each of the step's ~10
+// team runs a batch waits for its slowest part, and a part whose thread a loader worker
+// has preempted holds the whole team (spinning, then asleep) for a scheduler slice; the
+// epoch that took 46-75 ms a sample beside it ran for minutes.
+int epoch_step_threads(int chosen, int cores, int loader_workers);
+
 }  // namespace hdbench

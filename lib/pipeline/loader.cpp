@@ -498,6 +498,7 @@ Loader::Loader(const Dataset& dataset, LoaderConfig config) {
   State& s = *state_;
   for (int w = 0; w < s.config.workers; ++w) s.threads.emplace_back([&s, w] { s.worker_loop(w); });
   if (s.pin_step() && s.config.workers > 0) s.threads.emplace_back([&s] { s.pin_loop(); });
+  cancel_hook_ = std::make_unique<CancelHook>([&s](const std::string& why) { s.fail("loader: cancelled: " + why); });
 }
 
 Loader::~Loader() { stop(); }

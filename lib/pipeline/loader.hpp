@@ -19,7 +19,10 @@
 //
 // Thread safety: next(), release(), start_epoch() and stop() belong to one consumer
 // thread. Destroying the loader stops and joins every thread it started, mid-epoch
-// or not; the memory it holds goes with it.
+// or not; the memory it holds goes with it. When the benchmark in flight is cancelled
+// (its deadline or the run's budget, core/run_watch.hpp) the loader fails as a worker
+// failure would: its threads end and next() throws LoaderError, so an epoch that would
+// never complete still returns.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "core/host_memory.hpp"
+#include "core/run_watch.hpp"
 #include "pipeline/data_axes.hpp"
 #include "pipeline/dataset.hpp"
 #include "pipeline/sample_transform.hpp"
@@ -137,6 +141,7 @@ class Loader {
  private:
   struct State;
   std::unique_ptr<State> state_;
+  std::unique_ptr<CancelHook> cancel_hook_;  // declared after state_: gone before it
 };
 
 // Host bytes a loader with `config` allocates for its slots (all of them page-locked
