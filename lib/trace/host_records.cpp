@@ -123,12 +123,7 @@ void HostRecordBuffers::append(Record&& r) noexcept {
 void HostRecordBuffers::api(const std::string& name, std::uint64_t start_ns, std::uint64_t end_ns,
                             std::uint32_t correlation) noexcept {
   try {
-    Record r;
-    r.kind = RecordKind::api;
-    r.start_ns = start_ns;
-    r.end_ns = std::max(start_ns, end_ns);
-    r.name = name;
-    r.thread = os_thread_id();
+    Record r = host_record(RecordKind::api, name, start_ns, end_ns, os_thread_id());
     r.correlation = correlation;
     append(std::move(r));
   } catch (...) {
@@ -138,13 +133,7 @@ void HostRecordBuffers::api(const std::string& name, std::uint64_t start_ns, std
 
 void HostRecordBuffers::range(const std::string& name, std::uint64_t start_ns, std::uint64_t end_ns) noexcept {
   try {
-    Record r;
-    r.kind = RecordKind::range;
-    r.start_ns = start_ns;
-    r.end_ns = std::max(start_ns, end_ns);
-    r.name = name;
-    r.thread = os_thread_id();
-    append(std::move(r));
+    append(host_record(RecordKind::range, name, start_ns, end_ns, os_thread_id()));
   } catch (...) {
     lost_.fetch_add(1);
   }

@@ -332,12 +332,7 @@ void Recorder::add_records(std::vector<Record> records, std::size_t dropped) {
 void Recorder::range(std::uint64_t thread, const std::string& name, std::uint64_t bytes, std::uint64_t start_ns,
                      std::uint64_t end_ns) noexcept {
   try {
-    Record r;
-    r.kind = RecordKind::range;
-    r.start_ns = start_ns;
-    r.end_ns = std::max(start_ns, end_ns);
-    r.name = name;
-    r.thread = thread;
+    Record r = host_record(RecordKind::range, name, start_ns, end_ns, thread);
     r.bytes = bytes;
     std::unique_lock lock(mutex_);
     records_.push_back(std::move(r));

@@ -105,6 +105,18 @@ struct Record {
   bool async_api = false;  // copies: issued by a cudaMemcpy*Async call (CUPTI's MEMCPY_ASYNC flag)
 };
 
+// A host thread's record (an NVTX range or a runtime call): its end clamped to its start.
+inline Record host_record(RecordKind kind, const std::string& name, std::uint64_t start_ns, std::uint64_t end_ns,
+                          std::uint64_t thread) {
+  Record r;
+  r.kind = kind;
+  r.start_ns = start_ns;
+  r.end_ns = end_ns > start_ns ? end_ns : start_ns;
+  r.name = name;
+  r.thread = thread;
+  return r;
+}
+
 struct TraceMetadata {
   std::string host_name;
   std::vector<std::string> gpu_names;                 // index = device
