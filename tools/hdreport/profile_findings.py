@@ -52,8 +52,9 @@ ADVICE = {
 ASSUMPTION = {
     "input_pipeline": "enough workers keep up; a batch from a worker still costs the training thread "
                       "{handover} a tensor to take over (PyTorch's queue and shared memory), {pinned} a batch "
-                      "with pin_memory (measured on an H100 host with PyTorch 2.11; a recording without workers "
-                      "cannot show it)",
+                      "with pin_memory, whose pin thread's work half holds up the training thread (the GIL) "
+                      "(measured on H100 and H200 hosts with PyTorch 2.11; a recording without workers cannot "
+                      "show it)",
     "pageable_to_pinned": "the training thread no longer stages or waits for the copy; with num_workers=0 it "
                           "still copies each batch into pinned memory itself, priced at {pin_rate}",
     "overlap_copies": "the host stops waiting for these copies; the kernels that use them wait on the GPU",
@@ -137,12 +138,14 @@ def findings(a: Analysis, model, idle: dict, ceilings: Ceilings) -> list[dict]:
     span = a.totals["span_s"]
     if span <= 0 or not model.steps:
         return []
-    # A fix is kept when it saves enough alone or added to the others (pinning may pay only
-    # once workers pin); the savings added are then worked out over the kept fixes alone, so
-    # they sum to what those fixes save together.
+    # A fix is kept when it saves enough alone or added last to all the others (pinning may
+    # pay only once workers pin, and workers only once batches are pinned); the savings added
+    # are then worked out over the kept fixes alone, so they sum to what they save together.
     floor = MIN_SAVING_OF_SPAN * span
     eligible = [f for f in profile_model.FIXES if f != "launch" or launch_bound(model)]
-    kept = [f for f, (alone, added) in profile_model.savings(model, eligible).items() if max(alone, added) >= floor]
+    everything = model.saving_s(eligible)
+    kept = [f for f in eligible  # alone, or what it adds last to all the others (it may enable them)
+            if max(model.saving_s({f}), everything - model.saving_s(set(eligible) - {f})) >= floor]
     priced = profile_model.savings(model, kept)
     pin_rate = (model.pin_rate_source if model.pin_rate_source else
                 "what the driver's staging took (no host memcpy rate in the baseline)")

@@ -19,13 +19,15 @@ sum of what that thread did in it:
 
 Each fix changes some of these (FIXES); the time with a set of fixes applied is
 
-    T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R')
+    T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R' + pin thread's share)
     B'     = min(B, tensors x HANDOVER_TENSOR_S)        workers (each tensor of a batch comes
                                                         through PyTorch's worker queue and
                                                         shared memory, on this thread)
            = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
-                                                        the batches over; it is a stage of
-                                                        its own, so T(F) >= its time
+                                                        the batches over; a Python thread, it
+                                                        adds PIN_THREAD_GIL_SHARE of its own
+                                                        time (tensors x HANDOVER_TENSOR_S and
+                                                        the pinning) to the step
     L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
                                                         else what the staging took
     L_pin' = 0                                          overlap
@@ -51,14 +53,21 @@ from hdreport.profile_host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
 # What a batch from a DataLoader worker still costs the training thread, which a recording
-# with num_workers=0 cannot show: measured on an H100 host (16 vCPUs, PyTorch 2.11) by
-# tools/fashion_mnist_ablation.sh on 2026-11-26. Without pin_memory the training thread
-# takes each tensor off the worker queue and maps its shared memory: 4.72 s of batch wait
-# for 3000 batches of 3 tensors, with the copies that touch the fresh pages slower too,
-# about 0.65 ms a tensor in all. With pin_memory the pin thread does that and hands over
-# a pinned batch: 0.63 s for 3000 batches (0.21 ms each). Stated in the findings.
+# with num_workers=0 cannot show, measured by tools/fashion_mnist_ablation.sh and
+# tools/profile_gpu_check.sh (PyTorch 2.11, 16-vCPU hosts, 2026-11-26):
+# - without pin_memory the training thread takes each tensor off the worker queue and maps
+#   its shared memory: on an H100 host 4.72 s of batch wait for 3000 batches of 3 tensors,
+#   and the copies that first touch the fresh pages slower too: about 0.65 ms a tensor in
+#   all (an H200 host: 0.46 ms a tensor of batch wait);
+# - with pin_memory the pin thread takes the batches over and the training thread waits
+#   0.21-0.43 ms a batch (H100 0.21 with one tensor; H200 0.28 with one, 0.43 with three);
+# - the pin thread is a Python thread: its work (the hand-over and the pinning copy) holds
+#   the GIL much of the time, so about half of it lands on the training thread's step (the
+#   share that puts the workers-and-pin and all-fixed runs of both hosts within 12%).
+# Stated in the findings.
 HANDOVER_TENSOR_S = 0.65e-3
-HANDOVER_PINNED_S = 0.21e-3
+HANDOVER_PINNED_S = 0.30e-3
+PIN_THREAD_GIL_SHARE = 0.5
 FIXES = ("workers", "pin", "overlap", "pack", "item", "launch")
 
 
@@ -94,10 +103,10 @@ class Step:
 
     def time(self, fixes: frozenset, pin_cost: int) -> int:
         B = self.B
-        stage = 0  # a pipeline stage of its own (the pin thread): the step lasts at least as long
+        pin_thread = 0  # the share of the pin thread's work the training thread waits through
         if "workers" in fixes and "pin" in fixes:
             B = min(self.B, round(self.batches * HANDOVER_PINNED_S / NS))
-            stage = self.pin_thread(fixes, pin_cost)
+            pin_thread = round(PIN_THREAD_GIL_SHARE * self.pin_thread(fixes, pin_cost))
         elif "workers" in fixes:
             B = min(self.B, round(self.tensors_after(fixes) * HANDOVER_TENSOR_S / NS))
         pinning = 0 if "workers" in fixes else pin_cost
@@ -114,7 +123,7 @@ class Step:
                 B + L_pg + L_pin + S + O
             R = max(0, self.R - window)
         G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
-        return max(G, stage, B + L_pg + L_pin + S + O + R)
+        return max(G, B + L_pg + L_pin + S + O + R + pin_thread)
 
 
 @dataclass

@@ -16,12 +16,13 @@ A record that lacks a field the analysis needs is skipped and counted, never gue
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-RECORDS_FILE = re.compile(r"records-([0-9]+)\.jsonl")
+RECORDS_FILE = re.compile(r"records-([0-9]+)\.jsonl(\.gz)?")  # gzipped: records kept beside a reference profile
 GPU_TYPES = ("copy", "memset", "kernel")
 
 
@@ -117,7 +118,8 @@ def read_process(path: Path, into: Recording) -> Process:
     seen_process_line = False
     targets = {"copy": into.copies, "memset": into.memsets, "kernel": into.kernels, "api": into.apis,
                "range": into.ranges}
-    for line, is_last in _lines(path.read_bytes()):
+    data = path.read_bytes()
+    for line, is_last in _lines(gzip.decompress(data) if path.name.endswith(".gz") else data):
         if not line.strip():
             continue
         try:
@@ -180,7 +182,7 @@ def _read_process_line(process: Process, record: dict) -> None:
 def read_recording(folder: str | Path) -> Recording:
     """Every records file in `folder` (none: an empty Recording), processes in start order."""
     recording = Recording()
-    files = sorted(p for p in Path(folder).glob("records-*.jsonl") if RECORDS_FILE.fullmatch(p.name))
+    files = sorted(p for p in Path(folder).glob("records-*.jsonl*") if RECORDS_FILE.fullmatch(p.name))
     for path in files:
         try:
             recording.processes.append(read_process(path, recording))

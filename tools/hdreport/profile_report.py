@@ -103,6 +103,19 @@ def report(section: dict, baseline_report: dict | None, arguments: list[str], st
     return {"context": writer.context(hdbench, executable), "benchmarks": [], "profile": section}
 
 
+def reanalysed(report: dict, recording: Recording, baseline_report: dict | None) -> dict:
+    """`report` (a profile report) with its analysis made again from the records it was made
+    from (hdbench_profile --hdbench_records=DIR kept them) by this revision's model: what was
+    run, its exit, wall time, baseline and trace stay as they were."""
+    old = report["profile"]
+    section = profile_section(old["command"], old["exit"]["code"], old["exit"]["signal"], old["wall_s"], recording,
+                              old["baseline"], baseline_report, old.get("trace"))
+    whole = copy.deepcopy(report)
+    whole["profile"] = section
+    whole["context"]["hdbench"]["reanalysed"] = {"git_revision": writer.git_revision(), "at": writer.now()}
+    return whole
+
+
 def write(path: str, whole: dict) -> None:
     """Strict JSON (no NaN), atomically: a reader never sees half a report."""
     writer.write_atomically(path, json.dumps(whole, indent=2, allow_nan=False) + "\n")

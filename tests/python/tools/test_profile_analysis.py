@@ -287,3 +287,14 @@ def test_the_end_line_names_the_gpus_and_what_the_trace_or_the_budget_left_out(t
 ])
 def test_blocking_calls_by_name_with_or_without_cuptis_version_tail(name, blocking):
     assert profile_analysis.is_blocking_call(name) is blocking
+
+
+def test_gzipped_records_read_as_plain_ones(tmp_path):
+    import gzip
+    plain, zipped = tmp_path / "plain", tmp_path / "zipped"
+    plain.mkdir()
+    zipped.mkdir()
+    path = tutorial(steps=3).write(plain)
+    (zipped / (path.name + ".gz")).write_bytes(gzip.compress(path.read_bytes()))
+    a, b = profile_records.read_recording(plain), profile_records.read_recording(zipped)
+    assert len(b.copies) == len(a.copies) > 0 and b.processes[0].complete and b.processes[0].pid == a.processes[0].pid
