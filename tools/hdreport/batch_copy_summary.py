@@ -15,7 +15,7 @@ FAMILY = "batch_copy"
 METHODS = ["per_tensor", "packed", "batch_api", "mapped_kernel", "one_copy"]
 WORDS = {"batch_api": "`cudaMemcpyBatchAsync`", "mapped_kernel": "The mapped gather kernel"}
 TARGET_K = 32  # where the packed copy is set against the floor
-TARGET = 1.2  # the packed buffer's copy within 1.2x one copy of a buffer already packed
+TARGET = 1.2  # the packed batch (gather + copy) within 1.2x one copy of a buffer already packed
 
 
 def _us(b: dict, counter: str = "batch_us") -> float:
@@ -59,15 +59,20 @@ def one_buffer(report: dict) -> list[str]:
         max((k for k in ks if ("packed", k) in runs and ("one_copy", k) in runs), default=None)
     if at is not None:
         packed, floor = runs[("packed", at)], runs[("one_copy", at)]
-        copy = packed["counters"].get("copy_us")
-        if copy is not None:
-            ratio = copy / _us(floor)
-            verdict = "met" if ratio <= TARGET else "missed"
-            where = "" if at == TARGET_K else f" (K = {TARGET_K} did not run)"
-            lines.append(f"- At K = {at}{where} ({movement.size(packed['params']['bytes'])}), the packed buffer's "
-                         f"copy takes {movement.us(copy)} µs against {movement.us(_us(floor))} µs for one copy of a "
-                         f"buffer already packed: **{ratio:.2f}×** (the target, within {TARGET:g}×: {verdict}; "
-                         f"{name(packed)} vs {name(floor)}). The gather adds {movement.us(packed['counters'].get('gather_us', 0))} µs.")
+        # The question is moving the batch: the packed batch costs its host gather and its copy
+        # (batch_us), not the copy alone, which moves a buffer someone already packed.
+        whole = _us(packed)
+        ratio = whole / _us(floor)
+        verdict = "met" if ratio <= TARGET else "missed"
+        where = "" if at == TARGET_K else f" (K = {TARGET_K} did not run)"
+        copy, gather = packed["counters"].get("copy_us"), packed["counters"].get("gather_us")
+        parts = (f" ({movement.us(gather)} µs of host gather + {movement.us(copy)} µs of copy; the copy alone is "
+                 f"{copy / _us(floor):.2f}× one copy, but a batch is not moved until it is gathered)"
+                 if copy is not None and gather is not None else "")
+        lines.append(f"- At K = {at}{where} ({movement.size(packed['params']['bytes'])}), moving the batch packed "
+                     f"takes {movement.us(whole)} µs{parts} against {movement.us(_us(floor))} µs for one copy of a "
+                     f"buffer already packed: **{ratio:.2f}×** (the target, within {TARGET:g}×: {verdict}; "
+                     f"{name(packed)} vs {name(floor)}).")
     for method in ("batch_api", "mapped_kernel"):
         mine = [k for k in ks if (method, k) in runs]
         if not mine:

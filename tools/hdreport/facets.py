@@ -51,6 +51,10 @@ class Spec:
     row_keys: tuple = ()  # derived rows: the fields that place a row (the rest are its measurements)
     null_note: str = ""  # derived rows whose y is null are marked with this at the foot of their panel
     min_xs: int = 1  # draw a figure only where its points have at least this many x values
+    # The title where none of `companions` is drawn (none ran at the figure's x values): the
+    # title must not promise lines the figure lacks; '' keeps `title`.
+    title_alone: str = ""
+    missing_companions: str = ""  # said under the title then (why none is drawn)
 
 
 @dataclass
@@ -254,7 +258,11 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
         ax.set_ylim(low, max(high, top * (1.6 if not spec.linear_y else 1.08)))
     constant = _constant_text(pts, series_keys, spec, fig_layout["figure_values"])
     subtitle = machine + (f" · {constant}" if constant else "")
-    fig.suptitle(f"{spec.title}\n{subtitle}", fontsize=11)
+    title = spec.title
+    if spec.companions and not companion_points and spec.title_alone:
+        title = spec.title_alone
+        subtitle += f" · {spec.missing_companions}" if spec.missing_companions else ""
+    fig.suptitle(f"{title}\n{subtitle}", fontsize=11)
     shown = legend if (series_keys or companion_points) else {}
     style.finish(fig, shown, min(len(shown), 3) or 1, 2)
     fig.hdbench = {"points": drawn, "spec": spec.name, "series_keys": series_keys}

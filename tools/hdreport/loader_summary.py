@@ -56,10 +56,44 @@ def best_scaling_rows(report: dict) -> dict:
     return best
 
 
+def unmeasured(report: dict, consumer: str, cost: float) -> list[str]:
+    """The grid points of one consumer and sample cost that were not measured, in words
+    ('batch 1024, direct, 8 workers: skipped (not run: … budget reached)'): the loader's
+    skipped and failed entries (points cut by `--hdbench_max_minutes` are skipped ones).
+    Where any is missing the best worker count is not known: the missing point may be it."""
+    out = []
+    measured = {b.get("name") for b in ok_runs(report, "loader")}  # another report given may have run it
+    for b in report["benchmarks"]:
+        p = b.get("params", {})
+        if b.get("name") in measured:
+            continue
+        if p.get("family") != "loader" or b.get("status") == "ok" or b.get("run_type", "iteration") != "iteration":
+            continue
+        if p.get("consumer") != consumer or p.get("sample_cost_us") != cost:
+            continue
+        why = " ".join(str(b.get("skip_reason") or b.get("error_message") or "no reason given").split())
+        out.append(f"batch {p.get('batch', '?')}, {p.get('pinning', '?')}, {p.get('workers', '?')} workers: "
+                   f"{'skipped' if b.get('status') == 'skipped' else 'failed'} ({why})")
+    return out
+
+
+def unmeasured_text(missing: list[str], limit: int = 4) -> str:
+    shown = "; ".join(missing[:limit]) + (f"; and {len(missing) - limit} more" if len(missing) > limit else "")
+    return f"{len(missing)} point{'s' if len(missing) != 1 else ''} of the grid not measured ({shown})"
+
+
 def loader_workers(report: dict) -> list[str]:
     lines = []
     for (consumer, cost), row in sorted(best_scaling_rows(report).items()):
         workers, best, cells = row["best_workers"], row["best_samples/s"], row["by_workers"]
+        missing = unmeasured(report, consumer, cost)
+        if missing:
+            lines.append(f"- {consumer} consumer, {cost:g} µs/sample: **not answered**: {unmeasured_text(missing)}, "
+                         f"so the best worker count is not known (a point not measured may be it). The fastest "
+                         f"measured, not an answer: batch {row['batch']}, {row['pinning']}, {workers} workers, "
+                         f"{best:,.0f} samples/s ({_sources(report, row, (row['pinning'],), workers, 'loader_scaling')}). "
+                         "Run the grid in full (a larger `--hdbench_max_minutes`, or `--hdbench_families=loader` alone).")
+            continue
         speedup = cells[str(workers)].get("speedup_vs_0_workers")
         if workers == 0:
             versus = "no worker count beat building batches on the consumer thread"

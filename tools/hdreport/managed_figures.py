@@ -14,7 +14,9 @@ PINNED_COPIES = {"family": "transfer", "engine": "copy", "variant": "per_copy", 
 SPECS = [
     Spec("managed", "Managed memory: pages moved on demand, by a prefetch and under advice, beside pinned copies",
          "bytes", "bandwidth_GB/s", where={"family": "managed"}, cols="direction", series=("variant",),
-         ylabel=BANDWIDTH, references=link_rates, companions=(PINNED_COPIES,)),
+         ylabel=BANDWIDTH, references=link_rates, companions=(PINNED_COPIES,),
+         title_alone="Managed memory: pages moved on demand, by a prefetch and under advice",
+         missing_companions="no pinned copies of these sizes in the report (run `transfer` with the same sizes)"),
 ]
 MAKERS = ()
 

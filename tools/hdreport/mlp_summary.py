@@ -342,6 +342,18 @@ def batch_movement(report: dict) -> list[str]:
     return lines
 
 
+def epochs_not_measured(report: dict, model: str) -> list[str]:
+    """The GPU epochs of `model` that were skipped or failed, in words (batch, workers, why)."""
+    out = []
+    for b in report["benchmarks"]:
+        p = b.get("params", {})
+        if p.get("family") == "mlp" and p.get("variant") == "epoch" and p.get("processor") == "gpu" and \
+                p.get("model") == model and b.get("status") in ("skipped", "error"):
+            why = " ".join(str(b.get("skip_reason") or b.get("error_message") or "no reason given").split())
+            out.append(f"batch {p.get('batch', '?')}, {p.get('workers', '?')} workers: {b.get('status')} ({why})")
+    return out
+
+
 def training_gpu_busy(report: dict) -> list[str]:
     """Per model, from the GPU training epochs (loader -> copy -> step): the fastest
     batch and worker count, the fewest workers that come close at that batch, and the
@@ -357,6 +369,14 @@ def training_gpu_busy(report: dict) -> list[str]:
         runs = by_model[model]
         best = max(runs, key=lambda b: b["counters"]["samples/s"])
         p, k = best["params"], best["counters"]
+        missing = epochs_not_measured(report, model)
+        if missing:  # the fastest point may be one that did not run: no answer
+            lines.append(f"- {model}: **not answered**: {len(missing)} GPU epoch{'s' if len(missing) != 1 else ''} of "
+                         f"the grid not measured ({'; '.join(missing[:3])}{'; …' if len(missing) > 3 else ''}), so the "
+                         f"best batch and worker count are not known. The fastest measured, not an answer: batch "
+                         f"{p['batch']} with {p['workers']} workers ({p['pinning']}), {k['samples/s']:,.0f} samples/s "
+                         f"({name(best)}).")
+            continue
         line = (f"- {model}: fastest epoch at batch {p['batch']} with **{p['workers']}** loader workers "
                 f"({p['pinning']}): {k['samples/s']:,.0f} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
                 f"({name(best)}){noise_note([best])}.")

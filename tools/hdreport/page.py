@@ -158,7 +158,8 @@ def page(reports: list[tuple[str, dict]]) -> str:
            "<meta name=viewport content='width=device-width, initial-scale=1'>",
            f"<title>{re.sub('<[^>]+>', '', title)}</title><style>{STYLE}</style></head><body>", f"<h1>{title}</h1>"]
     if not only_sections:
-        out += [markdown(summary.headlines(merged)),
+        several = [markdown([summary.runs_line(merged)])] if len(reports) > 1 else []
+        out += [markdown(summary.headlines(merged)), *several,
                 "<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary. "
                 "Each answer names the benchmarks it came from; each figure links back to its question.</p>"]
     for key, heading, lines, _ in sections:

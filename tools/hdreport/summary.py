@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdreport import loader_summary, mlp_summary, noise, transfer_summary
+from hdreport import loader_summary, mlp_summary, noise, transfer_figures, transfer_summary
 from hdreport.families import FAMILIES, SECTIONS
 from hdreport.markdown import machine_name, named, runs_named, slug, table
 from hdreport.schema import ok_runs
@@ -98,9 +98,12 @@ def _overlap_headline(report: dict):
     rows = [r for r in report.get("derived", {}).get("stream_overlap", []) if "pipelined" in r and "sync" in r]
     if not rows:
         return None
-    best = max(rows, key=lambda r: r["pipelined_saving_vs_sync_percent"])
-    pipe = best["pipelined"]
-    return (f"pipelining saves **{best['pipelined_saving_vs_sync_percent']:.0f}%** against synchronous copies "
+    pairs = [(r, p) for r in rows for p in [transfer_figures.multi_stream_pipeline(report, r)] if p is not None]
+    if not pairs:  # one stream runs copy, kernel, copy back in order: it cannot overlap
+        return (f"**not measured**: no pipeline of {transfer_figures.MIN_PIPELINE_STREAMS} or more streams ran "
+                "(one stream cannot overlap); run `--hdbench_stream_counts=2,4`", [])
+    best, pipe = max(pairs, key=lambda t: t[1]["saving_vs_sync_percent"])
+    return (f"pipelining saves **{pipe['saving_vs_sync_percent']:.0f}%** against synchronous copies "
             f"({size_text(best['bytes'])}, {best['memory']}, {pipe['streams']} streams × {pipe['chunks']} chunks, "
             f"kernel ≈ {best['compute_ratio']:g}× the copy)",
             runs_named(report, [best["sync"].get("benchmark"), pipe.get("benchmark")]))
@@ -112,12 +115,20 @@ def _batch_workers_headline(report: dict):
     if epochs:
         best = max(epochs, key=lambda b: b["counters"]["samples/s"])
         p, k = best["params"], best["counters"]
+        missing = mlp_summary.epochs_not_measured(report, p["model"])
+        if missing:  # the fastest point may be one that did not run: no answer
+            return ("training-busy", f"**not answered**: {len(missing)} GPU epoch{'s' if len(missing) != 1 else ''} "
+                    f"of {p['model']} not measured ({missing[0]}{'; …' if len(missing) > 1 else ''})", [])
         return ("training-busy", f"batch {p['batch']} with **{p['workers']}** loader workers: {k['samples/s']:,.0f} "
                 f"samples/s, GPU busy {k['gpu_busy_percent']:.0f}% ({p['model']} epochs, {p['pinning']})", [best])
     rows = loader_summary.best_scaling_rows(report)
     if not rows:
         return None
     (consumer, cost), row = min(rows.items(), key=lambda item: (item[0][0] != "gpu", item[0][1]))
+    missing = loader_summary.unmeasured(report, consumer, cost)
+    if missing:  # the best point may be one that did not run: no answer
+        return ("loader-workers", f"**not answered**: {loader_summary.unmeasured_text(missing, 1)} ({consumer} "
+                f"consumer, {cost:g} µs/sample): the best may be one of them", [])
     workers = row["best_workers"]
     speedup = row["by_workers"][str(workers)].get("speedup_vs_0_workers")
     versus = f", {speedup:.2f}× 0 workers" if speedup and workers else ""
@@ -154,12 +165,33 @@ def headlines(report: dict) -> list[str]:
             rows.append([label, "not measured in these reports", "–", "–"])
             continue
         text, runs = found
-        rows.append([label, text, noise.how_sure(runs), f"[detail](#{slug(question[anchor])})"])
+        rows.append([label, text, noise.how_sure(runs) if runs else "–", f"[detail](#{slug(question[anchor])})"])
     return table(["question", "answer", "how sure (noise)", "where"], rows)
 
 
+def runs_line(report: dict) -> str:
+    """Where and when the (merged) report's runs ran: one run's host, start and version; for
+    several, that the page is drawn from them all, each with its own."""
+    contexts = report.get("contexts") or {"?": report["context"]}
+
+    def run(ctx: dict) -> str:
+        hd = ctx.get("hdbench", {})
+        what = f"PyTorch {hd['torch_version']}" if hd.get("implementation") == "pytorch" and "torch_version" in hd \
+            else f"hdbench {hd.get('version', '?')} ({hd.get('git_revision', '?')})"
+        return f"host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, {what}"
+
+    if len(contexts) < 2:
+        ctx = report["context"]
+        hd = ctx["hdbench"]
+        return (f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, hdbench {hd.get('version', '?')} "
+                f"({hd.get('git_revision', '?')}).")
+    return (f"**Drawn from {len(contexts)} runs**, read as one (where two ran the same configuration, the first "
+            f"given is quoted): " + "; ".join(f"`{name}` ({run(ctx)})" for name, ctx in contexts.items()) + ".")
+
+
 def header(report: dict) -> list[str]:
-    """The title (the machine by its GPU and CPU), the answers, then where and when it ran."""
+    """The title (the machine by its GPU and CPU), the answers, then where and when it ran
+    (each run, where the page is drawn from several)."""
     ctx = report["context"]
     hd = ctx["hdbench"]
     system = hd.get("system", {})
@@ -170,8 +202,7 @@ def header(report: dict) -> list[str]:
     synthetic = f" **Synthetic**: {', '.join(f'`{n}`' for n in made_up)} made by a test generator, not measured." \
         if made_up else ""
     return [f"# hdbench: {machine_name(ctx)}", "", *headlines(report), "",
-            f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, hdbench {hd.get('version', '?')} "
-            f"({hd.get('git_revision', '?')}).{gpu} Source: {files}. GB/s means 1e9 bytes per second.{synthetic}"]
+            f"{runs_line(report)}{gpu} Source: {files}. GB/s means 1e9 bytes per second.{synthetic}"]
 
 
 def not_measured(report: dict) -> list[str]:
