@@ -59,16 +59,28 @@ step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" 
   -- python3 "$ex/tutorial_style.py" --steps "$steps"
 step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench_records="$work/rec-well" -- \
   python3 "$ex/well_written.py" --steps "$steps"
-FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation 330 "$bundle/tools/fashion_mnist_ablation.sh" "$work/ablation.json" \
-  --steps "$steps" --device cuda --repeat "$repeat"
-for round in $(seq "$repeat"); do  # the interaction the model prices: the pin thread takes the batches over
-  step "plain_workers_pin_$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers,pin
-done
-step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
-for fix in workers all; do
-  step "prof_tutorial_$fix" 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-$fix.json" \
-    --hdbench_records="$work/rec-tutorial-$fix" -- python3 "$ex/tutorial_style.py" --steps "$steps" --fix "$fix"
-done
+# Every habit fixed alone, REPEAT rounds (the whole ablation), or with QUICK_ABLATION=1 only
+# the variants the model's largest prices rest on, round-robin: plain, workers, workers and
+# pin (the pin thread takes the batches over), all, and well_written.
+if [[ ${QUICK_ABLATION:-0} == 1 ]]; then
+  for round in $(seq "$repeat"); do
+    step "plain_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps"
+    step "workers_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers
+    step "workers_pin_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers,pin
+    step "all_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix all
+    step "well_r$round" 60 python3 "$ex/well_written.py" --steps "$steps"
+  done
+else
+  FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation 330 "$bundle/tools/fashion_mnist_ablation.sh" "$work/ablation.json" \
+    --steps "$steps" --device cuda --repeat "$repeat"
+  for round in $(seq "$repeat"); do
+    step "plain_workers_pin_$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers,pin
+  done
+  step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
+fi
+pack  # what has run so far comes back even if the call is cut later
+step prof_tutorial_all 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-all.json" \
+  --hdbench_records="$work/rec-tutorial-all" -- python3 "$ex/tutorial_style.py" --steps "$steps" --fix all
 # Issue 39: the default preset under its own budget, with what is left (at most 4 minutes).
 left=$((budget - (SECONDS - start) - 25))
 if ((left >= 60)); then

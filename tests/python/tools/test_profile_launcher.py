@@ -303,7 +303,7 @@ def test_without_any_baseline_the_findings_that_need_none(tmp_path, lib):
     p = report["profile"]
     assert p["baseline"]["how"] == "none"
     # The fixes are priced from the recording alone; pinning at what the staging took.
-    assert {f["id"] for f in p["findings"]} == {"pageable_to_pinned", "drop_blocking_reads"}
+    assert {f["id"] for f in p["findings"]} == {"pageable_to_pinned", "drop_blocking_reads", "pack_small_copies"}
     assert p["model"]["pin_rate_source"] == ""
     assert "no baseline: fractions and savings need one" in result.stderr
 
