@@ -81,11 +81,16 @@ void ThreadTeam::run(int parts, const std::function<void(int)>& body) {
   std::uint64_t generation = 0;
   {
     std::lock_guard lock(mutex_);
-    body_ = &body;
-    parts_.store(parts, std::memory_order_relaxed);
-    parts_done_.store(0, std::memory_order_relaxed);
     generation = generation_.load(std::memory_order_relaxed) + 1;
-    ticket_.store(generation << 32, std::memory_order_release);  // part 0 of the new run is next
+    // The new generation's ticket first: a worker still in the last run may hold its ticket
+    // (past the last part) and, once parts_ grows, would claim a part of this run under the
+    // old generation with a CAS on that stale value, running it twice and counting it twice
+    // (the run then never sees parts_done_ == parts: a team stuck for ever). With the ticket
+    // changed first, that CAS fails and the worker sees the new generation and leaves.
+    ticket_.store(generation << 32, std::memory_order_seq_cst);
+    body_ = &body;
+    parts_.store(parts, std::memory_order_seq_cst);
+    parts_done_.store(0, std::memory_order_seq_cst);
     generation_.store(generation, std::memory_order_release);
   }
   work_ready_.notify_all();
@@ -101,7 +106,8 @@ void ThreadTeam::work_on(std::uint64_t generation) {
   while (true) {
     if ((ticket >> 32) != generation) return;  // a newer run: this one's parts are all taken
     const auto part = static_cast<int>(ticket & 0xFFFFFFFFu);
-    if (part >= parts_.load(std::memory_order_relaxed)) return;
+    // Acquire: seeing a new run's parts_ makes its new ticket visible to the CAS below.
+    if (part >= parts_.load(std::memory_order_acquire)) return;
     if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
       continue;  // another thread took it; `ticket` holds the new value
     }
