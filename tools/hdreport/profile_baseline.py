@@ -151,8 +151,7 @@ class Ceilings:
             (s0, g0), (s1, g1) = points[i - 1], points[i]
             if size == s1:
                 return g1, f"{what}: {rate_text(g1)} GB/s measured at {size_short(s1)}"
-            t = (math.log(size) - math.log(s0)) / (math.log(s1) - math.log(s0))
-            g = g0 + t * (g1 - g0)
+            g = interpolate(points, size)
             return g, (f"{what}: {rate_text(g)} GB/s interpolated in log(size) at {size_short(size)} between "
                        f"{size_short(s0)} ({rate_text(g0)} GB/s) and {size_short(s1)} ({rate_text(g1)} GB/s)")
         if size == s:

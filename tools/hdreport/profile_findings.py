@@ -25,8 +25,7 @@ from __future__ import annotations
 import math
 
 from hdreport import profile_model
-from hdreport.profile_analysis import NS, Analysis
-from hdreport.profile_baseline import Ceilings
+from hdreport.profile_analysis import Analysis
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
@@ -133,7 +132,7 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
             f"of the {duration_text(a.totals['span_s'])} span")
 
 
-def findings(a: Analysis, model, idle: dict, ceilings: Ceilings) -> list[dict]:
+def findings(a: Analysis, model, idle: dict) -> list[dict]:
     """The findings worth acting on, by their saving alone, largest first."""
     span = a.totals["span_s"]
     if span <= 0 or not model.steps:
@@ -167,5 +166,3 @@ def saving_together_s(model, found: list[dict]) -> float:
     """What the findings' fixes save together (the sum of their `saving_s`, computed once)."""
     return model.saving_s({f["fix"] for f in found})
 
-
-__all__ = ["findings", "duration_text", "sentence", "saving_together_s", "NS"]

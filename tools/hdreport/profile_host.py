@@ -28,10 +28,10 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from hdreport.profile_analysis import VERSION_TAIL
 from hdreport.profile_intervals import Union
 
 CAUSES = ("input_pipeline", "host", "copy_call", "blocked", "launching", "cuda_other", "outside_steps")
-VERSION_TAIL = re.compile(r"(_ptsz|_ptds)?(_v\d+)?$")
 LOADER_RANGE = re.compile(r"dataloader|__next__|collate|fetch|loader", re.I)
 
 
@@ -44,10 +44,6 @@ def call_category(name: str) -> str:
     if name.startswith(("cudaLaunch", "cudaGraphLaunch", "cuLaunch", "cuGraphLaunch")):
         return "launching"
     return "cuda_other"
-
-
-def is_launch(name: str) -> bool:
-    return call_category(name) == "launching"
 
 
 @dataclass
@@ -86,6 +82,15 @@ class Thread:
         self.segments = segments
         self.starts = [s for s, _, _ in segments]
 
+    def segments_in(self, start: int, end: int):
+        """(start, end, cause) of each segment overlapping [start, end], clipped to it."""
+        i = max(bisect_right(self.starts, start) - 1, 0)
+        while i < len(self.segments) and self.segments[i][0] < end:
+            s, e, cause = self.segments[i]
+            if e > start:
+                yield max(s, start), min(e, end), cause
+            i += 1
+
     def time_by_cause(self, start: int, end: int) -> dict:
         """How the thread spent [start, end]: seconds-free ns per cause. Before its first call
         and after its last, the thread was doing host work (or had not started its CUDA work)."""
@@ -93,19 +98,15 @@ class Thread:
         if end <= start:
             return out
         covered = 0
-        i = max(bisect_right(self.starts, start) - 1, 0)
-        while i < len(self.segments) and self.segments[i][0] < end:
-            s, e, cause = self.segments[i]
-            part = max(0, min(e, end) - max(s, start))
-            if part:
-                if cause == "host" and self.loader_ranges is not None:
-                    in_loader = self.loader_ranges.overlap(max(s, start), min(e, end))
-                    out["input_pipeline"] += in_loader
-                    part -= in_loader
-                    covered += in_loader
-                out[cause] += part
-                covered += part
-            i += 1
+        for s, e, cause in self.segments_in(start, end):
+            part = e - s
+            if cause == "host" and self.loader_ranges is not None:
+                in_loader = self.loader_ranges.overlap(s, e)
+                out["input_pipeline"] += in_loader
+                part -= in_loader
+                covered += in_loader
+            out[cause] += part
+            covered += part
         out["host"] += (end - start) - covered
         return out
 

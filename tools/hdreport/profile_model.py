@@ -48,7 +48,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from hdreport.profile_analysis import NS, SMALL_COPY
+from hdreport.profile_analysis import NS
 from hdreport.profile_host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
@@ -80,7 +80,6 @@ class Step:
     R_call: int = 0  # the read's own copy call (in O)
     L_pg: int = 0
     L_pg_call: int = 0
-    pg_bytes: int = 0
     L_pin: int = 0
     S: int = 0
     S_call: int = 0
@@ -169,17 +168,24 @@ def _groups(copies: list, launches: list) -> list[list]:
     return groups
 
 
-def _step(a, t, start: int, end: int, copies: list, launches: list, read, busy, rate, pinned_rate) -> tuple:
-    """One step of thread `t`, [start, end]; `read` is the key of the blocking call that ends it
-    (its wait is R, never a copy's), or None."""
+def ns_at(n_bytes: int, gbps: float | None) -> int | None:
+    """Nanoseconds `n_bytes` take at `gbps`, or None without a rate."""
+    return round(n_bytes / (gbps * 1e9) / NS) if gbps else None
+
+
+def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_copies: list, busy, rate,
+          pinned_rate) -> tuple:
+    """One step of thread `t`, [start, end]: `copies` are the H2D copies whose calls start in it;
+    `read` is the key of the blocking call that ends it (its wait is R, never a copy's), or
+    None, and `read_copies` the reads that ended in it."""
     s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0)
-    if read:  # the read's copy call: the copies that ended in the read's wait, issued in the step
-        s.R_call = sum(c.call[1] - c.call[0] for c in reads_in(a, read) if start <= c.call[0] < end)
+    # the read's copy call: the copies that ended in the read's wait, issued in the step
+    s.R_call = sum(c.call[1] - c.call[0] for c in read_copies if start <= c.call[0] < end)
     by_cause = t.time_by_cause(start, end)
     s.B = by_cause["input_pipeline"]
     waits_counted: set = {read}
     pin_cost = 0
-    for group in _groups([c for c in copies if start <= c.call[0] < end], launches):
+    for group in _groups(copies, launches):
         s.batches += 1
         s.tensors += len(group)
         largest = max(group, key=lambda c: c.bytes)
@@ -197,25 +203,20 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, busy, 
             elif c.host_kind == "pageable":
                 s.L_pg += call + wait
                 s.L_pg_call += call
-                s.pg_bytes += c.bytes
                 s.G_pg_dma += c.duration
-                pinned = pinned_rate(c.bytes)
-                s.G_pinned_dma += min(c.duration, round(c.bytes / (pinned * 1e9) / NS)) if pinned else c.duration
-                pin_cost += round(c.bytes / (rate(c.bytes) * 1e9) / NS) if rate(c.bytes) else call
+                pinned = ns_at(c.bytes, pinned_rate(c.bytes))
+                s.G_pinned_dma += min(c.duration, pinned) if pinned is not None else c.duration
+                pinning = ns_at(c.bytes, rate(c.bytes))
+                pin_cost += pinning if pinning is not None else call
             elif c.blocking:
                 s.L_pin += wait
-    s.launch_calls = sum(min(e, end) - max(b, start) for b, e, cause in t.segments
-                         if cause == "launching" and e > start and b < end)
-    s.L_idle = sum(max(0, min(e, end) - max(b, start)) - busy.overlap(max(b, start), min(e, end))
-                   for b, e, cause in t.segments if cause == "launching" and e > start and b < end)
+    for b, e, cause in t.segments_in(start, end):
+        if cause == "launching":
+            s.launch_calls += e - b
+            s.L_idle += (e - b) - busy.overlap(b, e)
     s.G = busy.overlap(start, end)
     s.O = max(0, s.T - s.B - s.L_pg - s.L_pin - s.S - s.R)
     return s, pin_cost
-
-
-def reads_in(a, read) -> list:
-    """The blocking reads that ended in the blocking call `read`."""
-    return [c for c in a.copies if c.waited_by == read and c.is_blocking_read and c.call is not None]
 
 
 def build(a, threads: dict, ceilings) -> Model:
@@ -240,18 +241,29 @@ def build(a, threads: dict, ceilings) -> Model:
         busy = a.busy.get(device)
         if busy is None:
             continue
-        reads = sorted({c.waited_by for c in mine if c.is_blocking_read and c.waited_by},
-                       key=lambda k: a.blocking_calls[k][1])
+        h2d.sort(key=lambda c: c.call[0])
+        h2d_starts = [c.call[0] for c in h2d]
+
+        def issued_in(start: int, end: int) -> list:
+            return h2d[bisect_left(h2d_starts, start):bisect_left(h2d_starts, end)]
+
+        read_copies: dict[tuple, list] = {}  # blocking call -> the reads that ended in it
+        for c in mine:
+            if c.is_blocking_read and c.waited_by:
+                read_copies.setdefault(c.waited_by, []).append(c)
+        reads = sorted(read_copies, key=lambda k: a.blocking_calls[k][1])
         if len(reads) >= MIN_BLOCKING_READS:
             any_reads = True
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
-                s, p = _step(a, t, prev_end, read_end, h2d, launches, read, busy, rate, pinned_rate)
+                s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
+                             read_copies[read], busy, rate, pinned_rate)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
         else:
-            s, p = _step(a, t, t.segments[0][0], t.segments[-1][1], h2d, launches, None, busy, rate, pinned_rate)
+            first, last = t.segments[0][0], t.segments[-1][1]
+            s, p = _step(a, t, first, last, issued_in(first, last), launches, None, [], busy, rate, pinned_rate)
             steps.append(s)
             pin_costs.append(p)
             bounds_all += [t.segments[0][0], t.segments[-1][1]]

@@ -65,7 +65,7 @@ def analyse_all(recording: Recording, ceilings: Ceilings):
     threads = profile_host.threads_of(recording, a.copies)
     model = profile_model.build(a, threads, ceilings)
     idle = profile_host.idle_by_cause(recording, a.copies, a.busy, threads, model.window)
-    return a, idle, model, findings(a, model, idle, ceilings)
+    return a, idle, model, findings(a, model, idle)
 
 
 def profile_section(command: list[str], exit_code: int, signal_name: str | None, wall_s: float,
