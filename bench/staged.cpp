@@ -35,10 +35,17 @@ struct StagedCase {
 // min(pinned copy, host memcpy of the whole buffer) instead, one-thread staged copies
 // reached 1.12-1.29 of their "bound" on an H100: the ring's memcpy writes into a few
 // cache-resident slots, the host_memcpy benchmark into a second buffer as large as the
-// first, so the two memcpys are different work.) Runs after verification: the halves
-// leave the slots and the device buffer holding other bytes.
-void set_stage_bound_counters(benchmark::State& state, StagedCopier& copier, const StagedCase& c,
-                              const TransferEndpoints& ends, double staged_seconds) {
+// first, so the two memcpys are different work.) The halves are timed before the samples
+// and again after verification (they leave the slots and the device buffer holding
+// other bytes), the fastest of both kept: timed only after, three tries of a 1-thread
+// 256 MiB memcpy on an H200 host ran 2.2% slower than the same memcpy inside the 33
+// samples, and the "bound" was beaten (1.022).
+struct StageHalves {
+  double memcpy_s = 0.0;
+  double dma_s = 0.0;
+};
+
+StageHalves time_stage_halves(StagedCopier& copier, const StagedCase& c, const TransferEndpoints& ends) {
   const bool h2d = c.direction == Direction::h2d;
   const auto fastest = [](const auto& run) {
     double best = 0.0;
@@ -50,10 +57,14 @@ void set_stage_bound_counters(benchmark::State& state, StagedCopier& copier, con
     }
     return best;
   };
-  const double memcpy_s =
-      fastest([&] { copier.memcpy_only(h2d ? ends.src() : nullptr, h2d ? nullptr : ends.dst(), c.bytes); });
-  const double dma_s =
-      fastest([&] { copier.dma_only(h2d ? nullptr : ends.src(), h2d ? ends.dst() : nullptr, c.bytes); });
+  return {fastest([&] { copier.memcpy_only(h2d ? ends.src() : nullptr, h2d ? nullptr : ends.dst(), c.bytes); }),
+          fastest([&] { copier.dma_only(h2d ? nullptr : ends.src(), h2d ? ends.dst() : nullptr, c.bytes); })};
+}
+
+void set_stage_bound_counters(benchmark::State& state, const StageHalves& before, const StageHalves& after,
+                              const StagedCase& c, double staged_seconds) {
+  const double memcpy_s = std::min(before.memcpy_s, after.memcpy_s);
+  const double dma_s = std::min(before.dma_s, after.dma_s);
   const double bound_s = std::max(memcpy_s, dma_s);
   const double bytes = static_cast<double>(c.bytes);
   state.counters["memcpy_stage_GB/s"] = bytes / memcpy_s / 1e9;
@@ -84,6 +95,7 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
     }
   };
   move();  // warm-up
+  const StageHalves halves_before = time_stage_halves(copier, c, ends);
   const std::string timed_range = name + "/timed";
   const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {
     nvtx::ScopedRange range(nvtx::Family::staged, timed_range, c.bytes);
@@ -96,7 +108,7 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
     return;
   }
   set_bandwidth_counters(state, c.bytes, seconds, system::pcie_link_gbps(gpu.link_max));
-  set_stage_bound_counters(state, copier, c, ends, summarize(seconds).median);
+  set_stage_bound_counters(state, halves_before, time_stage_halves(copier, c, ends), c, summarize(seconds).median);
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
 }
 
