@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hdreport import movement, noise
 from hdreport.markdown import name, sources, table
-from hdreport.transfer_summary import per_copy
+from hdreport.movement import per_copy
 from hdreport.units import size_text
 
 FAMILY = "device_local"

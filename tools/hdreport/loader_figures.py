@@ -24,6 +24,7 @@ import statistics
 from collections import defaultdict
 
 from hdreport.facets import Spec, one_line
+from hdreport.feeding import PINNING_ORDER
 from hdreport.markdown import machine_label, several_hosts
 from hdreport.schema import ok_run
 from hdreport.units import short_number
@@ -36,12 +37,12 @@ WHOLE, SPLIT = "whole", "split"
 
 def build_of(params: dict) -> str:
     return params.get("build", WHOLE)
+
+
 # One figure per value of these; a panel per pinning mode and sample cost; batch and workers its axes.
 HEATMAP_BY = ("consumer", "prefetch_depth", "shuffle", "augment")
 PANEL_BY = ("sample_cost_us", "pinning")
 COUNTER = "samples/s"
-# The loader's pinning modes in reading order: pageable slots, a pin thread's extra copy, straight into pinned slots.
-PINNING_ORDER = {"pageable": 0, "pin_thread": 1, "direct": 2}
 
 SPECS = [
     Spec("loader", "Loader samples/s against worker threads", "workers", "samples/s",

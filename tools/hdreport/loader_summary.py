@@ -8,7 +8,8 @@ from __future__ import annotations
 import statistics
 
 from hdreport import noise
-from hdreport.loader_figures import PINNING_ORDER, SPLIT, WHOLE, build_of
+from hdreport.feeding import FED_FRACTION, PINNING_ORDER
+from hdreport.loader_figures import SPLIT, WHOLE, build_of
 from hdreport.markdown import name, sources, table
 from hdreport.schema import ok_runs
 
@@ -40,10 +41,6 @@ def _sources(report: dict, row: dict, pinnings: tuple[str, ...], workers: int, t
     """The benchmarks a derived loader row came from, or the row's table when one is missing."""
     runs = [loader_run(report, row, pinning, workers) for pinning in pinnings]
     return " vs ".join(map(name, runs)) if all(runs) else f"`derived.{table_name}`"
-
-
-# Fewer workers within this share of the best rate count as keeping the consumer fed too.
-FED_FRACTION = 0.95
 
 
 def best_scaling_rows(report: dict) -> dict:

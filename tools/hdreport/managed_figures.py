@@ -5,8 +5,8 @@ the reference a managed buffer is measured against) and the PCIe link's rate."""
 
 from __future__ import annotations
 
+from hdreport.bandwidth import BANDWIDTH, link_rates
 from hdreport.facets import Spec
-from hdreport.transfer_figures import BANDWIDTH, link_rates
 
 PINNED_COPIES = {"family": "transfer", "engine": "copy", "variant": "per_copy", "memory": "pinned",
                  "direction": frozenset({"h2d", "d2h"})}

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from hdreport import movement
 from hdreport.markdown import name, sources, table
+from hdreport.movement import per_copy
 from hdreport.schema import ok_runs
-from hdreport.transfer_summary import per_copy
 from hdreport.units import size_text
 
 FAMILY = "managed"

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import statistics
 
-from hdreport.loader_figures import PINNING_ORDER
-from hdreport.loader_summary import FED_FRACTION
+from hdreport.feeding import FED_FRACTION, PINNING_ORDER
 from hdreport.markdown import name, provenance, sources, table
 from hdreport.noise import noise_note
 from hdreport.schema import ok_runs

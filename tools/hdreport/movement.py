@@ -1,6 +1,7 @@
 """What the answers of the data-movement families share (device_local, latency, managed,
 batch_copy, strided; issue 31): their runs, why none ran, and whether the numbers were made
-up by a test generator.
+up by a test generator; and the transfer family's per-copy runs, which the copy answers, the
+device-local ones and the managed ones read their numbers against (`per_copy`).
 
 These families came after the reference runs, so their questions are asked only of
 reports that have entries of them (families.py, `ASKED_WHERE_RUN`): a report without them
@@ -13,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 
 from hdreport.markdown import context_of, name
-from hdreport.units import binary_unit
 from hdreport.schema import ok_runs
+from hdreport.units import binary_unit
 
 GENERATOR = "tests/python/tools/movement_reports.py"
 
@@ -40,6 +41,17 @@ def first_by(runs_: list[dict], *keys: str) -> dict:
     for b in runs_:
         out.setdefault(tuple(b["params"].get(k) for k in keys), b)
     return out
+
+
+def per_copy(report: dict) -> dict:
+    """{(direction, memory, bytes): run} of the transfer family's successful H2D and D2H
+    copies one at a time on the copy engine, the first report's where several ran one."""
+    runs = {}
+    for b in ok_runs(report, "transfer"):
+        p = b["params"]
+        if p.get("engine") == "copy" and p.get("variant") == "per_copy" and p.get("direction") in ("h2d", "d2h"):
+            runs.setdefault((p["direction"], p["memory"], p["bytes"]), b)  # the first report's
+    return runs
 
 
 def _reason(b: dict) -> str:

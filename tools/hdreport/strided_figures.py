@@ -10,8 +10,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from hdreport import bars, style
+from hdreport.bandwidth import BANDWIDTH
 from hdreport.schema import ok_run
-from hdreport.transfer_figures import BANDWIDTH
 
 METHODS = ["memcpy2d", "pack_then_copy", "mapped_kernel", "contiguous"]
 PANELS_PER_FIGURE = 3

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdreport import loader_summary, mlp_summary, noise, transfer_figures, transfer_summary
+from hdreport import loader_summary, mlp_summary, movement, noise, transfer_figures
 from hdreport.families import FAMILIES, SECTIONS
 from hdreport.markdown import machine_name, named, runs_named, slug, table
 from hdreport.schema import ok_runs
@@ -82,7 +82,7 @@ def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
 
 # The four questions every tutorial raises, answered in the page's first lines.
 def _pinning_headline(report: dict):
-    runs = transfer_summary.per_copy(report)
+    runs = movement.per_copy(report)
     for direction in ("h2d", "d2h"):
         sizes = [s for (d, m, s) in runs if d == direction and m == "pinned" and (d, "pageable", s) in runs]
         if sizes:

@@ -7,18 +7,10 @@ from __future__ import annotations
 
 from hdreport import noise
 from hdreport.markdown import name, runs_named, sources, table
+from hdreport.movement import per_copy
 from hdreport.schema import ok_runs
 from hdreport.transfer_figures import MIN_PIPELINE_STREAMS, multi_stream_pipeline
 from hdreport.units import size_text
-
-
-def per_copy(report: dict) -> dict:
-    runs = {}
-    for b in ok_runs(report, "transfer"):
-        p = b["params"]
-        if p.get("engine") == "copy" and p.get("variant") == "per_copy" and p.get("direction") in ("h2d", "d2h"):
-            runs.setdefault((p["direction"], p["memory"], p["bytes"]), b)  # the first report's
-    return runs
 
 
 def pinned_vs_pageable(report: dict) -> list[str]:
