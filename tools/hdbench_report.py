@@ -44,7 +44,7 @@ import sys
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
-from hdreport import compare, figures, loader_figures, page, profile_compare, summary
+from hdreport import compare, figures, page, profile_compare, summary
 from hdreport.figures import build_figures  # noqa: F401  (tests draw through the CLI's module)
 from hdreport.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
 from hdreport.schema import load as load_report
@@ -57,9 +57,8 @@ def plot(paths: list[str], out_dir: str) -> list[Path]:
     reports = [(p, load_report(p)) for p in paths]
     built, left_out = figures.build_figures(reports)
     written = figures.write(built, out_dir)
-    if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in built):
-        print(f"loader heat maps drawn from the first report with loader runs only "
-              f"({loader_figures.heatmap_source(reports)[0]})", file=sys.stderr)
+    for line in figures.notes(reports, built):
+        print(line, file=sys.stderr)
     print_left_out(left_out)
     return written
 

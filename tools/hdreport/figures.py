@@ -3,9 +3,10 @@ section by section (a report's `profile`: families.py, SECTIONS).
 
 Each family's figures module gives its line figures (`SPECS`, drawn by facets.py),
 its other figures (`MAKERS`: bars, heat maps) and `expand`, the runs as its figures
-read them (e.g. a 0-worker loader run counted at every prefetch depth). Figures read
-only `params`, counters and `derived` rows, never names; skipped and failed runs are
-left out and listed.
+read them (e.g. a 0-worker loader run counted at every prefetch depth); it may give
+`notes`, the lines `plot` says beside the figures (the loader's: which report its heat
+maps come from), so the command line knows no family. Figures read only `params`,
+counters and `derived` rows, never names; skipped and failed runs are left out and listed.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ def left_out_runs(reports: list[tuple[str, dict]]) -> list[str]:
                 reason = b.get("skip_reason") or b.get("error_message", "")
                 out.append(f"{b.get('name')}: {b.get('status')} ({reason})")
     return out
+
+
+def notes(reports: list[tuple[str, dict]], names) -> list[str]:
+    """The lines `plot` says beside the figures `names` it drew from `reports`: each figures
+    module's `notes` (the loader's: which report its heat maps come from)."""
+    return [line for family in FIGURE_MODULES if hasattr(family, "notes") for line in family.notes(reports, names)]
 
 
 def build_figures(reports: list[tuple[str, dict]]):

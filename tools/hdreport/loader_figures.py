@@ -190,6 +190,14 @@ def heatmap_source(reports):
     return next((r for r in reports if heatmap_cells(r[1]["benchmarks"])), None)
 
 
+def notes(reports, names) -> list[str]:
+    """What `plot` says beside the figures `names` drawn from `reports` ((path, report)):
+    where several reports were given, which one the heat maps come from."""
+    if len(reports) > 1 and any(name.startswith("loader_heatmap--") for name in names):
+        return [f"loader heat maps drawn from the first report with loader runs only ({heatmap_source(reports)[0]})"]
+    return []
+
+
 def heatmaps(plt, reports, machine: str) -> dict:
     """{`loader_heatmap--…` name: Figure} from the first report with loader runs."""
     first = heatmap_source(reports)
