@@ -192,7 +192,6 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
     series_keys = fig_layout["series"]
     rows = _values(pts, spec.rows)
     cols = _values(pts, spec.cols)
-    comp_keys = tuple(k for k in ("memory",) if companion_points)
     styles = style.assign_styles(series_keys, [p.params for p in pts])
     comp_styles = {}
     for cp in companion_points:

@@ -153,7 +153,7 @@ def mlp_gpu_vs_cpu(plt, reports, machine) -> dict:
                       and p.get("dtype") == "fp32" and p.get("mode") == "eager")
         for key in set(cpu) & set(gpu):
             model, batch = key
-            (c, c_name, _), (g, g_name, gp) = cpu[key], gpu[key]
+            (c, c_name, _), (g, g_name, _) = cpu[key], gpu[key]
             panels[("", model)].setdefault(f"batch {batch}", {"CPU": (c, "", [c_name]),
                                                                "GPU": (g, f"{c / g:.1f}×", [g_name])})
     if not panels:
