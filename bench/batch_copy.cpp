@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "batch_copy/batch_copy_description.hpp"
 #include "batch_copy/batch_copy_options.hpp"
 #include "batch_copy/batch_mix.hpp"
 #include "core/case_id.hpp"
@@ -142,7 +143,7 @@ void run_batch(benchmark::State& state, const StoppingRule& rule, const BatchCas
   std::vector<double> gather_seconds, copy_seconds;
   const std::string timed_range = case_id(c).name() + "/timed";
   const auto move_batch = [&]() -> double {
-    nvtx::ScopedRange range(nvtx::Family::batch_copy, timed_range, total);
+    nvtx::ScopedRange range(kBatchCopyNvtx, timed_range, total);
     const HostTimer timer;
     switch (c.method) {
       case BatchMethod::per_tensor:
@@ -207,6 +208,7 @@ class BatchCopyFamily final : public Family {
  public:
   std::vector<std::string> names() const override { return {"batch_copy"}; }
   void declare_flags(FlagParser& flags, const OptionLimits&) override { declare_batch_copy_flags(flags, options_); }
+  FamilyDescription describe(const std::string&) const override { return batch_copy_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
     for (const int tensors : options_.tensors) {

@@ -18,6 +18,16 @@ void CommandLine::register_selected(Suite& suite) const {
   }
 }
 
+nlohmann::json CommandLine::families_json(bool selected_only) const {
+  nlohmann::json described = nlohmann::json::object();
+  for (const auto& family : families) {
+    for (const std::string& name : family->names()) {
+      if (!selected_only || options.runs_family(name)) described[name] = to_json(family->describe(name));
+    }
+  }
+  return described;
+}
+
 namespace {
 
 std::unique_ptr<CommandLine> declare_all(const OptionLimits& limits, std::uint64_t random_seed) {

@@ -15,6 +15,7 @@
 #include "core/grouped_timing.hpp"
 #include "core/report.hpp"
 #include "core/timing.hpp"
+#include "dataparallel/dataparallel_description.hpp"
 #include "dataparallel/dataparallel_math.hpp"
 #include "dataparallel/gpu_step.hpp"
 #include "dataparallel/nccl_allreduce.hpp"
@@ -95,6 +96,8 @@ class DataParallelFamily final : public Family {
       }
     });
   }
+
+  FamilyDescription describe(const std::string&) const override { return dataparallel_description(); }
 
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::vector<DataParallelCase> cases = data_parallel_cases(options_, suite.options().seed);

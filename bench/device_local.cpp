@@ -17,6 +17,7 @@
 #include "core/stopping_rule.hpp"
 #include "core/system.hpp"
 #include "core/verify.hpp"
+#include "device_local/device_local_description.hpp"
 #include "device_local/device_local_options.hpp"
 #include "transfer_kernels.hpp"
 
@@ -49,7 +50,7 @@ void run_device_local(benchmark::State& state, const StoppingRule& rule, std::si
   const std::size_t group = bytes < kGroupBelowBytes ? kGroupBelowBytes / bytes : 1;
   const std::string timed_range = fmt::format("device_local/{}/{}/timed", sm ? "sm" : "copy", format_size(bytes));
   const std::vector<double> seconds = time_grouped_calls(state, group, rule, [&](std::size_t calls) {
-    nvtx::ScopedRange range(nvtx::Family::device_local, timed_range, bytes * calls);
+    nvtx::ScopedRange range(kDeviceLocalNvtx, timed_range, bytes * calls);
     start.record(stream.get());
     for (std::size_t i = 0; i < calls; ++i) enqueue();
     stop.record(stream.get());
@@ -71,6 +72,7 @@ class DeviceLocalFamily final : public Family {
     options_ = default_device_local_options();
     declare_device_local_flags(flags, options_);
   }
+  FamilyDescription describe(const std::string&) const override { return device_local_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
     for (const bool sm : options_.sm_engine) {

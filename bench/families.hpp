@@ -38,6 +38,9 @@ struct CommandLine {
   std::vector<std::string> family_names() const;
   // Registers the benchmarks of every selected family, in run order.
   void register_selected(Suite& suite) const;
+  // context.hdbench.families: the description of every family (selected_only: of those
+  // --hdbench_families selected), keyed by name.
+  nlohmann::json families_json(bool selected_only) const;
   // context.hdbench.options: every owner's fields and the arguments as typed.
   nlohmann::json options_json() const { return flags.report(); }
 };

@@ -16,6 +16,7 @@
 #include "core/timing.hpp"
 #include "core/verify.hpp"
 #include "transfer/memcpy_pool.hpp"
+#include "transfer/transfer_description.hpp"
 #include "transfer_bench.hpp"
 
 namespace hdbench {
@@ -43,13 +44,13 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
   const std::string timed_range = name + "/timed";
   const std::vector<double> seconds =
       time_grouped_calls(state, copies, suite.stopping_rule(), [&](std::size_t group) {  // per copy
-        nvtx::ScopedRange range(nvtx::Family::host_memcpy, timed_range, bytes * group);
+        nvtx::ScopedRange range(kHostMemcpyNvtx, timed_range, bytes * group);
         HostTimer timer;
         for (std::size_t i = 0; i < group; ++i) pool.copy(dst.data(), src.data(), bytes);
         return timer.elapsed_seconds();
       });
   {
-    nvtx::ScopedRange range(nvtx::Family::host_memcpy, name + "/verify", bytes);
+    nvtx::ScopedRange range(kHostMemcpyNvtx, name + "/verify", bytes);
     if (const std::string problem = check_host_pattern_on_cpu(dst.data(), bytes, suite.options().seed);
         !problem.empty()) {
       fail_benchmark(state, problem);

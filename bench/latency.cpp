@@ -20,6 +20,7 @@
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "core/verify.hpp"
+#include "latency/latency_description.hpp"
 #include "latency/latency_options.hpp"
 #include "latency/pointer_chain.hpp"
 #include "movement_kernels.hpp"
@@ -55,7 +56,7 @@ void run_copy_latency(benchmark::State& state, const StoppingRule& rule, bool h2
   const std::string timed_range =
       fmt::format("latency/copy/{}/{}/{}/timed", h2d ? "h2d" : "d2h", to_string(kind), format_size(bytes));
   const auto copy_once = [&] {
-    nvtx::ScopedRange range(nvtx::Family::latency, timed_range, bytes);
+    nvtx::ScopedRange range(kLatencyNvtx, timed_range, bytes);
     const HostTimer timer;
     HDBENCH_CUDA_CHECK(cudaMemcpyAsync(h2d ? device.data() : host.data(), h2d ? host.data() : device.data(), bytes,
                                        h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream.get()));
@@ -100,7 +101,7 @@ void run_chase(benchmark::State& state, const StoppingRule& rule, ChaseMemory wh
   const Event start, stop;
   const std::string timed_range = fmt::format("latency/pointer_chase/{}/timed", to_string(where));
   const auto chase = [&] {
-    nvtx::ScopedRange range(nvtx::Family::latency, timed_range);
+    nvtx::ScopedRange range(kLatencyNvtx, timed_range);
     start.record(stream.get());
     kernels::pointer_chase(chain_on_gpu, shape.steps, static_cast<std::uint64_t*>(last.data()), stream.get());
     stop.record(stream.get());
@@ -128,6 +129,7 @@ class LatencyFamily final : public Family {
  public:
   std::vector<std::string> names() const override { return {"latency"}; }
   void declare_flags(FlagParser& flags, const OptionLimits&) override { declare_latency_flags(flags, options_); }
+  FamilyDescription describe(const std::string&) const override { return latency_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
     for (const bool h2d : {true, false}) {

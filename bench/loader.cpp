@@ -27,6 +27,7 @@
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "loader/loader_derivations.hpp"
+#include "loader/loader_description.hpp"
 #include "loader/loader_options.hpp"
 #include "loader_kernels.hpp"
 #include "pipeline/data_options.hpp"
@@ -328,7 +329,7 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
   std::vector<std::pair<std::size_t, std::uint64_t>> checksums;  // (epoch, sum)
   std::size_t epoch = 0;
   const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {  // a sample is one epoch
-    nvtx::ScopedRange range(nvtx::Family::loader, timed_range, epoch_bytes);
+    nvtx::ScopedRange range(kLoaderNvtx, timed_range, epoch_bytes);
     HostTimer timer;
     loader.start_epoch(epoch);
     while (const std::optional<Batch> batch = loader.next()) consumer.consume(loader, *batch);
@@ -410,6 +411,7 @@ class LoaderFamily final : public Family {
   explicit LoaderFamily(const DataOptions& data) : data_(data) {}
   std::vector<std::string> names() const override { return {"loader"}; }
   void declare_flags(FlagParser& flags, const OptionLimits&) override { declare_loader_flags(flags, options_); }
+  FamilyDescription describe(const std::string&) const override { return loader_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override { register_loader(suite, options_, data_); }
 
  private:

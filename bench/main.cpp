@@ -169,6 +169,19 @@ int list_cases(const Suite& suite, const std::string& path) {
   return 0;
 }
 
+// --hdbench_describe_families: every family's description, as reports carry them;
+// nothing runs (tools/report_format_doc.py writes the docs' tables from it).
+int describe_families(const CommandLine& line, const std::string& path) {
+  const std::string text = line.families_json(false).dump(1) + "\n";
+  if (path == "-") {
+    fmt::print("{}", text);
+  } else {
+    check_out_path(path, "--hdbench_describe_families");
+    write_file_atomically(path, text);
+  }
+  return 0;
+}
+
 int run(int argc, char** argv) {
   install_interrupt_cleanup();
   const std::vector<std::string> args(argv + 1, argv + argc);
@@ -179,6 +192,9 @@ int run(int argc, char** argv) {
   if (command_line.flags.help_requested()) {
     fmt::print("{}", command_line.flags.help());
     return 0;
+  }
+  if (!options.describe_families_path.empty()) {
+    return describe_families(command_line, options.describe_families_path);
   }
 
   // Before anything runs: the CPU step's BLAS on kernels that match this CPU.

@@ -17,6 +17,7 @@
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
+#include "managed/managed_description.hpp"
 #include "managed/managed_memory.hpp"
 #include "managed/managed_options.hpp"
 #include "transfer_kernels.hpp"
@@ -117,7 +118,7 @@ void run_managed(benchmark::State& state, const StoppingRule& rule, const Manage
   std::size_t host_mismatches = 0;
   const std::string timed_range = case_id(c).name() + "/timed";
   const auto sample = [&] {
-    nvtx::ScopedRange range(nvtx::Family::managed, timed_range, c.bytes);
+    nvtx::ScopedRange range(kManagedNvtx, timed_range, c.bytes);
     return c.way == Way::h2d
                ? gpu_reads_host_pages(buffer, c, device, seed, stream.get(), start, stop, gpu_mismatches)
                : host_reads_gpu_pages(buffer, c, device, seed, stream.get(), start, stop, host_mismatches);
@@ -143,6 +144,7 @@ class ManagedFamily final : public Family {
     options_ = default_managed_options();
     declare_managed_flags(flags, options_, limits);
   }
+  FamilyDescription describe(const std::string&) const override { return managed_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
     for (const Way way : {Way::h2d, Way::d2h}) {

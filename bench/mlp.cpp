@@ -26,6 +26,7 @@
 #include "core/timing.hpp"
 #include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_description.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp_bench.hpp"
 #include "pipeline/batch_plan.hpp"
@@ -174,7 +175,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   const std::string range = step_id(c).name() + "/timed";
   StepResult last = first;
   const std::vector<double> seconds = time_grouped_calls(state, group, rule, [&](std::size_t steps) {
-    nvtx::ScopedRange timed(nvtx::Family::mlp, range, steps * layout.batch_bytes(batch));
+    nvtx::ScopedRange timed(kMlpNvtx, range, steps * layout.batch_bytes(batch));
     HostTimer timer;
     for (std::size_t i = 0; i < steps; ++i) last = one_step();
     return timer.elapsed_seconds();
@@ -233,7 +234,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   Event start, stop;
   const std::string range = step_id(c).name() + "/timed";
   const std::vector<double> seconds = time_grouped_calls(state, group, suite.stopping_rule(), [&](std::size_t steps) {
-    nvtx::ScopedRange timed(nvtx::Family::mlp, range, steps * batch_bytes);
+    nvtx::ScopedRange timed(kMlpNvtx, range, steps * batch_bytes);
     HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
     for (std::size_t i = 0; i < steps; ++i) enqueue_step();
     HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
@@ -411,6 +412,7 @@ class MlpFamily final : public Family {
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
     declare_mlp_flags(flags, options_, limits);
   }
+  FamilyDescription describe(const std::string&) const override { return mlp_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override { register_mlp(suite, options_, data_); }
 
  private:

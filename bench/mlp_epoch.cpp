@@ -16,6 +16,7 @@
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_description.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp_bench.hpp"
 #include "pipeline/batch_plan.hpp"
@@ -182,7 +183,7 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   const std::string timed_range = config.nvtx_prefix + "/timed";
   const std::size_t epoch_bytes = BatchLayout{data.pixels_per_sample()}.batch_bytes(data.size());
   seconds = run_samples(state, suite.stopping_rule(), [&] {  // a sample is one epoch
-    nvtx::ScopedRange range(nvtx::Family::mlp, timed_range, epoch_bytes);
+    nvtx::ScopedRange range(kMlpNvtx, timed_range, epoch_bytes);
     HostTimer timer;
     trainer.start_epoch();
     loader.start_epoch(epoch++);

@@ -11,6 +11,7 @@
 #include "core/report.hpp"
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
+#include "p2p/p2p_description.hpp"
 #include "p2p/p2p_options.hpp"
 #include "p2p/peer_copy.hpp"
 
@@ -53,6 +54,7 @@ class P2pFamily final : public Family {
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
     declare_p2p_flags(flags, options_, limits);
   }
+  FamilyDescription describe(const std::string&) const override { return p2p_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const auto gpu_count = static_cast<int>(suite.system().gpus.size());
     const std::vector<int> devices = resolve_devices(devices_, suite.options().device, gpu_count);

@@ -15,6 +15,7 @@
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "transfer/transfer_derivations.hpp"
+#include "transfer/transfer_description.hpp"
 #include "transfer_bench.hpp"
 
 namespace hdbench {
@@ -40,7 +41,7 @@ void run_pinning(benchmark::State& state, const StoppingRule& rule, PinMethod me
   const std::string timed_range = name + "/timed";
   std::vector<double> pin_seconds, unpin_seconds;
   const std::vector<double> total_seconds = run_samples(state, rule, [&] {
-    nvtx::ScopedRange range(nvtx::Family::pinning, timed_range, bytes);
+    nvtx::ScopedRange range(kPinningNvtx, timed_range, bytes);
     HostTimer timer;
     void* pinned = nullptr;
     if (method == PinMethod::malloc_host) {

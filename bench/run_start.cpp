@@ -41,6 +41,7 @@ nlohmann::json run_context(const system::SystemInfo& info, const CommandLine& li
   context["schema_version"] = kReportSchemaVersion;
   context["system"] = system::to_json(info);
   context["options"] = line.options_json();
+  context["families"] = line.families_json(true);
   context["started_at"] = started_at;
   context["finished_at"] = local_time("%Y-%m-%dT%H:%M:%S%z");
   return context;

@@ -13,6 +13,7 @@
 #include "core/timing.hpp"
 #include "transfer/staged_copy.hpp"
 #include "transfer/transfer_derivations.hpp"
+#include "transfer/transfer_description.hpp"
 #include "transfer/transfer_endpoints.hpp"
 #include "transfer_bench.hpp"
 
@@ -98,7 +99,7 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
   const StageHalves halves_before = time_stage_halves(copier, c, ends);
   const std::string timed_range = name + "/timed";
   const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {
-    nvtx::ScopedRange range(nvtx::Family::staged, timed_range, c.bytes);
+    nvtx::ScopedRange range(kStagedNvtx, timed_range, c.bytes);
     HostTimer timer;
     move();
     return timer.elapsed_seconds();

@@ -14,6 +14,7 @@
 #include "core/nvtx.hpp"
 #include "core/timing.hpp"
 #include "stream_kernels.hpp"
+#include "streams/streams_description.hpp"
 #include "streams_bench.hpp"
 
 namespace hdbench {
@@ -76,7 +77,7 @@ void time_calls(benchmark::State& state, const StoppingRule& rule, const std::st
                 const std::function<void()>& issue, const std::function<void()>& drain, int calls_per_sample) {
   issue();  // warm-up: module load, first launch
   drain();
-  nvtx::ScopedRange range(nvtx::Family::streams, name + "/timed");
+  nvtx::ScopedRange range(kStreamsNvtx, name + "/timed");
   // A sample is `calls_per_sample` calls, the Time column one call; the untimed drain
   // is at most one kernel-sized wait per call.
   const std::vector<double> per_call =

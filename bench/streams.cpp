@@ -27,6 +27,7 @@
 #include "streams/stream_pipeline.hpp"
 #include "streams/stream_workload.hpp"
 #include "streams/streams_derivations.hpp"
+#include "streams/streams_description.hpp"
 #include "streams_bench.hpp"
 
 namespace hdbench {
@@ -149,7 +150,7 @@ class FamilyState {
 StageSeconds fastest_alone(const Pipeline& pipeline, const Pipeline& whole, const std::string& name, std::size_t bytes,
                            StageSeconds& chunked) {
   const auto times = [&](const Pipeline& p, Stage stage, const char* how) {
-    nvtx::ScopedRange range(nvtx::Family::streams, fmt::format("{}/{} alone {}", name, to_string(stage), how), bytes);
+    nvtx::ScopedRange range(kStreamsNvtx, fmt::format("{}/{} alone {}", name, to_string(stage), how), bytes);
     std::vector<double> samples;
     for (int i = 0; i < kStageRepetitions; ++i)
       samples.push_back(median_stream_seconds(p.origin(), 1, [&] { p.enqueue_stage_alone(stage); }));
@@ -235,7 +236,7 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
 
   const std::string timed_range = name + "/timed";
   const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {
-    nvtx::ScopedRange range(nvtx::Family::streams, timed_range, c.bytes);
+    nvtx::ScopedRange range(kStreamsNvtx, timed_range, c.bytes);
     start.record(origin);
     run_once();
     stop.record(origin);
@@ -259,7 +260,7 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   }
 
   {
-    nvtx::ScopedRange range(nvtx::Family::streams, name + "/verify", c.bytes);
+    nvtx::ScopedRange range(kStreamsNvtx, name + "/verify", c.bytes);
     work.poison_outputs();
     run_once();
     HDBENCH_CUDA_CHECK(cudaStreamSynchronize(origin));
@@ -392,6 +393,7 @@ class StreamsFamily final : public Family {
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
     declare_streams_flags(flags, options_, limits);
   }
+  FamilyDescription describe(const std::string&) const override { return streams_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     register_streams(suite, options_);
     register_stream_host_costs(suite);

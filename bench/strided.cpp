@@ -21,6 +21,7 @@
 #include "core/stopping_rule.hpp"
 #include "core/timing.hpp"
 #include "movement_kernels.hpp"
+#include "strided/strided_description.hpp"
 #include "strided/strided_layout.hpp"
 #include "strided/strided_options.hpp"
 
@@ -67,7 +68,7 @@ void run_strided(benchmark::State& state, const StoppingRule& rule, const Stride
   std::vector<double> pack_seconds;
   const std::string timed_range = case_id(c).name() + "/timed";
   const auto move_slice = [&]() -> double {
-    nvtx::ScopedRange range(nvtx::Family::strided, timed_range, s.bytes());
+    nvtx::ScopedRange range(kStridedNvtx, timed_range, s.bytes());
     const HostTimer timer;
     switch (c.method) {
       case StridedMethod::memcpy2d:
@@ -112,6 +113,7 @@ class StridedFamily final : public Family {
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
     declare_strided_flags(flags, options_, limits);
   }
+  FamilyDescription describe(const std::string&) const override { return strided_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
     for (const MatrixShape& matrix : options_.matrices) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/case_id.hpp"
 #include "core/cuda.hpp"
@@ -14,6 +15,7 @@
 #include "core/nvtx.hpp"
 #include "transfer/all_gpu_cases.hpp"
 #include "transfer/transfer_derivations.hpp"
+#include "transfer/transfer_description.hpp"
 #include "transfer/transfer_endpoints.hpp"
 #include "transfer_bench.hpp"
 
@@ -83,14 +85,14 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
   const std::string timed_range = name + "/timed";
   const std::vector<double> seconds =
       time_grouped_calls(state, copies, suite.stopping_rule(), [&](std::size_t group) {  // per copy
-        nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * group);
+        nvtx::ScopedRange range(kTransferNvtx, timed_range, c.bytes * group);
         start.record(stream.get());
         for (std::size_t i = 0; i < group; ++i) ends.enqueue_copy(c.engine, sm_blocks, stream.get());
         stop.record(stream.get());
         return elapsed_ms(start, stop) / 1e3;
       });
   {
-    nvtx::ScopedRange range(nvtx::Family::transfer, name + "/verify", c.bytes);
+    nvtx::ScopedRange range(kTransferNvtx, name + "/verify", c.bytes);
     if (const std::string problem = ends.verify(stream.get()); !problem.empty()) {
       fail_benchmark(state, problem);
       return;
@@ -169,6 +171,13 @@ class TransferFamily final : public Family {
   std::vector<std::string> names() const override { return {"transfer", "pinning", "staged", "host_memcpy"}; }
   void declare_flags(FlagParser& flags, const OptionLimits& limits) override {
     declare_transfer_flags(flags, options_, limits);
+  }
+  FamilyDescription describe(const std::string& name) const override {
+    if (name == "transfer") return transfer_description();
+    if (name == "pinning") return pinning_description();
+    if (name == "staged") return staged_description();
+    if (name == "host_memcpy") return host_memcpy_description();
+    throw std::invalid_argument("the transfer area has no family " + name);
   }
   void register_benchmarks(Suite& suite, const std::string& name) const override {
     if (name == "transfer") {

@@ -14,6 +14,7 @@
 #include "core/timing.hpp"
 #include "transfer/all_gpu_cases.hpp"
 #include "transfer/all_gpu_copy.hpp"
+#include "transfer/transfer_description.hpp"
 #include "transfer_bench.hpp"
 
 namespace hdbench {
@@ -46,14 +47,14 @@ void run_all_gpus(benchmark::State& state, const Suite& suite, const AllGpuCase&
   std::vector<double> sums;
   const std::string timed_range = c.name + "/timed";
   run_samples(state, suite.stopping_rule(), [&] {
-    nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, c.bytes * n);
+    nvtx::ScopedRange range(kTransferNvtx, timed_range, c.bytes * n);
     const AllGpuSample sample = copy.run_together();
     for (std::size_t i = 0; i < n; ++i) per_gpu[i].push_back(sample.seconds[i]);
     sums.push_back(sample.sum_gbps(c.bytes));
     return sample.slowest_seconds();  // the time until every GPU's copy is done
   });
   {
-    nvtx::ScopedRange range(nvtx::Family::transfer, c.name + "/verify", c.bytes * n);
+    nvtx::ScopedRange range(kTransferNvtx, c.name + "/verify", c.bytes * n);
     if (const std::string problem = copy.verify(); !problem.empty()) {
       fail_benchmark(state, problem);
       return;

@@ -9,6 +9,7 @@
 #include "core/nvtx.hpp"
 #include "core/stopping_rule.hpp"
 #include "transfer/bidir_copy.hpp"
+#include "transfer/transfer_description.hpp"
 #include "transfer_bench.hpp"
 
 namespace hdbench {
@@ -28,7 +29,7 @@ void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind,
   std::vector<double> up, down, span;
   double overlap = 0.0;
   span = run_samples(state, suite.stopping_rule(), [&] {
-    nvtx::ScopedRange range(nvtx::Family::transfer, timed_range, 2 * bytes);
+    nvtx::ScopedRange range(kTransferNvtx, timed_range, 2 * bytes);
     const BidirSample sample = copy.run_once();
     up.push_back(sample.h2d_seconds);
     down.push_back(sample.d2h_seconds);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/family_description.hpp"
 #include "core/flags.hpp"
 #include "core/suite.hpp"
 
@@ -22,6 +23,9 @@ class Family {
   virtual void declare_flags(FlagParser& flags, const OptionLimits& limits) = 0;
   // Registers the benchmarks (and derivations) of `name`, one of names().
   virtual void register_benchmarks(Suite& suite, const std::string& name) const = 0;
+  // What the runs of `name`, one of names(), carry: their params, counters and NVTX
+  // category (the report's context.hdbench.families.<name>).
+  virtual FamilyDescription describe(const std::string& name) const = 0;
 };
 
 }  // namespace hdbench

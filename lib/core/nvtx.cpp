@@ -6,21 +6,28 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
+#include <set>
 
 namespace hdbench::nvtx {
 namespace {
 
-// Created on first use and named with every family's category, so a tool that
-// attaches sees readable categories from the first range on.
 nvtxDomainHandle_t domain() noexcept {
-  static const nvtxDomainHandle_t handle = [] {
-    nvtxDomainHandle_t created = nvtxDomainCreateA(kDomainName);
-    for (Family family : kAllFamilies) {
-      nvtxDomainNameCategoryA(created, static_cast<std::uint32_t>(family), family_name(family));
-    }
-    return created;
-  }();
+  static const nvtxDomainHandle_t handle = nvtxDomainCreateA(kDomainName);
   return handle;
+}
+
+// Names `category` in the domain the first time a range of it is pushed, so a tool
+// that attaches sees readable categories (an uncontended lock and a lookup a range).
+void name_once(const Category& category) noexcept {
+  static std::mutex mutex;
+  static std::set<std::uint32_t> named;
+  try {
+    const std::lock_guard lock(mutex);
+    if (named.insert(category.id()).second) nvtxDomainNameCategoryA(domain(), category.id(), category.name);
+  } catch (...) {
+    // out of memory: the category stays unnamed, the range is still pushed
+  }
 }
 
 std::atomic<Observer*> g_observer{nullptr};
@@ -31,73 +38,14 @@ void set_observer(Observer* observer) noexcept { g_observer.store(observer); }
 
 std::uint64_t current_thread_id() noexcept { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
-const char* family_name(Family family) noexcept {
-  switch (family) {
-    case Family::transfer:
-      return "transfer";
-    case Family::pinning:
-      return "pinning";
-    case Family::staged:
-      return "staged";
-    case Family::host_memcpy:
-      return "host_memcpy";
-    case Family::streams:
-      return "streams";
-    case Family::loader:
-      return "loader";
-    case Family::mlp:
-      return "mlp";
-    case Family::device_local:
-      return "device_local";
-    case Family::latency:
-      return "latency";
-    case Family::managed:
-      return "managed";
-    case Family::batch_copy:
-      return "batch_copy";
-    case Family::strided:
-      return "strided";
-  }
-  return "unknown";
-}
-
-std::uint32_t family_color(Family family) noexcept {
-  switch (family) {
-    case Family::transfer:
-      return 0xFF1F77B4;
-    case Family::pinning:
-      return 0xFFFF7F0E;
-    case Family::staged:
-      return 0xFF2CA02C;
-    case Family::host_memcpy:
-      return 0xFFD62728;
-    case Family::streams:
-      return 0xFF9467BD;
-    case Family::loader:
-      return 0xFF8C564B;
-    case Family::mlp:
-      return 0xFFE377C2;
-    case Family::device_local:
-      return 0xFF17BECF;
-    case Family::latency:
-      return 0xFFBCBD22;
-    case Family::managed:
-      return 0xFFAEC7E8;
-    case Family::batch_copy:
-      return 0xFFFFBB78;
-    case Family::strided:
-      return 0xFF98DF8A;
-  }
-  return 0xFF7F7F7F;
-}
-
-ScopedRange::ScopedRange(Family family, const std::string& name, std::uint64_t bytes) noexcept {
+ScopedRange::ScopedRange(const Category& category, const std::string& name, std::uint64_t bytes) noexcept {
+  name_once(category);
   nvtxEventAttributes_t attributes{};
   attributes.version = NVTX_VERSION;
   attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  attributes.category = static_cast<std::uint32_t>(family);
+  attributes.category = category.id();
   attributes.colorType = NVTX_COLOR_ARGB;
-  attributes.color = family_color(family);
+  attributes.color = category.argb;
   attributes.payloadType = NVTX_PAYLOAD_TYPE_UNSIGNED_INT64;
   attributes.payload.ullValue = bytes;
   attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;

@@ -12,28 +12,19 @@ namespace hdbench::nvtx {
 
 inline constexpr const char* kDomainName = "hdbench";
 
-// Category ids of the domain; each family owns one and a colour.
-enum class Family : std::uint32_t {
-  transfer = 1,
-  pinning = 2,
-  staged = 3,
-  host_memcpy = 4,
-  streams = 5,
-  loader = 6,
-  mlp = 7,
-  device_local = 8,
-  latency = 9,
-  managed = 10,
-  batch_copy = 11,
-  strided = 12,
+// A family's category of the domain and its colour, declared with the family's
+// description (core/family_description.hpp), never in a list here. The id is the
+// FNV-1a hash of the name, so no list numbers the families; the domain names a
+// category the first time a range of it is pushed.
+struct Category {
+  const char* name;
+  std::uint32_t argb;  // opaque: 0xFF in the top byte
+  constexpr std::uint32_t id() const noexcept {
+    std::uint32_t hash = 2166136261u;
+    for (const char* c = name; *c != '\0'; ++c) hash = (hash ^ static_cast<unsigned char>(*c)) * 16777619u;
+    return hash;
+  }
 };
-
-inline constexpr Family kAllFamilies[] = {Family::transfer, Family::pinning, Family::staged,     Family::host_memcpy,
-                                          Family::streams,  Family::loader,  Family::mlp,        Family::device_local,
-                                          Family::latency,  Family::managed, Family::batch_copy, Family::strided};
-
-const char* family_name(Family family) noexcept;
-std::uint32_t family_color(Family family) noexcept;  // ARGB
 
 // Receives hdbench's ranges and names while it is set, from any thread: the CUPTI
 // trace recorder (trace/) is one, so its timeline shows the ranges Nsight would. It
@@ -54,7 +45,7 @@ void set_observer(Observer* observer) noexcept;
 // Pushes a range on construction and pops it on destruction.
 class ScopedRange {
  public:
-  ScopedRange(Family family, const std::string& name, std::uint64_t bytes = 0) noexcept;
+  ScopedRange(const Category& category, const std::string& name, std::uint64_t bytes = 0) noexcept;
   ~ScopedRange();
   ScopedRange(const ScopedRange&) = delete;
   ScopedRange& operator=(const ScopedRange&) = delete;

@@ -41,6 +41,12 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
             [&o](auto flag, auto v) {
               o.list_cases_path = parse_nonempty(flag, v, "a file path, or - for standard output");
             });
+  flags.add("describe_families", "PATH",
+            "write every family's description (its params, counters and NVTX category, as the report's "
+            "context.hdbench.families holds them) as JSON to PATH (- for standard output) and exit without running",
+            [&o](auto flag, auto v) {
+              o.describe_families_path = parse_nonempty(flag, v, "a file path, or - for standard output");
+            });
   flags.add("families", "LIST", fmt::format("families to run: {} (default all)", fmt::join(family_names, ", ")),
             [&o, family_names](auto flag, auto v) {
               o.families.clear();

@@ -19,6 +19,9 @@ struct Options {
   // --hdbench_list_cases: where to write every selected case instead of running ("-":
   // standard output); empty: run.
   std::string list_cases_path;
+  // --hdbench_describe_families: where to write every family's description ("-": standard
+  // output); empty: run.
+  std::string describe_families_path;
   std::vector<std::string> families;
   // Host memory kinds, an axis of the transfer and streams families.
   std::vector<HostMemoryKind> memory_kinds = all_host_memory_kinds();

@@ -11,6 +11,7 @@
 
 #include "core/nvtx.hpp"
 #include "core/thread_team.hpp"
+#include "mlp/mlp_description.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -441,11 +442,11 @@ StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::si
   StepResult result;
   {
     // Payloads: the batch's image bytes read, then the parameter bytes updated.
-    const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.forward,
+    const nvtx::ScopedRange range(kMlpNvtx, ranges_.forward,
                                   batch * static_cast<std::size_t>(shape_.inputs()) * sizeof(float));
     result = forward(images, labels, batch, true);
   }
-  const nvtx::ScopedRange range(nvtx::Family::mlp, ranges_.backward, layout_.total * sizeof(float));
+  const nvtx::ScopedRange range(kMlpNvtx, ranges_.backward, layout_.total * sizeof(float));
   const Update update = make_update(optimizer_, ++steps_, parameters_.data(), gradients_.data(), first_moment_.data(),
                                     second_moment_.data());
   backward(images, batch, &update);

@@ -12,6 +12,7 @@
 
 #include "core/cuda.hpp"
 #include "core/nvtx.hpp"
+#include "mlp/mlp_description.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
 #include "mlp_kernels.hpp"
 
@@ -146,8 +147,7 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   const std::size_t layers = shape.layers();
   const void* input = images;
   std::optional<nvtx::ScopedRange> phase;  // the forward pass (and loss), then the backward pass
-  phase.emplace(nvtx::Family::mlp, ranges.forward,
-                batch_size * static_cast<std::size_t>(shape.inputs()) * sizeof(float));
+  phase.emplace(kMlpNvtx, ranges.forward, batch_size * static_cast<std::size_t>(shape.inputs()) * sizeof(float));
   if (bf16()) {
     kernels::cast_to_bf16(images, images_bf16(), batch_size * static_cast<std::size_t>(shape.inputs()), stream);
     input = images_bf16();
@@ -169,7 +169,7 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   }
   kernels::reduce_step_scalars(row_loss(), row_correct(), batch, scalars(), stream);
   phase.reset();
-  phase.emplace(nvtx::Family::mlp, ranges.backward, layout.total * sizeof(float));
+  phase.emplace(kMlpNvtx, ranges.backward, layout.total * sizeof(float));
 
   for (std::size_t l = layers; l-- > 0;) {
     const LayerPlan& p = plan.layers[l];
@@ -215,7 +215,7 @@ void GpuMlp::Impl::relu_gradient_fallback(std::size_t l, int batch) {
 }
 
 void GpuMlp::Impl::enqueue_optimizer() {
-  const nvtx::ScopedRange range(nvtx::Family::mlp, ranges.optimizer, layout.total * sizeof(float));
+  const nvtx::ScopedRange range(kMlpNvtx, ranges.optimizer, layout.total * sizeof(float));
   const OptimizerConfig& o = optimizer;
   float* first_moment = at<float>(arena_layout.first_moment);
   if (o.kind == OptimizerKind::sgd) {

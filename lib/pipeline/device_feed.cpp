@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/nvtx.hpp"
+#include "pipeline/loader_nvtx.hpp"
 
 namespace hdbench {
 
@@ -32,8 +33,7 @@ DeviceBatch DeviceFeed::push(Loader& loader, const Batch& batch, cudaStream_t co
   // The buffer's previous batch must be fully read by the consumer before it is overwritten.
   HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), consumed_[b].get(), 0));
   {
-    nvtx::ScopedRange range(nvtx::Family::loader, fmt::format("{}/batch {}/copy", nvtx_prefix_, batch.index),
-                            batch.bytes);
+    nvtx::ScopedRange range(kLoaderNvtx, fmt::format("{}/batch {}/copy", nvtx_prefix_, batch.index), batch.bytes);
     HDBENCH_CUDA_CHECK_DETAIL(
         cudaMemcpyAsync(buffers_[b].data(), batch.data, batch.bytes, cudaMemcpyHostToDevice, copy_.get()),
         fmt::format("batch {} of {} bytes from {} memory", batch.index, batch.bytes, to_string(batch.memory)));

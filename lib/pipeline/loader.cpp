@@ -16,6 +16,7 @@
 
 #include "core/nvtx.hpp"
 #include "core/timing.hpp"
+#include "pipeline/loader_nvtx.hpp"
 
 namespace hdbench {
 namespace {
@@ -257,7 +258,7 @@ struct Loader::State {
   // Collates samples [first, last) of the slot's batch; returns the wall and CPU seconds.
   std::pair<double, double> build(Slot& slot, std::size_t first, std::size_t last) {
     const std::size_t all = slot.ids.size();
-    nvtx::ScopedRange range(nvtx::Family::loader,
+    nvtx::ScopedRange range(kLoaderNvtx,
                             first == 0 && last == all
                                 ? fmt::format("{}/batch {}/collate", config.nvtx_prefix, slot.batch)
                                 : fmt::format("{}/batch {}/collate {}-{}", config.nvtx_prefix, slot.batch, first, last),
@@ -271,8 +272,7 @@ struct Loader::State {
   // Copies a staged batch into a pinned slot: the extra memcpy of PyTorch's pin thread.
   double pin(const Slot& from, Slot& to) {
     const std::size_t bytes = layout.batch_bytes(from.ids.size());
-    nvtx::ScopedRange range(nvtx::Family::loader, fmt::format("{}/batch {}/pin", config.nvtx_prefix, from.batch),
-                            bytes);
+    nvtx::ScopedRange range(kLoaderNvtx, fmt::format("{}/batch {}/pin", config.nvtx_prefix, from.batch), bytes);
     HostTimer timer;
     std::memcpy(to.data, from.data, bytes);
     to.ids = from.ids;

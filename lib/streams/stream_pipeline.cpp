@@ -7,6 +7,7 @@
 
 #include "core/nvtx.hpp"
 #include "stream_kernels.hpp"
+#include "streams/streams_description.hpp"
 
 namespace hdbench {
 namespace {
@@ -101,7 +102,7 @@ void Pipeline::enqueue_chunk_stage(std::size_t chunk, Stage stage, cudaStream_t 
                                    bool with_side) const {
   const Chunk& c = chunks_[chunk];
   const std::size_t bytes = c.bytes * sizeof(std::uint32_t);
-  nvtx::ScopedRange range(nvtx::Family::streams, range_names_[slot(chunk, stage)], bytes);
+  nvtx::ScopedRange range(kStreamsNvtx, range_names_[slot(chunk, stage)], bytes);
   if (timeline != nullptr) timeline->record(true, chunk, stage, stream);
   // The copy as the variant's API issues it: cudaMemcpy blocks the host, cudaMemcpyAsync queues.
   const auto copy = [&](void* dst, const void* src, cudaMemcpyKind kind) {

@@ -8,6 +8,7 @@
 
 #include "core/chunking.hpp"
 #include "core/nvtx.hpp"
+#include "transfer/transfer_description.hpp"
 
 namespace hdbench {
 
@@ -50,7 +51,7 @@ void StagedCopier::host_to_device(void* device_dst, const void* pageable_src, st
       const std::size_t s = used % static_cast<std::size_t>(slots_per_lane_);
       if (used >= static_cast<std::size_t>(slots_per_lane_)) lane.done[s].synchronize();  // its last DMA is done
       {
-        nvtx::ScopedRange range(nvtx::Family::staged, "staged/h2d/memcpy", chunks[i].bytes);
+        nvtx::ScopedRange range(kStagedNvtx, "staged/h2d/memcpy", chunks[i].bytes);
         std::memcpy(lane.slots[s].data(), src + chunks[i].offset, chunks[i].bytes);
       }
       HDBENCH_CUDA_CHECK(cudaMemcpyAsync(dst + chunks[i].offset, lane.slots[s].data(), chunks[i].bytes,
@@ -86,7 +87,7 @@ void StagedCopier::device_to_host(void* pageable_dst, const void* device_src, st
       const std::size_t s = k % per_lane;
       lane.done[s].synchronize();
       {
-        nvtx::ScopedRange range(nvtx::Family::staged, "staged/d2h/memcpy", chunks[i].bytes);
+        nvtx::ScopedRange range(kStagedNvtx, "staged/d2h/memcpy", chunks[i].bytes);
         std::memcpy(dst + chunks[i].offset, lane.slots[s].data(), chunks[i].bytes);
       }
       if (k + per_lane < mine) issue(k + per_lane);

@@ -62,12 +62,11 @@ inline std::string hex_color(std::uint32_t argb) {
   return text;
 }
 
-inline std::string category_id(nvtx::Family family) { return std::to_string(static_cast<std::uint32_t>(family)); }
+inline std::string category_id(const nvtx::Category& category) { return std::to_string(category.id()); }
 
-inline Fields push_line(const std::string& tid, nvtx::Family family, std::uint64_t bytes, const std::string& name) {
-  return {
-      "push", nvtx::kDomainName, tid, category_id(family), hex_color(nvtx::family_color(family)), std::to_string(bytes),
-      name};
+inline Fields push_line(const std::string& tid, const nvtx::Category& category, std::uint64_t bytes,
+                        const std::string& name) {
+  return {"push", nvtx::kDomainName, tid, category_id(category), hex_color(category.argb), std::to_string(bytes), name};
 }
 
 inline Fields pop_line(const std::string& tid) { return {"pop", nvtx::kDomainName, tid}; }

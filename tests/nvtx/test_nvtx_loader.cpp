@@ -11,6 +11,7 @@
 #include "core/system.hpp"
 #include "pipeline/device_feed.hpp"
 #include "pipeline/loader.hpp"
+#include "pipeline/loader_nvtx.hpp"
 
 namespace {
 
@@ -43,7 +44,7 @@ Seen seen(const std::vector<Fields>& lines) {
   for (const Fields& f : lines) {
     if (f.size() == 3 && f[0] == "thread") s.thread_names[f[1]] = f[2];
     if (f.size() == 2 && f[0] == "stream") s.streams.push_back(f[1]);
-    if (f.size() == 7 && f[0] == "push" && f[3] == category_id(nvtx::Family::loader)) {
+    if (f.size() == 7 && f[0] == "push" && f[3] == category_id(hdbench::kLoaderNvtx)) {
       s.ranges[f[6]].emplace_back(f[2], f[5]);
     }
   }

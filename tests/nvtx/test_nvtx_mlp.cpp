@@ -11,6 +11,7 @@
 #include "core/cuda.hpp"
 #include "core/system.hpp"
 #include "mlp/mlp_cpu.hpp"
+#include "mlp/mlp_description.hpp"
 #include "mlp/mlp_gpu.hpp"
 
 namespace {
@@ -38,9 +39,9 @@ TEST_F(NvtxRanges, CpuStepRangesItsForwardAndBackwardPassesAfterTheBenchmark) {
   const std::string tid = tid_string();
   std::vector<Fields> expected;
   for (int step = 0; step < 2; ++step) {
-    expected.push_back(push_line(tid, nvtx::Family::mlp, image_bytes(), "mlp/nvtx-test/cpu/forward"));
+    expected.push_back(push_line(tid, hdbench::kMlpNvtx, image_bytes(), "mlp/nvtx-test/cpu/forward"));
     expected.push_back(pop_line(tid));
-    expected.push_back(push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/cpu/backward"));
+    expected.push_back(push_line(tid, hdbench::kMlpNvtx, parameter_bytes(), "mlp/nvtx-test/cpu/backward"));
     expected.push_back(pop_line(tid));
   }
   const auto lines = range_lines(since_start(), tid);
@@ -69,9 +70,9 @@ TEST_F(NvtxRanges, GpuStepRangesItsForwardBackwardAndOptimizerEnqueues) {
 
   const std::string tid = tid_string();
   const std::vector<Fields> expected = {
-      push_line(tid, nvtx::Family::mlp, image_bytes(), "mlp/nvtx-test/gpu/forward"),       pop_line(tid),
-      push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/gpu/backward"),  pop_line(tid),
-      push_line(tid, nvtx::Family::mlp, parameter_bytes(), "mlp/nvtx-test/gpu/optimizer"), pop_line(tid),
+      push_line(tid, hdbench::kMlpNvtx, image_bytes(), "mlp/nvtx-test/gpu/forward"),       pop_line(tid),
+      push_line(tid, hdbench::kMlpNvtx, parameter_bytes(), "mlp/nvtx-test/gpu/backward"),  pop_line(tid),
+      push_line(tid, hdbench::kMlpNvtx, parameter_bytes(), "mlp/nvtx-test/gpu/optimizer"), pop_line(tid),
   };
   const auto lines = range_lines(lines_since(before), tid);
   EXPECT_EQ(lines, expected) << "got:\n" << describe(lines) << "want:\n" << describe(expected);

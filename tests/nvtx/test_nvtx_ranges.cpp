@@ -24,19 +24,30 @@
 #include "core/cuda.hpp"
 #include "core/nvtx.hpp"
 #include "core/system.hpp"
+#include "families.hpp"
+#include "mlp/mlp_description.hpp"
+#include "pipeline/loader_nvtx.hpp"
 #include "streams/stream_pipeline.hpp"
 #include "streams/stream_workload.hpp"
+#include "streams/streams_description.hpp"
+#include "transfer/transfer_description.hpp"
 
 namespace {
 
 namespace nvtx = hdbench::nvtx;
 using namespace hdbench::nvtx_capture;
 
-constexpr nvtx::Family kFamilies[] = {
-    nvtx::Family::transfer, nvtx::Family::pinning, nvtx::Family::staged,     nvtx::Family::host_memcpy,
-    nvtx::Family::streams,  nvtx::Family::loader,  nvtx::Family::mlp,        nvtx::Family::device_local,
-    nvtx::Family::latency,  nvtx::Family::managed, nvtx::Family::batch_copy, nvtx::Family::strided,
-};
+// Every family's category, as its description declares it (bench/families.cpp: the
+// one list of families; no second list here).
+std::vector<nvtx::Category> family_categories() {
+  const hdbench::DataOptions data;
+  const hdbench::DeviceSelection devices;
+  std::vector<nvtx::Category> categories;
+  for (const auto& family : hdbench::make_families(data, devices)) {
+    for (const std::string& name : family->names()) categories.push_back(family->describe(name).nvtx);
+  }
+  return categories;
+}
 
 // Where the log ended when this process started, before any NVTX call: the
 // domain and its categories are created once per process, by whichever test
@@ -45,13 +56,13 @@ const std::uintmax_t g_process_start = capture_path() != nullptr ? log_size() : 
 
 TEST_F(NvtxRanges, NestedRangesArePushedAndPoppedInOrderOnTheCallingThread) {
   {
-    nvtx::ScopedRange outer(nvtx::Family::staged, "staged/nested-outer", 4096);
-    { nvtx::ScopedRange inner(nvtx::Family::transfer, "transfer/nested-inner", 1u << 20); }
+    nvtx::ScopedRange outer(hdbench::kStagedNvtx, "staged/nested-outer", 4096);
+    { nvtx::ScopedRange inner(hdbench::kTransferNvtx, "transfer/nested-inner", 1u << 20); }
   }
   const std::string tid = tid_string();
   const std::vector<Fields> expected = {
-      push_line(tid, nvtx::Family::staged, 4096, "staged/nested-outer"),
-      push_line(tid, nvtx::Family::transfer, 1u << 20, "transfer/nested-inner"),
+      push_line(tid, hdbench::kStagedNvtx, 4096, "staged/nested-outer"),
+      push_line(tid, hdbench::kTransferNvtx, 1u << 20, "transfer/nested-inner"),
       pop_line(tid),
       pop_line(tid),
   };
@@ -63,8 +74,8 @@ TEST_F(NvtxRanges, EveryFamilyCarriesItsCategoryColourAndBytes) {
   std::uint64_t bytes = 1000;
   std::vector<Fields> expected;
   const std::string tid = tid_string();
-  for (nvtx::Family family : kFamilies) {
-    const std::string name = std::string(nvtx::family_name(family)) + "/each-family";
+  for (const nvtx::Category& family : family_categories()) {
+    const std::string name = std::string(family.name) + "/each-family";
     { nvtx::ScopedRange range(family, name, bytes); }
     expected.push_back(push_line(tid, family, bytes, name));
     expected.push_back(pop_line(tid));
@@ -75,8 +86,8 @@ TEST_F(NvtxRanges, EveryFamilyCarriesItsCategoryColourAndBytes) {
 }
 
 TEST_F(NvtxRanges, PayloadIsTheFullUnsignedByteCountAndDefaultsToZero) {
-  { nvtx::ScopedRange range(nvtx::Family::mlp, "mlp/no-bytes"); }
-  { nvtx::ScopedRange range(nvtx::Family::loader, "loader/huge", UINT64_MAX); }
+  { nvtx::ScopedRange range(hdbench::kMlpNvtx, "mlp/no-bytes"); }
+  { nvtx::ScopedRange range(hdbench::kLoaderNvtx, "loader/huge", UINT64_MAX); }
   const std::string tid = tid_string();
   const auto lines = range_lines(since_start(), tid);
   ASSERT_EQ(lines.size(), 4u) << describe(lines);
@@ -89,19 +100,19 @@ TEST_F(NvtxRanges, PayloadIsTheFullUnsignedByteCountAndDefaultsToZero) {
 // Needs no capture: a plain check of the palette the ranges carry.
 TEST(NvtxFamilies, ColoursAreOpaqueAndDistinct) {
   std::map<std::uint32_t, std::string> seen;
-  for (nvtx::Family family : kFamilies) {
-    const std::uint32_t color = nvtx::family_color(family);
-    EXPECT_EQ(color >> 24, 0xFFu) << nvtx::family_name(family) << " is not opaque";
-    const auto [it, inserted] = seen.emplace(color, nvtx::family_name(family));
-    EXPECT_TRUE(inserted) << nvtx::family_name(family) << " shares its colour with " << it->second;
+  for (const nvtx::Category& family : family_categories()) {
+    const std::uint32_t color = family.argb;
+    EXPECT_EQ(color >> 24, 0xFFu) << family.name << " is not opaque";
+    const auto [it, inserted] = seen.emplace(color, family.name);
+    EXPECT_TRUE(inserted) << family.name << " shares its colour with " << it->second;
   }
 }
 
 TEST_F(NvtxRanges, TabsAndNewlinesInNamesDoNotBreakTheLog) {
-  { nvtx::ScopedRange range(nvtx::Family::streams, "streams/a\tb\nc", 1); }
+  { nvtx::ScopedRange range(hdbench::kStreamsNvtx, "streams/a\tb\nc", 1); }
   const std::string tid = tid_string();
   const std::vector<Fields> expected = {
-      push_line(tid, nvtx::Family::streams, 1, "streams/a b c"),
+      push_line(tid, hdbench::kStreamsNvtx, 1, "streams/a b c"),
       pop_line(tid),
   };
   const auto lines = range_lines(since_start(), tid);
@@ -114,8 +125,8 @@ TEST_F(NvtxRanges, RangesOnTwoThreadsStayBalancedPerThread) {
   std::string tids[2];
   auto worker = [&](int index) {
     tids[index] = tid_string();
-    const auto family = index == 0 ? nvtx::Family::loader : nvtx::Family::streams;
-    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" + std::to_string(index);
+    const auto family = index == 0 ? hdbench::kLoaderNvtx : hdbench::kStreamsNvtx;
+    const std::string prefix = std::string(family.name) + "/thread" + std::to_string(index);
     for (int round = 0; round < kRounds; ++round) {
       nvtx::ScopedRange outer(family, prefix + "-outer", static_cast<std::uint64_t>(round));
       sync.arrive_and_wait();  // both threads hold an open range here
@@ -132,8 +143,8 @@ TEST_F(NvtxRanges, RangesOnTwoThreadsStayBalancedPerThread) {
   const auto all = since_start();
   for (int index = 0; index < 2; ++index) {
     SCOPED_TRACE("thread " + std::to_string(index) + " tid " + tids[index]);
-    const auto family = index == 0 ? nvtx::Family::loader : nvtx::Family::streams;
-    const std::string prefix = std::string(nvtx::family_name(family)) + "/thread" + std::to_string(index);
+    const auto family = index == 0 ? hdbench::kLoaderNvtx : hdbench::kStreamsNvtx;
+    const std::string prefix = std::string(family.name) + "/thread" + std::to_string(index);
     std::vector<Fields> expected;
     for (int round = 0; round < kRounds; ++round) {
       expected.push_back(push_line(tids[index], family, static_cast<std::uint64_t>(round), prefix + "-outer"));
@@ -187,8 +198,13 @@ TEST_F(NvtxRanges, NameStreamIsForwarded) {
   EXPECT_EQ(streams, expected) << describe(streams);
 }
 
-TEST_F(NvtxRanges, DomainIsCreatedOnceWithACategoryPerFamily) {
-  { nvtx::ScopedRange range(nvtx::Family::pinning, "pinning/ensure-domain"); }
+// A category is named the first time a range of it is pushed, and never again.
+TEST_F(NvtxRanges, DomainIsCreatedOnceAndEachFamilysCategoryNamedOnce) {
+  for (int round = 0; round < 2; ++round) {
+    for (const nvtx::Category& family : family_categories()) {
+      nvtx::ScopedRange range(family, std::string(family.name) + "/ensure-named");
+    }
+  }
   const auto lines = lines_since(g_process_start);
   std::size_t domains = 0;
   std::map<std::string, std::string> categories;  // id -> name
@@ -203,7 +219,7 @@ TEST_F(NvtxRanges, DomainIsCreatedOnceWithACategoryPerFamily) {
   EXPECT_EQ(domains, 1u) << "the \"hdbench\" domain must be created exactly once per process";
   EXPECT_FALSE(category_before_domain);
   std::map<std::string, std::string> expected;
-  for (nvtx::Family family : kFamilies) expected[category_id(family)] = nvtx::family_name(family);
+  for (const nvtx::Category& family : family_categories()) expected[category_id(family)] = family.name;
   EXPECT_EQ(categories, expected);
 }
 
@@ -259,7 +275,7 @@ TEST_F(NvtxRanges, StreamsPipelineNamesItsStreamsAndRangesEveryChunkStage) {
   std::vector<Fields> expected;
   for (const char* stage : {"h2d", "kernel", "d2h"}) {  // by_stage: every chunk's stage before the next stage
     for (int chunk = 0; chunk < 3; ++chunk) {
-      expected.push_back(push_line(tid, nvtx::Family::streams, 4096,
+      expected.push_back(push_line(tid, hdbench::kStreamsNvtx, 4096,
                                    "streams/nvtx-test/chunk " + std::to_string(chunk) + "/" + stage));
       expected.push_back(pop_line(tid));
     }

@@ -1,0 +1,136 @@
+#include "mlp/mlp_description.hpp"
+
+namespace hdbench {
+
+FamilyDescription mlp_description() {
+  FamilyDescription d{.name = "mlp", .nvtx = kMlpNvtx};
+  d.params_note =
+      "an epoch's `accuracy_percent` is on the held-out set (Fashion-MNIST's or the folder's t10k files, or the 10000 "
+      "synthetic samples after the training set)";
+  d.params = {
+      {"variant",
+       ParamType::string,
+       "`step`: one training step — forward, softmax cross-entropy, backward, optimizer update; `gemm`: one large "
+       "GEMM, the rate the steps are compared with; `epoch`: a whole epoch of loader → copy → step",
+       {kEveryRun}},
+      {"implementation", ParamType::string, "`hdbench`, or `pytorch` in the PyTorch baseline's reports"},
+      {"processor",
+       ParamType::string,
+       "`cpu`: OpenBLAS sgemm + fused loops; `gpu`: cuBLASLt with fused epilogues",
+       {kEveryRun}},
+      {"model", ParamType::string, "widths, e.g. `784x32x10`: Linear → ReLU → … → Linear", {"step", "epoch"}},
+      {"dtype",
+       ParamType::string,
+       "`fp32`; `tf32`: fp32 operands through the tensor cores; `bf16`: bf16 GEMM operands, fp32 accumulation and "
+       "master weights",
+       {kEveryRun}},
+      {"optimizer", ParamType::string, "`sgd`: SGD with momentum 0.9, lr 0.05; `adam`: lr 1e-3", {"step"}},
+      {"mode",
+       ParamType::string,
+       "`eager`; `graph`: the step captured once into a CUDA graph and replayed; `compile`: PyTorch's "
+       "`torch.compile`",
+       {"step"}},
+      {"data",
+       ParamType::string,
+       "`host`: CPU step on a batch in host memory; `device`: the batch is already on the GPU; `pageable`, `pinned`: "
+       "each step first copies its batch from that host memory",
+       {"step"}},
+      {"batch", ParamType::integer, "samples per step", {"step", "epoch"}},
+      {"threads", ParamType::integer_or_string,
+       "CPU: the step's threads, or `\"auto\"` (`--hdbench_mlp_threads=auto`, the default): swept, the `threads` "
+       "counter says which count won"},
+      {"busy_threads", ParamType::integer,
+       "CPU step: busy threads of our own spinning beside the step while it is timed, a busy host "
+       "(`--hdbench_mlp_cpu_busy_threads`; absent when 0)"},
+      {"device", ParamType::integer, "GPU index"},
+      {"m", ParamType::integer, "`gemm`: rows of the product", {"gemm"}},
+      {"n", ParamType::integer, "`gemm`: columns of the product", {"gemm"}},
+      {"k", ParamType::integer, "`gemm`: the inner dimension", {"gemm"}},
+      {"workers", ParamType::integer, "`epoch`: the loader's workers", {"epoch"}},
+      {"pinning", ParamType::string, "`epoch`: the loader's pinning mode (as the `loader` family's)", {"epoch"}},
+      {"prefetch_depth", ParamType::integer, "`epoch`: the loader's ready batches kept ahead per worker"},
+      {"dataset", ParamType::string, "`epoch`: `synthetic`, `mnist_idx`"},
+      {"dataset_name", ParamType::string, "`epoch`: `synthetic`, `fashion_mnist`, `mnist_dir`"},
+      {"dataset_dir", ParamType::string, "`epoch`: the IDX folder (IDX only)"},
+  };
+  d.counters = {
+      {"step_us",
+       "`step`: median time per step; one sample is a group of `steps_per_sample` back-to-back steps (about 2 ms), "
+       "timed by CUDA events on the GPU and the host clock on the CPU, so a step's time is its throughput in a loop, "
+       "launch costs included; `real_time` is one step (schema 2: the iteration counts the sample's steps; schema 1 "
+       "gave a whole sample of `steps_per_sample` steps), so it equals `step_us`; `--hdbench_mlp_sample_ms` sets the "
+       "sample's length",
+       Better::lower,
+       {"step"}},
+      {"step_best_us", "`step`: fastest time per step (of the samples, as `step_us`)", Better::lower},
+      {"steps_per_sample", "`step`: the back-to-back steps one sample times"},
+      {"samples/s",
+       "`step`: `batch / step_us`; `epoch`: the epoch's samples over its median time (from `start_epoch` to the "
+       "device finishing the last step)",
+       Better::higher,
+       {"step", "epoch"}},
+      {"TFLOP/s",
+       "`step`, `gemm`: GEMM FLOPs over the median time: per layer 2·batch·in·out forward, the same for the weight "
+       "gradient, and again for the input gradient except the first layer's (element-wise work is not counted, as in "
+       "PyTorch's and MLPerf's counts)",
+       Better::higher},
+      {"best_TFLOP/s", "`gemm`: the GEMM's FLOPs over its fastest sample: the rate the steps are rated against",
+       Better::higher},
+      {"gemm_TFLOP/s",
+       "`step`: the rate of the `gemm` run of the same processor, dtype (and threads) in this report at its fastest "
+       "sample (`best_TFLOP/s` there; schema 1: its median); absent when the GEMM was filtered out",
+       Better::higher},
+      {"fraction_of_gemm_rate", "`step`: the step's `TFLOP/s` as a share of `gemm_TFLOP/s`", Better::higher},
+      {"fp32_roof_TFLOP/s",
+       "CPU `step`, `gemm`: the CPU's measured fp32 roof at the run's thread count "
+       "(`context.hdbench.system.cpu.fp32_roof`: T × the one-thread rate, at most the all-threads rate)",
+       Better::higher},
+      {"fraction_of_fp32_roof",
+       "CPU `step`, `gemm`: the run's `TFLOP/s` over `fp32_roof_TFLOP/s`: the hardware's limit, which a crippled BLAS "
+       "cannot move the way it moves the measured GEMM rate, and which nothing fp32 beats (schema 1's "
+       "`fraction_of_fp32_peak` used the nominal peak: 133% of it on a 2-core EPYC VM)",
+       Better::higher},
+      {"cv_percent", "coefficient of variation of the samples", Better::lower},
+      {"samples", "how many samples the figures come from; with one there is no noise figure"},
+      {"threads",
+       "CPU `step`, `epoch`: the threads the CPU step ran with; with `--hdbench_mlp_threads=auto` (`params.threads` "
+       "is `\"auto\"`) the fastest of the sweep (a count within 2% of the fastest, or within the fastest count's own "
+       "sweep noise if larger, with fewer threads wins)"},
+      {"sweep_step_us/threads:<T>",
+       "CPU `step` with `--hdbench_mlp_threads=auto`: the step time at T threads in the sweep (1, 2, 4, … up to all "
+       "cores but one on a host of three or more; the median of 3 interleaved rounds of a few steps each, measured "
+       "once per model and batch)",
+       Better::lower},
+      {"sweep_noise_percent/threads:<T>",
+       "CPU `step` with `--hdbench_mlp_threads=auto`: how far the sweep's rounds at T threads disagree, (slowest - "
+       "fastest round) / their median, in percent",
+       Better::lower},
+      {"first_loss", "`step`: the loss of the first step (real samples; a non-finite loss fails the run)"},
+      {"final_loss", "`step`: the loss of the last step (real samples; a non-finite loss fails the run)"},
+      {"fused_epilogues",
+       "GPU `step`: how many of the step's GEMMs ran with a fused cuBLASLt epilogue; the others ran plain, followed "
+       "by hdbench's own kernel, because cuBLASLt offered no fused algorithm or the plain way measured faster at plan "
+       "time"},
+      {"planned_gemms",
+       "GPU `step`: the step's GEMMs in all; the benchmark's `label` (\"plan: fused 5/8; L2 weight_gradient plain "
+       "(fused 557.2us, plain 44.0us); …; logits ld 16 (padded …, unpadded …)\") lists each GEMM's choice with both "
+       "candidates' plan-time times and the output layer's leading dimension"},
+      {"epoch_ms", "`epoch`: median epoch time", Better::lower},
+      {"epochs_trained", "`epoch`: epochs run"},
+      {"stall_us_per_batch", "`epoch`: time the step waited for the loader per batch", Better::lower},
+      {"training_loss", "`epoch`: CPU: the mean training loss of the last epoch; GPU: the last step's loss"},
+      {"held_out_loss",
+       "`epoch`: the trained parameters scored on the CPU on held-out samples (the next 10000 synthetic samples, or "
+       "MNIST's t10k files): their loss",
+       Better::lower},
+      {"accuracy_percent", "`epoch`: the same scoring's accuracy on the held-out samples", Better::higher},
+      {"gpu_busy_percent",
+       "GPU `epoch`: CUDA-event time of the steps over the epochs' time: the share of the epoch the GPU was training",
+       Better::higher},
+      {"items_per_second", "Google's own rate counter (samples / mean time of a step or an epoch)", Better::higher},
+  };
+  for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  return d;
+}
+
+}  // namespace hdbench
