@@ -41,9 +41,10 @@ import time
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
-from hdreport import profile_baseline, profile_records, profile_report, writer
+from hdreport import profile_baseline, profile_records, profile_report
+from hdreport.core import writer
+from hdreport.core.schema import ReportError
 from hdreport.profile_findings import duration_text
-from hdreport.schema import ReportError
 
 PROGRAM = "hdbench_profile"
 FLAGS = ("out", "baseline", "trace", "trace_budget", "inject_lib", "bin", "records")

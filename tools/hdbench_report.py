@@ -46,8 +46,8 @@ from pathlib import Path
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
 from hdreport import compare, figures, page, profile_compare, summary
 from hdreport.figures import build_figures  # noqa: F401  (tests draw through the CLI's module)
-from hdreport.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
-from hdreport.schema import load as load_report
+from hdreport.core.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
+from hdreport.core.schema import load as load_report
 
 # Interpreters tried, in order, when the one running this lacks matplotlib.
 FALLBACK_PYTHONS = "/usr/bin/python3:/usr/local/bin/python3"

@@ -67,8 +67,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import pytorch_loader as loader_family  # noqa: E402
-from hdreport import writer  # noqa: E402
-from hdreport.writer import make_entry, now  # noqa: E402
+from hdreport.core import writer  # noqa: E402
+from hdreport.core.writer import make_entry, now  # noqa: E402
 from pytorch_data import mnist_files  # noqa: E402
 
 PROG = "pytorch_baseline.py"

@@ -4,7 +4,7 @@ mapped gather kernel, and one copy of a buffer already packed: the floor), log-l
 
 from __future__ import annotations
 
-from hdreport.facets import Spec
+from hdreport.core.facets import Spec
 
 SPECS = [
     Spec("batch_copy", "Moving a batch of K tensors (256 B to 4 MiB each) to the GPU: time per batch by method",

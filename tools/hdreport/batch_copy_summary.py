@@ -8,8 +8,8 @@ Every time is the host's, from the first call to the stream's end, per batch."""
 
 from __future__ import annotations
 
-from hdreport import movement, noise
-from hdreport.markdown import name, sources, table
+from hdreport.core import movement, noise
+from hdreport.core.markdown import name, sources, table
 
 FAMILY = "batch_copy"
 METHODS = ["per_tensor", "packed", "batch_api", "mapped_kernel", "one_copy"]

@@ -11,7 +11,7 @@ adds each as a run of its own so the generic code (facets.py) draws it.
 
 from __future__ import annotations
 
-from hdreport.facets import Spec
+from hdreport.core.facets import Spec
 
 NO_EXCHANGE = "no_exchange"
 

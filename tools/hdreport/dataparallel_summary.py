@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import statistics
 
-from hdreport.markdown import name, sources, table
-from hdreport.schema import ok_runs
-from hdreport.units import size_text
+from hdreport.core.markdown import name, sources, table
+from hdreport.core.schema import ok_runs
+from hdreport.core.units import size_text
 
 FAMILY = "dataparallel"
 RUN_N_RANKS = "one rank: baseline only; run `hdbench_mpi` under `mpirun` for N ranks"

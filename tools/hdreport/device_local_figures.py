@@ -5,8 +5,8 @@ link."""
 
 from __future__ import annotations
 
-from hdreport.facets import Spec
-from hdreport.schema import ok_run
+from hdreport.core.facets import Spec
+from hdreport.core.schema import ok_run
 
 BANDWIDTH = "GB/s (1e9 bytes/s) copied"
 

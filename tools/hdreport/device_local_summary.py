@@ -6,10 +6,10 @@ figures read against it, the PCIe copies of the transfer family first."""
 
 from __future__ import annotations
 
-from hdreport import movement, noise
-from hdreport.markdown import name, sources, table
-from hdreport.movement import per_copy
-from hdreport.units import size_text
+from hdreport.core import movement, noise
+from hdreport.core.markdown import name, sources, table
+from hdreport.core.movement import per_copy
+from hdreport.core.units import size_text
 
 FAMILY = "device_local"
 ENGINES = {"copy": "the copy engine (`cudaMemcpyAsync` device to device)", "sm": "an SM copy kernel"}

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdreport import facets
+from hdreport.core import facets
+from hdreport.core.markdown import machines
+from hdreport.core.schema import ReportError
 from hdreport.families import FAMILIES, SECTIONS
-from hdreport.markdown import machines
-from hdreport.schema import ReportError
 
 FIGURE_MODULES = [figures for figures, _ in FAMILIES + SECTIONS]
 SPECS = [spec for family in FIGURE_MODULES for spec in family.SPECS]

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import statistics
 
-from hdreport.facets import Spec
-from hdreport.schema import ok_run
+from hdreport.core.facets import Spec
+from hdreport.core.schema import ok_run
 
 CHASES = (("mapped_host", "one load over PCIe (pointer chase, mapped host memory)"),
           ("device", "one load from device memory (pointer chase)"))

@@ -6,9 +6,9 @@ host memory, each load over the link, beside the same chase in device memory).""
 
 from __future__ import annotations
 
-from hdreport import movement, noise
-from hdreport.markdown import name, sources, table
-from hdreport.units import size_text
+from hdreport.core import movement, noise
+from hdreport.core.markdown import name, sources, table
+from hdreport.core.units import size_text
 
 FAMILY = "latency"
 MEMORY_ORDER = ["pinned", "pageable", "registered", "pinned_wc", "mapped"]

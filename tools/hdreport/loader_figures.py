@@ -23,11 +23,11 @@ from __future__ import annotations
 import statistics
 from collections import defaultdict
 
-from hdreport.facets import Spec, one_line
-from hdreport.feeding import PINNING_ORDER
-from hdreport.markdown import machine_label, several_hosts
-from hdreport.schema import ok_run
-from hdreport.units import short_number
+from hdreport.core.facets import Spec, one_line
+from hdreport.core.feeding import PINNING_ORDER
+from hdreport.core.markdown import machine_label, several_hosts
+from hdreport.core.schema import ok_run
+from hdreport.core.units import short_number
 
 # A loader run's place in the grid without its worker count and depth (as in lib/derivations.cpp).
 GRID_KEY = ("consumer", "pinning", "batch", "sample_cost_us", "shuffle", "augment")

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import statistics
 
-from hdreport import noise
-from hdreport.feeding import FED_FRACTION, PINNING_ORDER
+from hdreport.core import noise
+from hdreport.core.feeding import FED_FRACTION, PINNING_ORDER
+from hdreport.core.markdown import name, sources, table
+from hdreport.core.schema import ok_runs
 from hdreport.loader_figures import SPLIT, WHOLE, build_of
-from hdreport.markdown import name, sources, table
-from hdreport.schema import ok_runs
 
 
 def _loader_point(row: dict, workers: int) -> str:

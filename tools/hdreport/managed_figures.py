@@ -5,8 +5,8 @@ the reference a managed buffer is measured against) and the PCIe link's rate."""
 
 from __future__ import annotations
 
-from hdreport.bandwidth import BANDWIDTH, link_rates
-from hdreport.facets import Spec
+from hdreport.core.bandwidth import BANDWIDTH, link_rates
+from hdreport.core.facets import Spec
 
 PINNED_COPIES = {"family": "transfer", "engine": "copy", "variant": "per_copy", "memory": "pinned",
                  "direction": frozenset({"h2d", "d2h"})}

@@ -9,11 +9,11 @@ is the reason."""
 
 from __future__ import annotations
 
-from hdreport import movement
-from hdreport.markdown import name, sources, table
-from hdreport.movement import per_copy
-from hdreport.schema import ok_runs
-from hdreport.units import size_text
+from hdreport.core import movement
+from hdreport.core.markdown import name, sources, table
+from hdreport.core.movement import per_copy
+from hdreport.core.schema import ok_runs
+from hdreport.core.units import size_text
 
 FAMILY = "managed"
 VARIANTS = ["demand", "prefetch", "read_mostly", "preferred_gpu", "accessed_by_gpu"]

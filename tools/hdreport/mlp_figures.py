@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from hdreport import bars, style
-from hdreport.facets import Spec
-from hdreport.schema import ok_run, ok_runs
+from hdreport.core import bars, style
+from hdreport.core.facets import Spec
+from hdreport.core.schema import ok_run, ok_runs
 
 COUNTER = "TFLOP/s"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import statistics
 
-from hdreport.feeding import FED_FRACTION, PINNING_ORDER
-from hdreport.markdown import name, provenance, sources, table
-from hdreport.noise import noise_note
-from hdreport.schema import ok_runs
+from hdreport.core.feeding import FED_FRACTION, PINNING_ORDER
+from hdreport.core.markdown import name, provenance, sources, table
+from hdreport.core.noise import noise_note
+from hdreport.core.schema import ok_runs
 
 BUSY_PERCENT = 90.0  # a GPU busy this share of an epoch counts as kept busy
 

@@ -14,8 +14,9 @@ import io
 import re
 from pathlib import Path
 
-from hdreport import figures, mlp_summary, noise, profile_figures, summary
-from hdreport.markdown import machine_name, slug
+from hdreport import figures, mlp_summary, profile_figures, summary
+from hdreport.core import noise
+from hdreport.core.markdown import machine_name, slug
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 0 auto;

@@ -17,9 +17,9 @@ import math
 import statistics
 from pathlib import Path
 
-from hdreport.markdown import machine_name
-from hdreport.schema import ReportError, load, ok_runs
-from hdreport.units import binary_unit
+from hdreport.core.markdown import machine_name
+from hdreport.core.schema import ReportError, load, ok_runs
+from hdreport.core.units import binary_unit
 
 DIRECTIONS = ("h2d", "d2h")
 HOST_KINDS = ("pageable", "pinned")  # CUPTI's kinds that the baseline measures under the same name

@@ -31,11 +31,11 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hdreport.markdown import table
+from hdreport.core.markdown import table
+from hdreport.core.schema import ReportError
+from hdreport.core.units import binary_unit
 from hdreport.profile_baseline import is_profile_report
 from hdreport.profile_summary import TITLES  # the findings' names, as the summary gives them
-from hdreport.schema import ReportError
-from hdreport.units import binary_unit
 
 DEFAULT_THRESHOLD = 0.05
 STATUS_ORDER = ("resolved", "worse", "new", "better", "same")

@@ -21,8 +21,8 @@ import re
 import shlex
 from pathlib import Path
 
-from hdreport import style
-from hdreport.markdown import machine_name
+from hdreport.core import style
+from hdreport.core.markdown import machine_name
 
 NAME = "profile_copy_classes"
 TOP = 6  # classes drawn one by one; the rest are one "other" bar

@@ -20,8 +20,8 @@ from __future__ import annotations
 import copy
 import json
 
-from hdreport import writer
 from hdreport import profile_host, profile_model
+from hdreport.core import writer
 from hdreport.profile_analysis import analyse
 from hdreport.profile_baseline import Ceilings, describe_machine
 from hdreport.profile_findings import findings, saving_together_s

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdreport.markdown import table
+from hdreport.core.markdown import table
 from hdreport.profile_analysis import BLOCKING_READ, SMALL_COPY
 from hdreport.profile_figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
-from hdreport.units import binary_unit
+from hdreport.core.units import binary_unit
 
 WORTH_FIXING = 0.02  # a finding that saves less of the span is listed, not recommended
 MOST_OF_THE_TIME = 0.9  # the copy-class table shows the classes that make up this share of the copy time

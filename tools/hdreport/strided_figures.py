@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from hdreport import bars, style
-from hdreport.bandwidth import BANDWIDTH
-from hdreport.schema import ok_run
+from hdreport.core import bars, style
+from hdreport.core.bandwidth import BANDWIDTH
+from hdreport.core.schema import ok_run
 
 METHODS = ["memcpy2d", "pack_then_copy", "mapped_kernel", "contiguous"]
 PANELS_PER_FIGURE = 3

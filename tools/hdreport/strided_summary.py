@@ -7,9 +7,9 @@ the same slice and matrix."""
 
 from __future__ import annotations
 
-from hdreport import movement
-from hdreport.markdown import sources, table
-from hdreport.units import size_text
+from hdreport.core import movement
+from hdreport.core.markdown import sources, table
+from hdreport.core.units import size_text
 
 FAMILY = "strided"
 METHODS = ["memcpy2d", "pack_then_copy", "mapped_kernel"]

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdreport import loader_summary, mlp_summary, movement, noise, transfer_figures
+from hdreport import loader_summary, mlp_summary, transfer_figures
+from hdreport.core import movement, noise
+from hdreport.core.markdown import machine_name, named, runs_named, slug, table
+from hdreport.core.schema import ok_runs
+from hdreport.core.units import size_text
 from hdreport.families import FAMILIES, SECTIONS
-from hdreport.markdown import machine_name, named, runs_named, slug, table
-from hdreport.schema import ok_runs
-from hdreport.units import size_text
 
 
 def merge(reports: list[tuple[str, dict]]) -> dict:

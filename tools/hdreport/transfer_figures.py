@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from hdreport import bars, style
-from hdreport.bandwidth import BANDWIDTH, link_rates
-from hdreport.facets import Spec
+from hdreport.core import bars, style
+from hdreport.core.bandwidth import BANDWIDTH, link_rates
+from hdreport.core.facets import Spec
 
 SPECS = [
     Spec("transfer", "Copy bandwidth by memory kind and engine", "bytes",

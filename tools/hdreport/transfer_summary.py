@@ -5,12 +5,12 @@ in for pinning everything (staged, host_memcpy)."""
 
 from __future__ import annotations
 
-from hdreport import noise
-from hdreport.markdown import name, runs_named, sources, table
-from hdreport.movement import per_copy
-from hdreport.schema import ok_runs
+from hdreport.core import noise
+from hdreport.core.markdown import name, runs_named, sources, table
+from hdreport.core.movement import per_copy
+from hdreport.core.schema import ok_runs
+from hdreport.core.units import size_text
 from hdreport.transfer_figures import MIN_PIPELINE_STREAMS, multi_stream_pipeline
-from hdreport.units import size_text
 
 
 def pinned_vs_pageable(report: dict) -> list[str]:

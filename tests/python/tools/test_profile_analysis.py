@@ -10,7 +10,8 @@ import math
 
 import pytest
 
-from hdreport import profile_analysis, profile_baseline, profile_records, profile_report, schema
+from hdreport import profile_analysis, profile_baseline, profile_records, profile_report
+from hdreport.core import schema
 from hdreport.profile_intervals import Calls, Union
 from profile_fixtures import MiB, KiB, Program, baseline_report, tutorial, well_written
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from hdreport import profile_records, profile_report, schema
+from hdreport import profile_records, profile_report
+from hdreport.core import schema
 from hdreport.profile_records import Recording
 from hdreport.profile_report import NO_CUDA
 from profile_fixtures import baseline_report, write_baseline

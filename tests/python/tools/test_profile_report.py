@@ -24,8 +24,8 @@ from conftest import run_report_tool
 from json_paths import get, kind, paths, shape_of, with_change
 from hdreport import figures as report_figures
 from hdreport import page as report_page
-from hdreport import schema as report_schema
 from hdreport import summary as report_summary
+from hdreport.core import schema as report_schema
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "profile" / "synthetic-train.json"
 H100 = Path(__file__).parent.parent / "fixtures" / "h100-2026-11-22" / "transfer.json"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import hdbench_report
-from hdreport import style as report_style
 from hdreport import summary as report_summary
+from hdreport.core import style as report_style
 from hdreport.transfer_figures import multi_stream_pipeline
 from report_figure_checks import bars, check_figure, close, panels, references, series
 

@@ -17,8 +17,9 @@ import pytest
 
 import hdbench_report
 from conftest import run_report_tool
-from hdreport import dataparallel_summary, noise
+from hdreport import dataparallel_summary
 from hdreport import summary as report_summary
+from hdreport.core import noise
 from report_figure_checks import close
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "h200-2026-11-26"

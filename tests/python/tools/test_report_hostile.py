@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import hdbench_report  # noqa: E402
-from hdreport import schema as report_schema  # noqa: E402
+from hdreport.core import schema as report_schema  # noqa: E402
 from conftest import REPORT_TOOL  # noqa: E402
 from json_paths import get, kind, paths, shape_of, with_change  # noqa: E402
 

@@ -17,7 +17,7 @@ from conftest import run_report_tool
 from hdreport import figures as report_figures
 from hdreport import page as report_page
 from hdreport import summary as report_summary
-from hdreport.schema import ReportError, validate
+from hdreport.core.schema import ReportError, validate
 from report_figure_checks import bars, check_figure, close, panels, references, series
 
 QUESTIONS = {

@@ -7,7 +7,7 @@ Each figure carries `fig.hdbench["bars"]` = [(panel, group, series, value,
 
 from __future__ import annotations
 
-from hdreport import style
+from hdreport.core import style
 
 Panel = dict  # {group: {series: (value, text, [benchmarks])}}
 

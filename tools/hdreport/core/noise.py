@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 
-from hdreport.markdown import table
+from hdreport.core.markdown import table
 
 # The params that split a family into groups whose noise differs for one cause: pageable
 # copies go through the driver's staging, the loader's GPU consumer shares the GPU with

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from hdreport.units import short_number, size_text  # noqa: F401  (figures write sizes as style.size_text)
+from hdreport.core.units import short_number, size_text  # noqa: F401  (figures write sizes as style.size_text)
 
 # Fixed colours, by param and value.
 COLOURS = {

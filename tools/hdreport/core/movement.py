@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hdreport.markdown import context_of, name
-from hdreport.schema import ok_runs
-from hdreport.units import binary_unit
+from hdreport.core.markdown import context_of, name
+from hdreport.core.schema import ok_runs
+from hdreport.core.units import binary_unit
 
 GENERATOR = "tests/python/tools/movement_reports.py"
 

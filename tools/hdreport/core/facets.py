@@ -21,8 +21,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hdreport import style
-from hdreport.schema import ok_run
+from hdreport.core import style
+from hdreport.core.schema import ok_run
 
 # Params that never make a series of their own.
 IGNORED = {"family", "device", "run_name", "samples", "dataset", "m", "n", "k", "slots", "memory_kind"}
