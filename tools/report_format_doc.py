@@ -46,7 +46,9 @@ def section(families: dict) -> str:
         family = families[name]
         lines += [f"#### `{name}`", ""]
         kind = family.get("kind_param", "variant")
-        lines += [f"Kinds by `{kind}`; NVTX category `{family['nvtx']['name']}`, colour `{family['nvtx']['colour']}`."
+        groups = ", ".join(f"`{g}`" for g in family.get("noise_groups", []))
+        lines += [f"Kinds by `{kind}`; NVTX category `{family['nvtx']['name']}`, colour `{family['nvtx']['colour']}`"
+                  + (f"; noise grouped by {groups}." if groups else ".")
                   + (f" {family['params_note'][0].upper()}{family['params_note'][1:]}." if family.get("params_note")
                      else ""), ""]
         lines += ["| param | type | required | meaning |", "|---|---|---|---|"]

@@ -40,6 +40,13 @@ FamilyDescription batch_copy_description() {
            {"packed"}},
       });
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"method"};
+  label_values(d, "method",
+               {{"per_tensor", "one copy per tensor"},
+                {"packed", "gather + one copy"},
+                {"batch_api", "cudaMemcpyBatchAsync"},
+                {"mapped_kernel", "mapped gather kernel"},
+                {"one_copy", "one copy, already packed"}});
   return d;
 }
 

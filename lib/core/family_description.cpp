@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 namespace hdbench {
 
 const char* to_string(ParamType type) noexcept {
@@ -41,7 +43,13 @@ nlohmann::json to_json(const FamilyDescription& family) {
   // kind's param first), which a JSON object, written with sorted keys, would lose.
   nlohmann::json params = nlohmann::json::array();
   for (const ParamDescription& p : family.params) {
-    params.push_back({{"key", p.key}, {"type", to_string(p.type)}, {"meaning", p.meaning}, {"required", p.required}});
+    nlohmann::json param = {
+        {"key", p.key}, {"type", to_string(p.type)}, {"meaning", p.meaning}, {"required", p.required}};
+    if (!p.values.empty()) {
+      param["values"] = nlohmann::json::array();
+      for (const ValueLabel& v : p.values) param["values"].push_back({{"value", v.value}, {"label", v.label}});
+    }
+    params.push_back(std::move(param));
   }
   nlohmann::json counters = nlohmann::json::array();
   for (const CounterDescription& c : family.counters) {
@@ -56,7 +64,18 @@ nlohmann::json to_json(const FamilyDescription& family) {
                       {"params", params},
                       {"counters", counters}};
   if (!family.params_note.empty()) j["params_note"] = family.params_note;
+  j["noise_groups"] = family.noise_groups;
   return j;
+}
+
+void label_values(FamilyDescription& family, const std::string& key, std::vector<ValueLabel> values) {
+  for (ParamDescription& p : family.params) {
+    if (p.key == key) {
+      p.values = std::move(values);
+      return;
+    }
+  }
+  throw std::logic_error(fmt::format("the {} family describes no param {} to label", family.name, key));
 }
 
 std::vector<CounterDescription> bandwidth_counters(const std::string& bandwidth_meaning) {

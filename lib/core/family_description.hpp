@@ -26,11 +26,19 @@ const char* to_string(Better better) noexcept;
 // (kEveryRun), only those of some kinds (the family's kind_param values), or none.
 inline constexpr const char* kEveryRun = "*";
 
+// A value of a named param and how figures and tables write it ("per_tensor": "one copy
+// per tensor"), in reading order.
+struct ValueLabel {
+  std::string value;
+  std::string label;
+};
+
 struct ParamDescription {
   std::string key;
   ParamType type = ParamType::string;
   std::string meaning;                     // Markdown, as the docs show it
   std::vector<std::string> required = {};  // kEveryRun or kinds; empty: optional
+  std::vector<ValueLabel> values = {};     // a named param's values, in reading order, with their labels
 };
 
 struct CounterDescription {
@@ -45,12 +53,19 @@ struct FamilyDescription {
   std::string kind_param = "variant";  // the param that splits its runs into kinds
   nvtx::Category nvtx;                 // its ranges' category and colour
   std::string params_note = {};        // one line after the params (e.g. "each time is the host's")
+  // The params that split its runs into groups whose noise differs for one cause (pageable
+  // copies go through the driver's staging; demand faults are noisier than DMA copies).
+  std::vector<std::string> noise_groups = {};
   std::vector<ParamDescription> params = {};
   std::vector<CounterDescription> counters = {};
 };
 
+// Gives `key`'s values their labels (std::logic_error when `family` has no such param).
+void label_values(FamilyDescription& family, const std::string& key, std::vector<ValueLabel> values);
+
 // context.hdbench.families.<name>: {kind_param, nvtx: {category, name, colour}, params_note,
-// params: [{key, type, meaning, required}], counters: [{name, meaning, better, required}]}
+// noise_groups, params: [{key, type, meaning, required, values: [{value, label}]}],
+// counters: [{name, meaning, better, required}]}
 nlohmann::json to_json(const FamilyDescription& family);
 
 // What several families share, declared once: the figures set_bandwidth_counters

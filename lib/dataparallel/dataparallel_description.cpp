@@ -97,6 +97,11 @@ FamilyDescription dataparallel_description() {
   d.counters.push_back({"samples",
                         "`cpu_step`, `gpu_step`: the timed steps the step's median comes from; `nccl_allreduce`: "
                         "the stopping rule's samples"});
+  d.noise_groups = {"variant"};
+  label_values(d, "overlap",
+               {{"bucketed", "bucketed, overlapped with backward"},
+                {"none", "all-reduce after backward"},
+                {"no_exchange", "no all-reduce"}});
   return d;
 }
 

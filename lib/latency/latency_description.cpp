@@ -46,6 +46,8 @@ FamilyDescription latency_description() {
                         {"steps", "`pointer_chase`: the loads per sample"},
                     });
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"method"};
+  label_values(d, "memory", {{"mapped_host", "mapped host memory"}});
   return d;
 }
 

@@ -94,6 +94,7 @@ FamilyDescription loader_description() {
       {"items_per_second", "Google's own rate counter (samples / mean epoch time)", Better::higher},
   };
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"consumer"};
   return d;
 }
 

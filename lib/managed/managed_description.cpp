@@ -22,6 +22,13 @@ FamilyDescription managed_description() {
   };
   d.counters = bandwidth_counters("bytes / the migration's median time");
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"variant"};
+  label_values(d, "variant",
+               {{"demand", "demand faults"},
+                {"prefetch", "cudaMemPrefetchAsync"},
+                {"read_mostly", "read-mostly advice"},
+                {"preferred_gpu", "preferred location GPU"},
+                {"accessed_by_gpu", "accessed-by-GPU advice"}});
   return d;
 }
 

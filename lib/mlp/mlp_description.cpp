@@ -130,6 +130,7 @@ FamilyDescription mlp_description() {
       {"items_per_second", "Google's own rate counter (samples / mean time of a step or an epoch)", Better::higher},
   };
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"variant", "processor"};
   return d;
 }
 

@@ -110,6 +110,7 @@ FamilyDescription streams_description() {
           {"per_call_best_us", "`host_cost`: the fastest host time per call or per wait", Better::lower},
       });
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"memory"};
   return d;
 }
 

@@ -25,6 +25,13 @@ FamilyDescription strided_description() {
   d.counters = bandwidth_counters("the slice's bytes / its median time, a pack included");
   d.counters.push_back({"pack_us", "`pack_then_copy`: the median time of the host pack alone", Better::lower});
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"method"};
+  label_values(d, "slice", {{"every_other_row", "every other row"}, {"column_block", "half the columns"}});
+  label_values(d, "method",
+               {{"memcpy2d", "cudaMemcpy2DAsync"},
+                {"pack_then_copy", "host pack + copy"},
+                {"mapped_kernel", "mapped gather kernel"},
+                {"contiguous", "contiguous (reference)"}});
   return d;
 }
 

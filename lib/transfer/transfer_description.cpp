@@ -103,6 +103,7 @@ FamilyDescription transfer_description() {
   d.counters.push_back(
       {"overlap_percent", "`bidir`: share of the span during which both directions were moving", Better::higher});
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
+  d.noise_groups = {"memory"};
   return d;
 }
 

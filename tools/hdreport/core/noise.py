@@ -1,7 +1,7 @@
 """How sure the summary's figures are.
 
 A run's noise is the stopping rule's own figure, `noise_percent`: how far its median may
-be off (reports/README.md), against the target it was given (`noise_target_percent`). A
+be off (docs/report-format.md), against the target it was given (`noise_target_percent`). A
 run that stopped at the sampling timeout (`stopped_at_timeout` 1: too few samples, or the
 noise still above the target) did not settle, whatever its noise reads then (three samples
 can read ±0.2%); a run without `stopped_at_timeout` went through no stopping rule (the
@@ -15,21 +15,17 @@ from __future__ import annotations
 
 import statistics
 
+from hdreport.core import described
 from hdreport.core.markdown import table
 
-# The params that split a family into groups whose noise differs for one cause: pageable
-# copies go through the driver's staging, the loader's GPU consumer shares the GPU with
-# its copies, CPU epochs share the cores with the loader's workers.
-GROUP_BY = {"transfer": ("memory",), "streams": ("memory",), "loader": ("consumer",),
-            "mlp": ("variant", "processor"), "dataparallel": ("variant",),
-            # demand faults, host time of small copies and host gathers are noisier than DMA copies
-            "latency": ("method",), "managed": ("variant",), "batch_copy": ("method",), "strided": ("method",)}
-
-
-def group_of(b: dict) -> str:
+def group_of(report: dict, b: dict) -> str:
+    """The run's noise group: its family and the values of the params its family's description
+    names as splitting its noise (`noise_groups`: pageable copies go through the driver's
+    staging, the loader's GPU consumer shares the GPU with its copies, CPU epochs share the
+    cores with the loader's workers, demand faults and host gathers are noisier than DMA)."""
     p = b.get("params", {})
     family = p.get("family", "?")
-    return "/".join([family] + [str(p[k]) for k in GROUP_BY.get(family, ()) if k in p])
+    return "/".join([family] + [str(p[k]) for k in described.noise_groups(report, family) if k in p])
 
 
 def timed_runs(report: dict):
@@ -105,7 +101,7 @@ def by_family(report: dict) -> list[str]:
     naming the groups that all settled."""
     groups: dict[str, list] = {}
     for b in timed_runs(report):
-        groups.setdefault(group_of(b), []).append(b)
+        groups.setdefault(group_of(report, b), []).append(b)
     if not groups:
         return []
     any_no_rule = any(no_rule(b) and not noise_unknown(b) for runs in groups.values() for b in runs)

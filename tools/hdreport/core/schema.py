@@ -5,7 +5,7 @@ and the problem, e.g. `r.json: benchmarks[3].params: expected an object, got a l
 After it, the report tools may trust every field below to have its type where it is
 present (and the required ones to be there); they still use `.get` for optional ones.
 
-The schema covers the fields the tools read (reports/README.md documents them all), not
+The schema covers the fields the tools read (docs/report-format.md documents them all), not
 every field a report has: fields it does not name are accepted as they are (readers ignore
 fields they do not know), except that unknown `params` must be scalars (figures group runs
 by every param) and unknown counters and `derived` tables must have a counter's and a
@@ -21,6 +21,8 @@ import json
 import math
 import re
 from pathlib import Path
+
+from hdreport.core import described
 
 
 class ReportError(Exception):
@@ -158,6 +160,14 @@ def _pytorch_has_version(hd: dict, path: str) -> None:
         raise SchemaError(path, 'missing field "torch_version" (a PyTorch baseline report has it)')
 
 
+_DESCRIBED_PARAM = Obj({"key": STR, "type": STR, "meaning": STR, "required": List(STR),
+                        "values": List(Obj({"value": STR, "label": STR}, required=("value", "label")))},
+                       required=("key", "type"))
+_DESCRIBED_COUNTER = Obj({"name": STR, "meaning": STR, "better": STR, "required": List(STR)}, required=("name",))
+FAMILY_DESCRIPTION = Obj({"kind_param": STR, "params_note": STR, "noise_groups": List(STR),
+                          "nvtx": Obj({"category": INT, "name": STR, "colour": STR}),
+                          "params": List(_DESCRIBED_PARAM), "counters": List(_DESCRIBED_COUNTER)},
+                         required=("params", "counters"))
 HDBENCH = Obj({
     "version": STR, "git_revision": STR, "build_type": STR, "started_at": STR, "implementation": STR,
     "torch_version": STR, "synthetic": BOOL,  # made by a test generator, not measured: the summary says so
@@ -165,27 +175,13 @@ HDBENCH = Obj({
     "system": SYSTEM,
     "cpu_blas": Obj({"library": STR, "core_in_use": STR}),
     "gpu_conditions": Either(List(GPU_CONDITION), Obj({"unavailable": STR})),
+    "families": Obj(rest=FAMILY_DESCRIPTION),  # described.py
 }, rule=_pytorch_has_version)
 CONTEXT = Obj({"host_name": STR, "hdbench": HDBENCH}, required=("hdbench",))
 
-# Params: the documented ones typed; any other must be a scalar, since figures group runs
-# by every param they have.
-PARAMS = Obj({
-    **{k: STR for k in (
-        "family", "direction", "memory", "engine", "variant", "numa", "method", "copy_api", "issue_order",
-        "default_stream_mode", "side_launch", "operation", "wait", "consumer", "pinning", "augment", "dataset",
-        "dataset_name", "dataset_dir", "implementation", "processor", "model", "dtype", "optimizer", "mode",
-        "data", "collective", "communicator", "overlap", "slice", "matrix", "mix")},
-    **{k: INT for k in (
-        "bytes", "chunk_bytes", "slots", "streams", "chunks", "batch", "workers", "prefetch_depth", "samples",
-        "device", "device_count", "m", "n", "k", "ranks", "shard_batch", "steps", "buckets", "bucket_bytes",
-        "tensors", "rows", "row_bytes", "pitch_bytes", "chain_nodes", "stride_bytes")},
-    **{k: NUM for k in ("compute_ratio", "sample_cost_us")},
-    **{k: BOOL for k in ("shuffle", "after_empty_kernel")},
-    "threads": Either(INT, STR),  # "auto": swept, the counter says which count won
-    "devices": List(INT),
-    "numa_node_requested": Either(INT, List(INT)),
-}, rest=SCALAR)
+# Params: any scalar, or a list of integers (the all-GPU copies' `devices`); each family's
+# description (described.py) types its own and says which are required (_check_runs).
+PARAMS = Obj(rest=Either(SCALAR, List(INT)))
 
 
 def _params_rule(p: dict, path: str) -> None:
@@ -199,57 +195,42 @@ PARAMS.rule = _params_rule
 COUNTERS = Obj(patterns=[(r"sweep_step_us/threads:[0-9]+", NUM),
                          (r"sweep_step_us/threads:.*", Leaf("a counter named …/threads:<number>", lambda v: False))],
                rest=NUM)
-# What every successful run of a family has (reports/README.md, "params by family"), and
-# the counters it has: the summary and the figures index these directly.
-REQUIRED_PARAMS = {
-    "transfer": ("direction", "memory", "bytes", "engine", "variant"),
-    "staged": ("direction", "bytes", "chunk_bytes", "threads"),
-    "host_memcpy": ("bytes", "threads"),
-    "pinning": ("method", "bytes"),
-    "streams": ("variant",),
-    **{("streams", v): ("memory", "bytes", "compute_ratio", "streams", "chunks")
-       for v in ("sync", "async", "pipelined", "graph", "default_stream")},
-    "loader": ("consumer", "pinning", "batch", "workers", "prefetch_depth", "sample_cost_us"),
-    "mlp": ("variant", "processor", "dtype"),
-    ("mlp", "step"): ("model", "batch", "data", "mode", "optimizer"),
-    ("mlp", "epoch"): ("model", "batch", "workers", "pinning"),
-    ("mlp", "gemm"): ("m", "n", "k"),
-    "dataparallel": ("variant",),
-    ("dataparallel", "cpu_step"): ("model", "batch", "ranks"),
-    ("dataparallel", "gpu_step"): ("model", "batch", "ranks"),
-    # The data-movement families (issue 31); latency and batch_copy are split by `method`.
-    "device_local": ("engine", "bytes"),
-    "latency": ("method", "memory"),
-    ("latency", "copy"): ("direction", "bytes"),
-    "managed": ("direction", "variant", "bytes"),
-    "batch_copy": ("method", "tensors", "bytes"),
-    "strided": ("slice", "method", "matrix", "bytes"),
-}
-REQUIRED_COUNTERS = {
-    "transfer": ("bandwidth_GB/s",), "staged": ("bandwidth_GB/s",), "host_memcpy": ("bandwidth_GB/s",),
-    "loader": ("samples/s",), ("mlp", "step"): ("step_us", "samples/s"), ("mlp", "epoch"): ("samples/s",),
-    "device_local": ("bandwidth_GB/s",), "latency": ("latency_us",), "managed": ("bandwidth_GB/s",),
-    "batch_copy": ("batch_us",), ("batch_copy", "packed"): ("gather_us", "copy_us"), "strided": ("bandwidth_GB/s",),
-}
-# The param that splits a family's runs into kinds with needs of their own (`variant` unless named here).
-KIND_PARAM = {"latency": "method", "batch_copy": "method"}
+# What each family's runs have, and their params' types: the report's descriptions of its
+# families (described.py), the legacy snapshot for reports from before them.
+_TYPES = {"string": STR, "integer": INT, "number": NUM, "boolean": BOOL, "integer or string": Either(INT, STR),
+          "list of integers": List(INT), "integer or list of integers": Either(INT, List(INT))}
 
 
-def _benchmark_rule(b: dict, path: str) -> None:
+def _check_run(b: dict, path: str, family: dict, name: str) -> None:
+    """One run against its family's description: described params typed (an undescribed one
+    must be a scalar: figures group runs by every param), and a successful run has the params
+    and counters its family, or its kind, requires."""
+    params = b["params"]
+    described = {p["key"]: p for p in family.get("params", [])}
+    for key, value in params.items():
+        spec = _TYPES.get(described[key]["type"], SCALAR) if key in described else (SCALAR if key != "family" else STR)
+        spec.check(value, _key_path(_key_path(path, "params"), key))
     if b["status"] != "ok":
         return  # a skipped or failed run is listed by name and reason only
-    p = b["params"]
-    family = p.get("family")
-    variant = p.get(KIND_PARAM.get(family, "variant"))
-    for field, table in (("params", REQUIRED_PARAMS), ("counters", REQUIRED_COUNTERS)):
+    kind = params.get(family.get("kind_param", "variant"))
+    for field, entries, key_of in (("params", family.get("params", []), "key"),
+                                   ("counters", family.get("counters", []), "name")):
         if field == "counters" and b.get("run_type", "iteration") != "iteration":
             break  # an aggregate's counters are Google's statistics of them
         have = b.get(field, {})
-        for kind, needs in ((family, table.get(family, ())), (f"{family}/{variant}", table.get((family, variant), ()))):
-            for key in needs:
-                if key not in have:
+        for needs_in, label in (("*", name), (kind, f"{name}/{kind}")):
+            for entry in entries:
+                if needs_in in entry.get("required", ()) and entry[key_of] not in have:
                     raise SchemaError(_key_path(path, field),
-                                      f"missing field {json.dumps(key)} (every successful {kind} run has it)")
+                                      f"missing field {json.dumps(entry[key_of])} (every successful {label} run has it)")
+
+
+def _check_runs(report: dict) -> None:
+    families = described.families_of(report)
+    for i, b in enumerate(report["benchmarks"]):
+        name = b["params"].get("family")
+        if isinstance(name, str) and name in families:
+            _check_run(b, f"benchmarks[{i}]", families[name], name)
 
 
 BENCHMARK = Obj({
@@ -259,7 +240,7 @@ BENCHMARK = Obj({
     "threads": NUM, "iterations": NUM, "real_time": opt(NUM), "cpu_time": opt(NUM),
     "params": PARAMS, "counters": COUNTERS, "notes": List(STR),
     "checks": Obj({"ranks_identical": BOOL, "matches_one_rank": BOOL, "tolerance": NUM}),  # dataparallel
-}, required=("name", "status", "params"), rule=_benchmark_rule)
+}, required=("name", "status", "params"))
 
 # derived: every table is a list of rows (the summary merges them all); the documented
 # rows typed by their field names, with the fields that place a row and its headline
@@ -455,8 +436,10 @@ def validate(report, name: str) -> dict:
     try:
         _check_strings(report)
         REPORT.check(report, "")
+        _check_runs(report)
     except SchemaError as e:
         raise ReportError(f"{name}: {e}") from None
+    described.learn(report)
     return report
 
 

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from hdreport.core import described
 from hdreport.core.units import short_number, size_text  # noqa: F401  (figures write sizes as style.size_text)
 
 # Fixed colours, by param and value.
@@ -64,19 +65,9 @@ PRETTY = {"h2d": "host → device", "d2h": "device → host", "bidir": "both dir
           "pin_thread": "pin thread", "per_copy": "", "reference_loop": "back-to-back copy loop",
           "hdbench": "hdbench", "pytorch": "PyTorch", "cpu": "CPU", "gpu": "GPU", "sm": "SM engine",
           "copy": "copy engine",
-          # A param's own words for a value other params share ("none" is also an augmentation).
-          ("overlap", "bucketed"): "bucketed, overlapped with backward",
-          ("overlap", "none"): "all-reduce after backward", ("overlap", "no_exchange"): "no all-reduce",
-          # The data-movement families (device_local, latency, managed, batch_copy, strided).
-          ("variant", "demand"): "demand faults", ("variant", "prefetch"): "cudaMemPrefetchAsync",
-          ("variant", "read_mostly"): "read-mostly advice", ("variant", "preferred_gpu"): "preferred location GPU",
-          ("variant", "accessed_by_gpu"): "accessed-by-GPU advice",
-          ("method", "per_tensor"): "one copy per tensor", ("method", "packed"): "gather + one copy",
-          ("method", "batch_api"): "cudaMemcpyBatchAsync", ("method", "mapped_kernel"): "mapped gather kernel",
-          ("method", "one_copy"): "one copy, already packed", ("method", "memcpy2d"): "cudaMemcpy2DAsync",
-          ("method", "pack_then_copy"): "host pack + copy", ("method", "contiguous"): "contiguous (reference)",
-          ("slice", "every_other_row"): "every other row", ("slice", "column_block"): "half the columns",
-          ("memory", "mapped_host"): "mapped host memory", "d2d": "device → device"}
+          # A param's own words for its values ("none" is also an augmentation) are its family's:
+          # described.label, from the descriptions reports carry (value_text reads them first).
+          "d2d": "device → device"}
 # Values of a param in reading order (others follow, numbers by value, text alphabetically).
 ORDER = {v: i for i, v in enumerate([
     "h2d", "d2h", "bidir", "copy", "sm", "per_copy", "reference_loop", "pageable", "registered", "pinned",
@@ -99,7 +90,7 @@ def value_text(key: str, value) -> str:
     elif isinstance(value, float):
         text = f"{value:g}"
     else:
-        text = PRETTY.get((key, str(value)), PRETTY.get(str(value), str(value)))
+        text = described.label(key, str(value)) or PRETTY.get(str(value), str(value))
     text = KEY_FORMAT.get(key, "{}").format(text)
     return text[:-1] if text in ("1 threads", "1 workers", "1 ranks") else text
 
