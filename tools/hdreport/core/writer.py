@@ -1,7 +1,7 @@
 """The one writer of report entries outside the C++ binaries: Google-Benchmark-style entries
 with hdbench's additions (status, params, counters, notes), the context every report opens
 with, and the atomic write. The PyTorch baselines write their reports through it, so the
-format is written in one place in Python (reports/README.md documents it).
+format is written in one place in Python (docs/report-format.md documents it).
 """
 
 from __future__ import annotations
