@@ -10,11 +10,11 @@ movement against what this machine measured (an hdbench report: the baseline).
 The command runs with its standard streams untouched and with CUDA_INJECTION64_PATH set to
 the injection library, so every process of it that starts CUDA writes its copies, kernels
 and host calls to a fresh folder (HDBENCH_PROFILE_DIR). Then the report is written: an
-hdbench report with a `profile` section (hdreport/profile_report.py; the analysis is
-hdreport/profile_analysis.py and hdreport/profile_findings.py), by default
+hdbench report with a `profile` section (hdreport/profile/report.py; the analysis is
+hdreport/profile/analysis.py and hdreport/profile/findings.py), by default
 reports/profile-<command>-<time>.json, the Perfetto trace next to it (.trace.json).
 --hdbench_records=DIR keeps the processes' raw records (records-<pid>.jsonl) there, so the
-recording can be analysed again (hdreport.profile_records.read_recording(DIR)).
+recording can be analysed again (hdreport.profile.records.read_recording(DIR)).
 The baseline is --hdbench_baseline, else the newest reports/*.json with transfer copies,
 else one measured now with the hdbench binary (--hdbench_bin) after the command has run
 (so the GPU is the program's alone while it is recorded), only when it copied anything.
@@ -41,10 +41,14 @@ import time
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
-from hdreport import profile_baseline, profile_records, profile_report
 from hdreport.core import writer
 from hdreport.core.schema import ReportError
-from hdreport.profile_findings import duration_text
+from hdreport.profile.baseline import check_baseline, find_newest
+from hdreport.profile.findings import duration_text
+from hdreport.profile.records import read_recording
+from hdreport.profile.report import baseline_section, profile_section
+from hdreport.profile.report import report as make_report
+from hdreport.profile.report import write as write_report
 
 PROGRAM = "hdbench_profile"
 FLAGS = ("out", "baseline", "trace", "trace_budget", "inject_lib", "bin", "records")
@@ -144,7 +148,7 @@ def measure_baseline(binary: str | None, when: str) -> tuple[str, dict | None, s
     if result.returncode != 0 and not out.exists():
         return "", None, f"measuring a baseline failed: hdbench exited {result.returncode} (see {log})"
     try:
-        return str(out), profile_baseline.check_baseline(str(out)), f"measured now: {' '.join(argv[1:])}"
+        return str(out), check_baseline(str(out)), f"measured now: {' '.join(argv[1:])}"
     except ReportError as e:
         return str(out), None, f"the baseline measured now cannot serve: {e}"
 
@@ -155,7 +159,7 @@ def choose_baseline(options: dict, given: dict | None, when: str,
     the command, so the GPU is free, and only when it copied anything), or none."""
     if given is not None:
         return options["baseline"], "given", given, ""
-    newest = profile_baseline.find_newest(REPORTS)
+    newest = find_newest(REPORTS)
     if newest:
         return newest[0], "newest", newest[1], "the newest report under reports/ with transfer copies"
     if not copies_recorded:
@@ -276,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options, command = parse(argv)
         # The baseline given is checked before anything runs: a wrong file is bad usage.
-        given = profile_baseline.check_baseline(options["baseline"]) if "baseline" in options else None
+        given = check_baseline(options["baseline"]) if "baseline" in options else None
         when = stamp()
         out = Path(options.get("out") or default_out(command, when))
         try:
@@ -327,17 +331,16 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
     code, signal_name = (status, None) if status >= 0 else (128 - status, signal.Signals(-status).name)
     if received:
         say(f"received {', '.join(dict.fromkeys(received))}: the report is written from what was recorded")
-    recording = profile_records.read_recording(folder)
+    recording = read_recording(folder)
     if "records" in options:
         keep_records(folder, Path(options["records"]))
     path, how, baseline_report, note = choose_baseline(options, given, when, bool(recording.copies))
-    baseline = profile_report.baseline_section(path, how, baseline_report, note, socket.gethostname())
+    baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
     trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
-    section = profile_report.profile_section(command, code, signal_name, wall_s, recording, baseline,
-                                             baseline_report, trace, reason)
-    whole = profile_report.report(section, baseline_report, arguments, started_at, os.path.abspath(__file__))
+    section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace, reason)
+    whole = make_report(section, baseline_report, arguments, started_at, os.path.abspath(__file__))
     try:
-        profile_report.write(str(out), whole)
+        write_report(str(out), whole)
     except OSError as e:
         say(f"cannot write the report {out}: {e.strerror or e}")
         return code or 1

@@ -22,10 +22,10 @@ rows, never names. Skipped and failed benchmarks are left out and listed.
 as SVG, the summary, the machine and what failed or was skipped (hdreport/page.py).
 A report of `hdbench_profile -- COMMAND` (no benchmarks, a `profile` section) gets its
 own answer first, "does COMMAND move data well on this machine?", and the
-`profile_copy_classes` figure (hdreport/profile_summary.py, profile_figures.py).
+`profile_copy_classes` figure (hdreport/profile/summary.py, figures.py).
 `compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
 when the runs had repetitions) and exits 1 when one got slower than the threshold.
-Given two profile reports it sets them side by side instead (hdreport/profile_compare.py):
+Given two profile reports it sets them side by side instead (hdreport/profile/compare.py):
 the realized change of span and wall time, each finding resolved, new, better or worse
 (predicted savings against the realized one), totals, copy classes; exit 1 when AFTER's
 span grew by more than the threshold. A profile report against a benchmark report is bad
@@ -44,10 +44,11 @@ import sys
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
-from hdreport import compare, figures, page, profile_compare, summary
-from hdreport.figures import build_figures  # noqa: F401  (tests draw through the CLI's module)
+import hdreport.profile.compare
+from hdreport import compare, figures, page, summary
 from hdreport.core.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
 from hdreport.core.schema import load as load_report
+from hdreport.figures import build_figures  # noqa: F401  (tests draw through the CLI's module)
 
 # Interpreters tried, in order, when the one running this lacks matplotlib.
 FALLBACK_PYTHONS = "/usr/bin/python3:/usr/local/bin/python3"
@@ -200,10 +201,10 @@ def run_compare(args) -> int:
         print("hdbench_report.py: --threshold must be >= 0 and --alpha between 0 and 1", file=sys.stderr)
         return 2
     base, new = load_report(args.base), load_report(args.new)
-    if profile_compare.is_profile(base) or profile_compare.is_profile(new):
-        profile_compare.check_pair(args.base, base, args.new, new)  # one of each, or no profile section: exit 2
-        comparison = profile_compare.compare(args.base, base, args.new, new, args.threshold / 100)
-        print(profile_compare.format_report(comparison))
+    if hdreport.profile.compare.is_profile(base) or hdreport.profile.compare.is_profile(new):
+        hdreport.profile.compare.check_pair(args.base, base, args.new, new)  # one of each, or no profile section: exit 2
+        comparison = hdreport.profile.compare.compare(args.base, base, args.new, new, args.threshold / 100)
+        print(hdreport.profile.compare.format_report(comparison))
         return comparison.exit_code
     rows, only_base, only_new = compare.compare(base, new, args.threshold, args.alpha)
     print(compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))

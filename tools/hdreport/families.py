@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from hdreport import (batch_copy_figures, batch_copy_summary, dataparallel_figures, dataparallel_summary,
                       device_local_figures, device_local_summary, latency_figures, latency_summary, loader_figures,
-                      loader_summary, managed_figures, managed_summary, mlp_figures, mlp_summary, profile_figures,
-                      profile_summary, strided_figures, strided_summary, transfer_figures, transfer_summary)
+                      loader_summary, managed_figures, managed_summary, mlp_figures, mlp_summary, profile,
+                      strided_figures, strided_summary, transfer_figures, transfer_summary)
 
 FAMILIES = [
     (transfer_figures, transfer_summary),  # transfer, pinning, staged, host_memcpy, streams
@@ -38,5 +38,5 @@ FAMILIES = [
 # reports without the section), and `title(reports)`, the page's title when the reports
 # hold no benchmarks at all.
 SECTIONS = [
-    (profile_figures, profile_summary),
+    (profile.figures, profile.summary),
 ]

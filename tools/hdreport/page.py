@@ -14,9 +14,10 @@ import io
 import re
 from pathlib import Path
 
-from hdreport import figures, mlp_summary, profile_figures, summary
+from hdreport import figures, mlp_summary, summary
 from hdreport.core import noise
 from hdreport.core.markdown import machine_name, slug
+from hdreport.profile.figures import command_text
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 0 auto;
@@ -131,7 +132,7 @@ def machine_table(reports: list[tuple[str, dict]]) -> str:
         runs = f"{len(report['benchmarks'])} benchmarks"
         if "profile" in report:  # hdbench_profile's report: the program it ran, not a count of no benchmarks
             what = f"hdbench_profile {rhd.get('version', '?')} ({rhd.get('git_revision', '?')})"
-            runs = f"a profile of <code>{html.escape(profile_figures.command_text(report['profile']))}</code>"
+            runs = f"a profile of <code>{html.escape(command_text(report['profile']))}</code>"
         rows.append((Path(path).name, f"{what}, {rhd.get('started_at', '?')}; {runs}; "
                                       f"arguments: <code>{html.escape(args) or '(defaults)'}</code>"))
     body = "".join(f"<tr><td>{html.escape(k)}</td><td>{v if k not in ('host', 'CUDA') and not k.startswith('GPU') else html.escape(v)}</td></tr>"

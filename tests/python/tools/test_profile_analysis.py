@@ -10,9 +10,15 @@ import math
 
 import pytest
 
-from hdreport import profile_analysis, profile_baseline, profile_records, profile_report
+from hdreport.profile.analysis import analyse as analyse_recording
+from hdreport.profile.analysis import is_blocking_call, size_bucket
+from hdreport.profile.baseline import Ceilings
+from hdreport.profile.records import Recording, read_recording
+from hdreport.profile.report import NO_CUDA, analyse_all, baseline_section, not_recorded_reason, profile_section
+from hdreport.profile.report import report as make_report
+from hdreport.profile.report import write as write_report
 from hdreport.core import schema
-from hdreport.profile_intervals import Calls, Union
+from hdreport.profile.intervals import Calls, Union
 from profile_fixtures import MiB, KiB, Program, baseline_report, tutorial, well_written
 
 US = 1e-6
@@ -21,17 +27,17 @@ US = 1e-6
 def recording_of(tmp_path, *programs, **write):
     for p in programs:
         p.write(tmp_path, **write)
-    return profile_records.read_recording(tmp_path)
+    return read_recording(tmp_path)
 
 
 def analyse(tmp_path, *programs, baseline=True):
-    ceilings = profile_baseline.Ceilings(baseline_report() if baseline else None)
-    return profile_analysis.analyse(recording_of(tmp_path, *programs), ceilings), ceilings
+    ceilings = Ceilings(baseline_report() if baseline else None)
+    return analyse_recording(recording_of(tmp_path, *programs), ceilings), ceilings
 
 
 def findings_of(tmp_path, *programs, baseline=True):
-    ceilings = profile_baseline.Ceilings(baseline_report() if baseline else None)
-    *_, found = profile_report.analyse_all(recording_of(tmp_path, *programs), ceilings)
+    ceilings = Ceilings(baseline_report() if baseline else None)
+    *_, found = analyse_all(recording_of(tmp_path, *programs), ceilings)
     return {f["id"]: f for f in found}
 
 
@@ -60,7 +66,7 @@ def test_calls_find_the_call_in_flight_even_when_calls_nest():
 # --- the baseline's ceilings ----------------------------------------------------------
 
 def test_ceiling_is_interpolated_in_log_size_and_clamped():
-    c = profile_baseline.Ceilings(baseline_report())
+    c = Ceilings(baseline_report())
     # pinned H2D: 1 MiB 20 GB/s, 64 MiB 50 GB/s. 8 MiB is log2 3 of the 6 steps: 20 + 0.5 * 30 = 35.
     assert c.gbps("h2d", "pinned", 8 * MiB)[0] == pytest.approx(35.0)
     # 4 MiB: 2 of 6 steps: 20 + 30 / 3 = 30; pageable 5 + 3 / 3 = 6.
@@ -85,9 +91,9 @@ def test_ceiling_is_interpolated_in_log_size_and_clamped():
     ("h2d", "unknown", "pageable and pinned memory only"),
 ])
 def test_no_ceiling_says_why(direction, kind, why):
-    rate, source = profile_baseline.Ceilings(baseline_report()).gbps(direction, kind, MiB)
+    rate, source = Ceilings(baseline_report()).gbps(direction, kind, MiB)
     assert rate is None and why in source
-    assert profile_baseline.Ceilings(None).gbps("h2d", "pinned", MiB) == (
+    assert Ceilings(None).gbps("h2d", "pinned", MiB) == (
         None, "no baseline: fractions and savings need one")
 
 
@@ -158,7 +164,7 @@ def test_copy_classes_rate_against_the_ceiling(tmp_path):
                                           (MiB, "64 KiB-1 MiB"), (16 * MiB, "1-16 MiB"), (256 * MiB, "16-256 MiB"),
                                           (256 * MiB + 1, ">256 MiB")])
 def test_size_buckets(size, bucket):
-    assert profile_analysis.size_bucket(size) == bucket
+    assert size_bucket(size) == bucket
 
 
 def test_totals_union_and_overlap_per_device(tmp_path):
@@ -198,8 +204,8 @@ def test_well_written_loop_gets_no_finding(tmp_path):
 
 
 def test_without_a_baseline_the_findings_that_need_no_ceiling(tmp_path):
-    ceilings = profile_baseline.Ceilings(None)
-    a, _, model, found = profile_report.analyse_all(recording_of(tmp_path, tutorial()), ceilings)
+    ceilings = Ceilings(None)
+    a, _, model, found = analyse_all(recording_of(tmp_path, tutorial()), ceilings)
     assert {f["id"] for f in found} >= {"drop_blocking_reads"}
     assert all(c["ceiling_GB/s"] is None for c in a.classes)
     assert a.classes[0]["ceiling_source"] == "no baseline: fractions and savings need one"
@@ -227,7 +233,7 @@ def test_records_lacking_fields_or_of_unknown_type_are_skipped(tmp_path):
     lines.insert(1, json.dumps({"type": "future_thing", "start_ns": 0}))
     lines.insert(1, "{not json")
     path.write_text("\n".join(lines) + "\n")
-    rec = profile_records.read_recording(tmp_path)
+    rec = read_recording(tmp_path)
     assert len(rec.kernels) == 1 and not rec.copies
     note = rec.processes[0].note()
     assert "1 unreadable lines skipped" in note and "2 records lacking" in note and rec.processes[0].complete
@@ -235,8 +241,8 @@ def test_records_lacking_fields_or_of_unknown_type_are_skipped(tmp_path):
 
 def test_an_injection_error_is_the_reason_nothing_was_recorded(tmp_path):
     rec = recording_of(tmp_path, Program(), error="no CUDA-capable device is detected")
-    assert profile_report.not_recorded_reason(rec) == "CUPTI could not start: no CUDA-capable device is detected"
-    assert profile_report.not_recorded_reason(profile_records.Recording()) == profile_report.NO_CUDA
+    assert not_recorded_reason(rec) == "CUPTI could not start: no CUDA-capable device is detected"
+    assert not_recorded_reason(Recording()) == NO_CUDA
 
 
 # --- the report -------------------------------------------------------------------------
@@ -244,11 +250,11 @@ def test_an_injection_error_is_the_reason_nothing_was_recorded(tmp_path):
 def test_the_report_is_a_valid_hdbench_report(tmp_path):
     rec = recording_of(tmp_path, tutorial())
     base = baseline_report()
-    baseline = profile_report.baseline_section("b.json", "given", base, "", "another-host")
-    section = profile_report.profile_section(["python3", "train.py"], 0, None, 1.5, rec, baseline, base, None)
-    whole = profile_report.report(section, base, ["--hdbench_baseline=b.json"], "2026-11-20T10:00:00+0000", "x")
+    baseline = baseline_section("b.json", "given", base, "", "another-host")
+    section = profile_section(["python3", "train.py"], 0, None, 1.5, rec, baseline, base, None)
+    whole = make_report(section, base, ["--hdbench_baseline=b.json"], "2026-11-20T10:00:00+0000", "x")
     path = tmp_path / "profile.json"
-    profile_report.write(str(path), whole)
+    write_report(str(path), whole)
     loaded = schema.load(str(path))
     assert loaded["benchmarks"] == [] and loaded["context"]["hdbench"]["program"] == "hdbench_profile"
     assert loaded["context"]["hdbench"]["system"]["gpus"][0]["name"] == "Synthetic GPU"  # the baseline's machine
@@ -274,7 +280,7 @@ def test_the_end_line_names_the_gpus_and_what_the_trace_or_the_budget_left_out(t
              {"type": "end", "records": 1, "over_budget": 5, "beyond_trace_size": 2, "cupti_dropped": 0,
               "gpus": ["NVIDIA H100 80GB HBM3"], "trace": "trace-7.json"}]
     (tmp_path / "records-7.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    process = profile_records.read_recording(tmp_path).processes[0]
+    process = read_recording(tmp_path).processes[0]
     assert process.complete and process.gpus == ["NVIDIA H100 80GB HBM3"]  # named at exit
     assert process.over_budget == 5 and process.beyond_trace_size == 2
     assert "5 records beyond the budget were neither analysed nor traced" in process.note()
@@ -287,7 +293,7 @@ def test_the_end_line_names_the_gpus_and_what_the_trace_or_the_budget_left_out(t
     ("cudaStreamSynchronize_v3020", True), ("cudaDeviceSynchronize", True), ("cudaLaunchKernel_v7000", False),
 ])
 def test_blocking_calls_by_name_with_or_without_cuptis_version_tail(name, blocking):
-    assert profile_analysis.is_blocking_call(name) is blocking
+    assert is_blocking_call(name) is blocking
 
 
 def test_gzipped_records_read_as_plain_ones(tmp_path):
@@ -297,5 +303,5 @@ def test_gzipped_records_read_as_plain_ones(tmp_path):
     zipped.mkdir()
     path = tutorial(steps=3).write(plain)
     (zipped / (path.name + ".gz")).write_bytes(gzip.compress(path.read_bytes()))
-    a, b = profile_records.read_recording(plain), profile_records.read_recording(zipped)
+    a, b = read_recording(plain), read_recording(zipped)
     assert len(b.copies) == len(a.copies) > 0 and b.processes[0].complete and b.processes[0].pid == a.processes[0].pid

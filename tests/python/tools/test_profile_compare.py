@@ -1,7 +1,7 @@
 """tools/hdbench_report.py compare on two hdbench_profile reports: before and after, side by side.
 
 The synthetic reports are made as hdbench_profile makes them (profile_fixtures.py's tutorial_h200 and
-well-written loops through hdreport/profile_report.py, against its round-number baseline), or are
+well-written loops through hdreport/profile/report.py, against its round-number baseline), or are
 hand-edited copies of one; the real ones are the H200's of 2026-11-26 (examples/fashion_mnist's
 tutorial_style.py and well_written.py, 3000 steps each), copied from its run folder into
 tests/python/fixtures/profile/. Each finding is resolved, new, better, worse or the same; the
@@ -20,7 +20,10 @@ import pytest
 
 import profile_fixtures as fixtures
 from conftest import run_report_tool
-from hdreport import profile_compare, profile_records, profile_report
+from hdreport.profile.compare import CLASS_KEY, classify, duration, sig3
+from hdreport.profile.records import read_recording
+from hdreport.profile.report import baseline_section, profile_section
+from hdreport.profile.report import report as make_report
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 TUT = FIXTURES / "profile" / "h200-2026-11-26-prof-tut.json"
@@ -33,10 +36,10 @@ def made(program, folder: Path, command: list[str], wall_s: float) -> dict:
     folder.mkdir()
     program.write(folder)
     base = fixtures.baseline_report()
-    baseline = profile_report.baseline_section("b.json", "given", base, "", "synthetic")
-    section = profile_report.profile_section(command, 0, None, wall_s, profile_records.read_recording(folder),
+    baseline = baseline_section("b.json", "given", base, "", "synthetic")
+    section = profile_section(command, 0, None, wall_s, read_recording(folder),
                                              baseline, base, None)
-    return profile_report.report(section, base, [], "2026-11-20T10:00:00+0000", "x")
+    return make_report(section, base, [], "2026-11-20T10:00:00+0000", "x")
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +86,7 @@ def test_several_findings_resolved_at_once_are_not_separated(tmp_path, tutorial,
     assert out.startswith("# Profile comparison: `python3 tutorial.py` -> `python3 well.py`")
     span_b, span_a = b["totals"]["span_s"], a["totals"]["span_s"]
     pct = 100 * (span_a - span_b) / span_b
-    assert f"**Realized change:** span {profile_compare.duration(span_b)} -> {profile_compare.duration(span_a)} " \
+    assert f"**Realized change:** span {duration(span_b)} -> {duration(span_a)} " \
            f"(-{(span_b - span_a) * 1e3:.1f} ms, {pct:+.1f}%); wall 1.50 s -> 900 ms (-600 ms, -40.0%)." in out
     for fid in savings(tutorial):
         cells = row(out, f"`{fid}`")
@@ -112,13 +115,13 @@ def test_findings_are_resolved_new_better_worse_or_the_same(tmp_path, tutorial):
                                     finding("overlap_copies", 0.005),  # -50%: better
                                     finding("pack_small_copies", 0.0052),  # +4%, within 5%: the same
                                     finding("move_once", 0.002)]  # new
-    statuses = {f.id: f.status for f in profile_compare.classify(before["profile"], after["profile"], 0.05)}
+    statuses = {f.id: f.status for f in classify(before["profile"], after["profile"], 0.05)}
     assert statuses == {"pageable_to_pinned": "resolved", "drop_blocking_reads": "worse",
                         "overlap_copies": "better", "pack_small_copies": "same", "move_once": "new"}
     # A 3% threshold makes the 4% rise worse; 15% makes the 10% rise the same.
-    assert {f.id: f.status for f in profile_compare.classify(before["profile"], after["profile"],
+    assert {f.id: f.status for f in classify(before["profile"], after["profile"],
                                                              0.03)}["pack_small_copies"] == "worse"
-    assert {f.id: f.status for f in profile_compare.classify(before["profile"], after["profile"],
+    assert {f.id: f.status for f in classify(before["profile"], after["profile"],
                                                              0.15)}["drop_blocking_reads"] == "same"
     # Exactly one resolved: the span's whole change is attributed to it.
     after["profile"]["totals"]["span_s"] = span_b - 0.010
@@ -191,13 +194,13 @@ def test_totals_copy_classes_and_idle_side_by_side(tmp_path, tutorial, well):
     after["profile"]["totals"]["memset_s"] = 0.001
     before["profile"]["totals"]["launches"] = 9  # in one report only: named, not compared
     before["profile"]["idle"] = {"blocking_reads": 0.0148, "host_launch": 0.002, "note": "a string: ignored"}
-    after["profile"]["idle"] = {"gpu_idle_s": 0.01, "gaps": 7, "unattributed_s": 0.0002,  # profile_host's shape
+    after["profile"]["idle"] = {"gpu_idle_s": 0.01, "gaps": 7, "unattributed_s": 0.0002,  # profile/host.py's shape
                                 "by_cause_s": {"host_launch": 0.00001, "data_loading": 0.0001}}
     before["profile"]["findings"][0]["assumption"] = "the reads can move to every 100th step"
     before["profile"]["unknown_section"] = {"x": [1, 2]}
     out = compare(tmp_path, before, after).stdout
     tb, ta = before["profile"]["totals"], after["profile"]["totals"]
-    assert row(out, "span_s")[1:] == [profile_compare.duration(tb["span_s"]), profile_compare.duration(ta["span_s"]),
+    assert row(out, "span_s")[1:] == [duration(tb["span_s"]), duration(ta["span_s"]),
                                       f"-{(tb['span_s'] - ta['span_s']) * 1e3:.1f} ms "
                                       f"({100 * (ta['span_s'] - tb['span_s']) / tb['span_s']:+.1f}%)"]
     keys = [line.split(" | ")[0].strip("| ") for line in out[out.index("## Totals"):out.index("## Copy classes")]
@@ -211,8 +214,8 @@ def test_totals_copy_classes_and_idle_side_by_side(tmp_path, tutorial, well):
     # Copy classes: keyed by direction, src, dst, blocking, size; those in one report only marked.
     section = out[out.index("## Copy classes"):out.index("## GPU idle by cause")]
     rows = [line for line in section.splitlines() if line.startswith("| H2D") or line.startswith("| D2H")]
-    keys_b = {tuple(c[k] for k in profile_compare.CLASS_KEY) for c in before["profile"]["copy_classes"]}
-    keys_a = {tuple(c[k] for k in profile_compare.CLASS_KEY) for c in after["profile"]["copy_classes"]}
+    keys_b = {tuple(c[k] for k in CLASS_KEY) for c in before["profile"]["copy_classes"]}
+    keys_a = {tuple(c[k] for k in CLASS_KEY) for c in after["profile"]["copy_classes"]}
     assert len(rows) == len(keys_b | keys_a)
     assert sum("**before only**" in r for r in rows) == len(keys_b - keys_a)
     assert sum("**after only**" in r for r in rows) == len(keys_a - keys_b)
@@ -220,8 +223,8 @@ def test_totals_copy_classes_and_idle_side_by_side(tmp_path, tutorial, well):
     cells = next(r for r in rows if "pinned → device" in r).strip("|").split(" | ")
     assert [c.strip() for c in cells[4:]] == ["**after only**", "–", f"{pinned['count']:,}", "–",
                                               f"{pinned['bytes'] / 2**20:.3g} MiB", "–",
-                                              profile_compare.duration(pinned["time_s"]), "–",
-                                              profile_compare.sig3(pinned["achieved_GB/s"])]
+                                              duration(pinned["time_s"]), "–",
+                                              sig3(pinned["achieved_GB/s"])]
     # The idle section: causes of both, side by side; a value that is not a number ignored.
     assert row(out, "`blocking_reads`")[1:] == ["14.8 ms", "–", "–"]
     assert row(out, "`host_launch`")[1:] == ["2.00 ms", "10.0 µs", "-1.99 ms (-99.5%)"]

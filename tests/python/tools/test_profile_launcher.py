@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from hdreport import profile_records, profile_report
 from hdreport.core import schema
-from hdreport.profile_records import Recording
-from hdreport.profile_report import NO_CUDA
+from hdreport.profile.records import Recording, read_recording
+from hdreport.profile.report import NO_CUDA, baseline_section, profile_section
+from hdreport.profile.report import report as make_report
 from profile_fixtures import baseline_report, write_baseline
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -62,11 +62,11 @@ def only_report(folder: Path) -> tuple[Path, dict]:
     return reports[0], schema.load(str(reports[0]))  # valid through hdreport's own loader
 
 
-def a_profile_report() -> dict:
+def a_profile() -> dict:
     """A valid report of hdbench_profile, of a run that recorded nothing."""
-    section = profile_report.profile_section(["true"], 0, None, 0.1, Recording(),
-                                             profile_report.baseline_section("", "none", None, "", "h"), None, None)
-    return profile_report.report(section, None, [], "2026-11-20T10:00:00+0000", "hdbench_profile")
+    section = profile_section(["true"], 0, None, 0.1, Recording(),
+                                             baseline_section("", "none", None, "", "h"), None, None)
+    return make_report(section, None, [], "2026-11-20T10:00:00+0000", "hdbench_profile")
 
 
 def no_traceback(result) -> None:
@@ -170,7 +170,7 @@ def test_the_raw_records_are_kept_when_asked(tmp_path, lib, baseline):
                      "--hdbench_out=p.json", "--hdbench_records=kept", "--", *fake("tutorial_h200"))
     assert result.returncode == 0, result.stderr
     (kept,) = (tmp_path / "kept").glob("records-*.jsonl")
-    again = profile_records.read_recording(tmp_path / "kept")
+    again = read_recording(tmp_path / "kept")
     assert len(again.copies) == 50 * 4 and again.processes[0].complete and kept.is_file()
 
 
@@ -242,7 +242,7 @@ def test_a_signal_is_forwarded_and_the_report_still_written(tmp_path, lib, basel
 def test_a_bad_baseline_is_bad_usage_and_nothing_runs(tmp_path, content, message):
     path = tmp_path / "bad.json"
     if content == "profile":  # a valid report, but of hdbench_profile: no ceilings in it
-        content = json.dumps(a_profile_report())
+        content = json.dumps(a_profile())
     if content is not None:
         path.write_text(content)
     result = profile(tmp_path, f"--hdbench_baseline={path}", "--", "sh", "-c", "touch ran")
@@ -260,7 +260,7 @@ def test_the_newest_baseline_under_reports_is_used(tmp_path, lib):
     newest = write_baseline(reports / "newest.json")
     os.utime(older, (1, 1))
     # Newer still, but a profile report is never a baseline (even one with transfer runs in it).
-    profiled = {**a_profile_report(), "benchmarks": baseline_report()["benchmarks"]}
+    profiled = {**a_profile(), "benchmarks": baseline_report()["benchmarks"]}
     (reports / "profile-x.json").write_text(json.dumps(profiled))
     (reports / "broken.json").write_text("{")
     result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_out=p.json", "--", "true")

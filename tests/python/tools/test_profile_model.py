@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from hdreport import profile_baseline, profile_model, profile_records, profile_report
+from hdreport.profile.baseline import Ceilings
+from hdreport.profile.model import FIXES
+from hdreport.profile.records import read_recording
+from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
+from hdreport.profile.report import report as make_report
 from profile_fixtures import BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, well_written, \
     well_written_h200
 
@@ -18,8 +22,8 @@ STEPS = 20  # fixture steps; the model sees 19 (a step runs from one read's end 
 
 def run(tmp_path, program: Program, baseline: bool = True):
     program.write(tmp_path)
-    ceilings = profile_baseline.Ceilings(baseline_report() if baseline else None)
-    return profile_report.analyse_all(profile_records.read_recording(tmp_path), ceilings)
+    ceilings = Ceilings(baseline_report() if baseline else None)
+    return analyse_all(read_recording(tmp_path), ceilings)
 
 
 # --- what a copy costs -------------------------------------------------------------------
@@ -126,7 +130,7 @@ def test_each_fix_alone_and_all_together(tmp_path):
     # the training thread 300 + 145 (O less the launch idle and the read's call) = 445 us:
     # 930.563 us a step, above the GPU's 357 - 251 + 114.387 (the images' DMA at the pinned
     # 28.07 GB/s) = 220.4 us: 1724.437 us saved.
-    assert model.saving_s(profile_model.FIXES) == pytest.approx(n * 1724.437 * US)
+    assert model.saving_s(FIXES) == pytest.approx(n * 1724.437 * US)
 
 
 def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):
@@ -156,8 +160,8 @@ def test_pinning_alone_is_priced_at_the_staging_without_a_memcpy_rate(tmp_path):
     base = baseline_report()
     base["benchmarks"] = [b for b in base["benchmarks"] if b["params"].get("family") != "host_memcpy"]
     tutorial_h200(STEPS).write(tmp_path)
-    _, _, model, found = profile_report.analyse_all(profile_records.read_recording(tmp_path),
-                                                     profile_baseline.Ceilings(base))
+    _, _, model, found = analyse_all(read_recording(tmp_path),
+                                                     Ceilings(base))
     # Pinning on the thread costs what the 403 us call did: 408 - 403 + 10 (the small waits) = 15 us.
     assert model.saving_s({"pin"}) == pytest.approx(19 * 15 * US) and model.pin_rate_source == ""
     # With workers the pin thread pins (3 x 650 + 403 = 2353 us, half of it 1176.5): workers
@@ -231,20 +235,20 @@ def test_a_python_bound_loop_is_not_launch_bound(tmp_path):
 def test_savings_never_exceed_the_span(tmp_path, make):
     a, _, model, found = run(tmp_path, make())
     assert sum(f["saving_s"] for f in found) <= a.totals["span_s"]
-    assert model.saving_s(profile_model.FIXES) <= a.totals["span_s"]
+    assert model.saving_s(FIXES) <= a.totals["span_s"]
     for f in found:
         assert 0 <= f["saving_s"] and 0 < f["saving_alone_s"] <= a.totals["span_s"]
 
 
 def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(tmp_path):
-    from hdreport import profile_summary
+    from hdreport.profile.summary import sections
     tutorial_h200(STEPS).write(tmp_path)
     base = baseline_report()
-    baseline = profile_report.baseline_section("b.json", "given", base, "", "synthetic")
-    section = profile_report.profile_section(["python3", "tutorial_style.py"], 0, None, 1.0,
-                                             profile_records.read_recording(tmp_path), baseline, base, None)
-    report = profile_report.report(section, base, [], "2026-11-26T00:00:00+0000", "x")
-    parts = {key: lines for key, _, lines, _ in profile_summary.sections([("p.json", report)])}
+    baseline = baseline_section("b.json", "given", base, "", "synthetic")
+    section = profile_section(["python3", "tutorial_style.py"], 0, None, 1.0,
+                                             read_recording(tmp_path), baseline, base, None)
+    report = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
+    parts = {key: lines for key, _, lines, _ in sections([("p.json", report)])}
     answer = "\n".join(parts["profile"])
     # 19 x 1659.437 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
     assert "3 changes would save **31.5 ms (61.9%)** of the program's 50.9 ms span together" in answer
@@ -259,12 +263,12 @@ def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(
 def test_a_profile_is_made_again_from_its_kept_records(tmp_path):
     tutorial_h200(STEPS).write(tmp_path)
     base = baseline_report()
-    recording = profile_records.read_recording(tmp_path)
-    baseline = profile_report.baseline_section("b.json", "given", base, "", "synthetic")
-    section = profile_report.profile_section(["python3", "t.py"], 0, None, 2.5, recording, baseline, base, None)
+    recording = read_recording(tmp_path)
+    baseline = baseline_section("b.json", "given", base, "", "synthetic")
+    section = profile_section(["python3", "t.py"], 0, None, 2.5, recording, baseline, base, None)
     section["findings"] = []  # as an older model might have said
-    old = profile_report.report(section, base, [], "2026-11-26T00:00:00+0000", "x")
-    again = profile_report.reanalysed(old, recording, base)
+    old = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
+    again = reanalysed(old, recording, base)
     assert [f["id"] for f in again["profile"]["findings"]] == ["pageable_to_pinned", "input_pipeline",
                                                                "pack_small_copies"]
     assert again["profile"]["wall_s"] == 2.5 and again["profile"]["command"] == ["python3", "t.py"]

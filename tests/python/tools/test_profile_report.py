@@ -330,13 +330,13 @@ def test_a_hostile_profile_exits_2_with_one_line_naming_the_file(tmp_path, comma
 
 
 def test_a_profile_from_the_analysis_reads_as_the_fixture_does(tmp_path):
-    """The report hdbench_profile writes (hdreport/profile_report.py over profile_fixtures.py's synthetic
+    """The report hdbench_profile writes (hdreport/profile/report.py over profile_fixtures.py's synthetic
     tutorial loop, with and without a baseline) passes the check at load, and its summary, figure and page
     open with the answer."""
     from report_figure_checks import check_figure, close
 
-    profile_records = pytest.importorskip("hdreport.profile_records")
-    profile_report = pytest.importorskip("hdreport.profile_report")
+    records = pytest.importorskip("hdreport.profile.records")
+    profile = pytest.importorskip("hdreport.profile.report")
     fixtures = pytest.importorskip("profile_fixtures")
     baseline_report, tutorial = fixtures.baseline_report, fixtures.tutorial
 
@@ -344,13 +344,12 @@ def test_a_profile_from_the_analysis_reads_as_the_fixture_does(tmp_path):
         folder = tmp_path / ("with" if base else "without")
         folder.mkdir()
         tutorial().write(folder)
-        recording = profile_records.read_recording(folder)
-        baseline = profile_report.baseline_section("b.json" if base else None, "given" if base else "none", base, "",
-                                                   "synthetic")
-        section = profile_report.profile_section(["python3", "train.py"], 0, None, 1.5, recording, baseline, base,
-                                                 None)
+        recording = records.read_recording(folder)
+        baseline = profile.baseline_section("b.json" if base else None, "given" if base else "none", base, "",
+                                            "synthetic")
+        section = profile.profile_section(["python3", "train.py"], 0, None, 1.5, recording, baseline, base, None)
         path = folder / "profile.json"
-        profile_report.write(str(path), profile_report.report(section, base, [], "2026-11-20T10:00:00+0000", "x"))
+        profile.write(str(path), profile.report(section, base, [], "2026-11-20T10:00:00+0000", "x"))
         report = report_schema.load(str(path))
         text = report_summary.summarize_reports([(str(path), report)])
         answer = answer_of(text)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdreport.core.markdown import table
-from hdreport.profile_analysis import BLOCKING_READ, SMALL_COPY
-from hdreport.profile_figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
+from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY
+from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
 from hdreport.core.units import binary_unit
 

@@ -1,6 +1,6 @@
 """What a recorded program's data movement cost: its copies sorted into classes and rated
 against the baseline's ceilings, the GPU's busy and idle time, and the costs the findings
-(profile_findings.py) turn into advice.
+(findings.py) turn into advice.
 
 A copy is BLOCKING when the host thread that issued it (correlation -> api record -> thread)
 was, at the copy's end, inside a synchronous copy call (cudaMemcpy* not ending in Async) or
@@ -38,9 +38,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hdreport.profile_baseline import Ceilings
-from hdreport.profile_intervals import Calls, Union
-from hdreport.profile_records import Recording
+from hdreport.profile.baseline import Ceilings
+from hdreport.profile.intervals import Calls, Union
+from hdreport.profile.records import Recording
 
 KiB, MiB = 1 << 10, 1 << 20
 SIZE_BUCKETS = ((4 * KiB, "<=4 KiB"), (64 * KiB, "4-64 KiB"), (MiB, "64 KiB-1 MiB"), (16 * MiB, "1-16 MiB"),

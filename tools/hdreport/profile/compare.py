@@ -34,8 +34,8 @@ from pathlib import Path
 from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
 from hdreport.core.units import binary_unit
-from hdreport.profile_baseline import is_profile_report
-from hdreport.profile_summary import TITLES  # the findings' names, as the summary gives them
+from hdreport.profile.baseline import is_profile_report
+from hdreport.profile.summary import TITLES  # the findings' names, as the summary gives them
 
 DEFAULT_THRESHOLD = 0.05
 STATUS_ORDER = ("resolved", "worse", "new", "better", "same")

@@ -48,8 +48,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from hdreport.profile_analysis import NS
-from hdreport.profile_host import feeding_threads
+from hdreport.profile.analysis import NS
+from hdreport.profile.host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
 # What a batch from a DataLoader worker still costs the training thread, which a recording

@@ -7,12 +7,12 @@
                 "idle": {...}, "model": {...}, "findings": [...]}
 
 Schema 2 (this one): copy classes timed end to end from their calls (`time_s`, with
-`dma_time_s` beside it), the GPU's idle time by cause (`idle`, profile_host.py), the step
-model the fixes are priced with (`model`, profile_model.py), and findings with
+`dma_time_s` beside it), the GPU's idle time by cause (`idle`, host.py), the step
+model the fixes are priced with (`model`, model.py), and findings with
 `saving_alone_s` and an `assumption`. Schema 1 reports read the same, without those.
 
 Times are seconds, sizes bytes, GB/s 1e9 bytes per second. The analysis is in
-profile_analysis.py and profile_findings.py; this module only assembles and writes.
+analysis.py and findings.py; this module only assembles and writes.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from __future__ import annotations
 import copy
 import json
 
-from hdreport import profile_host, profile_model
 from hdreport.core import writer
-from hdreport.profile_analysis import analyse
-from hdreport.profile_baseline import Ceilings, describe_machine
-from hdreport.profile_findings import findings, saving_together_s
-from hdreport.profile_records import Recording
+from hdreport.profile.analysis import analyse
+from hdreport.profile.baseline import Ceilings, describe_machine
+from hdreport.profile.findings import findings, saving_together_s
+from hdreport.profile.host import idle_by_cause, threads_of
+from hdreport.profile.model import build as build_model
+from hdreport.profile.records import Recording
 
 SCHEMA = 2
 NO_CUDA = "the command made no CUDA calls (no process loaded the CUDA runtime)"
@@ -62,9 +63,9 @@ def processes_section(recording: Recording) -> list[dict]:
 def analyse_all(recording: Recording, ceilings: Ceilings):
     """(analysis, GPU idle by cause, step model, findings) of a recording."""
     a = analyse(recording, ceilings)
-    threads = profile_host.threads_of(recording, a.copies)
-    model = profile_model.build(a, threads, ceilings)
-    idle = profile_host.idle_by_cause(recording, a.copies, a.busy, threads, model.window)
+    threads = threads_of(recording, a.copies)
+    model = build_model(a, threads, ceilings)
+    idle = idle_by_cause(recording, a.copies, a.busy, threads, model.window)
     return a, idle, model, findings(a, model, idle)
 
 

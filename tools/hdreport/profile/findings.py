@@ -1,5 +1,5 @@
 """The advice of `hdbench_profile`: each finding is one habit's fix, the time it would save
-(priced by the step model, profile_model.py), what was seen, the numbers it rests on and the
+(priced by the step model, model.py), what was seen, the numbers it rests on and the
 one assumption its price depends on. Findings are listed by what each fix saves alone (what
 an ablation that fixes that habit alone would measure: `saving_alone_s`); `saving_s` is what
 it adds to the fixes listed above it, so the savings add up to those of all of them together
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import math
 
-from hdreport import profile_model
-from hdreport.profile_analysis import Analysis
+from hdreport.profile.analysis import Analysis
+from hdreport.profile.model import FIXES, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, savings
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
@@ -141,15 +141,15 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     # pay only once workers pin, and workers only once batches are pinned); the savings added
     # are then worked out over the kept fixes alone, so they sum to what they save together.
     floor = MIN_SAVING_OF_SPAN * span
-    eligible = [f for f in profile_model.FIXES if f != "launch" or launch_bound(model)]
+    eligible = [f for f in FIXES if f != "launch" or launch_bound(model)]
     everything = model.saving_s(eligible)
     kept = [f for f in eligible  # alone, or what it adds last to all the others (it may enable them)
             if max(model.saving_s({f}), everything - model.saving_s(set(eligible) - {f})) >= floor]
-    priced = profile_model.savings(model, kept)
+    priced = savings(model, kept)
     pin_rate = (model.pin_rate_source if model.pin_rate_source else
                 "what the driver's staging took (no host memcpy rate in the baseline)")
-    fills = {"workers": workers_needed(model), "handover": duration_text(profile_model.HANDOVER_TENSOR_S),
-             "pinned": duration_text(profile_model.HANDOVER_PINNED_S),
+    fills = {"workers": workers_needed(model), "handover": duration_text(HANDOVER_TENSOR_S),
+             "pinned": duration_text(HANDOVER_PINNED_S),
              "pin_rate": pin_rate}
     out = []
     for fix, (alone, added) in priced.items():

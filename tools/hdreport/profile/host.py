@@ -28,8 +28,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from hdreport.profile_analysis import VERSION_TAIL
-from hdreport.profile_intervals import Union
+from hdreport.profile.analysis import VERSION_TAIL
+from hdreport.profile.intervals import Union
 
 CAUSES = ("input_pipeline", "host", "copy_call", "blocked", "launching", "cuda_other", "outside_steps")
 LOADER_RANGE = re.compile(r"dataloader|__next__|collate|fetch|loader", re.I)

@@ -1,0 +1,23 @@
+"""The profile room: hdbench_profile's `profile` section of a report (tools/hdbench_profile.py
+records a program; these modules judge it, write it and show it). It imports only itself
+and the core.
+
+    report.py     the report hdbench_profile writes: the `profile` section, assembled
+    findings.py   its advice, each with the time it would save
+    model.py      the step model that prices each fix, alone and together
+    host.py       what each host thread did; the GPU's idle time by cause
+    analysis.py   a recording's copy classes, totals and costs
+    records.py    what libhdbench_inject.so wrote
+    baseline.py   the ceilings from a baseline report
+    intervals.py  interval unions and overlaps
+    figures.py    the section's figure (`profile_copy_classes`), as a family's figures module
+    summary.py    the section's answer on the page, as a family's summary module
+    compare.py    two profile reports, before and after, side by side
+
+The registry (hdreport/registry.py, SECTIONS) lists the section as `figures` and `summary`,
+as each family's package gives its own.
+"""
+
+from hdreport.profile import figures, summary
+
+__all__ = ["figures", "summary"]
