@@ -11,6 +11,7 @@
 #include "core/options.hpp"
 #include "dataparallel/dataparallel_options.hpp"
 #include "device_local/device_local_options.hpp"
+#include "families.hpp"
 #include "latency/latency_options.hpp"
 #include "loader/loader_options.hpp"
 #include "managed/managed_options.hpp"
@@ -25,9 +26,17 @@
 
 namespace hdbench::testing {
 
-inline const std::vector<std::string> kFamilyNames = {
-    "transfer",   "pinning", "staged",  "host_memcpy", "device_local", "latency",      "managed",
-    "batch_copy", "strided", "streams", "loader",      "mlp",          "dataparallel", "p2p"};
+// The families' names in run order, from the one list of families (bench/families.cpp).
+inline std::vector<std::string> registry_family_names() {
+  const DataOptions data;
+  const DeviceSelection devices;
+  std::vector<std::string> names;
+  for (const auto& family : make_families(data, devices)) {
+    for (const std::string& name : family->names()) names.push_back(name);
+  }
+  return names;
+}
+inline const std::vector<std::string> kFamilyNames = registry_family_names();
 
 struct Parsed {
   Options core;
