@@ -14,7 +14,7 @@
 #include "batch_copy/batch_copy_description.hpp"
 #include "batch_copy/batch_copy_options.hpp"
 #include "batch_copy/batch_mix.hpp"
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
@@ -33,18 +33,8 @@ namespace {
 struct BatchCase {
   BatchMethod method = BatchMethod::per_tensor;
   int tensors = 1;
+  std::string name;  // the case's, from its axes (for_each_case)
 };
-
-CaseId case_id(const BatchCase& c) {  // add_gpu adds the device
-  const std::vector<std::size_t> sizes = batch_tensor_sizes(c.tensors);
-  CaseId id("batch_copy");
-  id.shown("method", to_string(c.method))
-      .labelled("tensors", c.tensors)
-      .param("bytes", std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}))
-      .param("mix", "256B..4MiB by 4x, tensor i of size mix[i % 8]")
-      .param("memory", "pinned");
-  return id;
-}
 
 // The batch on both sides: K pinned sources (tensor i holds pattern(seed + i)), one
 // device buffer with tensor i at offsets[i], and the pinned staging buffer packing uses.
@@ -141,7 +131,7 @@ void run_batch(benchmark::State& state, const StoppingRule& rule, const BatchCas
     upload_bytes(table.data(), segments.data(), sizeof(kernels::Segment) * segments.size());
   }
   std::vector<double> gather_seconds, copy_seconds;
-  const std::string timed_range = case_id(c).name() + "/timed";
+  const std::string timed_range = c.name + "/timed";
   const auto move_batch = [&]() -> double {
     nvtx::ScopedRange range(kBatchCopyNvtx, timed_range, total);
     const HostTimer timer;
@@ -211,14 +201,20 @@ class BatchCopyFamily final : public Family {
   FamilyDescription describe(const std::string&) const override { return batch_copy_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
-    for (const int tensors : options_.tensors) {
-      for (const BatchMethod method : options_.methods) {
-        const BatchCase c{method, tensors};
-        const CaseId id = case_id(c);
-        suite.add_gpu(id.name(), id.params(),
-                      [&suite, c, seed](benchmark::State& state) { run_batch(state, suite.stopping_rule(), c, seed); });
-      }
-    }
+    // add_gpu adds the device
+    for_each_case(
+        "batch_copy", {"method", "tensors"},
+        [&](CaseId& id, int tensors, BatchMethod method) {
+          const std::vector<std::size_t> sizes = batch_tensor_sizes(tensors);
+          id.param("bytes", std::accumulate(sizes.begin(), sizes.end(), std::size_t{0}))
+              .param("mix", "256B..4MiB by 4x, tensor i of size mix[i % 8]")
+              .param("memory", "pinned");
+          const BatchCase c{method, tensors, id.name()};
+          suite.add_gpu(id.name(), id.params(), [&suite, c, seed](benchmark::State& state) {
+            run_batch(state, suite.stopping_rule(), c, seed);
+          });
+        },
+        labelled_case_axis("tensors", options_.tensors), named_case_axis("method", options_.methods));
   }
 
  private:

@@ -6,7 +6,7 @@
 // Has not run on a GPU yet.
 #include <fmt/format.h>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
@@ -75,21 +75,21 @@ class DeviceLocalFamily final : public Family {
   FamilyDescription describe(const std::string&) const override { return device_local_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
-    for (const bool sm : options_.sm_engine) {
-      for (const std::size_t bytes : options_.sizes) {
-        CaseId id("device_local");
-        id.shown("engine", sm ? "sm" : "copy")
-            .shown("bytes", bytes, format_size(bytes))
-            .param("direction", "d2d")
-            .param("memory", "device");
-        suite.add_gpu(id.name(), id.params(), [&suite, bytes, sm, seed](benchmark::State& state) {
-          int device = 0, sms = 0;
-          HDBENCH_CUDA_CHECK(cudaGetDevice(&device));
-          HDBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-          run_device_local(state, suite.stopping_rule(), bytes, sm, seed, 8 * sms);  // as transfer's SM copies
-        });
-      }
-    }
+    const CaseAxis<bool> engines{"engine", options_.sm_engine,
+                                 [](const bool& sm) { return nlohmann::json(sm ? "sm" : "copy"); },
+                                 [](const bool& sm) { return std::string(sm ? "sm" : "copy"); }};
+    for_each_case(
+        "device_local", {},
+        [&](CaseId& id, bool sm, std::size_t bytes) {
+          id.param("direction", "d2d").param("memory", "device");
+          suite.add_gpu(id.name(), id.params(), [&suite, bytes, sm, seed](benchmark::State& state) {
+            int device = 0, sms = 0;
+            HDBENCH_CUDA_CHECK(cudaGetDevice(&device));
+            HDBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+            run_device_local(state, suite.stopping_rule(), bytes, sm, seed, 8 * sms);  // as transfer's SM copies
+          });
+        },
+        engines, size_case_axis("bytes", options_.sizes));
   }
 
  private:

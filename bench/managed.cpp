@@ -7,7 +7,7 @@
 // family. Has not run on a GPU yet.
 #include <fmt/format.h>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_pattern.hpp"
@@ -31,16 +31,10 @@ struct ManagedCase {
   Way way = Way::h2d;
   ManagedVariant variant = ManagedVariant::demand;
   std::size_t bytes = 0;
+  std::string name;  // the case's, from its axes (for_each_case)
 };
 
-CaseId case_id(const ManagedCase& c) {  // add_gpu adds the device
-  CaseId id("managed");
-  id.shown("direction", c.way == Way::h2d ? "h2d" : "d2h")
-      .shown("variant", to_string(c.variant))
-      .shown("bytes", c.bytes, format_size(c.bytes))
-      .param("memory", "managed");
-  return id;
-}
+const char* to_string(Way way) noexcept { return way == Way::h2d ? "h2d" : "d2h"; }
 
 // The GPU reads every page of a buffer the host wrote: the read is the mismatch count
 // against the pattern, so the timed read also verifies what arrived.
@@ -116,7 +110,7 @@ void run_managed(benchmark::State& state, const StoppingRule& rule, const Manage
   fill_device_bytes(mismatches_on_gpu.data(), 0, sizeof(unsigned long long));
   auto* gpu_mismatches = static_cast<unsigned long long*>(mismatches_on_gpu.data());
   std::size_t host_mismatches = 0;
-  const std::string timed_range = case_id(c).name() + "/timed";
+  const std::string timed_range = c.name + "/timed";
   const auto sample = [&] {
     nvtx::ScopedRange range(kManagedNvtx, timed_range, c.bytes);
     return c.way == Way::h2d
@@ -147,18 +141,19 @@ class ManagedFamily final : public Family {
   FamilyDescription describe(const std::string&) const override { return managed_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
-    for (const Way way : {Way::h2d, Way::d2h}) {
-      for (const ManagedVariant variant : options_.variants) {
-        if (way == Way::d2h && !managed_variant_has_d2h(variant)) continue;
-        for (const std::size_t bytes : options_.sizes) {
-          const ManagedCase c{way, variant, bytes};
-          const CaseId id = case_id(c);
+    // add_gpu adds the device
+    for_each_case(
+        "managed", {},
+        [&](CaseId& id, Way way, ManagedVariant variant, std::size_t bytes) {
+          if (way == Way::d2h && !managed_variant_has_d2h(variant)) return;
+          id.param("memory", "managed");
+          const ManagedCase c{way, variant, bytes, id.name()};
           suite.add_gpu(id.name(), id.params(), [&suite, c, seed](benchmark::State& state) {
             run_managed(state, suite.stopping_rule(), c, seed);
           });
-        }
-      }
-    }
+        },
+        named_case_axis("direction", std::vector<Way>{Way::h2d, Way::d2h}),
+        named_case_axis("variant", options_.variants), size_case_axis("bytes", options_.sizes));
   }
 
  private:

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
@@ -32,22 +32,8 @@ struct StridedCase {
   MatrixShape matrix;
   SliceKind slice = SliceKind::every_other_row;
   StridedMethod method = StridedMethod::memcpy2d;
+  std::string name;  // the case's, from its axes (for_each_case)
 };
-
-CaseId case_id(const StridedCase& c) {  // add_gpu adds the device
-  const StridedSlice s = slice_of(c.matrix, c.slice);
-  CaseId id("strided");
-  id.shown("slice", to_string(c.slice))
-      .shown("method", to_string(c.method))
-      .shown("matrix", to_string(c.matrix))
-      .param("bytes", s.bytes())
-      .param("rows", s.rows)
-      .param("row_bytes", s.row_bytes)
-      .param("pitch_bytes", s.pitch)
-      .param("direction", "h2d")
-      .param("memory", "pinned");
-  return id;
-}
 
 void run_strided(benchmark::State& state, const StoppingRule& rule, const StridedCase& c, std::uint64_t seed) {
   const StridedSlice s = slice_of(c.matrix, c.slice);
@@ -66,7 +52,7 @@ void run_strided(benchmark::State& state, const StoppingRule& rule, const Stride
   }
   const Stream stream("strided");
   std::vector<double> pack_seconds;
-  const std::string timed_range = case_id(c).name() + "/timed";
+  const std::string timed_range = c.name + "/timed";
   const auto move_slice = [&]() -> double {
     nvtx::ScopedRange range(kStridedNvtx, timed_range, s.bytes());
     const HostTimer timer;
@@ -116,17 +102,24 @@ class StridedFamily final : public Family {
   FamilyDescription describe(const std::string&) const override { return strided_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
-    for (const MatrixShape& matrix : options_.matrices) {
-      for (const SliceKind slice : options_.slices) {
-        for (const StridedMethod method : options_.methods) {
-          const StridedCase c{matrix, slice, method};
-          const CaseId id = case_id(c);
+    // add_gpu adds the device
+    for_each_case(
+        "strided", {"slice", "method", "matrix"},
+        [&](CaseId& id, const MatrixShape& matrix, SliceKind slice, StridedMethod method) {
+          const StridedSlice s = slice_of(matrix, slice);
+          id.param("bytes", s.bytes())
+              .param("rows", s.rows)
+              .param("row_bytes", s.row_bytes)
+              .param("pitch_bytes", s.pitch)
+              .param("direction", "h2d")
+              .param("memory", "pinned");
+          const StridedCase c{matrix, slice, method, id.name()};
           suite.add_gpu(id.name(), id.params(), [&suite, c, seed](benchmark::State& state) {
             run_strided(state, suite.stopping_rule(), c, seed);
           });
-        }
-      }
-    }
+        },
+        named_case_axis("matrix", options_.matrices), named_case_axis("slice", options_.slices),
+        named_case_axis("method", options_.methods));
   }
 
  private:
