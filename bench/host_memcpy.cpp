@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
 #include "core/host_pattern.hpp"
@@ -64,16 +64,16 @@ void run_host_memcpy(benchmark::State& state, const Suite& suite, int threads, s
 }  // namespace
 
 void register_host_memcpy(Suite& suite, const TransferOptions& t) {
-  for (int threads : t.memcpy_threads) {
-    for (std::size_t bytes : t.sizes) {
-      CaseId id("host_memcpy");
-      id.labelled("threads", threads).shown("bytes", bytes, format_size(bytes)).param("memory", "pageable");
-      const std::string name = id.name();
-      suite.add(name, id.params(), [&suite, threads, bytes, name](benchmark::State& state) {
-        run_host_memcpy(state, suite, threads, bytes, name);
-      });
-    }
-  }
+  for_each_case(
+      "host_memcpy", {},
+      [&](CaseId& id, int threads, std::size_t bytes) {
+        id.param("memory", "pageable");
+        const std::string name = id.name();
+        suite.add(name, id.params(), [&suite, threads, bytes, name](benchmark::State& state) {
+          run_host_memcpy(state, suite, threads, bytes, name);
+        });
+      },
+      labelled_case_axis("threads", t.memcpy_threads), size_case_axis("bytes", t.sizes));
 }
 
 }  // namespace hdbench

@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/host_memory.hpp"
 #include "core/measure.hpp"
@@ -85,16 +85,19 @@ void print_break_even(const nlohmann::json& derived, bool several_gpus) {
 }  // namespace
 
 void register_pinning(Suite& suite, const TransferOptions& t) {
-  for (PinMethod method : {PinMethod::malloc_host, PinMethod::register_existing}) {
-    for (std::size_t bytes : t.sizes) {
-      CaseId id("pinning");
-      id.shown("method", method_name(method)).shown("bytes", bytes, format_size(bytes));
-      const std::string name = id.name();
-      suite.add_gpu(name, id.params(), [&suite, method, bytes, name](benchmark::State& state) {
-        run_pinning(state, suite.stopping_rule(), method, bytes, name);
-      });
-    }
-  }
+  const CaseAxis<PinMethod> methods{"method",
+                                    {PinMethod::malloc_host, PinMethod::register_existing},
+                                    [](const PinMethod& m) { return nlohmann::json(method_name(m)); },
+                                    [](const PinMethod& m) { return std::string(method_name(m)); }};
+  for_each_case(
+      "pinning", {},
+      [&](CaseId& id, PinMethod method, std::size_t bytes) {
+        const std::string name = id.name();
+        suite.add_gpu(name, id.params(), [&suite, method, bytes, name](benchmark::State& state) {
+          run_pinning(state, suite.stopping_rule(), method, bytes, name);
+        });
+      },
+      methods, size_case_axis("bytes", t.sizes));
   suite.add_derivation(derive_break_even);
   suite.add_console_summary(print_break_even);
 }

@@ -4,8 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
@@ -116,28 +117,22 @@ void run_staged(benchmark::State& state, const Suite& suite, const StagedCase& c
 }  // namespace
 
 void register_staged(Suite& suite, const TransferOptions& t) {
-  for (Direction direction : t.directions) {
-    if (!is_one_way(direction)) continue;
-    for (std::size_t chunk : t.staged_chunk_sizes) {
-      for (int threads : t.staged_threads) {
-        for (std::size_t bytes : t.sizes) {
-          if (bytes < chunk) continue;  // one partial chunk would measure nothing but a pinned copy
-          const StagedCase c{direction, bytes, chunk, threads, t.staged_slots};
-          CaseId id("staged");
-          id.shown("direction", to_string(direction))
-              .shown("chunk_bytes", chunk, "chunk:" + format_size(chunk))
-              .labelled("threads", threads)
-              .shown("bytes", bytes, format_size(bytes))
-              .param("memory", "pageable")
-              .param("engine", "copy")
-              .param("slots", t.staged_slots);
-          const std::string name = id.name();
-          suite.add_gpu(name, id.params(),
-                        [&suite, c, name](benchmark::State& state) { run_staged(state, suite, c, name); });
-        }
-      }
-    }
-  }
+  std::vector<Direction> one_way;
+  std::copy_if(t.directions.begin(), t.directions.end(), std::back_inserter(one_way), is_one_way);
+  CaseAxis<std::size_t> chunks = size_case_axis("chunk_bytes", t.staged_chunk_sizes);
+  chunks.text = [](const std::size_t& chunk) { return "chunk:" + format_size(chunk); };
+  for_each_case(
+      "staged", {},
+      [&](CaseId& id, Direction direction, std::size_t chunk, int threads, std::size_t bytes) {
+        if (bytes < chunk) return;  // one partial chunk would measure nothing but a pinned copy
+        id.param("memory", "pageable").param("engine", "copy").param("slots", t.staged_slots);
+        const StagedCase c{direction, bytes, chunk, threads, t.staged_slots};
+        const std::string name = id.name();
+        suite.add_gpu(name, id.params(),
+                      [&suite, c, name](benchmark::State& state) { run_staged(state, suite, c, name); });
+      },
+      named_case_axis("direction", one_way), chunks, labelled_case_axis("threads", t.staged_threads),
+      size_case_axis("bytes", t.sizes));
   suite.add_derivation(derive_staged_vs_pinned);
 }
 
