@@ -8,7 +8,7 @@
 // not run on a GPU yet.
 #include <fmt/format.h>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
@@ -132,33 +132,37 @@ class LatencyFamily final : public Family {
   FamilyDescription describe(const std::string&) const override { return latency_description(); }
   void register_benchmarks(Suite& suite, const std::string&) const override {
     const std::uint64_t seed = suite.options().seed;
-    for (const bool h2d : {true, false}) {
-      for (const HostMemoryKind kind : options_.memory) {
-        for (const std::size_t bytes : options_.sizes) {
-          CaseId id("latency");
-          id.shown("method", "copy")
-              .shown("direction", h2d ? "h2d" : "d2h")
-              .shown("memory", to_string(kind))
-              .shown("bytes", bytes, format_size(bytes))
-              .param("engine", "copy");
+    const CaseAxis<std::string> copy_method{"method",
+                                            {"copy"},
+                                            [](const std::string& m) { return nlohmann::json(m); },
+                                            [](const std::string& m) { return m; }};
+    const CaseAxis<bool> directions{"direction",
+                                    {true, false},
+                                    [](const bool& h2d) { return nlohmann::json(h2d ? "h2d" : "d2h"); },
+                                    [](const bool& h2d) { return std::string(h2d ? "h2d" : "d2h"); }};
+    for_each_case(
+        "latency", {},
+        [&](CaseId& id, const std::string&, bool h2d, HostMemoryKind kind, std::size_t bytes) {
+          id.param("engine", "copy");
           suite.add_gpu(id.name(), id.params(), [&suite, h2d, kind, bytes, seed](benchmark::State& state) {
             run_copy_latency(state, suite.stopping_rule(), h2d, kind, bytes, seed);
           });
-        }
-      }
-    }
-    for (const ChaseMemory where : options_.chases) {
-      const ChaseShape shape = chase_shape(where);
-      CaseId id("latency");
-      id.shown("method", "pointer_chase")
-          .shown("memory", to_string(where))
-          .param("chain_nodes", shape.nodes)
-          .param("stride_bytes", kChaseStrideWords * sizeof(std::uint64_t))
-          .param("steps", shape.steps);
-      suite.add_gpu(id.name(), id.params(), [&suite, where, seed](benchmark::State& state) {
-        run_chase(state, suite.stopping_rule(), where, seed);
-      });
-    }
+        },
+        copy_method, directions, named_case_axis("memory", options_.memory), size_case_axis("bytes", options_.sizes));
+    CaseAxis<std::string> chase_method = copy_method;
+    chase_method.values = {"pointer_chase"};
+    for_each_case(
+        "latency", {},
+        [&](CaseId& id, const std::string&, ChaseMemory where) {
+          const ChaseShape shape = chase_shape(where);
+          id.param("chain_nodes", shape.nodes)
+              .param("stride_bytes", kChaseStrideWords * sizeof(std::uint64_t))
+              .param("steps", shape.steps);
+          suite.add_gpu(id.name(), id.params(), [&suite, where, seed](benchmark::State& state) {
+            run_chase(state, suite.stopping_rule(), where, seed);
+          });
+        },
+        chase_method, named_case_axis("memory", options_.chases));
   }
 
  private:
