@@ -16,7 +16,7 @@ from pathlib import Path
 from hdreport.core import facets
 from hdreport.core.markdown import machines
 from hdreport.core.schema import ReportError
-from hdreport.families import FAMILIES, SECTIONS
+from hdreport.registry import FAMILIES, SECTIONS
 
 FIGURE_MODULES = [figures for figures, _ in FAMILIES + SECTIONS]
 SPECS = [spec for family in FIGURE_MODULES for spec in family.SPECS]

@@ -14,9 +14,10 @@ import io
 import re
 from pathlib import Path
 
-from hdreport import figures, mlp_summary, summary
+from hdreport import figures, summary
 from hdreport.core import noise
 from hdreport.core.markdown import machine_name, slug
+from hdreport.families import mlp
 from hdreport.profile.figures import command_text
 
 STYLE = """
@@ -173,7 +174,7 @@ def page(reports: list[tuple[str, dict]]) -> str:
             plt.close(fig)
         return "\n".join(out)
     # The same warnings as the summary: throttled clocks, and runs whose noise did not settle.
-    throttled, noise_table = mlp_summary.gpu_throttling(merged), noise.by_family(merged)
+    throttled, noise_table = mlp.summary.gpu_throttling(merged), noise.by_family(merged)
     if throttled or noise_table:
         out += ["<section id=noise><h2>How sure the figures are</h2>", markdown(throttled + [""] + noise_table),
                 "</section>"]

@@ -7,19 +7,19 @@ cannot answer says so and what to run. Several reports (one machine's transfer,
 loader and MLP runs, and the PyTorch baseline's) are read as one: a benchmark is named
 with its report's file when there are several, and where two reports ran the same
 configuration the first report given is quoted. Each family's questions are in its
-`<family>_summary.py` (listed in families.py), the Markdown helpers in markdown.py.
+`families/<family>/summary.py` (listed in registry.py), the Markdown helpers in markdown.py.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from hdreport import loader_summary, mlp_summary, transfer_figures
 from hdreport.core import movement, noise
 from hdreport.core.markdown import machine_name, named, runs_named, slug, table
 from hdreport.core.schema import ok_runs
 from hdreport.core.units import size_text
-from hdreport.families import FAMILIES, SECTIONS
+from hdreport.families import loader, mlp, transfer
+from hdreport.registry import FAMILIES, SECTIONS
 
 
 def merge(reports: list[tuple[str, dict]]) -> dict:
@@ -42,7 +42,7 @@ def merge(reports: list[tuple[str, dict]]) -> dict:
 # family by family in the order of FAMILIES: the questions asked of every report.
 QUESTIONS = [question for _, family_summary in FAMILIES if not getattr(family_summary, "ASKED_WHERE_RUN", ())
              for question in family_summary.QUESTIONS]
-# The questions asked only of reports with entries of their families (families.py).
+# The questions asked only of reports with entries of their families (registry.py).
 QUESTIONS_WHERE_RUN = [question for _, family_summary in FAMILIES if getattr(family_summary, "ASKED_WHERE_RUN", ())
                        for question in family_summary.QUESTIONS]
 
@@ -99,9 +99,9 @@ def _overlap_headline(report: dict):
     rows = [r for r in report.get("derived", {}).get("stream_overlap", []) if "pipelined" in r and "sync" in r]
     if not rows:
         return None
-    pairs = [(r, p) for r in rows for p in [transfer_figures.multi_stream_pipeline(report, r)] if p is not None]
+    pairs = [(r, p) for r in rows for p in [transfer.figures.multi_stream_pipeline(report, r)] if p is not None]
     if not pairs:  # one stream runs copy, kernel, copy back in order: it cannot overlap
-        return (f"**not measured**: no pipeline of {transfer_figures.MIN_PIPELINE_STREAMS} or more streams ran "
+        return (f"**not measured**: no pipeline of {transfer.figures.MIN_PIPELINE_STREAMS} or more streams ran "
                 "(one stream cannot overlap); run `--hdbench_stream_counts=2,4`", [])
     best, pipe = max(pairs, key=lambda t: t[1]["saving_vs_sync_percent"])
     return (f"pipelining saves **{pipe['saving_vs_sync_percent']:.0f}%** against synchronous copies "
@@ -116,30 +116,30 @@ def _batch_workers_headline(report: dict):
     if epochs:
         best = max(epochs, key=lambda b: b["counters"]["samples/s"])
         p, k = best["params"], best["counters"]
-        missing = mlp_summary.epochs_not_measured(report, p["model"])
+        missing = mlp.summary.epochs_not_measured(report, p["model"])
         if missing:  # the fastest point may be one that did not run: no answer
             return ("training-busy", f"**not answered**: {len(missing)} GPU epoch{'s' if len(missing) != 1 else ''} "
                     f"of {p['model']} not measured ({missing[0]}{'; …' if len(missing) > 1 else ''})", [])
         return ("training-busy", f"batch {p['batch']} with **{p['workers']}** loader workers: {k['samples/s']:,.0f} "
                 f"samples/s, GPU busy {k['gpu_busy_percent']:.0f}% ({p['model']} epochs, {p['pinning']})", [best])
-    rows = loader_summary.best_scaling_rows(report)
+    rows = loader.summary.best_scaling_rows(report)
     if not rows:
         return None
     (consumer, cost), row = min(rows.items(), key=lambda item: (item[0][0] != "gpu", item[0][1]))
-    missing = loader_summary.unmeasured(report, consumer, cost)
+    missing = loader.summary.unmeasured(report, consumer, cost)
     if missing:  # the best point may be one that did not run: no answer
-        return ("loader-workers", f"**not answered**: {loader_summary.unmeasured_text(missing, 1)} ({consumer} "
+        return ("loader-workers", f"**not answered**: {loader.summary.unmeasured_text(missing, 1)} ({consumer} "
                 f"consumer, {cost:g} µs/sample): the best may be one of them", [])
     workers = row["best_workers"]
     speedup = row["by_workers"][str(workers)].get("speedup_vs_0_workers")
     versus = f", {speedup:.2f}× 0 workers" if speedup and workers else ""
     return ("loader-workers", f"batch {row['batch']} with **{workers}** loader workers: {row['best_samples/s']:,.0f} "
             f"samples/s{versus} ({consumer} consumer, {cost:g} µs/sample)",
-            [loader_summary.loader_run(report, row, row["pinning"], workers)])
+            [loader.summary.loader_run(report, row, row["pinning"], workers)])
 
 
 def _gpu_cpu_headline(report: dict):
-    pairs = mlp_summary.gpu_vs_cpu_pairs(report)
+    pairs = mlp.summary.gpu_vs_cpu_pairs(report)
     if not pairs:
         return None
     speedup = lambda t: t[1]["counters"]["step_us"] / t[2]["counters"]["step_us"]  # noqa: E731
@@ -232,7 +232,7 @@ def summarize_reports(reports: list[tuple[str, dict]]) -> str:
                           f"Source: {files}. "
                           "GB/s means 1e9 bytes per second.", ""])
     out = header(report) + [""] + extra
-    throttled = mlp_summary.gpu_throttling(report)
+    throttled = mlp.summary.gpu_throttling(report)
     if throttled:
         out += throttled + [""]
     noise_table = noise.by_family(report)

@@ -12,7 +12,7 @@ import pytest
 import hdbench_report
 from hdreport import summary as report_summary
 from hdreport.core import style as report_style
-from hdreport.transfer_figures import multi_stream_pipeline
+from hdreport.families.transfer.figures import multi_stream_pipeline
 from report_figure_checks import bars, check_figure, close, panels, references, series
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "h100-2026-11-22"

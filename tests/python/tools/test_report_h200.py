@@ -17,9 +17,9 @@ import pytest
 
 import hdbench_report
 from conftest import run_report_tool
-from hdreport import dataparallel_summary
 from hdreport import summary as report_summary
 from hdreport.core import noise
+from hdreport.families import dataparallel
 from report_figure_checks import close
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "h200-2026-11-26"
@@ -160,7 +160,7 @@ def test_an_n_rank_efficiency_above_one_is_capped_with_its_note(measured, noise_
     report = hdbench_report.load_report(str(path))
     run = next(b for b in report["benchmarks"] if b["params"].get("overlap") == "bucketed" and b["status"] == "ok")
     run["counters"].update(scaling_efficiency=measured, noise_percent=noise_percent)
-    assert dataparallel_summary.efficiency_text(run).startswith(said)
+    assert dataparallel.summary.efficiency_text(run).startswith(said)
     text = report_summary.summarize_reports([(str(path), report)])
     assert f"{measured:.2f}**" not in text and f"| {measured:.2f} |" not in text
 

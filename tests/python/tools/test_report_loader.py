@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import hdbench_report
-from hdreport import loader_figures as report_loader_figures
+from hdreport.families import loader
 from conftest import run_report_tool
 from report_figure_checks import check_figure, panels, references, series
 
@@ -203,7 +203,7 @@ def test_a_report_without_loader_runs_draws_no_loader_figure():
     assert figs == {} and len(left_out) == 1
 
 
-def test_plot_writes_the_loader_figures_and_names_the_heat_maps_source(tmp_path):
+def test_plot_writes_the_loaders_figures_and_names_the_heat_maps_source(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps(loader_report("box-a")))
     b.write_text(json.dumps(loader_report("box-b")))
@@ -219,7 +219,7 @@ def test_plot_writes_the_loader_figures_and_names_the_heat_maps_source(tmp_path)
 @pytest.mark.parametrize("value, text", [(0.5, "0.5"), (950.0, "950"), (12_345.0, "12.3k"), (123_456.0, "123k"),
                                          (1_234_567.0, "1.23M"), (2.5e9, "2.5G")])
 def test_short_numbers(value, text):
-    assert report_loader_figures.short_number(value) == text
+    assert loader.figures.short_number(value) == text
 
 
 def test_summary_names_whose_loader_each_row_measured(tmp_path):
@@ -275,12 +275,12 @@ def test_the_zero_worker_run_starts_the_lines_of_both_builds():
     """A batch is built whole with no workers to share it: that run is the first point of
     the whole line and of the split line, as the derived rows count it."""
     report = build_report()
-    expanded = report_loader_figures.expand(report["benchmarks"])
+    expanded = loader.figures.expand(report["benchmarks"])
     zero = [b["params"]["build"] for b in expanded if b["params"]["workers"] == 0]
     assert sorted(zero) == ["split", "whole"]
     # A report with split builds only (the default preset) draws no whole line of one point.
     split_only = [b for b in report["benchmarks"] if b["params"]["build"] == "split" or b["params"]["workers"] == 0]
-    assert [b["params"]["build"] for b in report_loader_figures.expand(split_only)
+    assert [b["params"]["build"] for b in loader.figures.expand(split_only)
             if b["params"]["workers"] == 0] == ["split"]
     figs, _ = hdbench_report.build_figures([("r.json", report)])
     try:

@@ -1,4 +1,4 @@
-"""The device_local family's question of `summarize` (see summary.py): what is this GPU's
+"""The device_local family's question of `summarize` (see hdreport/summary.py): what is this GPU's
 memory roof? The fastest copy between two buffers in one GPU's memory, by the copy engine or
 an SM kernel; its GB/s counts the bytes copied (each read once and written once, so the
 memory moved twice as many), as nvbandwidth's device_local_copy does. The other GPU-side

@@ -1,4 +1,4 @@
-"""The copy families' questions of `summarize` (see summary.py): pinned against pageable
+"""The copy families' questions of `summarize` (see hdreport/summary.py): pinned against pageable
 memory and when pinning pays off (transfer, pinning), what stream overlap saves (streams),
 how close copies get to the PCIe link (transfer), and whether a pinned staging ring stands
 in for pinning everything (staged, host_memcpy)."""
@@ -10,7 +10,7 @@ from hdreport.core.markdown import name, runs_named, sources, table
 from hdreport.core.movement import per_copy
 from hdreport.core.schema import ok_runs
 from hdreport.core.units import size_text
-from hdreport.transfer_figures import MIN_PIPELINE_STREAMS, multi_stream_pipeline
+from hdreport.families.transfer.figures import MIN_PIPELINE_STREAMS, multi_stream_pipeline
 
 
 def pinned_vs_pageable(report: dict) -> list[str]:

@@ -1,4 +1,4 @@
-"""The strided family's question of `summarize` (see summary.py): what does a strided slice
+"""The strided family's question of `summarize` (see hdreport/summary.py): what does a strided slice
 cost to move? A slice of a row-major fp32 matrix in pinned memory (every other row, or the
 first half of the columns) moved to the GPU packed, by `cudaMemcpy2DAsync`, by a host pack
 (what `tensor.contiguous()` does) and one copy, and by a kernel reading the rows over mapped

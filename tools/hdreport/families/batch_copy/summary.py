@@ -1,4 +1,4 @@
-"""The batch_copy family's question of `summarize` (see summary.py): should I move my batch as
+"""The batch_copy family's question of `summarize` (see hdreport/summary.py): should I move my batch as
 one buffer? A batch of K tensors (256 B to 4 MiB, the stated mix), each in its own pinned
 buffer, moved to the GPU: one `cudaMemcpyAsync` per tensor (`per_tensor`), gathered on the
 host into one pinned buffer and copied once (`packed`, the gather timed with it),

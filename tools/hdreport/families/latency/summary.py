@@ -1,4 +1,4 @@
-"""The latency family's question of `summarize` (see summary.py): how long does the smallest
+"""The latency family's question of `summarize` (see hdreport/summary.py): how long does the smallest
 move take? One small copy (`latency/copy/<direction>/<memory>/<size>`: the host's time from
 `cudaMemcpyAsync` to the stream's end, what a program waiting for it sees), and one load's
 round trip (`latency/pointer_chase/<memory>`: a GPU thread following a chain through mapped

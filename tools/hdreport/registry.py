@@ -1,7 +1,8 @@
 """Every family the report tools know, each as its figures module and its summary module,
-in the order the summary asks their questions. A new family adds its two modules
-(`<family>_figures.py`: SPECS, MAKERS, expand; `<family>_summary.py`: QUESTIONS) and one
-line here.
+in the order the summary asks their questions. A new family adds its room,
+hdreport/families/<family>/ (`figures.py`: SPECS, MAKERS, expand; `summary.py`: QUESTIONS;
+`__init__.py` giving both), and one line here. (The list is not named after the families:
+that name is the package of their rooms.)
 
 A family's QUESTIONS are asked of every report, and say "cannot answer" (and what to run)
 where it has no runs; a summary module that names `ASKED_WHERE_RUN` (a tuple of families)
@@ -11,22 +12,21 @@ reference runs (issue 31), so reports without them read as before."""
 
 from __future__ import annotations
 
-from hdreport import (batch_copy_figures, batch_copy_summary, dataparallel_figures, dataparallel_summary,
-                      device_local_figures, device_local_summary, latency_figures, latency_summary, loader_figures,
-                      loader_summary, managed_figures, managed_summary, mlp_figures, mlp_summary, profile,
-                      strided_figures, strided_summary, transfer_figures, transfer_summary)
+from hdreport import profile
+from hdreport.families import (batch_copy, dataparallel, device_local, latency, loader, managed, mlp, strided,
+                               transfer)
 
 FAMILIES = [
-    (transfer_figures, transfer_summary),  # transfer, pinning, staged, host_memcpy, streams
+    (transfer.figures, transfer.summary),  # transfer, pinning, staged, host_memcpy, streams
     # Data movement beyond plain copies (issue 31): asked only where they ran (ASKED_WHERE_RUN).
-    (device_local_figures, device_local_summary),
-    (latency_figures, latency_summary),
-    (managed_figures, managed_summary),
-    (batch_copy_figures, batch_copy_summary),
-    (strided_figures, strided_summary),
-    (loader_figures, loader_summary),
-    (mlp_figures, mlp_summary),
-    (dataparallel_figures, dataparallel_summary),
+    (device_local.figures, device_local.summary),
+    (latency.figures, latency.summary),
+    (managed.figures, managed.summary),
+    (batch_copy.figures, batch_copy.summary),
+    (strided.figures, strided.summary),
+    (loader.figures, loader.summary),
+    (mlp.figures, mlp.summary),
+    (dataparallel.figures, dataparallel.summary),
 ]
 
 # Sections a report carries besides its benchmarks: hdbench_profile's `profile` (another

@@ -1,4 +1,4 @@
-"""The data-parallel question of `summarize` (see summary.py): the step over N ranks
+"""The data-parallel question of `summarize` (see hdreport/summary.py): the step over N ranks
 against one rank (scaling efficiency), whether the ranks agreed, how much of the gradient
 all-reduce the GPU step's bucketed overlap hides against one all-reduce after the backward
 pass, and NCCL's all-reduce time and bus bandwidth by size. With one rank the scaling

@@ -1,4 +1,4 @@
-"""The managed family's question of `summarize` (see summary.py): is managed (unified) memory
+"""The managed family's question of `summarize` (see hdreport/summary.py): is managed (unified) memory
 a free lunch here? Its migrations set beside pinned copies of the same size and direction
 from the transfer family in the same reports (`transfer/<direction>/pinned/copy/<size>`,
 one copy timed at a time): after a prefetch (`cudaMemPrefetchAsync` alone is timed) the

@@ -1,4 +1,4 @@
-"""The MLP questions of `summarize` (see summary.py): GPU against CPU, hdbench
+"""The MLP questions of `summarize` (see hdreport/summary.py): GPU against CPU, hdbench
 against PyTorch, what copying the batch costs, and what keeps the GPU busy in training."""
 
 from __future__ import annotations

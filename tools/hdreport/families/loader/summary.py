@@ -1,4 +1,4 @@
-"""The loader family's questions of `summarize` (see summary.py): how many workers keep the
+"""The loader family's questions of `summarize` (see hdreport/summary.py): how many workers keep the
 consumer fed (samples/s by batch, pinning and workers, hdbench's loader beside PyTorch's
 DataLoader), what PyTorch's pin thread costs against collating straight into pinned
 memory, and what workers sharing each batch in parts buy over a worker a batch."""
@@ -11,7 +11,7 @@ from hdreport.core import noise
 from hdreport.core.feeding import FED_FRACTION, PINNING_ORDER
 from hdreport.core.markdown import name, sources, table
 from hdreport.core.schema import ok_runs
-from hdreport.loader_figures import SPLIT, WHOLE, build_of
+from hdreport.families.loader.figures import SPLIT, WHOLE, build_of
 
 
 def _loader_point(row: dict, workers: int) -> str:

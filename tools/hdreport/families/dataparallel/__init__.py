@@ -1,0 +1,6 @@
+"""The dataparallel family: the data-parallel step: its all-reduce, its scaling, its overlap.
+figures.py draws its figures, summary.py answers its questions (hdreport/families/__init__.py)."""
+
+from hdreport.families.dataparallel import figures, summary
+
+__all__ = ["figures", "summary"]

@@ -1,0 +1,6 @@
+"""The transfer family: the copy families: transfer, pinning, staged, host_memcpy, streams.
+figures.py draws its figures, summary.py answers its questions (hdreport/families/__init__.py)."""
+
+from hdreport.families.transfer import figures, summary
+
+__all__ = ["figures", "summary"]
