@@ -67,7 +67,10 @@ FamilyDescription dataparallel_description() {
       {"buckets", "`gpu_step`: the all-reduces a step's gradients went in"},
       {"gradient_bytes", "`cpu_step`, `gpu_step`: the gradients all-reduced each step"},
       {"samples/s", "`cpu_step`, `gpu_step`: the global batch over `step_us`", Better::higher},
-      {"one_rank_step_us", "`cpu_step`, `gpu_step`: rank 0 on the combined batch, one process", Better::lower},
+      {"one_rank_step_us",
+       "`cpu_step`, `gpu_step`: rank 0 on the combined batch, one process; with one rank timed in turn with the "
+       "step (`gpu_step`: the rank's own step without the exchange), with several after the ranks' steps",
+       Better::lower},
       {"scaling_efficiency", "`cpu_step`, `gpu_step`: t₁ / (n · tₙ) at that batch, t₁ `one_rank_step_us`, tₙ `step_us`",
        Better::higher},
       {"params_max_abs_diff_between_ranks",
