@@ -1,0 +1,282 @@
+"""hdbench_profile's run of a program (tools/hdbench_profile.py parses its command line and
+calls `profile`): the command run under the injection library with its standard streams
+untouched, its signals forwarded, the baseline chosen (given, the newest report under
+reports/, or measured now with the hdbench binary once the command has run), the traces and
+records moved out of the temporary folder, the report written (report.py) and the top
+findings said on standard error, each line prefixed `hdbench_profile: `.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hdreport.core import writer
+from hdreport.core.schema import ReportError
+from hdreport.profile.baseline import check_baseline, find_newest
+from hdreport.profile.findings import duration_text
+from hdreport.profile.records import read_recording
+from hdreport.profile.report import baseline_section, profile_section
+from hdreport.profile.report import report as make_report
+from hdreport.profile.report import write as write_report
+
+PROGRAM = "hdbench_profile"
+DEFAULT_TRACE_BUDGET = 2_000_000
+REPORTS = Path("reports")  # as hdbench's own default: relative to where it runs
+SI_KERNEL = 0x80  # si_code of a signal the kernel sent (the terminal's Ctrl-C), not kill()
+TOP_FINDINGS = 5
+
+
+def one_line(text: str) -> str:
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
+
+
+def say(message: str) -> None:
+    print(f"{PROGRAM}: {one_line(message)}", file=sys.stderr, flush=True)
+
+
+def resolve(program: str) -> tuple[int, str] | None:
+    """(exit code, line) when `program` cannot run, as a shell says it; None when it can."""
+    if "/" not in program:
+        return None if shutil.which(program) else (127, f"{program}: command not found")
+    if not os.path.exists(program):
+        return 127, f"{program}: no such file"
+    if os.path.isdir(program) or not os.access(program, os.X_OK):
+        return 126, f"{program}: not an executable file"
+    return None
+
+
+def stamp() -> str:
+    return datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def default_out(command: list[str], when: str) -> Path:
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(command[0])) or "command"
+    return REPORTS / f"profile-{name}-{when}.json"
+
+
+def trace_path_for(out: Path) -> Path:
+    return out.with_name((out.name[:-5] if out.name.endswith(".json") else out.name) + ".trace.json")
+
+
+# --- the baseline -------------------------------------------------------------------
+
+def measure_baseline(binary: str | None, when: str) -> tuple[str, dict | None, str]:
+    """(path, report or None, note) of a baseline measured now with the hdbench binary."""
+    binary = binary or shutil.which("hdbench")
+    if not binary or not os.access(binary, os.X_OK):
+        why = f"--hdbench_bin={binary} is not an executable file" if binary else "give --hdbench_bin=PATH"
+        return "", None, ("no baseline report under reports/ and no hdbench binary to measure one "
+                          f"({why}, or --hdbench_baseline=REPORT.json)")
+    out = REPORTS / f"baseline-{when}.json"
+    log = out.with_suffix(".log")
+    # The sizes the copy classes span (the quick preset's two would clamp every large copy
+    # to 1 MiB's rate), one way each, the copy engine only, and one thread's host memcpy
+    # (what pinning a batch on the training thread costs): a few seconds on a GPU.
+    argv = [binary, "--hdbench_families=transfer,host_memcpy", "--hdbench_preset=quick",
+            "--hdbench_memory=pageable,pinned", "--hdbench_directions=h2d,d2h", "--hdbench_engines=copy",
+            "--hdbench_sizes=4K,64K,1M,16M,256M", "--hdbench_memcpy_threads=1", f"--hdbench_out={out}"]
+    say(f"no baseline report under reports/: measuring one now (output in {log}): {' '.join(argv)}")
+    try:
+        REPORTS.mkdir(parents=True, exist_ok=True)
+        with open(log, "w") as log_file:  # standard output is the command's alone
+            result = subprocess.run(argv, stdout=log_file, stderr=subprocess.STDOUT)
+    except OSError as e:
+        return "", None, f"measuring a baseline failed: {binary}: {e.strerror or e}"
+    if result.returncode != 0 and not out.exists():
+        return "", None, f"measuring a baseline failed: hdbench exited {result.returncode} (see {log})"
+    try:
+        return str(out), check_baseline(str(out)), f"measured now: {' '.join(argv[1:])}"
+    except ReportError as e:
+        return str(out), None, f"the baseline measured now cannot serve: {e}"
+
+
+def choose_baseline(options: dict, given: dict | None, when: str,
+                    copies_recorded: bool) -> tuple[str, str, dict | None, str]:
+    """(path, how, report or None, note): given, the newest under reports/, measured (after
+    the command, so the GPU is free, and only when it copied anything), or none."""
+    if given is not None:
+        return options["baseline"], "given", given, ""
+    newest = find_newest(REPORTS)
+    if newest:
+        return newest[0], "newest", newest[1], "the newest report under reports/ with transfer copies"
+    if not copies_recorded:
+        return "", "none", None, "no copies were recorded: no baseline needed"
+    path, report, note = measure_baseline(options.get("bin"), when)
+    return path, "measured" if report else "none", report, note
+
+
+# --- running the command ------------------------------------------------------------
+
+def profile(options: dict, given: dict | None, when: str, command: list[str], out: Path, arguments: list[str],
+            executable: str) -> int:
+    """Runs `command` under the injection library and writes its report to `out` (the
+    options checked, the folder of `out` writable): the command's exit code, or 126/127
+    when it cannot run. `arguments`: this tool's own (before `--`); `executable`: the
+    command line's file, as the report's context names it."""
+    cannot = resolve(command[0])
+    if cannot:
+        say(cannot[1])
+        return cannot[0]
+    started_at = writer.now()
+    # Beside the report, absolute (the command may change folder): a trace of a few hundred MB
+    # is then renamed into place, not copied across file systems.
+    folder = Path(tempfile.mkdtemp(prefix=".hdbench_profile-", dir=out.parent.resolve()))
+    try:
+        return record_and_report(options, given, when, command, folder, out, arguments, started_at, executable)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def record_and_report(options: dict, given: dict | None, when: str, command: list[str], folder: Path, out: Path,
+                      arguments: list[str], started_at: str, executable: str) -> int:
+    """Runs the command under the injection library (recording into `folder`), writes the report."""
+    env = dict(os.environ)
+    reason = ""
+    lib = options.get("inject_lib", "")
+    if lib and os.path.isfile(lib):
+        env.update(CUDA_INJECTION64_PATH=os.path.abspath(lib), HDBENCH_PROFILE_DIR=str(folder),
+                   HDBENCH_PROFILE_TRACE_BUDGET=options.get("trace_budget", str(DEFAULT_TRACE_BUDGET)))
+        # The program's NVTX ranges too, unless another tool already takes them (Nsight's).
+        env.setdefault("NVTX_INJECTION64_PATH", os.path.abspath(lib))
+    else:
+        reason = (f"the injection library {lib} was not found" if lib else
+                  "no injection library given (--hdbench_inject_lib=PATH; bin/hdbench_profile passes it)")
+        say(f"{reason}: running the command without recording")
+    start = time.monotonic()
+    try:
+        status, received = run(command, env)
+    except OSError as e:  # gone between the check and the start, or not executable after all
+        say(f"{command[0]}: {e.strerror or e}")
+        return 127 if isinstance(e, FileNotFoundError) else 126
+    wall_s = time.monotonic() - start
+    code, signal_name = (status, None) if status >= 0 else (128 - status, signal.Signals(-status).name)
+    if received:
+        say(f"received {', '.join(dict.fromkeys(received))}: the report is written from what was recorded")
+    recording = read_recording(folder)
+    if "records" in options:
+        keep_records(folder, Path(options["records"]))
+    path, how, baseline_report, note = choose_baseline(options, given, when, bool(recording.copies))
+    baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
+    trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
+    section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace, reason)
+    whole = make_report(section, baseline_report, arguments, started_at, executable)
+    try:
+        write_report(str(out), whole)
+    except OSError as e:
+        say(f"cannot write the report {out}: {e.strerror or e}")
+        return code or 1
+    print_findings(section, out)
+    return code
+
+
+def run(command: list[str], env: dict) -> tuple[int, list[str]]:
+    """The command's wait status as an exit code (-n: killed by signal n), and the signals
+    this tool received meanwhile. SIGINT and SIGTERM sent to this tool are forwarded; a
+    Ctrl-C from the terminal already reached the command (one process group), so it is not
+    sent twice (the kernel sends that one: si_code SI_KERNEL, no sender pid)."""
+    watched = {signal.SIGINT, signal.SIGTERM, signal.SIGCHLD}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
+    received: list[str] = []
+    try:
+        # The child gets the mask as it was, and SIGPIPE and SIGXFSZ back at their defaults
+        # (Python ignores them; subprocess restores them the same way).
+        pid = os.posix_spawnp(command[0], command, env, setsigmask=previous,
+                              setsigdef=(signal.SIGPIPE, signal.SIGXFSZ))
+        while True:
+            info = signal.sigtimedwait(watched, 0.5)
+            if info is not None and info.si_signo in (signal.SIGINT, signal.SIGTERM):
+                received.append(signal.Signals(info.si_signo).name)
+                if info.si_pid != 0 and info.si_code != SI_KERNEL:
+                    try:
+                        os.kill(pid, info.si_signo)
+                    except ProcessLookupError:
+                        pass
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status), received
+    finally:
+        while signal.sigtimedwait(watched, 0) is not None:
+            pass  # consumed here: a Ctrl-C meant for the command must not stop the report
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def move_traces(folder: Path, recording, trace: Path) -> str | None:
+    """The processes' traces moved out of the temp folder: the first process's to `trace`,
+    any other's beside it as <trace>-<pid>.json (named in that process's note)."""
+    moved = None
+    for process in recording.processes:
+        # A name in the folder, whatever the end line says: nothing outside it is moved.
+        source = folder / Path(process.trace or f"trace-{process.pid}.json").name
+        if not source.is_file():
+            continue
+        target = trace if moved is None else trace.with_name(
+            re.sub(r"(\.json)?(\.gz)?$", "", trace.name, count=1) + f"-{process.pid}.json")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.name.endswith(".gz"):
+                with open(source, "rb") as src, gzip.open(target, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+            else:
+                shutil.move(str(source), str(target))
+        except OSError as e:
+            say(f"cannot write the trace {target}: {e.strerror or e}")
+            continue
+        if moved is None:
+            moved = str(target)
+        else:
+            process.problems.append(f"its trace: {target}")
+    return moved
+
+
+def keep_records(folder: Path, target: Path) -> None:
+    """The raw records files, copied out of the temp folder before it is removed."""
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for path in folder.glob("records-*.jsonl"):
+            shutil.copy2(path, target / path.name)
+    except OSError as e:
+        say(f"cannot keep the records in {target}: {e.strerror or e}")
+
+
+def print_findings(section: dict, out: Path) -> None:
+    code, killed_by = section["exit"]["code"], section["exit"]["signal"]
+    if killed_by:
+        say(f"the command was killed by {killed_by} (exit code {code})")
+    elif code:
+        say(f"the command exited with code {code}")
+    if not section["recorded"]:
+        say(f"nothing recorded: {section['not_recorded_reason']}")
+    elif not section["findings"]:
+        span = section["totals"]["span_s"]
+        say(f"no findings: nothing would save 2% of the {duration_text(span)} of GPU activity recorded"
+            if span > 0 else "no copies, kernels or memsets were recorded")
+    else:
+        span = section["totals"]["span_s"]
+        say(f"top findings (of the {duration_text(span)} from the first GPU record to the last):")
+        for f in section["findings"][:TOP_FINDINGS]:
+            alone = f.get("saving_alone_s", f["saving_s"])
+            added = (f", {f['saving_s'] * 1e3:.1f} ms added to the ones above" if abs(alone - f["saving_s"]) > 5e-5
+                     else "")
+            say(f"  {f['id']}: saves ~{alone * 1e3:.1f} ms ({100 * alone / span:.1f}% of the span){added}: "
+                f"{f['advice']}")
+        if len(section["findings"]) > 1:
+            say(f"  together: ~{section['model']['saving_together_s'] * 1e3:.1f} ms")
+    for p in section["processes"]:
+        if p["note"]:
+            say(f"process {p['pid']} ({p['command'] or '?'}): {p['note']}")
+    if section["recorded"] and section["baseline"]["how"] == "none":
+        say(f"baseline: {section['baseline']['note']}")
+    if section["trace"]:
+        say(f"trace: {section['trace']}")
+    say(f"report: {out}")
