@@ -10,15 +10,15 @@ import math
 
 import pytest
 
+from hdreport.core import schema
 from hdreport.profile.analysis import analyse as analyse_recording
 from hdreport.profile.analysis import is_blocking_call, size_bucket
 from hdreport.profile.baseline import Ceilings
+from hdreport.profile.intervals import Calls, Union
 from hdreport.profile.records import Recording, read_recording
 from hdreport.profile.report import NO_CUDA, analyse_all, baseline_section, not_recorded_reason, profile_section
 from hdreport.profile.report import report as make_report
 from hdreport.profile.report import write as write_report
-from hdreport.core import schema
-from hdreport.profile.intervals import Calls, Union
 from profile_fixtures import MiB, KiB, Program, baseline_report, tutorial, well_written
 
 US = 1e-6
