@@ -8,15 +8,16 @@
     hdbench_report.py compare BEFORE AFTER [--threshold PERCENT]   (two profile reports)
 
 The work is done by the package beside this file, hdreport/ (its __init__.py shows
-the layers). `plot` draws small multiples (hdreport/facets.py): one panel per
-direction, dtype, consumer or sample cost, at most six series an axes, a fixed colour
-per memory kind, implementation and processor (hdreport/style.py), sizes in
-KiB/MiB/GiB, the PCIe link's rate in every bandwidth panel (twice it for both
-directions at once); bar figures where the x axis is a category (hdbench vs PyTorch,
-GPU vs CPU, the batch copy, stream overlap); the loader's heat maps (from the first
-report); the data-parallel GPU step's time beside its no-all-reduce step: each
-family's in hdreport/<family>_figures.py. Reads only `params`, counters and `derived`
-rows, never names. Skipped and failed benchmarks are left out and listed.
+its rooms); this file parses the command line and calls into it. `plot` draws small
+multiples (hdreport/core/facets.py): one panel per direction, dtype, consumer or sample
+cost, at most six series an axes, a fixed colour per memory kind, implementation and
+processor (hdreport/core/style.py), sizes in KiB/MiB/GiB, the PCIe link's rate in every
+bandwidth panel (twice it for both directions at once); bar figures where the x axis is
+a category (hdbench vs PyTorch, GPU vs CPU, the batch copy, stream overlap); the loader's
+heat maps (from the first report); the data-parallel GPU step's time beside its
+no-all-reduce step: each family's in hdreport/families/<family>/figures.py. Reads only
+`params`, counters and `derived` rows, never names. Skipped and failed benchmarks are left
+out and listed.
 `summarize` answers the tutorials' questions, with tables where the answer is one
 (hdreport/summary.py); `html` writes one self-contained page with the figures inlined
 as SVG, the summary, the machine and what failed or was skipped (hdreport/page.py).
@@ -31,8 +32,8 @@ the realized change of span and wall time, each finding resolved, new, better or
 span grew by more than the threshold. A profile report against a benchmark report is bad
 usage (exit 2).
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
-file and the problem: hdreport/schema.py checks the bytes, the JSON and the type of every
-field the tools read), or a missing dependency (one line saying what to install).
+file and the problem: hdreport/core/schema.py checks the bytes, the JSON and the type of
+every field the tools read), or a missing dependency (one line saying what to install).
 """
 
 from __future__ import annotations
@@ -170,7 +171,7 @@ def one_line(text: str) -> str:
 
 def unexpected(files: list[str], command: str, error: Exception) -> str:
     """The line for an error no check caught: the files, what failed and where, so the
-    hole in hdreport/schema.py can be closed."""
+    hole in hdreport/core/schema.py can be closed."""
     import traceback
 
     frames = traceback.extract_tb(error.__traceback__)

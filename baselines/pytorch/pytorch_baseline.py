@@ -63,7 +63,7 @@ import socket
 import sys
 from pathlib import Path
 
-# The report package's writer (tools/hdreport/writer.py): the one place entries are written.
+# The report package's writer (tools/hdreport/core/writer.py): the one place entries are written.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 import pytorch_loader as loader_family  # noqa: E402

@@ -1,29 +1,27 @@
-"""hdbench's report tools as a package; tools/hdbench_report.py is its command line.
+"""hdbench's report tools as a package; tools/hdbench_report.py and tools/hdbench_profile.py
+are its command lines, which parse their arguments and call in here.
 
-Layers, each importing only those below it (tests/python/tools/test_python_layering.py):
+Rooms, each a folder, and what each may import (tests/python/tools/test_python_layering.py
+reads the imports and fails on a sibling or an upward one):
 
-    page.py                      the one-page HTML: figures, summary, machine, skips
-    figures.py  summary.py       every figure / every answer, family by family
-    families.py                  the list of families: (figures module, summary module), and
-                                 of sections (a report's `profile`, hdbench_profile's)
-    <family>_figures.py          SPECS, MAKERS, expand for transfer, device_local, latency, managed,
-                                 batch_copy, strided, loader, mlp, dataparallel, profile
-    <family>_summary.py          QUESTIONS for the same families; sections and title for profile
-    movement.py                  what the data-movement families' answers share (their skips)
-    facets.py bars.py style.py   line figures, bar figures, the look they share
-    markdown.py noise.py         tables and names; how sure a number is
-    compare.py                   new against base, per benchmark
-    profile_compare.py           two profile reports, before and after, side by side
-    profile_report.py            hdbench_profile (tools/hdbench_profile.py): the `profile` section
-    profile_findings.py          its advice, each with the time it would save
-    profile_model.py             the step model that prices each fix, alone and together
-    profile_host.py              what each host thread did; the GPU's idle time by cause
-    profile_analysis.py          a recording's copy classes, totals and costs
-    profile_records.py           what libhdbench_inject.so wrote; profile_baseline.py: the
-    profile_intervals.py         ceilings from a baseline report; interval unions and overlaps
-    schema.py units.py writer.py reading (and checking) a report; sizes and counts as text;
-                                 writing one (the PyTorch baselines' report entries)
+    the top level        may import any room
+        page.py          the one-page HTML: figures, summary, machine, skips
+        figures.py       every figure, family by family, then section by section
+        summary.py       every answer, the same way, under the page's headlines
+        registry.py      the list of families (figures module, summary module) and of
+                         sections (a report's `profile`)
+        compare.py       new against base, per benchmark
+    families/<family>/   imports the core and itself, never another family: figures.py
+                         (SPECS, MAKERS, expand) and summary.py (QUESTIONS) for transfer,
+                         device_local, latency, managed, batch_copy, strided, loader, mlp,
+                         dataparallel (families/__init__.py)
+    profile/             imports the core and itself: hdbench_profile's `profile` section,
+                         its run, analysis, step model, findings, report, figure, answer and
+                         comparison (profile/__init__.py)
+    core/                imports only the core: reading (and checking) a report, writing one,
+                         units, Markdown, how sure a number is, the figures' machinery and
+                         look, and what two or more families share (core/__init__.py)
 
-Importing the package imports nothing heavy: matplotlib and numpy are imported where a
-figure is drawn.
+Outside the package: the standard library, and matplotlib and numpy only where a figure is
+drawn, so importing the package (or any room) imports nothing heavy.
 """

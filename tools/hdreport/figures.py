@@ -1,7 +1,7 @@
-"""Every figure of `plot` and the page, built family by family (families.py), then
-section by section (a report's `profile`: families.py, SECTIONS).
+"""Every figure of `plot` and the page, built family by family (registry.py), then
+section by section (a report's `profile`: registry.py, SECTIONS).
 
-Each family's figures module gives its line figures (`SPECS`, drawn by facets.py),
+Each family's figures module gives its line figures (`SPECS`, drawn by core/facets.py),
 its other figures (`MAKERS`: bars, heat maps) and `expand`, the runs as its figures
 read them (e.g. a 0-worker loader run counted at every prefetch depth); it may give
 `notes`, the lines `plot` says beside the figures (the loader's: which report its heat

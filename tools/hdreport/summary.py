@@ -7,7 +7,8 @@ cannot answer says so and what to run. Several reports (one machine's transfer,
 loader and MLP runs, and the PyTorch baseline's) are read as one: a benchmark is named
 with its report's file when there are several, and where two reports ran the same
 configuration the first report given is quoted. Each family's questions are in its
-`families/<family>/summary.py` (listed in registry.py), the Markdown helpers in markdown.py.
+families/<family>/summary.py (listed in registry.py), the Markdown helpers in
+core/markdown.py.
 """
 
 from __future__ import annotations

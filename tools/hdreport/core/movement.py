@@ -4,7 +4,7 @@ up by a test generator; and the transfer family's per-copy runs, which the copy 
 device-local ones and the managed ones read their numbers against (`per_copy`).
 
 These families came after the reference runs, so their questions are asked only of
-reports that have entries of them (families.py, `ASKED_WHERE_RUN`): a report without them
+reports that have entries of them (hdreport/registry.py, `ASKED_WHERE_RUN`): a report without them
 reads as before. A report whose entries of a family were all skipped (no GPU, no concurrent
 managed access) answers with the reasons, not with "cannot answer".
 """

@@ -1,7 +1,9 @@
-"""The profile room: hdbench_profile's `profile` section of a report (tools/hdbench_profile.py
-records a program; these modules judge it, write it and show it). It imports only itself
-and the core.
+"""The profile room: hdbench_profile's `profile` section of a report (a program's data
+movement, recorded, judged against a baseline, written, shown and compared). It imports
+only itself and the core.
 
+    launch.py     the run: the command under the injection library, the baseline chosen,
+                  the report written, the top findings said (tools/hdbench_profile.py)
     report.py     the report hdbench_profile writes: the `profile` section, assembled
     findings.py   its advice, each with the time it would save
     model.py      the step model that prices each fix, alone and together

@@ -10,7 +10,7 @@ why). A bar's colour is the memory at its host end (style.COLOURS["memory"]), so
 copies read red in it as in every hdbench figure. With several profiled reports each gets
 its own figure, `profile_copy_classes--<n>-<file>`.
 
-The section is not a family of benchmarks: no SPECS, nothing to expand (families.py,
+The section is not a family of benchmarks: no SPECS, nothing to expand (hdreport/registry.py,
 SECTIONS).
 """
 

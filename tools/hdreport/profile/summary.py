@@ -11,7 +11,7 @@ went (by what the feeding thread was doing), a step as the fixes were priced (pr
 schema 2), what the copies cost (time not overlapped,
 the host blocked, small copies, blocking reads) and how the program was profiled (the
 baseline report it was judged against, its processes, the trace, its exit). A section is
-shown only for reports that have a profile (families.py, SECTIONS).
+shown only for reports that have a profile (hdreport/registry.py, SECTIONS).
 """
 
 from __future__ import annotations

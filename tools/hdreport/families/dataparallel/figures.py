@@ -6,7 +6,7 @@ all-reduced in buckets overlapped with the backward pass (`bucketed`, as DDP), o
 all-reduce after the backward pass (`none`), and the same rank's step with no
 all-reduce at all (`no_exchange`), the floor both are read against. Every GPU step
 measures its no-exchange step (`step_no_exchange_us`) beside its own; `with_no_exchange`
-adds each as a run of its own so the generic code (facets.py) draws it.
+adds each as a run of its own so the generic code (core/facets.py) draws it.
 """
 
 from __future__ import annotations

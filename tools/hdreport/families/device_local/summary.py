@@ -70,7 +70,7 @@ def memory_roof(report: dict) -> list[str]:
     return movement.close(report, FAMILY, found, lines, "engine", "Not in these figures:")
 
 
-# Asked only of reports with device_local entries (families.py).
+# Asked only of reports with device_local entries (hdreport/registry.py).
 ASKED_WHERE_RUN = (FAMILY,)
 QUESTIONS = [
     ("memory-roof", "What is this GPU's memory roof?", memory_roof, "the `device_local` family on a GPU",
