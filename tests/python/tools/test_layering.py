@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md and lib/README.md, read from the #include lines:
+"""The layering of lib/README.md ("Which way includes point"), read from the #include lines:
 kernels -> lib/core -> lib/pipeline -> lib/<family> -> lib/dataparallel -> bench. The core
 includes no family; a family includes the core, the shared input pipeline (pipeline) and
 itself, never another family, except the areas in JOINS (dataparallel trains the mlp
