@@ -33,7 +33,7 @@
 //                        long run's trace stays a file a viewer opens.
 // Records beyond $HDBENCH_PROFILE_TRACE_BUDGET (default 2,000,000) are counted, not kept,
 // in either. The line format is
-// docs/profiling.md's; tools/hdreport/profile_records.py reads it.
+// docs/profiling.md's; tools/hdreport/profile/records.py reads it.
 #define NVTX_NO_IMPL  // a tool: NVTX's types and declarations only
 #include <cuda.h>
 #include <cupti.h>
