@@ -12,9 +12,8 @@ reads the imports and fails on a sibling or an upward one):
                          sections (a report's `profile`)
         compare.py       new against base, per benchmark
     families/<family>/   imports the core and itself, never another family: figures.py
-                         (SPECS, MAKERS, expand) and summary.py (QUESTIONS) for transfer,
-                         device_local, latency, managed, batch_copy, strided, loader, mlp,
-                         dataparallel (families/__init__.py)
+                         (SPECS, MAKERS, expand) and summary.py (QUESTIONS), one room a
+                         family the registry lists (families/__init__.py)
     profile/             imports the core and itself: hdbench_profile's `profile` section,
                          its run, analysis, step model, findings, report, figure, answer and
                          comparison (profile/__init__.py)

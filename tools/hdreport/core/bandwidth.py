@@ -1,5 +1,5 @@
-"""What every copy bandwidth figure shares, whichever family draws it (transfer, staged,
-managed, strided): the y axis's label, and the PCIe link's rate as its reference lines."""
+"""What every copy bandwidth figure shares, whichever family draws it: the y axis's label,
+and the PCIe link's rate as its reference lines."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""What the answers of the data-movement families share (device_local, latency, managed,
-batch_copy, strided; issue 31): their runs, why none ran, and whether the numbers were made
-up by a test generator; and the transfer family's per-copy runs, which the copy answers, the
+"""What the answers of the data-movement families share (those of issue 31): their runs, why
+none ran, and whether the numbers were made up by a test generator; and the transfer family's
+per-copy runs, which the copy answers, the
 device-local ones and the managed ones read their numbers against (`per_copy`).
 
 These families came after the reference runs, so their questions are asked only of

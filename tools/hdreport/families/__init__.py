@@ -10,6 +10,6 @@ family: what two families share lives in the core (movement.py, bandwidth.py, fe
                           its entries (hdreport/summary.py)
     <family>/__init__.py  gives both, as the registry (hdreport/registry.py) lists them
 
-transfer (with pinning, staged, host_memcpy, streams), device_local, latency, managed,
-batch_copy, strided, loader, mlp, dataparallel.
+The registry is the one list of them (transfer's room also answers for pinning, staged,
+host_memcpy and streams).
 """
