@@ -150,6 +150,18 @@ void write_last_resort_report(const std::string& path, const CollectingReporter&
   std::fflush(stderr);
 }
 
+// A listing flag's JSON, to standard output ("-") or to the file `flag` named; exit code 0.
+int write_listing(const nlohmann::json& listing, const std::string& path, std::string_view flag) {
+  const std::string text = listing.dump(1) + "\n";
+  if (path == "-") {
+    fmt::print("{}", text);
+  } else {
+    check_out_path(path, flag);
+    write_file_atomically(path, text);
+  }
+  return 0;
+}
+
 // --hdbench_list_cases: every selected case as the report would name it, with its
 // params and, where it would be skipped, why; nothing runs.
 int list_cases(const Suite& suite, const std::string& path) {
@@ -159,27 +171,13 @@ int list_cases(const Suite& suite, const std::string& path) {
     if (const std::string reason = suite.skip_reason(name); !reason.empty()) c["skip_reason"] = reason;
     cases.push_back(std::move(c));
   }
-  const std::string text = cases.dump(1) + "\n";
-  if (path == "-") {
-    fmt::print("{}", text);
-  } else {
-    check_out_path(path, "--hdbench_list_cases");
-    write_file_atomically(path, text);
-  }
-  return 0;
+  return write_listing(cases, path, "--hdbench_list_cases");
 }
 
 // --hdbench_describe_families: every family's description, as reports carry them;
 // nothing runs (tools/report_format_doc.py writes the docs' tables from it).
 int describe_families(const CommandLine& line, const std::string& path) {
-  const std::string text = line.families_json(false).dump(1) + "\n";
-  if (path == "-") {
-    fmt::print("{}", text);
-  } else {
-    check_out_path(path, "--hdbench_describe_families");
-    write_file_atomically(path, text);
-  }
-  return 0;
+  return write_listing(line.families_json(false), path, "--hdbench_describe_families");
 }
 
 int run(int argc, char** argv) {
