@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -60,13 +61,75 @@ class DenormalsFlushed {
 #endif
 };
 
-// team.run of `parts` parts with the step's floating-point mode on every thread.
+// ---- the optional profile (CpuMlp::profile_into) ----
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The profile and phase of the step the calling thread runs, while it is profiled.
+struct ActivePhase {
+  CpuStepProfile* profile = nullptr;
+  int phase = 0;
+};
+thread_local ActivePhase tls_phase;
+
+// On the calling thread: what follows, up to the scope's end, is `phase`.
+class PhaseScope {
+ public:
+  PhaseScope(CpuStepProfile* profile, CpuStepPhase phase) noexcept : saved_(tls_phase) {
+    if (profile == nullptr) return;
+    tls_phase = {profile, static_cast<int>(phase)};
+    start_ = Clock::now();
+  }
+  ~PhaseScope() {
+    if (tls_phase.profile != nullptr) tls_phase.profile->wall_seconds[tls_phase.phase] += seconds_since(start_);
+    tls_phase = saved_;
+  }
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+
+ private:
+  ActivePhase saved_;
+  Clock::time_point start_{};
+};
+
+// team.run of `parts` parts with the step's floating-point mode on every thread; one
+// part runs on the calling thread alone. Profiled, each part's time is its thread's.
 template <typename Body>
 void run_flushed(ThreadTeam& team, int parts, Body&& body) {
+  const ActivePhase active = tls_phase;
+  if (active.profile == nullptr) {
+    team.run(parts, [&](int index) {
+      const DenormalsFlushed flushed;
+      body(index);
+    });
+    return;
+  }
+  CpuStepProfile& profile = *active.profile;
+  std::fill(profile.run_busy.begin(), profile.run_busy.end(), 0.0);
+  const Clock::time_point run_start = Clock::now();
   team.run(parts, [&](int index) {
     const DenormalsFlushed flushed;
+    const Clock::time_point start = Clock::now();
     body(index);
+    profile.run_busy[static_cast<std::size_t>(team.thread_index())] += seconds_since(start);
   });
+  const double wall = seconds_since(run_start);
+  double busiest = 0.0;
+  for (std::size_t t = 0; t < profile.run_busy.size(); ++t) {
+    profile.busy_seconds[t][active.phase] += profile.run_busy[t];
+    busiest = std::max(busiest, profile.run_busy[t]);
+  }
+  if (parts > 1 && team.threads() > 1) {
+    profile.handover_seconds[active.phase] += std::max(0.0, wall - busiest);
+    ++profile.team_runs[active.phase];
+  }
+}
+
+// Work of the current phase on the calling thread alone.
+template <typename Body>
+void run_alone(ThreadTeam& team, Body&& body) {
+  run_flushed(team, 1, [&](int) { body(); });
 }
 
 struct Rows {
@@ -239,8 +302,10 @@ void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m,
   const int extent = split_rows ? m : n;
   const int parts = 2.0 * m * n * k < kTeamMinFlops ? 1 : std::min(team.threads(), extent / kBlockAlignment);
   if (parts <= 1) {
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-    if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
+    run_alone(team, [&] {
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
+    });
     return;
   }
   run_flushed(team, parts, [&](int index) {
@@ -300,6 +365,37 @@ CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::siz
   set_threads(threads);
 }
 
+std::string_view to_string(CpuStepPhase phase) noexcept {
+  switch (phase) {
+    case CpuStepPhase::forward_gemm:
+      return "forward_gemm";
+    case CpuStepPhase::forward_elementwise:
+      return "forward_elementwise";
+    case CpuStepPhase::loss:
+      return "loss";
+    case CpuStepPhase::backward_input_gemm:
+      return "backward_input_gemm";
+    case CpuStepPhase::backward_elementwise:
+      return "backward_elementwise";
+    case CpuStepPhase::weight_gradient_gemm:
+      return "weight_gradient_gemm";
+    case CpuStepPhase::optimizer:
+      return "optimizer";
+  }
+  return "?";
+}
+
+void CpuStepProfile::reset(int threads) {
+  *this = CpuStepProfile{};
+  busy_seconds.assign(static_cast<std::size_t>(std::max(threads, 1)), {});
+  run_busy.assign(busy_seconds.size(), 0.0);
+}
+
+void CpuMlp::profile_into(CpuStepProfile* profile) {
+  profile_ = profile;
+  if (profile_ != nullptr) profile_->reset(threads_);
+}
+
 void CpuMlp::set_threads(int threads) {
   if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
   if (team_ && threads == threads_) return;
@@ -309,6 +405,7 @@ void CpuMlp::set_threads(int threads) {
   loss_shares_.assign(parts, StepResult{});
   team_.reset();  // its threads end before the new team's start
   team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
+  if (profile_ != nullptr) profile_->reset(threads);
 }
 
 CpuMlp::~CpuMlp() = default;
@@ -329,7 +426,7 @@ void CpuMlp::check_batch(const std::int32_t* labels, std::size_t batch) const {
 template <typename Body>
 static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body) {
   if (elements < kTeamMinElements || team.threads() == 1 || rows < 2) {
-    body(0, 1, Rows{0, rows});
+    run_alone(team, [&] { body(0, 1, Rows{0, rows}); });
     return;
   }
   const int parts = static_cast<int>(std::min<std::size_t>(rows, static_cast<std::size_t>(parts_for(team))));
@@ -347,9 +444,13 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
     const int out = shape_.fan_out(l);
     float* z = activations_[l].data();
     const float* bias = parameters_.data() + layout_.layers[l].bias;
-    team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in, parameters_.data() + layout_.layers[l].weight,
-               in, z, out);
+    {
+      const PhaseScope phase(profile_, CpuStepPhase::forward_gemm);
+      team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in, parameters_.data() + layout_.layers[l].weight,
+                 in, z, out);
+    }
     const bool hidden = l + 1 < shape_.layers();
+    const PhaseScope phase(profile_, CpuStepPhase::forward_elementwise);
     for_row_shares(*team_, batch, batch * static_cast<std::size_t>(out), [&](int, int, Rows rows) {
       if (hidden) {
         bias_relu_rows(z, bias, static_cast<std::size_t>(out), rows);
@@ -360,6 +461,7 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
     input = z;
   }
 
+  const PhaseScope phase(profile_, CpuStepPhase::loss);
   const auto classes = static_cast<std::size_t>(shape_.classes());
   int parts_used = 1;
   for_row_shares(*team_, batch, batch * classes, [&](int index, int parts, Rows rows) {
@@ -392,8 +494,12 @@ void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_
     // The input gradient first: it needs this layer's weights before a fused update
     // changes them. The images need none.
     if (l > 0) {
-      team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight, in,
-                 grad_in, in);
+      {
+        const PhaseScope phase(profile_, CpuStepPhase::backward_input_gemm);
+        team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight,
+                   in, grad_in, in);
+      }
+      const PhaseScope phase(profile_, CpuStepPhase::backward_elementwise);
       int parts_used = 1;
       const auto cols = static_cast<std::size_t>(in);
       for_row_shares(*team_, batch, batch * cols, [&](int index, int parts, Rows rows) {
@@ -404,15 +510,28 @@ void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_
       reduce_sums(partial_sums_.data(), parts_used, cols, gradients_.data() + layout_.layers[l - 1].bias);
     }
     const BlockEpilogue update_block = [&](int row_begin, int row_end, int col_begin, int col_end) {
+      const Clock::time_point start = profile_ != nullptr ? Clock::now() : Clock::time_point{};
       for (int r = row_begin; r < row_end; ++r) {
         const std::size_t first = offsets.weight + static_cast<std::size_t>(r) * in + col_begin;
         update->apply(first, first + static_cast<std::size_t>(col_end - col_begin));
       }
+      if (profile_ != nullptr) {  // this thread's time in the update: the optimizer's, not the GEMM's
+        const double spent = seconds_since(start);
+        auto& busy = profile_->busy_seconds[static_cast<std::size_t>(team_->thread_index())];
+        busy[static_cast<int>(CpuStepPhase::optimizer)] += spent;
+        busy[static_cast<int>(CpuStepPhase::weight_gradient_gemm)] -= spent;
+      }
     };
-    team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in,
-               gradients_.data() + offsets.weight, in, update != nullptr ? &update_block : nullptr);
+    {
+      const PhaseScope phase(profile_, CpuStepPhase::weight_gradient_gemm);
+      team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in,
+                 gradients_.data() + offsets.weight, in, update != nullptr ? &update_block : nullptr);
+    }
     // This layer's bias gradient is final by now (the softmax or the layer above wrote it).
-    if (update != nullptr) update->apply(offsets.bias, offsets.bias + static_cast<std::size_t>(out));
+    if (update != nullptr) {
+      const PhaseScope phase(profile_, CpuStepPhase::optimizer);
+      run_alone(*team_, [&] { update->apply(offsets.bias, offsets.bias + static_cast<std::size_t>(out)); });
+    }
     std::swap(grad_out, grad_in);
   }
 }
@@ -439,6 +558,16 @@ void CpuMlp::apply_optimizer() {
 
 StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
   const DenormalsFlushed flushed;
+  const Clock::time_point start = profile_ != nullptr ? Clock::now() : Clock::time_point{};
+  const StepResult result = step_unprofiled(images, labels, batch);
+  if (profile_ != nullptr) {
+    profile_->step_seconds += seconds_since(start);
+    ++profile_->steps;
+  }
+  return result;
+}
+
+StepResult CpuMlp::step_unprofiled(const float* images, const std::int32_t* labels, std::size_t batch) {
   StepResult result;
   {
     // Payloads: the batch's image bytes read, then the parameter bytes updated.

@@ -8,10 +8,12 @@
 // loops use exactly that many threads.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "mlp/mlp_model.hpp"
@@ -19,6 +21,36 @@
 namespace hdbench {
 
 class ThreadTeam;
+
+// The parts of a CPU step, in the order they run (the optimizer's weight updates run
+// inside the weight-gradient GEMM's blocks, its bias updates after).
+enum class CpuStepPhase {
+  forward_gemm,          // each layer's x · Wᵀ
+  forward_elementwise,   // bias + ReLU (bias alone on the last layer)
+  loss,                  // softmax, cross-entropy, its gradient and the last bias gradient
+  backward_input_gemm,   // each hidden layer's input gradient g · W
+  backward_elementwise,  // ReLU gradient + bias gradient
+  weight_gradient_gemm,  // each layer's gᵀ · x
+  optimizer,             // SGD or Adam on the weights and biases
+};
+inline constexpr int kCpuStepPhases = 7;
+std::string_view to_string(CpuStepPhase phase) noexcept;
+
+// Where the steps' time went, summed over the steps taken while CpuMlp::profile_into
+// pointed here. Timing adds two clock reads per phase and per part of a team run.
+struct CpuStepProfile {
+  std::size_t steps = 0;
+  double step_seconds = 0.0;                                     // the steps' wall time
+  std::array<double, kCpuStepPhases> wall_seconds{};             // per phase, on the calling thread; the optimizer's
+                                                                 // fused weight updates count as weight_gradient_gemm
+  std::array<double, kCpuStepPhases> handover_seconds{};         // per phase: team runs' wall time past their busiest
+                                                                 // thread (waking the team, taking parts, finishing)
+  std::array<int, kCpuStepPhases> team_runs{};                   // per phase: runs split over more than one part
+  std::vector<std::array<double, kCpuStepPhases>> busy_seconds;  // [thread][phase]: time in the phase's work
+  std::vector<double> run_busy;                                  // scratch: [thread] in the current team run
+
+  void reset(int threads);
+};
 
 class CpuMlp {
  public:
@@ -59,8 +91,12 @@ class CpuMlp {
   // Runs the following steps on `threads` threads (the thread sweep's knob).
   void set_threads(int threads);
   std::size_t steps_taken() const noexcept { return steps_; }
+  // Records where the following steps' time goes into `profile` (reset to this model's
+  // threads, here and by set_threads); nullptr stops it.
+  void profile_into(CpuStepProfile* profile);
 
  private:
+  StepResult step_unprofiled(const float* images, const std::int32_t* labels, std::size_t batch);
   StepResult forward(const float* images, const std::int32_t* labels, std::size_t batch, bool keep_gradient);
   // With `fused_update` (the step's optimizer update, internal to mlp_cpu.cpp), each
   // weight block is updated by the thread that computed its gradient, right after.
@@ -85,6 +121,7 @@ class CpuMlp {
   std::vector<float> partial_sums_;      // per thread: its rows' column sums (a bias gradient share)
   std::vector<StepResult> loss_shares_;  // per thread: its rows' summed loss and correct count
   StepRangeNames ranges_{"mlp/cpu"};
+  CpuStepProfile* profile_ = nullptr;
 };
 
 // Pins OpenBLAS to `threads` for the calling process (its pool is global). CpuMlp

@@ -284,6 +284,37 @@ TEST(CpuMlp, RefusesBadInput) {
   EXPECT_EQ(mlp.steps_taken(), 0u);
 }
 
+// Profiling a step records where its time went without changing what it computes.
+TEST(CpuMlp, AProfiledStepComputesWhatAnUnprofiledOneDoes) {
+  const MlpShape shape = parse_mlp_shape("784x64x10");
+  const auto init = initial_parameters(shape, 8);
+  CpuMlp profiled(shape, default_optimizer(OptimizerKind::sgd), 512, 2, init);
+  CpuMlp plain(shape, default_optimizer(OptimizerKind::sgd), 512, 2, init);
+  CpuStepProfile profile;
+  profiled.profile_into(&profile);
+  for (std::uint32_t s = 0; s < 3; ++s) {
+    const Batch b = random_batch(shape, 512, 60 + s);
+    const StepResult r1 = profiled.step(b.images.data(), b.labels.data(), 512);
+    const StepResult r2 = plain.step(b.images.data(), b.labels.data(), 512);
+    EXPECT_EQ(r1.loss, r2.loss);
+    ASSERT_TRUE(std::equal(profiled.parameters().begin(), profiled.parameters().end(), plain.parameters().begin()));
+  }
+  EXPECT_EQ(profile.steps, 3u);
+  ASSERT_EQ(profile.busy_seconds.size(), 2u);  // a row per team thread
+  for (int p = 0; p < kCpuStepPhases; ++p) {
+    SCOPED_TRACE(to_string(static_cast<CpuStepPhase>(p)));
+    EXPECT_GE(profile.wall_seconds[static_cast<std::size_t>(p)], 0.0);
+    EXPECT_GE(profile.handover_seconds[static_cast<std::size_t>(p)], 0.0);
+  }
+  profiled.set_threads(1);  // a new team: the profile restarts with its threads
+  EXPECT_EQ(profile.steps, 0u);
+  EXPECT_EQ(profile.busy_seconds.size(), 1u);
+  profiled.profile_into(nullptr);
+  const Batch b = random_batch(shape, 512, 99);
+  profiled.step(b.images.data(), b.labels.data(), 512);
+  EXPECT_EQ(profile.steps, 0u);
+}
+
 // The tutorial's model learns the synthetic dataset: ≥ 97% on samples it never saw.
 TEST(CpuMlp, TrainingReaches97PercentOnHeldOutSyntheticDigits) {
   const std::size_t train = 12000, held_out = 2000, batch = 64;
