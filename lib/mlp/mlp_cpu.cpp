@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -33,6 +34,11 @@ namespace {
 // Below this many elements one thread does an element-wise pass alone: waking the
 // team costs a few microseconds, more than the pass itself.
 constexpr std::size_t kTeamMinElements = std::size_t{1} << 15;
+// The softmax cross-entropy costs ~4 ns a logit (a row's max, argmax, sums and log
+// beside the exp), ~20x an element of bias + ReLU: it is worth the team from 4096
+// logits on (784x32x10 at batch 1024 has 10240: ~40 µs alone, on one thread while
+// the others wait, as the 16-vCPU host's sweep showed it flatten from 8 threads on).
+constexpr std::size_t kTeamMinLogits = std::size_t{1} << 12;
 
 // Parts an element-wise pass splits into per team thread: with two, a thread the host
 // takes away mid-pass holds up half a share while the others finish the rest
@@ -178,19 +184,60 @@ void relu_grad_bias_grad_rows(float* g, const float* a, std::size_t cols, Rows r
   }
 }
 
-// Softmax cross-entropy over rows of logits, with a stable log-sum-exp. With
-// `grad`, also writes dLoss/dlogits = (softmax - onehot) / batch and the column sums
-// of that (the last layer's bias gradient) to `sums`. Argmax ties go to the lowest
-// class, as torch.argmax.
+// e^x in float for x <= 0, within 2 ulp, written so that a loop of it vectorizes (no
+// libm call): x = n·ln2 + r with |r| <= ln2/2, e^r by its degree-7 Taylor polynomial
+// (truncation error below 1e-8 relative), 2^n built in the exponent bits. Below -87.3 (e^x under
+// the smallest normal float) it returns 0, as the step's flush-to-zero would. The
+// libm exp in double this replaces took 130 µs of a 1.7 ms step of 784x32x10 at batch
+// 1024 on one core here, on the calling thread alone.
+inline float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;  // ln 2 = kLn2Hi + kLn2Lo, kLn2Hi exact in 9 bits: n·kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRound = 12582912.0f;  // 1.5·2^23: adding it rounds to a whole number
+  constexpr float kLowest = -87.3f;
+  const float clamped = x < kLowest ? kLowest : x;
+  const float n = (clamped * kLog2e + kRound) - kRound;
+  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const auto bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23;
+  const float e = p * std::bit_cast<float>(bits);
+  return x < kLowest ? 0.0f : e;
+}
+
+// exp_nonpositive over a whole range: one vector loop.
+HDBENCH_VECTOR_CLONES
+void exp_nonpositive_in_place(float* x, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) x[i] = exp_nonpositive(x[i]);
+}
+
+// Softmax cross-entropy over rows of logits, with a stable log-sum-exp, in three
+// passes over the share: each row shifted by its largest logit (into `work`, [rows ×
+// classes] like the logits), e^ of the whole share in one vector loop, then each row's
+// loss and, with `grad`, dLoss/dlogits = (softmax - onehot) / batch, written over
+// `work` (then `grad` == `work`), and the column sums of that (the last layer's bias
+// gradient) to `sums`. Argmax ties go to the lowest class, as torch.argmax.
 // Returns this share's summed loss (not yet the mean) and correct count.
 StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
-                                      std::size_t batch, Rows rows, float* grad, float* sums) {
-  // exp() of anything below this is under 1e-43 of the largest term: zero to the sum,
-  // and libm's underflow path costs ~100× a normal call (a confident model's logits
-  // sit hundreds below their maximum).
-  constexpr double kNegligible = -100.0;
+                                      std::size_t batch, Rows rows, float* work, bool grad, float* sums) {
   StepResult share;
-  if (grad != nullptr) std::fill(sums, sums + classes, 0.0f);
+  if (rows.begin >= rows.end) return share;
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    const float* z = logits + r * classes;
+    float top = z[0];
+    for (std::size_t c = 1; c < classes; ++c) top = std::max(top, z[c]);
+    float* w = work + r * classes;
+    for (std::size_t c = 0; c < classes; ++c) w[c] = z[c] - top;
+  }
+  exp_nonpositive_in_place(work + rows.begin * classes, (rows.end - rows.begin) * classes);
+  if (grad) std::fill(sums, sums + classes, 0.0f);
   const double inv_batch = 1.0 / static_cast<double>(batch);
   for (std::size_t r = rows.begin; r < rows.end; ++r) {
     const float* z = logits + r * classes;
@@ -198,26 +245,19 @@ StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* l
     std::size_t best = 0;
     for (std::size_t c = 1; c < classes; ++c)
       if (z[c] > z[best]) best = c;
-    const float top = z[best];
-    float* g = grad != nullptr ? grad + r * classes : nullptr;
-    double total = 0.0;
-    for (std::size_t c = 0; c < classes; ++c) {
-      const double d = static_cast<double>(z[c] - top);
-      const double e = d < kNegligible ? 0.0 : std::exp(d);
-      total += e;
-      if (g != nullptr) g[c] = static_cast<float>(e);  // the unnormalised softmax, for now
-    }
-    const double label_term = static_cast<double>(z[label] - top);
-    share.loss += std::log(total) - label_term;
+    float* e = work + r * classes;
+    // The other classes' share, summed apart from the label's: p - 1 for the label is
+    // -(others / total), without the cancellation of a confident p near 1.
+    float others = 0.0f;
+    for (std::size_t c = 0; c < classes; ++c) others += c == label ? 0.0f : e[c];
+    const double total = static_cast<double>(others) + static_cast<double>(e[label]);
+    share.loss += std::log(total) - static_cast<double>(z[label] - z[best]);
     share.correct += best == label ? 1 : 0;
-    if (g == nullptr) continue;
-    // (p - onehot) / batch. For the label, p - 1 = -(the other classes' share),
-    // computed without the cancellation of a confident p near 1.
-    const double scale = inv_batch / total;
-    const double label_e = label_term < kNegligible ? 0.0 : std::exp(label_term);
+    if (!grad) continue;
+    const auto scale = static_cast<float>(inv_batch / total);
     for (std::size_t c = 0; c < classes; ++c) {
-      g[c] = c == label ? static_cast<float>(-(total - label_e) * scale) : static_cast<float>(g[c] * scale);
-      sums[c] += g[c];
+      e[c] = c == label ? -others * scale : e[c] * scale;
+      sums[c] += e[c];
     }
   }
   return share;
@@ -424,8 +464,9 @@ void CpuMlp::check_batch(const std::int32_t* labels, std::size_t batch) const {
 }
 
 template <typename Body>
-static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body) {
-  if (elements < kTeamMinElements || team.threads() == 1 || rows < 2) {
+static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body,
+                           std::size_t team_min_elements = kTeamMinElements) {
+  if (elements < team_min_elements || team.threads() == 1 || rows < 2) {
     run_alone(team, [&] { body(0, 1, Rows{0, rows}); });
     return;
   }
@@ -464,12 +505,16 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
   const PhaseScope phase(profile_, CpuStepPhase::loss);
   const auto classes = static_cast<std::size_t>(shape_.classes());
   int parts_used = 1;
-  for_row_shares(*team_, batch, batch * classes, [&](int index, int parts, Rows rows) {
-    if (index == 0) parts_used = parts;
-    float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * classes;
-    loss_shares_[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
-        activations_.back().data(), labels, classes, batch, rows, keep_gradient ? grad_a_.data() : nullptr, sums);
-  });
+  for_row_shares(
+      *team_, batch, batch * classes,
+      [&](int index, int parts, Rows rows) {
+        if (index == 0) parts_used = parts;
+        float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * classes;
+        // grad_a_ is the shifted logits' scratch too: a forward pass alone needs no gradient.
+        loss_shares_[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
+            activations_.back().data(), labels, classes, batch, rows, grad_a_.data(), keep_gradient, sums);
+      },
+      kTeamMinLogits);
   if (keep_gradient)
     reduce_sums(partial_sums_.data(), parts_used, classes, gradients_.data() + layout_.layers.back().bias);
   StepResult result;

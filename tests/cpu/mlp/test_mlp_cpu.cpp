@@ -284,6 +284,29 @@ TEST(CpuMlp, RefusesBadInput) {
   EXPECT_EQ(mlp.steps_taken(), 0u);
 }
 
+// Logits hundreds apart (a confident model, and one confidently wrong): the softmax's
+// exp underflows to zero for every class but the top, and the loss of a wrong label is
+// the whole gap. Loss, accuracy and gradients still match the float64 reference.
+TEST(CpuMlp, FarApartLogitsMatchTheReference) {
+  const MlpShape shape = parse_mlp_shape("20x16x12");
+  auto init = initial_parameters(shape, 5);
+  const ParameterLayout layout = make_parameter_layout(shape);
+  for (int c = 0; c < shape.classes(); ++c)  // class 3 far on top, the others spread far below
+    init[layout.layers.back().bias + static_cast<std::size_t>(c)] = c == 3 ? 60.0f : -25.0f * static_cast<float>(c);
+  for (const std::size_t batch : {std::size_t{7}, std::size_t{400}}) {  // 400 x 12 logits: split over the team
+    SCOPED_TRACE(batch);
+    CpuMlp cpu(shape, default_optimizer(OptimizerKind::sgd), batch, 2, init);
+    ReferenceMlp ref(shape, default_optimizer(OptimizerKind::sgd), init);
+    const Batch b = random_batch(shape, batch, 77);
+    const StepResult got = cpu.compute_gradients(b.images.data(), b.labels.data(), batch);
+    const StepResult want = ref.compute_gradients(b.images.data(), b.labels.data(), batch);
+    EXPECT_GT(want.loss, 50.0);  // most labels are not class 3: each costs its whole gap
+    EXPECT_NEAR(got.loss, want.loss, 1e-5 * want.loss);
+    EXPECT_EQ(got.correct, want.correct);
+    EXPECT_TRUE(close(cpu.gradients(), ref.gradients(), 1e-5, 1e-4));
+  }
+}
+
 // Profiling a step records where its time went without changing what it computes.
 TEST(CpuMlp, AProfiledStepComputesWhatAnUnprofiledOneDoes) {
   const MlpShape shape = parse_mlp_shape("784x64x10");
