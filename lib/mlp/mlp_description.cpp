@@ -94,11 +94,11 @@ FamilyDescription mlp_description() {
       {"samples", "how many samples the figures come from; with one there is no noise figure"},
       {"threads",
        "CPU `step`, `epoch`: the threads the CPU step ran with; with `--hdbench_mlp_threads=auto` (`params.threads` "
-       "is `\"auto\"`) the fastest of the sweep (a count within 2% of the fastest, or within the fastest count's own "
+       "is `\"auto\"`) the fastest of the sweep (a count within 5% of the fastest, or within the fastest count's own "
        "sweep noise if larger, with fewer threads wins)"},
       {"sweep_step_us/threads:<T>",
        "CPU `step` with `--hdbench_mlp_threads=auto`: the step time at T threads in the sweep (1, 2, 4, … up to all "
-       "cores but one on a host of three or more; the median of 3 interleaved rounds of a few steps each, measured "
+       "cores but one on a host of three or more; the median of 5 interleaved rounds of a few steps each, measured "
        "once per model and batch)",
        Better::lower},
       {"sweep_noise_percent/threads:<T>",
