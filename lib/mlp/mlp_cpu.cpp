@@ -14,6 +14,7 @@
 #include "core/nvtx.hpp"
 #include "core/thread_team.hpp"
 #include "mlp/mlp_description.hpp"
+#include "mlp/narrow_gemm.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -328,14 +329,14 @@ void reduce_sums(const float* partial, int threads, std::size_t cols, float* out
     for (std::size_t c = 0; c < cols; ++c) out[c] += partial[static_cast<std::size_t>(t) * cols + c];
 }
 
-// A row-major GEMM C[m×n] = op(A)[m×k] · op(B)[k×n], split over the team: each
-// thread computes one block of C's rows (or of its columns, when C is wider than
-// tall) with single-threaded OpenBLAS. OpenBLAS's own threading hands a training
-// step's small GEMMs (128×32×784) to one thread or loses the gain to its start-up,
-// and our team is already awake for the element-wise passes. Below ~1 MFLOP one
-// thread does it all: waking the team would cost more.
-void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda,
-                const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
+// A GEMM of C[m×n] with a reduction of k, split over the team: each thread computes
+// one block of C's rows (or of its columns, when C is wider than tall) single-threaded,
+// block(row_begin, row_end, col_begin, col_end), then its epilogue. OpenBLAS's own
+// threading hands a training step's small GEMMs (128×32×784) to one thread or loses
+// the gain to its start-up, and our team is already awake for the element-wise passes.
+// Below ~1 MFLOP one thread does it all: waking the team would cost more.
+template <typename Block>
+void split_gemm(ThreadTeam& team, int m, int n, int k, Block&& block, const BlockEpilogue* epilogue) {
   constexpr double kTeamMinFlops = 1e6;
   constexpr int kBlockAlignment = 16;  // whole cache lines of C per thread
   const bool split_rows = m >= n;
@@ -343,7 +344,7 @@ void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m,
   const int parts = 2.0 * m * n * k < kTeamMinFlops ? 1 : std::min(team.threads(), extent / kBlockAlignment);
   if (parts <= 1) {
     run_alone(team, [&] {
-      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      block(0, m, 0, n);
       if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
     });
     return;
@@ -355,18 +356,32 @@ void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m,
     const int end = std::min(extent, units * (index + 1) / parts * kBlockAlignment);
     if (begin >= end) return;
     if (split_rows) {
-      // Rows of op(A): rows of a plain A, columns of a transposed one.
-      const float* a_part = ta == CblasNoTrans ? a + static_cast<std::size_t>(begin) * lda : a + begin;
-      cblas_sgemm(CblasRowMajor, ta, tb, end - begin, n, k, 1.0f, a_part, lda, b, ldb, 0.0f,
-                  c + static_cast<std::size_t>(begin) * ldc, ldc);
+      block(begin, end, 0, n);
       if (epilogue != nullptr) (*epilogue)(begin, end, 0, n);
     } else {
-      // Columns of op(B): columns of a plain B, rows of a transposed one.
-      const float* b_part = tb == CblasNoTrans ? b + begin : b + static_cast<std::size_t>(begin) * ldb;
-      cblas_sgemm(CblasRowMajor, ta, tb, m, end - begin, k, 1.0f, a, lda, b_part, ldb, 0.0f, c + begin, ldc);
+      block(0, m, begin, end);
       if (epilogue != nullptr) (*epilogue)(0, m, begin, end);
     }
   });
+}
+
+// A row-major C[m×n] = op(A)[m×k] · op(B)[k×n] through single-threaded OpenBLAS on each
+// thread's block.
+void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda,
+                const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
+  split_gemm(
+      team, m, n, k,
+      [&](int row_begin, int row_end, int col_begin, int col_end) {
+        // Rows of op(A): rows of a plain A, columns of a transposed one; columns of op(B):
+        // columns of a plain B, rows of a transposed one.
+        const auto rb = static_cast<std::size_t>(row_begin);
+        const auto cb = static_cast<std::size_t>(col_begin);
+        const float* a_part = ta == CblasNoTrans ? a + rb * static_cast<std::size_t>(lda) : a + rb;
+        const float* b_part = tb == CblasNoTrans ? b + cb : b + cb * static_cast<std::size_t>(ldb);
+        cblas_sgemm(CblasRowMajor, ta, tb, row_end - row_begin, col_end - col_begin, k, 1.0f, a_part, lda, b_part, ldb,
+                    0.0f, c + rb * static_cast<std::size_t>(ldc) + cb, ldc);
+      },
+      epilogue);
 }
 
 }  // namespace
@@ -402,6 +417,14 @@ CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::siz
     activations_.emplace_back(max_batch * static_cast<std::size_t>(shape.fan_out(l)), 0.0f);
   grad_a_.assign(max_batch * static_cast<std::size_t>(shape.widest()), 0.0f);
   grad_b_.assign(grad_a_.size(), 0.0f);
+  // Layers with few outputs and enough inputs take the narrow kernels (narrow_gemm.hpp),
+  // with their weights also kept packed; the others keep OpenBLAS.
+  packed_weights_.resize(shape.layers());
+  for (std::size_t l = 0; l < shape.layers(); ++l) {
+    if (narrow_gemm_available() && shape.fan_out(l) <= kNarrowMaxOutputs && shape.fan_in(l) >= kNarrowMinInputs)
+      packed_weights_[l].assign(static_cast<std::size_t>(shape.fan_in(l)) * kNarrowPackedWidth, 0.0f);
+  }
+  pack_weights();
   set_threads(threads);
 }
 
@@ -487,8 +510,19 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
     const float* bias = parameters_.data() + layout_.layers[l].bias;
     {
       const PhaseScope phase(profile_, CpuStepPhase::forward_gemm);
-      team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in, parameters_.data() + layout_.layers[l].weight,
-                 in, z, out);
+      if (narrow_layer(l)) {
+        const float* packed = packed_weights_[l].data();
+        split_gemm(
+            *team_, b, out, in,
+            [&](int row_begin, int row_end, int, int) {
+              narrow_forward(row_end - row_begin, out, in, input + static_cast<std::size_t>(row_begin) * in, in, packed,
+                             z + static_cast<std::size_t>(row_begin) * out, out);
+            },
+            nullptr);
+      } else {
+        team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in,
+                   parameters_.data() + layout_.layers[l].weight, in, z, out);
+      }
     }
     const bool hidden = l + 1 < shape_.layers();
     const PhaseScope phase(profile_, CpuStepPhase::forward_elementwise);
@@ -554,12 +588,17 @@ void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_
       });
       reduce_sums(partial_sums_.data(), parts_used, cols, gradients_.data() + layout_.layers[l - 1].bias);
     }
+    const bool narrow = narrow_layer(l);
+    const float* weights = parameters_.data() + offsets.weight;
     const BlockEpilogue update_block = [&](int row_begin, int row_end, int col_begin, int col_end) {
       const Clock::time_point start = profile_ != nullptr ? Clock::now() : Clock::time_point{};
       for (int r = row_begin; r < row_end; ++r) {
         const std::size_t first = offsets.weight + static_cast<std::size_t>(r) * in + col_begin;
         update->apply(first, first + static_cast<std::size_t>(col_end - col_begin));
       }
+      // A narrow layer's blocks are whole columns (it is wider than tall): their packed
+      // rows are this thread's to renew, while the block is in its cache.
+      if (narrow) pack_narrow_weights(weights, out, in, col_begin, col_end, packed_weights_[l].data());
       if (profile_ != nullptr) {  // this thread's time in the update: the optimizer's, not the GEMM's
         const double spent = seconds_since(start);
         auto& busy = profile_->busy_seconds[static_cast<std::size_t>(team_->thread_index())];
@@ -569,8 +608,20 @@ void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_
     };
     {
       const PhaseScope phase(profile_, CpuStepPhase::weight_gradient_gemm);
-      team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in,
-                 gradients_.data() + offsets.weight, in, update != nullptr ? &update_block : nullptr);
+      float* weight_gradient = gradients_.data() + offsets.weight;
+      const BlockEpilogue* epilogue = update != nullptr ? &update_block : nullptr;
+      if (narrow) {
+        split_gemm(
+            *team_, out, in, b,
+            [&](int, int, int col_begin, int col_end) {
+              narrow_weight_gradient(out, col_end - col_begin, b, grad_out, out, input + col_begin, in,
+                                     weight_gradient + col_begin, in);
+            },
+            epilogue);
+      } else {
+        team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in, weight_gradient, in,
+                   epilogue);
+      }
     }
     // This layer's bias gradient is final by now (the softmax or the layer above wrote it).
     if (update != nullptr) {
@@ -599,6 +650,19 @@ void CpuMlp::apply_optimizer() {
                                     second_moment_.data());
   for_row_shares(*team_, layout_.total, layout_.total,
                  [&](int, int, Rows share) { update.apply(share.begin, share.end); });
+  pack_weights();
+}
+
+bool CpuMlp::narrow_layer(std::size_t layer) const noexcept {
+  return layer < packed_weights_.size() && !packed_weights_[layer].empty();
+}
+
+void CpuMlp::pack_weights() {
+  for (std::size_t l = 0; l < shape_.layers(); ++l) {
+    if (narrow_layer(l))
+      pack_narrow_weights(parameters_.data() + layout_.layers[l].weight, shape_.fan_out(l), shape_.fan_in(l), 0,
+                          shape_.fan_in(l), packed_weights_[l].data());
+  }
 }
 
 StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {

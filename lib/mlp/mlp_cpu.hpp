@@ -1,5 +1,7 @@
 // The MLP training step on the CPU: OpenBLAS sgemm for the three GEMMs of each
-// layer, fused loops for everything else (bias + ReLU in one pass, softmax +
+// layer (AVX-512 kernels of our own, narrow_gemm.hpp, for the forward and weight-gradient
+// GEMMs of a layer with at most 32 outputs and 64 inputs or more), fused loops for
+// everything else (bias + ReLU in one pass, softmax +
 // cross-entropy + its gradient in one pass, ReLU gradient + bias gradient in one
 // pass, one optimizer pass over the whole flat parameter array).
 //
@@ -102,6 +104,11 @@ class CpuMlp {
   // weight block is updated by the thread that computed its gradient, right after.
   void backward(const float* images, std::size_t batch, const void* fused_update);
   void check_batch(const std::int32_t* labels, std::size_t batch) const;
+  // Whether layer `layer` runs the narrow kernels (its packed weights exist).
+  bool narrow_layer(std::size_t layer) const noexcept;
+  // Renews every narrow layer's packed weights from parameters_ (after an update that
+  // did not renew them block by block).
+  void pack_weights();
 
   MlpShape shape_;
   ParameterLayout layout_;
@@ -112,11 +119,13 @@ class CpuMlp {
   std::size_t last_batch_ = 0;
   std::vector<float> parameters_;
   std::vector<float> gradients_;
-  std::vector<float> first_moment_;              // SGD's momentum buffer, Adam's m
-  std::vector<float> second_moment_;             // Adam's v
-  std::vector<std::vector<float>> activations_;  // [l]: output of layer l (post-ReLU; logits for the last)
-  std::vector<float> grad_a_;                    // gradient w.r.t. the current layer's output, [batch × widest]
-  std::vector<float> grad_b_;                    // and w.r.t. its input, swapped layer by layer
+  std::vector<float> first_moment_;                 // SGD's momentum buffer, Adam's m
+  std::vector<float> second_moment_;                // Adam's v
+  std::vector<std::vector<float>> activations_;     // [l]: output of layer l (post-ReLU; logits for the last)
+  std::vector<float> grad_a_;                       // gradient w.r.t. the current layer's output, [batch × widest]
+  std::vector<float> grad_b_;                       // and w.r.t. its input, swapped layer by layer
+  std::vector<std::vector<float>> packed_weights_;  // [l]: a narrow layer's weights, transposed and padded
+                                                    // (narrow_gemm.hpp); empty for the others
   std::unique_ptr<ThreadTeam> team_;
   std::vector<float> partial_sums_;      // per thread: its rows' column sums (a bias gradient share)
   std::vector<StepResult> loss_shares_;  // per thread: its rows' summed loss and correct count

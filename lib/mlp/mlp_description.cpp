@@ -16,7 +16,8 @@ FamilyDescription mlp_description() {
       {"implementation", ParamType::string, "`hdbench`, or `pytorch` in the PyTorch baseline's reports"},
       {"processor",
        ParamType::string,
-       "`cpu`: OpenBLAS sgemm + fused loops; `gpu`: cuBLASLt with fused epilogues",
+       "`cpu`: OpenBLAS sgemm (AVX-512 kernels of its own for layers of at most 32 outputs) + fused loops; `gpu`: "
+       "cuBLASLt with fused epilogues",
        {kEveryRun}},
       {"model", ParamType::string, "widths, e.g. `784x32x10`: Linear → ReLU → … → Linear", {"step", "epoch"}},
       {"dtype",
