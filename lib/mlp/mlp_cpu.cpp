@@ -334,12 +334,15 @@ void reduce_sums(const float* partial, int threads, std::size_t cols, float* out
 // block(row_begin, row_end, col_begin, col_end), then its epilogue. OpenBLAS's own
 // threading hands a training step's small GEMMs (128×32×784) to one thread or loses
 // the gain to its start-up, and our team is already awake for the element-wise passes.
-// Below ~1 MFLOP one thread does it all: waking the team would cost more.
+// Below ~1 MFLOP one thread does it all: waking the team would cost more. A `block`
+// that computes whole rows only asks for rows_only: it is then split by rows whatever
+// C's shape.
 template <typename Block>
-void split_gemm(ThreadTeam& team, int m, int n, int k, Block&& block, const BlockEpilogue* epilogue) {
+void split_gemm(ThreadTeam& team, int m, int n, int k, Block&& block, const BlockEpilogue* epilogue,
+                bool rows_only = false) {
   constexpr double kTeamMinFlops = 1e6;
   constexpr int kBlockAlignment = 16;  // whole cache lines of C per thread
-  const bool split_rows = m >= n;
+  const bool split_rows = rows_only || m >= n;
   const int extent = split_rows ? m : n;
   const int parts = 2.0 * m * n * k < kTeamMinFlops ? 1 : std::min(team.threads(), extent / kBlockAlignment);
   if (parts <= 1) {
@@ -518,7 +521,7 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
               narrow_forward(row_end - row_begin, out, in, input + static_cast<std::size_t>(row_begin) * in, in, packed,
                              z + static_cast<std::size_t>(row_begin) * out, out);
             },
-            nullptr);
+            nullptr, /*rows_only=*/true);
       } else {
         team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in,
                    parameters_.data() + layout_.layers[l].weight, in, z, out);
