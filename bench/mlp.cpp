@@ -127,6 +127,27 @@ bool report_step(benchmark::State& state, const StepCase& c, const std::vector<d
   return true;
 }
 
+// The CPU step's profile as counters, per step: each phase's wall time, the team runs'
+// hand-over, each thread's busy time.
+void set_phase_counters(benchmark::State& state, const CpuStepProfile& profile) {
+  if (profile.steps == 0) return;
+  const double per_step = 1e6 / static_cast<double>(profile.steps);
+  double handover = 0.0;
+  for (int p = 0; p < kCpuStepPhases; ++p) {
+    const auto phase = static_cast<std::size_t>(p);
+    state.counters[fmt::format("phase_us/{}", to_string(static_cast<CpuStepPhase>(p)))] =
+        per_step * profile.wall_seconds[phase];
+    handover += profile.handover_seconds[phase];
+  }
+  state.counters["handover_us"] = per_step * handover;
+  state.counters["profiled_step_us"] = per_step * profile.step_seconds;
+  for (std::size_t t = 0; t < profile.busy_seconds.size(); ++t) {
+    double busy = 0.0;
+    for (const double seconds : profile.busy_seconds[t]) busy += seconds;
+    state.counters[fmt::format("thread_busy_us/thread:{}", t)] = per_step * busy;
+  }
+}
+
 // Enough back-to-back steps for one sample to last `sample_seconds`.
 std::size_t steps_for(double seconds_per_step, double sample_seconds) {
   return static_cast<std::size_t>(
@@ -184,6 +205,13 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   if (!gemm) gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, family.options.cores));  // the sweep's GEMM
   if (!report_step(state, c, seconds, group, first, last, gemm, family.cpu_roof.gflops_at(threads) / 1e3)) return;
   state.counters["threads"] = threads;
+  // Where the step's time goes: a few more groups of steps, profiled, after the timed ones
+  // (so the clock reads cost the timed steps nothing).
+  CpuStepProfile profile;
+  mlp.profile_into(&profile);
+  for (std::size_t i = 0; i < std::max<std::size_t>(5 * group, 5); ++i) last = one_step();
+  mlp.profile_into(nullptr);
+  set_phase_counters(state, profile);
   if (choice) {
     for (const ThreadTiming& t : choice->sweep) {
       state.counters[fmt::format("sweep_step_us/threads:{}", t.threads)] = 1e6 * t.seconds_per_step;

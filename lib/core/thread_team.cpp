@@ -42,6 +42,10 @@ bool spin_until(bool spin, Done done) {
   return true;
 }
 
+// The team the calling thread works for and its index there (none: a thread no team started).
+thread_local const ThreadTeam* tls_team = nullptr;
+thread_local int tls_index = 0;
+
 }  // namespace
 
 int usable_cpus() noexcept {
@@ -58,6 +62,8 @@ ThreadTeam::ThreadTeam(int threads, const std::string& name) : threads_(threads)
   for (int i = 1; i < threads; ++i) {
     workers_.emplace_back([this, i, name] {
       nvtx::name_current_thread(fmt::format("{}/worker {}", name, i));
+      tls_team = this;
+      tls_index = i;
       worker_loop();
     });
   }
@@ -71,6 +77,8 @@ ThreadTeam::~ThreadTeam() {
   work_ready_.notify_all();
   // jthread joins on destruction.
 }
+
+int ThreadTeam::thread_index() const noexcept { return tls_team == this ? tls_index : 0; }
 
 void ThreadTeam::run(int parts, const std::function<void(int)>& body) {
   if (parts <= 0) return;

@@ -58,6 +58,9 @@ class ThreadTeam {
   void run(int parts, const std::function<void(int)>& body);
   // One part per thread.
   void run(const std::function<void(int)>& body) { run(threads_, body); }
+  // Which of this team's threads calls it: i for worker i (1 .. threads - 1), 0 for any
+  // other thread (the one that calls run). For per-thread accounting inside a body.
+  int thread_index() const noexcept;
 
  private:
   void worker_loop();

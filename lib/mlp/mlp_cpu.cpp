@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -12,6 +14,7 @@
 #include "core/nvtx.hpp"
 #include "core/thread_team.hpp"
 #include "mlp/mlp_description.hpp"
+#include "mlp/narrow_gemm.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -32,6 +35,11 @@ namespace {
 // Below this many elements one thread does an element-wise pass alone: waking the
 // team costs a few microseconds, more than the pass itself.
 constexpr std::size_t kTeamMinElements = std::size_t{1} << 15;
+// The softmax cross-entropy costs ~4 ns a logit (a row's max, argmax, sums and log
+// beside the exp), ~20x an element of bias + ReLU: it is worth the team from 4096
+// logits on (784x32x10 at batch 1024 has 10240: ~40 µs alone, on one thread while
+// the others wait, as the 16-vCPU host's sweep showed it flatten from 8 threads on).
+constexpr std::size_t kTeamMinLogits = std::size_t{1} << 12;
 
 // Parts an element-wise pass splits into per team thread: with two, a thread the host
 // takes away mid-pass holds up half a share while the others finish the rest
@@ -60,13 +68,75 @@ class DenormalsFlushed {
 #endif
 };
 
-// team.run of `parts` parts with the step's floating-point mode on every thread.
+// ---- the optional profile (CpuMlp::profile_into) ----
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// The profile and phase of the step the calling thread runs, while it is profiled.
+struct ActivePhase {
+  CpuStepProfile* profile = nullptr;
+  int phase = 0;
+};
+thread_local ActivePhase tls_phase;
+
+// On the calling thread: what follows, up to the scope's end, is `phase`.
+class PhaseScope {
+ public:
+  PhaseScope(CpuStepProfile* profile, CpuStepPhase phase) noexcept : saved_(tls_phase) {
+    if (profile == nullptr) return;
+    tls_phase = {profile, static_cast<int>(phase)};
+    start_ = Clock::now();
+  }
+  ~PhaseScope() {
+    if (tls_phase.profile != nullptr) tls_phase.profile->wall_seconds[tls_phase.phase] += seconds_since(start_);
+    tls_phase = saved_;
+  }
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+
+ private:
+  ActivePhase saved_;
+  Clock::time_point start_{};
+};
+
+// team.run of `parts` parts with the step's floating-point mode on every thread; one
+// part runs on the calling thread alone. Profiled, each part's time is its thread's.
 template <typename Body>
 void run_flushed(ThreadTeam& team, int parts, Body&& body) {
+  const ActivePhase active = tls_phase;
+  if (active.profile == nullptr) {
+    team.run(parts, [&](int index) {
+      const DenormalsFlushed flushed;
+      body(index);
+    });
+    return;
+  }
+  CpuStepProfile& profile = *active.profile;
+  std::fill(profile.run_busy.begin(), profile.run_busy.end(), 0.0);
+  const Clock::time_point run_start = Clock::now();
   team.run(parts, [&](int index) {
     const DenormalsFlushed flushed;
+    const Clock::time_point start = Clock::now();
     body(index);
+    profile.run_busy[static_cast<std::size_t>(team.thread_index())] += seconds_since(start);
   });
+  const double wall = seconds_since(run_start);
+  double busiest = 0.0;
+  for (std::size_t t = 0; t < profile.run_busy.size(); ++t) {
+    profile.busy_seconds[t][active.phase] += profile.run_busy[t];
+    busiest = std::max(busiest, profile.run_busy[t]);
+  }
+  if (parts > 1 && team.threads() > 1) {
+    profile.handover_seconds[active.phase] += std::max(0.0, wall - busiest);
+    ++profile.team_runs[active.phase];
+  }
+}
+
+// Work of the current phase on the calling thread alone.
+template <typename Body>
+void run_alone(ThreadTeam& team, Body&& body) {
+  run_flushed(team, 1, [&](int) { body(); });
 }
 
 struct Rows {
@@ -115,19 +185,60 @@ void relu_grad_bias_grad_rows(float* g, const float* a, std::size_t cols, Rows r
   }
 }
 
-// Softmax cross-entropy over rows of logits, with a stable log-sum-exp. With
-// `grad`, also writes dLoss/dlogits = (softmax - onehot) / batch and the column sums
-// of that (the last layer's bias gradient) to `sums`. Argmax ties go to the lowest
-// class, as torch.argmax.
+// e^x in float for x <= 0, within 2 ulp, written so that a loop of it vectorizes (no
+// libm call): x = n·ln2 + r with |r| <= ln2/2, e^r by its degree-7 Taylor polynomial
+// (truncation error below 1e-8 relative), 2^n built in the exponent bits. Below -87.3 (e^x under
+// the smallest normal float) it returns 0, as the step's flush-to-zero would. The
+// libm exp in double this replaces took 130 µs of a 1.7 ms step of 784x32x10 at batch
+// 1024 on one core here, on the calling thread alone.
+inline float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f;  // ln 2 = kLn2Hi + kLn2Lo, kLn2Hi exact in 9 bits: n·kLn2Hi is exact
+  constexpr float kLn2Lo = -2.12194440e-4f;
+  constexpr float kRound = 12582912.0f;  // 1.5·2^23: adding it rounds to a whole number
+  constexpr float kLowest = -87.3f;
+  const float clamped = x < kLowest ? kLowest : x;
+  const float n = (clamped * kLog2e + kRound) - kRound;
+  const float r = (clamped - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 5040.0f;
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const auto bits = static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23;
+  const float e = p * std::bit_cast<float>(bits);
+  return x < kLowest ? 0.0f : e;
+}
+
+// exp_nonpositive over a whole range: one vector loop.
+HDBENCH_VECTOR_CLONES
+void exp_nonpositive_in_place(float* x, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) x[i] = exp_nonpositive(x[i]);
+}
+
+// Softmax cross-entropy over rows of logits, with a stable log-sum-exp, in three
+// passes over the share: each row shifted by its largest logit (into `work`, [rows ×
+// classes] like the logits), e^ of the whole share in one vector loop, then each row's
+// loss and, with `grad`, dLoss/dlogits = (softmax - onehot) / batch, written over
+// `work` (then `grad` == `work`), and the column sums of that (the last layer's bias
+// gradient) to `sums`. Argmax ties go to the lowest class, as torch.argmax.
 // Returns this share's summed loss (not yet the mean) and correct count.
 StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* labels, std::size_t classes,
-                                      std::size_t batch, Rows rows, float* grad, float* sums) {
-  // exp() of anything below this is under 1e-43 of the largest term: zero to the sum,
-  // and libm's underflow path costs ~100× a normal call (a confident model's logits
-  // sit hundreds below their maximum).
-  constexpr double kNegligible = -100.0;
+                                      std::size_t batch, Rows rows, float* work, bool grad, float* sums) {
   StepResult share;
-  if (grad != nullptr) std::fill(sums, sums + classes, 0.0f);
+  if (rows.begin >= rows.end) return share;
+  for (std::size_t r = rows.begin; r < rows.end; ++r) {
+    const float* z = logits + r * classes;
+    float top = z[0];
+    for (std::size_t c = 1; c < classes; ++c) top = std::max(top, z[c]);
+    float* w = work + r * classes;
+    for (std::size_t c = 0; c < classes; ++c) w[c] = z[c] - top;
+  }
+  exp_nonpositive_in_place(work + rows.begin * classes, (rows.end - rows.begin) * classes);
+  if (grad) std::fill(sums, sums + classes, 0.0f);
   const double inv_batch = 1.0 / static_cast<double>(batch);
   for (std::size_t r = rows.begin; r < rows.end; ++r) {
     const float* z = logits + r * classes;
@@ -135,26 +246,19 @@ StepResult softmax_cross_entropy_rows(const float* logits, const std::int32_t* l
     std::size_t best = 0;
     for (std::size_t c = 1; c < classes; ++c)
       if (z[c] > z[best]) best = c;
-    const float top = z[best];
-    float* g = grad != nullptr ? grad + r * classes : nullptr;
-    double total = 0.0;
-    for (std::size_t c = 0; c < classes; ++c) {
-      const double d = static_cast<double>(z[c] - top);
-      const double e = d < kNegligible ? 0.0 : std::exp(d);
-      total += e;
-      if (g != nullptr) g[c] = static_cast<float>(e);  // the unnormalised softmax, for now
-    }
-    const double label_term = static_cast<double>(z[label] - top);
-    share.loss += std::log(total) - label_term;
+    float* e = work + r * classes;
+    // The other classes' share, summed apart from the label's: p - 1 for the label is
+    // -(others / total), without the cancellation of a confident p near 1.
+    float others = 0.0f;
+    for (std::size_t c = 0; c < classes; ++c) others += c == label ? 0.0f : e[c];
+    const double total = static_cast<double>(others) + static_cast<double>(e[label]);
+    share.loss += std::log(total) - static_cast<double>(z[label] - z[best]);
     share.correct += best == label ? 1 : 0;
-    if (g == nullptr) continue;
-    // (p - onehot) / batch. For the label, p - 1 = -(the other classes' share),
-    // computed without the cancellation of a confident p near 1.
-    const double scale = inv_batch / total;
-    const double label_e = label_term < kNegligible ? 0.0 : std::exp(label_term);
+    if (!grad) continue;
+    const auto scale = static_cast<float>(inv_batch / total);
     for (std::size_t c = 0; c < classes; ++c) {
-      g[c] = c == label ? static_cast<float>(-(total - label_e) * scale) : static_cast<float>(g[c] * scale);
-      sums[c] += g[c];
+      e[c] = c == label ? -others * scale : e[c] * scale;
+      sums[c] += e[c];
     }
   }
   return share;
@@ -218,29 +322,42 @@ Update make_update(const OptimizerConfig& o, std::size_t step, float* p, const f
 // row_end) × columns [col_begin, col_end).
 using BlockEpilogue = std::function<void(int row_begin, int row_end, int col_begin, int col_end)>;
 
-// Adds each thread's column sums (threads × cols, row by row) into one row at `out`.
-void reduce_sums(const float* partial, int threads, std::size_t cols, float* out) {
+// Each part's column sums start this many floats after the last part's, at least: a
+// whole cache line, so that two threads adding to their sums row after row never write
+// one line (10 classes' sums 40 bytes apart doubled the loss pass's time over two threads).
+constexpr std::size_t kSumsAlignment = 16;
+std::size_t sums_stride(std::size_t cols) { return (cols + kSumsAlignment - 1) / kSumsAlignment * kSumsAlignment; }
+
+// Adds each part's column sums (parts rows of cols, sums_stride(cols) apart) into one
+// row at `out`.
+void reduce_sums(const float* partial, int parts, std::size_t cols, float* out) {
+  const std::size_t stride = sums_stride(cols);
   std::copy(partial, partial + cols, out);
-  for (int t = 1; t < threads; ++t)
-    for (std::size_t c = 0; c < cols; ++c) out[c] += partial[static_cast<std::size_t>(t) * cols + c];
+  for (int t = 1; t < parts; ++t)
+    for (std::size_t c = 0; c < cols; ++c) out[c] += partial[static_cast<std::size_t>(t) * stride + c];
 }
 
-// A row-major GEMM C[m×n] = op(A)[m×k] · op(B)[k×n], split over the team: each
-// thread computes one block of C's rows (or of its columns, when C is wider than
-// tall) with single-threaded OpenBLAS. OpenBLAS's own threading hands a training
-// step's small GEMMs (128×32×784) to one thread or loses the gain to its start-up,
-// and our team is already awake for the element-wise passes. Below ~1 MFLOP one
-// thread does it all: waking the team would cost more.
-void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda,
-                const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
+// A GEMM of C[m×n] with a reduction of k, split over the team: each thread computes
+// one block of C's rows (or of its columns, when C is wider than tall) single-threaded,
+// block(row_begin, row_end, col_begin, col_end), then its epilogue. OpenBLAS's own
+// threading hands a training step's small GEMMs (128×32×784) to one thread or loses
+// the gain to its start-up, and our team is already awake for the element-wise passes.
+// Below ~1 MFLOP one thread does it all: waking the team would cost more. A `block`
+// that computes whole rows only asks for rows_only: it is then split by rows whatever
+// C's shape.
+template <typename Block>
+void split_gemm(ThreadTeam& team, int m, int n, int k, Block&& block, const BlockEpilogue* epilogue,
+                bool rows_only = false) {
   constexpr double kTeamMinFlops = 1e6;
   constexpr int kBlockAlignment = 16;  // whole cache lines of C per thread
-  const bool split_rows = m >= n;
+  const bool split_rows = rows_only || m >= n;
   const int extent = split_rows ? m : n;
   const int parts = 2.0 * m * n * k < kTeamMinFlops ? 1 : std::min(team.threads(), extent / kBlockAlignment);
   if (parts <= 1) {
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-    if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
+    run_alone(team, [&] {
+      block(0, m, 0, n);
+      if (epilogue != nullptr) (*epilogue)(0, m, 0, n);
+    });
     return;
   }
   run_flushed(team, parts, [&](int index) {
@@ -250,18 +367,32 @@ void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m,
     const int end = std::min(extent, units * (index + 1) / parts * kBlockAlignment);
     if (begin >= end) return;
     if (split_rows) {
-      // Rows of op(A): rows of a plain A, columns of a transposed one.
-      const float* a_part = ta == CblasNoTrans ? a + static_cast<std::size_t>(begin) * lda : a + begin;
-      cblas_sgemm(CblasRowMajor, ta, tb, end - begin, n, k, 1.0f, a_part, lda, b, ldb, 0.0f,
-                  c + static_cast<std::size_t>(begin) * ldc, ldc);
+      block(begin, end, 0, n);
       if (epilogue != nullptr) (*epilogue)(begin, end, 0, n);
     } else {
-      // Columns of op(B): columns of a plain B, rows of a transposed one.
-      const float* b_part = tb == CblasNoTrans ? b + begin : b + static_cast<std::size_t>(begin) * ldb;
-      cblas_sgemm(CblasRowMajor, ta, tb, m, end - begin, k, 1.0f, a, lda, b_part, ldb, 0.0f, c + begin, ldc);
+      block(0, m, begin, end);
       if (epilogue != nullptr) (*epilogue)(0, m, begin, end);
     }
   });
+}
+
+// A row-major C[m×n] = op(A)[m×k] · op(B)[k×n] through single-threaded OpenBLAS on each
+// thread's block.
+void team_sgemm(ThreadTeam& team, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda,
+                const float* b, int ldb, float* c, int ldc, const BlockEpilogue* epilogue = nullptr) {
+  split_gemm(
+      team, m, n, k,
+      [&](int row_begin, int row_end, int col_begin, int col_end) {
+        // Rows of op(A): rows of a plain A, columns of a transposed one; columns of op(B):
+        // columns of a plain B, rows of a transposed one.
+        const auto rb = static_cast<std::size_t>(row_begin);
+        const auto cb = static_cast<std::size_t>(col_begin);
+        const float* a_part = ta == CblasNoTrans ? a + rb * static_cast<std::size_t>(lda) : a + rb;
+        const float* b_part = tb == CblasNoTrans ? b + cb : b + cb * static_cast<std::size_t>(ldb);
+        cblas_sgemm(CblasRowMajor, ta, tb, row_end - row_begin, col_end - col_begin, k, 1.0f, a_part, lda, b_part, ldb,
+                    0.0f, c + rb * static_cast<std::size_t>(ldc) + cb, ldc);
+      },
+      epilogue);
 }
 
 }  // namespace
@@ -297,7 +428,46 @@ CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::siz
     activations_.emplace_back(max_batch * static_cast<std::size_t>(shape.fan_out(l)), 0.0f);
   grad_a_.assign(max_batch * static_cast<std::size_t>(shape.widest()), 0.0f);
   grad_b_.assign(grad_a_.size(), 0.0f);
+  // Layers with few outputs and enough inputs take the narrow kernels (narrow_gemm.hpp),
+  // with their weights also kept packed; the others keep OpenBLAS.
+  packed_weights_.resize(shape.layers());
+  for (std::size_t l = 0; l < shape.layers(); ++l) {
+    if (narrow_gemm_available() && shape.fan_out(l) <= kNarrowMaxOutputs && shape.fan_in(l) >= kNarrowMinInputs)
+      packed_weights_[l].assign(static_cast<std::size_t>(shape.fan_in(l)) * kNarrowPackedWidth, 0.0f);
+  }
+  pack_weights();
   set_threads(threads);
+}
+
+std::string_view to_string(CpuStepPhase phase) noexcept {
+  switch (phase) {
+    case CpuStepPhase::forward_gemm:
+      return "forward_gemm";
+    case CpuStepPhase::forward_elementwise:
+      return "forward_elementwise";
+    case CpuStepPhase::loss:
+      return "loss";
+    case CpuStepPhase::backward_input_gemm:
+      return "backward_input_gemm";
+    case CpuStepPhase::backward_elementwise:
+      return "backward_elementwise";
+    case CpuStepPhase::weight_gradient_gemm:
+      return "weight_gradient_gemm";
+    case CpuStepPhase::optimizer:
+      return "optimizer";
+  }
+  return "?";
+}
+
+void CpuStepProfile::reset(int threads) {
+  *this = CpuStepProfile{};
+  busy_seconds.assign(static_cast<std::size_t>(std::max(threads, 1)), {});
+  run_busy.assign(busy_seconds.size(), 0.0);
+}
+
+void CpuMlp::profile_into(CpuStepProfile* profile) {
+  profile_ = profile;
+  if (profile_ != nullptr) profile_->reset(threads_);
 }
 
 void CpuMlp::set_threads(int threads) {
@@ -305,10 +475,11 @@ void CpuMlp::set_threads(int threads) {
   if (team_ && threads == threads_) return;
   threads_ = threads;
   const auto parts = static_cast<std::size_t>(kPartsPerThread * threads);  // the most a pass splits into
-  partial_sums_.assign(parts * static_cast<std::size_t>(shape_.widest()), 0.0f);
+  partial_sums_.assign(parts * sums_stride(static_cast<std::size_t>(shape_.widest())), 0.0f);
   loss_shares_.assign(parts, StepResult{});
   team_.reset();  // its threads end before the new team's start
   team_ = std::make_unique<ThreadTeam>(threads, "mlp/cpu");
+  if (profile_ != nullptr) profile_->reset(threads);
 }
 
 CpuMlp::~CpuMlp() = default;
@@ -327,9 +498,10 @@ void CpuMlp::check_batch(const std::int32_t* labels, std::size_t batch) const {
 }
 
 template <typename Body>
-static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body) {
-  if (elements < kTeamMinElements || team.threads() == 1 || rows < 2) {
-    body(0, 1, Rows{0, rows});
+static void for_row_shares(ThreadTeam& team, std::size_t rows, std::size_t elements, Body body,
+                           std::size_t team_min_elements = kTeamMinElements) {
+  if (elements < team_min_elements || team.threads() == 1 || rows < 2) {
+    run_alone(team, [&] { body(0, 1, Rows{0, rows}); });
     return;
   }
   const int parts = static_cast<int>(std::min<std::size_t>(rows, static_cast<std::size_t>(parts_for(team))));
@@ -347,9 +519,24 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
     const int out = shape_.fan_out(l);
     float* z = activations_[l].data();
     const float* bias = parameters_.data() + layout_.layers[l].bias;
-    team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in, parameters_.data() + layout_.layers[l].weight,
-               in, z, out);
+    {
+      const PhaseScope phase(profile_, CpuStepPhase::forward_gemm);
+      if (narrow_layer(l)) {
+        const float* packed = packed_weights_[l].data();
+        split_gemm(
+            *team_, b, out, in,
+            [&](int row_begin, int row_end, int, int) {
+              narrow_forward(row_end - row_begin, out, in, input + static_cast<std::size_t>(row_begin) * in, in, packed,
+                             z + static_cast<std::size_t>(row_begin) * out, out);
+            },
+            nullptr, /*rows_only=*/true);
+      } else {
+        team_sgemm(*team_, CblasNoTrans, CblasTrans, b, out, in, input, in,
+                   parameters_.data() + layout_.layers[l].weight, in, z, out);
+      }
+    }
     const bool hidden = l + 1 < shape_.layers();
+    const PhaseScope phase(profile_, CpuStepPhase::forward_elementwise);
     for_row_shares(*team_, batch, batch * static_cast<std::size_t>(out), [&](int, int, Rows rows) {
       if (hidden) {
         bias_relu_rows(z, bias, static_cast<std::size_t>(out), rows);
@@ -360,14 +547,19 @@ StepResult CpuMlp::forward(const float* images, const std::int32_t* labels, std:
     input = z;
   }
 
+  const PhaseScope phase(profile_, CpuStepPhase::loss);
   const auto classes = static_cast<std::size_t>(shape_.classes());
   int parts_used = 1;
-  for_row_shares(*team_, batch, batch * classes, [&](int index, int parts, Rows rows) {
-    if (index == 0) parts_used = parts;
-    float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * classes;
-    loss_shares_[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
-        activations_.back().data(), labels, classes, batch, rows, keep_gradient ? grad_a_.data() : nullptr, sums);
-  });
+  for_row_shares(
+      *team_, batch, batch * classes,
+      [&](int index, int parts, Rows rows) {
+        if (index == 0) parts_used = parts;
+        float* sums = partial_sums_.data() + static_cast<std::size_t>(index) * sums_stride(classes);
+        // grad_a_ is the shifted logits' scratch too: a forward pass alone needs no gradient.
+        loss_shares_[static_cast<std::size_t>(index)] = softmax_cross_entropy_rows(
+            activations_.back().data(), labels, classes, batch, rows, grad_a_.data(), keep_gradient, sums);
+      },
+      kTeamMinLogits);
   if (keep_gradient)
     reduce_sums(partial_sums_.data(), parts_used, classes, gradients_.data() + layout_.layers.back().bias);
   StepResult result;
@@ -392,27 +584,61 @@ void CpuMlp::backward(const float* images, std::size_t batch, const void* fused_
     // The input gradient first: it needs this layer's weights before a fused update
     // changes them. The images need none.
     if (l > 0) {
-      team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight, in,
-                 grad_in, in);
+      {
+        const PhaseScope phase(profile_, CpuStepPhase::backward_input_gemm);
+        team_sgemm(*team_, CblasNoTrans, CblasNoTrans, b, in, out, grad_out, out, parameters_.data() + offsets.weight,
+                   in, grad_in, in);
+      }
+      const PhaseScope phase(profile_, CpuStepPhase::backward_elementwise);
       int parts_used = 1;
       const auto cols = static_cast<std::size_t>(in);
       for_row_shares(*team_, batch, batch * cols, [&](int index, int parts, Rows rows) {
         if (index == 0) parts_used = parts;
         relu_grad_bias_grad_rows(grad_in, input, cols, rows,
-                                 partial_sums_.data() + static_cast<std::size_t>(index) * cols);
+                                 partial_sums_.data() + static_cast<std::size_t>(index) * sums_stride(cols));
       });
       reduce_sums(partial_sums_.data(), parts_used, cols, gradients_.data() + layout_.layers[l - 1].bias);
     }
+    const bool narrow = narrow_layer(l);
+    const float* weights = parameters_.data() + offsets.weight;
     const BlockEpilogue update_block = [&](int row_begin, int row_end, int col_begin, int col_end) {
+      const Clock::time_point start = profile_ != nullptr ? Clock::now() : Clock::time_point{};
       for (int r = row_begin; r < row_end; ++r) {
         const std::size_t first = offsets.weight + static_cast<std::size_t>(r) * in + col_begin;
         update->apply(first, first + static_cast<std::size_t>(col_end - col_begin));
       }
+      // A narrow layer's blocks are whole columns (it is wider than tall): their packed
+      // rows are this thread's to renew, while the block is in its cache.
+      if (narrow) pack_narrow_weights(weights, out, in, col_begin, col_end, packed_weights_[l].data());
+      if (profile_ != nullptr) {  // this thread's time in the update: the optimizer's, not the GEMM's
+        const double spent = seconds_since(start);
+        auto& busy = profile_->busy_seconds[static_cast<std::size_t>(team_->thread_index())];
+        busy[static_cast<int>(CpuStepPhase::optimizer)] += spent;
+        busy[static_cast<int>(CpuStepPhase::weight_gradient_gemm)] -= spent;
+      }
     };
-    team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in,
-               gradients_.data() + offsets.weight, in, update != nullptr ? &update_block : nullptr);
+    {
+      const PhaseScope phase(profile_, CpuStepPhase::weight_gradient_gemm);
+      float* weight_gradient = gradients_.data() + offsets.weight;
+      const BlockEpilogue* epilogue = update != nullptr ? &update_block : nullptr;
+      if (narrow) {
+        split_gemm(
+            *team_, out, in, b,
+            [&](int, int, int col_begin, int col_end) {
+              narrow_weight_gradient(out, col_end - col_begin, b, grad_out, out, input + col_begin, in,
+                                     weight_gradient + col_begin, in);
+            },
+            epilogue);
+      } else {
+        team_sgemm(*team_, CblasTrans, CblasNoTrans, out, in, b, grad_out, out, input, in, weight_gradient, in,
+                   epilogue);
+      }
+    }
     // This layer's bias gradient is final by now (the softmax or the layer above wrote it).
-    if (update != nullptr) update->apply(offsets.bias, offsets.bias + static_cast<std::size_t>(out));
+    if (update != nullptr) {
+      const PhaseScope phase(profile_, CpuStepPhase::optimizer);
+      run_alone(*team_, [&] { update->apply(offsets.bias, offsets.bias + static_cast<std::size_t>(out)); });
+    }
     std::swap(grad_out, grad_in);
   }
 }
@@ -435,10 +661,33 @@ void CpuMlp::apply_optimizer() {
                                     second_moment_.data());
   for_row_shares(*team_, layout_.total, layout_.total,
                  [&](int, int, Rows share) { update.apply(share.begin, share.end); });
+  pack_weights();
+}
+
+bool CpuMlp::narrow_layer(std::size_t layer) const noexcept {
+  return layer < packed_weights_.size() && !packed_weights_[layer].empty();
+}
+
+void CpuMlp::pack_weights() {
+  for (std::size_t l = 0; l < shape_.layers(); ++l) {
+    if (narrow_layer(l))
+      pack_narrow_weights(parameters_.data() + layout_.layers[l].weight, shape_.fan_out(l), shape_.fan_in(l), 0,
+                          shape_.fan_in(l), packed_weights_[l].data());
+  }
 }
 
 StepResult CpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
   const DenormalsFlushed flushed;
+  const Clock::time_point start = profile_ != nullptr ? Clock::now() : Clock::time_point{};
+  const StepResult result = step_unprofiled(images, labels, batch);
+  if (profile_ != nullptr) {
+    profile_->step_seconds += seconds_since(start);
+    ++profile_->steps;
+  }
+  return result;
+}
+
+StepResult CpuMlp::step_unprofiled(const float* images, const std::int32_t* labels, std::size_t batch) {
   StepResult result;
   {
     // Payloads: the batch's image bytes read, then the parameter bytes updated.

@@ -1,5 +1,9 @@
 #include "mlp/mlp_description.hpp"
 
+#include <fmt/format.h>
+
+#include "mlp/mlp_cpu.hpp"
+
 namespace hdbench {
 
 FamilyDescription mlp_description() {
@@ -16,7 +20,8 @@ FamilyDescription mlp_description() {
       {"implementation", ParamType::string, "`hdbench`, or `pytorch` in the PyTorch baseline's reports"},
       {"processor",
        ParamType::string,
-       "`cpu`: OpenBLAS sgemm + fused loops; `gpu`: cuBLASLt with fused epilogues",
+       "`cpu`: OpenBLAS sgemm (AVX-512 kernels of its own for layers of at most 32 outputs) + fused loops; `gpu`: "
+       "cuBLASLt with fused epilogues",
        {kEveryRun}},
       {"model", ParamType::string, "widths, e.g. `784x32x10`: Linear → ReLU → … → Linear", {"step", "epoch"}},
       {"dtype",
@@ -94,11 +99,11 @@ FamilyDescription mlp_description() {
       {"samples", "how many samples the figures come from; with one there is no noise figure"},
       {"threads",
        "CPU `step`, `epoch`: the threads the CPU step ran with; with `--hdbench_mlp_threads=auto` (`params.threads` "
-       "is `\"auto\"`) the fastest of the sweep (a count within 2% of the fastest, or within the fastest count's own "
+       "is `\"auto\"`) the fastest of the sweep (a count within 5% of the fastest, or within the fastest count's own "
        "sweep noise if larger, with fewer threads wins)"},
       {"sweep_step_us/threads:<T>",
        "CPU `step` with `--hdbench_mlp_threads=auto`: the step time at T threads in the sweep (1, 2, 4, … up to all "
-       "cores but one on a host of three or more; the median of 3 interleaved rounds of a few steps each, measured "
+       "cores but one on a host of three or more; the median of 5 interleaved rounds of a few steps each, measured "
        "once per model and batch)",
        Better::lower},
       {"sweep_noise_percent/threads:<T>",
@@ -129,6 +134,31 @@ FamilyDescription mlp_description() {
        Better::higher},
       {"items_per_second", "Google's own rate counter (samples / mean time of a step or an epoch)", Better::higher},
   };
+  // The CPU step's profile (CpuMlp::profile_into): a few groups of steps after the timed ones.
+  for (int p = 0; p < kCpuStepPhases; ++p) {
+    const std::string_view phase = to_string(static_cast<CpuStepPhase>(p));
+    d.counters.push_back({fmt::format("phase_us/{}", phase),
+                          fmt::format("CPU `step`: wall time per step in its `{}` phase, from a few profiled groups of "
+                                      "steps after the timed ones{}",
+                                      phase,
+                                      phase == "weight_gradient_gemm" ? " (with the optimizer's weight updates fused "
+                                                                        "into its blocks)"
+                                      : phase == "optimizer"          ? " (the bias updates; the weights' are fused "
+                                                                        "into weight_gradient_gemm)"
+                                                                      : ""),
+                          Better::lower});
+  }
+  d.counters.push_back({"handover_us",
+                        "CPU `step`: per profiled step, the thread team's runs' wall time past their busiest thread "
+                        "(waking the team, taking parts, waiting for the last): what the hand-overs cost",
+                        Better::lower});
+  d.counters.push_back({"profiled_step_us",
+                        "CPU `step`: the profiled steps' time per step (beside `step_us`: what profiling cost)",
+                        Better::lower});
+  d.counters.push_back({"thread_busy_us/thread:<T>",
+                        "CPU `step`: per profiled step, the time team thread T (0: the calling thread) spent in "
+                        "the step's work; below the step time by what it waited",
+                        Better::none});
   for (CounterDescription& c : stopping_rule_counters()) d.counters.push_back(std::move(c));
   d.noise_groups = {"variant", "processor"};
   return d;

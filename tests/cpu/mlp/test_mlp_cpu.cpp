@@ -168,9 +168,9 @@ TEST_P(CpuStepVsReference, GradientsLogitsLossAndUpdatesMatchFloat64) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CpuStepVsReference,
-                         ::testing::Values(Case{"784x32x10", 1, 1}, Case{"784x32x10", 37, 2}, Case{"784x32x10", 128, 2},
-                                           Case{"20x16x8x5", 5, 1}, Case{"20x16x8x5", 300, 2}, Case{"7x3", 64, 2},
-                                           Case{"64x300x10", 200, 2}));
+                         ::testing::Values(Case{"784x32x10", 1, 1}, Case{"784x32x10", 37, 2}, Case{"784x32x10", 20, 2},
+                                           Case{"784x32x10", 128, 2}, Case{"20x16x8x5", 5, 1},
+                                           Case{"20x16x8x5", 300, 2}, Case{"7x3", 64, 2}, Case{"64x300x10", 200, 2}));
 
 TEST(MlpReference, GradientsMatchFiniteDifferences) {
   const MlpShape shape = parse_mlp_shape("6x5x4x3");
@@ -282,6 +282,60 @@ TEST(CpuMlp, RefusesBadInput) {
   b.labels[2] = -1;
   EXPECT_THROW(mlp.step(b.images.data(), b.labels.data(), 4), std::invalid_argument);
   EXPECT_EQ(mlp.steps_taken(), 0u);
+}
+
+// Logits hundreds apart (a confident model, and one confidently wrong): the softmax's
+// exp underflows to zero for every class but the top, and the loss of a wrong label is
+// the whole gap. Loss, accuracy and gradients still match the float64 reference.
+TEST(CpuMlp, FarApartLogitsMatchTheReference) {
+  const MlpShape shape = parse_mlp_shape("20x16x12");
+  auto init = initial_parameters(shape, 5);
+  const ParameterLayout layout = make_parameter_layout(shape);
+  for (int c = 0; c < shape.classes(); ++c)  // class 3 far on top, the others spread far below
+    init[layout.layers.back().bias + static_cast<std::size_t>(c)] = c == 3 ? 60.0f : -25.0f * static_cast<float>(c);
+  for (const std::size_t batch : {std::size_t{7}, std::size_t{400}}) {  // 400 x 12 logits: split over the team
+    SCOPED_TRACE(batch);
+    CpuMlp cpu(shape, default_optimizer(OptimizerKind::sgd), batch, 2, init);
+    ReferenceMlp ref(shape, default_optimizer(OptimizerKind::sgd), init);
+    const Batch b = random_batch(shape, batch, 77);
+    const StepResult got = cpu.compute_gradients(b.images.data(), b.labels.data(), batch);
+    const StepResult want = ref.compute_gradients(b.images.data(), b.labels.data(), batch);
+    EXPECT_GT(want.loss, 50.0);  // most labels are not class 3: each costs its whole gap
+    EXPECT_NEAR(got.loss, want.loss, 1e-5 * want.loss);
+    EXPECT_EQ(got.correct, want.correct);
+    EXPECT_TRUE(close(cpu.gradients(), ref.gradients(), 1e-5, 1e-4));
+  }
+}
+
+// Profiling a step records where its time went without changing what it computes.
+TEST(CpuMlp, AProfiledStepComputesWhatAnUnprofiledOneDoes) {
+  const MlpShape shape = parse_mlp_shape("784x64x10");
+  const auto init = initial_parameters(shape, 8);
+  CpuMlp profiled(shape, default_optimizer(OptimizerKind::sgd), 512, 2, init);
+  CpuMlp plain(shape, default_optimizer(OptimizerKind::sgd), 512, 2, init);
+  CpuStepProfile profile;
+  profiled.profile_into(&profile);
+  for (std::uint32_t s = 0; s < 3; ++s) {
+    const Batch b = random_batch(shape, 512, 60 + s);
+    const StepResult r1 = profiled.step(b.images.data(), b.labels.data(), 512);
+    const StepResult r2 = plain.step(b.images.data(), b.labels.data(), 512);
+    EXPECT_EQ(r1.loss, r2.loss);
+    ASSERT_TRUE(std::equal(profiled.parameters().begin(), profiled.parameters().end(), plain.parameters().begin()));
+  }
+  EXPECT_EQ(profile.steps, 3u);
+  ASSERT_EQ(profile.busy_seconds.size(), 2u);  // a row per team thread
+  for (int p = 0; p < kCpuStepPhases; ++p) {
+    SCOPED_TRACE(to_string(static_cast<CpuStepPhase>(p)));
+    EXPECT_GE(profile.wall_seconds[static_cast<std::size_t>(p)], 0.0);
+    EXPECT_GE(profile.handover_seconds[static_cast<std::size_t>(p)], 0.0);
+  }
+  profiled.set_threads(1);  // a new team: the profile restarts with its threads
+  EXPECT_EQ(profile.steps, 0u);
+  EXPECT_EQ(profile.busy_seconds.size(), 1u);
+  profiled.profile_into(nullptr);
+  const Batch b = random_batch(shape, 512, 99);
+  profiled.step(b.images.data(), b.labels.data(), 512);
+  EXPECT_EQ(profile.steps, 0u);
 }
 
 // The tutorial's model learns the synthetic dataset: ≥ 97% on samples it never saw.

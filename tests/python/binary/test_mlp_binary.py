@@ -154,6 +154,13 @@ def test_by_default_the_cpu_step_runs_with_the_fastest_of_a_thread_sweep(hdbench
     assert swept == expected
     assert step["counters"]["threads"] in swept
     assert all(step["counters"][f"sweep_step_us/threads:{t}"] > 0 for t in swept)
+    # Where its time went: each phase, the hand-overs, one busy time per team thread (values not asserted).
+    phases = ("forward_gemm", "forward_elementwise", "loss", "backward_input_gemm", "backward_elementwise",
+              "weight_gradient_gemm", "optimizer")
+    assert all(step["counters"][f"phase_us/{p}"] >= 0 for p in phases)
+    assert step["counters"]["handover_us"] >= 0 and step["counters"]["profiled_step_us"] > 0
+    busy = sorted(int(k.rsplit(":", 1)[1]) for k in step["counters"] if k.startswith("thread_busy_us/thread:"))
+    assert busy == list(range(int(step["counters"]["threads"])))
     cpu = report["context"]["hdbench"]["system"]["cpu"]
     roof = cpu["fp32_roof"]
     assert roof["isa"] == cpu["vector_level"] and roof["threads"] == cores

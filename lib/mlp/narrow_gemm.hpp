@@ -1,0 +1,45 @@
+// The two big GEMMs of a layer with few outputs (at most 32, e.g. 784x32x10's first
+// layer), in AVX-512 kernels of our own. OpenBLAS packs both operands of every GEMM into
+// its own layout first; with 32 outputs each element of the batch (X, 1024x784 floats
+// at batch 1024) is used by only two output vectors, so the packing is a third of the
+// GEMM (sgemm_oncopy + sgemm_itcopy: 32% of a 784x32x10 step's time on one core here,
+// perf) and OpenBLAS reached ~115 GFLOP/s where MKL (PyTorch's) reached ~175. These
+// read the batch where it lies and pack only the layer's small weight matrix, kept up to
+// date by the optimizer (CpuMlp): ~175 GFLOP/s forward and ~145 for the weight gradient
+// at batch 1024 on one core of the 2-vCPU Sapphire Rapids VM, against OpenBLAS's ~115
+// for both.
+//
+// Each call is single-threaded; the CPU step splits a GEMM over its team by rows (the
+// forward) or by columns (the weight gradient) and calls these on each block. Without
+// AVX-512 (narrow_gemm_available() false) the step keeps OpenBLAS.
+#pragma once
+
+#include <cstddef>
+
+namespace hdbench {
+
+// The most outputs a narrow layer has: two 16-float vectors.
+inline constexpr int kNarrowMaxOutputs = 32;
+// Floats a packed weight row holds (kNarrowMaxOutputs, zero-padded).
+inline constexpr int kNarrowPackedWidth = 32;
+// The fewest inputs a layer takes them for: below, its GEMMs are small enough that
+// OpenBLAS's packing costs little (and the team runs them on one thread).
+inline constexpr int kNarrowMinInputs = 64;
+
+// Whether this CPU runs the kernels (AVX-512F), checked once.
+bool narrow_gemm_available() noexcept;
+
+// Packs columns [col_begin, col_end) of W [outputs × ldw] (row-major, outputs <= 32) as
+// rows of `packed` [k × kNarrowPackedWidth]: packed[j][i] = W[i][j], zero for i >= outputs.
+void pack_narrow_weights(const float* w, int outputs, int ldw, int col_begin, int col_end, float* packed);
+
+// C[m × outputs] (ldc) = A[m × k] (lda) · Wᵀ, W given as pack_narrow_weights' `packed`
+// of all k columns. outputs <= 32.
+void narrow_forward(int m, int outputs, int k, const float* a, int lda, const float* packed, float* c, int ldc);
+
+// C[outputs × n] (ldc) = Gᵀ · X: G [k × outputs] (ldg), X [k × n] (ldx); outputs <= 32.
+// The weight gradient of a narrow layer: G its output gradient, X its input.
+void narrow_weight_gradient(int outputs, int n, int k, const float* g, int ldg, const float* x, int ldx, float* c,
+                            int ldc);
+
+}  // namespace hdbench
