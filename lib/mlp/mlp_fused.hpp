@@ -18,14 +18,15 @@
 // Same parameter layout and initial values as the CPU model (mlp_model.hpp), so its
 // parameters and gradients compare element by element with CpuMlp's and ReferenceMlp's.
 //
-// Its floor from first principles (784x32x10, batch 128, H100/H200): the work is ~13
-// MFLOP (0.2 µs at the fp32 CUDA-core rate of ~60 TFLOP/s, longer on the 32 and 62
-// SMs the two grids use) and ~1 MB of unique bytes (the batch 401 KB, W1 and its
-// velocity and gradient 100 KB each; 0.2-0.3 µs at 3.35-4.8 TB/s, and the parameters
-// stay in L2 between steps), so what is left is latency: two dependent kernel nodes
-// of a replayed graph (~2-4 µs from one graph's start to the next's, measured as
-// `launch_floor_us` by the same two launches of empty kernels) plus each kernel's
-// chain of dependent L2 round trips and barriers (~1-2 µs each). About 5-8 µs a step.
+// Its floor from first principles (784x32x10, batch 128, H100/H200; docs/measuring.md):
+// ~13.1 MFLOP, 0.2 µs at the GPU's ~67 TFLOP/s of fp32 or ~0.7 µs on the 32 + 62 SMs
+// the two grids take; ~1 MB of unique bytes (the batch 401 KB; W1, its velocity and
+// gradient 100 KB each), 0.2-0.3 µs from HBM and in L2 anyway between replays; the
+// widest stream is W1 read by each of kernel 1's 32 blocks, 112 KB an SM, ~0.9 µs from
+// L2. What is left is latency: the two dependent kernel nodes of the replayed graph
+// (measured beside the step as `launch_floor_us`: the same launches, empty) and each
+// kernel's chain of dependent L2 round trips and barriers (~1-2 µs a kernel). About
+// 5-8 µs a step, against 43.2 µs for the cuBLASLt graph (fp32, H200, issue 41).
 #pragma once
 
 #include <cuda_runtime.h>
