@@ -27,6 +27,7 @@
 #include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_description.hpp"
+#include "mlp/mlp_fused.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp_bench.hpp"
 #include "pipeline/batch_plan.hpp"
@@ -220,36 +221,29 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   }
 }
 
-void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, const StepCase& c) {
-  const Dataset& data = family.data.train();
+// The timed loop of a GPU step, GpuMlp's or FusedMlp's: the first step's loss, a warm-up
+// that sizes the group, the grouped samples timed by CUDA events, the per-step figures.
+// Modes graph and fused replay the step captured once; eager enqueues it each time.
+// Returns the group size, or 0 when the step failed (a non-finite loss).
+template <typename Model>
+std::size_t time_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, const StepCase& c, Model& mlp,
+                          std::vector<HostBuffer>& pool, DeviceBuffer& on_device, cudaStream_t stream) {
   const auto batch = static_cast<std::size_t>(c.batch);
-  const BatchLayout layout{data.pixels_per_sample()};
+  const BatchLayout layout{family.data.train().pixels_per_sample()};
   const std::size_t batch_bytes = layout.batch_bytes(batch);
-  const std::size_t device_bytes = GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, batch) + batch_bytes;
-  if (const auto shortfall = memory_shortfall(kPoolBatches * batch_bytes, device_bytes)) {
-    skip_benchmark(state, *shortfall);
-    return;
-  }
-  const HostMemoryKind kind = c.data == BatchSource::pinned ? HostMemoryKind::pinned : HostMemoryKind::pageable;
-  std::vector<HostBuffer> pool = batch_pool(data, batch, kind);
-  Stream stream("mlp/compute");
-  GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial_parameters(c.model, family.seed),
-             stream.get());
-  mlp.name_ranges(step_id(c).name());
-  DeviceBuffer on_device(batch_bytes);
   const auto* images = on_device.as<const float>();
   const std::int32_t* labels = layout.labels(on_device.data(), batch);
-  HDBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(on_device.data(), pool[0].data(), batch_bytes, cudaMemcpyHostToDevice, stream.get()));
-  if (c.mode == StepMode::graph) mlp.capture_step(images, labels, batch);
+  HDBENCH_CUDA_CHECK(cudaMemcpyAsync(on_device.data(), pool[0].data(), batch_bytes, cudaMemcpyHostToDevice, stream));
+  const bool replayed = c.mode != StepMode::eager;
+  if (replayed) mlp.capture_step(images, labels, batch);
   std::size_t next = 0;
   const auto enqueue_step = [&] {
     // The batch moves every step unless it already lives on the device.
     if (c.data != BatchSource::device) {
       HDBENCH_CUDA_CHECK(cudaMemcpyAsync(on_device.data(), pool[next++ % kPoolBatches].data(), batch_bytes,
-                                         cudaMemcpyHostToDevice, stream.get()));
+                                         cudaMemcpyHostToDevice, stream));
     }
-    if (c.mode == StepMode::graph) {
+    if (replayed) {
       mlp.replay();
     } else {
       mlp.step(images, labels, batch);
@@ -257,23 +251,77 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   };
   enqueue_step();
   const StepResult first = mlp.last_result();
-  const double warm_seconds = median_stream_seconds(stream.get(), 3, enqueue_step);
+  const double warm_seconds = median_stream_seconds(stream, 3, enqueue_step);
   const std::size_t group = steps_for(warm_seconds, 1e-3 * family.options.sample_ms);
   Event start, stop;
   const std::string range = step_id(c).name() + "/timed";
   const std::vector<double> seconds = time_grouped_calls(state, group, suite.stopping_rule(), [&](std::size_t steps) {
     nvtx::ScopedRange timed(kMlpNvtx, range, steps * batch_bytes);
-    HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream.get()));
+    HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream));
     for (std::size_t i = 0; i < steps; ++i) enqueue_step();
-    HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream.get()));
+    HDBENCH_CUDA_CHECK(cudaEventRecord(stop.get(), stream));
     HDBENCH_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     return elapsed_ms(start, stop) / 1e3;
   });
   const StepResult last = mlp.last_result();
   if (!report_step(state, c, seconds, group, first, last,
                    family.gemm_rate(rate_key(Processor::gpu, c.dtype, suite.current_device())))) {
+    return 0;
+  }
+  return group;
+}
+
+// Launch floor samples: each times a group of back-to-back replays of the empty graph.
+constexpr int kLaunchFloorSamples = 5;
+
+void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, const StepCase& c) {
+  const bool fused = c.mode == StepMode::fused;
+  if (fused) {
+    if (const auto why = fused_step_unsupported(c.model, c.optimizer, c.dtype)) {
+      skip_benchmark(state, *why);
+      return;
+    }
+  }
+  const Dataset& data = family.data.train();
+  const auto batch = static_cast<std::size_t>(c.batch);
+  const BatchLayout layout{data.pixels_per_sample()};
+  const std::size_t batch_bytes = layout.batch_bytes(batch);
+  const std::size_t model_bytes = fused ? FusedMlp::device_bytes_needed(c.model, batch)
+                                        : GpuMlp::device_bytes_needed(c.model, c.optimizer, c.dtype, batch);
+  if (const auto shortfall = memory_shortfall(kPoolBatches * batch_bytes, model_bytes + batch_bytes)) {
+    skip_benchmark(state, *shortfall);
     return;
   }
+  const HostMemoryKind kind = c.data == BatchSource::pinned ? HostMemoryKind::pinned : HostMemoryKind::pageable;
+  std::vector<HostBuffer> pool = batch_pool(data, batch, kind);
+  Stream stream("mlp/compute");
+  DeviceBuffer on_device(batch_bytes);
+  const std::vector<float> initial = initial_parameters(c.model, family.seed);
+  if (fused) {
+    FusedMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial, stream.get());
+    mlp.name_ranges(step_id(c).name());
+    const std::size_t group = time_gpu_step(state, suite, family, c, mlp, pool, on_device, stream.get());
+    if (group == 0) return;
+    // The launch floor: the step's two launches of empty kernels, replayed from a graph
+    // the same way, back to back (docs/measuring.md: what the rest of the step costs).
+    mlp.capture_launch_floor(batch);
+    mlp.replay_launch_floor();
+    const double floor_seconds = median_stream_seconds(stream.get(), kLaunchFloorSamples,
+                                                       [&] {
+                                                         for (std::size_t i = 0; i < group; ++i)
+                                                           mlp.replay_launch_floor();
+                                                       }) /
+                                 static_cast<double>(group);
+    const double step_us = state.counters["step_us"].value;
+    state.counters["graph_nodes"] = static_cast<double>(mlp.graph_nodes());
+    state.counters["launch_floor_us"] = 1e6 * floor_seconds;
+    state.counters["fraction_of_launch_floor"] = 1e6 * floor_seconds / step_us;
+    state.SetLabel("fused: " + mlp.describe_launches(batch));
+    return;
+  }
+  GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial, stream.get());
+  mlp.name_ranges(step_id(c).name());
+  if (time_gpu_step(state, suite, family, c, mlp, pool, on_device, stream.get()) == 0) return;
   // What the plan chose per GEMM (fused epilogue or plain + hdbench's kernel, padded
   // logits or not) with both candidates' plan-time timings: lib/mlp/mlp_gpu_choice.hpp.
   state.counters["fused_epilogues"] = static_cast<double>(mlp.fused_epilogue_count());
@@ -351,8 +399,8 @@ std::vector<StepCase> plan_steps(const MlpOptions& m) {
           for (MlpDtype dtype : m.dtypes)
             for (StepMode mode : m.modes)
               for (BatchSource data : m.data) {
-                // Copying the batch in is measured eagerly; a graph replays the step alone.
-                if (mode == StepMode::graph && data != BatchSource::device) continue;
+                // Copying the batch in is measured eagerly; a graph (fused's too) replays the step alone.
+                if (mode != StepMode::eager && data != BatchSource::device) continue;
                 cases.push_back({processor, model, dtype, optimizer, mode, data, batch, 0, 0});
               }
         }
@@ -426,6 +474,16 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
       }
       suite.add(name, std::move(params),
                 [&suite, family, c](benchmark::State& s) { run_cpu_step(s, suite.stopping_rule(), *family, c); });
+    } else if (const auto why = c.mode == StepMode::fused && suite.system().gpu_usable()
+                                    ? fused_step_unsupported(c.model, c.optimizer, c.dtype)
+                                    : std::nullopt) {
+      // Refused where the case is listed (--hdbench_list_cases says why), on every device.
+      // Without a GPU, add_gpu lists it skipped for that reason, as every GPU case.
+      for (const int device : suite.devices()) {
+        nlohmann::json on_device = params;
+        on_device["device"] = device;
+        suite.add_skipped(suite.device_name(name, device), std::move(on_device), *why);
+      }
     } else {
       suite.add_gpu(name, params, [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
     }

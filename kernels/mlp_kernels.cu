@@ -6,6 +6,7 @@
 
 #include "launch_check.hpp"
 #include "mlp_kernels.hpp"
+#include "mlp_update.cuh"
 #include "splitmix64.hpp"
 
 namespace hdbench::kernels {
@@ -249,11 +250,11 @@ __global__ void sgd_momentum_kernel(float* __restrict__ parameters, const float*
                                     float* __restrict__ velocity, __nv_bfloat16* __restrict__ parameters_bf16,
                                     std::size_t count, float learning_rate, float momentum) {
   for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    const float v = momentum * velocity[i] + gradients[i];
-    velocity[i] = v;
-    const float p = parameters[i] - learning_rate * v;
-    parameters[i] = p;
-    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+    const SgdMomentumElement e =
+        sgd_momentum_element(parameters[i], velocity[i], gradients[i], learning_rate, momentum);
+    velocity[i] = e.velocity;
+    parameters[i] = e.parameter;
+    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(e.parameter);
   }
 }
 

@@ -21,7 +21,7 @@ FamilyDescription mlp_description() {
       {"processor",
        ParamType::string,
        "`cpu`: OpenBLAS sgemm (AVX-512 kernels of its own for layers of at most 32 outputs) + fused loops; `gpu`: "
-       "cuBLASLt with fused epilogues",
+       "cuBLASLt with fused epilogues (mode `fused`: two kernels of hdbench's own)",
        {kEveryRun}},
       {"model", ParamType::string, "widths, e.g. `784x32x10`: Linear → ReLU → … → Linear", {"step", "epoch"}},
       {"dtype",
@@ -32,8 +32,11 @@ FamilyDescription mlp_description() {
       {"optimizer", ParamType::string, "`sgd`: SGD with momentum 0.9, lr 0.05; `adam`: lr 1e-3", {"step"}},
       {"mode",
        ParamType::string,
-       "`eager`; `graph`: the step captured once into a CUDA graph and replayed; `compile`: PyTorch's "
-       "`torch.compile`",
+       "`eager`; `graph`: the step captured once into a CUDA graph and replayed; `fused`: the step as two kernels of "
+       "hdbench's own (forward, loss and backward to the hidden layer; weight gradients with the SGD-momentum update "
+       "fused in), captured into a CUDA graph and replayed: two-layer fp32 SGD models with inputs <= 2048, hidden <= "
+       "64, classes <= 16, any other case skipped with the reason (the full preset and `--hdbench_mlp_modes=fused`); "
+       "`compile`: PyTorch's `torch.compile`",
        {"step"}},
       {"data",
        ParamType::string,
@@ -113,13 +116,32 @@ FamilyDescription mlp_description() {
       {"first_loss", "`step`: the loss of the first step (real samples; a non-finite loss fails the run)"},
       {"final_loss", "`step`: the loss of the last step (real samples; a non-finite loss fails the run)"},
       {"fused_epilogues",
-       "GPU `step`: how many of the step's GEMMs ran with a fused cuBLASLt epilogue; the others ran plain, followed "
+       "GPU `step` (modes eager and graph): how many of the step's GEMMs ran with a fused cuBLASLt epilogue; the "
+       "others ran plain, followed "
        "by hdbench's own kernel, because cuBLASLt offered no fused algorithm or the plain way measured faster at plan "
        "time"},
       {"planned_gemms",
-       "GPU `step`: the step's GEMMs in all; the benchmark's `label` (\"plan: fused 5/8; L2 weight_gradient plain "
+       "GPU `step` (modes eager and graph): the step's GEMMs in all; the benchmark's `label` (\"plan: fused 5/8; L2 "
+       "weight_gradient plain "
        "(fused 557.2us, plain 44.0us); …; logits ld 16 (padded …, unpadded …)\") lists each GEMM's choice with both "
        "candidates' plan-time times and the output layer's leading dimension"},
+      {"graph_nodes",
+       "GPU `step`, mode `fused`: the nodes of the replayed graph (2: one per kernel); the benchmark's `label` "
+       "(\"fused: kernel 1 (forward, loss, backward to the hidden layer) 32 blocks; kernel 2 (weight gradients + "
+       "update) 62 blocks (50 dW1 tiles, 12 for the rest)\") gives each kernel's grid"},
+      {"launch_floor_us",
+       "GPU `step`, mode `fused`: the same two launches (grids, blocks, shared memory) of kernels that do nothing, "
+       "captured into a graph and replayed back to back in groups as long as the step's (median of 5 groups, CUDA "
+       "events): what the step costs before any work. The rest of the floor, from first principles, for 784x32x10 at "
+       "batch 128 on an H100 or H200: ~13.1 MFLOP (0.2 µs at the GPU's ~67 TFLOP/s of fp32, ~0.7 µs on the 32 and 62 "
+       "SMs the two grids take), ~1 MB of unique bytes (the batch 401 KB; W1, its velocity and gradient 100 KB each: "
+       "0.2-0.3 µs from HBM, and in L2 between replays), W1 read by each of kernel 1's 32 blocks (112 KB an SM, ~0.9 "
+       "µs from L2), and each kernel's chain of dependent L2 round trips and barriers (~1-2 µs a kernel): a step "
+       "floor of this launch floor plus about 2.5-4 µs, some 5-8 µs (docs/measuring.md)"},
+      {"fraction_of_launch_floor",
+       "GPU `step`, mode `fused`: `launch_floor_us / step_us`, how close the step gets to the cost of its launches "
+       "alone (1: nothing but launches)",
+       Better::higher},
       {"epoch_ms", "`epoch`: median epoch time", Better::lower},
       {"epochs_trained", "`epoch`: epochs run"},
       {"stall_us_per_batch", "`epoch`: time the step waited for the loader per batch", Better::lower},

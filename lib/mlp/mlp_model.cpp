@@ -69,7 +69,17 @@ const char* to_string(MlpDtype dtype) noexcept {
 }
 
 const char* to_string(OptimizerKind kind) noexcept { return kind == OptimizerKind::sgd ? "sgd" : "adam"; }
-const char* to_string(StepMode mode) noexcept { return mode == StepMode::eager ? "eager" : "graph"; }
+const char* to_string(StepMode mode) noexcept {
+  switch (mode) {
+    case StepMode::eager:
+      return "eager";
+    case StepMode::graph:
+      return "graph";
+    case StepMode::fused:
+      return "fused";
+  }
+  return "?";
+}
 
 std::optional<MlpDtype> mlp_dtype_from_string(std::string_view name) {
   for (MlpDtype d : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16})
@@ -84,7 +94,7 @@ std::optional<OptimizerKind> optimizer_from_string(std::string_view name) {
 }
 
 std::optional<StepMode> step_mode_from_string(std::string_view name) {
-  for (StepMode m : {StepMode::eager, StepMode::graph})
+  for (StepMode m : {StepMode::eager, StepMode::graph, StepMode::fused})
     if (name == to_string(m)) return m;
   return std::nullopt;
 }

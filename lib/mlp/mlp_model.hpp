@@ -47,8 +47,11 @@ std::string to_string(const MlpShape& shape);
 // on bf16 copies (activations in bf16, gradients accumulated in fp32).
 enum class MlpDtype { fp32, tf32, bf16 };
 enum class OptimizerKind { sgd, adam };  // sgd is SGD with (heavy-ball) momentum, as torch.optim.SGD
-// A GPU step enqueued call by call, or captured once into a CUDA graph and replayed.
-enum class StepMode { eager, graph };
+// A GPU step enqueued call by call (eager), captured once into a CUDA graph and
+// replayed (graph), or computed by two fused kernels of hdbench's own (forward, loss,
+// backward and the SGD-momentum update; small two-layer fp32 models only, mlp_fused.hpp)
+// captured into a graph and replayed (fused).
+enum class StepMode { eager, graph, fused };
 
 const char* to_string(MlpDtype dtype) noexcept;
 const char* to_string(OptimizerKind kind) noexcept;

@@ -18,7 +18,9 @@ struct MlpOptions {
   std::vector<Processor> processors = all_processors();
   std::vector<MlpDtype> dtypes = {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16};
   std::vector<OptimizerKind> optimizers = {OptimizerKind::sgd};
-  std::vector<StepMode> modes = {StepMode::eager, StepMode::graph};
+  // fused (two kernels of hdbench's own for small two-layer fp32 SGD models, replayed
+  // from a graph) runs in the full preset and on request; default: eager and graph.
+  std::vector<StepMode> modes = {StepMode::eager, StepMode::graph, StepMode::fused};
   std::vector<BatchSource> data = all_batch_sources();
   // Empty: the CPU step runs with the fastest of a short sweep (cpu_threads.hpp),
   // per model and batch; --hdbench_mlp_threads=LIST runs exactly these counts.

@@ -124,7 +124,7 @@ TEST(ParseCommandLine, MlpDefaults) {
   EXPECT_EQ(o.mlp.processors, all_processors());
   EXPECT_EQ(o.mlp.dtypes, (std::vector<MlpDtype>{MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}));
   EXPECT_EQ(o.mlp.optimizers, (std::vector<OptimizerKind>{OptimizerKind::sgd}));
-  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph}));
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph, StepMode::fused}));
   EXPECT_EQ(o.mlp.data, all_batch_sources());
   EXPECT_TRUE(o.mlp.threads.empty());  // auto: the step sweeps 1, 2, 4, ... cores
   EXPECT_EQ(o.mlp.cores, test_limits().hardware_threads);
@@ -135,7 +135,7 @@ TEST(ParseCommandLine, MlpDefaults) {
 TEST(ParseCommandLine, MlpFlags) {
   const Parsed o =
       parse({"--hdbench_mlp_models=784x64x10,5x3", "--hdbench_mlp_batches=1,1048576", "--hdbench_mlp_processors=gpu",
-             "--hdbench_mlp_dtypes=bf16,fp32", "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=graph",
+             "--hdbench_mlp_dtypes=bf16,fp32", "--hdbench_mlp_optimizers=adam,sgd", "--hdbench_mlp_modes=fused,graph",
              "--hdbench_mlp_data=pinned", "--hdbench_mlp_threads=1,3", "--hdbench_mlp_cpu_step_tflop_limit=0.5",
              "--hdbench_mlp_sample_ms=8", "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_mlp_epoch_batches=64",
              "--hdbench_mlp_epoch_workers=0,4", "--hdbench_mlp_epoch_pinning=direct"});
@@ -145,7 +145,7 @@ TEST(ParseCommandLine, MlpFlags) {
   EXPECT_EQ(o.mlp.processors, (std::vector<Processor>{Processor::gpu}));
   EXPECT_EQ(o.mlp.dtypes, (std::vector<MlpDtype>{MlpDtype::bf16, MlpDtype::fp32}));
   EXPECT_EQ(o.mlp.optimizers, (std::vector<OptimizerKind>{OptimizerKind::adam, OptimizerKind::sgd}));
-  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::graph}));
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::fused, StepMode::graph}));
   EXPECT_EQ(o.mlp.data, (std::vector<BatchSource>{BatchSource::pinned}));
   EXPECT_EQ(o.mlp.threads, (std::vector<int>{1, 3}));
   EXPECT_DOUBLE_EQ(o.mlp.cpu_step_tflop_limit, 0.5);

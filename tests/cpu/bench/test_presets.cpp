@@ -55,6 +55,8 @@ TEST(Presets, DefaultIsTheQuestionsAxes) {
   EXPECT_TRUE(std::is_sorted(o.loader.workers.begin(), o.loader.workers.end()));
   EXPECT_EQ(model_names(o.mlp.models), (std::vector<std::string>{"784x32x10", "784x4096x4096x10"}));
   EXPECT_EQ(o.mlp.batches, (std::vector<int>{128, 1024}));
+  // The fused step is the full preset's and --hdbench_mlp_modes=fused's: the default run keeps its cases.
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph}));
   EXPECT_EQ(o.json["sizes_bytes"].size(), 4u);  // the report records what ran
 }
 
@@ -69,6 +71,7 @@ TEST(Presets, QuickIsSmallerThanDefaultOnEveryFamily) {
   EXPECT_LT(quick.loader.workers.size(), standard.loader.workers.size());
   EXPECT_LT(quick.mlp.models.size(), standard.mlp.models.size());
   EXPECT_LT(quick.mlp.dtypes.size(), standard.mlp.dtypes.size());
+  EXPECT_EQ(quick.mlp.modes, (std::vector<StepMode>{StepMode::eager}));
   EXPECT_LT(quick.core.memory_kinds.size(), standard.core.memory_kinds.size());
 }
 
@@ -78,6 +81,7 @@ TEST(Presets, FullKeepsTheDeclaredDefaults) {
   EXPECT_EQ(o.core.memory_kinds, all_host_memory_kinds());
   EXPECT_EQ(o.loader.workers, (std::vector<int>{0, 1, 2, 4, 8, 16}));
   EXPECT_EQ(o.mlp.models.size(), 3u);
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph, StepMode::fused}));
 }
 
 TEST(Presets, AnExplicitAxisFlagOverridesItsPresetInEitherOrder) {

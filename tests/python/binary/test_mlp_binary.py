@@ -35,10 +35,10 @@ def test_step_grid_has_typed_params(quick_report):
     for b in cpu:
         assert b["params"]["dtype"] == "fp32" and b["params"]["data"] == "host" and b["params"]["mode"] == "eager"
         assert b["name"].endswith(f"/threads:{b['params']['threads']}/manual_time")
-    # per model and batch: 3 dtypes x (eager with 3 data sources + graph on device)
-    assert len(gpu) == 2 * 2 * 3 * 4
+    # per model and batch: 3 dtypes x (eager with 3 data sources + graph and fused on device)
+    assert len(gpu) == 2 * 2 * 3 * 5
     assert {(b["params"]["mode"], b["params"]["data"]) for b in gpu} == {
-        ("eager", "device"), ("eager", "pageable"), ("eager", "pinned"), ("graph", "device")}
+        ("eager", "device"), ("eager", "pageable"), ("eager", "pinned"), ("graph", "device"), ("fused", "device")}
     for b in steps:
         p = b["params"]
         assert p["implementation"] == "hdbench" and p["optimizer"] == "sgd"
@@ -80,6 +80,31 @@ def test_gpu_entries_are_skipped_with_the_reason_or_run(quick_report):
             assert b["status"] in ("ok", "skipped"), b
         else:
             assert b["status"] == "skipped" and b["skip_reason"], b
+
+
+def test_fused_steps_outside_its_reach_are_skipped_with_the_reason(quick_report):
+    """Mode fused takes two-layer fp32 SGD models: on a GPU machine the others are listed as skipped saying why
+    (without one, every GPU case is skipped for that reason); 784x32x10 in fp32 runs, its launch floor beside it.
+    The refusals' wording is checked without a GPU in tests/cpu/mlp/test_mlp_fused.cpp."""
+    _, report = quick_report
+    gpu_usable = report["context"]["hdbench"]["system"]["gpu_usable"]
+    fused = [b for b in mlp_runs(report, "step") if b["params"]["mode"] == "fused"]
+    assert {(b["params"]["model"], b["params"]["dtype"]) for b in fused} == {
+        (m, d) for m in ("784x32x10", "784x64x32x10") for d in ("fp32", "tf32", "bf16")}
+    for b in fused:
+        p = b["params"]
+        if not gpu_usable:
+            assert b["status"] == "skipped" and b["skip_reason"], b
+        elif p["model"] == "784x64x32x10":
+            assert b["status"] == "skipped" and "has 3 layers, the fused step takes exactly 2" in b["skip_reason"], b
+        elif p["dtype"] != "fp32":
+            assert b["status"] == "skipped" and f"dtype {p['dtype']}" in b["skip_reason"], b
+        elif gpu_usable:
+            assert b["status"] == "ok", b
+            c = b["counters"]
+            assert c["graph_nodes"] == 2 and 0 < c["launch_floor_us"]
+            assert c["fraction_of_launch_floor"] == pytest.approx(c["launch_floor_us"] / c["step_us"], rel=1e-9)
+            assert "fused_epilogues" not in c and b["label"].startswith("fused: kernel 1")
 
 
 def test_cpu_epochs_train_and_score_held_out_samples(quick_report):
