@@ -32,11 +32,27 @@ def captured_run(hdbench_bin, capture_lib, tmp_path, *flags):
     return records, report
 
 
+def family_nvtx(report_path, family: str) -> tuple[int, int]:
+    """(category id, ARGB colour) of `family`'s ranges, as its description in the report says
+    (the id is the FNV-1a hash of the family's name; no list of ids in a test)."""
+    nvtx = json.loads(report_path.read_text())["context"]["hdbench"]["families"][family]["nvtx"]
+    return nvtx["category"], 0xFF000000 | int(nvtx["colour"].lstrip("#"), 16)
+
+
+def fnv1a(name: str) -> int:
+    h = 2166136261
+    for byte in name.encode():
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    return h
+
+
 def test_host_memcpy_run_emits_named_nested_ranges(hdbench_bin, capture_lib, tmp_path):
-    records, _ = captured_run(hdbench_bin, capture_lib, tmp_path, "--hdbench_families=host_memcpy",
+    records, report = captured_run(hdbench_bin, capture_lib, tmp_path, "--hdbench_families=host_memcpy",
                               "--hdbench_sizes=4K,1M", "--hdbench_memcpy_threads=1,2", "--benchmark_min_time=0.01")
     assert "hdbench" in nvtx_log.domains(records)
-    assert nvtx_log.categories(records)[4] == "host_memcpy"
+    category, colour = family_nvtx(report, "host_memcpy")
+    assert category == fnv1a("host_memcpy") and colour == 0xFFD62728
+    assert nvtx_log.categories(records)[category] == "host_memcpy"
     ranges = nvtx_log.ranges(records)
     names = {r.name for r in ranges}
     for threads in (1, 2):
@@ -44,7 +60,7 @@ def test_host_memcpy_run_emits_named_nested_ranges(hdbench_bin, capture_lib, tmp
             assert f"host_memcpy/threads:{threads}/{size}/timed" in names
             assert f"host_memcpy/threads:{threads}/{size}/verify" in names
     for r in ranges:
-        assert r.category == 4 and r.color == 0xFFD62728
+        assert r.category == category and r.color == colour
         size = 4096 if "/4KiB/" in r.name else 1 << 20
         if r.name.endswith("/verify"):
             assert r.payload == size
@@ -59,7 +75,8 @@ def test_loader_run_names_its_workers_and_ranges_every_collate(hdbench_bin, capt
                                    "--hdbench_loader_consumers=host", "--hdbench_loader_samples=100",
                                    "--hdbench_loader_batches=25", "--hdbench_loader_workers=2",
                                    "--hdbench_loader_costs_us=0", "--benchmark_min_time=0.01")
-    assert nvtx_log.categories(records)[6] == "loader"
+    category, _ = family_nvtx(report, "loader")
+    assert nvtx_log.categories(records)[category] == "loader"
     names = nvtx_log.thread_names(records)
     assert {"loader/worker 0", "loader/worker 1"} <= set(names.values())
     bench = benchmark_names(report, "loader")
@@ -70,12 +87,12 @@ def test_loader_run_names_its_workers_and_ranges_every_collate(hdbench_bin, capt
     assert collates and len(collates) % 4 == 0
     assert {r.name for r in collates} == {f"{bench[0]}/batch {b}/collate" for b in range(4)}
     for r in collates:
-        assert r.category == 6 and r.payload == 25 * (784 * 4 + 4)
+        assert r.category == category and r.payload == 25 * (784 * 4 + 4)
         assert names.get(r.tid, "").startswith("loader/worker "), r
     # Each timed epoch is a range of its own on the benchmark's thread, with the epoch's bytes.
     epochs = [r for r in ranges if r.name == f"{bench[0]}/timed"]
     assert len(epochs) == len(collates) // 4
-    assert all(r.depth == 0 and r.payload == 100 * (784 * 4 + 4) and r.category == 6 for r in epochs)
+    assert all(r.depth == 0 and r.payload == 100 * (784 * 4 + 4) and r.category == category for r in epochs)
 
 
 def benchmark_names(report_path, family: str) -> list[str]:
@@ -104,7 +121,8 @@ def test_mlp_run_ranges_every_step_phase_inside_its_timed_region(hdbench_bin, ca
         "--hdbench_mlp_epoch_models=784x16x10", "--hdbench_mlp_epoch_batches=100", "--hdbench_mlp_epoch_workers=2",
         "--hdbench_loader_samples=400",
         "--benchmark_min_time=0")  # one sample each: a sample of tiny steps is already ~100 steps
-    assert nvtx_log.categories(records)[7] == "mlp"
+    category, colour = family_nvtx(report, "mlp")
+    assert nvtx_log.categories(records)[category] == "mlp"
     ranges = nvtx_log.ranges(records)
     parent = parents(ranges)
     names = benchmark_names(report, "mlp")
@@ -116,11 +134,11 @@ def test_mlp_run_ranges_every_step_phase_inside_its_timed_region(hdbench_bin, ca
         forward = [r for r in ranges if r.name == f"{bench}/forward"]
         backward = [r for r in ranges if r.name == f"{bench}/backward"]
         assert timed and forward and len(forward) == len(backward), bench
-        assert all(r.depth == 0 and r.category == 7 for r in timed)
+        assert all(r.depth == 0 and r.category == category for r in timed)
         for r in forward + backward:
             # Inside one of the benchmark's timed regions, on its thread, or (warm-up) outside any range.
             assert parent[r.push_line] in timed or r.depth == 0, r
-            assert r.category == 7 and r.color == 0xFFE377C2
+            assert r.category == category and r.color == colour
         # Every timed region times whole steps: a forward and a backward each.
         def per_region(phase):
             counts = Counter(parent[r.push_line].push_line for r in phase if r.depth == 1)
