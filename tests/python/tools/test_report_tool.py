@@ -173,3 +173,24 @@ def test_plotting_the_same_report_twice_writes_the_same_files(tmp_path):
     assert [p.name for p in first] == [p.name for p in second] and first
     for a, b in zip(first, second):
         assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_a_bar_grid_cell_no_report_ran_is_said_not_drawn_empty():
+    """Two runs of different matrix sizes make a 2 x 2 grid with two cells nothing ran in
+    (the H200's quick and newfam strided runs): those say "not measured", with no empty axes."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hdreport.core import bars
+
+    panels = {("quick", "1024x1024"): {"rows": {"a": (1.0, "", ["b1"])}},
+              ("newfam", "4096x4096"): {"rows": {"a": (2.0, "", ["b2"])}}}
+    fig = bars.draw(plt, "title", "machine", panels, ["a"], {"a": "#123456"}, "GB/s")
+    drawn = [ax for ax in fig.axes if ax.axison]
+    assert len(fig.axes) == 4 and len(drawn) == 2
+    empty_texts = [t.get_text() for ax in fig.axes if not ax.axison for t in ax.texts]
+    assert sorted(empty_texts) == ["newfam · 1024x1024\nnot measured", "quick · 4096x4096\nnot measured"]
+    assert all(ax.get_ylabel() == "GB/s" for ax in drawn)  # each row's first drawn panel is labelled
+    assert [b[3] for b in fig.hdbench["bars"]] == [2.0, 1.0]
+    plt.close(fig)

@@ -21,9 +21,15 @@ def draw(plt, title: str, machine: str, panels: dict, series_order: list, colour
                              squeeze=False)
     bars, handles = [], {}
     for i, row in enumerate(rows):
+        labelled = False  # the row's first drawn panel carries the y label
         for j, col in enumerate(cols):
             ax = axes[i][j]
-            panel = panels.get((row, col), {})
+            if (row, col) not in panels:  # a grid cell no report ran (two runs of other sizes): no empty axes
+                ax.axis("off")
+                ax.text(0.5, 0.5, f"{' · '.join(str(t) for t in (row, col) if t)}\nnot measured", ha="center",
+                        va="center", fontsize=9, color="#7f7f7f", transform=ax.transAxes)
+                continue
+            panel = panels[(row, col)]
             groups = sorted(panel, key=style.natural)
             present = [s for s in series_order if any(s in panel[g] for g in groups)]
             width = 0.8 / max(len(present), 1)
@@ -45,8 +51,9 @@ def draw(plt, title: str, machine: str, panels: dict, series_order: list, colour
                 style.plain_log_axis(ax.yaxis)
             ax.margins(y=0.18 if not log else 0.3)
             ax.set_title(" · ".join(str(t) for t in (row, col) if t), fontsize=10)
-            if j == 0:
+            if not labelled:
                 ax.set_ylabel(ylabel)
+                labelled = True
             ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(f"{title}\n{machine}" + (f"\n{note}" if note else ""), fontsize=11)
     style.finish(fig, handles, min(len(handles), 4), 3 if note else 2)
