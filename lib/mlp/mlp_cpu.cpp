@@ -417,9 +417,7 @@ CpuMlp::CpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, std::siz
   if (shape.layers() == 0) throw MlpConfigError("an MLP needs at least one layer");
   if (max_batch == 0) throw MlpConfigError("the largest batch must be at least 1");
   if (threads < 1) throw MlpConfigError(fmt::format("the CPU step needs at least 1 thread, not {}", threads));
-  if (parameters.size() != layout_.total)
-    throw MlpConfigError(fmt::format("model {} has {} parameter floats, {} were given", to_string(shape), layout_.total,
-                                     parameters.size()));
+  check_parameter_count(shape, layout_, parameters.size());
   parameters_.assign(parameters.begin(), parameters.end());
   gradients_.assign(layout_.total, 0.0f);
   first_moment_.assign(layout_.total, 0.0f);

@@ -169,10 +169,7 @@ FusedMlp::FusedMlp(const MlpShape& shape, const OptimizerConfig& optimizer, MlpD
   m.optimizer = optimizer;
   m.max_batch = max_batch;
   m.stream = stream;
-  if (parameters.size() != m.layout.total) {
-    throw MlpConfigError(fmt::format("model '{}' has {} parameter floats (padding included), {} were given",
-                                     to_string(shape), m.layout.total, parameters.size()));
-  }
+  check_parameter_count(shape, m.layout, parameters.size());
   m.arena = DeviceBuffer(m.arena_layout.total);
   const std::size_t bytes = m.layout.total * sizeof(float);
   HDBENCH_CUDA_CHECK(cudaMemcpyAsync(m.parameters(), parameters.data(), bytes, cudaMemcpyHostToDevice, stream));

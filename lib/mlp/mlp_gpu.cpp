@@ -101,10 +101,7 @@ GpuMlp::GpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, MlpDtype
   m.dtype = dtype;
   m.max_batch = max_batch;
   m.stream = stream;
-  if (parameters.size() != m.layout.total) {
-    throw MlpConfigError(fmt::format("model '{}' has {} parameter floats (padding included), {} were given",
-                                     to_string(shape), m.layout.total, parameters.size()));
-  }
+  check_parameter_count(shape, m.layout, parameters.size());
   m.arena = DeviceBuffer(m.arena_layout.total);
   m.handle = lt::make_handle();
 

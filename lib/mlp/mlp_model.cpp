@@ -106,6 +106,13 @@ OptimizerConfig default_optimizer(OptimizerKind kind) {
   return config;
 }
 
+void check_parameter_count(const MlpShape& shape, const ParameterLayout& layout, std::size_t given) {
+  if (given != layout.total) {
+    throw MlpConfigError(fmt::format("model '{}' has {} parameter floats (padding included), {} were given",
+                                     to_string(shape), layout.total, given));
+  }
+}
+
 ParameterLayout make_parameter_layout(const MlpShape& shape) {
   ParameterLayout layout;
   std::size_t next = 0;

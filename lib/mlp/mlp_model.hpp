@@ -86,6 +86,8 @@ struct ParameterLayout {
   std::size_t total = 0;  // floats, padding included
 };
 ParameterLayout make_parameter_layout(const MlpShape& shape);
+// MlpConfigError unless `given` floats fill `layout` (the CPU and GPU steps' starting point).
+void check_parameter_count(const MlpShape& shape, const ParameterLayout& layout, std::size_t given);
 // Weights and biases actually used (no padding): what the model "has".
 std::size_t parameter_count(const MlpShape& shape);
 
