@@ -1,8 +1,8 @@
-"""Every family the report tools know, each as its figures module and its summary module,
-in the order the summary asks their questions. A new family adds its room,
-hdreport/families/<family>/ (`figures.py`: SPECS, MAKERS, expand; `summary.py`: QUESTIONS;
-`__init__.py` giving both), and one line here. (The list is not named after the families:
-that name is the package of their rooms.)
+"""Every family the report tools know, found as rooms: each package under
+hdreport/families/ (`figures.py`: SPECS, MAKERS, expand; `summary.py`: QUESTIONS;
+`__init__.py` giving both and its PLACE). A new family adds its room and nothing here.
+The rooms are taken in the order of their PLACE, the order the summary asks their
+questions in (the order hdbench runs the families in, bench/families.cpp).
 
 A family's QUESTIONS are asked of every report, and say "cannot answer" (and what to run)
 where it has no runs; a summary module that names `ASKED_WHERE_RUN` (a tuple of families)
@@ -12,22 +12,29 @@ reference runs (issue 31), so reports without them read as before."""
 
 from __future__ import annotations
 
-from hdreport import profile
-from hdreport.families import (batch_copy, dataparallel, device_local, latency, loader, managed, mlp, strided,
-                               transfer)
+import importlib
+import pkgutil
 
-FAMILIES = [
-    (transfer.figures, transfer.summary),  # transfer, pinning, staged, host_memcpy, streams
-    # Data movement beyond plain copies (issue 31): asked only where they ran (ASKED_WHERE_RUN).
-    (device_local.figures, device_local.summary),
-    (latency.figures, latency.summary),
-    (managed.figures, managed.summary),
-    (batch_copy.figures, batch_copy.summary),
-    (strided.figures, strided.summary),
-    (loader.figures, loader.summary),
-    (mlp.figures, mlp.summary),
-    (dataparallel.figures, dataparallel.summary),
-]
+from hdreport import families as rooms_package
+from hdreport import profile
+
+
+def _rooms() -> list:
+    rooms = [importlib.import_module(f"{rooms_package.__name__}.{info.name}")
+             for info in pkgutil.iter_modules(rooms_package.__path__) if info.ispkg]
+    places = {}
+    for room in rooms:
+        place = getattr(room, "PLACE", None)
+        if not isinstance(place, int):
+            raise ImportError(f"{room.__name__} gives no PLACE (an int: where its questions come in the summary)")
+        if place in places:
+            raise ImportError(f"{room.__name__} and {places[place]} share PLACE {place}: each room needs its own")
+        places[place] = room.__name__
+    return sorted(rooms, key=lambda room: room.PLACE)
+
+
+ROOMS = _rooms()
+FAMILIES = [(room.figures, room.summary) for room in ROOMS]
 
 # Sections a report carries besides its benchmarks: hdbench_profile's `profile` (another
 # program's copies, judged against this machine's report; its report has no benchmarks).

@@ -1,8 +1,9 @@
 """The look every hdbench figure shares, so a reader learns it once.
 
-- A fixed colour per memory kind (and loader pinning mode, and pinning method, named
-  after the memory they produce), per implementation (hdbench / PyTorch), per processor
-  (CPU / GPU) and per dtype: the same in every figure.
+- A fixed colour per memory kind (and loader pinning mode, named after the memory it
+  produces), per implementation (hdbench / PyTorch), per processor (CPU / GPU) and per
+  dtype: the same in every figure. A family's own values (a pinning method, a streams
+  variant) take the colours its room gives (`register_look`), the same in every figure too.
 - Line style (and marker) for the engine, the MLP mode, the data source of a step and
   the transfer variant: solid is the plain case.
 - Counts without a colour of their own (threads, batch, workers, chunk size) take
@@ -17,37 +18,23 @@ from __future__ import annotations
 from hdreport.core import described
 from hdreport.core.units import short_number, size_text  # noqa: F401  (figures write sizes as style.size_text)
 
-# Fixed colours, by param and value.
+# Fixed colours, by param and value: the values more than one family draws. A family's own
+# values (a pinning method, a streams variant, a managed page policy) are its room's, given
+# by `register_look` when the room's figures module is imported.
 COLOURS = {
     "memory": {"pageable": "#d62728", "registered": "#9467bd", "pinned": "#1f77b4", "pinned_wc": "#17becf",
                "mapped": "#8c564b", "device": "#3b3b3b", "host": "#3b3b3b",
                "managed": "#e377c2"},  # cudaMallocManaged, as hdbench_profile's copy classes name it
-    # The loader's pinning modes: pageable slots, a pin thread's extra copy, straight into pinned slots.
+    # The loader's pinning modes (its epochs' too): pageable slots, a pin thread's extra copy, straight into pinned slots.
     "pinning": {"pageable": "#d62728", "pin_thread": "#bcbd22", "direct": "#1f77b4"},
-    # Pinning methods, coloured as the memory they produce.
-    "method": {"malloc_host": "#1f77b4", "register": "#9467bd",
-               # Moving a batch or a strided slice: one copy of packed bytes (the floor) is dark grey,
-               # packing on the host blue, a kernel over mapped memory brown (as mapped memory).
-               "per_tensor": "#e15759", "packed": "#4e79a7", "batch_api": "#59a14f", "mapped_kernel": "#8c564b",
-               "one_copy": "#3b3b3b", "memcpy2d": "#f28e2b", "pack_then_copy": "#4e79a7", "contiguous": "#3b3b3b"},
     "implementation": {"hdbench": "#4e79a7", "pytorch": "#f28e2b"},
     "processor": {"cpu": "#9c755f", "gpu": "#59a14f"},
     "dtype": {"fp32": "#76b7b2", "tf32": "#edc948", "bf16": "#b07aa1"},
-    # The data a GPU step starts from: already on the device, or copied from host memory.
-    "data": {"device": "#3b3b3b", "host": "#3b3b3b", "pinned": "#1f77b4", "pageable": "#d62728"},
-    "variant": {"sync": "#7f7f7f", "async": "#e15759", "pipelined": "#1f77b4", "graph": "#59a14f",
-                # Managed memory's ways of moving pages (pinned copies, their reference, are blue).
-                "demand": "#e377c2", "prefetch": "#2ca02c", "read_mostly": "#ff7f0e", "preferred_gpu": "#9467bd",
-                "accessed_by_gpu": "#8c564b"},
-    # The data-parallel step's gradient exchange: overlapped buckets, one all-reduce after backward, none at all.
-    "overlap": {"bucketed": "#59a14f", "none": "#e15759", "no_exchange": "#7f7f7f"},
 }
 # Line styles, by param and value (the first value of each is solid).
 LINESTYLES = {
     "engine": {"copy": "-", "sm": "--"},
     "mode": {"eager": "-", "graph": "--", "compile": ":"},
-    "variant": {"per_copy": "-", "reference_loop": ":"},
-    "data": {"device": "-", "host": "-", "pinned": "--", "pageable": ":"},
 }
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 ORDERED_STYLES = ["-", "--", ":", "-."]
@@ -68,13 +55,35 @@ PRETTY = {"h2d": "host → device", "d2h": "device → host", "bidir": "both dir
           # A param's own words for its values ("none" is also an augmentation) are its family's:
           # described.label, from the descriptions reports carry (value_text reads them first).
           "d2d": "device → device"}
-# Values of a param in reading order (others follow, numbers by value, text alphabetically).
-ORDER = {v: i for i, v in enumerate([
-    "h2d", "d2h", "bidir", "copy", "sm", "per_copy", "reference_loop", "pageable", "registered", "pinned",
-    "pinned_wc", "mapped", "pin_thread", "direct", "device", "host", "fp32", "tf32", "bf16", "eager", "graph",
-    "compile", "hdbench", "pytorch", "cpu", "gpu", "malloc_host", "register", "sync", "async", "pipelined",
-    "demand", "prefetch", "read_mostly", "preferred_gpu", "accessed_by_gpu", "per_tensor", "packed", "batch_api",
-    "mapped_kernel", "one_copy", "memcpy2d", "pack_then_copy", "contiguous", "every_other_row", "column_block"])}
+# Values in reading order (others follow, numbers by value, text alphabetically): the shared
+# ones here, each room's own after them (`register_look`).
+_ORDERED = ["h2d", "d2h", "bidir", "copy", "sm", "pageable", "registered", "pinned", "pinned_wc", "mapped", "pin_thread",
+            "direct", "device", "host", "fp32", "tf32", "bf16", "eager", "graph", "compile", "hdbench", "pytorch", "cpu",
+            "gpu"]
+ORDER = {v: i for i, v in enumerate(_ORDERED)}
+
+
+def register_look(colours: dict | None = None, linestyles: dict | None = None, order: tuple = ()) -> None:
+    """A family's own look, given by its room's figures module: colours and line styles by param
+    and value, and its values in reading order (placed after those already known, so a room's
+    order holds within its own values). A value given twice must look the same both times: two
+    rooms that colour one value differently would make a figure's colours depend on which room
+    drew first."""
+    tables = ((COLOURS, colours or {}), (LINESTYLES, linestyles or {}))
+    for table, given in tables:  # all checked before any is taken
+        for key, values in given.items():
+            for value, look in values.items():
+                if table.get(key, {}).get(value, look) != look:
+                    raise ValueError(f"{key}={value} is {table[key][value]} already; a room gives it {look}")
+    for table, given in tables:
+        for key, values in given.items():
+            table.setdefault(key, {}).update(values)
+    for value in order:
+        if value not in ORDER:
+            ORDER[value] = len(_ORDERED)
+            _ORDERED.append(value)
+
+
 # How a param's value reads in a label: `{}` is the value (pretty or size).
 KEY_FORMAT = {"threads": "{} threads", "batch": "batch {}", "workers": "{} workers", "chunk_bytes": "{} chunks",
               "streams": "{} streams", "chunks": "{} chunks", "compute_ratio": "kernel {}× copy",

@@ -8,8 +8,8 @@ family: what two families share lives in the core (movement.py, bandwidth.py, fe
     <family>/summary.py   QUESTIONS (anchor, question, answer, what to run, figure prefixes);
                           ASKED_WHERE_RUN where its questions are asked only of reports with
                           its entries (hdreport/summary.py)
-    <family>/__init__.py  gives both, as the registry (hdreport/registry.py) lists them
+    <family>/__init__.py  gives both, and PLACE: where its questions come in the summary
 
-The registry is the one list of them (transfer's room also answers for pinning, staged,
-host_memcpy and streams).
+hdreport/registry.py finds every room here, so adding one touches nothing outside it
+(transfer's room also answers for pinning, staged, host_memcpy and streams).
 """

@@ -11,7 +11,11 @@ adds each as a run of its own so the generic code (core/facets.py) draws it.
 
 from __future__ import annotations
 
+from hdreport.core import style
 from hdreport.core.facets import Spec
+
+# The gradient exchange: overlapped buckets, one all-reduce after backward, none at all.
+style.register_look(colours={"overlap": {"bucketed": "#59a14f", "none": "#e15759", "no_exchange": "#7f7f7f"}})
 
 NO_EXCHANGE = "no_exchange"
 

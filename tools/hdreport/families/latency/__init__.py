@@ -3,4 +3,7 @@ figures.py draws its figures, summary.py answers its questions (hdreport/familie
 
 from hdreport.families.latency import figures, summary
 
-__all__ = ["figures", "summary"]
+# Where its questions come in the summary (hdreport/registry.py): the order hdbench runs families in.
+PLACE = 30
+
+__all__ = ["figures", "summary", "PLACE"]

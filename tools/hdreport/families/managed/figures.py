@@ -5,8 +5,15 @@ the reference a managed buffer is measured against) and the PCIe link's rate."""
 
 from __future__ import annotations
 
+from hdreport.core import style
 from hdreport.core.bandwidth import BANDWIDTH, link_rates
 from hdreport.core.facets import Spec
+
+# Its ways of moving pages (pinned copies, their reference, are blue as pinned memory).
+style.register_look(
+    colours={"variant": {"demand": "#e377c2", "prefetch": "#2ca02c", "read_mostly": "#ff7f0e",
+                         "preferred_gpu": "#9467bd", "accessed_by_gpu": "#8c564b"}},
+    order=("demand", "prefetch", "read_mostly", "preferred_gpu", "accessed_by_gpu"))
 
 PINNED_COPIES = {"family": "transfer", "engine": "copy", "variant": "per_copy", "memory": "pinned",
                  "direction": frozenset({"h2d", "d2h"})}

@@ -21,6 +21,11 @@ from hdreport.core import bars, style
 from hdreport.core.facets import Spec
 from hdreport.core.schema import ok_run, ok_runs
 
+# The data a GPU step starts from: already on the device, or copied from host memory.
+style.register_look(
+    colours={"data": {"device": "#3b3b3b", "host": "#3b3b3b", "pinned": "#1f77b4", "pageable": "#d62728"}},
+    linestyles={"data": {"device": "-", "host": "-", "pinned": "--", "pageable": ":"}})
+
 COUNTER = "TFLOP/s"
 
 

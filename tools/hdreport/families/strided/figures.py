@@ -13,6 +13,13 @@ from hdreport.core import bars, style
 from hdreport.core.bandwidth import BANDWIDTH
 from hdreport.core.schema import ok_run
 
+# Its ways of moving a slice: the same bytes already contiguous (the floor) dark grey, packing
+# on the host blue, a kernel over mapped memory brown (as mapped memory).
+style.register_look(
+    colours={"method": {"memcpy2d": "#f28e2b", "pack_then_copy": "#4e79a7", "mapped_kernel": "#8c564b",
+                        "contiguous": "#3b3b3b"}},
+    order=("mapped_kernel", "memcpy2d", "pack_then_copy", "contiguous", "every_other_row", "column_block"))
+
 METHODS = ["memcpy2d", "pack_then_copy", "mapped_kernel", "contiguous"]
 PANELS_PER_FIGURE = 3
 

@@ -15,6 +15,14 @@ from hdreport.core import bars, style
 from hdreport.core.bandwidth import BANDWIDTH, link_rates
 from hdreport.core.facets import Spec
 
+# Its own values' look: how the pinning methods (coloured as the memory they make), the
+# streams' variants and the transfer variants read in every figure.
+style.register_look(
+    colours={"method": {"malloc_host": "#1f77b4", "register": "#9467bd"},
+             "variant": {"sync": "#7f7f7f", "async": "#e15759", "pipelined": "#1f77b4", "graph": "#59a14f"}},
+    linestyles={"variant": {"per_copy": "-", "reference_loop": ":"}},
+    order=("per_copy", "reference_loop", "malloc_host", "register", "sync", "async", "pipelined"))
+
 SPECS = [
     Spec("transfer", "Copy bandwidth by memory kind and engine", "bytes",
          "bandwidth_GB/s", where={"family": "transfer"}, rows="engine", cols="direction",
