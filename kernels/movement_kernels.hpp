@@ -1,6 +1,6 @@
-// Launchers for the kernels of the batch_copy, strided and latency families: gathers
-// that read mapped host memory over the link, and the pointer chase that measures one
-// load's round trip. Plain C++ declarations, as every launcher here.
+// Launchers for the kernels that move data over the link by loads: gathers that read
+// mapped host memory (a batch's tensors, a matrix's rows), and the pointer chase that
+// measures one load's round trip. Plain C++ declarations, as every launcher here.
 #pragma once
 
 #include <cuda_runtime_api.h>
