@@ -5,7 +5,8 @@ movement against what this machine measured (an hdbench report: the baseline).
     hdbench_profile [--hdbench_out=REPORT.json] [--hdbench_baseline=REPORT.json]
                     [--hdbench_trace=TRACE.json] [--hdbench_trace_budget=N]
                     [--hdbench_inject_lib=PATH] [--hdbench_bin=PATH]
-                    [--hdbench_records=DIR] -- COMMAND ARGS...
+                    [--hdbench_records=DIR] [--hdbench_probe_python=PATH|none]
+                    -- COMMAND ARGS...
 
 The command runs with its standard streams untouched and with CUDA_INJECTION64_PATH set to
 the injection library, so every process of it that starts CUDA writes its copies, kernels
@@ -19,6 +20,11 @@ recording can be analysed again (hdreport.profile.records.read_recording(DIR)).
 The baseline is --hdbench_baseline, else the newest reports/*.json with transfer copies,
 else one measured now with the hdbench binary (--hdbench_bin) after the command has run
 (so the GPU is the program's alone while it is recorded), only when it copied anything.
+Where the program built batches on its training thread, the input-pipeline fix is priced
+with what a batch of the same shape from a DataLoader worker costs here, measured after the
+command by tools/handover_probe.py in the command's own Python (`python3 train.py`; else this
+tool's, or --hdbench_probe_python; `none` skips it and the model takes constants measured on
+H100 and H200 hosts).
 
 This tool's own lines go to standard error, prefixed `hdbench_profile: `. Exit code: the
 command's (killed by signal n: 128+n); 2 for bad usage (nothing ran); 127 when the command
@@ -38,10 +44,10 @@ from hdreport.core.schema import ReportError
 from hdreport.profile import launch
 from hdreport.profile.baseline import check_baseline
 
-FLAGS = ("out", "baseline", "trace", "trace_budget", "inject_lib", "bin", "records")
+FLAGS = ("out", "baseline", "trace", "trace_budget", "inject_lib", "bin", "records", "probe_python")
 USAGE = ("usage: hdbench_profile [--hdbench_out=REPORT.json] [--hdbench_baseline=REPORT.json] "
          "[--hdbench_trace=TRACE.json] [--hdbench_trace_budget=N] [--hdbench_inject_lib=PATH] "
-         "[--hdbench_bin=PATH] [--hdbench_records=DIR] -- COMMAND ARGS...")
+         "[--hdbench_bin=PATH] [--hdbench_records=DIR] [--hdbench_probe_python=PATH|none] -- COMMAND ARGS...")
 
 
 class UsageError(Exception):

@@ -39,6 +39,10 @@ def environment() -> dict:
 
 
 def profile(folder: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """The launcher on `args`; the hand-over probe skipped unless the test names its Python
+    (the fake programs run in this Python, whose PyTorch, if any, would be probed)."""
+    if not any(a.startswith("--hdbench_probe_python=") for a in args):
+        args = ("--hdbench_probe_python=none", *args)
     return subprocess.run([sys.executable, str(LAUNCHER), *args], cwd=folder, capture_output=True, text=True,
                           timeout=timeout, env=environment())
 
@@ -163,6 +167,52 @@ def test_a_recorded_tutorial_loop(tmp_path, lib, baseline):
     # 49 steps x 96.874 us of the 130.595 ms span (profile_fixtures.tutorial_h200; test_profile_model.py).
     assert "pageable_to_pinned: saves ~4.7 ms (3.6% of the span)" in result.stderr
     assert result.stderr.rstrip().endswith("hdbench_profile: report: out/p.json")
+
+
+def fake_python(folder: Path, body: str) -> str:
+    """An executable standing in for the Python the hand-over probe runs in."""
+    path = folder / "fake-python"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_hand_over_probe_measured_here_prices_the_input_pipeline(tmp_path, lib, baseline):
+    measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": None,
+                "pinned_not_measured": "CUDA is not available to PyTorch here (pin_memory needs it)",
+                "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2, "torch": "2.11.0"}
+    python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     f"--hdbench_probe_python={python}", "--hdbench_out=p.json", "--", *fake("tutorial_h200"))
+    assert result.returncode == 0, result.stderr
+    assert "measuring what a batch from a DataLoader worker costs here: " + python in result.stderr
+    p = schema.load(str(tmp_path / "p.json"))["profile"]
+    handover = p["model"]["handover"]
+    assert handover["measured"] is True and handover["batch_s"] == 1.5e-3 and handover["packed_batch_s"] == 1.2e-3
+    assert handover["tensor_bytes"] == [3211264, 8192, 4096] and handover["pinned_batch_s"] is None
+    pipeline = next(f for f in p["findings"] if f["id"] == "input_pipeline")
+    assert "1.5 ms to take over" in pipeline["assumption"]
+    assert "measured here by tools/handover_probe.py: PyTorch 2.11.0" in pipeline["assumption"]
+    assert "with pin_memory not measured: CUDA is not available" in pipeline["assumption"]
+
+
+@pytest.mark.parametrize("body, why", [
+    ("echo 'handover_probe.py: PyTorch cannot be imported by /x/python: No module named torch' >&2; exit 1",
+     "PyTorch cannot be imported by /x/python"),
+    ("echo '{\"batch_s\": 1}'", "the probe's output is not what it should be"),
+])
+def test_a_hand_over_not_measured_says_why_and_takes_the_constants(tmp_path, lib, baseline, body, why):
+    python = fake_python(tmp_path, body)
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     f"--hdbench_probe_python={python}", "--hdbench_out=p.json", "--", *fake("tutorial_h200"))
+    assert result.returncode == 0, result.stderr
+    no_traceback(result)
+    assert why in result.stderr and "the model takes constants measured on H100 and H200 hosts" in result.stderr
+    handover = schema.load(str(tmp_path / "p.json"))["profile"]["model"]["handover"]
+    assert handover["measured"] is False and why in handover["source"]
+    # Priced as with the constants: the same findings as the recorded tutorial loop's.
+    findings = schema.load(str(tmp_path / "p.json"))["profile"]["findings"]
+    assert [f["id"] for f in findings] == ["pageable_to_pinned", "input_pipeline", "pack_small_copies"]
 
 
 def test_the_raw_records_are_kept_when_asked(tmp_path, lib, baseline):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from hdreport.profile.baseline import Ceilings
-from hdreport.profile.model import FIXES
+from hdreport.profile.model import FITTED, FIXES, Handover
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
 from hdreport.profile.report import report as make_report
@@ -131,6 +131,47 @@ def test_each_fix_alone_and_all_together(tmp_path):
     # 930.563 us a step, above the GPU's 357 - 251 + 114.387 (the images' DMA at the pinned
     # 28.07 GB/s) = 220.4 us: 1724.437 us saved.
     assert model.saving_s(FIXES) == pytest.approx(n * 1724.437 * US)
+
+
+def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path):
+    """tools/handover_probe.py measured, for batches of the recorded shape: 1500 us a batch as
+    sent (3 tensors), 1200 us packed as one (the pages are still faulted in), 250 us with
+    pin_memory."""
+    measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "measured here by the probe")
+    p = tutorial_h200(STEPS)
+    p.write(tmp_path)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()),
+                                     lambda shape: measured if shape == measured.tensor_bytes else FITTED)
+    n = STEPS - 1
+    assert model.batch_shape == (BATCH_BYTES, 8192, 4096) and model.handover is measured
+    # workers: the build (2007 us) becomes one batch's hand-over, 1500 us: 507 us a step (the
+    # constants said 3 x 650 = 1950 us, 57 us saved).
+    assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
+    # workers and pack: 1200 us a batch, and the 30 us of extra copies gone: 837 us.
+    assert model.saving_s({"workers", "pack"}) == pytest.approx(n * 837 * US)
+    # workers and pin: the training thread waits 250 us a batch; half the pin thread's 1500 +
+    # 321.126 us (910.563) holds it up: 250 + 20 + 200 + 10 + 910.563 = 1390.563, 1264.437 saved.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1264.437 * US)
+    pipeline = next(f for f in found if f["id"] == "input_pipeline")
+    assert "1.5 ms to take over" in pipeline["assumption"] and "1.2 ms packed as one tensor" in \
+        pipeline["assumption"] and "250 us a batch with pin_memory" in pipeline["assumption"]
+    assert "measured here by the probe" in pipeline["assumption"]
+    assert model.summary()["handover"]["measured"] is True
+
+
+def test_the_hand_over_is_asked_only_of_a_program_that_built_batches_itself(tmp_path):
+    asked = []
+    well_written_h200(STEPS).write(tmp_path)
+    analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: asked.append(shape) or FITTED)
+    # The well-written loop gathers each batch (100 us, input-pipeline time) and sends it in one
+    # packed copy of 804864 B: asked once, with that batch.
+    assert asked == [(804864,)]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    Program().write(empty)
+    asked.clear()
+    analyse_all(read_recording(empty), Ceilings(baseline_report()), lambda shape: asked.append(shape) or FITTED)
+    assert asked == []
 
 
 def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):

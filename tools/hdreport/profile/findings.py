@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 
 from hdreport.profile.analysis import Analysis
-from hdreport.profile.model import FIXES, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, savings
+from hdreport.profile.model import FIXES, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, Handover, savings
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
@@ -49,11 +49,7 @@ ADVICE = {
 }
 
 ASSUMPTION = {
-    "input_pipeline": "enough workers keep up; a batch from a worker still costs the training thread "
-                      "{handover} a tensor to take over (PyTorch's queue and shared memory), {pinned} a batch "
-                      "with pin_memory, whose pin thread's work half holds up the training thread (the GIL) "
-                      "(measured on H100 and H200 hosts with PyTorch 2.11; a recording without workers cannot "
-                      "show it)",
+    "input_pipeline": "enough workers keep up; {handover}",
     "pageable_to_pinned": "the training thread no longer stages or waits for the copy; with num_workers=0 it "
                           "still copies each batch into pinned memory itself, priced at {pin_rate}",
     "overlap_copies": "the host stops waiting for these copies; the kernels that use them wait on the GPU",
@@ -64,6 +60,21 @@ ASSUMPTION = {
     "launch_bound": "a graph removes the launch calls the GPU sat idle through; the Python between launches "
                     "is not counted, so the saving may be larger",
 }
+
+
+def handover_text(h: Handover) -> str:
+    """What the input_pipeline finding assumes a batch from a worker costs the training thread."""
+    gil = "whose pin thread's work half holds up the training thread (the GIL)"
+    if not h.measured:
+        return (f"a batch from a worker still costs the training thread {duration_text(HANDOVER_TENSOR_S)} a tensor "
+                f"to take over (PyTorch's queue and shared memory), {duration_text(HANDOVER_PINNED_S)} a batch with "
+                f"pin_memory, {gil} (measured on H100 and H200 hosts with PyTorch 2.11; a recording without "
+                "workers cannot show it)")
+    pinned = (f"{duration_text(h.pinned_batch_s)} a batch with pin_memory" if h.pinned_batch_s is not None else
+              f"{duration_text(HANDOVER_PINNED_S)} a batch with pin_memory (as on H100 and H200 hosts)")
+    return (f"a batch from a worker still costs the training thread {duration_text(h.batch_s)} to take over "
+            f"(PyTorch's queue, shared memory and the first read of its pages), {duration_text(h.packed_batch_s)} "
+            f"packed as one tensor, {pinned}, {gil} ({h.source})")
 
 
 def duration_text(s: float) -> str:
@@ -148,9 +159,7 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     priced = savings(model, kept)
     pin_rate = (model.pin_rate_source if model.pin_rate_source else
                 "what the driver's staging took (no host memcpy rate in the baseline)")
-    fills = {"workers": workers_needed(model), "handover": duration_text(HANDOVER_TENSOR_S),
-             "pinned": duration_text(HANDOVER_PINNED_S),
-             "pin_rate": pin_rate}
+    fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate}
     out = []
     for fix, (alone, added) in priced.items():
         key = IDS[fix]

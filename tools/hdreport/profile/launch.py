@@ -1,7 +1,9 @@
 """hdbench_profile's run of a program (tools/hdbench_profile.py parses its command line and
 calls `profile`): the command run under the injection library with its standard streams
 untouched, its signals forwarded, the baseline chosen (given, the newest report under
-reports/, or measured now with the hdbench binary once the command has run), the traces and
+reports/, or measured now with the hdbench binary once the command has run), what a batch from
+a DataLoader worker costs here (tools/handover_probe.py, where the program built its batches
+itself and PyTorch can be imported), the traces and
 records moved out of the temporary folder, the report written (report.py) and the top
 findings said on standard error, each line prefixed `hdbench_profile: `.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import gzip
+import json
 import os
 import re
 import shutil
@@ -25,6 +28,7 @@ from hdreport.core import writer
 from hdreport.core.schema import ReportError
 from hdreport.profile.baseline import check_baseline, find_newest
 from hdreport.profile.findings import duration_text
+from hdreport.profile.model import Handover
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import baseline_section, profile_section
 from hdreport.profile.report import report as make_report
@@ -116,6 +120,59 @@ def choose_baseline(options: dict, given: dict | None, when: str,
     return path, "measured" if report else "none", report, note
 
 
+# --- the hand-over probe -------------------------------------------------------------
+
+PROBE = Path(__file__).resolve().parents[2] / "handover_probe.py"  # tools/handover_probe.py
+PROBE_TIMEOUT_S = 120
+FITTED_SOURCE = "constants measured on H100 and H200 hosts with PyTorch 2.11"
+
+
+def probe_python(options: dict, command: list[str]) -> str | None:
+    """The Python the hand-over probe runs in: --hdbench_probe_python, else the command's own
+    interpreter when the command is one (`python3 train.py`: its PyTorch), else this tool's;
+    None for --hdbench_probe_python=none."""
+    chosen = options.get("probe_python")
+    if chosen:
+        return None if chosen == "none" else chosen
+    if re.fullmatch(r"python[0-9.]*", os.path.basename(command[0])):
+        return shutil.which(command[0]) or command[0]
+    return sys.executable
+
+
+def measure_handover(python: str | None, shape: tuple) -> Handover:
+    """What a batch shaped `shape` (each tensor's bytes) from a DataLoader worker costs the
+    training thread here (tools/handover_probe.py), or the fitted constants and why."""
+    if python is None:
+        return Handover(source=f"not measured (--hdbench_probe_python=none): {FITTED_SOURCE}")
+    argv = [python, str(PROBE), "--tensor-bytes", ",".join(str(n) for n in shape)]
+    say(f"measuring what a batch from a DataLoader worker costs here: {' '.join(argv)}")
+    why = ""
+    try:
+        result = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                timeout=PROBE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        why = f"the probe ran over {PROBE_TIMEOUT_S} s"
+    except OSError as e:
+        why = f"{python}: {e.strerror or e}"
+    else:
+        if result.returncode != 0:
+            lines = result.stderr.strip().splitlines()
+            why = one_line(lines[-1]) if lines else f"the probe exited {result.returncode}"
+        else:
+            try:
+                m = json.loads(result.stdout)
+                return Handover(float(m["batch_s"]), float(m["packed_batch_s"]),
+                                None if m["pinned_batch_s"] is None else float(m["pinned_batch_s"]), tuple(shape),
+                                f"measured here by tools/handover_probe.py: PyTorch {m['torch']}, the median of "
+                                f"{m['batches']} batches from {m['workers']} workers"
+                                + (f"; with pin_memory not measured: {m['pinned_not_measured']}"
+                                   if m["pinned_batch_s"] is None else ""))
+            except (ValueError, KeyError, TypeError) as e:
+                why = f"the probe's output is not what it should be ({e})"
+    say(f"the hand-over was not measured ({why}); the model takes {FITTED_SOURCE}")
+    return Handover(source=f"not measured here ({why}): {FITTED_SOURCE}")
+
+
 # --- running the command ------------------------------------------------------------
 
 def profile(options: dict, given: dict | None, when: str, command: list[str], out: Path, arguments: list[str],
@@ -169,7 +226,9 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
     path, how, baseline_report, note = choose_baseline(options, given, when, bool(recording.copies))
     baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
     trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
-    section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace, reason)
+    python = probe_python(options, command)
+    section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace, reason,
+                              handover_for=lambda shape: measure_handover(python, shape))
     whole = make_report(section, baseline_report, arguments, started_at, executable)
     try:
         write_report(str(out), whole)

@@ -20,14 +20,14 @@ sum of what that thread did in it:
 Each fix changes some of these (FIXES); the time with a set of fixes applied is
 
     T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R' + pin thread's share)
-    B'     = min(B, tensors x HANDOVER_TENSOR_S)        workers (each tensor of a batch comes
-                                                        through PyTorch's worker queue and
-                                                        shared memory, on this thread)
+    B'     = min(B, hand-over of the batches)           workers (each batch comes through
+                                                        PyTorch's worker queue and shared
+                                                        memory, on this thread: Handover)
            = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
                                                         the batches over; a Python thread, it
                                                         adds PIN_THREAD_GIL_SHARE of its own
-                                                        time (tensors x HANDOVER_TENSOR_S and
-                                                        the pinning) to the step
+                                                        time (the hand-over and the pinning)
+                                                        to the step
     L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
                                                         else what the staging took
     L_pin' = 0                                          overlap
@@ -46,6 +46,7 @@ add up to the saving of all of them together, never more than the steps' time).
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass
 
 from hdreport.profile.analysis import NS
@@ -64,11 +65,57 @@ MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading 
 # - the pin thread is a Python thread: its work (the hand-over and the pinning copy) holds
 #   the GIL much of the time, so about half of it lands on the training thread's step (the
 #   share that puts the workers-and-pin and all-fixed runs of both hosts within 12%).
-# Stated in the findings.
+# Stated in the findings. The first two are measured on the user's machine where
+# hdbench_profile can run tools/handover_probe.py (Handover); these serve where it cannot.
 HANDOVER_TENSOR_S = 0.65e-3
 HANDOVER_PINNED_S = 0.30e-3
 PIN_THREAD_GIL_SHARE = 0.5
 FIXES = ("workers", "pin", "overlap", "pack", "item", "launch")
+
+
+@dataclass(frozen=True)
+class Handover:
+    """What taking a batch over from a DataLoader worker costs the training thread, seconds.
+    Measured (tools/handover_probe.py, with batches shaped as the program's: `batch_s` as it
+    sends them, `packed_batch_s` the same bytes as one tensor, `pinned_batch_s` with
+    pin_memory where CUDA was there), or the constants above (`measured` False): a tensor's
+    hand-over, whatever its size. A measured hand-over keeps what a batch's bytes cost
+    (their pages faulted in on first read) when it is packed; the constants do not."""
+
+    batch_s: float | None = None
+    packed_batch_s: float | None = None
+    pinned_batch_s: float | None = None
+    tensor_bytes: tuple = ()  # the batch the probe measured
+    source: str = ""  # how it was measured, or why it was not
+
+    @property
+    def measured(self) -> bool:
+        return self.batch_s is not None and self.packed_batch_s is not None
+
+    def ns(self, step: "Step", fixes: frozenset) -> int:
+        """The hand-over of a step's batches on the thread that takes them from the workers."""
+        if not self.measured:
+            return round(step.tensors_after(fixes) * HANDOVER_TENSOR_S / NS)
+        return round(step.batches * (self.packed_batch_s if "pack" in fixes else self.batch_s) / NS)
+
+    def pinned_ns(self, step: "Step") -> int:
+        return round(step.batches * (HANDOVER_PINNED_S if self.pinned_batch_s is None else self.pinned_batch_s) / NS)
+
+    def summary(self) -> dict:
+        return {"measured": self.measured, "batch_s": self.batch_s, "packed_batch_s": self.packed_batch_s,
+                "pinned_batch_s": self.pinned_batch_s, "tensor_bytes": list(self.tensor_bytes),
+                "source": self.source}
+
+
+FITTED = Handover(source="not measured here: constants measured on H100 and H200 hosts with PyTorch 2.11")
+
+
+def handover_of(summary: dict | None) -> Handover:
+    """The Handover a report's `model.handover` holds (FITTED for a report without one)."""
+    if not summary or not summary.get("measured"):
+        return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
+    return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
+                    tuple(summary.get("tensor_bytes", ())), summary.get("source", ""))
 
 
 @dataclass
@@ -95,19 +142,15 @@ class Step:
     def tensors_after(self, fixes: frozenset) -> int:
         return self.batches if "pack" in fixes else self.tensors
 
-    def pin_thread(self, fixes: frozenset, pin_cost: int) -> int:
-        """The pin thread's time for this step's batches (workers and pin): taking each tensor
-        over from the workers and copying it into pinned memory."""
-        return round(self.tensors_after(fixes) * HANDOVER_TENSOR_S / NS) + pin_cost
-
-    def time(self, fixes: frozenset, pin_cost: int) -> int:
+    def time(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> int:
         B = self.B
         pin_thread = 0  # the share of the pin thread's work the training thread waits through
         if "workers" in fixes and "pin" in fixes:
-            B = min(self.B, round(self.batches * HANDOVER_PINNED_S / NS))
-            pin_thread = round(PIN_THREAD_GIL_SHARE * self.pin_thread(fixes, pin_cost))
+            B = min(self.B, handover.pinned_ns(self))
+            # the pin thread's own work: taking the batches over and copying them into pinned memory
+            pin_thread = round(PIN_THREAD_GIL_SHARE * (handover.ns(self, fixes) + pin_cost))
         elif "workers" in fixes:
-            B = min(self.B, round(self.tensors_after(fixes) * HANDOVER_TENSOR_S / NS))
+            B = min(self.B, handover.ns(self, fixes))
         pinning = 0 if "workers" in fixes else pin_cost
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
@@ -132,13 +175,15 @@ class Model:
     pin_costs: list  # per step: what pinning its pageable bytes on the training thread costs, ns
     pin_rate_source: str
     per_step_reads: bool
+    batch_shape: tuple = ()  # the bytes of each tensor of the commonest batch the feeding threads copied
+    handover: Handover = FITTED
 
     def saving_s(self, fixes) -> float:
         fixes = frozenset(fixes)
         if not fixes:
             return 0.0
-        none = frozenset()
-        return sum(max(0, s.time(none, p) - s.time(fixes, p)) for s, p in zip(self.steps, self.pin_costs)) * NS
+        none, h = frozenset(), self.handover
+        return sum(max(0, s.time(none, p, h) - s.time(fixes, p, h)) for s, p in zip(self.steps, self.pin_costs)) * NS
 
     def total(self, field: str) -> float:
         return sum(getattr(s, field) for s in self.steps) * NS
@@ -150,7 +195,7 @@ class Model:
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
                 "batches": sum(s.batches for s in self.steps), "tensors": sum(s.tensors for s in self.steps),
-                "pin_rate_source": self.pin_rate_source}
+                "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 
 
 def _groups(copies: list, launches: list) -> list[list]:
@@ -174,7 +219,7 @@ def ns_at(n_bytes: int, gbps: float | None) -> int | None:
 
 
 def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_copies: list, busy, rate,
-          pinned_rate) -> tuple:
+          pinned_rate, shapes: Counter) -> tuple:
     """One step of thread `t`, [start, end]: `copies` are the H2D copies whose calls start in it;
     `read` is the key of the blocking call that ends it (its wait is R, never a copy's), or
     None, and `read_copies` the reads that ended in it."""
@@ -188,6 +233,7 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     for group in _groups(copies, launches):
         s.batches += 1
         s.tensors += len(group)
+        shapes[tuple(c.bytes for c in group)] += 1
         largest = max(group, key=lambda c: c.bytes)
         for c in group:
             call = c.call[1] - c.call[0]
@@ -221,7 +267,7 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
 
 def build(a, threads: dict, ceilings) -> Model:
     """The model of every process's feeding thread (`a` is the Analysis)."""
-    steps, pin_costs, any_reads, bounds_all = [], [], False, []
+    steps, pin_costs, any_reads, bounds_all, shapes = [], [], False, [], Counter()
     rate_source = ceilings.memcpy_source() if ceilings else ""
 
     def rate(n: int):
@@ -257,18 +303,20 @@ def build(a, threads: dict, ceilings) -> Model:
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
                 s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
-                             read_copies[read], busy, rate, pinned_rate)
+                             read_copies[read], busy, rate, pinned_rate, shapes)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
         else:
             first, last = t.segments[0][0], t.segments[-1][1]
-            s, p = _step(a, t, first, last, issued_in(first, last), launches, None, [], busy, rate, pinned_rate)
+            s, p = _step(a, t, first, last, issued_in(first, last), launches, None, [], busy, rate, pinned_rate,
+                         shapes)
             steps.append(s)
             pin_costs.append(p)
             bounds_all += [t.segments[0][0], t.segments[-1][1]]
     window = (min(bounds_all), max(bounds_all)) if any_reads and bounds_all else None
-    return Model(steps, window, pin_costs, rate_source, any_reads)
+    shape = max(shapes.items(), key=lambda kv: (kv[1], len(kv[0])))[0] if shapes else ()
+    return Model(steps, window, pin_costs, rate_source, any_reads, shape)
 
 
 def savings(model: Model, fixes=FIXES) -> dict:

@@ -4,7 +4,7 @@
     "profile": {"schema": 2, "synthetic", "command", "exit": {"code", "signal"}, "wall_s",
                 "recorded", "not_recorded_reason", "processes": [...], "baseline": {...},
                 "trace", "totals": {...}, "copy_classes": [...], "costs": {...},
-                "idle": {...}, "model": {...}, "findings": [...]}
+                "idle": {...}, "model": {..., "handover": {...}}, "findings": [...]}
 
 Schema 2 (this one): copy classes timed end to end from their calls (`time_s`, with
 `dma_time_s` beside it), the GPU's idle time by cause (`idle`, host.py), the step
@@ -26,6 +26,7 @@ from hdreport.profile.baseline import Ceilings, describe_machine
 from hdreport.profile.findings import findings, saving_together_s
 from hdreport.profile.host import idle_by_cause, threads_of
 from hdreport.profile.model import build as build_model
+from hdreport.profile.model import handover_of
 from hdreport.profile.records import Recording
 
 SCHEMA = 2
@@ -60,24 +61,29 @@ def processes_section(recording: Recording) -> list[dict]:
             for p in recording.processes]
 
 
-def analyse_all(recording: Recording, ceilings: Ceilings):
-    """(analysis, GPU idle by cause, step model, findings) of a recording."""
+def analyse_all(recording: Recording, ceilings: Ceilings, handover_for=None):
+    """(analysis, GPU idle by cause, step model, findings) of a recording. `handover_for`
+    (batch shape -> Handover), where given, measures what a batch from a worker costs on this
+    machine, asked only when the program built batches on its feeding thread."""
     a = analyse(recording, ceilings)
     threads = threads_of(recording, a.copies)
     model = build_model(a, threads, ceilings)
+    if handover_for is not None and model.batch_shape and model.total("B") > 0:
+        model.handover = handover_for(model.batch_shape)
     idle = idle_by_cause(recording, a.copies, a.busy, threads, model.window)
     return a, idle, model, findings(a, model, idle)
 
 
 def profile_section(command: list[str], exit_code: int, signal_name: str | None, wall_s: float,
                     recording: Recording, baseline: dict, baseline_report: dict | None,
-                    trace: str | None, reason: str = "") -> dict:
+                    trace: str | None, reason: str = "", handover_for=None) -> dict:
     """The `profile` section. `reason` says why nothing was recorded when the launcher knows
-    (the injection library missing); otherwise the recording says."""
+    (the injection library missing); otherwise the recording says. `handover_for`: as
+    analyse_all's."""
     reason = reason or not_recorded_reason(recording)
     ceilings = Ceilings(baseline_report)
     # Nothing recorded: the same keys over an empty recording, so readers need no special case.
-    a, idle, model, found = analyse_all(recording if not reason else Recording(), ceilings)
+    a, idle, model, found = analyse_all(recording if not reason else Recording(), ceilings, handover_for)
     return {
         "schema": SCHEMA, "synthetic": recording.synthetic, "command": list(command),
         "exit": {"code": exit_code, "signal": signal_name}, "wall_s": wall_s,
@@ -107,10 +113,12 @@ def report(section: dict, baseline_report: dict | None, arguments: list[str], st
 def reanalysed(report: dict, recording: Recording, baseline_report: dict | None) -> dict:
     """`report` (a profile report) with its analysis made again from the records it was made
     from (hdbench_profile --hdbench_records=DIR kept them) by this revision's model: what was
-    run, its exit, wall time, baseline and trace stay as they were."""
+    run, its exit, wall time, baseline, trace and the hand-over measured with it stay as they
+    were."""
     old = report["profile"]
+    kept = handover_of(old.get("model", {}).get("handover"))
     section = profile_section(old["command"], old["exit"]["code"], old["exit"]["signal"], old["wall_s"], recording,
-                              old["baseline"], baseline_report, old.get("trace"))
+                              old["baseline"], baseline_report, old.get("trace"), handover_for=lambda _: kept)
     whole = copy.deepcopy(report)
     whole["profile"] = section
     whole["context"]["hdbench"]["reanalysed"] = {"git_revision": writer.git_revision(), "at": writer.now()}

@@ -1,0 +1,66 @@
+"""tools/handover_probe.py, the probe hdbench_profile prices the input-pipeline fix with: its
+usage errors, its answer when PyTorch is missing, and a real (CPU) run where a Python here
+imports PyTorch. Its figures are timings, so only their form is checked, never their size."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROBE = Path(__file__).resolve().parents[3] / "tools" / "handover_probe.py"
+
+
+def run(python: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([python, str(PROBE), *args], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "the following arguments are required: --tensor-bytes"),
+    (["--tensor-bytes", "x"], "--tensor-bytes=x: give whole numbers of bytes"),
+    (["--tensor-bytes", "0"], "each between 1 and"),
+    (["--tensor-bytes", "1024", "--batches", "3"], "--batches=3: between 10 and 100000"),
+    (["--tensor-bytes", "1024", "--workers", "0"], "--workers=0: between 1 and 64"),
+])
+def test_bad_arguments_exit_2_and_say_which(args, message):
+    result = run(sys.executable, *args)
+    assert result.returncode == 2 and message in result.stderr and result.stdout == ""
+
+
+def test_without_pytorch_it_exits_1_and_says_so(tmp_path):
+    # This Python with `torch` made unimportable.
+    shim = tmp_path / "no_torch.py"
+    shim.write_text(f"import runpy, sys\nsys.modules['torch'] = None\nsys.argv = [{str(PROBE)!r}, *sys.argv[1:]]\n"
+                    f"runpy.run_path({str(PROBE)!r}, run_name='__main__')\n")
+    result = subprocess.run([sys.executable, str(shim), "--tensor-bytes", "1024"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 1 and result.stdout == ""
+    assert "handover_probe.py: PyTorch cannot be imported by" in result.stderr
+
+
+def python_with_torch() -> str | None:
+    for python in dict.fromkeys([sys.executable, shutil.which("python3"), "/usr/bin/python3"]):
+        if python and subprocess.run([python, "-c", "import torch.utils.data"], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
+def test_a_real_run_measures_each_batch_shape():
+    python = python_with_torch()
+    if python is None:
+        pytest.skip("no Python here imports PyTorch")
+    result = run(python, "--tensor-bytes", "65536,1024", "--batches", "10")
+    assert result.returncode == 0, result.stderr
+    m = json.loads(result.stdout)
+    assert m["tensor_bytes"] == [65536, 1024] and m["batches"] == 10 and m["workers"] == 2
+    assert m["batch_s"] > 0 and m["packed_batch_s"] > 0 and m["torch"]
+    import_cuda = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],
+                                 capture_output=True, text=True)
+    if import_cuda.stdout.strip() == "True":
+        assert m["pinned_batch_s"] > 0 and m["pinned_not_measured"] == ""
+    else:
+        assert m["pinned_batch_s"] is None and "CUDA is not available" in m["pinned_not_measured"]

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""What a batch from a PyTorch DataLoader worker costs the training thread on this machine:
+the hand-over `hdbench_profile` prices its `input_pipeline` fix with, measured rather than
+taken from other hosts (tools/hdreport/profile/model.py, Handover).
+
+A recording made with num_workers=0 cannot show it: the training thread builds each batch
+itself. With workers it takes each tensor off the worker queue (a file descriptor over a
+socket, the shared memory mapped, the storage rebuilt) and its first read of the fresh pages
+faults them in. So this probe runs a DataLoader with workers over batches shaped as the
+recorded program's (--tensor-bytes: each tensor of a batch), lets the workers get ahead
+before each batch, and times on this thread
+
+    batch_s         taking a batch and reading its fresh tensors, less reading warm ones
+    packed_batch_s  the same for the batch's bytes as one tensor (what packing leaves)
+    pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
+                    where CUDA is available; null, with pinned_not_measured saying why
+
+each the median over --batches batches. It prints one JSON object on standard output and
+exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the message
+says so), so its caller can say why nothing was measured.
+
+    python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--batches 100] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+MAX_TENSOR_BYTES = 1 << 30
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="handover_probe.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tensor-bytes", required=True,
+                        help="each tensor of a batch, bytes, comma-separated (e.g. 802816,1024)")
+    parser.add_argument("--batches", type=int, default=100, help="batches timed (default 100)")
+    parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (default 2)")
+    args = parser.parse_args(argv)
+    try:
+        args.sizes = [int(s) for s in args.tensor_bytes.split(",")]
+    except ValueError:
+        parser.error(f"--tensor-bytes={args.tensor_bytes}: give whole numbers of bytes, comma-separated")
+    if not args.sizes or any(not 1 <= s <= MAX_TENSOR_BYTES for s in args.sizes):
+        parser.error(f"--tensor-bytes={args.tensor_bytes}: each between 1 and {MAX_TENSOR_BYTES} bytes")
+    if not 10 <= args.batches <= 100_000:
+        parser.error(f"--batches={args.batches}: between 10 and 100000")
+    if not 1 <= args.workers <= 64:
+        parser.error(f"--workers={args.workers}: between 1 and 64")
+    return args
+
+
+class Batches:
+    """A map-style dataset whose items are whole batches (batch_size=None): one uint8 tensor
+    per size, filled, so the worker writes every page before sending it."""
+
+    def __init__(self, sizes: list[int], count: int):
+        self.sizes, self.count = sizes, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int):
+        import torch
+
+        return tuple(torch.full((n,), i % 251, dtype=torch.uint8) for n in self.sizes)
+
+
+def read_all(batch) -> None:
+    """Reads every page of every tensor, as a pageable copy's staging does."""
+    for t in batch:
+        t.clone()
+
+
+def take_batches(loader, batches: int, read: bool) -> list[float]:
+    """Seconds this thread spends per batch, the workers given time to get ahead before each:
+    taking it, and with `read` reading it fresh less reading it again warm (paired batch by
+    batch, so a busy moment of the machine lands on both sides)."""
+    times = []
+    it = iter(loader)
+    next(it)  # the workers' start-up is not a hand-over
+    for _ in range(batches):
+        time.sleep(0.005)  # the workers refill the queue: what is timed is the hand-over, not a wait
+        start = time.perf_counter()
+        batch = next(it)
+        taken = time.perf_counter()
+        if read:
+            read_all(batch)
+            fresh = time.perf_counter()
+            read_all(batch)
+            warm = time.perf_counter()
+            times.append((taken - start) + max(0.0, (fresh - taken) - (warm - fresh)))
+        else:
+            times.append(taken - start)
+    return times
+
+
+def probe(sizes: list[int], batches: int, workers: int) -> dict:
+    import torch
+    from torch.utils.data import DataLoader
+
+    def loader(shape: list[int], pin: bool):
+        return DataLoader(Batches(shape, batches + 1), batch_size=None, num_workers=workers, pin_memory=pin,
+                          prefetch_factor=4)
+
+    def handed_over_s(shape: list[int]) -> float:
+        return statistics.median(take_batches(loader(shape, False), batches, read=True))
+
+    out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
+           "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
+           "torch": torch.__version__}
+    if torch.cuda.is_available():
+        out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))
+    else:
+        out["pinned_not_measured"] = "CUDA is not available to PyTorch here (pin_memory needs it)"
+    return out
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        import torch
+        del torch  # importable: the probe imports it where it uses it
+    except ImportError as e:
+        print(f"handover_probe.py: PyTorch cannot be imported by {sys.executable}: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(probe(args.sizes, args.batches, args.workers)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
