@@ -124,6 +124,7 @@ def choose_baseline(options: dict, given: dict | None, when: str,
 
 PROBE = Path(__file__).resolve().parents[2] / "handover_probe.py"  # tools/handover_probe.py
 PROBE_TIMEOUT_S = 120
+PROBE_BYTES = 4 << 30
 FITTED_SOURCE = "constants measured on H100 and H200 hosts with PyTorch 2.11"
 
 
@@ -144,7 +145,9 @@ def measure_handover(python: str | None, shape: tuple) -> Handover:
     training thread here (tools/handover_probe.py), or the fitted constants and why."""
     if python is None:
         return Handover(source=f"not measured (--hdbench_probe_python=none): {FITTED_SOURCE}")
-    argv = [python, str(PROBE), "--tensor-bytes", ",".join(str(n) for n in shape)]
+    # 100 batches, fewer where that would move more than PROBE_BYTES (at least 10)
+    batches = max(10, min(100, PROBE_BYTES // max(1, sum(shape))))
+    argv = [python, str(PROBE), "--tensor-bytes", ",".join(str(n) for n in shape), "--batches", str(batches)]
     say(f"measuring what a batch from a DataLoader worker costs here: {' '.join(argv)}")
     why = ""
     try:
