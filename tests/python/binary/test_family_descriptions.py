@@ -7,7 +7,10 @@ binary does and what the docs say:
   for the binary: a param or counter added or re-described without regenerating them fails;
 - every family has a distinct NVTX category and colour;
 - every counter of every run in the committed GPU reports (H100, H200) is described by its
-  family (they come from real runs: a counter the code writes but no description names fails).
+  family (they come from real runs: a counter the code writes but no description names fails);
+- every family has its documentation fragment (lib/<area>/<family>.doc.md), and the families'
+  rows of README.md, docs/measuring.md and lib/README.md are tools/family_docs.py's output from
+  those fragments, in run order: a fragment edited, or a family added, without regenerating fails.
 """
 
 from __future__ import annotations
@@ -21,11 +24,13 @@ import pytest
 
 from conftest import run_hdbench
 
+import family_docs  # tools/family_docs.py, on the path as the report tools are
 import report_format_doc  # tools/report_format_doc.py, on the path as the report tools are
 
 SOURCE = Path(__file__).resolve().parents[3]
 PAGE = SOURCE / "docs" / "report-format.md"
 REGENERATE = "run tools/report_format_doc.py build/release/bin/hdbench (it rewrites docs/report-format.md)"
+REGENERATE_FAMILY_DOCS = "run tools/family_docs.py build/release/bin/hdbench (it rewrites the pages it names)"
 TYPES = {
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
@@ -102,6 +107,20 @@ def test_the_docs_tables_are_generated_from_the_descriptions(families):
     page = PAGE.read_text(encoding="utf-8")
     generated = report_format_doc.section(families)
     assert report_format_doc.replace_section(page, generated) == page, REGENERATE
+
+
+def test_every_family_has_its_doc_fragment(families, hdbench_bin):
+    order = family_docs.run_order(str(hdbench_bin))
+    assert sorted(order) == sorted(families)
+    missing = [name for name in order if not list((SOURCE / "lib").glob(f"*/{name}.doc.md"))]
+    assert not missing, (f"no lib/<area>/<family>.doc.md for {', '.join(missing)}: write one "
+                         "(lib/README.md, \"Adding a family\"), then " + REGENERATE_FAMILY_DOCS)
+
+
+def test_the_families_rows_are_generated_from_their_fragments(hdbench_bin):
+    pages = family_docs.generate(SOURCE, family_docs.run_order(str(hdbench_bin)))
+    drifted = [page for page, text in pages.items() if (SOURCE / page).read_text(encoding="utf-8") != text]
+    assert not drifted, f"not what the families' fragments give: {', '.join(drifted)}; " + REGENERATE_FAMILY_DOCS
 
 
 def _counter_patterns(family: dict) -> list[re.Pattern]:
