@@ -34,6 +34,7 @@ enum class Shown {
   value,     // as itself: ".../pinned/..."
   labelled,  // "key:value": ".../batch:256/..."
   hidden,    // in the params only
+  absent,    // in neither (CaseAxis::shown_for: a value cases had before the axis existed)
 };
 
 template <class T>
@@ -45,8 +46,9 @@ struct CaseAxis {
   Shown shown = Shown::value;
   std::string label = {};  // a labelled part's label where it is not the key ("depth:2" for prefetch_depth)
   // Where set, how each value is shown instead of `shown`: the value every case had
-  // before the axis existed stays out of the name (hidden), so the cases of earlier
-  // reports keep their names and still pair by them (numa near, numa:far).
+  // before the axis existed stays out of the name (hidden; numa near, numa:far) or out of
+  // the params too (absent; no busy threads, busy:2), so the cases of earlier reports
+  // keep their names and still pair by them.
   std::function<Shown(const T&)> shown_for = {};
 };
 
@@ -73,6 +75,13 @@ CaseAxis<T> labelled_case_axis(std::string key, std::vector<T> values, std::stri
           [](const T& v) { return fmt::format("{}", v); },
           Shown::labelled,
           std::move(label)};
+}
+
+// Words as themselves, in the name and the params: a part all of a grid's cases share
+// (variant "step") or values that are no enum (a communicator's name).
+inline CaseAxis<std::string> word_case_axis(std::string key, std::vector<std::string> values) {
+  return {std::move(key), std::move(values), [](const std::string& v) { return nlohmann::json(v); },
+          [](const std::string& v) { return v; }};
 }
 
 // `axis` shown another way: a named value labelled ("data:pinned"), or a grid's fixed
@@ -110,6 +119,8 @@ inline CaseId build_id(std::string_view family, const std::vector<std::string>& 
         break;
       case Shown::hidden:
         id.param(p.key, p.param);
+        break;
+      case Shown::absent:
         break;
     }
   };
