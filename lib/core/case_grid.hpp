@@ -32,7 +32,7 @@ namespace hdbench {
 // How an axis's value appears in the case's name.
 enum class Shown {
   value,     // as itself: ".../pinned/..."
-  labelled,  // "key:value": ".../batch:256/..."
+  labelled,  // "key:value" (or the axis's label): ".../batch:256/..."
   hidden,    // in the params only
   absent,    // in neither (CaseAxis::shown_for: a value cases had before the axis existed)
 };
