@@ -7,10 +7,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/report.hpp"
@@ -25,6 +26,16 @@ namespace hdbench {
 namespace {
 
 constexpr int kNcclRepetitions = 20;
+
+// What both steps' names begin with: "dataparallel/<processor>/<communicator>/<model>/
+// batch:<B>/ranks:<N>"; the variant in the params (the NCCL all-reduce's shows it).
+const std::vector<std::string> kStepNameOrder = {"processor", "communicator", "model", "batch", "ranks"};
+
+std::vector<MlpShape> step_models(const DataParallelOptions& o) {
+  std::vector<MlpShape> models;
+  for (const std::string& model : o.models) models.push_back(parse_mlp_shape(model));
+  return models;
+}
 
 // A data-parallel case run once with one rank: its figures are the medians of its
 // own timed steps, so Google Benchmark's loop runs it once.
@@ -100,42 +111,33 @@ class DataParallelFamily final : public Family {
   FamilyDescription describe(const std::string&) const override { return dataparallel_description(); }
 
   void register_benchmarks(Suite& suite, const std::string&) const override {
-    const std::vector<DataParallelCase> cases = data_parallel_cases(options_, suite.options().seed);
-    const std::vector<DataParallelCase> no_cases;
-    for (const DataParallelCase& c : options_.cpu_step ? cases : no_cases) {
-      suite
-          .add(data_parallel_id(c, "self", 1).name(), data_parallel_id(c, "self", 1).params(),
-               [c](benchmark::State& state) { run_cpu_case(state, c); })
-          ->Iterations(1);
+    const std::uint64_t seed = suite.options().seed;
+    if (options_.cpu_step) {
+      for_each_cpu_step_case(options_, seed, "self", 1, [&](const CaseId& id, const DataParallelCase& c) {
+        suite.add(id.name(), id.params(), [c](benchmark::State& state) { run_cpu_case(state, c); })->Iterations(1);
+      });
     }
     // One rank per selected GPU (add_gpu's copies), each alone: a single-rank
     // communicator's figures (no bandwidth: one rank crosses no link); several GPUs in
     // one communicator are hdbench_mpi's ranks.
-    for (const DataParallelCase& c : options_.gpu_step ? cases : no_cases) {
-      for (const bool overlap : {true, false}) {
-        const GpuDataParallelCase g{c, overlap, options_.bucket_bytes, options_.timeout_s};
-        suite
-            .add_gpu(gpu_data_parallel_id(g, 1).name(), gpu_data_parallel_id(g, 1).params(),
-                     [g](benchmark::State& state) { run_gpu_case(state, g); })
-            ->Iterations(1);
-      }
+    if (options_.gpu_step) {
+      for_each_gpu_step_case(options_, seed, 1, [&](const CaseId& id, const GpuDataParallelCase& g) {
+        suite.add_gpu(id.name(), id.params(), [g](benchmark::State& state) { run_gpu_case(state, g); })->Iterations(1);
+      });
     }
-    for (const std::size_t bytes : options_.nccl_bytes) {
-      for (const int buckets : options_.nccl_buckets) {
-        CaseId id("dataparallel");
-        id.shown("variant", "nccl_allreduce")
-            .labelled("bytes", bytes)
-            .labelled("buckets", buckets)
-            .labelled("ranks", 1)
-            .param("processor", "gpu")
-            .param("collective", "ncclAllReduce")
-            .param("in_place", false);
-        const double timeout_s = options_.timeout_s;
-        suite.add_gpu(id.name(), id.params(), [&suite, bytes, buckets, timeout_s](benchmark::State& state) {
-          run_nccl_allreduce(state, suite.stopping_rule(), bytes, buckets, timeout_s);
-        });
-      }
-    }
+    // The NCCL all-reduce alone, on one rank per selected GPU.
+    const double timeout_s = options_.timeout_s;
+    for_each_case(
+        "dataparallel", {"variant", "bytes", "buckets", "ranks"},
+        [&](CaseId& id, std::size_t bytes, int buckets, const std::string&, int, const std::string&) {
+          id.param("collective", "ncclAllReduce").param("in_place", false);
+          suite.add_gpu(id.name(), id.params(), [&suite, bytes, buckets, timeout_s](benchmark::State& state) {
+            run_nccl_allreduce(state, suite.stopping_rule(), bytes, buckets, timeout_s);
+          });
+        },
+        labelled_case_axis("bytes", options_.nccl_bytes), labelled_case_axis("buckets", options_.nccl_buckets),
+        word_case_axis("variant", {"nccl_allreduce"}), labelled_case_axis("ranks", std::vector{1}),
+        shown_as(word_case_axis("processor", {"gpu"}), Shown::hidden));
   }
 
   const DataParallelOptions& options() const noexcept { return options_; }
@@ -154,14 +156,52 @@ const DataParallelOptions& dataparallel_options(const Family& family) {
   return dp->options();
 }
 
-std::vector<DataParallelCase> data_parallel_cases(const DataParallelOptions& o, std::uint64_t seed) {
-  std::vector<DataParallelCase> cases;
-  for (const std::string& model : o.models) {
-    for (const int batch : o.batches) {
-      cases.push_back({parse_mlp_shape(model), static_cast<std::size_t>(batch), o.steps, o.threads, seed, o.tolerance});
-    }
-  }
-  return cases;
+void for_each_cpu_step_case(const DataParallelOptions& o, std::uint64_t seed, const std::string& communicator,
+                            int ranks, const std::function<void(const CaseId&, const DataParallelCase&)>& body) {
+  for_each_case(
+      "dataparallel", kStepNameOrder,
+      [&](CaseId& id, const MlpShape& model, int batch, const std::string&, const std::string&, int,
+          const std::string&) {
+        const auto global_batch = static_cast<std::size_t>(batch);
+        id.param("collective", communicator == "mpi" ? "MPI_Allreduce" : "none")
+            .param("shard_batch", global_batch / static_cast<std::size_t>(std::max(ranks, 1)))
+            .param("threads", o.threads)
+            .param("steps", o.steps)
+            .param("optimizer", "sgd");
+        body(id, {model, global_batch, o.steps, o.threads, seed, o.tolerance});
+      },
+      named_case_axis("model", step_models(o)), labelled_case_axis("batch", o.batches),
+      word_case_axis("processor", {"cpu"}), word_case_axis("communicator", {communicator}),
+      labelled_case_axis("ranks", std::vector{ranks}),
+      shown_as(word_case_axis("variant", {"cpu_step"}), Shown::hidden));
+}
+
+void for_each_gpu_step_case(const DataParallelOptions& o, std::uint64_t seed, int ranks,
+                            const std::function<void(const CaseId&, const GpuDataParallelCase&)>& body) {
+  // Bucketed and overlapped with the backward pass, or one all-reduce after it.
+  const CaseAxis<bool> overlap{"overlap",
+                               {true, false},
+                               [](const bool& on) { return nlohmann::json(on ? "bucketed" : "none"); },
+                               [](const bool& on) { return std::string(on ? "bucketed" : "none"); },
+                               Shown::labelled};
+  for_each_case(
+      "dataparallel", kStepNameOrder,
+      [&](CaseId& id, const MlpShape& model, int batch, bool overlapped, const std::string&, const std::string&, int,
+          const std::string&) {
+        const auto global_batch = static_cast<std::size_t>(batch);
+        id.param("collective", "ncclAllReduce")
+            .param("shard_batch", global_batch / static_cast<std::size_t>(std::max(ranks, 1)))
+            .param("bucket_bytes", o.bucket_bytes)
+            .param("dtype", "fp32")
+            .param("steps", o.steps)
+            .param("optimizer", "sgd");
+        const DataParallelCase step{model, global_batch, o.steps, o.threads, seed, o.tolerance};
+        body(id, {step, overlapped, o.bucket_bytes, o.timeout_s});
+      },
+      named_case_axis("model", step_models(o)), labelled_case_axis("batch", o.batches), overlap,
+      word_case_axis("processor", {"gpu"}), word_case_axis("communicator", {"nccl"}),
+      labelled_case_axis("ranks", std::vector{ranks}),
+      shown_as(word_case_axis("variant", {"gpu_step"}), Shown::hidden));
 }
 
 }  // namespace hdbench

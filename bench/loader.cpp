@@ -16,7 +16,7 @@
 #include <optional>
 #include <tuple>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/host_memory.hpp"
@@ -47,6 +47,7 @@ struct LoaderCase {
   double cost_us = 0.0;
   bool shuffle = true;
   Augment augment = Augment::none;
+  std::string name = {};  // the case's, from its axes (for_each_case)
 };
 
 // The dataset (built or read once) and the reference checksums of the epochs.
@@ -84,75 +85,20 @@ class FamilyState {
   std::map<std::tuple<std::size_t, Augment, std::size_t, bool>, std::uint64_t> checksums_;
 };
 
-CaseId case_id(const LoaderCase& c) {  // add_gpu adds a GPU consumer's device
-  CaseId id("loader");
-  id.shown("consumer", to_string(c.consumer))
-      .shown("pinning", to_string(c.pinning))
-      .labelled("batch", c.batch)
-      .labelled("workers", c.workers)
-      .labelled("depth", "prefetch_depth", c.depth)
-      .labelled("cost_us", "sample_cost_us", c.cost_us)
-      .shown("shuffle", c.shuffle, c.shuffle ? "shuffle" : "sequential")
-      .shown("augment", to_string(c.augment));
-  // Whole batches keep the name they had before batches could be split, so reports
-  // from before compare with them by name.
-  if (c.build == BatchBuild::split) {
-    id.shown("build", to_string(c.build));
-  } else {
-    id.param("build", to_string(c.build));
-  }
-  id.param("implementation", "hdbench");
-  return id;
+// How a batch asked to be built `asked` is built: whole where it cannot be split (a
+// batch too small to split, or fewer than two workers to share it).
+BatchBuild built_as(BatchBuild asked, int workers, int batch) {
+  return parts_per_batch(asked, workers, static_cast<std::size_t>(batch)) > 1 ? asked : BatchBuild::whole;
 }
 
-// Which data the case loads: in the params, not the name (one dataset per run).
-nlohmann::json case_params(const LoaderCase& c, const DatasetSource& data) {
-  CaseId id = case_id(c);
-  id.param("dataset", data.kind).param("dataset_name", data.name);
-  if (data.idx()) id.param("dataset_dir", data.dir);
-  if (!data.idx()) id.param("samples", data.samples);
-  return id.params();
-}
-
-std::vector<LoaderCase> plan_cases(const LoaderOptions& o) {
-  std::vector<LoaderCase> cases;
-  for (LoaderConsumer consumer : o.consumers) {
-    for (PinMode pinning : o.pinning) {
-      // Page-locked memory only speeds up a copy to the device; the host consumer
-      // reads pageable batches.
-      if (consumer == LoaderConsumer::host && pinning != PinMode::pageable) continue;
-      for (int batch : o.batches) {
-        for (int workers : o.workers) {
-          for (int depth : o.depths) {
-            // With no workers nothing is built ahead: one depth says it all.
-            if (workers == 0 && depth != o.depths.front()) continue;
-            // A batch too small to split, or fewer than two workers to share it, is built
-            // whole however it was asked for: one case says it all.
-            std::vector<BatchBuild> builds;
-            for (BatchBuild build : o.builds) {
-              const bool splits = parts_per_batch(build, workers, static_cast<std::size_t>(batch)) > 1;
-              const BatchBuild built = splits ? build : BatchBuild::whole;
-              if (std::find(builds.begin(), builds.end(), built) == builds.end()) builds.push_back(built);
-            }
-            for (BatchBuild built : builds) {
-              for (double cost : o.costs_us) {
-                if (o.costed_one_pinning && cost > 0.0 && consumer == LoaderConsumer::gpu &&
-                    pinning != PinMode::pin_thread) {
-                  continue;  // build-bound: pinning is answered where the copy is the bound (cost 0)
-                }
-                for (bool shuffle : o.shuffle) {
-                  for (Augment augment : o.augments) {
-                    cases.push_back({consumer, pinning, built, batch, workers, depth, cost, shuffle, augment});
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  return cases;
+// The builds a case can have: those asked for, and whole, which a batch that cannot be
+// split falls back to. Whole batches keep the name they had before batches could be
+// split (the build in the params only), so reports from before compare with them by name.
+CaseAxis<BatchBuild> build_case_axis(std::vector<BatchBuild> asked) {
+  if (std::find(asked.begin(), asked.end(), BatchBuild::whole) == asked.end()) asked.push_back(BatchBuild::whole);
+  CaseAxis<BatchBuild> axis = named_case_axis("build", std::move(asked));
+  axis.shown_for = [](const BatchBuild& b) { return b == BatchBuild::whole ? Shown::hidden : Shown::value; };
+  return axis;
 }
 
 LoaderConfig make_config(const LoaderCase& c, const Options& o) {
@@ -166,7 +112,7 @@ LoaderConfig make_config(const LoaderCase& c, const Options& o) {
   config.build = c.build;
   config.transform = {c.augment, c.cost_us, o.seed ^ 0xA5A5A5A5A5A5A5A5ULL};
   config.seed = o.seed;
-  config.nvtx_prefix = case_id(c).name();  // ranges "<benchmark>/batch N/collate", as the timeline's convention
+  config.nvtx_prefix = c.name;  // ranges "<benchmark>/batch N/collate", as the timeline's convention
   return config;
 }
 
@@ -381,10 +327,9 @@ void print_loader_scaling(const nlohmann::json& derived, bool several_gpus) {
   }
 }
 
-void register_loader(Suite& suite, const LoaderOptions& options, const DataOptions& data_options) {
-  const Options& o = suite.options();
+void register_loader(Suite& suite, const LoaderOptions& o, const DataOptions& data_options) {
   const DatasetSource data = resolve_dataset(data_options);
-  auto family = std::make_shared<FamilyState>(data, o.seed);
+  auto family = std::make_shared<FamilyState>(data, suite.options().seed);
   if (data.idx()) {
     // Read now, so a missing or malformed file is a usage error before anything runs.
     try {
@@ -393,15 +338,42 @@ void register_loader(Suite& suite, const LoaderOptions& options, const DataOptio
       throw dataset_usage_error(data_options, error);
     }
   }
-  for (const LoaderCase& c : plan_cases(options)) {
-    const std::string name = case_id(c).name();
-    auto fn = [&suite, family, c](benchmark::State& state) { run_loader_case(state, suite, *family, c); };
-    if (c.consumer == LoaderConsumer::gpu) {
-      suite.add_gpu(name, case_params(c, data), fn);
-    } else {
-      suite.add(name, case_params(c, data), fn);
-    }
-  }
+  const CaseAxis<bool> shuffle{"shuffle", o.shuffle, [](const bool& on) { return nlohmann::json(on); },
+                               [](const bool& on) { return std::string(on ? "shuffle" : "sequential"); }};
+  for_each_case(
+      "loader", {"consumer", "pinning", "batch", "workers", "prefetch_depth", "sample_cost_us", "shuffle", "augment"},
+      [&](CaseId& id, LoaderConsumer consumer, PinMode pinning, int batch, int workers, int depth, BatchBuild build,
+          double cost, bool shuffled, Augment augment) {
+        // Page-locked memory only speeds up a copy to the device; the host consumer
+        // reads pageable batches.
+        if (consumer == LoaderConsumer::host && pinning != PinMode::pageable) return;
+        // With no workers nothing is built ahead: one depth says it all.
+        if (workers == 0 && depth != o.depths.front()) return;
+        // Only the builds asked for as they come out here: a batch that cannot be split
+        // is built whole however it was asked for, and one case says it all.
+        if (std::none_of(o.builds.begin(), o.builds.end(),
+                         [&](BatchBuild asked) { return built_as(asked, workers, batch) == build; })) {
+          return;
+        }
+        if (o.costed_one_pinning && cost > 0.0 && consumer == LoaderConsumer::gpu && pinning != PinMode::pin_thread) {
+          return;  // build-bound: pinning is answered where the copy is the bound (cost 0)
+        }
+        // Which data the case loads: in the params, not the name (one dataset per run).
+        id.param("implementation", "hdbench").param("dataset", data.kind).param("dataset_name", data.name);
+        if (data.idx()) id.param("dataset_dir", data.dir);
+        if (!data.idx()) id.param("samples", data.samples);
+        const LoaderCase c{consumer, pinning, build, batch, workers, depth, cost, shuffled, augment, id.name()};
+        auto fn = [&suite, family, c](benchmark::State& state) { run_loader_case(state, suite, *family, c); };
+        if (consumer == LoaderConsumer::gpu) {
+          suite.add_gpu(id.name(), id.params(), fn);  // add_gpu adds the device
+        } else {
+          suite.add(id.name(), id.params(), fn);
+        }
+      },
+      named_case_axis("consumer", o.consumers), named_case_axis("pinning", o.pinning),
+      labelled_case_axis("batch", o.batches), labelled_case_axis("workers", o.workers),
+      labelled_case_axis("prefetch_depth", o.depths, "depth"), build_case_axis(o.builds),
+      labelled_case_axis("sample_cost_us", o.costs_us, "cost_us"), shuffle, named_case_axis("augment", o.augments));
   suite.add_derivation(derive_loader_scaling);
   suite.add_console_summary(print_loader_scaling);
 }

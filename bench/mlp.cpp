@@ -15,7 +15,7 @@
 #include <cmath>
 #include <thread>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
@@ -59,8 +59,9 @@ struct StepCase {
   StepMode mode = StepMode::eager;
   BatchSource data = BatchSource::device;
   int batch = 0;
-  int threads = 0;  // CPU only; 0: the thread sweep's choice
-  int busy = 0;     // CPU only: busy threads of our own beside the timed step
+  int threads = 0;        // CPU only; 0: the thread sweep's choice
+  int busy = 0;           // CPU only: busy threads of our own beside the timed step
+  std::string name = {};  // the case's, from its axes (for_each_case)
 };
 
 // Threads that spin until destroyed: a host whose cores are taken by someone else.
@@ -80,17 +81,6 @@ class BusyThreads {
   std::atomic<bool> stop_{false};
   std::vector<std::jthread> threads_;  // last: joined before stop_ is destroyed
 };
-
-CaseId step_id(const StepCase& c) {  // add_gpu adds a GPU step's device
-  CaseId id = mlp_case_id("step", c.processor, c.model, c.dtype, c.optimizer);
-  id.shown("mode", to_string(c.mode))
-      .labelled("data", std::string(c.processor == Processor::cpu ? "host" : to_string(c.data)))
-      .labelled("batch", c.batch)
-      .param("implementation", "hdbench");
-  if (c.processor == Processor::cpu) add_threads_part(id, c.threads);
-  if (c.busy > 0) id.labelled("busy", "busy_threads", c.busy);
-  return id;
-}
 
 // Per-step figures from per-step sample times (each sample's group time / its steps);
 // false (and the benchmark failed) when the first or last loss is not finite.
@@ -183,7 +173,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   const int threads = choice ? choice->threads : c.threads;
   std::vector<HostBuffer> pool = batch_pool(data, batch, HostMemoryKind::pageable);
   CpuMlp mlp(c.model, default_optimizer(c.optimizer), batch, threads, initial_parameters(c.model, family.seed));
-  mlp.name_ranges(step_id(c).name());
+  mlp.name_ranges(c.name);
   std::size_t next = 0;
   const auto one_step = [&] {
     const HostBuffer& b = pool[next++ % kPoolBatches];
@@ -194,7 +184,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   HostTimer warm;
   one_step();
   const std::size_t group = steps_for(warm.elapsed_seconds(), 1e-3 * family.options.sample_ms);
-  const std::string range = step_id(c).name() + "/timed";
+  const std::string range = c.name + "/timed";
   StepResult last = first;
   const std::vector<double> seconds = time_grouped_calls(state, group, rule, [&](std::size_t steps) {
     nvtx::ScopedRange timed(kMlpNvtx, range, steps * layout.batch_bytes(batch));
@@ -254,7 +244,7 @@ std::size_t time_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& f
   const double warm_seconds = median_stream_seconds(stream, 3, enqueue_step);
   const std::size_t group = steps_for(warm_seconds, 1e-3 * family.options.sample_ms);
   Event start, stop;
-  const std::string range = step_id(c).name() + "/timed";
+  const std::string range = c.name + "/timed";
   const std::vector<double> seconds = time_grouped_calls(state, group, suite.stopping_rule(), [&](std::size_t steps) {
     nvtx::ScopedRange timed(kMlpNvtx, range, steps * batch_bytes);
     HDBENCH_CUDA_CHECK(cudaEventRecord(start.get(), stream));
@@ -293,7 +283,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   const std::vector<float> initial = initial_parameters(c.model, family.seed);
   if (fused) {
     FusedMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial, stream.get());
-    mlp.name_ranges(step_id(c).name());
+    mlp.name_ranges(c.name);
     const std::size_t group = time_gpu_step(state, suite, family, c, mlp, pool, on_device, stream.get());
     if (group == 0) return;
     // The launch floor: the step's two launches of empty kernels, replayed from a graph
@@ -314,7 +304,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
     return;
   }
   GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial, stream.get());
-  mlp.name_ranges(step_id(c).name());
+  mlp.name_ranges(c.name);
   if (time_gpu_step(state, suite, family, c, mlp, pool, on_device, stream.get()) == 0) return;
   // What the plan chose per GEMM (fused epilogue or plain + hdbench's kernel, padded
   // logits or not) with both candidates' plan-time timings: lib/mlp/mlp_gpu_choice.hpp.
@@ -377,61 +367,40 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, M
   set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, suite.current_device()), gemm.flops(), seconds);
 }
 
-std::vector<StepCase> plan_steps(const MlpOptions& m) {
-  std::vector<StepCase> cases;
-  for (Processor processor : m.processors)
-    for (const MlpShape& model : m.models)
-      for (int batch : m.batches)
-        for (OptimizerKind optimizer : m.optimizers) {
-          if (processor == Processor::cpu) {
-            for (int threads : m.threads.empty() ? std::vector<int>{0} : m.threads)
-              for (int busy : m.busy_threads)
-                cases.push_back({processor, model, MlpDtype::fp32, optimizer, StepMode::eager, BatchSource::device,
-                                 batch, threads, busy});
-            continue;
-          }
-          for (MlpDtype dtype : m.dtypes)
-            for (StepMode mode : m.modes)
-              for (BatchSource data : m.data) {
-                // Copying the batch in is measured eagerly; a graph (fused's too) replays the step alone.
-                if (mode != StepMode::eager && data != BatchSource::device) continue;
-                cases.push_back({processor, model, dtype, optimizer, mode, data, batch, 0, 0});
-              }
-        }
-  return cases;
-}
-
-// A square GEMM of `size`: "mlp/gemm/<processor>/<dtype>/<m>x<n>x<k>".
-CaseId gemm_id(Processor processor, MlpDtype dtype, int size) {
-  CaseId id("mlp");
-  id.shown("variant", "gemm")
-      .shown("processor", to_string(processor))
-      .shown("dtype", to_string(dtype))
-      .shown("m", size, fmt::format("{0}x{0}x{0}", size))
-      .param("n", size)
-      .param("k", size)
-      .param("implementation", "hdbench");
-  return id;
-}
-
 void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {
   const MlpOptions& m = family->options;
-  for (Processor processor : m.processors) {
+  // A square GEMM: "mlp/gemm/<processor>/<dtype>/<m>x<n>x<k>"; the CPU's on every core
+  // with the thread sweep, else at each thread count asked for.
+  const auto square = [](int size) {
+    return CaseAxis<int>{"m",
+                         {size},
+                         [](const int& n) { return nlohmann::json(n); },
+                         [](const int& n) { return fmt::format("{0}x{0}x{0}", n); }};
+  };
+  const std::vector<std::string> name_order = {"variant", "processor", "dtype", "m", "threads"};
+  for (const Processor processor : m.processors) {  // a CPU GEMM has threads, a GPU GEMM dtypes
     if (processor == Processor::cpu) {
-      // With the thread sweep: the GEMM rate on every core, the CPU's whole.
-      for (int threads : m.threads.empty() ? std::vector<int>{m.cores} : m.threads) {
-        CaseId id = gemm_id(Processor::cpu, MlpDtype::fp32, kCpuGemmSize);
-        id.labelled("threads", threads);
-        suite.add(id.name(), id.params(), [&suite, family, threads](benchmark::State& s) {
-          run_cpu_gemm(s, suite.stopping_rule(), *family, threads);
-        });
-      }
-      continue;
-    }
-    for (MlpDtype dtype : m.dtypes) {
-      const CaseId id = gemm_id(Processor::gpu, dtype, kGpuGemmSize);
-      suite.add_gpu(id.name(), id.params(),
-                    [&suite, family, dtype](benchmark::State& s) { run_gpu_gemm(s, suite, *family, dtype); });
+      for_each_case(
+          "mlp", name_order,
+          [&](CaseId& id, int threads, const std::string&, Processor, MlpDtype, int size) {
+            id.param("n", size).param("k", size).param("implementation", "hdbench");
+            suite.add(id.name(), id.params(), [&suite, family, threads](benchmark::State& s) {
+              run_cpu_gemm(s, suite.stopping_rule(), *family, threads);
+            });
+          },
+          threads_case_axis(m.threads.empty() ? std::vector<int>{m.cores} : m.threads),
+          word_case_axis("variant", {"gemm"}), named_case_axis("processor", std::vector{processor}),
+          named_case_axis("dtype", std::vector{MlpDtype::fp32}), square(kCpuGemmSize));
+    } else {
+      for_each_case(
+          "mlp", name_order,
+          [&](CaseId& id, MlpDtype dtype, const std::string&, Processor, int size) {
+            id.param("n", size).param("k", size).param("implementation", "hdbench");
+            suite.add_gpu(id.name(), id.params(),
+                          [&suite, family, dtype](benchmark::State& s) { run_gpu_gemm(s, suite, *family, dtype); });
+          },
+          named_case_axis("dtype", m.dtypes), word_case_axis("variant", {"gemm"}),
+          named_case_axis("processor", std::vector{processor}), square(kGpuGemmSize));
     }
   }
 }
@@ -454,19 +423,18 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
   check_models("mlp_epoch_models", m.epoch_models);
   auto family = std::make_shared<MlpRun>(m, data, o.seed);
   register_gemm_rates(suite, family);  // first: the steps read the rates they measure
-  for (const StepCase& c : plan_steps(m)) {
-    const std::string name = step_id(c).name();
-    nlohmann::json params = step_id(c).params();
+  // Registers a step, or says why it is skipped; add_gpu adds a GPU step's device.
+  const auto add_step = [&](const CaseId& id, const StepCase& c) {
     if (c.processor == Processor::cpu) {
       const double tflop = training_step_flops(c.model, static_cast<std::size_t>(c.batch)) / 1e12;
       if (tflop > m.cpu_step_tflop_limit) {
-        suite.add_skipped(name, std::move(params),
+        suite.add_skipped(id.name(), id.params(),
                           fmt::format("a step does {:.3g} TFLOP, over --hdbench_mlp_cpu_step_tflop_limit={:g}; "
                                       "raise the limit to run it",
                                       tflop, m.cpu_step_tflop_limit));
-        continue;
+        return;
       }
-      suite.add(name, std::move(params),
+      suite.add(id.name(), id.params(),
                 [&suite, family, c](benchmark::State& s) { run_cpu_step(s, suite.stopping_rule(), *family, c); });
     } else if (const auto why = c.mode == StepMode::fused && suite.system().gpu_usable()
                                     ? fused_step_unsupported(c.model, c.optimizer, c.dtype)
@@ -474,12 +442,54 @@ void register_mlp(Suite& suite, const MlpOptions& m, const DataOptions& data) {
       // Refused where the case is listed (--hdbench_list_cases says why), on every device.
       // Without a GPU, add_gpu lists it skipped for that reason, as every GPU case.
       for (const int device : suite.devices()) {
-        nlohmann::json on_device = params;
+        nlohmann::json on_device = id.params();
         on_device["device"] = device;
-        suite.add_skipped(suite.device_name(name, device), std::move(on_device), *why);
+        suite.add_skipped(suite.device_name(id.name(), device), std::move(on_device), *why);
       }
     } else {
-      suite.add_gpu(name, params, [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
+      suite.add_gpu(id.name(), id.params(),
+                    [&suite, family, c](benchmark::State& s) { run_gpu_step(s, suite, *family, c); });
+    }
+  };
+  // "mlp/step/<processor>/<model>/<dtype>/<optimizer>/<mode>/data:<source>/batch:<n>", a
+  // CPU step's threads after.
+  const std::vector<std::string> name_order = {"variant", "processor", "model", "dtype",   "optimizer",
+                                               "mode",    "data",      "batch", "threads", "busy_threads"};
+  // Busy threads beside a CPU step: with none, the name and params are what they were
+  // before the axis existed.
+  CaseAxis<int> busy = labelled_case_axis("busy_threads", m.busy_threads, "busy");
+  busy.shown_for = [](const int& n) { return n > 0 ? Shown::labelled : Shown::absent; };
+  for (const Processor processor : m.processors) {  // a grid each: a CPU step has threads, a GPU step dtypes
+    if (processor == Processor::cpu) {
+      // The CPU step is fp32, eager, on the batch where it lies in host memory.
+      for_each_case(
+          "mlp", name_order,
+          [&](CaseId& id, Processor, const MlpShape& model, int batch, OptimizerKind optimizer, int threads,
+              int busy_threads, const std::string&, MlpDtype dtype, StepMode mode, const std::string&) {
+            id.param("implementation", "hdbench");
+            add_step(id, {processor, model, dtype, optimizer, mode, BatchSource::device, batch, threads, busy_threads,
+                          id.name()});
+          },
+          named_case_axis("processor", std::vector{processor}), named_case_axis("model", m.models),
+          labelled_case_axis("batch", m.batches), named_case_axis("optimizer", m.optimizers),
+          threads_case_axis(m.threads.empty() ? std::vector<int>{0} : m.threads), busy,
+          word_case_axis("variant", {"step"}), named_case_axis("dtype", std::vector{MlpDtype::fp32}),
+          named_case_axis("mode", std::vector{StepMode::eager}),
+          shown_as(word_case_axis("data", {"host"}), Shown::labelled));
+    } else {
+      for_each_case(
+          "mlp", name_order,
+          [&](CaseId& id, Processor, const MlpShape& model, int batch, OptimizerKind optimizer, MlpDtype dtype,
+              StepMode mode, BatchSource data, const std::string&) {
+            // Copying the batch in is measured eagerly; a graph (fused's too) replays the step alone.
+            if (mode != StepMode::eager && data != BatchSource::device) return;
+            id.param("implementation", "hdbench");
+            add_step(id, {processor, model, dtype, optimizer, mode, data, batch, 0, 0, id.name()});
+          },
+          named_case_axis("processor", std::vector{processor}), named_case_axis("model", m.models),
+          labelled_case_axis("batch", m.batches), named_case_axis("optimizer", m.optimizers),
+          named_case_axis("dtype", m.dtypes), named_case_axis("mode", m.modes),
+          shown_as(named_case_axis("data", m.data), Shown::labelled), word_case_axis("variant", {"step"}));
     }
   }
   register_mlp_epochs(suite, family, data);

@@ -1,6 +1,6 @@
 // What the MLP family's two files share: the training data, the seed of the initial
-// parameters, and the GEMM rates measured in this run. mlp.cpp registers the steps
-// and GEMMs, mlp_epoch.cpp the epochs fed by the loader.
+// parameters, the GEMM rates measured in this run, the CPU threads axis. mlp.cpp
+// registers the steps and GEMMs, mlp_epoch.cpp the epochs fed by the loader.
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,9 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/fma_roof.hpp"
 #include "core/suite.hpp"
 #include "mlp/cpu_threads.hpp"
@@ -20,25 +21,13 @@
 
 namespace hdbench {
 
-// What every step and epoch case's name begins with: "mlp/<variant>/<processor>/<model>/<dtype>/<optimizer>".
-inline CaseId mlp_case_id(const char* variant, Processor processor, const MlpShape& model, MlpDtype dtype,
-                          OptimizerKind optimizer) {
-  CaseId id("mlp");
-  id.shown("variant", variant)
-      .shown("processor", to_string(processor))
-      .shown("model", to_string(model))
-      .shown("dtype", to_string(dtype))
-      .shown("optimizer", to_string(optimizer));
-  return id;
-}
-
-// A CPU case's threads: "threads:8", or "threads:auto" (params "auto") for the sweep's choice.
-inline void add_threads_part(CaseId& id, int threads) {
-  if (threads > 0) {
-    id.labelled("threads", threads);
-  } else {
-    id.shown("threads", "auto", "threads:auto");
-  }
+// A CPU case's threads axis: "threads:8", or "threads:auto" (params "auto") for the
+// thread sweep's choice (0).
+inline CaseAxis<int> threads_case_axis(std::vector<int> threads) {
+  return shown_as(CaseAxis<int>{"threads", std::move(threads),
+                                [](const int& t) { return t > 0 ? nlohmann::json(t) : nlohmann::json("auto"); },
+                                [](const int& t) { return t > 0 ? std::to_string(t) : std::string("auto"); }},
+                  Shown::labelled);
 }
 
 struct MlpRun {

@@ -34,27 +34,9 @@ struct EpochCase {
   int batch = 0;
   int workers = 0;
   PinMode pinning = PinMode::pageable;
-  int threads = 0;  // of the CPU step; 0: the thread sweep's choice for the model and batch
+  int threads = 0;        // of the CPU step; 0: the thread sweep's choice for the model and batch
+  std::string name = {};  // the case's, from its axes (for_each_case)
 };
-
-CaseId epoch_id(const EpochCase& c) {  // add_gpu adds a GPU case's device
-  CaseId id = mlp_case_id("epoch", c.processor, c.model, c.dtype, c.optimizer);
-  id.labelled("pinning", std::string(to_string(c.pinning)))
-      .labelled("workers", c.workers)
-      .labelled("batch", c.batch)
-      .param("implementation", "hdbench")
-      .param("mode", "eager")
-      .param("prefetch_depth", 2);
-  if (c.processor == Processor::cpu) add_threads_part(id, c.threads);
-  return id;
-}
-
-nlohmann::json epoch_params(const EpochCase& c, const DatasetSource& data) {
-  CaseId id = epoch_id(c);
-  id.param("dataset", data.kind).param("dataset_name", data.name);
-  if (data.idx()) id.param("dataset_dir", data.dir);
-  return id.params();
-}
 
 LoaderConfig loader_config(const EpochCase& c, const Options& o) {
   LoaderConfig config;
@@ -64,7 +46,7 @@ LoaderConfig loader_config(const EpochCase& c, const Options& o) {
   config.shuffle = true;
   config.pin_mode = c.pinning;
   config.seed = o.seed;
-  config.nvtx_prefix = epoch_id(c).name();
+  config.nvtx_prefix = c.name;
   return config;
 }
 
@@ -77,7 +59,7 @@ class Trainer {
       : processor_(c.processor), layout_{data.pixels_per_sample()} {
     const auto init = initial_parameters(c.model, seed);
     const auto batch = static_cast<std::size_t>(c.batch);
-    const std::string name = epoch_id(c).name();
+    const std::string name = c.name;
     if (processor_ == Processor::cpu) {
       cpu_.emplace(c.model, default_optimizer(c.optimizer), batch, threads, init);
       cpu_->name_ranges(name);
@@ -220,22 +202,6 @@ void run_epoch(benchmark::State& state, const Suite& suite, MlpRun& family, cons
   state.SetItemsProcessed(static_cast<std::int64_t>(data.size() * s.count));
 }
 
-std::vector<EpochCase> plan_epochs(const MlpOptions& m) {
-  std::vector<EpochCase> cases;
-  for (Processor processor : m.processors)
-    for (const MlpShape& model : m.epoch_models)
-      for (int batch : m.epoch_batches)
-        for (int workers : m.epoch_workers)
-          for (PinMode pinning : m.epoch_pinning) {
-            // The CPU step reads the batch where the workers built it.
-            if (processor == Processor::cpu && pinning != PinMode::pageable) continue;
-            const MlpDtype dtype = processor == Processor::cpu ? MlpDtype::fp32 : m.dtypes.front();
-            cases.push_back({processor, model, dtype, m.optimizers.front(), batch, workers, pinning,
-                             m.threads.empty() ? 0 : m.threads.front()});
-          }
-  return cases;
-}
-
 }  // namespace
 
 void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, const DataOptions& data_options) {
@@ -249,12 +215,53 @@ void register_mlp_epochs(Suite& suite, const std::shared_ptr<MlpRun>& family, co
       throw dataset_usage_error(data_options, error);
     }
   }
-  for (const EpochCase& c : plan_epochs(family->options)) {
+  const MlpOptions& m = family->options;
+  // One epoch case; add_gpu adds a GPU case's device.
+  const auto add_epoch = [&](CaseId& id, const EpochCase& c) {
+    id.param("implementation", "hdbench").param("prefetch_depth", 2);  // the loader's depth (loader_config)
+    id.param("dataset", data.kind).param("dataset_name", data.name);
+    if (data.idx()) id.param("dataset_dir", data.dir);
     auto fn = [&suite, family, c](benchmark::State& state) { run_epoch(state, suite, *family, c); };
     if (c.processor == Processor::gpu) {
-      suite.add_gpu(epoch_id(c).name(), epoch_params(c, data), fn);
+      suite.add_gpu(id.name(), id.params(), fn);
     } else {
-      suite.add(epoch_id(c).name(), epoch_params(c, data), fn);
+      suite.add(id.name(), id.params(), fn);
+    }
+  };
+  // "mlp/epoch/<processor>/<model>/<dtype>/<optimizer>/pinning:<mode>/workers:<n>/batch:<n>",
+  // a CPU epoch's threads after; each epoch trains eagerly in the first dtype (the CPU:
+  // fp32), optimizer and CPU thread count asked for.
+  const std::vector<std::string> name_order = {"variant", "processor", "model", "dtype",  "optimizer",
+                                               "pinning", "workers",   "batch", "threads"};
+  for (const Processor processor : m.processors) {  // a grid each: a CPU epoch has threads
+    if (processor == Processor::cpu) {
+      for_each_case(
+          "mlp", name_order,
+          [&](CaseId& id, Processor, const MlpShape& model, int batch, int workers, PinMode pinning, int threads,
+              const std::string&, MlpDtype dtype, OptimizerKind optimizer, StepMode) {
+            if (pinning != PinMode::pageable) return;  // the CPU step reads the batch where the workers built it
+            add_epoch(id, {processor, model, dtype, optimizer, batch, workers, pinning, threads, id.name()});
+          },
+          named_case_axis("processor", std::vector{processor}), named_case_axis("model", m.epoch_models),
+          labelled_case_axis("batch", m.epoch_batches), labelled_case_axis("workers", m.epoch_workers),
+          shown_as(named_case_axis("pinning", m.epoch_pinning), Shown::labelled),
+          threads_case_axis({m.threads.empty() ? 0 : m.threads.front()}), word_case_axis("variant", {"epoch"}),
+          named_case_axis("dtype", std::vector{MlpDtype::fp32}),
+          named_case_axis("optimizer", std::vector{m.optimizers.front()}),
+          shown_as(named_case_axis("mode", std::vector{StepMode::eager}), Shown::hidden));
+    } else {
+      for_each_case(
+          "mlp", name_order,
+          [&](CaseId& id, Processor, const MlpShape& model, int batch, int workers, PinMode pinning, const std::string&,
+              MlpDtype dtype, OptimizerKind optimizer, StepMode) {
+            add_epoch(id, {processor, model, dtype, optimizer, batch, workers, pinning, 0, id.name()});
+          },
+          named_case_axis("processor", std::vector{processor}), named_case_axis("model", m.epoch_models),
+          labelled_case_axis("batch", m.epoch_batches), labelled_case_axis("workers", m.epoch_workers),
+          shown_as(named_case_axis("pinning", m.epoch_pinning), Shown::labelled), word_case_axis("variant", {"epoch"}),
+          named_case_axis("dtype", std::vector{m.dtypes.front()}),
+          named_case_axis("optimizer", std::vector{m.optimizers.front()}),
+          shown_as(named_case_axis("mode", std::vector{StepMode::eager}), Shown::hidden));
     }
   }
 }

@@ -4,7 +4,7 @@
 // skipped entry saying so. Has not run on two GPUs yet.
 #include <fmt/format.h>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/devices.hpp"
 #include "core/family.hpp"
 #include "core/measure.hpp"
@@ -47,6 +47,26 @@ void run_peer_copy(benchmark::State& state, const StoppingRule& rule, int src, i
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes * (both ? 2 : 1)));
 }
 
+// An ordered pair of GPUs: the source in the params (src_device) and, with the
+// destination, in the name ("0to1").
+struct PeerPair {
+  int src = 0;
+  int dst = 0;
+};
+
+CaseAxis<PeerPair> pair_case_axis(const std::vector<int>& devices) {
+  CaseAxis<PeerPair> axis{"src_device",
+                          {},
+                          [](const PeerPair& p) { return nlohmann::json(p.src); },
+                          [](const PeerPair& p) { return fmt::format("{}to{}", p.src, p.dst); }};
+  for (const int src : devices) {
+    for (const int dst : devices) {
+      if (src != dst) axis.values.push_back({src, dst});
+    }
+  }
+  return axis;
+}
+
 class P2pFamily final : public Family {
  public:
   explicit P2pFamily(const DeviceSelection& devices) : devices_(devices) {}
@@ -71,30 +91,26 @@ class P2pFamily final : public Family {
       return;
     }
     const std::uint64_t seed = suite.options().seed;
-    for (const int src : devices) {
-      for (const int dst : devices) {
-        if (src == dst) continue;
-        for (const bool both : options_.both_directions) {
-          if (both && src > dst) continue;  // both directions: one entry per unordered pair
-          for (const bool peer : options_.peer_access) {
-            for (const std::size_t bytes : options_.sizes) {
-              CaseId id("p2p");
-              id.shown("src_device", src, fmt::format("{}to{}", src, dst))
-                  .param("dst_device", dst)
-                  .shown("direction", both ? "both" : "one")
-                  .shown("peer_access", peer, peer ? "peer:on" : "peer:off")
-                  .shown("bytes", bytes, std::to_string(bytes))
-                  .param("both_directions", both)
-                  .param("processor", "gpu");
-              suite.add_gpu_once(  // a pair of GPUs: one entry, not one per device
-                  id.name(), id.params(), [=, &suite](benchmark::State& state) {
-                    run_peer_copy(state, suite.stopping_rule(), src, dst, bytes, peer, both, seed);
-                  });
-            }
-          }
-        }
-      }
-    }
+    // One direction or both at once ("one"/"both", both_directions in the params too),
+    // peer access on or off ("peer:on"), the size as its byte count ("67108864").
+    for_each_case(
+        "p2p", {},
+        [&](CaseId& id, const PeerPair& pair, bool both, bool peer, std::size_t bytes) {
+          if (both && pair.src > pair.dst) return;  // both directions: one entry per unordered pair
+          id.param("dst_device", pair.dst).param("both_directions", both).param("processor", "gpu");
+          suite.add_gpu_once(  // a pair of GPUs: one entry, not one per device
+              id.name(), id.params(), [=, &suite](benchmark::State& state) {
+                run_peer_copy(state, suite.stopping_rule(), pair.src, pair.dst, bytes, peer, both, seed);
+              });
+        },
+        pair_case_axis(devices),
+        CaseAxis<bool>{"direction", options_.both_directions,
+                       [](const bool& both) { return nlohmann::json(both ? "both" : "one"); },
+                       [](const bool& both) { return std::string(both ? "both" : "one"); }},
+        CaseAxis<bool>{"peer_access", options_.peer_access, [](const bool& on) { return nlohmann::json(on); },
+                       [](const bool& on) { return std::string(on ? "on" : "off"); }, Shown::labelled, "peer"},
+        CaseAxis<std::size_t>{"bytes", options_.sizes, [](const std::size_t& n) { return nlohmann::json(n); },
+                              [](const std::size_t& n) { return std::to_string(n); }});
   }
 
  private:

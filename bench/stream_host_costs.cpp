@@ -6,8 +6,10 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <string>
+#include <vector>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
@@ -135,27 +137,55 @@ void run_wait(benchmark::State& state, const StoppingRule& rule, const std::stri
 }  // namespace
 
 void register_stream_host_costs(Suite& suite) {
-  const auto add = [&](const std::string& what, nlohmann::json extra,
-                       std::function<void(benchmark::State&, const StoppingRule&, const std::string&)> fn) {
-    CaseId id("streams");
-    id.shown("variant", "host_cost").shown("operation", what);
-    nlohmann::json params = id.params();
-    if (extra.is_object()) params.update(extra);
+  using Run = std::function<void(benchmark::State&, const StoppingRule&, const std::string&)>;
+  const auto add = [&](const CaseId& id, const Run& run) {
     const std::string name = id.name();
-    suite.add_gpu(name, params,
-                  [&suite, fn, name](benchmark::State& state) { fn(state, suite.stopping_rule(), name); });
+    suite.add_gpu(name, id.params(),
+                  [&suite, run, name](benchmark::State& state) { run(state, suite.stopping_rule(), name); });
   };
-  add("launch_empty_kernel", {}, run_launch);
-  add("memcpy_async_call", {{"bytes", sizeof(std::uint32_t)}}, run_memcpy_call);
-  for (Wait w : {Wait::stream_synchronize, Wait::event_synchronize, Wait::event_query_poll, Wait::device_synchronize}) {
-    for (bool after_kernel : {false, true}) {
-      const std::string what = fmt::format("{}/{}", to_string(w), after_kernel ? "after_empty_kernel" : "idle");
-      add(what, {{"wait", to_string(w)}, {"after_empty_kernel", after_kernel}},
-          [w, after_kernel](benchmark::State& state, const StoppingRule& rule, const std::string& name) {
-            run_wait(state, rule, name, w, after_kernel);
-          });
-    }
-  }
+  // "streams/host_cost/<operation>"
+  const CaseAxis<std::string> host_cost = word_case_axis("variant", {"host_cost"});
+
+  // Issuing one call, two chosen by hand (no grid): an empty kernel's launch, and a
+  // cudaMemcpyAsync of 4 bytes (its size in the params).
+  struct Call {
+    std::string operation;
+    std::size_t bytes = 0;
+    Run run;
+  };
+  const CaseAxis<Call> calls{
+      "operation",
+      {{"launch_empty_kernel", 0, run_launch}, {"memcpy_async_call", sizeof(std::uint32_t), run_memcpy_call}},
+      [](const Call& c) { return nlohmann::json(c.operation); },
+      [](const Call& c) { return c.operation; }};
+  for_each_case(
+      "streams", {},
+      [&](CaseId& id, const std::string&, const Call& call) {
+        if (call.bytes > 0) id.param("bytes", call.bytes);
+        add(id, call.run);
+      },
+      host_cost, calls);
+
+  // Waiting for the GPU by each mechanism, on an idle stream and right after an empty
+  // kernel: the operation is both ("event_synchronize/idle").
+  const auto after_text = [](const bool& after_kernel) {
+    return std::string(after_kernel ? "after_empty_kernel" : "idle");
+  };
+  for_each_case(
+      "streams", {},
+      [&](CaseId& id, const std::string&, Wait w, bool after_kernel) {
+        id.param("operation", fmt::format("{}/{}", to_string(w), after_text(after_kernel)));
+        add(id, [w, after_kernel](benchmark::State& state, const StoppingRule& rule, const std::string& name) {
+          run_wait(state, rule, name, w, after_kernel);
+        });
+      },
+      host_cost,
+      named_case_axis("wait", std::vector<Wait>{Wait::stream_synchronize, Wait::event_synchronize,
+                                                Wait::event_query_poll, Wait::device_synchronize}),
+      CaseAxis<bool>{"after_empty_kernel",
+                     {false, true},
+                     [](const bool& after_kernel) { return nlohmann::json(after_kernel); },
+                     after_text});
 }
 
 }  // namespace hdbench

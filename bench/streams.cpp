@@ -9,12 +9,13 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <tuple>
 #include <vector>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/measure.hpp"
@@ -84,28 +85,9 @@ struct StreamsCase {
   double compute_ratio;
   PipelineShape shape;
   DefaultStreamMode mode = DefaultStreamMode::legacy;  // default_stream variant only
+  std::string name = {};                               // the case's, from its axes (for_each_case)
+  nlohmann::json params = {};
 };
-
-CaseId case_id(const StreamsCase& c) {  // Suite::add_gpu adds the device
-  CaseId id("streams");
-  id.shown("variant", to_string(c.variant));
-  if (c.variant == Variant::default_stream) {
-    id.shown("default_stream_mode", to_string(c.mode)).param("side_launch", to_string(c.shape.side));
-  }
-  id.shown("memory", to_string(c.memory))
-      .shown("bytes", c.bytes, format_size(c.bytes))
-      .labelled("compute", "compute_ratio", c.compute_ratio)
-      .param("copy_api", c.shape.api == CopyApi::sync ? "sync" : "async");
-  // Only a pipeline's name shows its shape; every case's params hold it.
-  if (c.variant == Variant::pipelined || c.variant == Variant::graph) {
-    id.labelled("streams", c.shape.streams)
-        .labelled("chunks", c.shape.chunks)
-        .shown("issue_order", to_string(c.shape.order));
-  } else {
-    id.param("streams", c.shape.streams).param("chunks", c.shape.chunks).param("issue_order", to_string(c.shape.order));
-  }
-  return id;
-}
 
 // What the family's benchmarks share: one calibration per GPU and buffer size and one
 // CPU reference per (size, rounds), so every variant of a size runs the same kernel
@@ -283,54 +265,91 @@ void run_streams_case(benchmark::State& state, const Suite& suite, FamilyState& 
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * c.bytes));
 }
 
+// The position of `value` in `values` (the run order of an axis's values).
+template <class T>
+std::ptrdiff_t position(const std::vector<T>& values, const T& value) {
+  return std::find(values.begin(), values.end(), value) - values.begin();
+}
+
+// The family's cases: three grids whose shapes differ (sync and async have one stream
+// and one chunk, a pipeline the axes' streams, chunks and issue orders, the pitfall its
+// mode on one representative pipeline), each over every buffer size and compute ratio.
 std::vector<StreamsCase> plan_cases(const Options& o, const StreamsOptions& s) {
   std::vector<HostMemoryKind> kinds;
   for (HostMemoryKind kind : {HostMemoryKind::pageable, HostMemoryKind::pinned}) {
     if (std::find(o.memory_kinds.begin(), o.memory_kinds.end(), kind) != o.memory_kinds.end()) kinds.push_back(kind);
   }
-  const bool pinned = std::find(kinds.begin(), kinds.end(), HostMemoryKind::pinned) != kinds.end();
+  std::vector<HostMemoryKind> pinned;  // the pitfall's memory, where selected
+  std::copy_if(kinds.begin(), kinds.end(), std::back_inserter(pinned),
+               [](HostMemoryKind kind) { return kind == HostMemoryKind::pinned; });
+  // The name shows the default-stream mode of the pitfall only, and the shape of a
+  // pipeline only: the other variants' params hold theirs (an axis of one hidden value).
+  const std::vector<std::string> name_order = {
+      "variant", "default_stream_mode", "memory", "bytes", "compute_ratio", "streams", "chunks", "issue_order"};
+  const CaseAxis<std::size_t> sizes = size_case_axis("bytes", s.stream_sizes);
+  const CaseAxis<double> ratios = labelled_case_axis("compute_ratio", s.compute_ratios, "compute");
+  const auto variants = [](std::vector<Variant> v) { return named_case_axis("variant", std::move(v)); };
+  const auto memory = [](std::vector<HostMemoryKind> v) { return named_case_axis("memory", std::move(v)); };
+  const auto streams = [](std::vector<int> v) { return labelled_case_axis("streams", std::move(v)); };
+  const auto chunks = [](std::vector<int> v) { return labelled_case_axis("chunks", std::move(v)); };
+  const auto orders = [](std::vector<IssueOrder> v) { return named_case_axis("issue_order", std::move(v)); };
   std::vector<StreamsCase> cases;
-  for (std::size_t bytes : s.stream_sizes) {
-    for (double ratio : s.compute_ratios) {
-      for (HostMemoryKind kind : kinds) {
-        cases.push_back(
-            {Variant::sync, kind, bytes, ratio, {CopyApi::sync, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
-        cases.push_back({Variant::async,
-                         kind,
-                         bytes,
-                         ratio,
-                         {CopyApi::async, 1, 1, IssueOrder::by_chunk, false, SideLaunch::none}});
-      }
-      for (Variant variant : {Variant::pipelined, Variant::graph}) {
-        for (HostMemoryKind kind : kinds) {
-          // Graph capture takes copies between device and page-locked memory only.
-          if (variant == Variant::graph && kind != HostMemoryKind::pinned) continue;
-          for (int streams : s.stream_counts) {
-            for (int chunks : s.chunk_counts) {
-              if (chunks < streams) continue;  // streams beyond the chunk count would sit idle
-              for (IssueOrder order : s.issue_orders) {
-                cases.push_back(
-                    {variant, kind, bytes, ratio, {CopyApi::async, streams, chunks, order, false, SideLaunch::none}});
-              }
-            }
-          }
-        }
-      }
-      if (!pinned) continue;
-      for (DefaultStreamMode mode :
-           {DefaultStreamMode::legacy, DefaultStreamMode::per_thread, DefaultStreamMode::non_blocking}) {
+  const auto keep = [&](const CaseId& id, StreamsCase c) {
+    c.name = id.name();
+    c.params = id.params();
+    cases.push_back(std::move(c));
+  };
+
+  // sync (cudaMemcpy on the legacy stream) and async: the whole buffer at once.
+  for_each_case(
+      "streams", name_order,
+      [&](CaseId& id, std::size_t bytes, double ratio, HostMemoryKind kind, Variant variant, int n_streams,
+          int n_chunks, IssueOrder order) {
+        const CopyApi api = variant == Variant::sync ? CopyApi::sync : CopyApi::async;
+        id.param("copy_api", api == CopyApi::sync ? "sync" : "async");
+        keep(id, {variant, kind, bytes, ratio, {api, n_streams, n_chunks, order, false, SideLaunch::none}});
+      },
+      sizes, ratios, memory(kinds), variants({Variant::sync, Variant::async}), shown_as(streams({1}), Shown::hidden),
+      shown_as(chunks({1}), Shown::hidden), shown_as(orders({IssueOrder::by_chunk}), Shown::hidden));
+
+  // Pipelines: chunks over streams, eager or replayed as a CUDA graph.
+  for_each_case(
+      "streams", name_order,
+      [&](CaseId& id, std::size_t bytes, double ratio, Variant variant, HostMemoryKind kind, int n_streams,
+          int n_chunks, IssueOrder order) {
+        // Graph capture takes copies between device and page-locked memory only.
+        if (variant == Variant::graph && kind != HostMemoryKind::pinned) return;
+        if (n_chunks < n_streams) return;  // streams beyond the chunk count would sit idle
+        id.param("copy_api", "async");
+        keep(id, {variant, kind, bytes, ratio, {CopyApi::async, n_streams, n_chunks, order, false, SideLaunch::none}});
+      },
+      sizes, ratios, variants({Variant::pipelined, Variant::graph}), memory(kinds), streams(s.stream_counts),
+      chunks(s.chunk_counts), orders(s.issue_orders));
+
+  // The default-stream pitfall, on pinned memory.
+  for_each_case(
+      "streams", name_order,
+      [&](CaseId& id, std::size_t bytes, double ratio, Variant variant, DefaultStreamMode mode, HostMemoryKind kind,
+          int n_streams, int n_chunks, IssueOrder order) {
         const bool blocking = mode != DefaultStreamMode::non_blocking;
         const SideLaunch side =
             mode == DefaultStreamMode::per_thread ? SideLaunch::per_thread_default : SideLaunch::legacy_default;
-        cases.push_back({Variant::default_stream,
-                         HostMemoryKind::pinned,
-                         bytes,
-                         ratio,
-                         {CopyApi::async, kPitfallStreams, kPitfallChunks, IssueOrder::by_chunk, blocking, side},
-                         mode});
-      }
-    }
-  }
+        id.param("side_launch", to_string(side)).param("copy_api", "async");
+        keep(id, {variant, kind, bytes, ratio, {CopyApi::async, n_streams, n_chunks, order, blocking, side}, mode});
+      },
+      sizes, ratios, variants({Variant::default_stream}),
+      named_case_axis("default_stream_mode",
+                      std::vector<DefaultStreamMode>{DefaultStreamMode::legacy, DefaultStreamMode::per_thread,
+                                                     DefaultStreamMode::non_blocking}),
+      memory(pinned), shown_as(streams({kPitfallStreams}), Shown::hidden),
+      shown_as(chunks({kPitfallChunks}), Shown::hidden), shown_as(orders({IssueOrder::by_chunk}), Shown::hidden));
+
+  // Run by size and compute ratio, the three grids' cases of each together: a size's CPU
+  // reference is kept for one kernel length at a time (FamilyState::expected).
+  std::stable_sort(cases.begin(), cases.end(), [&](const StreamsCase& a, const StreamsCase& b) {
+    return std::pair(position(s.stream_sizes, a.bytes), position(s.compute_ratios, a.compute_ratio)) <
+           std::pair(position(s.stream_sizes, b.bytes), position(s.compute_ratios, b.compute_ratio));
+  });
   return cases;
 }
 
@@ -369,12 +388,11 @@ void register_streams(Suite& suite, const StreamsOptions& s) {
   auto family = std::make_shared<FamilyState>();
   // One GPU's cases after another's: the CPU reference, kept one at a time, depends on
   // the rounds each GPU's calibration chose.
+  const std::vector<StreamsCase> cases = plan_cases(suite.options(), s);
   for (const int device : suite.devices()) {
-    for (const StreamsCase& c : plan_cases(suite.options(), s)) {
-      const CaseId id = case_id(c);
-      const std::string name = id.name();
-      suite.add_gpu_on(device, name, id.params(), [&suite, family, c, name](benchmark::State& state) {
-        run_streams_case(state, suite, *family, c, name);
+    for (const StreamsCase& c : cases) {
+      suite.add_gpu_on(device, c.name, c.params, [&suite, family, c](benchmark::State& state) {
+        run_streams_case(state, suite, *family, c, c.name);
       });
     }
   }

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <stdexcept>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
 #include "core/grouped_timing.hpp"
@@ -37,20 +39,30 @@ struct TransferCase {
   Engine engine = Engine::copy;
   std::size_t bytes = 0;
   bool reference_loop = false;
-  NumaPlacement numa = NumaPlacement::near;
-  NumaTarget numa_target = {};  // where the host buffer goes; a skip reason when it cannot
+  NumaTarget numa_target = {};  // where the host buffer goes
+  std::string name;             // the case's, from its axes (for_each_case)
 };
 
-CaseId case_id(const TransferCase& c) {  // Suite::add_gpu_on adds the device
-  CaseId id("transfer");
-  id.shown("direction", to_string(c.direction)).shown("memory", to_string(c.kind));
-  // The reference loop's name says so in the engine's place; its params keep the engine.
-  id.shown("engine", to_string(c.engine), c.reference_loop ? "copy_loop" : to_string(c.engine))
-      .shown("bytes", c.bytes, format_size(c.bytes))
-      .param("variant", c.reference_loop ? "reference_loop" : "per_copy")
-      .param("numa_node_requested", c.numa_target.node);
-  add_numa_part(id, c.numa);
-  return id;
+// How a one-way copy is issued: one copy per timed call on an engine, or the plain
+// back-to-back loop of copy-engine copies the per-copy figures are checked against.
+struct Route {
+  Engine engine = Engine::copy;
+  bool reference_loop = false;
+};
+
+// The engine axis with the reference loop after the engines: the loop's name says so
+// in the engine's place ("copy_loop"), its params keep the engine.
+CaseAxis<Route> route_case_axis(const std::vector<Engine>& engines) {
+  CaseAxis<Route> axis{
+      "engine",
+      {},
+      [](const Route& r) { return nlohmann::json(to_string(r.engine)); },
+      [](const Route& r) { return std::string(r.reference_loop ? "copy_loop" : to_string(r.engine)); }};
+  for (const Engine engine : engines) axis.values.push_back({engine, false});
+  if (std::find(engines.begin(), engines.end(), Engine::copy) != engines.end()) {
+    axis.values.push_back({Engine::copy, true});
+  }
+  return axis;
 }
 
 // The link state while a copy is in flight: an idle link may train down to save power.
@@ -69,7 +81,7 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
     skip_benchmark(state, *shortfall);
     return;
   }
-  const std::string name = case_id(c).name();
+  const std::string& name = c.name;
   Stream stream(to_string(c.direction));
   const TransferEndpoints ends = [&] {
     const numa::PreferredNodeScope placement(c.numa_target.node);  // host pages allocated and first touched here
@@ -112,50 +124,41 @@ void run_transfer(benchmark::State& state, const Suite& suite, const TransferCas
 }  // namespace
 
 void register_transfer(Suite& suite, const TransferOptions& t) {
-  const Options& o = suite.options();
-  std::vector<TransferCase> cases;
-  for (Direction direction : t.directions) {
-    if (!is_one_way(direction)) continue;
-    for (Engine engine : t.engines) {
-      for (HostMemoryKind kind : o.memory_kinds) {
-        if (!engine_uses_kind(engine, kind)) continue;
-        for (std::size_t bytes : t.sizes) cases.push_back({direction, kind, engine, bytes, false});
-      }
-    }
-    const bool pinned =
-        std::find(o.memory_kinds.begin(), o.memory_kinds.end(), HostMemoryKind::pinned) != o.memory_kinds.end();
-    const bool copy = std::find(t.engines.begin(), t.engines.end(), Engine::copy) != t.engines.end();
-    if (pinned && copy) {
-      for (std::size_t bytes : t.sizes) {
-        cases.push_back({direction, HostMemoryKind::pinned, Engine::copy, bytes, true});
-      }
-    }
-  }
-  // The host buffer's node follows each GPU's own node. Devices innermost, as add_gpu orders them.
+  std::vector<Direction> one_way;
+  std::copy_if(t.directions.begin(), t.directions.end(), std::back_inserter(one_way), is_one_way);
+  // The host buffer's node follows each GPU's own node: per placement, per selected device.
   const NumaHost numa_host = NumaHost::discover();
-  for (const NumaPlacement numa : t.numa) {
-    std::vector<NumaTarget> targets;  // per selected device
+  std::map<NumaPlacement, std::vector<NumaTarget>> targets;
+  for (const NumaPlacement placement : t.numa) {
     for (const int device : suite.devices())
-      targets.push_back(gpu_numa_target(numa, suite.system(), device, numa_host));
-    for (const TransferCase& planned : cases) {
-      for (std::size_t i = 0; i < suite.devices().size(); ++i) {
-        const int device = suite.devices()[i];
-        TransferCase c = planned;
-        c.numa = numa;
-        c.numa_target = targets[i];
-        if (!c.numa_target.skip_reason.empty()) {  // true with or without a GPU: say why far cannot run here
-          const CaseId id = case_id(c);
-          nlohmann::json params = id.params();
-          params["device"] = device;
-          suite.add_skipped(suite.device_name(id.name(), device), std::move(params), c.numa_target.skip_reason);
-          continue;
-        }
-        const CaseId id = case_id(c);
-        suite.add_gpu_on(device, id.name(), id.params(),
-                         [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
-      }
-    }
+      targets[placement].push_back(gpu_numa_target(placement, suite.system(), device, numa_host));
   }
+  for_each_case(
+      "transfer", {"direction", "memory", "engine", "bytes"},
+      [&](CaseId& id, NumaPlacement placement, Direction direction, Route route, HostMemoryKind kind,
+          std::size_t bytes) {
+        if (!engine_uses_kind(route.engine, kind)) return;
+        if (route.reference_loop && kind != HostMemoryKind::pinned) return;  // the reference is pinned memory's
+        id.param("variant", route.reference_loop ? "reference_loop" : "per_copy");
+        // Devices innermost, as add_gpu orders them.
+        for (std::size_t i = 0; i < suite.devices().size(); ++i) {
+          const int device = suite.devices()[i];
+          const NumaTarget& target = targets[placement][i];
+          CaseId on_device = id;
+          on_device.param("numa_node_requested", target.node);
+          if (!target.skip_reason.empty()) {  // true with or without a GPU: say why far cannot run here
+            nlohmann::json params = on_device.params();
+            params["device"] = device;
+            suite.add_skipped(suite.device_name(on_device.name(), device), std::move(params), target.skip_reason);
+            continue;
+          }
+          const TransferCase c{direction, kind, route.engine, bytes, route.reference_loop, target, on_device.name()};
+          suite.add_gpu_on(device, on_device.name(), on_device.params(),
+                           [&suite, c](benchmark::State& state) { run_transfer(state, suite, c); });
+        }
+      },
+      numa_case_axis(t.numa), named_case_axis("direction", one_way), route_case_axis(t.engines),
+      named_case_axis("memory", suite.options().memory_kinds), size_case_axis("bytes", t.sizes));
   suite.add_derivation(derive_reference_agreement);
 }
 

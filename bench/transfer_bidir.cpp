@@ -3,7 +3,10 @@
 // twice the one-way figure.
 #include <fmt/format.h>
 
-#include "core/case_id.hpp"
+#include <algorithm>
+#include <iterator>
+
+#include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/measure.hpp"
 #include "core/nvtx.hpp"
@@ -55,25 +58,21 @@ void run_bidir(benchmark::State& state, const Suite& suite, HostMemoryKind kind,
 }  // namespace
 
 void register_transfer_bidir(Suite& suite, const TransferOptions& t) {
-  const Options& o = suite.options();
-  if (std::find(t.directions.begin(), t.directions.end(), Direction::bidir) == t.directions.end()) return;
-  for (Engine engine : t.engines) {
-    for (HostMemoryKind kind : o.memory_kinds) {
-      if (!engine_uses_kind(engine, kind)) continue;
-      for (std::size_t bytes : t.sizes) {
-        CaseId id("transfer");
-        id.shown("direction", "bidir")
-            .shown("memory", to_string(kind))
-            .shown("engine", to_string(engine))
-            .shown("bytes", bytes, format_size(bytes))
-            .param("variant", "per_copy");
+  std::vector<Direction> bidir;  // one value, or none where --hdbench_directions leaves it out
+  std::copy_if(t.directions.begin(), t.directions.end(), std::back_inserter(bidir),
+               [](Direction d) { return d == Direction::bidir; });
+  for_each_case(
+      "transfer", {"direction", "memory", "engine", "bytes"},
+      [&](CaseId& id, Direction, Engine engine, HostMemoryKind kind, std::size_t bytes) {
+        if (!engine_uses_kind(engine, kind)) return;
+        id.param("variant", "per_copy");
         const std::string name = id.name();
         suite.add_gpu(name, id.params(), [&suite, kind, engine, bytes, name](benchmark::State& state) {
           run_bidir(state, suite, kind, engine, bytes, name);
         });
-      }
-    }
-  }
+      },
+      named_case_axis("direction", bidir), named_case_axis("engine", t.engines),
+      named_case_axis("memory", suite.options().memory_kinds), size_case_axis("bytes", t.sizes));
 }
 
 }  // namespace hdbench

@@ -132,29 +132,24 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
     }
     std::fflush(stdout);
   };
-  const std::vector<DataParallelCase> cases = data_parallel_cases(dp, options.seed);
   if (dp.cpu_step) {
-    for (const DataParallelCase& c : cases) {
-      const CaseId id = data_parallel_id(c, "mpi", ranks.size());
+    for_each_cpu_step_case(dp, options.seed, "mpi", ranks.size(), [&](const CaseId& id, const DataParallelCase& c) {
       run_case(id, c.steps, [&] { return run_data_parallel(ranks, c); });
-    }
+    });
   }
   if (dp.gpu_step) {
     const std::string unavailable = gpu_unavailable_reason(ranks);
-    for (const DataParallelCase& c : cases) {
-      for (const bool overlap : {true, false}) {
-        const GpuDataParallelCase g{c, overlap, dp.bucket_bytes, dp.timeout_s};
-        const CaseId id = gpu_data_parallel_id(g, ranks.size());  // each rank's device is in per_rank
-        if (!unavailable.empty()) {
-          if (ranks.is_root()) {
-            benchmarks.push_back(skipped_entry(id, c.steps, unavailable));
-            fmt::print("SKIPPED {}: {}\n", id.name(), unavailable);
-          }
-          continue;
+    // Each rank's device is in per_rank.
+    for_each_gpu_step_case(dp, options.seed, ranks.size(), [&](const CaseId& id, const GpuDataParallelCase& g) {
+      if (!unavailable.empty()) {
+        if (ranks.is_root()) {
+          benchmarks.push_back(skipped_entry(id, g.step.steps, unavailable));
+          fmt::print("SKIPPED {}: {}\n", id.name(), unavailable);
         }
-        run_case(id, c.steps, [&] { return run_gpu_data_parallel(ranks, g); });
+        return;
       }
-    }
+      run_case(id, g.step.steps, [&] { return run_gpu_data_parallel(ranks, g); });
+    });
   }
   if (!ranks.is_root()) return 0;
 

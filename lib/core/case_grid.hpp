@@ -4,19 +4,23 @@
 //
 //   for_each_case("managed", {"direction", "variant", "bytes"},
 //                 [&](CaseId& id, Way way, ManagedVariant variant, std::size_t bytes) { ... },
-//                 fixed_axis("direction", {Way::h2d, Way::d2h}, to_string),
+//                 named_case_axis("direction", std::vector<Way>{Way::h2d, Way::d2h}),
 //                 named_case_axis("variant", options.variants),
 //                 size_case_axis("bytes", options.sizes));
 //
 // The first axis is the outermost loop (the run order); `name_order` is the order the
 // name shows the axes' parts in (axes it leaves out follow in axis order). The body may
 // add params of its own (id.param: what follows from the axes, e.g. a slice's row count)
-// and may skip a combination by returning without registering it.
+// and may skip a combination by returning without registering it. A family whose cases
+// are the union of grids of different shapes (a CPU step has threads, a GPU step a
+// dtype) calls for_each_case once per grid; a value every case of a grid shares is an
+// axis of one value, so its key is still typed where the axis is.
 #pragma once
 
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,8 +32,9 @@ namespace hdbench {
 // How an axis's value appears in the case's name.
 enum class Shown {
   value,     // as itself: ".../pinned/..."
-  labelled,  // "key:value": ".../batch:256/..."
+  labelled,  // "key:value" (or the axis's label): ".../batch:256/..."
   hidden,    // in the params only
+  absent,    // in neither (CaseAxis::shown_for: a value cases had before the axis existed)
 };
 
 template <class T>
@@ -39,6 +44,12 @@ struct CaseAxis {
   std::function<nlohmann::json(const T&)> param;  // the value in the params
   std::function<std::string(const T&)> text;      // the value in the name
   Shown shown = Shown::value;
+  std::string label = {};  // a labelled part's label where it is not the key ("depth:2" for prefetch_depth)
+  // Where set, how each value is shown instead of `shown`: the value every case had
+  // before the axis existed stays out of the name (hidden; numa near, numa:far) or out of
+  // the params too (absent; no busy threads, busy:2), so the cases of earlier reports
+  // keep their names and still pair by them.
+  std::function<Shown(const T&)> shown_for = {};
 };
 
 // A named value (an enum, a matrix shape): param and name its to_string.
@@ -54,11 +65,32 @@ inline CaseAxis<std::size_t> size_case_axis(std::string key, std::vector<std::si
           [](const std::size_t& v) { return format_size(v); }};
 }
 
-// A count shown as "key:value" (batch:256, tensors:8).
+// A count shown as "key:value" (batch:256, tensors:8), or "label:value" where the name
+// reads shorter than the key (depth:2 for prefetch_depth).
 template <class T>
-CaseAxis<T> labelled_case_axis(std::string key, std::vector<T> values) {
-  return {std::move(key), std::move(values), [](const T& v) { return nlohmann::json(v); },
-          [](const T& v) { return fmt::format("{}", v); }, Shown::labelled};
+CaseAxis<T> labelled_case_axis(std::string key, std::vector<T> values, std::string label = {}) {
+  return {std::move(key),
+          std::move(values),
+          [](const T& v) { return nlohmann::json(v); },
+          [](const T& v) { return fmt::format("{}", v); },
+          Shown::labelled,
+          std::move(label)};
+}
+
+// Words as themselves, in the name and the params: a part all of a grid's cases share
+// (variant "step") or values that are no enum (a communicator's name).
+inline CaseAxis<std::string> word_case_axis(std::string key, std::vector<std::string> values) {
+  return {std::move(key), std::move(values), [](const std::string& v) { return nlohmann::json(v); },
+          [](const std::string& v) { return v; }};
+}
+
+// `axis` shown another way: a named value labelled ("data:pinned"), or a grid's fixed
+// value hidden (sync and async have one stream: the params say so, the name need not).
+template <class T>
+CaseAxis<T> shown_as(CaseAxis<T> axis, Shown shown, std::string label = {}) {
+  axis.shown = shown;
+  axis.label = std::move(label);
+  return axis;
 }
 
 namespace case_grid_detail {
@@ -68,6 +100,7 @@ struct Part {
   nlohmann::json param;
   std::string text;
   Shown shown;
+  std::string label;
 };
 
 inline CaseId build_id(std::string_view family, const std::vector<std::string>& name_order,
@@ -82,10 +115,12 @@ inline CaseId build_id(std::string_view family, const std::vector<std::string>& 
         id.shown(p.key, p.param, p.text);
         break;
       case Shown::labelled:
-        id.shown(p.key, p.param, fmt::format("{}:{}", p.key, p.text));
+        id.shown(p.key, p.param, fmt::format("{}:{}", p.label.empty() ? p.key : p.label, p.text));
         break;
       case Shown::hidden:
         id.param(p.key, p.param);
+        break;
+      case Shown::absent:
         break;
     }
   };
@@ -111,7 +146,8 @@ template <class F, class... Done, class T, class... Rest>
 void walk(std::string_view family, const std::vector<std::string>& name_order, std::vector<Part>& parts, F& body,
           const std::tuple<Done...>& done, const CaseAxis<T>& axis, const CaseAxis<Rest>&... rest) {
   for (const T& value : axis.values) {
-    parts.push_back({axis.key, axis.param(value), axis.text(value), axis.shown});
+    const Shown shown = axis.shown_for ? axis.shown_for(value) : axis.shown;
+    parts.push_back({axis.key, axis.param(value), axis.text(value), shown, axis.label});
     walk(family, name_order, parts, body, std::tuple_cat(done, std::tuple<T>(value)), rest...);
     parts.pop_back();
   }

@@ -50,22 +50,6 @@ double median_of(const std::vector<double>& v) { return v.empty() ? 0.0 : summar
 
 }  // namespace
 
-CaseId data_parallel_id(const DataParallelCase& c, const std::string& communicator, int ranks) {
-  CaseId id("dataparallel");
-  id.shown("processor", "cpu")
-      .shown("communicator", communicator)
-      .shown("model", to_string(c.model))
-      .labelled("batch", c.global_batch)
-      .labelled("ranks", ranks)
-      .param("variant", "cpu_step")
-      .param("collective", communicator == "mpi" ? "MPI_Allreduce" : "none")
-      .param("shard_batch", c.global_batch / static_cast<std::size_t>(std::max(ranks, 1)))
-      .param("threads", c.threads)
-      .param("steps", c.steps)
-      .param("optimizer", "sgd");
-  return id;
-}
-
 nlohmann::json run_data_parallel(dataparallel::Communicator& ranks, const DataParallelCase& c) {
   const int n = ranks.size();
   const dataparallel::Shard shard = dataparallel::shard_of(c.global_batch, ranks.rank(), n);

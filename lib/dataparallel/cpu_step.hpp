@@ -8,14 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/case_id.hpp"
 #include "dataparallel/communicator.hpp"
 #include "dataparallel/step.hpp"
 
 namespace hdbench {
-
-// "dataparallel/cpu/<communicator>/<model>/batch:<B>/ranks:<N>"
-CaseId data_parallel_id(const DataParallelCase& c, const std::string& communicator, int ranks);
 
 // Runs the case on every rank (a collective: all ranks call it with the same case).
 // Rank 0 returns the report entry's figures with every rank's (per_rank), the

@@ -148,24 +148,6 @@ double median_us(const std::vector<double>& seconds) { return seconds.empty() ? 
 
 }  // namespace
 
-CaseId gpu_data_parallel_id(const GpuDataParallelCase& c, int ranks) {
-  CaseId id("dataparallel");
-  id.shown("processor", "gpu")
-      .shown("communicator", "nccl")
-      .shown("model", to_string(c.step.model))
-      .labelled("batch", c.step.global_batch)
-      .labelled("ranks", ranks)
-      .labelled("overlap", std::string(c.overlap ? "bucketed" : "none"))
-      .param("variant", "gpu_step")
-      .param("collective", "ncclAllReduce")
-      .param("shard_batch", c.step.global_batch / static_cast<std::size_t>(std::max(ranks, 1)))
-      .param("bucket_bytes", c.bucket_bytes)
-      .param("dtype", "fp32")
-      .param("steps", c.step.steps)
-      .param("optimizer", "sgd");
-  return id;
-}
-
 nlohmann::json run_gpu_data_parallel(dataparallel::Communicator& ranks, const GpuDataParallelCase& c) {
   const DataParallelCase& s = c.step;
   const int n = ranks.size();

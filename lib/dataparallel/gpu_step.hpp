@@ -19,7 +19,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/case_id.hpp"
 #include "dataparallel/communicator.hpp"
 #include "dataparallel/step.hpp"
 
@@ -31,10 +30,6 @@ struct GpuDataParallelCase {
   std::size_t bucket_bytes = 25u << 20;  // DDP's default bucket_cap_mb
   double timeout_s = 60.0;               // every all-reduce's deadline
 };
-
-// "dataparallel/gpu/nccl/<model>/batch:<B>/ranks:<N>/overlap:bucketed|none" and its
-// params, without the device (hdbench's suite adds the device of each copy).
-CaseId gpu_data_parallel_id(const GpuDataParallelCase& c, int ranks);
 
 // Runs the case on every rank, on the current device (a collective). Rank 0 returns
 // the report entry's figures with every rank's (per_rank), the one-process step on

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/option_values.hpp"
 
 namespace hdbench {
@@ -32,10 +33,11 @@ std::vector<AllGpuCase> plan_all_gpu_cases(const TransferOptions& options,
   const bool pinned = std::find(memory_kinds.begin(), memory_kinds.end(), HostMemoryKind::pinned) != memory_kinds.end();
   const bool copy = std::find(options.engines.begin(), options.engines.end(), Engine::copy) != options.engines.end();
   if (!pinned || !copy || devices.empty()) return cases;
-  for (const Direction direction : options.directions) {
-    if (!is_all_gpus(direction)) continue;
-    for (const NumaPlacement placement : options.numa) {
-      for (const std::size_t bytes : options.all_gpu_sizes) {
+  std::vector<Direction> all_gpus;
+  std::copy_if(options.directions.begin(), options.directions.end(), std::back_inserter(all_gpus), is_all_gpus);
+  for_each_case(
+      "transfer", {"direction", "memory", "engine", "bytes"},
+      [&](CaseId& id, Direction direction, NumaPlacement placement, std::size_t bytes, HostMemoryKind, Engine) {
         AllGpuCase c;
         c.direction = direction;
         c.bytes = bytes;
@@ -48,22 +50,19 @@ std::vector<AllGpuCase> plan_all_gpu_cases(const TransferOptions& options,
             c.skip_reason = fmt::format("GPU {}: {}", device, target.skip_reason);
           }
         }
-        CaseId id("transfer");
-        id.shown("direction", to_string(direction))
-            .shown("memory", "pinned")
-            .shown("engine", "copy")
-            .shown("bytes", bytes, format_size(bytes))
-            .param("variant", "concurrent")
+        id.param("variant", "concurrent")
             .param("devices", devices)
             .param("device_count", devices.size())
             .param("numa_node_requested", c.numa_nodes);
-        add_numa_part(id, placement);
         c.name = id.name();
         c.params = id.params();
         cases.push_back(std::move(c));
-      }
-    }
-  }
+      },
+      named_case_axis("direction", all_gpus), numa_case_axis(options.numa),
+      size_case_axis("bytes", options.all_gpu_sizes),
+      // Pinned memory and the copy engine only: one value each.
+      named_case_axis("memory", std::vector<HostMemoryKind>{HostMemoryKind::pinned}),
+      named_case_axis("engine", std::vector<Engine>{Engine::copy}));
   return cases;
 }
 

@@ -21,12 +21,10 @@ NumaTarget numa_target(NumaPlacement placement, int gpu_node, const std::vector<
   return {*far, ""};
 }
 
-void add_numa_part(CaseId& id, NumaPlacement placement) {
-  if (placement == NumaPlacement::near) {
-    id.param("numa", to_string(placement));
-  } else {
-    id.labelled("numa", std::string(to_string(placement)));
-  }
+CaseAxis<NumaPlacement> numa_case_axis(std::vector<NumaPlacement> placements) {
+  CaseAxis<NumaPlacement> axis = shown_as(named_case_axis("numa", std::move(placements)), Shown::labelled);
+  axis.shown_for = [](const NumaPlacement& p) { return p == NumaPlacement::near ? Shown::hidden : Shown::labelled; };
+  return axis;
 }
 
 }  // namespace hdbench

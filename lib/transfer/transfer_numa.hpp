@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/case_id.hpp"
+#include "core/case_grid.hpp"
 #include "core/numa.hpp"
 #include "transfer/transfer_axes.hpp"
 
@@ -27,8 +27,8 @@ struct NumaTarget {
 NumaTarget numa_target(NumaPlacement placement, int gpu_node, const std::vector<numa::Node>& nodes,
                        const std::string& binding_reason, const std::string& sysfs_root = "/sys");
 
-// The placement in a case's params; in its name only when not near (names stay what
-// they were before the axis): ".../numa:far".
-void add_numa_part(CaseId& id, NumaPlacement placement);
+// The placement axis of a case grid: in every case's params, in its name only when not
+// near (names stay what they were before the axis): ".../numa:far".
+CaseAxis<NumaPlacement> numa_case_axis(std::vector<NumaPlacement> placements);
 
 }  // namespace hdbench

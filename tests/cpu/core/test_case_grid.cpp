@@ -51,6 +51,43 @@ TEST(CaseGrid, HiddenAxesAndTheBodysOwnParamsStayOutOfTheName) {
   EXPECT_EQ(names, std::vector<std::string>{"paint/red"});
 }
 
+TEST(CaseGrid, ALabelOfItsOwnAndWordsAsThemselves) {
+  std::vector<std::string> names;
+  for_each_case(
+      "paint", {},
+      [&](CaseId& id, const std::string& brand, int depth, Colour) {
+        EXPECT_EQ(id.params()["brand"], brand);
+        EXPECT_EQ(id.params()["prefetch_depth"], depth);
+        names.push_back(id.name());
+      },
+      word_case_axis("brand", {"acme"}), labelled_case_axis("prefetch_depth", std::vector<int>{2}, "depth"),
+      shown_as(named_case_axis("colour", std::vector<Colour>{Colour::red}), Shown::labelled, "in"));
+  EXPECT_EQ(names, std::vector<std::string>{"paint/acme/depth:2/in:red"});
+}
+
+TEST(CaseGrid, OneValueShownOtherwiseKeepsTheNameFromBeforeTheAxis) {
+  // As the numa axis (near in the params only, far named too) and busy threads (none in
+  // neither the name nor the params).
+  CaseAxis<Colour> colour =
+      shown_as(named_case_axis("colour", std::vector<Colour>{Colour::red, Colour::blue}), Shown::labelled);
+  colour.shown_for = [](const Colour& c) { return c == Colour::red ? Shown::hidden : Shown::labelled; };
+  CaseAxis<int> busy = labelled_case_axis("busy_threads", std::vector<int>{0, 2}, "busy");
+  busy.shown_for = [](const int& n) { return n > 0 ? Shown::labelled : Shown::absent; };
+  std::vector<std::string> names;
+  std::vector<nlohmann::json> params;
+  for_each_case(
+      "paint", {},
+      [&](CaseId& id, Colour, int) {
+        names.push_back(id.name());
+        params.push_back(id.params());
+      },
+      colour, busy);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"paint", "paint/busy:2", "paint/colour:blue", "paint/colour:blue/busy:2"}));
+  EXPECT_EQ(params[0], (nlohmann::json{{"family", "paint"}, {"colour", "red"}}));
+  EXPECT_EQ(params[3], (nlohmann::json{{"family", "paint"}, {"colour", "blue"}, {"busy_threads", 2}}));
+}
+
 TEST(CaseGrid, AnEmptyAxisMeansNoCases) {
   int calls = 0;
   for_each_case(

@@ -82,14 +82,15 @@ TEST(NumaAxis, DefaultsToNearAndParsesFar) {
     const std::string message = usage_error_of([&] { parse({bad}); });
     EXPECT_TRUE(contains(message, "--hdbench_numa")) << bad << ": " << message;
   }
-  CaseId near("transfer");
-  add_numa_part(near, NumaPlacement::near);
-  EXPECT_EQ(near.name(), "transfer");
-  EXPECT_EQ(near.params()["numa"], "near");
-  CaseId far("transfer");
-  add_numa_part(far, NumaPlacement::far);
-  EXPECT_EQ(far.name(), "transfer/numa:far");
-  EXPECT_EQ(far.params()["numa"], "far");
+  std::vector<CaseId> ids;
+  for_each_case(
+      "transfer", {}, [&](CaseId& id, NumaPlacement) { ids.push_back(id); },
+      numa_case_axis({NumaPlacement::near, NumaPlacement::far}));
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[0].name(), "transfer");  // near: the name from before the axis
+  EXPECT_EQ(ids[0].params()["numa"], "near");
+  EXPECT_EQ(ids[1].name(), "transfer/numa:far");
+  EXPECT_EQ(ids[1].params()["numa"], "far");
 }
 
 TEST(NumaAxis, NearIsTheGpusNodeOrTheOnlyNodeOrLeftToTheOs) {
