@@ -27,7 +27,8 @@ done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libs
 # hdreport package) and baselines/ beside tests/.
 cp tools/gpu_checks.sh "$bundle/"
 mkdir -p "$bundle/tools" "$bundle/tests" "$bundle/reports/reference"
-cp tools/*.py tools/fashion_mnist_ablation.sh tools/profile_gpu_check.sh "$bundle/tools/"
+cp tools/*.py tools/fashion_mnist_ablation.sh tools/gpu_budget.sh tools/profile_gpu_check.sh tools/roof_gpu_check.sh \
+  "$bundle/tools/"
 cp -r tools/hdreport "$bundle/tools/"
 cp -r baselines examples "$bundle/"
 # The tests by folder, with the fixtures the report tools' tests read, and the reference reports' JSON.

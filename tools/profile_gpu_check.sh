@@ -15,36 +15,8 @@ bundle=$(cd "$here/.." && pwd)
 out=${1:?usage: profile_gpu_check.sh OUT_DIR [STEPS]}
 steps=${2:-3000}
 repeat=${3:-1}
-budget=${BUDGET_S:-420}
-work=$(mktemp -d)
-mkdir -p "$out"
-start=$SECONDS
-cuda_dirs=${CUDA_HOME:-/usr/local/cuda}/lib64
-for package in cublas nccl; do
-  pip_dir=$(python3 -c "import nvidia.$package, os; print(os.path.join(list(nvidia.$package.__path__)[0], 'lib'))" \
-    2>/dev/null || true)
-  [[ -n $pip_dir ]] && cuda_dirs="$cuda_dirs:$pip_dir"
-done
-export LD_LIBRARY_PATH="$bundle/lib:$cuda_dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export PYTHONUNBUFFERED=1
-
-pack() {  # the reports and logs, without the traces (too large to come back)
-  (cd "$work" && tar czf "$out/results.tgz" --exclude='*.trace*.json' . 2>/dev/null)
-}
-trap pack EXIT
-
-step() {  # step NAME LIMIT_S COMMAND...: at most LIMIT_S, never past the budget
-  local name=$1 limit=$2 left=$((budget - (SECONDS - start))) t0=$SECONDS rc=0
-  shift 2
-  if ((left < 10)); then
-    echo "$name SKIPPED (budget spent)" | tee -a "$out/timings.txt"
-    return
-  fi
-  ((limit > left)) && limit=$left
-  timeout -k 5 "$limit" "$@" >"$work/$name.log" 2>&1 || rc=$?
-  echo "$name rc=$rc $((SECONDS - t0)) s (limit $limit)" | tee -a "$out/timings.txt"
-  tail -n 4 "$work/$name.log" | sed 's/^/    /'
-}
+# shellcheck source=tools/gpu_budget.sh
+source "$here/gpu_budget.sh"
 
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.max,pcie.link.width.max --format=csv >"$work/gpu.txt" 2>&1
 python3 -c 'import torch; print("torch", torch.__version__)' >>"$work/gpu.txt" 2>&1

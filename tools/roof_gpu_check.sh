@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Issue 41's rows on a GPU machine, from a bundle made by tools/make_bundle.sh, in one call
+# of limited time (BUDGET_S, default 420 s): the fused small step's GPU tests and the
+# compute-sanitizer tools over them, then each row of the issue's table beside PyTorch in
+# the same call (the GPU steps and their GEMM rates; the CPU steps at the machine's thread
+# count; the loader's copy-bound runs; the staged copy against its bound). Each step has a
+# timeout cut to what is left; timings.txt and results.tgz (reports and logs) are written
+# whatever happens.
+#   bundle/tools/roof_gpu_check.sh OUT_DIR
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bundle=$(cd "$here/.." && pwd)
+out=${1:?usage: roof_gpu_check.sh OUT_DIR}
+# shellcheck source=tools/gpu_budget.sh
+source "$here/gpu_budget.sh"
+
+nvidia-smi --query-gpu=name,driver_version --format=csv >"$work/gpu.txt" 2>&1
+python3 -c 'import torch; print("torch", torch.__version__)' >>"$work/gpu.txt" 2>&1
+nproc >>"$work/gpu.txt"
+cat "$work/gpu.txt"
+hd=$bundle/hdbench
+pt=(python3 "$bundle/baselines/pytorch/pytorch_baseline.py" --families mlp)
+
+# The fused step first: it never ran on a GPU. Checked against the CPU model and float64,
+# bit-equal to the graph replay; then memcheck, racecheck and synccheck over it.
+step fused_tests 60 "$bundle/hdbench_gpu_tests" --gtest_filter='*Fused*:MlpGpu*'
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+for tool in memcheck racecheck synccheck; do
+  step "fused_$tool" 60 env HDBENCH_UNDER_COMPUTE_SANITIZER=1 "$sanitizer" --tool "$tool" --error-exitcode 99 \
+    "$bundle/hdbench_gpu_tests" --gtest_filter='*Fused*'
+done
+pack
+
+# The GPU steps: the small model (fused against graph), the large one against its GEMM rate.
+gpu=(--hdbench_families=mlp --hdbench_mlp_processors=gpu --hdbench_mlp_data=device)
+step gpu_small 60 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x32x10 --hdbench_mlp_batches=128,1024 \
+  --hdbench_mlp_dtypes=fp32,bf16 --hdbench_mlp_modes=eager,graph,fused --hdbench_out="$work/gpu-small.json"
+step gpu_large 90 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 \
+  --hdbench_mlp_dtypes=tf32,bf16 --hdbench_mlp_modes=eager,graph --hdbench_out="$work/gpu-large.json"
+step pytorch_gpu 120 "${pt[@]}" --processors gpu --models 784x32x10,784x4096x4096x4096x10 --batches 128,1024,8192 \
+  --dtypes fp32,tf32,bf16 --modes eager,graph --out "$work/pytorch-gpu.json"
+pack
+
+# The CPU steps on every core, beside PyTorch with as many threads.
+threads=$(nproc)
+step cpu_steps 120 "$hd" --hdbench_families=mlp --hdbench_mlp_processors=cpu \
+  --hdbench_mlp_models=784x32x10,784x4096x4096x10 --hdbench_mlp_batches=128,1024 --benchmark_filter='mlp/(step|gemm)' \
+  --hdbench_out="$work/cpu.json"
+step pytorch_cpu 120 "${pt[@]}" --processors cpu --models 784x32x10,784x4096x4096x10 --batches 128,1024 \
+  --threads "$threads" --out "$work/pytorch-cpu.json"
+pack
+
+# The loader fed by 8 and 16 workers against the batch copy alone, and the staged copy.
+step loader 60 "$hd" --hdbench_families=loader --hdbench_loader_consumers=gpu --hdbench_loader_costs_us=0 \
+  --hdbench_loader_batches=1024 --hdbench_loader_workers=8,16 --hdbench_loader_pinning=direct \
+  --hdbench_loader_build=split --hdbench_out="$work/loader.json"
+step staged 60 "$hd" --hdbench_families=staged --hdbench_preset=default --hdbench_out="$work/staged.json"
+
+for f in "$work"/*.json; do
+  [[ -f $f ]] && python3 "$bundle/tools/hdbench_report.py" summarize "$f" >"${f%.json}.md" 2>&1
+done
+echo "total $((SECONDS - start)) s" | tee -a "$out/timings.txt"
