@@ -1,0 +1,98 @@
+"""The one-call GPU checks (tools/roof_gpu_check.sh and tools/profile_gpu_check.sh, both on
+tools/gpu_budget.sh) on a bundle of stand-ins, no GPU needed: every step is run and logged,
+each step's time is cut to what is left of the call's budget, the steps after it are
+skipped, and the results come back whatever happens, since a GPU call cut by its own limit
+returns nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+STAND_IN = """#!/bin/sh
+# Sleeps $STAND_IN_SLEEP seconds, says how it was called, writes the --hdbench_out/--out file it is given.
+sleep "${STAND_IN_SLEEP:-0}"
+echo "$(basename "$0") $*"
+for arg in "$@"; do
+  case $arg in --hdbench_out=*) echo '{}' > "${arg#--hdbench_out=}" ;; esac
+done
+"""
+
+
+def bundle(tmp_path: Path) -> Path:
+    """A bundle as tools/make_bundle.sh lays it out, its binaries stand-ins."""
+    b = tmp_path / "bundle"
+    (b / "lib").mkdir(parents=True)
+    shutil.copytree(ROOT / "tools", b / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    (b / "bin").mkdir()
+    for path in (b / "hdbench", b / "hdbench_gpu_tests", b / "bin" / "compute-sanitizer"):
+        path.write_text(STAND_IN)
+        path.chmod(0o755)
+    (b / "baselines" / "pytorch").mkdir(parents=True)
+    (b / "baselines" / "pytorch" / "pytorch_baseline.py").write_text("print('baseline stand-in')\n")
+    (b / "examples" / "fashion_mnist").mkdir(parents=True)
+    return b
+
+
+def run(script: Path, out: Path, budget: int, sleep: float, *args: str,
+        **extra_env: str) -> tuple[subprocess.CompletedProcess, float]:
+    env = dict(os.environ, BUDGET_S=str(budget), STAND_IN_SLEEP=str(sleep), **extra_env)
+    env["PATH"] = f"{script.parent.parent / 'bin'}:{env['PATH']}"  # the compute-sanitizer stand-in
+    start = time.monotonic()
+    result = subprocess.run(["bash", str(script), str(out), *args], capture_output=True, text=True, env=env,
+                            timeout=budget + 60)
+    return result, time.monotonic() - start
+
+
+def steps_of(out: Path) -> dict[str, str]:
+    lines = (out / "timings.txt").read_text().splitlines()
+    return {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in lines if not line.startswith("total")}
+
+
+ROOF_STEPS = ["fused_tests", "fused_memcheck", "fused_racecheck", "fused_synccheck", "gpu_small", "gpu_large",
+              "pytorch_gpu", "cpu_steps", "pytorch_cpu", "loader", "staged"]
+
+
+def test_the_roof_check_runs_every_step_and_brings_its_results_back(tmp_path):
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "roof_gpu_check.sh", tmp_path / "out", 300, 0)
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(tmp_path / "out")
+    assert list(steps) == ROOF_STEPS
+    assert steps["gpu_small"].startswith("rc=0") and steps["fused_tests"].startswith("rc=0")
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        names = {Path(n).name for n in tar.getnames()}
+    assert {"gpu-small.json", "gpu_small.log", "cpu.json", "staged.json", "gpu.txt"} <= names
+    log = (tmp_path / "out" / "timings.txt").read_text()
+    assert "total" in log
+
+
+def test_a_spent_budget_cuts_the_step_in_flight_and_skips_the_rest(tmp_path):
+    b = bundle(tmp_path)
+    # Each stand-in takes 20 s: a 35 s budget runs the first step whole, cuts the second when
+    # the budget ends (about 15 s in) and skips the rest.
+    result, wall = run(b / "tools" / "roof_gpu_check.sh", tmp_path / "out", 35, 20)
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(tmp_path / "out")
+    assert steps["fused_tests"].startswith("rc=0")
+    assert steps["fused_memcheck"].startswith("rc=124")  # cut by `timeout` at the budget's end
+    assert all(steps[name] == "SKIPPED (budget spent)" for name in ROOF_STEPS[2:])
+    assert wall < 35 + 15
+    assert (tmp_path / "out" / "results.tgz").is_file()
+
+
+@pytest.mark.parametrize("quick", ["1", "0"])
+def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION=quick)
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(tmp_path / "out")
+    assert list(steps)[:3] == ["baseline", "prof_tutorial", "prof_well"]
+    assert "prof_tutorial_all" in steps and (tmp_path / "out" / "results.tgz").is_file()
