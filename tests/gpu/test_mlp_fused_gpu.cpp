@@ -25,74 +25,16 @@
 #include "mlp/mlp_fused.hpp"
 #include "mlp/mlp_model.hpp"
 #include "mlp/mlp_reference.hpp"
+#include "mlp_gpu_checks.hpp"
 
 namespace hdbench {
 namespace {
 
+using mlp_gpu_checks::Batch;
+using mlp_gpu_checks::close;
+using mlp_gpu_checks::random_batch;
+
 constexpr std::size_t kMaxBatch = 300;
-
-struct Batch {
-  std::vector<float> images;
-  std::vector<std::int32_t> labels;
-  DeviceBuffer device_images;
-  DeviceBuffer device_labels;
-  const float* images_on_device() const { return device_images.as<const float>(); }
-  const std::int32_t* labels_on_device() const { return device_labels.as<const std::int32_t>(); }
-};
-
-// Random inputs in [-1, 2] and any labels, on the host and on the device (as test_mlp_gpu.cpp's).
-Batch random_batch(const MlpShape& shape, std::size_t batch, std::uint32_t seed, cudaStream_t stream) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> pixel(-1.0f, 2.0f);
-  std::uniform_int_distribution<int> label(0, shape.classes() - 1);
-  Batch b;
-  b.images.resize(batch * static_cast<std::size_t>(shape.inputs()));
-  for (float& x : b.images) x = pixel(rng);
-  for (std::size_t i = 0; i < batch; ++i) b.labels.push_back(label(rng));
-  b.device_images = DeviceBuffer(b.images.size() * sizeof(float));
-  b.device_labels = DeviceBuffer(b.labels.size() * sizeof(std::int32_t));
-  HDBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(b.device_images.data(), b.images.data(), b.device_images.size(), cudaMemcpyHostToDevice, stream));
-  HDBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(b.device_labels.data(), b.labels.data(), b.device_labels.size(), cudaMemcpyHostToDevice, stream));
-  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return b;
-}
-
-// |gpu - want| ≤ abs + rel·|want|, abs = abs_fraction × the tensor's largest |want|: the
-// fp32 tolerance of test_mlp_gpu.cpp's GPU-versus-CPU checks.
-constexpr double kAbsFraction = 3e-5;
-constexpr double kRel = 1e-4;
-
-template <typename Want>
-::testing::AssertionResult close(const std::string& what, std::span<const float> gpu, std::span<const Want> want) {
-  if (gpu.size() != want.size())
-    return ::testing::AssertionFailure() << what << ": sizes differ, gpu " << gpu.size() << " vs " << want.size();
-  double scale = 0.0;
-  for (Want w : want) scale = std::max(scale, std::abs(static_cast<double>(w)));
-  const double abs = kAbsFraction * scale;
-  std::size_t bad = 0;
-  std::size_t worst = 0;
-  double worst_ratio = -1.0;
-  for (std::size_t i = 0; i < gpu.size(); ++i) {
-    const double g = gpu[i];
-    const double w = static_cast<double>(want[i]);
-    const double bound = abs + kRel * std::abs(w);
-    const double error = std::abs(g - w);
-    if (error <= bound) continue;  // NaN fails here
-    ++bad;
-    const double ratio = std::isnan(error) ? std::numeric_limits<double>::infinity() : error / std::max(bound, 1e-300);
-    if (ratio > worst_ratio) {
-      worst_ratio = ratio;
-      worst = i;
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << bad << " of " << gpu.size()
-                                       << " elements outside |gpu-want| <= " << abs << " + " << kRel
-                                       << "·|want|; worst at [" << worst << "]: gpu " << gpu[worst] << ", want "
-                                       << static_cast<double>(want[worst]);
-}
 
 // Each layer's weight and bias blocks of the flat array, judged against their own magnitude.
 template <typename Check>
@@ -171,8 +113,8 @@ TEST_P(FusedStepVersusCpu, MatchesTheCpuModelAndTheFloat64ReferenceForThreeSteps
     const std::vector<float> logits = fused.logits();
     EXPECT_TRUE(close<float>("logits vs cpu", logits, cpu.logits()));
     EXPECT_TRUE(close<double>("logits vs float64", logits, reference.logits()));
-    EXPECT_NEAR(got.loss, on_cpu.loss, 0.3 * kRel * (1.0 + std::abs(on_cpu.loss)));
-    EXPECT_NEAR(got.loss, want.loss, 0.3 * kRel * (1.0 + std::abs(want.loss)));
+    EXPECT_NEAR(got.loss, on_cpu.loss, 0.3 * mlp_gpu_checks::kFp32Tolerance.rel * (1.0 + std::abs(on_cpu.loss)));
+    EXPECT_NEAR(got.loss, want.loss, 0.3 * mlp_gpu_checks::kFp32Tolerance.rel * (1.0 + std::abs(want.loss)));
     // A near-tie of the top two logits may fall either way under rounding.
     EXPECT_LE(std::abs(static_cast<double>(got.correct) - static_cast<double>(on_cpu.correct)), 1.0);
     EXPECT_LE(std::abs(static_cast<double>(got.correct) - static_cast<double>(want.correct)), 1.0);

@@ -23,90 +23,30 @@
 #include "mlp/mlp_cpu.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp/mlp_model.hpp"
+#include "mlp_gpu_checks.hpp"
 
 namespace hdbench {
 namespace {
 
+using mlp_gpu_checks::Batch;
+using mlp_gpu_checks::close;
+using mlp_gpu_checks::max_abs;
+using mlp_gpu_checks::random_batch;
+using mlp_gpu_checks::Tolerance;
+
 constexpr std::size_t kMaxBatch = 128;
-
-struct Batch {
-  std::vector<float> images;
-  std::vector<std::int32_t> labels;
-  DeviceBuffer device_images;
-  DeviceBuffer device_labels;
-};
-
-// Fresh random inputs in [-1, 2] and any labels, on the host and on the device.
-Batch random_batch(const MlpShape& shape, std::size_t batch, std::uint32_t seed, cudaStream_t stream) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> pixel(-1.0f, 2.0f);
-  std::uniform_int_distribution<int> label(0, shape.classes() - 1);
-  Batch b;
-  b.images.resize(batch * static_cast<std::size_t>(shape.inputs()));
-  for (float& x : b.images) x = pixel(rng);
-  for (std::size_t i = 0; i < batch; ++i) b.labels.push_back(label(rng));
-  b.device_images = DeviceBuffer(b.images.size() * sizeof(float));
-  b.device_labels = DeviceBuffer(b.labels.size() * sizeof(std::int32_t));
-  HDBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(b.device_images.data(), b.images.data(), b.device_images.size(), cudaMemcpyHostToDevice, stream));
-  HDBENCH_CUDA_CHECK(
-      cudaMemcpyAsync(b.device_labels.data(), b.labels.data(), b.device_labels.size(), cudaMemcpyHostToDevice, stream));
-  HDBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return b;
-}
-
-// |gpu - cpu| ≤ abs + rel·|cpu|, abs = abs_fraction × the tensor's largest |cpu|.
-struct Tolerance {
-  double abs_fraction;
-  double rel;
-};
 
 // tf32 rounds operands to 10 mantissa bits, bf16 to 7 and its activations too.
 Tolerance tolerance_for(MlpDtype dtype) {
   switch (dtype) {
     case MlpDtype::fp32:
-      return {3e-5, 1e-4};
+      return mlp_gpu_checks::kFp32Tolerance;
     case MlpDtype::tf32:
       return {3e-3, 1e-2};
     case MlpDtype::bf16:
       return {3e-2, 5e-2};
   }
   return {0.0, 0.0};
-}
-
-double max_abs(std::span<const float> values) {
-  double m = 0.0;
-  for (float v : values) m = std::max(m, std::abs(static_cast<double>(v)));
-  return m;
-}
-
-::testing::AssertionResult close(const std::string& what, std::span<const float> gpu, std::span<const float> cpu,
-                                 Tolerance tolerance) {
-  if (gpu.size() != cpu.size())
-    return ::testing::AssertionFailure() << what << ": sizes differ, gpu " << gpu.size() << " vs cpu " << cpu.size();
-  const double scale = max_abs(cpu);
-  const double abs = tolerance.abs_fraction * scale;
-  std::size_t bad = 0;
-  std::size_t worst = 0;
-  double worst_ratio = -1.0;
-  for (std::size_t i = 0; i < gpu.size(); ++i) {
-    const double g = gpu[i];
-    const double c = cpu[i];
-    const double bound = abs + tolerance.rel * std::abs(c);
-    const double error = std::abs(g - c);
-    if (error <= bound) continue;  // NaN fails here
-    ++bad;
-    const double ratio = std::isnan(error) ? std::numeric_limits<double>::infinity() : error / std::max(bound, 1e-300);
-    if (ratio > worst_ratio) {
-      worst_ratio = ratio;
-      worst = i;
-    }
-  }
-  if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": " << bad << " of " << gpu.size()
-                                       << " elements outside |gpu-cpu| <= " << abs << " + " << tolerance.rel
-                                       << "·|cpu| (abs = " << tolerance.abs_fraction << " × max|cpu| " << scale
-                                       << "); worst at [" << worst << "]: gpu " << gpu[worst] << ", cpu " << cpu[worst];
 }
 
 // Every element outside the layers' weight and bias blocks: the padding.
