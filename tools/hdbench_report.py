@@ -6,6 +6,8 @@
     hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
     hdbench_report.py compare BEFORE AFTER [--threshold PERCENT]   (two profile reports)
+    hdbench_report.py verify PROFILE ABLATION [--well PROFILE] [--tolerance PERCENT]
+    hdbench_report.py reanalyse PROFILE RECORDS_DIR [--baseline REPORT] -o OUT
 
 The work is done by the package beside this file, hdreport/ (its __init__.py shows
 its rooms); this file parses the command line and calls into it. `plot` draws small
@@ -31,6 +33,13 @@ the realized change of span and wall time, each finding resolved, new, better or
 (predicted savings against the realized one), totals, copy classes; exit 1 when AFTER's
 span grew by more than the threshold. A profile report against a benchmark report is bad
 usage (exit 2).
+`verify` holds a profile's prices against the savings tools/fashion_mnist_ablation.sh
+measured by fixing each habit alone (hdreport/profile/verify.py): a row a habit, the
+findings' sum against all fixed and the well-written program, the top finding against the
+largest measured saving; exit 1 when one misses.
+`reanalyse` makes a profile report again from the records it was made from
+(`hdbench_profile --hdbench_records=DIR` kept them) with this revision's model: what ran,
+its exit, wall time and the hand-over measured with it stay as they were.
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
 file and the problem: hdreport/core/schema.py checks the bytes, the JSON and the type of
 every field the tools read), or a missing dependency (one line saying what to install).
@@ -47,6 +56,7 @@ from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
 import hdreport.profile.compare
+import hdreport.profile.verify
 from hdreport import compare, figures, page, summary
 from hdreport.core.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
 from hdreport.core.schema import load as load_report
@@ -124,6 +134,19 @@ def main(argv: list[str] | None = None) -> int:
                                 "counts as better or worse")
     p_compare.add_argument("--alpha", type=float, default=0.05,
                            help="significance level of the U test when there are repetitions (default 0.05)")
+    p_verify = sub.add_parser("verify", help="a profile's prices against the savings measured by fixing each habit "
+                                             "alone (tools/fashion_mnist_ablation.sh); exit 1 when one misses")
+    p_verify.add_argument("profile", help="hdbench_profile's report of the program as it is")
+    p_verify.add_argument("ablation", help="tools/fashion_mnist_ablation.sh's JSON")
+    p_verify.add_argument("--well", help="hdbench_profile's report of the well-written program: it should find nothing")
+    p_verify.add_argument("--tolerance", type=float, default=25.0,
+                          help="percent of the measured saving a price may be off by (default 25)")
+    p_again = sub.add_parser("reanalyse", help="a profile report made again from its kept records by this "
+                                               "revision's model")
+    p_again.add_argument("profile", help="the hdbench_profile report to make again")
+    p_again.add_argument("records", help="the folder its --hdbench_records kept")
+    p_again.add_argument("--baseline", help="the transfer report its copies are judged against (default: none)")
+    p_again.add_argument("-o", "--out", required=True, help="the report to write")
     p_summary = sub.add_parser("summarize", help="a Markdown page answering the tutorials' questions")
     p_summary.add_argument("reports", nargs="+", metavar="report")
     p_summary.add_argument("-o", "--out", help="write here instead of standard output")
@@ -135,10 +158,16 @@ def main(argv: list[str] | None = None) -> int:
         missing = ensure_matplotlib(args.command, argv)
         if missing is not None:
             return missing
-    files = [args.base, args.new] if args.command == "compare" else args.reports
+    files = [args.base, args.new] if args.command == "compare" else \
+        [args.profile, args.ablation] + ([args.well] if args.well else []) if args.command == "verify" else \
+        [args.profile, args.records] if args.command == "reanalyse" else args.reports
     try:
         if args.command == "compare":
             return run_compare(args)
+        if args.command == "verify":
+            return run_verify(args)
+        if args.command == "reanalyse":
+            return run_reanalyse(args)
         if args.command == "summarize":
             reports = [(p, load_report(p)) for p in args.reports]
             return write_or_print(summary.summarize_reports(reports), args.out)
@@ -212,6 +241,47 @@ def run_compare(args) -> int:
     rows, only_base, only_new = compare.compare(base, new, args.threshold, args.alpha)
     print(compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))
     return 1 if any(r.regressed for r in rows) else 0
+
+
+def run_verify(args) -> int:
+    if not 0 <= args.tolerance < 100:
+        print("hdbench_report.py: --tolerance must be a percent from 0 to below 100", file=sys.stderr)
+        return 2
+    verify = hdreport.profile.verify
+    reports = [profile_report(path) for path in [args.profile] + ([args.well] if args.well else [])]
+    ablation = verify.load_ablation(args.ablation)
+    result = verify.verify(args.profile, reports[0], args.ablation, ablation, args.tolerance / 100,
+                           (args.well, reports[1]) if args.well else None)
+    print(verify.format_report(result))
+    return verify.exit_code(result)
+
+
+def profile_report(path: str) -> dict:
+    report = load_report(path)
+    if not hdreport.profile.compare.is_profile(report) or not isinstance(report.get("profile"), dict):
+        raise ReportError(f"{path}: not an hdbench_profile report")
+    return report
+
+
+def run_reanalyse(args) -> int:
+    from hdreport.profile import records, report as profile_report_module
+    from hdreport.profile.baseline import check_baseline
+
+    old = profile_report(args.profile)
+    if not Path(args.records).is_dir():
+        raise ReportError(f"{args.records}: not a folder of records (hdbench_profile --hdbench_records=DIR)")
+    recording = records.read_recording(args.records)
+    if not recording.processes:
+        raise ReportError(f"{args.records}: holds no records-*.jsonl files")
+    baseline = check_baseline(args.baseline) if args.baseline else None
+    again = profile_report_module.reanalysed(old, recording, baseline)
+    try:
+        profile_report_module.write(args.out, again)
+    except OSError as e:
+        print(f"hdbench_report.py: {args.out}: cannot write: {e.strerror}", file=sys.stderr)
+        return 2
+    print(args.out)
+    return 0
 
 
 if __name__ == "__main__":

@@ -316,7 +316,8 @@ COPY_CLASS = Obj({"direction": STR, "src": STR, "dst": STR, "blocking": BOOL, "s
                   "ceiling_source": STR, "fraction_of_ceiling": opt(NUM), "overlapped_s": NUM},
                  required=_COPY_CLASS_KEYS)
 FINDING = Obj({"id": STR, "saving_s": NUM, "saving_fraction_of_span": NUM, "what": STR, "advice": STR,
-               "evidence": STR}, required=("id", "saving_s", "saving_fraction_of_span", "what", "advice", "evidence"))
+               "evidence": STR, "fix": STR, "saving_alone_s": NUM, "saving_alone_fraction_of_span": NUM,
+               "assumption": STR}, required=("id", "saving_s", "saving_fraction_of_span", "what", "advice", "evidence"))
 _TOTALS_KEYS = ("span_s", "gpu_busy_s", "kernel_s", "copy_s", "copies", "copy_bytes", "host_blocked_s", "gpu_idle_s")
 COSTS = Obj({"copies_not_overlapped_s": NUM, "gpu_idle_while_copying_s": NUM, "host_blocked_on_copies_s": NUM,
              "host_blocked_on_sync_s": NUM,
@@ -352,6 +353,8 @@ PROFILE = Obj({
     "copy_classes": List(COPY_CLASS),
     "costs": COSTS,
     "findings": List(FINDING),
+    "model": Obj({"steps": INT, "per_step_reads": BOOL, "saving_together_s": NUM,
+                  "saving_alone_s": Obj(rest=NUM), "seconds": Obj(rest=NUM), "per_step_ms": Obj(rest=NUM)}),
 }, required=("schema", "command", "exit", "wall_s", "recorded", "processes", "baseline", "trace"),
     rule=_recorded_has_results)
 

@@ -15,6 +15,7 @@ only itself and the core.
     figures.py    the section's figure (`profile_copy_classes`), as a family's figures module
     summary.py    the section's answer on the page, as a family's summary module
     compare.py    two profile reports, before and after, side by side
+    verify.py     a profile's prices against the savings measured by fixing each habit alone
 
 The registry (hdreport/registry.py, SECTIONS) lists the section as `figures` and `summary`,
 as each family's package gives its own.

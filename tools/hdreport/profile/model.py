@@ -195,6 +195,8 @@ class Model:
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
                 "batches": sum(s.batches for s in self.steps), "tensors": sum(s.tensors for s in self.steps),
+                # every fix priced alone, findings or not: what an ablation of each habit is held against
+                "saving_alone_s": {f: self.saving_s({f}) for f in FIXES},
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 
 

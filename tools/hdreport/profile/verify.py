@@ -1,0 +1,260 @@
+"""`verify PROFILE ABLATION [--well PROFILE]`: hdbench_profile's prices held against the
+savings measured by fixing each habit alone, the proof that makes its findings worth acting
+on (issue 38, item 4).
+
+PROFILE is the profile of the program as it is (the plain `tutorial_style.py`); ABLATION is
+what `tools/fashion_mnist_ablation.sh` measured: the program plain, with each habit fixed
+alone (`fix_<habit>`), with all fixed (`fix_all`) and the well-written program
+(`well_written`), in rounds. Each row holds a prediction against a measurement:
+
+- each habit fixed alone: the model's price of that fix alone (`model.saving_alone_s`, or in
+  a report made before that field the finding's `saving_alone_s`) against the measured
+  saving, plain's median wall time minus the fixed run's. A finding holds when its price is
+  within the tolerance (25%) of the measured saving; a habit the profile did not recommend
+  holds when fixing it measured less than the profile's floor (2% of its recorded span);
+- the findings' sum (`model.saving_together_s`) against `--fix all` and against
+  `well_written.py`, within the tolerance;
+- the top finding is the habit whose fix alone measured the largest saving;
+- with `--well`, the well-written program's profile has no finding.
+
+Prices are scaled to the ablation's steps from the steps the profiled command ran (its
+`--steps`; unscaled when it has none).
+Each verdict is taken on the medians; where the rounds' paired savings (`saved_s_range`)
+would give another verdict, the row says the rounds disagree: more rounds would settle it.
+One round has no spread to show. The exit code is 1 when a verdict misses, else 0; bad
+input is 2 (the command line's ReportError).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from hdreport.core.markdown import table
+from hdreport.core.schema import ReportError
+from hdreport.profile.findings import MIN_SAVING_OF_SPAN, duration_text
+
+DEFAULT_TOLERANCE = 0.25
+HABITS = ("workers", "pin", "item", "pack")  # tutorial_style.py's --fix names, also the model's fixes
+FINDING_OF = {"workers": "input_pipeline", "pin": "pageable_to_pinned", "item": "drop_blocking_reads",
+              "pack": "pack_small_copies"}
+
+
+@dataclass
+class Measured:
+    median_s: float
+    range_s: tuple | None  # the rounds' paired savings, (min, max); None with one round or none paired
+    runs: int
+
+
+@dataclass
+class Row:
+    what: str  # what was fixed
+    claim: str  # what the profile said
+    predicted_s: float | None
+    measured: Measured | None
+    verdict: str  # held, missed, or not measured
+    note: str = ""  # how far off, the rounds disagreeing
+
+    @property
+    def missed(self) -> bool:
+        return self.verdict == "missed"
+
+
+# --- reading the inputs -----------------------------------------------------------------
+
+def load_ablation(path: str) -> dict:
+    """tools/fashion_mnist_ablation.sh's JSON, checked for the fields read here; ReportError
+    (one line naming the file) otherwise."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReportError(f"{path}: not the JSON of tools/fashion_mnist_ablation.sh ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("variants"), dict) or \
+            not isinstance(data.get("steps"), int) or isinstance(data.get("steps"), bool) or data["steps"] < 1:
+        raise ReportError(f"{path}: not the JSON of tools/fashion_mnist_ablation.sh "
+                          "(it needs `steps`, a positive integer, and `variants`, an object)")
+    for name, v in data["variants"].items():
+        if not isinstance(v, dict):
+            raise ReportError(f"{path}: variants.{name}: expected an object")
+        if v.get("failed"):
+            continue
+        if not _number(v.get("wall_s")):
+            raise ReportError(f"{path}: variants.{name}.wall_s: expected a number")
+        r = v.get("saved_s_range")
+        if r is not None and not (isinstance(r, list) and len(r) == 2 and all(_number(x) for x in r)):
+            raise ReportError(f"{path}: variants.{name}.saved_s_range: expected [min, max]")
+    plain = data["variants"].get("plain")
+    if not plain or plain.get("failed"):
+        raise ReportError(f"{path}: no plain run measured: every saving is plain's wall time minus a fixed run's")
+    return data
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def measured(ablation: dict, name: str) -> Measured | None:
+    v = ablation["variants"].get(name)
+    if not v or v.get("failed"):
+        return None
+    saved = ablation["variants"]["plain"]["wall_s"] - v["wall_s"]
+    r = v.get("saved_s_range")
+    runs = int(v.get("runs", 1))
+    return Measured(saved, tuple(r) if r is not None and runs > 1 else None, runs)
+
+
+def profiled_steps(profile: dict) -> int | None:
+    """The steps the profiled command ran (its `--steps N`), or None when it does not say.
+    Not the model's steps: those are cut at the blocking reads it recognised, and where it
+    missed some (an H100 recording: 2,647 steps for 3,000 reads) its steps are longer, not
+    fewer of the program's."""
+    command = profile.get("command") or []
+    for i, arg in enumerate(command):
+        value = command[i + 1] if arg == "--steps" and i + 1 < len(command) else \
+            arg[len("--steps="):] if arg.startswith("--steps=") else None
+        if value is not None and re.fullmatch(r"\d+", value) and int(value) > 0:
+            return int(value)
+    return None
+
+
+# --- the verdicts ---------------------------------------------------------------------
+
+def held_band(predicted: float, tolerance: float) -> tuple[float, float]:
+    """The measured savings a price holds against: |predicted - saving| <= tolerance x saving."""
+    if predicted <= 0:
+        return (1.0, 0.0)  # empty: a price of nothing is no finding
+    return (predicted / (1 + tolerance), predicted / (1 - tolerance))
+
+
+def judged(m: Measured, band: tuple[float, float]) -> tuple[str, str]:
+    """(verdict on the median, "rounds disagree" when the rounds' paired savings reach both
+    sides of the verdict: some round inside the band the median missed, or outside the band
+    the median is in)."""
+    lo, hi = band
+    held = lo <= m.median_s <= hi
+    verdict = "held" if held else "missed"
+    if m.range_s is not None:
+        a, b = m.range_s
+        if (held and (a < lo or b > hi)) or (not held and a <= hi and b >= lo):
+            return verdict, "rounds disagree"
+    return verdict, ""
+
+
+def off_by(predicted: float, saving: float) -> str:
+    if saving <= 0:
+        return "the fix measured no saving"
+    return f"{(predicted - saving) / saving * 100:+.0f}%".replace("-", "−")
+
+
+def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, tolerance: float = DEFAULT_TOLERANCE,
+           well: tuple | None = None) -> dict:
+    """The rows, with what they were made from."""
+    profile = report["profile"]
+    if not profile.get("recorded"):
+        raise ReportError(f"{profile_path}: recorded nothing ({profile.get('not_recorded_reason', '')}): "
+                          "there are no prices to verify")
+    model = profile.get("model") or {}
+    findings = profile.get("findings") or []
+    steps = profiled_steps(profile)
+    scale = ablation["steps"] / steps if steps else 1.0
+    # the profile's own floor (findings.py): a fix it does not recommend saves less than this
+    floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
+    by_fix = {f.get("fix"): f for f in findings if f.get("fix")}
+    alone = model.get("saving_alone_s") or {}
+    rows = []
+    for habit in HABITS:
+        m = measured(ablation, f"fix_{habit}")
+        finding = by_fix.get(habit)
+        price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else None)
+        p = price * scale if price is not None else None
+        what = f"`--fix {habit}` alone"
+        if finding:
+            claim = f"`{finding['id']}` saves {seconds(p)}"
+        else:
+            claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
+        if m is None:
+            rows.append(Row(what, claim, p, None, "not measured"))
+            continue
+        if finding:
+            verdict, note = judged(m, held_band(p, tolerance))
+            note = "; ".join(x for x in (off_by(p, m.median_s), note) if x)
+        else:
+            verdict, note = judged(m, (float("-inf"), floor))
+        rows.append(Row(what, claim, p, m, verdict, note))
+    together = model.get("saving_together_s", sum(f["saving_s"] for f in findings)) * scale
+    for name, what in (("fix_all", "`--fix all`"), ("well_written", "`well_written.py`")):
+        m = measured(ablation, name)
+        claim = f"the findings together save {seconds(together)}"
+        if m is None:
+            rows.append(Row(what, claim, together, None, "not measured"))
+            continue
+        verdict, note = judged(m, held_band(together, tolerance))
+        rows.append(Row(what, claim, together, m, verdict, "; ".join(x for x in (off_by(together, m.median_s), note)
+                                                                       if x)))
+    singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
+    singles = {h: m for h, m in singles.items() if m is not None}
+    if findings:
+        top = findings[0].get("fix")
+        claim = f"`{findings[0]['id']}` (`--fix {top}`) saves most"
+        if len(singles) < 2 or top not in singles:
+            rows.append(Row("the top finding", claim, None, singles.get(top), "not measured",
+                            "needs it and another habit fixed alone"))
+        else:
+            best = max(singles, key=lambda h: singles[h].median_s)
+            note = "" if top == best else f"`--fix {best}` measured {seconds(singles[best].median_s)}"
+            rows.append(Row("the top finding", claim, None, singles[top], "held" if top == best else "missed", note))
+    if well is not None:
+        well_path, well_report = well
+        found = (well_report["profile"].get("findings") or [])
+        rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None, None,
+                        "held" if not found else "missed",
+                        ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
+    used = {"plain", "fix_all", "well_written", *(f"fix_{h}" for h in HABITS)}
+    unused = [n for n in ablation["variants"] if n not in used]
+    return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
+            "profiled_steps": steps, "scale": scale, "rounds": ablation.get("repeat", 1), "floor_s": floor,
+            "device": ablation.get("device", ""), "rows": rows}
+
+
+def seconds(s: float | None) -> str:
+    if s is None:
+        return "–"
+    return ("−" if s < 0 else "") + duration_text(abs(s))
+
+
+def format_report(result: dict) -> str:
+    rows = result["rows"]
+    held = sum(r.verdict == "held" for r in rows)
+    missed = sum(r.missed for r in rows)
+    out = ["# hdbench_profile's prices against the measured fixes", "",
+           f"Profile `{result['profile']}`; ablation `{result['ablation']}` ({result['steps']} steps, "
+           f"{result['rounds']} round{'s' if result['rounds'] != 1 else ''}"
+           + (f", {result['device']}" if result['device'] else "") + ").",
+           (f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
+            if result["profiled_steps"] and result["scale"] != 1 else
+            "The profiled command gives no `--steps`: prices not scaled to the ablation's steps. "
+            if not result["profiled_steps"] else "")
+           + f"A price holds within {result['tolerance'] * 100:.0f}% of the measured saving (plain's median wall "
+           f"time minus the fixed run's); a habit not recommended holds when fixing it saved under "
+           f"{seconds(result['floor_s'])} (the profile's floor: 2% of its recorded span).", ""]
+    out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"],
+                 [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
+                   (f"{seconds(r.measured.range_s[0])} to {seconds(r.measured.range_s[1])}"
+                    if r.measured and r.measured.range_s else "one" if r.measured and r.measured.runs == 1 else "–"),
+                   r.verdict + (f" ({r.note})" if r.note else "")] for r in rows])
+    if result["unused"]:
+        out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
+                + " (the profile prices each fix alone and its findings together)."]
+    unmeasured = len(rows) - held - missed
+    out += ["", f"**{held} of {len(rows)} held, {missed} missed**"
+            + (f", {unmeasured} not measured" if unmeasured else "") + "."]
+    return "\n".join(out)
+
+
+def exit_code(result: dict) -> int:
+    return 1 if any(r.missed for r in result["rows"]) else 0
