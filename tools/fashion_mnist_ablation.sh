@@ -27,22 +27,26 @@
 # "runs": 0, "failed_runs": N} (rc, timed_out, tail: of its last run) and is listed in
 # "failed". The JSON is written all the same, and the script exits 1 if any variant failed
 # in every round (2: a usage error).
-#   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [-- SCRIPT_ARGS...]
-# Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1. SCRIPT_ARGS go to every run
+#   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
+#                                   [--variants LIST] [-- SCRIPT_ARGS...]
+# Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, every variant above.
+# --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
+# fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g. fix_workers+pin);
+# plain always runs first, since every saving is taken against it. SCRIPT_ARGS go to every run
 # (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
 # run in round order (round 1's 7 runs are calls 1-7, round 2's are 8-14, …), then once more
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
-usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [-- SCRIPT_ARGS...]"
+usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [-- SCRIPT_ARGS...]"
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
 out=${1:?$usage}
 shift
-steps=3000 batch=256 device=cuda repeat=1 extra=()
+steps=3000 batch=256 device=cuda repeat=1 variants="" extra=()
 while (($#)); do
   case $1 in
-    --steps | --batch | --device | --repeat)
+    --steps | --batch | --device | --repeat | --variants)
       (($# >= 2)) || { echo "$1 needs a value; $usage" >&2; exit 2; }
       declare "${1#--}=$2"
       shift 2 ;;
@@ -60,13 +64,23 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
 names=(plain fix_workers fix_pin fix_item fix_pack fix_all well_written)
+if [[ -n $variants ]]; then
+  habit='(workers|pin|item|pack)'
+  IFS=, read -ra asked <<<"$variants"
+  names=(plain)
+  for name in "${asked[@]}"; do
+    [[ $name =~ ^(plain|well_written|fix_all|fix_$habit(\+$habit)*)$ ]] ||
+      { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, pin, item, pack); $usage" >&2; exit 2; }
+    [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
+  done
+fi
 run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, its exit status in $logs/NAME.ROUND.rc
   local name=$1 round=$2 script=tutorial_style fix=() rc=0
   local tag="[$round/$repeat]" log=$logs/$name.$round
   case $name in
     plain) ;;
     well_written) script=well_written ;;
-    fix_*) fix=(--fix "${name#fix_}") ;;
+    fix_*) fix=(--fix "$(tr + , <<<"${name#fix_}")") ;;
   esac
   echo "== $tag $name: $script.py ${fix[*]}"
   timeout -k 10 "$limit" "$python" "$examples/$script.py" --steps "$steps" --batch "$batch" --device "$device" \

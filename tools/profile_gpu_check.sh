@@ -3,8 +3,8 @@
 # by tools/make_bundle.sh, in one call of limited time: a baseline (transfer copies and one
 # thread's host memcpy), the tutorial and well-written Fashion-MNIST examples under the
 # profiler (raw records kept, so the recording can be analysed again), every habit fixed
-# alone plain, REPEAT rounds (tools/fashion_mnist_ablation.sh), workers and pin together,
-# the trace GPU tests, the tutorial with its fixes under the profiler (for `compare`), and
+# alone and workers with pin, REPEAT rounds (tools/fashion_mnist_ablation.sh), each finding
+# held against its fix (hdbench_report.py verify), the trace GPU tests, the tutorial with its fixes under the profiler (for `compare`), and
 # last, with what is left, the default preset under --hdbench_max_minutes (issue 39). Each
 # step has a timeout cut to what is left of BUDGET_S (default 420 s); the summary
 # (timings.txt) and results.tgz (reports, logs, records) are written whatever happens.
@@ -31,25 +31,18 @@ step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" 
   -- python3 "$ex/tutorial_style.py" --steps "$steps"
 step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench_records="$work/rec-well" -- \
   python3 "$ex/well_written.py" --steps "$steps"
-# Every habit fixed alone, REPEAT rounds (the whole ablation), or with QUICK_ABLATION=1 only
-# the variants the model's largest prices rest on, round-robin: plain, workers, workers and
-# pin (the pin thread takes the batches over), all, and well_written.
-if [[ ${QUICK_ABLATION:-0} == 1 ]]; then
-  for round in $(seq "$repeat"); do
-    step "plain_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps"
-    step "workers_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers
-    step "workers_pin_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers,pin
-    step "all_r$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix all
-    step "well_r$round" 60 python3 "$ex/well_written.py" --steps "$steps"
-  done
-else
-  FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation 330 "$bundle/tools/fashion_mnist_ablation.sh" "$work/ablation.json" \
-    --steps "$steps" --device cuda --repeat "$repeat"
-  for round in $(seq "$repeat"); do
-    step "plain_workers_pin_$round" 60 python3 "$ex/tutorial_style.py" --steps "$steps" --fix workers,pin
-  done
-  step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
-fi
+# Every habit fixed alone, and workers with pin (the pin thread takes the batches over),
+# REPEAT rounds round-robin (the whole ablation), or with QUICK_ABLATION=1 only the variants
+# the model's largest prices rest on.
+variants=plain,fix_workers,fix_pin,fix_item,fix_pack,fix_workers+pin,fix_all,well_written
+[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_workers,fix_workers+pin,fix_all,well_written
+FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation 330 "$bundle/tools/fashion_mnist_ablation.sh" "$work/ablation.json" \
+  --steps "$steps" --device cuda --repeat "$repeat" --variants "$variants"
+# Each finding's price against the saving of its fix alone (issue 38's targets), in one table.
+step verify 30 python3 "$bundle/tools/hdbench_report.py" verify "$work/prof-tutorial.json" "$work/ablation.json" \
+  --well "$work/prof-well.json"
+cp "$work/verify.log" "$work/verify.md" 2>/dev/null
+[[ ${QUICK_ABLATION:-0} == 1 ]] || step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
 pack  # what has run so far comes back even if the call is cut later
 step prof_tutorial_all 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-all.json" \
   --hdbench_records="$work/rec-tutorial-all" -- python3 "$ex/tutorial_style.py" --steps "$steps" --fix all
@@ -68,7 +61,7 @@ for f in "$work"/prof-*.json; do
 done
 [[ -f $work/prof-tutorial-all.json ]] && python3 "$bundle/tools/hdbench_report.py" compare \
   "$work/prof-tutorial.json" "$work/prof-tutorial-all.json" >"$work/compare-tutorial-all.md" 2>&1
-cp "$work/ablation.json" "$out/" 2>/dev/null
+cp "$work/ablation.json" "$work/verify.md" "$out/" 2>/dev/null
 cp "$work/prof-tutorial.md" "$out/" 2>/dev/null
 cp "$work/default.md" "$out/" 2>/dev/null
 echo "total $((SECONDS - start)) s" | tee -a "$out/timings.txt"

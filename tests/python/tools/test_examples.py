@@ -409,3 +409,26 @@ def test_the_ablation_rejects_an_unknown_argument(tmp_path):
     run = run_ablation(tmp_path / "a.json", "--stepz", 3)
     assert run.returncode == 2 and "unknown argument '--stepz'" in run.stderr
     assert not (tmp_path / "a.json").exists()
+
+
+def test_the_ablation_runs_the_variants_asked_for_plain_first(tmp_path):
+    need_torch()
+    out = tmp_path / "ablation.json"
+    run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--variants",
+                       "fix_workers+pin,fix_all,fix_all", "--", "--synthetic")
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert list(report["variants"]) == ["plain", "fix_workers+pin", "fix_all"]  # plain added, the repeat dropped
+    headers = [m[1] for m in (re.match(r"^== \[1/1\] (\S+): (.*)$", line) for line in run.stdout.splitlines()) if m]
+    assert headers == ["plain", "fix_workers+pin", "fix_all"]
+    assert "tutorial_style.py --fix workers,pin" in run.stdout
+    assert report["variants"]["fix_workers+pin"]["fix"] == "pin+workers"
+    assert report["variants"]["fix_all"]["saved_s"] == pytest.approx(
+        report["variants"]["plain"]["wall_s"] - report["variants"]["fix_all"]["wall_s"], abs=2e-3)
+
+
+@pytest.mark.parametrize("bad", ["fix_bogus", "fix_", "fix_workers+", "well", "plain,,fix_pin"])
+def test_the_ablation_rejects_an_unknown_variant(tmp_path, bad):
+    run = run_ablation(tmp_path / "a.json", "--variants", bad)
+    assert run.returncode == 2 and "--variants: unknown variant" in run.stderr, run.stdout + run.stderr
+    assert not (tmp_path / "a.json").exists() and not run.stdout

@@ -94,5 +94,7 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
     result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION=quick)
     assert result.returncode == 0, result.stderr
     steps = steps_of(tmp_path / "out")
-    assert list(steps)[:3] == ["baseline", "prof_tutorial", "prof_well"]
-    assert "prof_tutorial_all" in steps and (tmp_path / "out" / "results.tgz").is_file()
+    expected = ["baseline", "prof_tutorial", "prof_well", "ablation", "verify"] + \
+        (["trace_tests"] if quick == "0" else []) + ["prof_tutorial_all"]
+    assert list(steps)[:len(expected)] == expected
+    assert (tmp_path / "out" / "results.tgz").is_file()
