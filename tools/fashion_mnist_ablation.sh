@@ -28,27 +28,32 @@
 # "failed". The JSON is written all the same, and the script exits 1 if any variant failed
 # in every round (2: a usage error).
 #   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
-#                                   [--variants LIST] [-- SCRIPT_ARGS...]
+#                                   [--variants LIST] [--max-seconds S] [-- SCRIPT_ARGS...]
 # Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, every variant above.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
 # fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g. fix_workers+pin);
-# plain always runs first, since every saving is taken against it. SCRIPT_ARGS go to every run
-# (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
+# plain always runs first, since every saving is taken against it.
+# --max-seconds S: start no round that would end past S seconds from the start (its length
+# taken as the longest round so far), so that a caller's timeout never kills the script
+# before it writes the JSON; the first round always runs. Then "repeat" is the rounds run
+# and "rounds_asked" and "stopped" (why) are added.
+# SCRIPT_ARGS go to every run (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
 # run in round order (round 1's 7 runs are calls 1-7, round 2's are 8-14, …), then once more
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
-usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [-- SCRIPT_ARGS...]"
+usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [-- SCRIPT_ARGS...]"
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
 out=${1:?$usage}
 shift
-steps=3000 batch=256 device=cuda repeat=1 variants="" extra=()
+steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 extra=()
 while (($#)); do
   case $1 in
-    --steps | --batch | --device | --repeat | --variants)
+    --steps | --batch | --device | --repeat | --variants | --max-seconds)
       (($# >= 2)) || { echo "$1 needs a value; $usage" >&2; exit 2; }
-      declare "${1#--}=$2"
+      name=${1#--}
+      declare "${name//-/_}=$2"
       shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "unknown argument '$1'; $usage" >&2; exit 2 ;;
@@ -56,6 +61,8 @@ while (($#)); do
 done
 [[ $repeat =~ ^[0-9]+$ ]] && ((10#$repeat >= 1)) || { echo "--repeat needs a positive integer, not '$repeat'; $usage" >&2; exit 2; }
 repeat=$((10#$repeat))
+[[ $max_seconds =~ ^[0-9]+$ ]] || { echo "--max-seconds needs a whole number of seconds, not '$max_seconds'; $usage" >&2; exit 2; }
+max_seconds=$((10#$max_seconds))
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
@@ -66,9 +73,9 @@ trap 'rm -rf "$logs"' EXIT
 names=(plain fix_workers fix_pin fix_item fix_pack fix_all well_written)
 if [[ -n $variants ]]; then
   habit='(workers|pin|item|pack)'
-  IFS=, read -ra asked <<<"$variants"
+  IFS=, read -ra wanted <<<"$variants"
   names=(plain)
-  for name in "${asked[@]}"; do
+  for name in "${wanted[@]}"; do
     [[ $name =~ ^(plain|well_written|fix_all|fix_$habit(\+$habit)*)$ ]] ||
       { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, pin, item, pack); $usage" >&2; exit 2; }
     [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
@@ -95,15 +102,24 @@ run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, i
     tail -5 "$log.log" | sed 's/^/   /'
   fi
 }
-for ((round = 1; round <= repeat; round++)); do
+asked=$repeat stopped="" longest=0 began=$SECONDS
+for ((round = 1; round <= asked; round++)); do
+  if ((max_seconds > 0 && round > 1 && SECONDS - began + longest > max_seconds)); then
+    stopped="round $round of $asked not started: a round takes up to ${longest} s and ${max_seconds} s (--max-seconds) would pass"
+    echo "== $stopped"
+    repeat=$((round - 1))
+    break
+  fi
+  round_began=$SECONDS
   for name in "${names[@]}"; do run_variant "$name" "$round"; done
+  ((SECONDS - round_began > longest)) && longest=$((SECONDS - round_began))
 done
 
-"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "${names[@]}" <<'PY'
+"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "${names[@]}" <<'PY'
 import json, re, statistics, sys
 from pathlib import Path
 
-out, logs, steps, batch, device, repeat, *names = sys.argv[1:]
+out, logs, steps, batch, device, repeat, asked, stopped, *names = sys.argv[1:]
 logs, repeat = Path(logs), int(repeat)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
@@ -151,7 +167,8 @@ for name, entry in variants.items():
         paired = [p - v for p, v in zip(per_round["plain"], per_round[name]) if p is not None and v is not None]
         if paired:
             entry["saved_s_range"] = [round(min(paired), 3), round(max(paired), 3)]
-Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "repeat": repeat,
+cut = {"rounds_asked": int(asked), "stopped": stopped} if stopped else {}
+Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "repeat": repeat, **cut,
                                  "failed": failed, "variants": variants}, indent=2) + "\n")
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
 print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else "")

@@ -432,3 +432,40 @@ def test_the_ablation_rejects_an_unknown_variant(tmp_path, bad):
     run = run_ablation(tmp_path / "a.json", "--variants", bad)
     assert run.returncode == 2 and "--variants: unknown variant" in run.stderr, run.stdout + run.stderr
     assert not (tmp_path / "a.json").exists() and not run.stdout
+
+
+SLOW_STAND_IN = """#!/usr/bin/env bash
+# PYTHON for the ablation: each run takes 1 s and prints a result line; the JSON writer (`-`) runs for real.
+[[ $1 == - ]] && exec "$REAL_PYTHON" "$@"
+sleep 1
+echo "tutorial_style: steps=3 batch=64 hidden=512 device=cpu data=synthetic wall_s=0.5 steps_per_s=6 final_loss=1 \\
+mean_loss=1 batch_wait_s=0.1 fix=none"
+"""
+
+
+def test_the_ablation_starts_no_round_that_would_pass_its_max_seconds(tmp_path):
+    """So a caller's timeout never kills it before it writes its JSON (no PyTorch needed)."""
+    wrapper = tmp_path / "python"
+    wrapper.write_text(SLOW_STAND_IN)
+    wrapper.chmod(0o755)
+    env = {"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable}
+    out = tmp_path / "cut.json"
+    # A round is two 1 s runs: after the first, a second would end past 3 s.
+    run = run_ablation(out, "--variants", "fix_pin", "--repeat", 5, "--max-seconds", 3, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert report["repeat"] == 1 and report["rounds_asked"] == 5
+    assert report["stopped"].startswith("round 2 of 5 not started") and "--max-seconds" in report["stopped"]
+    assert report["variants"]["plain"]["runs"] == 1 and report["variants"]["plain"]["wall_s_runs"] == [0.5]
+    assert "== round 2 of 5 not started" in run.stdout
+    whole = tmp_path / "whole.json"
+    run = run_ablation(whole, "--variants", "fix_pin", "--repeat", 2, "--max-seconds", 100, env=env)
+    report = json.loads(whole.read_text())
+    assert run.returncode == 0 and report["repeat"] == 2 and "stopped" not in report and "rounds_asked" not in report
+
+
+@pytest.mark.parametrize("bad", ["-1", "1.5", "soon"])
+def test_the_ablation_rejects_a_bad_max_seconds(tmp_path, bad):
+    run = run_ablation(tmp_path / "a.json", "--max-seconds", bad)
+    assert run.returncode == 2 and "--max-seconds needs a whole number" in run.stderr, run.stdout + run.stderr
+    assert not (tmp_path / "a.json").exists()

@@ -218,7 +218,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     unused = [n for n in ablation["variants"] if n not in used]
     return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
             "profiled_steps": steps, "scale": scale, "rounds": ablation.get("repeat", 1), "floor_s": floor,
-            "device": ablation.get("device", ""), "rows": rows}
+            "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows}
 
 
 def seconds(s: float | None) -> str:
@@ -234,7 +234,8 @@ def format_report(result: dict) -> str:
     out = ["# hdbench_profile's prices against the measured fixes", "",
            f"Profile `{result['profile']}`; ablation `{result['ablation']}` ({result['steps']} steps, "
            f"{result['rounds']} round{'s' if result['rounds'] != 1 else ''}"
-           + (f", {result['device']}" if result['device'] else "") + ").",
+           + (f", {result['device']}" if result['device'] else "") + ")"
+           + (f"; {result['stopped']}" if result["stopped"] else "") + ".",
            (f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
             if result["profiled_steps"] and result["scale"] != 1 else
             "The profiled command gives no `--steps`: prices not scaled to the ablation's steps. "
