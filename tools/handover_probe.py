@@ -14,6 +14,13 @@ before each batch, and times on this thread
     packed_batch_s  the same for the batch's bytes as one tensor (what packing leaves)
     pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
                     where CUDA is available; null, with pinned_not_measured saying why
+    pin_thread_batch_s  with pin_memory=True, what the pin thread's work on the next batch
+                    costs this thread while it works (the GIL): a stand-in for a step's host
+                    work (small tensor ops, each letting the GIL go and taking it back as
+                    PyTorch's do) timed right after taking a batch, while the pin thread
+                    takes over and pins the next one, less the same work timed right after
+                    that, the pin thread idle (paired batch by batch); null with
+                    pinned_not_measured where CUDA is not available
 
 each the median over --batches batches. It prints one JSON object on standard output and
 exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the message
@@ -98,6 +105,28 @@ def take_batches(loader, batches: int, read: bool) -> list[float]:
     return times
 
 
+def host_work(tensor, ops: int) -> float:
+    """Seconds of a training step's host work stand-in: `ops` small in-place tensor ops, each
+    releasing the GIL and taking it back, as PyTorch's ops called from Python do."""
+    start = time.perf_counter()
+    for _ in range(ops):
+        tensor.add_(1.0)
+    return time.perf_counter() - start
+
+
+def slowdown_s(take_next, work, batches: int) -> float:
+    """The median, over `batches`, of `work()` timed right after `take_next()` (another thread
+    now busy with what taking set off) less `work()` timed again right after (that thread
+    idle by then): what the other thread's work costs this one. `work` should outlast it."""
+    extra = []
+    for _ in range(batches):
+        take_next()
+        busy = work()
+        idle = work()
+        extra.append(busy - idle)
+    return statistics.median(extra)
+
+
 def probe(sizes: list[int], batches: int, workers: int) -> dict:
     import torch
     from torch.utils.data import DataLoader
@@ -110,10 +139,17 @@ def probe(sizes: list[int], batches: int, workers: int) -> dict:
         return statistics.median(take_batches(loader(shape, False), batches, read=True))
 
     out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
-           "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
+           "pin_thread_batch_s": None, "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "torch": torch.__version__}
     if torch.cuda.is_available():
         out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))
+        it = iter(loader(sizes, True))
+        next(it)  # the workers' start-up is not the pin thread's work, nor the batches prefetched with it:
+        time.sleep(0.2)  # let the pin thread take those over before the timing starts
+        # About 10 ms of host work: longer than a worker's build and the pin thread's work on one batch.
+        scratch = torch.zeros(16)
+        ops = max(100, round(0.01 / max(1e-7, host_work(scratch, 1000) / 1000)))
+        out["pin_thread_batch_s"] = max(0.0, slowdown_s(lambda: next(it), lambda: host_work(scratch, ops), batches))
     else:
         out["pinned_not_measured"] = "CUDA is not available to PyTorch here (pin_memory needs it)"
     return out

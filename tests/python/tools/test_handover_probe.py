@@ -4,10 +4,13 @@ imports PyTorch. Its figures are timings, so only their form is checked, never t
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -61,6 +64,70 @@ def test_a_real_run_measures_each_batch_shape():
     import_cuda = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],
                                  capture_output=True, text=True)
     if import_cuda.stdout.strip() == "True":
-        assert m["pinned_batch_s"] > 0 and m["pinned_not_measured"] == ""
+        assert m["pinned_batch_s"] > 0 and m["pinned_not_measured"] == "" and m["pin_thread_batch_s"] >= 0
     else:
         assert m["pinned_batch_s"] is None and "CUDA is not available" in m["pinned_not_measured"]
+        assert m["pin_thread_batch_s"] is None
+
+
+def load_probe():
+    spec = importlib.util.spec_from_file_location("handover_probe", PROBE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Helper:
+    """A stand-in for the pin thread: after each go(), `spend` seconds of work, either pure
+    Python (the GIL held throughout) or asleep (the GIL let go)."""
+
+    def __init__(self, spend: float, hold_gil: bool):
+        self.spend, self.hold_gil = spend, hold_gil
+        self.event, self.stop = threading.Event(), False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while True:
+            self.event.wait()
+            self.event.clear()
+            if self.stop:
+                return
+            end = time.perf_counter() + self.spend
+            if self.hold_gil:
+                while time.perf_counter() < end:
+                    sum(range(50))
+            else:
+                time.sleep(self.spend)
+
+    def go(self):
+        self.event.set()
+
+    def close(self):
+        self.stop = True
+        self.event.set()
+        self.thread.join()
+
+
+def test_the_pin_threads_cost_is_its_gil_holding_work_not_its_waits():
+    """slowdown_s on threads alone (no PyTorch): another thread's 3 ms of pure Python slows
+    this one's fixed work by most of it; 3 ms asleep, by much less. Only the order and the
+    rough size are held, not a time."""
+    probe = load_probe()
+    costs = {}
+    for hold_gil in (True, False):
+        helper = Helper(3e-3, hold_gil)
+        try:
+            # fixed work: as many loop rounds each time, so the other thread's work shows as time
+            rounds = 300
+            def work(rounds=rounds):
+                start = time.perf_counter()
+                for _ in range(rounds):
+                    sum(range(20))
+                    time.sleep(0)
+                return time.perf_counter() - start
+            costs[hold_gil] = probe.slowdown_s(helper.go, work, 30)
+        finally:
+            helper.close()
+    assert costs[True] >= 1.5e-3, costs
+    assert costs[False] < 0.5 * costs[True], costs

@@ -159,6 +159,27 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
     assert model.summary()["handover"]["measured"] is True
 
 
+def test_a_pin_thread_measured_here_replaces_its_fitted_share(tmp_path):
+    """The probe also measured what the pin thread's work on a batch costs the training thread
+    (the GIL): 120 us. It replaces half the pin thread's own time."""
+    measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "measured here by the probe",
+                        pin_thread_batch_s=120e-6)
+    p = tutorial_h200(STEPS)
+    p.write(tmp_path)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: measured)
+    n = STEPS - 1
+    # workers and pin: 250 us waiting for the pin thread, 120 us of its work on this thread, the
+    # small copies' calls (20), the rest (200) and the read (10): 600 us a step, 2055 saved
+    # (half the pin thread's own time, 910.563 us, had left 1264.437 saved).
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 2055 * US)
+    # workers alone does not touch the pin thread: 507 us, as with the share.
+    assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
+    assert model.summary()["handover"]["pin_thread_batch_s"] == 120e-6
+    pipeline = next(f for f in found if f["id"] == "input_pipeline")
+    assert "its pin thread's work 120 us a batch more (the GIL)" in pipeline["assumption"]
+    assert "half holds up" not in pipeline["assumption"]
+
+
 def test_the_hand_over_is_asked_only_of_a_program_that_built_batches_itself(tmp_path):
     asked = []
     well_written_h200(STEPS).write(tmp_path)

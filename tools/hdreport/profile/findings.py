@@ -72,6 +72,8 @@ def handover_text(h: Handover) -> str:
                 "workers cannot show it)")
     pinned = (f"{duration_text(h.pinned_batch_s)} a batch with pin_memory" if h.pinned_batch_s is not None else
               f"{duration_text(HANDOVER_PINNED_S)} a batch with pin_memory (as on H100 and H200 hosts)")
+    if h.pin_thread_batch_s is not None:
+        gil = f"and its pin thread's work {duration_text(h.pin_thread_batch_s)} a batch more (the GIL)"
     return (f"a batch from a worker still costs the training thread {duration_text(h.batch_s)} to take over "
             f"(PyTorch's queue, shared memory and the first read of its pages), {duration_text(h.packed_batch_s)} "
             f"packed as one tensor, {pinned}, {gil} ({h.source})")

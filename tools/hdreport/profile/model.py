@@ -25,9 +25,10 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
                                                         memory, on this thread: Handover)
            = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
                                                         the batches over; a Python thread, it
-                                                        adds PIN_THREAD_GIL_SHARE of its own
+                                                        adds what its work costs the training
+                                                        thread (the GIL): measured per batch,
+                                                        else PIN_THREAD_GIL_SHARE of its own
                                                         time (the hand-over and the pinning)
-                                                        to the step
     L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
                                                         else what the staging took
     L_pin' = 0                                          overlap
@@ -65,8 +66,9 @@ MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading 
 # - the pin thread is a Python thread: its work (the hand-over and the pinning copy) holds
 #   the GIL much of the time, so about half of it lands on the training thread's step (the
 #   share that puts the workers-and-pin and all-fixed runs of both hosts within 12%).
-# Stated in the findings. The first two are measured on the user's machine where
-# hdbench_profile can run tools/handover_probe.py (Handover); these serve where it cannot.
+# Stated in the findings. All three are measured on the user's machine where hdbench_profile
+# can run tools/handover_probe.py (Handover; the last two need CUDA, for pin_memory); these
+# serve where it cannot.
 HANDOVER_TENSOR_S = 0.65e-3
 HANDOVER_PINNED_S = 0.30e-3
 PIN_THREAD_GIL_SHARE = 0.5
@@ -87,6 +89,9 @@ class Handover:
     pinned_batch_s: float | None = None
     tensor_bytes: tuple = ()  # the batch the probe measured
     source: str = ""  # how it was measured, or why it was not
+    # what the pin thread's work on a batch costs the training thread (the GIL), measured
+    # with pin_memory where CUDA was there; else PIN_THREAD_GIL_SHARE of that work
+    pin_thread_batch_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -101,9 +106,17 @@ class Handover:
     def pinned_ns(self, step: "Step") -> int:
         return round(step.batches * (HANDOVER_PINNED_S if self.pinned_batch_s is None else self.pinned_batch_s) / NS)
 
+    def pin_thread_ns(self, step: "Step", fixes: frozenset, pin_cost: int) -> int:
+        """What the pin thread's work (the hand-over and the pinning) costs the training
+        thread's step: measured per batch, or PIN_THREAD_GIL_SHARE of that work."""
+        if self.pin_thread_batch_s is not None:
+            return round(step.batches * self.pin_thread_batch_s / NS)
+        return round(PIN_THREAD_GIL_SHARE * (self.ns(step, fixes) + pin_cost))
+
     def summary(self) -> dict:
         return {"measured": self.measured, "batch_s": self.batch_s, "packed_batch_s": self.packed_batch_s,
-                "pinned_batch_s": self.pinned_batch_s, "tensor_bytes": list(self.tensor_bytes),
+                "pinned_batch_s": self.pinned_batch_s, "pin_thread_batch_s": self.pin_thread_batch_s,
+                "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
 
@@ -115,7 +128,8 @@ def handover_of(summary: dict | None) -> Handover:
     if not summary or not summary.get("measured"):
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
-                    tuple(summary.get("tensor_bytes", ())), summary.get("source", ""))
+                    tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
+                    summary.get("pin_thread_batch_s"))
 
 
 @dataclass
@@ -148,7 +162,7 @@ class Step:
         if "workers" in fixes and "pin" in fixes:
             B = min(self.B, handover.pinned_ns(self))
             # the pin thread's own work: taking the batches over and copying them into pinned memory
-            pin_thread = round(PIN_THREAD_GIL_SHARE * (handover.ns(self, fixes) + pin_cost))
+            pin_thread = handover.pin_thread_ns(self, fixes, pin_cost)
         elif "workers" in fixes:
             B = min(self.B, handover.ns(self, fixes))
         pinning = 0 if "workers" in fixes else pin_cost
