@@ -41,7 +41,10 @@ CPU and by a CUDA event pair on the GPU (a pageable or pinned batch's copy is in
 the step), so a tiny step is timed by its throughput in a loop. Each benchmark runs
 until --min-time seconds have passed and at least --min-samples samples were taken.
 Counters use the median time per step; `real_time` is the mean (Google Benchmark's
-convention), `cpu_time` the calling thread's CPU time per step.
+convention), `cpu_time` the calling thread's CPU time per step. An eager CPU step is then
+profiled (pytorch_phases.py): `phase_us/<phase>` per step in hdbench's CPU phases (forward
+GEMMs, backward-input GEMMs, weight-gradient GEMMs, the element-wise passes, the loss, the
+optimizer) and `profiled_step_us`, so the summary can say which part of the step each wins.
 CPU denormals are kept unless --flush-denormal (PyTorch's default; SGD can produce
 them and slow the step).
 

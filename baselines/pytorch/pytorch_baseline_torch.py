@@ -25,6 +25,7 @@ import torch
 from torch import nn
 
 import pytorch_data
+import pytorch_phases
 
 DISTINCT_BATCHES = 4  # cycled, so the step does not read one cached tensor (bench/mlp.cpp: kPoolBatches)
 GRAPH_WARMUP_STEPS = 3  # on a side stream before capture, as PyTorch's CUDA graph notes do
@@ -281,7 +282,13 @@ def run_step(spec: dict, opts) -> dict:
     for _ in range(opts.warmup):
         step()
     synchronize(gpu)
-    return timed_steps(step, opts, gpu, first_loss, counters, notes)
+    result = timed_steps(step, opts, gpu, first_loss, counters, notes)
+    if not gpu and mode == "eager" and result["status"] == "ok":
+        # Where the step's time goes, in hdbench's CPU phases (pytorch_phases.py), after the timed samples.
+        median_s = sorted(result["samples_us"])[len(result["samples_us"]) // 2] * 1e-6
+        result["counters"].update(pytorch_phases.phase_counters(model, optimizer, loss_fn, list(zip(xs, ys)),
+                                                                spec["batch"], median_s))
+    return result
 
 
 def run_graph_step(spec, opts, model, optimizer, loss_fn, xs, ys, device) -> dict:

@@ -196,6 +196,30 @@ def test_tiny_run_cpu_entries_carry_params_and_counters(tiny_run):
         assert c["gemm_TFLOP/s"] == gemm_rate
         assert c["fraction_of_gemm_rate"] == pytest.approx(c["TFLOP/s"] / gemm_rate)
         assert isinstance(b["notes"], list)
+        # Where the step's time went, in hdbench's CPU phases, from steps profiled after the timed ones (its
+        # form only: the sizes are times).
+        phases = {k: v for k, v in c.items() if k.startswith("phase_us/")}
+        assert set(phases) == {f"phase_us/{p}" for p in pytorch_phases_names()}, sorted(phases)
+        assert all(v >= 0 for v in phases.values()) and c["profiled_step_us"] > 0
+        assert phases["phase_us/forward_gemm"] > 0 and phases["phase_us/weight_gradient_gemm"] > 0
+        assert phases["phase_us/optimizer"] > 0 and sum(phases.values()) <= 1.5 * c["profiled_step_us"]
+
+
+def pytorch_phases_names() -> tuple:
+    import pytorch_phases  # beside pytorch_baseline; it imports PyTorch
+    return pytorch_phases.PHASES
+
+
+@pytest.mark.parametrize("shapes, batch, first, phase", [
+    ([[128, 4096], [4096, 4096]], 128, True, "backward_input_gemm"),    # grad [B, out] @ W [out, in]
+    ([[4096, 128], [128, 4096]], 128, False, "weight_gradient_gemm"),   # grad^T [out, B] @ x [B, in]
+    ([[4096, 4096], [4096, 784]], 4096, True, "backward_input_gemm"),   # out == B: both read alike; first in node
+    ([[4096, 4096], [4096, 784]], 4096, False, "weight_gradient_gemm"),
+])
+def test_a_backward_mm_is_an_input_or_a_weight_gradient_by_its_shapes(shapes, batch, first, phase):
+    pytest.importorskip("torch")
+    import pytorch_phases
+    assert pytorch_phases.backward_gemm_phase(shapes, batch, first) == phase
 
 
 def test_tiny_run_gpu_entries_are_skipped_with_the_reason_without_cuda(tiny_run):

@@ -546,6 +546,45 @@ def test_vs_pytorch_gives_graph_eager_and_cpu_pairs_apart_graph_first():
     assert rows[-1][-1] == "`mlp/cpu/784x32x10/fp32/eager/host/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128/threads:4`"
 
 
+def with_phases(b: dict, **phases) -> dict:
+    """A CPU step with its profile's `phase_us/<phase>` counters (the phases not named: 0)."""
+    names = ("forward_gemm", "forward_elementwise", "loss", "backward_input_gemm", "backward_elementwise",
+             "weight_gradient_gemm", "optimizer")
+    b["counters"].update({f"phase_us/{p}": float(phases.get(p, 0.0)) for p in names})
+    return b
+
+
+def test_vs_pytorch_sets_the_cpu_steps_phases_side_by_side():
+    """Made up for the test (not measured): where PyTorch wins a config, which part of the step it wins.
+    hdbench's weights are updated inside its weight-gradient GEMMs, so that phase and PyTorch's optimizer are
+    one column."""
+    hd = synthetic_report()
+    hd["benchmarks"] = [
+        with_phases(mlp_step("cpu", "784x4096x4096x10", 1024, 348000.0), forward_gemm=114000,
+                    backward_input_gemm=101000, weight_gradient_gemm=127500, forward_elementwise=1000,
+                    backward_elementwise=1700, loss=100),
+        with_phases(mlp_step("cpu", "784x32x10", 128, 88.0), forward_gemm=30, weight_gradient_gemm=50, loss=8),
+        mlp_step("cpu", "784x32x10", 1024, 480.0),  # no profile: left out of the phase table
+    ]
+    pt = {"context": {"host_name": "synthetic-h200", "hdbench": {"implementation": "pytorch"}}, "benchmarks": [
+        with_phases(pytorch_twin("cpu", "784x4096x4096x10", 1024, 350000.0), forward_gemm=100000,
+                    backward_input_gemm=83000, weight_gradient_gemm=104000, optimizer=17000,
+                    forward_elementwise=5500, backward_elementwise=6300, loss=400),
+        with_phases(pytorch_twin("cpu", "784x32x10", 128, 340.0), forward_gemm=56, weight_gradient_gemm=73,
+                    optimizer=135, loss=65, backward_elementwise=150),
+        with_phases(pytorch_twin("cpu", "784x32x10", 1024, 900.0), forward_gemm=190),
+    ]}
+    text = section(report_summary.summarize_reports([("hd.json", hd), ("pt.json", pt)]), VS_PYTORCH)
+    assert "Where each CPU step's time goes (µs a step, hdbench / PyTorch" in text
+    phases = [r for r in table_rows(text) if len(r) == 7]
+    assert phases == [
+        ["784x32x10", "128", "30 / 56", "0 / 0", "50 / 208", "8 / 215", "none"],
+        # PyTorch's GEMMs are faster; its optimizer after them and its element-wise passes cost it the rest.
+        ["784x4096x4096x10", "1024", "114,000 / 100,000", "101,000 / 83,000", "127,500 / 121,000", "2,800 / 12,200",
+         "backward-input GEMMs (18,000 µs less)"],
+    ]
+
+
 H100 = Path(__file__).resolve().parents[3] / "reports" / "reference" / "h100-2026-11-23"
 
 

@@ -318,7 +318,45 @@ def versus_pytorch(report: dict) -> list[str]:
     used = [hd for _, hd, _ in pairs] + [pt for _, _, pt in pairs]
     lines += ["", f"From the `mlp/step/…` runs of {sources(report, used)}, paired by model, processor, optimizer, "
                   "dtype, mode, data and batch (where one side ran several, e.g. CPU thread counts, its fastest)."]
-    return lines
+    return lines + cpu_phases_side_by_side([pair for pair in pairs if pair[0][1] == "cpu"])
+
+
+# hdbench's CPU phases (`phase_us/<phase>`, lib/mlp/mlp_cpu.hpp) in the groups both steps can be set against:
+# hdbench updates its weights inside its weight-gradient blocks, PyTorch after all of them.
+PHASE_GROUPS = (
+    ("forward GEMMs", ("forward_gemm",)),
+    ("backward-input GEMMs", ("backward_input_gemm",)),
+    ("weight gradients and the optimizer", ("weight_gradient_gemm", "optimizer")),
+    ("element-wise passes and the loss", ("forward_elementwise", "backward_elementwise", "loss")),
+)
+
+
+def _phase_groups(b: dict) -> list[float] | None:
+    c = b.get("counters", {})
+    if not all(f"phase_us/{p}" in c for _, phases in PHASE_GROUPS for p in phases):
+        return None
+    return [sum(c[f"phase_us/{p}"] for p in phases) for _, phases in PHASE_GROUPS]
+
+
+def cpu_phases_side_by_side(pairs: list) -> list[str]:
+    """Where each CPU step's time goes, hdbench's phases beside PyTorch's (both from profiled steps after the
+    timed ones), and the part of the step where PyTorch gains most on hdbench: where PyTorch wins a config,
+    which part it wins."""
+    rows = []
+    for (model, _, _, _, _, _, batch), hd, pt in pairs:
+        mine, theirs = _phase_groups(hd), _phase_groups(pt)
+        if mine is None or theirs is None:
+            continue
+        lead = max(range(len(PHASE_GROUPS)), key=lambda i: mine[i] - theirs[i])
+        gained = mine[lead] - theirs[lead]
+        rows.append([model, str(batch)] + [f"{m:,.0f} / {t:,.0f}" for m, t in zip(mine, theirs)] +
+                    [f"{PHASE_GROUPS[lead][0]} ({gained:,.0f} µs less)" if gained > 0 else "none"])
+    if not rows:
+        return []
+    return ["", "Where each CPU step's time goes (µs a step, hdbench / PyTorch, each from steps profiled after its "
+                "timed ones; hdbench updates its weights inside its weight-gradient GEMMs, PyTorch after them, so the "
+                "two are one column):", ""] + \
+        table(["model", "batch"] + [label for label, _ in PHASE_GROUPS] + ["where PyTorch gains most"], rows)
 
 
 def batch_movement(report: dict) -> list[str]:
