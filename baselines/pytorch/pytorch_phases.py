@@ -104,9 +104,14 @@ def phase_counters(model, optimizer, loss_fn, batches, batch: int, step_seconds:
     over `batches` (a list of (x, y), cycled): one step under a profiler of its own to warm it
     up (its first ops read slow), then enough for about `seconds` at `step_seconds` a step
     (5 to 50)."""
+    import os
     import warnings
 
     from torch.profiler import ProfilerActivity, profile
+
+    # Kineto, the profiler's back end, says "gpuGetDeviceCount failed" as an ERROR on a machine
+    # without a GPU, where only the CPU is profiled anyway; set the variable to see its messages.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "5")
 
     steps = int(min(50, max(5, math.ceil(seconds / max(step_seconds, 1e-9)))))
     with warnings.catch_warnings():

@@ -422,6 +422,13 @@ def test_gpu_vs_cpu_says_when_and_where_pytorch_s_runs_were_made():
            "another machine (NVIDIA H100 + Test CPU, host `other`)): GPU 600.0 µs (fp32 eager) vs CPU 480.0 µs " \
            "(2 threads): **0.80×**" in text
     assert "same host" not in text
+    # Minutes apart (the baseline run right after hdbench's): said in minutes, never "at the same time".
+    for started, said in (("2026-11-20T10:02:00+0000", "a run 2 min later"),
+                          ("2026-11-20T10:00:20+0000", "a run started within a minute of it")):
+        cpu["context"]["hdbench"]["started_at"] = started
+        text = section(report_summary.summarize_reports([("hd.json", report), ("cpu.json", cpu), ("gpu.json", gpu)]),
+                       GPU_VS_CPU)
+        assert f"PyTorch (CPU step from {said} on the same machine" in text, text
 
 
 def test_gpu_vs_cpu_pairs_steps_from_one_report_only():

@@ -100,8 +100,10 @@ def provenance(report: dict, b: dict, reference: dict) -> str:
     t0, t1 = _started(mine), _started(theirs)
     if t0 and t1 and (t0.tzinfo is None) == (t1.tzinfo is None):
         hours = (t0 - t1).total_seconds() / 3600
-        when = (f"a run {abs(hours):.1f} h {'earlier' if hours < 0 else 'later'}" if abs(hours) >= 0.05
-                else "a run started at the same time")
+        side = "earlier" if hours < 0 else "later"
+        when = (f"a run {abs(hours):.1f} h {side}" if abs(hours) >= 0.05 else
+                f"a run {abs(hours) * 60:.0f} min {side}" if abs(hours) * 60 >= 1 else
+                "a run started within a minute of it")
     # A report without the system section (an old PyTorch baseline) is told apart by its host name only.
     known = all(c.get("hdbench", {}).get("system") for c in (mine, theirs))
     same = mine.get("host_name") == theirs.get("host_name") and (not known or machine_name(mine) == machine_name(theirs))
