@@ -11,6 +11,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "core/git_revision.hpp"
 #include "core/run_watch.hpp"
 #include "core/timing.hpp"
 
@@ -245,7 +246,7 @@ std::string local_time(const char* format) {
 
 nlohmann::json build_info() {
   return {{"version", HDBENCH_VERSION},
-          {"git_revision", HDBENCH_GIT_REVISION},
+          {"git_revision", git_revision()},
           {"build_type", HDBENCH_BUILD_TYPE},
           {"cuda_architectures", HDBENCH_CUDA_ARCHITECTURES}};
 }

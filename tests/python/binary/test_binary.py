@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +31,19 @@ def test_run_writes_a_valid_report(quick_report):
     assert hd["options"]["sizes_bytes"] == [4096, 65536]
     assert isinstance(report["benchmarks"], list) and report["benchmarks"]
     assert "derived" in report
+
+
+def test_the_report_names_the_commit_the_binary_was_built_from(quick_report):
+    """Written at build time (cmake/write_git_revision.cmake), not when the build folder was configured: a
+    report made after a commit names that commit (reference reports named one from hours before)."""
+    source = Path(__file__).resolve().parents[3]
+    head = subprocess.run(["git", "describe", "--always", "--abbrev=12"], cwd=source, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout: the revision is 'unknown'")
+    _, report = quick_report
+    revision = report["context"]["hdbench"]["git_revision"]
+    assert revision.removesuffix("-dirty") == head.stdout.strip(), \
+        f"the binary says {revision}, the checkout is at {head.stdout.strip()}: rebuild (tools/test.sh does)"
 
 
 def test_host_benchmarks_run_and_carry_typed_params(quick_report):
