@@ -252,3 +252,14 @@ def test_the_profile_records_every_fix_priced_alone():
     for f in findings:
         assert model["saving_alone_s"][f["fix"]] == pytest.approx(f["saving_alone_s"])
 
+
+
+def test_a_finding_without_its_fix_field_is_paired_by_its_id(tmp_path):
+    """A report older than the `fix` field (schema 1's findings had none)."""
+    prof = profile(findings=[("workers", 1.0, 1.0)])
+    for f in prof["profile"]["findings"]:
+        del f["fix"]
+    result = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.1], fix_pin=[9.95]))
+    table = rows(result.stdout)
+    assert table["`--fix workers` alone"][0] == "`input_pipeline` saves 1.00 s"
+    assert table["the top finding"][-1] == "held"

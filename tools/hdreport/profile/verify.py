@@ -164,7 +164,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     scale = ablation["steps"] / steps if steps else 1.0
     # the profile's own floor (findings.py): a fix it does not recommend saves less than this
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
-    by_fix = {f.get("fix"): f for f in findings if f.get("fix")}
+    # by the model's fix, or in a report older than that field by the finding's id
+    by_fix = {f.get("fix") or next((h for h, i in FINDING_OF.items() if i == f.get("id")), None): f for f in findings}
     alone = model.get("saving_alone_s") or {}
     rows = []
     for habit in HABITS:
@@ -199,7 +200,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
     singles = {h: m for h, m in singles.items() if m is not None}
     if findings:
-        top = findings[0].get("fix")
+        top = next((h for h, f in by_fix.items() if f is findings[0]), None)
         claim = f"`{findings[0]['id']}` (`--fix {top}`) saves most"
         if len(singles) < 2 or top not in singles:
             rows.append(Row("the top finding", claim, None, singles.get(top), "not measured",
