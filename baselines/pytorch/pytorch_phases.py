@@ -1,6 +1,8 @@
-"""Where a PyTorch CPU training step's time goes, in the phases hdbench's CPU step reports
+"""Where a PyTorch training step's time goes, in the phases hdbench's CPU step reports
 (lib/mlp/mlp_cpu.hpp, CpuStepPhase; counters `phase_us/<phase>`), so the two steps can be
 set side by side phase by phase: where PyTorch wins a config, which part of the step it wins.
+On a GPU the same phases are charged with the kernels' time instead (`kernel_us/<phase>`):
+the GEMMs' share of the step, and what runs between them.
 
 A few steps run under torch.profiler (CPU activity, input shapes recorded), each op's own
 time (less its children's) is charged to a phase, and the sums are divided by the steps:
@@ -21,8 +23,10 @@ time (less its children's) is charged to a phase, and the sums are divided by th
                             compare the two phases' sum)
 
 `profiled_step_us` is the profiled steps' wall time per step: what the profiler cost beside
-`step_us`. The phases are the calling thread's op times: PyTorch runs a CPU backward on the
-calling thread, and an op's intra-op threads end within it.
+`step_us`. On the CPU the phases are the calling thread's op times: PyTorch runs a CPU
+backward on the calling thread, and an op's intra-op threads end within it. A CUDA backward
+runs on the autograd engine's thread, outside the named regions: its ops are found by the
+backward node above them.
 """
 
 from __future__ import annotations
@@ -83,6 +87,8 @@ def phase_of(event, batch: int) -> str | None:
             siblings = [c for c in parent.cpu_children if c.name in GEMMS or c.name == "aten::mm"]
             first_in_node = not siblings or siblings[0] is child or siblings[0].id == child.id
         child, parent = parent, parent.cpu_parent
+    if region is None and node is not None:
+        region = "hdbench::backward"  # a CUDA backward runs on the autograd engine's own thread, outside the region
     if region == "hdbench::forward":
         return "forward_gemm" if event.name in GEMMS else "forward_elementwise"
     if region == "hdbench::loss":
@@ -98,12 +104,45 @@ def phase_of(event, batch: int) -> str | None:
     return None
 
 
+def own_time_us(event, device: bool) -> float:
+    """An op's own time, µs: on the calling thread, or (`device`) in the kernels it launched
+    itself (PyTorch 2.x names it self_device_time_total, 1.x self_cuda_time_total)."""
+    if not device:
+        return event.self_cpu_time_total
+    value = getattr(event, "self_device_time_total", None)
+    return value if value is not None else getattr(event, "self_cuda_time_total", 0.0)
+
+
+def charge(events, batch: int, device: bool = False) -> dict:
+    """phase -> µs over `events` (the profiler's FunctionEvents): each op's own time to its
+    phase; a region's or a backward node's own time (Python between ops, the engine's
+    bookkeeping) to the region's phase, or to the loss or the backward's element-wise part."""
+    totals = dict.fromkeys(PHASES, 0.0)
+    for event in events:
+        if device and str(getattr(event, "device_type", "DeviceType.CPU")).rsplit(".", 1)[-1] != "CPU":
+            continue  # a kernel's own record: its time is already its launching op's
+        own = own_time_us(event, device)
+        if event.name.startswith("autograd::engine::evaluate_function"):
+            node = event.name.split(": ", 1)[1]
+            totals["loss" if node.startswith(LOSS_NODES) else "backward_elementwise"] += own
+        elif event.name in REGIONS:
+            totals[REGION_PHASE[event.name]] += own
+        else:
+            phase = phase_of(event, batch)
+            if phase is not None:
+                totals[phase] += own
+    return totals
+
+
 def phase_counters(model, optimizer, loss_fn, batches, batch: int, step_seconds: float,
-                   seconds: float = 0.3) -> dict:
-    """`phase_us/<phase>` per step and `profiled_step_us`, from steps run under the profiler
-    over `batches` (a list of (x, y), cycled): one step under a profiler of its own to warm it
-    up (its first ops read slow), then enough for about `seconds` at `step_seconds` a step
-    (5 to 50)."""
+                   seconds: float = 0.3, device: bool = False) -> dict:
+    """From steps run under the profiler over `batches` (a list of (x, y), cycled): one step
+    under a profiler of its own to warm it up (its first ops read slow), then enough for
+    about `seconds` at `step_seconds` a step (5 to 50). On the CPU, `phase_us/<phase>` per
+    step (the calling thread's time); with `device` (a CUDA step), `kernel_us/<phase>` per
+    step (the GPU time of the kernels each phase's ops launched) and `kernel_us` in all,
+    the step's GPU-busy time, so that what is left of the step is launches and gaps.
+    `profiled_step_us` either way: the profiled steps' wall time per step."""
     import os
     import warnings
 
@@ -112,30 +151,26 @@ def phase_counters(model, optimizer, loss_fn, batches, batch: int, step_seconds:
     # Kineto, the profiler's back end, says "gpuGetDeviceCount failed" as an ERROR on a machine
     # without a GPU, where only the CPU is profiled anyway; set the variable to see its messages.
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
-
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device else [])
     steps = int(min(50, max(5, math.ceil(seconds / max(step_seconds, 1e-9)))))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the profiler's notes on cycles and devices
-        with profile(activities=[ProfilerActivity.CPU], record_shapes=True):  # warms the profiler up: discarded
+        with profile(activities=activities, record_shapes=True):  # warms the profiler up: discarded
             profiled_step(model, optimizer, loss_fn, *batches[0])
-        with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+            if device:
+                torch.cuda.synchronize()
+        with profile(activities=activities, record_shapes=True) as prof:
             start = time.perf_counter()
             for i in range(steps):
                 profiled_step(model, optimizer, loss_fn, *batches[(i + 1) % len(batches)])
+            if device:
+                torch.cuda.synchronize()
             wall = time.perf_counter() - start
         events = prof.events()
-    totals = dict.fromkeys(PHASES, 0.0)
-    for event in events:
-        if event.name.startswith("autograd::engine::evaluate_function"):
-            # the node's own time (the engine's bookkeeping): the loss's nodes, else the backward's
-            node = event.name.split(": ", 1)[1]
-            totals["loss" if node.startswith(LOSS_NODES) else "backward_elementwise"] += event.self_cpu_time_total
-        elif event.name in REGIONS:  # the region's own time: Python between its ops
-            totals[REGION_PHASE[event.name]] += event.self_cpu_time_total
-        else:
-            phase = phase_of(event, batch)
-            if phase is not None:
-                totals[phase] += event.self_cpu_time_total  # microseconds
-    out = {f"phase_us/{p}": totals[p] / steps for p in PHASES}
+    totals = charge(events, batch, device)
+    prefix = "kernel_us" if device else "phase_us"
+    out = {f"{prefix}/{p}": totals[p] / steps for p in PHASES}
+    if device:
+        out["kernel_us"] = sum(totals.values()) / steps
     out["profiled_step_us"] = wall / steps * 1e6
     return out
