@@ -289,7 +289,7 @@ def run_step(spec: dict, opts) -> dict:
         batches = [feed(next(index)) for _ in range(DISTINCT_BATCHES)]
         try:
             result["counters"].update(pytorch_phases.phase_counters(model, optimizer, loss_fn, batches, spec["batch"],
-                                                                    median_s, device=gpu))
+                                                                    median_s, device=gpu, amp=amp))
         except Exception as e:  # noqa: BLE001  the profile is extra: the step's figures stand without it
             result["notes"].append(f"phases not measured: {type(e).__name__}: {e}")
     return result

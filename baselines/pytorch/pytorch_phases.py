@@ -31,6 +31,7 @@ backward node above them.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 
@@ -45,14 +46,16 @@ REGION_PHASE = {"hdbench::forward": "forward_elementwise", "hdbench::loss": "los
 REGIONS = tuple(REGION_PHASE)
 
 
-def profiled_step(model, optimizer, loss_fn, x, y):
-    """One training step (zero_grad, forward, loss, backward, step) with its regions named."""
+def profiled_step(model, optimizer, loss_fn, x, y, amp=contextlib.nullcontext):
+    """One training step (zero_grad, forward, loss, backward, step) with its regions named;
+    `amp` the timed step's autocast (bf16), around the forward and the loss as there."""
     with torch.profiler.record_function("hdbench::optimizer"):
         optimizer.zero_grad(set_to_none=True)
-    with torch.profiler.record_function("hdbench::forward"):
-        logits = model(x)
-    with torch.profiler.record_function("hdbench::loss"):
-        loss = loss_fn(logits, y)
+    with amp():
+        with torch.profiler.record_function("hdbench::forward"):
+            logits = model(x)
+        with torch.profiler.record_function("hdbench::loss"):
+            loss = loss_fn(logits, y)
     with torch.profiler.record_function("hdbench::backward"):
         loss.backward()
     with torch.profiler.record_function("hdbench::optimizer"):
@@ -135,7 +138,7 @@ def charge(events, batch: int, device: bool = False) -> dict:
 
 
 def phase_counters(model, optimizer, loss_fn, batches, batch: int, step_seconds: float,
-                   seconds: float = 0.3, device: bool = False) -> dict:
+                   seconds: float = 0.3, device: bool = False, amp=contextlib.nullcontext) -> dict:
     """From steps run under the profiler over `batches` (a list of (x, y), cycled): one step
     under a profiler of its own to warm it up (its first ops read slow), then enough for
     about `seconds` at `step_seconds` a step (5 to 50). On the CPU, `phase_us/<phase>` per
@@ -156,13 +159,13 @@ def phase_counters(model, optimizer, loss_fn, batches, batch: int, step_seconds:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the profiler's notes on cycles and devices
         with profile(activities=activities, record_shapes=True):  # warms the profiler up: discarded
-            profiled_step(model, optimizer, loss_fn, *batches[0])
+            profiled_step(model, optimizer, loss_fn, *batches[0], amp)
             if device:
                 torch.cuda.synchronize()
         with profile(activities=activities, record_shapes=True) as prof:
             start = time.perf_counter()
             for i in range(steps):
-                profiled_step(model, optimizer, loss_fn, *batches[(i + 1) % len(batches)])
+                profiled_step(model, optimizer, loss_fn, *batches[(i + 1) % len(batches)], amp)
             if device:
                 torch.cuda.synchronize()
             wall = time.perf_counter() - start
