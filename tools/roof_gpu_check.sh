@@ -37,8 +37,9 @@ step gpu_small 60 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x32x10 --hdbench_mlp
   --hdbench_mlp_dtypes=fp32,bf16 --hdbench_mlp_modes=eager,graph,fused --hdbench_out="$work/gpu-small.json"
 step gpu_large 90 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 \
   --hdbench_mlp_dtypes=tf32,bf16 --hdbench_mlp_modes=eager,graph --hdbench_out="$work/gpu-large.json"
+# The table's rows have their batch on the device; an eager step's kernels are split by phase too.
 step pytorch_gpu 120 "${pt[@]}" --processors gpu --models 784x32x10,784x4096x4096x4096x10 --batches 128,1024,8192 \
-  --dtypes fp32,tf32,bf16 --modes eager,graph --out "$work/pytorch-gpu.json"
+  --dtypes fp32,tf32,bf16 --modes eager,graph --data device --out "$work/pytorch-gpu.json"
 pack
 
 # The CPU steps on every core, beside PyTorch with as many threads.
