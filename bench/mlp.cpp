@@ -310,6 +310,15 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   // logits or not) with both candidates' plan-time timings: lib/mlp/mlp_gpu_choice.hpp.
   state.counters["fused_epilogues"] = static_cast<double>(mlp.fused_epilogue_count());
   state.counters["planned_gemms"] = static_cast<double>(mlp.plan_choices().gemms.size());
+  // Where the step's time goes: its GEMMs (each as timed alone at plan time) and the rest
+  // between them (the loss, the update, launches and gaps) as step_us less that.
+  // A share above 1 (the GEMMs alone slower than the whole step, e.g. timed cold at plan
+  // time) would say the plan's times are off, not the step: it is left out.
+  if (const std::optional<double> gemm_us = mlp.plan_choices().chosen_microseconds()) {
+    state.counters["planned_gemm_us"] = *gemm_us;
+    const double share = *gemm_us / state.counters["step_us"].value;
+    if (share <= 1.0) state.counters["gemm_share_of_step"] = share;
+  }
   state.SetLabel("plan: " + describe(mlp.plan_choices()));
 }
 

@@ -125,6 +125,14 @@ FamilyDescription mlp_description() {
        "weight_gradient plain "
        "(fused 557.2us, plain 44.0us); …; logits ld 16 (padded …, unpadded …)\") lists each GEMM's choice with both "
        "candidates' plan-time times and the output layer's leading dimension"},
+      {"planned_gemm_us",
+       "GPU `step` (modes eager and graph): the step's GEMMs as the plan timed each alone with its chosen epilogue "
+       "(fused, or plain + hdbench's kernel), summed; absent when a forced policy left one untimed",
+       Better::lower},
+      {"gemm_share_of_step",
+       "GPU `step` (modes eager and graph): planned_gemm_us over step_us, the GEMMs' share of the step; the rest is "
+       "the loss, the optimizer's update, launches and the gaps between kernels (left out above 1: the GEMMs timed "
+       "alone would then have taken longer than the whole step)"},
       {"graph_nodes",
        "GPU `step`, mode `fused`: the nodes of the replayed graph (2: one per kernel); the benchmark's `label` "
        "(\"fused: kernel 1 (forward, loss, backward to the hidden layer) 32 blocks; kernel 2 (weight gradients + "

@@ -73,6 +73,17 @@ std::size_t PlanChoices::fused_count() const noexcept {
   return n;
 }
 
+std::optional<double> PlanChoices::chosen_microseconds() const noexcept {
+  if (gemms.empty()) return std::nullopt;
+  double sum = 0.0;
+  for (const GemmChoice& g : gemms) {
+    const std::optional<double>& chosen = g.fused ? g.fused_microseconds : g.plain_microseconds;
+    if (!chosen) return std::nullopt;
+    sum += *chosen;
+  }
+  return sum;
+}
+
 std::string describe(const PlanChoices& choices) {
   std::string text = fmt::format("fused {}/{}", choices.fused_count(), choices.gemms.size());
   const auto us = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}us", *v) : std::string("n/a"); };

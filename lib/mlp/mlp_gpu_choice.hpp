@@ -72,6 +72,10 @@ struct PlanChoices {
   std::optional<double> unpadded_microseconds;  // output layer's GEMMs in all, each layout
   std::optional<double> padded_microseconds;
   std::size_t fused_count() const noexcept;
+  // The chosen GEMMs' plan-time times summed (each with its epilogue, fused or hdbench's
+  // kernel), µs: what the step's GEMMs take when each runs alone; nullopt when any of
+  // them was not timed (a forced policy) or there are none.
+  std::optional<double> chosen_microseconds() const noexcept;
 };
 
 // One line for a benchmark's label: "fused 7/9; L2 weight_gradient plain (fused

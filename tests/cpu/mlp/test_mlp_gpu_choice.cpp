@@ -111,6 +111,24 @@ TEST(MlpGpuChoice, TheReportLineNamesEachChoiceWithBothTimings) {
   EXPECT_EQ(describe(PlanChoices{}), "fused 0/0");
 }
 
+TEST(MlpGpuChoice, TheChosenGemmsTimesAddUpOnlyWhenEachWasTimed) {
+  PlanChoices choices;
+  EXPECT_FALSE(choices.chosen_microseconds().has_value());  // no GEMMs: nothing to say
+  choices.gemms.push_back(
+      {.layer = 0, .gemm = "forward", .fused = true, .fused_microseconds = 18.5, .plain_microseconds = 25.0});
+  choices.gemms.push_back(
+      {.layer = 1, .gemm = "weight_gradient", .fused = false, .fused_microseconds = 557.2, .plain_microseconds = 74.0});
+  // Each GEMM's chosen candidate: the fused 18.5 and the plain 74.0, not the faster or slower of each pair.
+  ASSERT_TRUE(choices.chosen_microseconds().has_value());
+  EXPECT_DOUBLE_EQ(*choices.chosen_microseconds(), 92.5);
+  choices.gemms.push_back({.layer = 1,  // forced: its chosen candidate never timed
+                           .gemm = "forward",
+                           .fused = true,
+                           .fused_microseconds = std::nullopt,
+                           .plain_microseconds = 30.0});
+  EXPECT_FALSE(choices.chosen_microseconds().has_value());
+}
+
 TEST(MlpGpuChoice, NarrowBiasGradientsSplitTheirRows) {
   // 10 columns x 8192 rows: one column block, so the rows are split (at most 64 chunks).
   EXPECT_EQ(kernels::bias_gradient_row_chunks(8192, 10), 64);
