@@ -592,6 +592,29 @@ def test_vs_pytorch_sets_the_cpu_steps_phases_side_by_side():
     ]
 
 
+def test_vs_pytorch_says_where_each_gpu_step_s_time_goes():
+    """Made up for the test (not measured): hdbench's GEMMs from its plan's timings, PyTorch's GEMM kernels from
+    its profile; a step without them is left out of the table."""
+    hd = synthetic_report()
+    step = mlp_step("gpu", "784x4096x4096x4096x10", 8192, 2850.0, dtype="bf16")
+    step["counters"].update(planned_gemm_us=2280.0, gemm_share_of_step=0.8)
+    hd["benchmarks"] = [step, mlp_step("gpu", "784x32x10", 128, 60.0)]
+    pt_step = pytorch_twin("gpu", "784x4096x4096x4096x10", 8192, 3600.0)
+    pt_step["params"]["dtype"] = "bf16"
+    pt_step["name"] = step["name"]
+    pt_step["counters"].update({"kernel_us": 3300.0, "kernel_us/forward_gemm": 800.0,
+                                "kernel_us/backward_input_gemm": 700.0, "kernel_us/weight_gradient_gemm": 900.0,
+                                "kernel_us/optimizer": 500.0, "kernel_us/loss": 400.0})
+    pt = {"context": {"host_name": "synthetic-h200", "hdbench": {"implementation": "pytorch"}},
+          "benchmarks": [pt_step, pytorch_twin("gpu", "784x32x10", 128, 1000.0)]}
+    text = section(report_summary.summarize_reports([("hd.json", hd), ("pt.json", pt)]), VS_PYTORCH)
+    assert "Where each GPU step's time goes (µs a step)" in text
+    rows = [r for r in table_rows(text) if len(r) == 10]
+    # PyTorch: 2,400 µs of GEMM kernels (67% of 3,600), 900 of others, 300 between kernels.
+    assert rows == [["784x4096x4096x4096x10", "bf16", "eager", "8192", "2,850.0", "2,280.0 (80%)", "3,600.0",
+                     "2,400.0 (67%)", "900.0", "300.0"]]
+
+
 H100 = Path(__file__).resolve().parents[3] / "reports" / "reference" / "h100-2026-11-23"
 
 

@@ -318,7 +318,37 @@ def versus_pytorch(report: dict) -> list[str]:
     used = [hd for _, hd, _ in pairs] + [pt for _, _, pt in pairs]
     lines += ["", f"From the `mlp/step/…` runs of {sources(report, used)}, paired by model, processor, optimizer, "
                   "dtype, mode, data and batch (where one side ran several, e.g. CPU thread counts, its fastest)."]
-    return lines + cpu_phases_side_by_side([pair for pair in pairs if pair[0][1] == "cpu"])
+    return lines + cpu_phases_side_by_side([pair for pair in pairs if pair[0][1] == "cpu"]) + \
+        gpu_gemm_shares([pair for pair in pairs if pair[0][1] == "gpu"])
+
+
+GEMM_PHASES = ("forward_gemm", "backward_input_gemm", "weight_gradient_gemm")
+
+
+def gpu_gemm_shares(pairs: list) -> list[str]:
+    """Where each eager GPU step's time goes: hdbench's GEMMs as its plan timed them alone (`planned_gemm_us`)
+    and PyTorch's GEMM kernels as its profile timed them in the step (`kernel_us/<phase>`), each against its step;
+    the rest of PyTorch's step is its other kernels and the time between kernels (launches, Python, gaps)."""
+    rows = []
+    for (model, _, _, dtype, mode, _, batch), hd, pt in pairs:
+        mine, theirs = hd.get("counters", {}), pt.get("counters", {})
+        if "planned_gemm_us" not in mine or "kernel_us" not in theirs:
+            continue
+        gemm = sum(theirs.get(f"kernel_us/{p}", 0.0) for p in GEMM_PHASES)
+        between = theirs["step_us"] - theirs["kernel_us"]
+        share = lambda part, whole: f" ({part / whole:.0%})" if 0 < part <= whole else ""  # noqa: E731
+        rows.append([model, dtype, mode, str(batch), f"{mine['step_us']:,.1f}",
+                     f"{mine['planned_gemm_us']:,.1f}{share(mine['planned_gemm_us'], mine['step_us'])}",
+                     f"{theirs['step_us']:,.1f}", f"{gemm:,.1f}{share(gemm, theirs['step_us'])}",
+                     f"{theirs['kernel_us'] - gemm:,.1f}", f"{between:,.1f}" if between > 0 else "–"])
+    if not rows:
+        return []
+    return ["", "Where each GPU step's time goes (µs a step): hdbench's GEMMs as its plan timed each alone with its "
+                "epilogue, PyTorch's GEMM kernels as its profile timed them in the step, each with its share of the "
+                "step; the rest of PyTorch's step is its other kernels and the time between kernels (launches, "
+                "Python, gaps):", ""] + \
+        table(["model", "dtype", "mode", "batch", "hdbench step", "its GEMMs", "PyTorch step", "its GEMM kernels",
+               "its other kernels", "between kernels"], rows)
 
 
 # hdbench's CPU phases (`phase_us/<phase>`, lib/mlp/mlp_cpu.hpp) in the groups both steps can be set against:
