@@ -193,6 +193,20 @@ def test_the_figure_keeps_the_rules_and_names_the_command_and_machine():
     close(fig)
 
 
+def test_a_class_above_its_ceiling_is_drawn_without_a_fraction():
+    """The H200's first (schema 1) profile: its pageable copies timed by their DMA records alone read 405% of
+    the ceiling; the figure says a figure is off instead of a fraction (or of "no ceiling")."""
+    from report_figure_checks import close
+
+    path = Path(__file__).resolve().parents[3] / "reports/reference/h200-2026-11-26/profiles/prof-tut-h200.json"
+    built, _ = report_figures.build_figures([(str(path), json.loads(path.read_text()))])
+    fig = built["profile_copy_classes"]
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "46.8 GB/s, above 11.6 GB/s: a figure is off" in texts, texts
+    assert all(float(x) <= 100 for t in texts for x in re.findall(r"([0-9.]+)% of", t)), texts
+    close(fig)
+
+
 def test_plot_writes_the_figure(tmp_path):
     pytest.importorskip("matplotlib")
     result = run_report_tool("plot", FIXTURE, "-o", tmp_path)

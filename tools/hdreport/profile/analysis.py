@@ -177,12 +177,27 @@ def ceiling_problem(row: dict) -> str:
         return ""
     rate = f"{row['achieved_GB/s']:.3g} GB/s is above the baseline's {row['ceiling_GB/s']:.3g} GB/s"
     host = row["src"] if row["direction"] == "h2d" else row["dst"] if row["direction"] == "d2h" else ""
-    if host == "pageable" and row["timed_by"] != "call and copy":
+    # schema 1 rows have no `timed_by`: every copy was timed by its DMA record then
+    if host == "pageable" and row.get("timed_by", "copy record") != "call and copy":
         return (f"{rate}: these pageable copies' calls were not recorded, so they are timed by CUPTI's DMA "
                 "record alone, without the staging on the host; the measurement is short, not the ceiling")
     return (f"{rate}: the ceiling is wrong for these copies (the baseline was measured on another machine or "
             "run, or interpolated between sizes it measured far apart); measure a baseline on this machine at "
             "this size")
+
+
+def published_classes(profile: dict) -> list[dict]:
+    """A profile report's copy classes as the tools show them: a row whose fraction is above 1
+    (a schema 1 report's, written before `ceiling_problem` existed: its pageable copies were
+    timed by their DMA records alone) gets no fraction and the problem instead, as _class_rows
+    gives a new one."""
+    out = []
+    for row in profile.get("copy_classes") or []:
+        fraction = row.get("fraction_of_ceiling")
+        if fraction is not None and fraction > 1 and not row.get("ceiling_problem"):
+            row = {**row, "fraction_of_ceiling": None, "ceiling_problem": ceiling_problem(row)}
+        out.append(row)
+    return out
 
 
 def _class_rows(copies: list[Copy], ceilings: Ceilings) -> list[dict]:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from hdreport.core import style
 from hdreport.core.markdown import machine_name
+from hdreport.profile.analysis import published_classes
 
 NAME = "profile_copy_classes"
 TOP = 6  # classes drawn one by one; the rest are one "other" bar
@@ -140,7 +141,7 @@ def draw(plt, report: dict, name: str):
     from matplotlib.patches import Patch
 
     profile = report["profile"]
-    rows = bars_of(profile["copy_classes"])
+    rows = bars_of(published_classes(profile))
     n = len(rows)
     fig, (left, right) = plt.subplots(1, 2, sharey=True, figsize=(11.5, 0.62 * n + 2.9))
     ys = list(range(n))
@@ -184,6 +185,9 @@ def draw(plt, report: dict, name: str):
             at = max([lo, _finite(r["rate"])] + ([_finite(r["ceiling"])] if r["ceiling"] is not None else []))
             if r["ceiling"] is not None and r["fraction"] is not None:
                 text = f"{_rate_text(r['rate'])}, {percent_text(r['fraction'])} of {_rate_text(r['ceiling'])}"
+            elif r["ceiling"] is not None and r["class"].get("ceiling_problem"):
+                # above the ceiling: one of the two figures is wrong (the summary says which)
+                text = f"{_rate_text(r['rate'])}, above {_rate_text(r['ceiling'])}: a figure is off"
             else:
                 reason = ceiling_reason(r["class"], profile, short=True)
                 text = f"{_rate_text(r['rate'])}, " + {"no baseline": "no baseline",

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdreport.core.markdown import table
-from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY
+from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY, published_classes
 from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
 from hdreport.core.units import binary_unit
@@ -203,7 +203,7 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
 def copy_table(path: str, report: dict) -> list[str]:
     """The copy classes that make up most of the copy time, each against its ceiling."""
     p = report["profile"]
-    classes = sorted(p["copy_classes"], key=lambda c: -c["time_s"])
+    classes = sorted(published_classes(p), key=lambda c: -c["time_s"])
     if not classes:
         return ["No copies between host and device were recorded."]
     total = sum(c["time_s"] for c in classes)
