@@ -55,7 +55,10 @@ import sys
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
+import hdreport.profile.baseline
 import hdreport.profile.compare
+import hdreport.profile.records
+import hdreport.profile.report
 import hdreport.profile.verify
 from hdreport import compare, figures, page, summary
 from hdreport.core.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
@@ -264,19 +267,16 @@ def profile_report(path: str) -> dict:
 
 
 def run_reanalyse(args) -> int:
-    from hdreport.profile import records, report as profile_report_module
-    from hdreport.profile.baseline import check_baseline
-
     old = profile_report(args.profile)
     if not Path(args.records).is_dir():
         raise ReportError(f"{args.records}: not a folder of records (hdbench_profile --hdbench_records=DIR)")
-    recording = records.read_recording(args.records)
+    recording = hdreport.profile.records.read_recording(args.records)
     if not recording.processes:
         raise ReportError(f"{args.records}: holds no records-*.jsonl files")
-    baseline = check_baseline(args.baseline) if args.baseline else None
-    again = profile_report_module.reanalysed(old, recording, baseline)
+    baseline = hdreport.profile.baseline.check_baseline(args.baseline) if args.baseline else None
+    again = hdreport.profile.report.reanalysed(old, recording, baseline)
     try:
-        profile_report_module.write(args.out, again)
+        hdreport.profile.report.write(args.out, again)
     except OSError as e:
         print(f"hdbench_report.py: {args.out}: cannot write: {e.strerror}", file=sys.stderr)
         return 2

@@ -87,8 +87,8 @@ def phase_of(event, batch: int) -> str | None:
             break
         if node is None and parent.name.startswith("autograd::engine::evaluate_function: "):
             node = parent.name.split(": ", 1)[1]
-            siblings = [c for c in parent.cpu_children if c.name in GEMMS or c.name == "aten::mm"]
-            first_in_node = not siblings or siblings[0] is child or siblings[0].id == child.id
+            siblings = [c for c in parent.cpu_children if c.name in GEMMS]
+            first_in_node = not siblings or siblings[0] is child
         child, parent = parent, parent.cpu_parent
     if region is None and node is not None:
         region = "hdbench::backward"  # a CUDA backward runs on the autograd engine's own thread, outside the region

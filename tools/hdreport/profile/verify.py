@@ -52,8 +52,7 @@ class Measured:
 @dataclass
 class Row:
     what: str  # what was fixed
-    claim: str  # what the profile said
-    predicted_s: float | None
+    claim: str  # what the profile said, its price included
     measured: Measured | None
     verdict: str  # held, missed, or not measured
     note: str = ""  # how far off, the rounds disagreeing
@@ -179,40 +178,39 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         else:
             claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
         if m is None:
-            rows.append(Row(what, claim, p, None, "not measured"))
+            rows.append(Row(what, claim, None, "not measured"))
             continue
         if finding:
             verdict, note = judged(m, held_band(p, tolerance))
             note = "; ".join(x for x in (off_by(p, m.median_s), note) if x)
         else:
             verdict, note = judged(m, (float("-inf"), floor))
-        rows.append(Row(what, claim, p, m, verdict, note))
+        rows.append(Row(what, claim, m, verdict, note))
     together = model.get("saving_together_s", sum(f["saving_s"] for f in findings)) * scale
     for name, what in (("fix_all", "`--fix all`"), ("well_written", "`well_written.py`")):
         m = measured(ablation, name)
         claim = f"the findings together save {seconds(together)}"
         if m is None:
-            rows.append(Row(what, claim, together, None, "not measured"))
+            rows.append(Row(what, claim, None, "not measured"))
             continue
         verdict, note = judged(m, held_band(together, tolerance))
-        rows.append(Row(what, claim, together, m, verdict, "; ".join(x for x in (off_by(together, m.median_s), note)
-                                                                       if x)))
+        rows.append(Row(what, claim, m, verdict, "; ".join(x for x in (off_by(together, m.median_s), note) if x)))
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
     singles = {h: m for h, m in singles.items() if m is not None}
     if findings:
         top = next((h for h, f in by_fix.items() if f is findings[0]), None)
         claim = f"`{findings[0]['id']}` (`--fix {top}`) saves most"
         if len(singles) < 2 or top not in singles:
-            rows.append(Row("the top finding", claim, None, singles.get(top), "not measured",
+            rows.append(Row("the top finding", claim, singles.get(top), "not measured",
                             "needs it and another habit fixed alone"))
         else:
             best = max(singles, key=lambda h: singles[h].median_s)
             note = "" if top == best else f"`--fix {best}` measured {seconds(singles[best].median_s)}"
-            rows.append(Row("the top finding", claim, None, singles[top], "held" if top == best else "missed", note))
+            rows.append(Row("the top finding", claim, singles[top], "held" if top == best else "missed", note))
     if well is not None:
         well_path, well_report = well
         found = (well_report["profile"].get("findings") or [])
-        rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None, None,
+        rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None,
                         "held" if not found else "missed",
                         ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
     used = {"plain", "fix_all", "well_written", *(f"fix_{h}" for h in HABITS)}

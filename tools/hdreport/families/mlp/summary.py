@@ -325,6 +325,11 @@ def versus_pytorch(report: dict) -> list[str]:
 GEMM_PHASES = ("forward_gemm", "backward_input_gemm", "weight_gradient_gemm")
 
 
+def _share(part: float, whole: float) -> str:
+    """A part's share of its whole as " (67%)"; nothing where it is not within it (never above 1)."""
+    return f" ({part / whole:.0%})" if 0 < part <= whole else ""
+
+
 def gpu_gemm_shares(pairs: list) -> list[str]:
     """Where each eager GPU step's time goes: hdbench's GEMMs as its plan timed them alone (`planned_gemm_us`)
     and PyTorch's GEMM kernels as its profile timed them in the step (`kernel_us/<phase>`), each against its step;
@@ -336,10 +341,9 @@ def gpu_gemm_shares(pairs: list) -> list[str]:
             continue
         gemm = sum(theirs.get(f"kernel_us/{p}", 0.0) for p in GEMM_PHASES)
         between = theirs["step_us"] - theirs["kernel_us"]
-        share = lambda part, whole: f" ({part / whole:.0%})" if 0 < part <= whole else ""  # noqa: E731
         rows.append([model, dtype, mode, str(batch), f"{mine['step_us']:,.1f}",
-                     f"{mine['planned_gemm_us']:,.1f}{share(mine['planned_gemm_us'], mine['step_us'])}",
-                     f"{theirs['step_us']:,.1f}", f"{gemm:,.1f}{share(gemm, theirs['step_us'])}",
+                     f"{mine['planned_gemm_us']:,.1f}{_share(mine['planned_gemm_us'], mine['step_us'])}",
+                     f"{theirs['step_us']:,.1f}", f"{gemm:,.1f}{_share(gemm, theirs['step_us'])}",
                      f"{theirs['kernel_us'] - gemm:,.1f}", f"{between:,.1f}" if between > 0 else "–"])
     if not rows:
         return []
