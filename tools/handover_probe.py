@@ -21,6 +21,8 @@ before each batch, and times on this thread
                     takes over and pins the next one, less the same work timed right after
                     that, the pin thread idle (paired batch by batch); null with
                     pinned_not_measured where CUDA is not available
+    packed_pin_thread_batch_s  the same for the batch's bytes as one tensor (what packing
+                    leaves the pin thread); null likewise
 
 each the median over --batches batches. It prints one JSON object on standard output and
 exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the message
@@ -139,17 +141,23 @@ def probe(sizes: list[int], batches: int, workers: int) -> dict:
         return statistics.median(take_batches(loader(shape, False), batches, read=True))
 
     out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
-           "pin_thread_batch_s": None, "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
+           "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "torch": torch.__version__}
     if torch.cuda.is_available():
         out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))
-        it = iter(loader(sizes, True))
-        next(it)  # the workers' start-up is not the pin thread's work, nor the batches prefetched with it:
-        time.sleep(0.2)  # let the pin thread take those over before the timing starts
         # About 10 ms of host work: longer than a worker's build and the pin thread's work on one batch.
         scratch = torch.zeros(16)
         ops = max(100, round(0.01 / max(1e-7, host_work(scratch, 1000) / 1000)))
-        out["pin_thread_batch_s"] = max(0.0, slowdown_s(lambda: next(it), lambda: host_work(scratch, ops), batches))
+
+        def pin_thread_s(shape: list[int]) -> float:
+            it = iter(loader(shape, True))
+            next(it)  # the workers' start-up is not the pin thread's work, nor the batches prefetched with it:
+            time.sleep(0.2)  # let the pin thread take those over before the timing starts
+            return max(0.0, slowdown_s(lambda: next(it), lambda: host_work(scratch, ops), batches))
+
+        out["pin_thread_batch_s"] = pin_thread_s(sizes)
+        # packed, the pin thread pins one tensor a batch instead of several
+        out["packed_pin_thread_batch_s"] = pin_thread_s([sum(sizes)]) if len(sizes) > 1 else out["pin_thread_batch_s"]
     else:
         out["pinned_not_measured"] = "CUDA is not available to PyTorch here (pin_memory needs it)"
     return out

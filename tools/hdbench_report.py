@@ -6,7 +6,7 @@
     hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
     hdbench_report.py compare BEFORE AFTER [--threshold PERCENT]   (two profile reports)
-    hdbench_report.py verify PROFILE ABLATION [--well PROFILE] [--tolerance PERCENT]
+    hdbench_report.py verify PROFILE ABLATION... [--well PROFILE] [--tolerance PERCENT]
     hdbench_report.py reanalyse PROFILE RECORDS_DIR [--baseline REPORT] -o OUT
 
 The work is done by the package beside this file, hdreport/ (its __init__.py shows
@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     p_verify = sub.add_parser("verify", help="a profile's prices against the savings measured by fixing each habit "
                                              "alone (tools/fashion_mnist_ablation.sh); exit 1 when one misses")
     p_verify.add_argument("profile", help="hdbench_profile's report of the program as it is")
-    p_verify.add_argument("ablation", help="tools/fashion_mnist_ablation.sh's JSON")
+    p_verify.add_argument("ablation", nargs="+", help="tools/fashion_mnist_ablation.sh's JSON; several of the same "
+                                                      "program, steps, batch and device are one, their rounds together")
     p_verify.add_argument("--well", help="hdbench_profile's report of the well-written program: it should find nothing")
     p_verify.add_argument("--tolerance", type=float, default=25.0,
                           help="percent of the measured saving a price may be off by (default 25)")
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         if missing is not None:
             return missing
     files = [args.base, args.new] if args.command == "compare" else \
-        [args.profile, args.ablation] + ([args.well] if args.well else []) if args.command == "verify" else \
+        [args.profile, *args.ablation] + ([args.well] if args.well else []) if args.command == "verify" else \
         [args.profile, args.records] if args.command == "reanalyse" else args.reports
     try:
         if args.command == "compare":
@@ -252,8 +253,8 @@ def run_verify(args) -> int:
         return 2
     verify = hdreport.profile.verify
     reports = [profile_report(path) for path in [args.profile] + ([args.well] if args.well else [])]
-    ablation = verify.load_ablation(args.ablation)
-    result = verify.verify(args.profile, reports[0], args.ablation, ablation, args.tolerance / 100,
+    ablation = verify.merged_ablations([(path, verify.load_ablation(path)) for path in args.ablation])
+    result = verify.verify(args.profile, reports[0], ", ".join(args.ablation), ablation, args.tolerance / 100,
                            (args.well, reports[1]) if args.well else None)
     print(verify.format_report(result))
     return verify.exit_code(result)

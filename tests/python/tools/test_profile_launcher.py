@@ -198,7 +198,7 @@ def test_the_hand_over_probe_measured_here_prices_the_input_pipeline(tmp_path, l
 
 def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": 250e-6, "pin_thread_batch_s": 120e-6,
-                "pinned_not_measured": "", "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2,
+                "packed_pin_thread_batch_s": 90e-6, "pinned_not_measured": "", "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2,
                 "torch": "2.11.0+cu130"}
     python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
     result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
@@ -206,6 +206,7 @@ def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     assert result.returncode == 0, result.stderr
     handover = schema.load(str(tmp_path / "p.json"))["profile"]["model"]["handover"]
     assert handover["pinned_batch_s"] == 250e-6 and handover["pin_thread_batch_s"] == 120e-6
+    assert handover["packed_pin_thread_batch_s"] == 90e-6
     pipeline = next(f for f in schema.load(str(tmp_path / "p.json"))["profile"]["findings"]
                     if f["id"] == "input_pipeline")
     assert "its pin thread's work 120 us a batch more (the GIL)" in pipeline["assumption"]

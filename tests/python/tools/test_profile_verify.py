@@ -20,6 +20,7 @@ from conftest import run_report_tool
 ROOT = Path(__file__).resolve().parents[3]
 H200 = ROOT / "reports" / "reference" / "h200-2026-11-26" / "profiles" / "model-v2"
 H100 = ROOT / "reports" / "reference" / "h100-2026-11-26" / "profiles" / "first-run"
+H100B = ROOT / "reports" / "reference" / "h100-2026-11-26b" / "profiles"
 
 
 def rows(text: str) -> dict[str, list[str]]:
@@ -32,8 +33,11 @@ def rows(text: str) -> dict[str, list[str]]:
     return out
 
 
-def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, together=None, span=10.0) -> dict:
-    """The H200 profile with hand-set prices: findings (fix, saving_s, saving_alone_s), in order."""
+def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, together=None, span=10.0,
+            T=10.0, with_=None) -> dict:
+    """The H200 profile with hand-set prices: findings (fix, saving_s, saving_alone_s), in order;
+    T, its steps' time (a price is that share of it, held on plain's wall time: the cases' plain
+    runs take 10 s, so prices stand as given); with_, habits priced together."""
     report = json.loads((H200 / "prof-tutorial.json").read_text())
     p = report["profile"]
     p["command"] = ["python3", "tutorial_style.py", "--steps", str(steps)]
@@ -45,6 +49,8 @@ def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, to
     p["model"]["saving_alone_s"] = {"workers": 0.0, "pin": 0.0, "overlap": 0.0, "pack": 0.0, "item": 0.0,
                                     "launch": 0.0, **{fix: a for fix, _, a in findings}, **(alone or {})}
     p["model"]["saving_together_s"] = together if together is not None else sum(s for _, s, _ in findings)
+    p["model"]["saving_with_s"] = dict(with_ or {})
+    p["model"]["seconds"]["T"] = T
     p["totals"]["span_s"] = span
     return report
 
@@ -122,7 +128,10 @@ def test_the_sum_is_held_against_all_fixed_and_the_well_written_program(tmp_path
     table = rows(result.stdout)
     assert table["`--fix all`"] == ["the findings together save 2.00 s", "1.80 s", "one", "held (+11%)"]
     assert table["`well_written.py`"] == ["the findings together save 2.00 s", "3.00 s", "one", "missed (−33%)"]
-    assert table["`--fix pack` alone"][:2] == ["`pack_small_copies` saves 100.0 ms", "100.0 ms"]
+    # priced under the floor alone, pack is a finding for what it adds after workers: alone it
+    # holds as a habit not recommended alone does
+    assert table["`--fix pack` alone"] == ["`pack_small_copies` pays after the findings before it; alone under "
+                                           "200.0 ms (priced 100.0 ms)", "100.0 ms", "one", "held"]
     assert table["the top finding"] == ["`input_pipeline` (`--fix workers`) saves most", "1.00 s", "one", "held"]
     assert result.stdout.rstrip().endswith("**4 of 7 held, 1 missed**, 2 not measured.")
     assert result.returncode == 1
@@ -136,8 +145,23 @@ def test_the_top_finding_is_the_habit_whose_fix_measured_most(tmp_path):
     assert rows(alone.stdout)["the top finding"][-1] == "not measured (needs it and another habit fixed alone)"
 
 
-def test_prices_are_scaled_to_the_ablations_steps(tmp_path):
+def test_prices_are_held_as_shares_of_the_profiled_steps_time(tmp_path):
+    """The recording slowed the profiled steps (12 s where plain took 10): a price of 1.2 s is a
+    tenth of them, 1.0 s of plain's time, whatever the steps of either run."""
+    prof = profile(steps=500, findings=[("workers", 1.2, 1.2)], T=12.0, span=12.0)
+    result = verify(tmp_path, prof, ablation(steps=1000, plain=[10.0], fix_workers=[9.0]))
+    assert "Prices are held as shares of the profiled steps' 12.00 s, applied to plain's median 10.00 s (×0.833): " \
+           "the recording made the steps 1.20x as long." in result.stdout
+    assert rows(result.stdout)["`--fix workers` alone"] == ["`input_pipeline` saves 1.00 s", "1.00 s", "one",
+                                                            "held (+0%)"]
+    assert "under 200.0 ms (the profile's floor" in result.stdout  # 2% of 12 s, as a share too
+
+
+def test_without_per_step_reads_prices_are_scaled_by_steps(tmp_path):
+    """A model without per-step reads is one step of the whole recorded thread (start-up
+    included), not the loop plain's wall time is: prices are scaled by steps alone."""
     prof = profile(steps=500, findings=[("workers", 0.5, 0.5)])
+    prof["profile"]["model"]["per_step_reads"] = False
     result = verify(tmp_path, prof, ablation(steps=1000, plain=[10.0], fix_workers=[9.0]))
     assert "Prices scaled from the 500 steps profiled to 1000." in result.stdout
     assert rows(result.stdout)["`--fix workers` alone"][0] == "`input_pipeline` saves 1.00 s"
@@ -145,6 +169,38 @@ def test_prices_are_scaled_to_the_ablations_steps(tmp_path):
     unscaled = verify(tmp_path, prof, ablation(steps=1000, plain=[10.0], fix_workers=[9.0]))
     assert "gives no `--steps`: prices not scaled" in unscaled.stdout
     assert rows(unscaled.stdout)["`--fix workers` alone"][0] == "`input_pipeline` saves 500.0 ms"
+
+
+def test_habits_fixed_together_are_held_against_the_models_price_for_them(tmp_path):
+    prof = profile(findings=[("workers", 1.0, 1.0)],
+                   with_={"pin+workers": 1.6, "item+pack+pin+workers": 2.4})
+    result = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], **{"fix_workers+pin": [8.5]},
+                                             fix_all=[7.5]))
+    table = rows(result.stdout)
+    assert table["`--fix workers,pin`"] == ["the model prices them together at 1.60 s", "1.50 s", "one", "held (+7%)"]
+    assert table["`--fix all` (the model)"] == ["every habit fixed saves 2.40 s", "2.50 s", "one", "held (−4%)"]
+    assert table["`--fix all`"][-1] == "missed (−60%)"  # the findings (workers alone) are not every habit
+    assert "Measured but not held against a price" not in result.stdout
+
+
+def test_ablations_of_the_same_program_are_one_their_rounds_together(tmp_path):
+    """Rounds measured in two calls of a lease: each variant's runs together, its saving's range
+    over the rounds paired within each file."""
+    prof = profile(findings=[("workers", 1.0, 1.0)])
+    first = ablation(plain=[10.0], fix_workers=[9.5])
+    second = ablation(plain=[10.2, 9.8], fix_workers=[9.0, 8.9])
+    (tmp_path / "p.json").write_text(json.dumps(prof))
+    (tmp_path / "a1.json").write_text(json.dumps(first))
+    (tmp_path / "a2.json").write_text(json.dumps(second))
+    result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a2.json")
+    assert "(1000 steps, 3 rounds, cuda)" in result.stdout
+    # plain's median 10.0, workers' 9.0: 1.0 s; paired 0.5, 1.2, 0.9
+    assert rows(result.stdout)["`--fix workers` alone"][1:] == ["1.00 s", "500.0 ms to 1.20 s",
+                                                                "held (+0%; rounds disagree)"]
+    other = ablation(steps=2000, plain=[10.0], fix_workers=[9.0])
+    (tmp_path / "a3.json").write_text(json.dumps(other))
+    bad = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a3.json")
+    assert bad.returncode == 2 and "a3.json: steps 2000, where" in bad.stderr and len(bad.stderr.splitlines()) == 1
 
 
 def test_a_well_written_profile_with_a_finding_misses(tmp_path):
@@ -188,9 +244,10 @@ def test_the_h100_first_run_as_measured():
     result = run_report_tool("verify", H100 / "prof-tutorial.json", H100 / "ablation.json", "--well",
                              H100 / "prof-well.json")
     table = rows(result.stdout)
-    assert table["`--fix workers` alone"] == ["`input_pipeline` saves 7.54 s", "1.81 s", "one", "missed (+317%)"]
+    # priced 7.54 s of the profiled steps' 12.35 s, where plain's took 11.36 s: 6.94 s
+    assert table["`--fix workers` alone"] == ["`input_pipeline` saves 6.94 s", "1.81 s", "one", "missed (+283%)"]
     assert table["`--fix item` alone"][1:] == ["742.0 ms", "one", "missed"]
-    assert table["`well_written.py`"][-1] == "held (−3%)"
+    assert table["`well_written.py`"][-1] == "held (−11%)"
     assert table["`well_written.py` profiled"][-1] == "missed (`input_pipeline` 579.8 ms)"
     assert result.returncode == 1 and "(3000 steps, 1 round, cuda)" in result.stdout
 
@@ -199,14 +256,33 @@ def test_the_h200_model_v2_run_as_measured():
     result = run_report_tool("verify", H200 / "prof-tutorial.json", H200 / "ablation.json", "--well",
                              H200 / "prof-well.json")
     table = rows(result.stdout)
-    assert table["`--fix workers` alone"] == ["`input_pipeline` saves 131.9 ms", "220.0 ms",
+    assert table["`--fix workers` alone"] == ["`input_pipeline` saves 133.0 ms", "220.0 ms",
                                               "−123.0 ms to 563.0 ms", "missed (−40%; rounds disagree)"]
     assert table["`--fix all`"][1:] == ["1.20 s", "675.0 ms to 1.73 s", "held (−7%; rounds disagree)"]
     assert table["`well_written.py`"][-1] == "missed (−26%; rounds disagree)"
-    assert "Measured but not held against a price: `fix_workers+pin`" in result.stdout
+    assert table["`--fix workers,pin`"][-1] == "missed (−34%; rounds disagree)"
+    assert table["`--fix all` (the model)"][-1] == "held (+3%; rounds disagree)"
     assert table["`--fix pin` alone"][-1] == "not measured"
     assert table["`well_written.py` profiled"][-1] == "held"
-    assert "Prices scaled" not in result.stdout  # 1000 steps profiled, 1000 measured
+    assert "the recording made the steps 0.99x as long" in result.stdout
+
+
+def test_the_h100_run_of_2000_steps_three_rounds_in_two_calls():
+    """reports/reference/h100-2026-11-26b: one round in the first call of the lease, two in the
+    second, held as one ablation; the model with the packed pin thread (this revision's)."""
+    result = run_report_tool("verify", H100B / "prof-tutorial.json", H100B / "ablation-call1.json",
+                             H100B / "ablation-call2.json", "--well", H100B / "prof-well.json")
+    table = rows(result.stdout)
+    assert "(2000 steps, 3 rounds, cuda)" in result.stdout and "made the steps 1.20x as long" in result.stdout
+    assert table["`--fix workers` alone"] == ["`input_pipeline` saves 1.15 s", "929.0 ms", "504.0 ms to 1.11 s",
+                                              "held (+23%; rounds disagree)"]
+    assert table["`--fix workers,pin`"][-1] == "held (−5%; rounds disagree)"
+    assert table["`--fix all` (the model)"][-1] == "held (−10%)"
+    assert table["`--fix all`"][-1] == "held (−20%; rounds disagree)"
+    assert table["`--fix pack` alone"][-1] == "held"  # a finding for what it adds after workers
+    assert table["`well_written.py`"][-1] == "missed (−54%)"
+    assert table["the top finding"][-1] == "held" and table["`well_written.py` profiled"][-1] == "held"
+    assert result.returncode == 1 and "**9 of 10 held, 1 missed**" in result.stdout
 
 
 def test_the_h200_ablation_json_holds_the_rounds_as_logged():
@@ -227,12 +303,13 @@ def test_reanalysing_the_kept_records_gives_the_committed_profiles(tmp_path):
     """The committed model-v2 profiles are what this revision's model makes of their records: a
     change to the model that moves a price shows here, and the profiles (and the verify table in
     their README) are to be made again with it."""
-    for records, name in (("tutorial", "prof-tutorial"), ("well", "prof-well")):
+    for run, records, name in ((H200, "tutorial", "prof-tutorial"), (H200, "well", "prof-well"),
+                               (H100B, "tutorial", "prof-tutorial"), (H100B, "well", "prof-well")):
         out = tmp_path / f"{name}.json"
-        result = run_report_tool("reanalyse", H200 / f"{name}.json", H200 / "records" / records, "--baseline",
-                                 H200 / "baseline.json", "-o", out)
+        result = run_report_tool("reanalyse", run / f"{name}.json", run / "records" / records, "--baseline",
+                                 run / "baseline.json", "-o", out)
         assert result.returncode == 0, result.stderr
-        again, kept = json.loads(out.read_text())["profile"], json.loads((H200 / f"{name}.json").read_text())["profile"]
+        again, kept = json.loads(out.read_text())["profile"], json.loads((run / f"{name}.json").read_text())["profile"]
         assert again["findings"] == kept["findings"], f"the model changed: run `reanalyse` for {name}"
         assert again["model"] == kept["model"]
 

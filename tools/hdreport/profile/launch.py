@@ -164,14 +164,16 @@ def measure_handover(python: str | None, shape: tuple) -> Handover:
         else:
             try:
                 m = json.loads(result.stdout)
-                pin_thread = m.get("pin_thread_batch_s")  # absent from a probe older than the field
+                # absent from a probe older than the fields
+                pin_thread, packed_pin_thread = m.get("pin_thread_batch_s"), m.get("packed_pin_thread_batch_s")
                 return Handover(float(m["batch_s"]), float(m["packed_batch_s"]),
                                 None if m["pinned_batch_s"] is None else float(m["pinned_batch_s"]), tuple(shape),
                                 f"measured here by tools/handover_probe.py: PyTorch {m['torch']}, the median of "
                                 f"{m['batches']} batches from {m['workers']} workers"
                                 + (f"; with pin_memory not measured: {m['pinned_not_measured']}"
                                    if m["pinned_batch_s"] is None else ""),
-                                None if pin_thread is None else float(pin_thread))
+                                None if pin_thread is None else float(pin_thread),
+                                None if packed_pin_thread is None else float(packed_pin_thread))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"
     say(f"the hand-over was not measured ({why}); the model takes {FITTED_SOURCE}")

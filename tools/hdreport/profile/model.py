@@ -26,7 +26,8 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
            = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
                                                         the batches over; a Python thread, it
                                                         adds what its work costs the training
-                                                        thread (the GIL): measured per batch,
+                                                        thread (the GIL): measured per batch
+                                                        (with pack, for one tensor a batch),
                                                         else PIN_THREAD_GIL_SHARE of its own
                                                         time (the hand-over and the pinning)
     L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
@@ -49,6 +50,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
+from itertools import combinations
 
 from hdreport.profile.analysis import NS
 from hdreport.profile.host import feeding_threads
@@ -73,6 +75,9 @@ HANDOVER_TENSOR_S = 0.65e-3
 HANDOVER_PINNED_S = 0.30e-3
 PIN_THREAD_GIL_SHARE = 0.5
 FIXES = ("workers", "pin", "overlap", "pack", "item", "launch")
+# The habits examples/fashion_mnist/tutorial_style.py --fix removes, in every combination of
+# two or more, sorted (the ablation's fix_workers+pin is "pin+workers").
+HABIT_SETS = tuple(tuple(sorted(c)) for n in (2, 3, 4) for c in combinations(("workers", "pin", "item", "pack"), n))
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,9 @@ class Handover:
     # what the pin thread's work on a batch costs the training thread (the GIL), measured
     # with pin_memory where CUDA was there; else PIN_THREAD_GIL_SHARE of that work
     pin_thread_batch_s: float | None = None
+    # the same for the batch's bytes as one tensor (packed, the pin thread pins one tensor a
+    # batch); where not measured, pin_thread_batch_s scaled as the hand-over is by packing
+    packed_pin_thread_batch_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -110,12 +118,17 @@ class Handover:
         """What the pin thread's work (the hand-over and the pinning) costs the training
         thread's step: measured per batch, or PIN_THREAD_GIL_SHARE of that work."""
         if self.pin_thread_batch_s is not None:
-            return round(step.batches * self.pin_thread_batch_s / NS)
+            per_batch = self.pin_thread_batch_s
+            if "pack" in fixes:
+                per_batch = self.packed_pin_thread_batch_s if self.packed_pin_thread_batch_s is not None else \
+                    per_batch * self.packed_batch_s / self.batch_s if self.measured and self.batch_s > 0 else per_batch
+            return round(step.batches * per_batch / NS)
         return round(PIN_THREAD_GIL_SHARE * (self.ns(step, fixes) + pin_cost))
 
     def summary(self) -> dict:
         return {"measured": self.measured, "batch_s": self.batch_s, "packed_batch_s": self.packed_batch_s,
                 "pinned_batch_s": self.pinned_batch_s, "pin_thread_batch_s": self.pin_thread_batch_s,
+                "packed_pin_thread_batch_s": self.packed_pin_thread_batch_s,
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -129,7 +142,7 @@ def handover_of(summary: dict | None) -> Handover:
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
                     tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
-                    summary.get("pin_thread_batch_s"))
+                    summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"))
 
 
 @dataclass
@@ -211,6 +224,9 @@ class Model:
                 "batches": sum(s.batches for s in self.steps), "tensors": sum(s.tensors for s in self.steps),
                 # every fix priced alone, findings or not: what an ablation of each habit is held against
                 "saving_alone_s": {f: self.saving_s({f}) for f in FIXES},
+                # the example's habits fixed together, two or more (key: the fixes sorted, joined
+                # by '+'): what an ablation of several habits at once is held against
+                "saving_with_s": {"+".join(c): self.saving_s(c) for c in HABIT_SETS},
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 
 

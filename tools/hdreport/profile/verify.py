@@ -1,11 +1,12 @@
-"""`verify PROFILE ABLATION [--well PROFILE]`: hdbench_profile's prices held against the
+"""`verify PROFILE ABLATION... [--well PROFILE]`: hdbench_profile's prices held against the
 savings measured by fixing each habit alone, the proof that makes its findings worth acting
 on (issue 38, item 4).
 
 PROFILE is the profile of the program as it is (the plain `tutorial_style.py`); ABLATION is
 what `tools/fashion_mnist_ablation.sh` measured: the program plain, with each habit fixed
 alone (`fix_<habit>`), with all fixed (`fix_all`) and the well-written program
-(`well_written`), in rounds. Each row holds a prediction against a measurement:
+(`well_written`), in rounds; several such files of the same program, steps, batch and
+device are taken as one, their rounds together (`merged_ablations`). Each row holds a prediction against a measurement:
 
 - each habit fixed alone: the model's price of that fix alone (`model.saving_alone_s`, or in
   a report made before that field the finding's `saving_alone_s`) against the measured
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +95,48 @@ def load_ablation(path: str) -> dict:
     return data
 
 
+def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
+    """Several ablations of the same program (the same steps, batch and device; say, rounds
+    measured in two calls of a GPU lease) as one: each variant's runs together, its wall
+    time their median, its saving's range over the rounds paired within each file (plain's
+    run against the variant's of the same round). One file comes back as it is."""
+    if len(loaded) == 1:
+        return loaded[0][1]
+    first_path, first = loaded[0]
+    for path, data in loaded[1:]:
+        for key in ("steps", "batch", "device"):
+            if data.get(key) != first.get(key):
+                raise ReportError(f"{path}: {key} {data.get(key)!r}, where {first_path} has {first.get(key)!r}: "
+                                  "only ablations of the same program, steps, batch and device are one measurement")
+    variants: dict = {}
+    names = dict.fromkeys(n for _, data in loaded for n in data["variants"])
+    for name in names:
+        walls, paired = [], []
+        for _, data in loaded:
+            v, plain = data["variants"].get(name), data["variants"]["plain"]
+            if not v or v.get("failed"):
+                continue
+            mine, theirs = _rounds(v), _rounds(plain)
+            walls += [w for w in mine if w is not None]
+            if len(mine) == len(theirs):
+                paired += [p - w for p, w in zip(theirs, mine) if p is not None and w is not None]
+        if not walls:
+            variants[name] = {"failed": True, "runs": 0}
+            continue
+        variants[name] = {"wall_s": statistics.median(walls), "runs": len(walls), "wall_s_runs": walls,
+                          **({"saved_s_range": [min(paired), max(paired)]} if paired else {})}
+    stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
+    return {"steps": first["steps"], "batch": first.get("batch"), "device": first.get("device", ""),
+            "repeat": max(len(v.get("wall_s_runs", [])) for v in variants.values()), "stopped": stopped,
+            "variants": variants, "merged_from": [p for p, _ in loaded]}
+
+
+def _rounds(variant: dict) -> list:
+    """A variant's wall time round by round (None where a round's run failed)."""
+    runs = variant.get("wall_s_runs")
+    return list(runs) if isinstance(runs, list) and all(r is None or _number(r) for r in runs) else [variant["wall_s"]]
+
+
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -119,6 +163,18 @@ def profiled_steps(profile: dict) -> int | None:
         if value is not None and re.fullmatch(r"\d+", value) and int(value) > 0:
             return int(value)
     return None
+
+
+def price_scale(model: dict, ablation: dict, steps: int | None) -> tuple[float, float | None]:
+    """(what a price is multiplied by to be held against the ablation, the profiled steps' time
+    it is a share of, or None). Where the model cut the program into steps at its per-step
+    reads, its steps' time T is the profiled loop's: a price is that share of it, applied to
+    plain's median wall time, so the recording's own slowing of the program (both sides of
+    every price) does not count as a saving; else prices are scaled by steps alone."""
+    T = (model.get("seconds") or {}).get("T")
+    if model.get("per_step_reads") and _number(T) and T > 0:
+        return ablation["variants"]["plain"]["wall_s"] / T, T
+    return (ablation["steps"] / steps if steps else 1.0), None
 
 
 # --- the verdicts ---------------------------------------------------------------------
@@ -160,7 +216,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     model = profile.get("model") or {}
     findings = profile.get("findings") or []
     steps = profiled_steps(profile)
-    scale = ablation["steps"] / steps if steps else 1.0
+    scale, profiled_s = price_scale(model, ablation, steps)
     # the profile's own floor (findings.py): a fix it does not recommend saves less than this
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
     # by the model's fix, or in a report older than that field by the finding's id
@@ -173,14 +229,20 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else None)
         p = price * scale if price is not None else None
         what = f"`--fix {habit}` alone"
-        if finding:
+        # a finding kept for what it adds after the others (pinning or packing may pay only once
+        # workers build the batches) claims nothing for its fix alone but that it is under the floor
+        after_others = finding is not None and p is not None and p < floor and finding["saving_s"] > price
+        if after_others:
+            claim = (f"`{finding['id']}` pays after the findings before it; alone under {seconds(floor)} "
+                     f"(priced {seconds(p)})")
+        elif finding:
             claim = f"`{finding['id']}` saves {seconds(p)}"
         else:
             claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
         if m is None:
             rows.append(Row(what, claim, None, "not measured"))
             continue
-        if finding:
+        if finding and not after_others:
             verdict, note = judged(m, held_band(p, tolerance))
             note = "; ".join(x for x in (off_by(p, m.median_s), note) if x)
         else:
@@ -195,6 +257,25 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             continue
         verdict, note = judged(m, held_band(together, tolerance))
         rows.append(Row(what, claim, m, verdict, "; ".join(x for x in (off_by(together, m.median_s), note) if x)))
+    every = (model.get("saving_with_s") or {}).get("+".join(sorted(HABITS)))
+    m = measured(ablation, "fix_all")
+    if every is not None and m is not None:
+        p = every * scale
+        verdict, note = judged(m, held_band(p, tolerance))
+        rows.append(Row("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}", m, verdict,
+                        "; ".join(x for x in (off_by(p, m.median_s), note) if x)))
+    priced_together = []
+    for name in ablation["variants"]:
+        fixes = name[len("fix_"):].split("+") if name.startswith("fix_") else []
+        price = (model.get("saving_with_s") or {}).get("+".join(sorted(fixes))) if len(fixes) > 1 else None
+        m = measured(ablation, name)
+        if price is None or m is None:
+            continue
+        p = price * scale
+        verdict, note = judged(m, held_band(p, tolerance))
+        priced_together.append(name)
+        rows.append(Row(f"`--fix {','.join(fixes)}`", f"the model prices them together at {seconds(p)}", m, verdict,
+                        "; ".join(x for x in (off_by(p, m.median_s), note) if x)))
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
     singles = {h: m for h, m in singles.items() if m is not None}
     if findings:
@@ -213,10 +294,11 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None,
                         "held" if not found else "missed",
                         ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
-    used = {"plain", "fix_all", "well_written", *(f"fix_{h}" for h in HABITS)}
+    used = {"plain", "fix_all", "well_written", *(f"fix_{h}" for h in HABITS), *priced_together}
     unused = [n for n in ablation["variants"] if n not in used]
     return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
-            "profiled_steps": steps, "scale": scale, "rounds": ablation.get("repeat", 1), "floor_s": floor,
+            "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
+            "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows}
 
 
@@ -235,7 +317,10 @@ def format_report(result: dict) -> str:
            f"{result['rounds']} round{'s' if result['rounds'] != 1 else ''}"
            + (f", {result['device']}" if result['device'] else "") + ")"
            + (f"; {result['stopped']}" if result["stopped"] else "") + ".",
-           (f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
+           (f"Prices are held as shares of the profiled steps' {seconds(result['profiled_s'])}, applied to plain's "
+            f"median {seconds(result['plain_s'])} (×{result['scale']:.3g}): the recording made the steps "
+            f"{result['profiled_s'] / result['plain_s']:.2f}x as long. " if result["profiled_s"] else
+            f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
             if result["profiled_steps"] and result["scale"] != 1 else
             "The profiled command gives no `--steps`: prices not scaled to the ablation's steps. "
             if not result["profiled_steps"] else "")
