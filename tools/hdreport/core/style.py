@@ -211,11 +211,22 @@ def count_axis(axis, values) -> None:
 
 
 def plain_log_axis(axis) -> None:
-    """Log axis ticks written 0.1, 1, 10, 100 (not 10^2)."""
+    """Log axis ticks written 0.1, 1, 10, 100 (not 10^2); on an axis spanning less than
+    about a decade and a half, where one labelled tick (or none) would be in view, the minor
+    ticks at 2 and 5 are written too (20, 50, 200, ...), so every panel can be read."""
+    import math
+
     from matplotlib.ticker import FuncFormatter
 
+    def minor(v, _):
+        lo, hi = axis.get_view_interval()
+        if v <= 0 or not (0 < lo < hi) or hi / lo >= 30:
+            return ""
+        mantissa = v / 10 ** math.floor(math.log10(v) + 1e-9)
+        return short_number(v) if any(abs(mantissa - m) < 1e-6 for m in (2, 5)) else ""
+
     axis.set_major_formatter(FuncFormatter(lambda v, _: short_number(v)))
-    axis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def natural(text) -> tuple:
