@@ -71,7 +71,8 @@ FamilyDescription loader_description() {
        "workers cost time"},
       {"copy_alone_samples/s",
        "`gpu`: the H2D copy of one batch from host memory of the run's kind, back to back with nothing else running, "
-       "the fastest of 5 trials of 16 copies (the copy alone, beside `build_bound_samples/s`, the collation alone)",
+       "the fastest of 5 trials of 16 copies (pinned: queued behind a spin gate, so the host's issuing is not timed), "
+       "the copy alone, beside `build_bound_samples/s`, the collation alone",
        Better::higher},
       {"fraction_of_copy_alone", "`gpu`: `samples/s` as a share of `copy_alone_samples/s`", Better::higher},
       {"pinned_MiB_held", "page-locked memory the loader's slots hold (MiB = 2^20 bytes)"},
@@ -89,7 +90,10 @@ FamilyDescription loader_description() {
        Better::lower},
       {"parts_per_batch", "batch parts built per batch delivered (1 for `whole`)"},
       {"build_bound_samples/s", "the floor: min(workers or 1, cores) / the CPU time per sample", Better::higher},
-      {"fraction_of_build_bound", "`samples/s` as a share of `build_bound_samples/s`", Better::higher},
+      {"fraction_of_build_bound",
+       "the mean epoch's rate (samples over the mean epoch time) as a share of `build_bound_samples/s`, whose CPU "
+       "time per sample is the mean over the same epochs",
+       Better::higher},
       {"link_bound_samples/s", "`gpu`: the PCIe link's theoretical rate over the bytes per sample", Better::higher},
       {"items_per_second", "Google's own rate counter (samples / mean epoch time)", Better::higher},
   };

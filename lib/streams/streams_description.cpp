@@ -61,8 +61,10 @@ FamilyDescription streams_description() {
       " alone over the whole buffer, the fastest of 5 runs chunked as the pipeline chunks it (all chunks back to back "
       "on one stream, the variant's API and memory) and 5 as one copy / one kernel, timed both before and after the "
       "samples (a stage's speed drifts: timed only before, a pageable H2D stage on an H200 was slower than inside the "
-      "samples): what `ideal_us` is fed, so no pipeline beats it (schema 1: the median of 3 chunked runs, which "
-      "4-stream pipelines beat by 5-6%)";
+      "samples); for the copies, the fastest of this run and every run before it of the same GPU, memory and size "
+      "(a pageable copy's speed drifts between runs: an H100 host's fastest 64 MiB pageable H2D was 4.6 ms in one "
+      "and 7.2 ms in the next): what `ideal_us` is fed, so no pipeline beats it (schema 1: the median of 3 chunked "
+      "runs, which 4-stream pipelines beat by 5-6%)";
   const std::string chunked = ", the median of the chunked runs: what this chunking costs the stage";
   d.counters.insert(
       d.counters.end(),

@@ -125,14 +125,44 @@ SCHEMA_2 = [p for p in REPORTS
             r["context"].get("hdbench", {}).get("schema_version", 1) >= 2]
 
 
+# References a committed report beat, written by a revision whose reference was wrong there:
+# each is named with the cause found and the commit that fixed it, and the report must beat
+# exactly these (a new one, or one that no longer shows, fails the test below).
+KNOWN_BEATEN = {
+    # The default preset on an H100's 16-vCPU host, written by 84a39a4; the causes were fixed
+    # after it, none yet measured on a GPU again.
+    "h100-2026-11-26b/default-h100.json": {
+        # a 64 MiB pageable copy's fastest alone drifted 1.6x between cases: the ideal now takes
+        # the fastest copy of every case so far (bench/streams.cpp, fastest_copies_seen)
+        ("streams/sync/pageable/64MiB/compute:2/manual_time", "fraction_of_ideal"),
+        ("derived.stream_overlap[2].sync", "fraction_of_ideal"),
+        # the copy alone was issued live by a host thread that lost the CPU in every trial: pinned
+        # copies now queue behind a spin gate (bench/loader.cpp, copy_alone_samples_per_s)
+        ("loader/gpu/direct/batch:128/workers:8/depth:2/cost_us:0/shuffle/none/split/manual_time",
+         "fraction_of_copy_alone"),
+        # the median epoch's rate against a bound from the mean epoch's CPU time: now the mean's
+        ("loader/gpu/direct/batch:1024/workers:2/depth:2/cost_us:0/shuffle/none/split/manual_time",
+         "fraction_of_build_bound"),
+        # the all-threads FMA roof's trials were short enough for late-starting threads to lower it
+        # (840 GFLOP/s, 10.6x one thread): they now run 6x longer (lib/core/fma_roof.cpp)
+        ("mlp/gemm/cpu/fp32/2048x2048x2048/threads:16/manual_time", "fraction_of_fp32_roof"),
+        ("mlp/step/cpu/784x4096x4096x10/fp32/sgd/eager/data:host/batch:1024/threads:auto/manual_time",
+         "fraction_of_fp32_roof"),
+    },
+}
+
+
 @pytest.mark.parametrize("path", SCHEMA_2, ids=lambda p: str(p.relative_to(REFERENCE)))
 def test_no_fraction_of_a_reference_is_above_one(path):
     """Every "fraction of" (link, GEMM rate, roof, bound, ideal) is at most 1: above it means the reference was
-    wrong, not that the work beat it. Slack: the benchmark's own noise (its median's 95% CI), at least 0.5%."""
+    wrong, not that the work beat it. Slack: the benchmark's own noise (its median's 95% CI), at least 0.5%.
+    A report written before a wrong reference was fixed beats exactly what KNOWN_BEATEN names for it."""
     report = json.loads(path.read_text())
-    beaten = [f"{where}: {key} = {value:.3f} (noise {noise:.1f}%)" for where, key, value, noise in _fractions(report)
-              if value > 1.0 + max(noise, 0.5) / 100.0]
-    assert not beaten, "\n".join(beaten)
+    beaten = {(where, key): f"{where}: {key} = {value:.3f} (noise {noise:.1f}%)"
+              for where, key, value, noise in _fractions(report) if value > 1.0 + max(noise, 0.5) / 100.0}
+    known = KNOWN_BEATEN.get(str(path.relative_to(REFERENCE)), set())
+    assert set(beaten) == known, "\n".join(text for k, text in beaten.items() if k not in known) or \
+        f"no longer beaten: {sorted(known - set(beaten))}"
 
 
 def test_the_walk_covers_a_schema_2_report_with_rated_cpu_work():
