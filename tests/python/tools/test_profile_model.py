@@ -343,7 +343,8 @@ def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(
     # 19 x 1659.437 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
     assert "3 changes would save **31.5 ms (61.9%)** of the program's 50.9 ms span together" in answer
     assert "Build batches off the training thread" in answer and "Assumes: Enough workers keep up" in answer
-    assert "(17 ms added to the changes above it)" in answer  # workers pay more once batches are pinned
+    # workers pay more once batches are pinned: what a finding adds above its price alone leads
+    assert "saves **17 ms, 33.3% of the span, once the changes above it are made** (1.08 ms alone)" in answer
     idle = "\n".join(parts["profile-idle"])
     first_row = next(line for line in idle.splitlines() if line.startswith("| the host's input pipeline"))
     assert "38.1 ms" in first_row

@@ -174,11 +174,17 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
                          f"({100 * top['saving_fraction_of_span']:.1f}%)**.")
         lines.append("")
         for rank, f in enumerate(worth, 1):
-            added = "" if "saving_alone_s" not in f or abs(f["saving_alone_s"] - f["saving_s"]) < 1e-9 else \
-                f" ({ms(f['saving_s'])} added to the changes above it)"
+            alone = alone_s(f)
+            if "saving_alone_s" not in f or abs(alone - f["saving_s"]) < 1e-9:
+                saves = f"**{ms(alone)}, {share(alone, span)} of the span**"
+            elif f["saving_s"] > alone:  # kept for what it adds once the changes above it are made
+                saves = (f"**{ms(f['saving_s'])}, {share(f['saving_s'], span)} of the span, once the changes above "
+                         f"it are made** ({ms(alone)} alone)")
+            else:
+                saves = f"**{ms(alone)}, {share(alone, span)} of the span** ({ms(f['saving_s'])} added to the changes above it)"
             assumption = f" Assumes: {one_line(f['assumption'])}" if f.get("assumption") else ""
             lines.append(f"- **{rank}. {TITLES.get(f['id'], one_line(f['id']))}** (`{one_line(f['id'])}`): saves "
-                         f"**{ms(alone_s(f))}, {share(alone_s(f), span)} of the span**{added}. "
+                         f"{saves}. "
                          f"{one_line(f['what'])} **Advice:** {one_line(f['advice'])}{assumption} "
                          f"Evidence: {one_line(f['evidence'])}")
     else:
