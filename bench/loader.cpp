@@ -283,7 +283,8 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
     return;
   }
   std::optional<double> copy_alone;
-  if (gpu) copy_alone = copy_alone_samples_per_s(c.pinning, batch_bytes, config.batch_size, suite.options().spin_timeout_ms);
+  if (gpu)
+    copy_alone = copy_alone_samples_per_s(c.pinning, batch_bytes, config.batch_size, suite.options().spin_timeout_ms);
   Loader loader(dataset, config);
   Consumer consumer(c.consumer, loader, batch_bytes, config.nvtx_prefix);
   const std::string timed_range = config.nvtx_prefix + "/timed";
