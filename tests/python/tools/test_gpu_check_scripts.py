@@ -57,7 +57,7 @@ def steps_of(out: Path) -> dict[str, str]:
 
 
 ROOF_STEPS = ["fused_tests", "fused_memcheck", "fused_racecheck", "fused_synccheck", "gpu_small", "gpu_large",
-              "pytorch_gpu", "cpu_steps", "pytorch_cpu", "loader", "staged"]
+              "pytorch_gpu_small", "pytorch_gpu_large", "cpu_steps", "pytorch_cpu", "loader", "staged"]
 
 
 def test_the_roof_check_runs_every_step_and_brings_its_results_back(tmp_path):
@@ -72,6 +72,14 @@ def test_the_roof_check_runs_every_step_and_brings_its_results_back(tmp_path):
     assert {"gpu-small.json", "gpu_small.log", "cpu.json", "staged.json", "gpu.txt"} <= names
     log = (tmp_path / "out" / "timings.txt").read_text()
     assert "total" in log
+
+
+def test_the_roof_check_leaves_the_sanitizers_out_when_asked(tmp_path):
+    """ROOF_SANITIZERS=0: a lease's last minutes go to the rows beside PyTorch."""
+    result, _ = run(bundle(tmp_path) / "tools" / "roof_gpu_check.sh", tmp_path / "out", 300, 0, ROOF_SANITIZERS="0")
+    assert result.returncode == 0, result.stderr
+    assert list(steps_of(tmp_path / "out")) == [s for s in ROOF_STEPS if not s.startswith("fused_") or
+                                                s == "fused_tests"]
 
 
 def test_a_spent_budget_cuts_the_step_in_flight_and_skips_the_rest(tmp_path):
