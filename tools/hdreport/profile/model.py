@@ -119,9 +119,10 @@ class Handover:
         thread's step: measured per batch, or PIN_THREAD_GIL_SHARE of that work."""
         if self.pin_thread_batch_s is not None:
             per_batch = self.pin_thread_batch_s
-            if "pack" in fixes:
-                per_batch = self.packed_pin_thread_batch_s if self.packed_pin_thread_batch_s is not None else \
-                    per_batch * self.packed_batch_s / self.batch_s if self.measured and self.batch_s > 0 else per_batch
+            if "pack" in fixes and self.packed_pin_thread_batch_s is not None:
+                per_batch = self.packed_pin_thread_batch_s
+            elif "pack" in fixes and self.measured and self.batch_s > 0:  # scaled as packing scales the hand-over
+                per_batch *= self.packed_batch_s / self.batch_s
             return round(step.batches * per_batch / NS)
         return round(PIN_THREAD_GIL_SHARE * (self.ns(step, fixes) + pin_cost))
 

@@ -206,6 +206,12 @@ def off_by(predicted: float, saving: float) -> str:
     return f"{(predicted - saving) / saving * 100:+.0f}%".replace("-", "−")
 
 
+def priced_row(what: str, claim: str, m: Measured, price: float, tolerance: float) -> Row:
+    """A price held against a measured saving: the verdict, how far off, and whether the rounds disagree."""
+    verdict, note = judged(m, held_band(price, tolerance))
+    return Row(what, claim, m, verdict, "; ".join(x for x in (off_by(price, m.median_s), note) if x))
+
+
 def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, tolerance: float = DEFAULT_TOLERANCE,
            well: tuple | None = None) -> dict:
     """The rows, with what they were made from."""
@@ -243,11 +249,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             rows.append(Row(what, claim, None, "not measured"))
             continue
         if finding and not after_others:
-            verdict, note = judged(m, held_band(p, tolerance))
-            note = "; ".join(x for x in (off_by(p, m.median_s), note) if x)
+            rows.append(priced_row(what, claim, m, p, tolerance))
         else:
-            verdict, note = judged(m, (float("-inf"), floor))
-        rows.append(Row(what, claim, m, verdict, note))
+            rows.append(Row(what, claim, m, *judged(m, (float("-inf"), floor))))
     together = model.get("saving_together_s", sum(f["saving_s"] for f in findings)) * scale
     for name, what in (("fix_all", "`--fix all`"), ("well_written", "`well_written.py`")):
         m = measured(ablation, name)
@@ -255,15 +259,12 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         if m is None:
             rows.append(Row(what, claim, None, "not measured"))
             continue
-        verdict, note = judged(m, held_band(together, tolerance))
-        rows.append(Row(what, claim, m, verdict, "; ".join(x for x in (off_by(together, m.median_s), note) if x)))
+        rows.append(priced_row(what, claim, m, together, tolerance))
     every = (model.get("saving_with_s") or {}).get("+".join(sorted(HABITS)))
     m = measured(ablation, "fix_all")
     if every is not None and m is not None:
         p = every * scale
-        verdict, note = judged(m, held_band(p, tolerance))
-        rows.append(Row("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}", m, verdict,
-                        "; ".join(x for x in (off_by(p, m.median_s), note) if x)))
+        rows.append(priced_row("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}", m, p, tolerance))
     priced_together = []
     for name in ablation["variants"]:
         fixes = name[len("fix_"):].split("+") if name.startswith("fix_") else []
@@ -272,10 +273,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         if price is None or m is None:
             continue
         p = price * scale
-        verdict, note = judged(m, held_band(p, tolerance))
         priced_together.append(name)
-        rows.append(Row(f"`--fix {','.join(fixes)}`", f"the model prices them together at {seconds(p)}", m, verdict,
-                        "; ".join(x for x in (off_by(p, m.median_s), note) if x)))
+        rows.append(priced_row(f"`--fix {','.join(fixes)}`", f"the model prices them together at {seconds(p)}", m, p,
+                               tolerance))
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
     singles = {h: m for h, m in singles.items() if m is not None}
     if findings:
