@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # examples/fashion_mnist/ one habit at a time (issue 38 item 4): tutorial_style.py plain,
-# with each --fix alone (workers, pin, item, pack), with --fix all, and well_written.py,
+# with each --fix alone (workers, gather, pin, item, pack), with --fix all, and well_written.py,
 # each with the same --steps and --batch, --repeat N rounds (default 1). Each round runs
 # every variant once, in that order (round-robin: a drift of the machine spreads over all
 # variants instead of landing on one); each run has its own timeout. Prints each run's result
@@ -11,8 +11,8 @@
 #                           "saved_s_range": [0.0, 0.0], "runs": N, "wall_s_spread": …,
 #                           "wall_s_runs": [one per round], "batch_wait_s_runs": […],
 #                           "result_line": "…"},
-#                 "fix_workers": {…}, "fix_pin": {…}, "fix_item": {…}, "fix_pack": {…},
-#                 "fix_all": {…}, "well_written": {…}}}
+#                 "fix_workers": {…}, "fix_gather": {…}, "fix_pin": {…}, "fix_item": {…},
+#                 "fix_pack": {…}, "fix_all": {…}, "well_written": {…}}}
 # wall_s, batch_wait_s, steps_per_s: the median over the variant's successful runs; *_runs:
 # every round's value in round order, null where that round's run failed; runs: how many
 # succeeded; wall_s_spread: (max - min) / median of wall_s (0 for one run); final_loss,
@@ -38,7 +38,7 @@
 # before it writes the JSON; the first round always runs. Then "repeat" is the rounds run
 # and "rounds_asked" and "stopped" (why) are added.
 # SCRIPT_ARGS go to every run (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
-# run in round order (round 1's 7 runs are calls 1-7, round 2's are 8-14, …), then once more
+# run in round order (round 1's 8 runs are calls 1-8, round 2's are 9-16, …), then once more
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
@@ -70,14 +70,14 @@ mkdir -p "$(dirname "$out")"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-names=(plain fix_workers fix_pin fix_item fix_pack fix_all well_written)
+names=(plain fix_workers fix_gather fix_pin fix_item fix_pack fix_all well_written)
 if [[ -n $variants ]]; then
-  habit='(workers|pin|item|pack)'
+  habit='(workers|gather|pin|item|pack)'
   IFS=, read -ra wanted <<<"$variants"
   names=(plain)
   for name in "${wanted[@]}"; do
     [[ $name =~ ^(plain|well_written|fix_all|fix_$habit(\+$habit)*)$ ]] ||
-      { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, pin, item, pack); $usage" >&2; exit 2; }
+      { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, gather, pin, item, pack); $usage" >&2; exit 2; }
     [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
   done
 fi

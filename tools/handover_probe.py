@@ -23,12 +23,21 @@ before each batch, and times on this thread
                     pinned_not_measured where CUDA is not available
     packed_pin_thread_batch_s  the same for the batch's bytes as one tensor (what packing
                     leaves the pin thread); null likewise
+    gather_batch_s  building the batch on this thread by gathering it whole, as the
+                    per_sample_batches fix advises: a DataLoader without workers over a data
+                    set held in memory (larger than the caches), each tensor's --rows rows of
+                    the batch picked at random with one index_select (Gathered): what
+                    `hdbench_profile` prices that fix with (tools/hdreport/profile/model.py)
 
 each the median over --batches batches. It prints one JSON object on standard output and
 exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the message
 says so), so its caller can say why nothing was measured.
 
-    python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--batches 100] [--workers 2]
+    python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--rows R] [--batches 100] [--workers 2]
+
+--rows: the samples in a batch (each tensor's bytes a whole number of rows); default: the
+smallest tensor's 4-byte values when a batch has several tensors (a label or a weight a
+sample), else rows of about 4 KiB.
 """
 
 from __future__ import annotations
@@ -40,12 +49,16 @@ import sys
 import time
 
 MAX_TENSOR_BYTES = 1 << 30
+GATHER_SOURCE_BYTES = 256 << 20  # a data set larger than a host's last-level cache
+ROW_BYTES_ALONE = 4096  # the rows of a batch of one tensor, when --rows does not say
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="handover_probe.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--tensor-bytes", required=True,
                         help="each tensor of a batch, bytes, comma-separated (e.g. 802816,1024)")
+    parser.add_argument("--rows", type=int, default=None,
+                        help="samples in a batch (default: the smallest tensor's 4-byte values, or 4 KiB rows)")
     parser.add_argument("--batches", type=int, default=100, help="batches timed (default 100)")
     parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (default 2)")
     args = parser.parse_args(argv)
@@ -55,11 +68,70 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"--tensor-bytes={args.tensor_bytes}: give whole numbers of bytes, comma-separated")
     if not args.sizes or any(not 1 <= s <= MAX_TENSOR_BYTES for s in args.sizes):
         parser.error(f"--tensor-bytes={args.tensor_bytes}: each between 1 and {MAX_TENSOR_BYTES} bytes")
+    if args.rows is None:
+        args.rows = default_rows(args.sizes)
+    if not 1 <= args.rows or any(n % args.rows for n in args.sizes):
+        parser.error(f"--rows={args.rows}: each tensor ({args.tensor_bytes} bytes) must be a whole number of rows")
     if not 10 <= args.batches <= 100_000:
         parser.error(f"--batches={args.batches}: between 10 and 100000")
     if not 1 <= args.workers <= 64:
         parser.error(f"--workers={args.workers}: between 1 and 64")
     return args
+
+
+def default_rows(sizes: list[int]) -> int:
+    """The samples in a batch of these tensors when nobody says: with several tensors, the
+    smallest one's 4-byte values (a label or a weight a sample), where that divides them all;
+    else rows of about ROW_BYTES_ALONE (whole rows of the smallest tensor)."""
+    smallest = min(sizes)
+    if len(sizes) > 1 and smallest % 4 == 0 and all(n % (smallest // 4) == 0 for n in sizes):
+        return smallest // 4
+    rows = max(1, smallest // ROW_BYTES_ALONE)
+    while any(n % rows for n in sizes):
+        rows -= 1
+    return rows
+
+
+class Gathered:
+    """A data set held in memory as one uint8 tensor per tensor of a batch, indexed a batch at
+    a time (a BatchSampler as DataLoader's sampler, batch_size=None): each tensor's rows of
+    the batch gathered with one index_select, the fix per_sample_batches advises."""
+
+    def __init__(self, sources: list):
+        self.sources = sources
+
+    def __len__(self) -> int:
+        return len(self.sources[0])
+
+    def __getitem__(self, indices):
+        import torch
+
+        index = torch.as_tensor(indices)
+        return [torch.index_select(source, 0, index) for source in self.sources]
+
+
+def as_is(batch):
+    return batch
+
+
+def gather_s(sizes: list[int], rows: int, batches: int) -> float:
+    """Seconds this thread takes to build one batch by gathering it whole (the median over
+    `batches`): a DataLoader (num_workers=0) over Gathered, its rows `rows` at random out of a
+    data set of GATHER_SOURCE_BYTES, written and so in RAM."""
+    import torch
+    from torch.utils.data import BatchSampler, DataLoader, RandomSampler
+
+    row_bytes = [n // rows for n in sizes]
+    count = max(rows, GATHER_SOURCE_BYTES // sum(row_bytes))
+    data = Gathered([torch.ones(count, r, dtype=torch.uint8) for r in row_bytes])
+    sampler = BatchSampler(RandomSampler(range(count), generator=torch.Generator().manual_seed(1)), rows, True)
+    it = iter(DataLoader(data, batch_size=None, sampler=sampler, collate_fn=as_is))
+    times = []
+    for _ in range(min(batches + 1, count // rows)):
+        start = time.perf_counter()
+        next(it)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[1:] or times)  # the first pays for warming the allocator
 
 
 class Batches:
@@ -129,7 +201,7 @@ def slowdown_s(take_next, work, batches: int) -> float:
     return statistics.median(extra)
 
 
-def probe(sizes: list[int], batches: int, workers: int) -> dict:
+def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
     import torch
     from torch.utils.data import DataLoader
 
@@ -142,7 +214,7 @@ def probe(sizes: list[int], batches: int, workers: int) -> dict:
 
     out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
            "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
-           "torch": torch.__version__}
+           "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
     if torch.cuda.is_available():
         out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))
         # About 10 ms of host work: longer than a worker's build and the pin thread's work on one batch.
@@ -171,7 +243,7 @@ def main(argv: list[str]) -> int:
     except ImportError as e:
         print(f"handover_probe.py: PyTorch cannot be imported by {sys.executable}: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(probe(args.sizes, args.batches, args.workers)))
+    print(json.dumps(probe(args.sizes, args.batches, args.workers, args.rows)))
     return 0
 
 

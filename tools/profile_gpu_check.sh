@@ -34,8 +34,8 @@ step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench
 # Every habit fixed alone, and workers with pin (the pin thread takes the batches over),
 # REPEAT rounds round-robin (the whole ablation), or with QUICK_ABLATION=1 only the variants
 # the model's largest prices rest on.
-variants=plain,fix_workers,fix_pin,fix_item,fix_pack,fix_workers+pin,fix_all,well_written
-[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_workers,fix_workers+pin,fix_all,well_written
+variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_workers+pin,fix_all,well_written
+[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_workers+pin,fix_all,well_written
 # The rounds that fit: at 3000 steps a round of eight runs took about 150 s on an H100 (each
 # run ~9 s of start-up beside its wall_s); the ablation starts no round that would end past
 # its --max-seconds, so the step's own timeout never kills it before it writes its JSON.

@@ -18,7 +18,10 @@ against what hdbench_profile predicts fixing it would save:
            end, not loss.item() every step
   pack     images, labels and weights collated into one tensor, copied in one piece and
            split on the device, not copied as three tensors
-  all      every one of them
+  gather   each batch gathered from the in-memory data set with one index_select per
+           tensor (the rows of the whole batch at once), not indexed sample by sample
+           and stacked by the default collate
+  all      every one of them (with workers, the gathers run in the workers)
 
     python3 examples/fashion_mnist/tutorial_style.py [--steps N] [--batch B] [--device cpu]
                                                      [--fix HABIT[,HABIT...]] [--workers W]
@@ -30,12 +33,13 @@ import argparse
 import time
 
 import torch
-from torch.utils.data import DataLoader, TensorDataset, get_worker_info
+from torch.utils.data import BatchSampler, DataLoader, TensorDataset, get_worker_info
 
 import common
 
 # What each --fix removes (the names are the result line's fix= field, joined by '+').
 FIXES = {
+    "gather": "batches gathered whole, not sample by sample",
     "item": "no loss.item() every step",
     "pack": "one tensor a batch, not three",
     "pin": "pinned batches, non_blocking copies",
@@ -54,6 +58,52 @@ def fix_names(text: str) -> set[str]:
     return set(FIXES) if "all" in names else set(names) - {"none"}
 
 
+def new_buffer(count: int, dtype=torch.float32):
+    """An empty 1-D tensor of `count` values; in a DataLoader worker allocated straight in
+    shared memory, as the default collate does, so that handing the batch to the training
+    process copies nothing."""
+    if get_worker_info() is None:
+        return torch.empty(count, dtype=dtype)
+    empty = torch.empty(0, dtype=dtype)
+    storage = empty._typed_storage() if hasattr(empty, "_typed_storage") else empty.storage()
+    return empty.new(storage._new_shared(count))
+
+
+class GatheredBatches:
+    """--fix gather: the data set indexed a batch at a time (DataLoader hands __getitem__ the
+    batch's list of indices: a BatchSampler as its sampler, batch_size=None), each tensor's
+    rows gathered with one index_select into a fresh buffer: a few memcpy-like passes over
+    the batch's bytes, where the default path calls TensorDataset.__getitem__ once a sample
+    and the default collate stacks the samples (about 10 us of Python a sample). With
+    `packed` the three parts are gathered into the one buffer collate_packed lays out."""
+
+    def __init__(self, images, labels, weights, packed: bool):
+        self.images, self.labels, self.weights, self.packed = images, labels, weights, packed
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __getitem__(self, indices):
+        rows = torch.as_tensor(indices)
+        count = len(rows)
+        if self.packed:
+            out = new_buffer(count * COLUMNS)
+            torch.index_select(self.images, 0, rows, out=out[:count * common.PIXELS].view(count, common.PIXELS))
+            out[count * common.PIXELS:count * (common.PIXELS + 1)] = self.labels.index_select(0, rows)
+            torch.index_select(self.weights, 0, rows, out=out[count * (common.PIXELS + 1):])
+            return out
+        images = new_buffer(count * common.PIXELS).view(count, common.PIXELS)
+        labels, weights = new_buffer(count, self.labels.dtype), new_buffer(count, self.weights.dtype)
+        return (torch.index_select(self.images, 0, rows, out=images), torch.index_select(self.labels, 0, rows, out=labels),
+                torch.index_select(self.weights, 0, rows, out=weights))
+
+
+def as_gathered(batch):
+    """collate_fn under --fix gather: the batch is whole already (a module-level function, so
+    that worker processes can be handed it)."""
+    return batch
+
+
 def collate_packed(samples):
     """--fix pack: a batch as ONE float32 tensor of B * 786 values, laid out in three
     contiguous parts: the B x 784 pixels, then the B labels (as floats; 0..9 is exact),
@@ -70,14 +120,7 @@ def collate_packed(samples):
     [B, 784] input as the unpacked run, so the losses are the same numbers."""
     count = len(samples)
     images, labels, weights = zip(*samples)
-    if get_worker_info() is None:
-        packed = torch.empty(count * COLUMNS)
-    else:
-        # In a DataLoader worker: allocated straight in shared memory, as the default
-        # collate does, so that handing the batch to the training process copies nothing.
-        empty = torch.empty(0)
-        storage = empty._typed_storage() if hasattr(empty, "_typed_storage") else empty.storage()
-        packed = empty.new(storage._new_shared(count * COLUMNS))
+    packed = new_buffer(count * COLUMNS)
     torch.stack(images, out=packed[:count * common.PIXELS].view(count, common.PIXELS))
     packed[count * common.PIXELS:count * (common.PIXELS + 1)] = torch.stack(labels)
     torch.stack(weights, out=packed[count * (common.PIXELS + 1):])
@@ -132,10 +175,21 @@ def main() -> None:
     # in the same order; it is not a habit. DataLoader iterates it in this process, also
     # with workers, which get only the indices of each batch: each `for` over the loader
     # draws the next epoch's permutation here, whatever --fix says.)
+    # HABIT: the batch indexed sample by sample (--fix gather removes it): DataLoader calls
+    # the data set's __getitem__ once a sample and the default collate stacks the samples,
+    # about 10 us of Python a sample, where gathering each tensor's rows of the whole batch
+    # with one index_select is a pass over the batch's bytes: the profiler should find the
+    # host's batch building far slower than gathering those bytes. (--fix gather: the
+    # batch's indices at once, GatheredBatches; the same rows in the same order.)
     workers = args.workers if "workers" in fixes else 0
-    loader = DataLoader(dataset, batch_size=args.batch, sampler=common.ShuffledOrder(len(dataset), args.seed),
-                        num_workers=workers, persistent_workers=workers > 0, pin_memory=pin, drop_last=True,
-                        collate_fn=collate_packed if "pack" in fixes else None)
+    order = common.ShuffledOrder(len(dataset), args.seed)
+    shared = dict(num_workers=workers, persistent_workers=workers > 0, pin_memory=pin)
+    if "gather" in fixes:
+        loader = DataLoader(GatheredBatches(images, labels, weights, packed="pack" in fixes), batch_size=None,
+                            sampler=BatchSampler(order, args.batch, drop_last=True), collate_fn=as_gathered, **shared)
+    else:
+        loader = DataLoader(dataset, batch_size=args.batch, sampler=order, drop_last=True,
+                            collate_fn=collate_packed if "pack" in fixes else None, **shared)
     step, last_loss, batch_wait = 0, float("nan"), 0.0
     # --fix item: the sum stays on the device, in float64 as the host's Python float
     # sum is, so that mean_loss is the same number.

@@ -28,6 +28,8 @@ def run(python: str, *args: str, timeout: float = 120) -> subprocess.CompletedPr
     (["--tensor-bytes", "0"], "each between 1 and"),
     (["--tensor-bytes", "1024", "--batches", "3"], "--batches=3: between 10 and 100000"),
     (["--tensor-bytes", "1024", "--workers", "0"], "--workers=0: between 1 and 64"),
+    (["--tensor-bytes", "1024,100", "--rows", "8"], "--rows=8: each tensor (1024,100 bytes) must be a whole number"),
+    (["--tensor-bytes", "1024", "--rows", "0"], "--rows=0"),
 ])
 def test_bad_arguments_exit_2_and_say_which(args, message):
     result = run(sys.executable, *args)
@@ -61,6 +63,8 @@ def test_a_real_run_measures_each_batch_shape():
     m = json.loads(result.stdout)
     assert m["tensor_bytes"] == [65536, 1024] and m["batches"] == 10 and m["workers"] == 2
     assert m["batch_s"] > 0 and m["packed_batch_s"] > 0 and m["torch"]
+    # a batch gathered whole: 256 rows (the 1024-byte tensor's 4-byte values) of 256 + 4 bytes
+    assert m["gather_batch_s"] > 0 and m["rows"] == 256
     import_cuda = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],
                                  capture_output=True, text=True)
     if import_cuda.stdout.strip() == "True":
@@ -69,6 +73,15 @@ def test_a_real_run_measures_each_batch_shape():
     else:
         assert m["pinned_batch_s"] is None and "CUDA is not available" in m["pinned_not_measured"]
         assert m["pin_thread_batch_s"] is None and m["packed_pin_thread_batch_s"] is None
+
+
+def test_a_batchs_rows_default_to_its_smallest_tensors_values():
+    probe = load_probe()
+    assert probe.default_rows([802816, 2048, 1024]) == 256  # images, int64 labels, float weights: batch 256
+    assert probe.default_rows([802816, 1024]) == 256
+    assert probe.default_rows([804864]) == 192  # one tensor: rows of about 4 KiB that divide it (4192 B)
+    assert probe.default_rows([100, 6]) == 1  # 6 B cannot be 4-byte values: one row of the smallest
+    assert probe.default_rows([1000]) == 1
 
 
 def load_probe():

@@ -5,9 +5,14 @@ an ablation that fixes that habit alone would measure: `saving_alone_s`); `savin
 it adds to the fixes listed above it, so the savings add up to those of all of them together
 and never count a second time what another fix already removed. A finding whose fix would
 save less than 2% of the recorded span, alone and added to the others, is dropped, so a
-well-written program gets none.
+well-written program gets none. Fixes are kept greedily, largest saving alone first, each for
+what it adds to those kept before it: a fix that another makes pointless (workers, once batches
+are gathered whole on the training thread) is left out, with its price alone
+(`left_out`), not listed as a finding that saves nothing.
 
     input_pipeline       the GPU waits while the training thread builds batches (num_workers=0)
+    per_sample_batches   the training thread builds each batch far slower than gathering it whole
+                         (a Dataset indexed sample by sample and the default collate)
     pageable_to_pinned   pageable copies: the staging in their calls and the waits after them
     overlap_copies       pinned copies the host still waits for (no non_blocking)
     pack_small_copies    a batch sent as several copies back to back: the extra copies
@@ -24,19 +29,29 @@ from __future__ import annotations
 
 import math
 
-from hdreport.profile.analysis import Analysis
-from hdreport.profile.model import FIXES, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, Handover, savings
+from hdreport.profile.analysis import NS, Analysis
+from hdreport.profile.model import (FIXES, GATHER_GBPS, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, Handover,
+                                    savings)
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
+# A batch built on the training thread in under this many times what gathering it whole costs
+# here is taken to be gathered already: a program's gathers run in another cache and memory
+# state than the probe's (well_written.py's: 0.31 ms a batch on an H100 host, 0.52 ms on an
+# H200 host, for the same bytes), so a smaller excess is not per-sample building.
+GATHER_GATE = 2.0
 
-IDS = {"workers": "input_pipeline", "pin": "pageable_to_pinned", "overlap": "overlap_copies",
+IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "pageable_to_pinned", "overlap": "overlap_copies",
        "pack": "pack_small_copies", "item": "drop_blocking_reads", "launch": "launch_bound"}
 
 ADVICE = {
     "input_pipeline": "build batches off the training thread: DataLoader(num_workers={workers}, "
                       "persistent_workers=True, pin_memory=True): with pin_memory the pin thread, not the "
                       "training thread, takes each batch over from the workers",
+    "per_sample_batches": "hold the data set in memory as tensors and build each batch whole: one index_select of "
+                          "the batch's rows a tensor (a Dataset whose __getitem__ takes the batch's indices, a "
+                          "BatchSampler as the DataLoader's sampler, batch_size=None); best gathered straight into "
+                          "a pinned buffer and copied one batch ahead (examples/fashion_mnist/well_written.py)",
     "pageable_to_pinned": "pin_memory=True on the DataLoader (or tensor.pin_memory()), "
                           "then .to(device, non_blocking=True)",
     "overlap_copies": "non_blocking=True on copies from pinned memory; prefetch the next batch on a side stream",
@@ -50,6 +65,7 @@ ADVICE = {
 
 ASSUMPTION = {
     "input_pipeline": "enough workers keep up; {handover}",
+    "per_sample_batches": "the data set fits in host memory as tensors; {gather}",
     "pageable_to_pinned": "the training thread no longer stages or waits for the copy; with num_workers=0 it "
                           "still copies each batch into pinned memory itself, priced at {pin_rate}",
     "overlap_copies": "the host stops waiting for these copies; the kernels that use them wait on the GPU",
@@ -77,6 +93,16 @@ def handover_text(h: Handover) -> str:
     return (f"a batch from a worker still costs the training thread {duration_text(h.batch_s)} to take over "
             f"(PyTorch's queue, shared memory and the first read of its pages), {duration_text(h.packed_batch_s)} "
             f"packed as one tensor, {pinned}, {gil} ({h.source})")
+
+
+def gather_text(h: Handover) -> str:
+    """What the per_sample_batches finding assumes gathering a batch whole costs."""
+    if h.gather_batch_s is not None:
+        return (f"a batch gathered whole costs the training thread {duration_text(h.gather_batch_s)} "
+                f"(measured here by tools/handover_probe.py: {h.gather_rows} random rows a batch out of 256 MiB "
+                "held in memory, through a DataLoader)")
+    return (f"a batch gathered whole costs its bytes at {GATHER_GBPS:g} GB/s (well_written.py's gathers on an H100 "
+            "host; not measured here)")
 
 
 def duration_text(s: float) -> str:
@@ -122,6 +148,15 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"while the GPU waited ({duration_text(by_cause['input_pipeline'])} of GPU idle time)",
                 f"{_per_step(model, 'B')} of input pipeline a step over {steps} against "
                 f"{_per_step(model, 'T')} a step in all; GPU busy {_per_step(model, 'G')} a step")
+    if fix == "gather":
+        batches = sum(s.batches for s in model.steps) or 1
+        gathered = sum(model.handover.gather_ns(s) for s in model.steps) * NS
+        return (f"the training thread took {duration_text(model.total('B') / batches)} to build each batch, where "
+                f"gathering a batch whole takes {duration_text(gathered / batches)} here: it builds them sample by "
+                "sample (a Dataset indexed per sample and the default collate)",
+                f"{duration_text(model.total('B'))} of batch building for {batches} batches of "
+                f"{sum(s.batch_bytes for s in model.steps) / batches / 1e3:,.0f} kB over {steps}, against "
+                f"{duration_text(gathered)} gathered whole")
     if fix == "pin":
         return (f"pageable copies held the training thread {duration_text(model.total('L_pg'))} in their calls "
                 "(the driver staging them through its own pinned buffer) and the waits after them",
@@ -154,14 +189,12 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     # pay only once workers pin, and workers only once batches are pinned); the savings added
     # are then worked out over the kept fixes alone, so they sum to what they save together.
     floor = MIN_SAVING_OF_SPAN * span
-    eligible = [f for f in FIXES if f != "launch" or launch_bound(model)]
-    everything = model.saving_s(eligible)
-    kept = [f for f in eligible  # alone, or what it adds last to all the others (it may enable them)
-            if max(model.saving_s({f}), everything - model.saving_s(set(eligible) - {f})) >= floor]
+    kept = chosen(model, eligible(model), floor)
     priced = savings(model, kept)
     pin_rate = (model.pin_rate_source if model.pin_rate_source else
                 "what the driver's staging took (no host memcpy rate in the baseline)")
-    fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate}
+    fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate,
+             "gather": gather_text(model.handover)}
     out = []
     for fix, (alone, added) in priced.items():
         key = IDS[fix]
@@ -170,6 +203,54 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
                     "saving_fraction_of_span": added / span, "saving_alone_fraction_of_span": alone / span,
                     "what": sentence(what), "advice": sentence(ADVICE[key].format(**fills), capital=False),
                     "assumption": sentence(ASSUMPTION[key].format(**fills)), "evidence": sentence(evidence)})
+    return out
+
+
+def eligible(model) -> list:
+    """The fixes the recording gives reason to price: launch only when launch-bound, gather
+    only when batches are built far slower than a gather."""
+    return [f for f in FIXES if (f != "launch" or launch_bound(model)) and (f != "gather" or gathers_pay(model))]
+
+
+def gathers_pay(model) -> bool:
+    """The training thread builds its batches in at least GATHER_GATE times what gathering
+    them whole costs here (a program that gathers already is not told to)."""
+    gathered = sum(model.handover.gather_ns(s) for s in model.steps if s.batches)
+    return gathered > 0 and model.total("B") * 1e9 >= GATHER_GATE * gathered
+
+
+def chosen(model, eligible: list, floor: float) -> list:
+    """The fixes worth advising: largest saving alone first, each kept when it adds at least
+    `floor` to the fixes kept before it; passes repeat until none is added, so that a fix that
+    pays only once another is made (packing once workers send the batches) is kept too."""
+    alone = {f: model.saving_s({f}) for f in eligible}
+    kept: list = []
+    grew = True
+    while grew:
+        grew = False
+        for f in sorted((f for f in eligible if f not in kept), key=lambda f: -alone[f]):
+            if model.saving_s({*kept, f}) - model.saving_s(kept) >= floor:
+                kept.append(f)
+                grew = True
+    return kept
+
+
+def left_out(model, found: list[dict], span: float) -> list[dict]:
+    """The fixes that would save the floor alone but add less than it to the findings' fixes
+    (another finding makes them pointless): what each saves alone and adds, so that a reader
+    (and `verify`) can see why it is not advised."""
+    if span <= 0 or not model.steps:
+        return []
+    floor = MIN_SAVING_OF_SPAN * span
+    fixes = {f["fix"] for f in found}
+    together = model.saving_s(fixes)
+    out = []
+    for fix in eligible(model):
+        alone = model.saving_s({fix})
+        if fix in fixes or alone < floor:
+            continue
+        out.append({"id": IDS[fix], "fix": fix, "saving_alone_s": alone,
+                    "saving_added_s": model.saving_s({*fixes, fix}) - together})
     return out
 
 

@@ -173,7 +173,9 @@ def measure_handover(python: str | None, shape: tuple) -> Handover:
                                 + (f"; with pin_memory not measured: {m['pinned_not_measured']}"
                                    if m["pinned_batch_s"] is None else ""),
                                 None if pin_thread is None else float(pin_thread),
-                                None if packed_pin_thread is None else float(packed_pin_thread))
+                                None if packed_pin_thread is None else float(packed_pin_thread),
+                                None if m.get("gather_batch_s") is None else float(m["gather_batch_s"]),
+                                None if m.get("rows") is None else int(m["rows"]))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"
     say(f"the hand-over was not measured ({why}); the model takes {FITTED_SOURCE}")

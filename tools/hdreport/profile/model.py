@@ -20,7 +20,12 @@ sum of what that thread did in it:
 Each fix changes some of these (FIXES); the time with a set of fixes applied is
 
     T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R' + pin thread's share)
-    B'     = min(B, hand-over of the batches)           workers (each batch comes through
+    B'     = min(B, gathering the batches)              gather (no workers): each batch gathered
+                                                        whole, one index_select a tensor: the
+                                                        probe's gather of a batch shaped as the
+                                                        program's (Handover.gather_batch_s),
+                                                        else the batches' bytes at GATHER_GBPS
+           = min(B, hand-over of the batches)           workers (each batch comes through
                                                         PyTorch's worker queue and shared
                                                         memory, on this thread: Handover)
            = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
@@ -74,10 +79,16 @@ MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading 
 HANDOVER_TENSOR_S = 0.65e-3
 HANDOVER_PINNED_S = 0.30e-3
 PIN_THREAD_GIL_SHARE = 0.5
-FIXES = ("workers", "pin", "overlap", "pack", "item", "launch")
+# What gathering a batch whole costs the training thread where tools/handover_probe.py could
+# not measure it: examples/fashion_mnist/well_written.py's own gathers on an H100 host
+# (2,001 batches of 804,864 bytes, 0.31 ms each: reports/reference/h100-2026-11-26b,
+# prof-well.json), a random-row gather out of a 188 MB pinned data set, far below a memcpy.
+GATHER_GBPS = 2.56
+FIXES = ("workers", "gather", "pin", "overlap", "pack", "item", "launch")
 # The habits examples/fashion_mnist/tutorial_style.py --fix removes, in every combination of
 # two or more, sorted (the ablation's fix_workers+pin is "pin+workers").
-HABIT_SETS = tuple(tuple(sorted(c)) for n in (2, 3, 4) for c in combinations(("workers", "pin", "item", "pack"), n))
+HABITS = ("workers", "gather", "pin", "item", "pack")
+HABIT_SETS = tuple(tuple(sorted(c)) for n in range(2, len(HABITS) + 1) for c in combinations(HABITS, n))
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,10 @@ class Handover:
     # the same for the batch's bytes as one tensor (packed, the pin thread pins one tensor a
     # batch); where not measured, pin_thread_batch_s scaled as the hand-over is by packing
     packed_pin_thread_batch_s: float | None = None
+    # building a batch on the training thread by gathering it whole (the per_sample_batches
+    # fix), `gather_rows` rows a batch; where not measured, the batch's bytes at GATHER_GBPS
+    gather_batch_s: float | None = None
+    gather_rows: int | None = None
 
     @property
     def measured(self) -> bool:
@@ -110,6 +125,12 @@ class Handover:
         if not self.measured:
             return round(step.tensors_after(fixes) * HANDOVER_TENSOR_S / NS)
         return round(step.batches * (self.packed_batch_s if "pack" in fixes else self.batch_s) / NS)
+
+    def gather_ns(self, step: "Step") -> int:
+        """Gathering a step's batches whole on the training thread."""
+        if self.gather_batch_s is not None:
+            return round(step.batches * self.gather_batch_s / NS)
+        return ns_at(step.batch_bytes, GATHER_GBPS)
 
     def pinned_ns(self, step: "Step") -> int:
         return round(step.batches * (HANDOVER_PINNED_S if self.pinned_batch_s is None else self.pinned_batch_s) / NS)
@@ -130,6 +151,7 @@ class Handover:
         return {"measured": self.measured, "batch_s": self.batch_s, "packed_batch_s": self.packed_batch_s,
                 "pinned_batch_s": self.pinned_batch_s, "pin_thread_batch_s": self.pin_thread_batch_s,
                 "packed_pin_thread_batch_s": self.packed_pin_thread_batch_s,
+                "gather_batch_s": self.gather_batch_s, "gather_rows": self.gather_rows,
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -143,7 +165,8 @@ def handover_of(summary: dict | None) -> Handover:
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
                     tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
-                    summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"))
+                    summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"),
+                    summary.get("gather_batch_s"), summary.get("gather_rows"))
 
 
 @dataclass
@@ -152,6 +175,7 @@ class Step:
     B: int = 0
     batches: int = 0
     tensors: int = 0  # H2D copies of the batches: a tensor each
+    batch_bytes: int = 0  # the bytes of those copies
     R_call: int = 0  # the read's own copy call (in O)
     L_pg: int = 0
     L_pg_call: int = 0
@@ -179,6 +203,8 @@ class Step:
             pin_thread = handover.pin_thread_ns(self, fixes, pin_cost)
         elif "workers" in fixes:
             B = min(self.B, handover.ns(self, fixes))
+        elif "gather" in fixes:  # with workers the gather runs in them: the hand-over is what is left here
+            B = min(self.B, handover.gather_ns(self))
         pinning = 0 if "workers" in fixes else pin_cost
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
@@ -266,6 +292,7 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     for group in _groups(copies, launches):
         s.batches += 1
         s.tensors += len(group)
+        s.batch_bytes += sum(c.bytes for c in group)
         shapes[tuple(c.bytes for c in group)] += 1
         largest = max(group, key=lambda c: c.bytes)
         for c in group:

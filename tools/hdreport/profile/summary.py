@@ -34,6 +34,7 @@ TITLES = {
     "drop_blocking_reads": "Drop blocking reads of device results",
     "move_once": "Move data to the device once",
     "input_pipeline": "Build batches off the training thread",
+    "per_sample_batches": "Gather each batch whole, not sample by sample",
     "launch_bound": "Launch fewer, larger kernels",
 }
 CAUSES = {
@@ -190,6 +191,13 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
     else:
         lines.append(f"**Yes: nothing worth fixing** (no finding saves ≥ {100 * WORTH_FIXING:.0f}% of the "
                      f"{duration(span)} span).")
+    left = p.get("findings_left_out") or []
+    if left:
+        lines += ["", "Not advised beside these, though worth it alone: " +
+                  "; ".join(f"`{one_line(f['id'])}` saves {ms(f['saving_alone_s'])} alone, "
+                            + (f"only {ms(f['saving_added_s'])} more with them" if f["saving_added_s"] >= 0 else
+                               f"but with them made it would cost {ms(-f['saving_added_s'])} more")
+                            for f in left) + "."]
     minor = [f for f in findings if f not in worth]
     if minor:
         lines += ["", f"Under {100 * WORTH_FIXING:.0f}% of the span each, not worth fixing on their own: " +

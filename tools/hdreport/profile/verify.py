@@ -13,8 +13,12 @@ device are taken as one, their rounds together (`merged_ablations`). Each row ho
   saving, plain's median wall time minus the fixed run's. A finding holds when its price is
   within the tolerance (25%) of the measured saving; a habit the profile did not recommend
   holds when fixing it measured less than the profile's floor (2% of its recorded span);
-- the findings' sum (`model.saving_together_s`) against `--fix all` and against
-  `well_written.py`, within the tolerance;
+- a habit another finding makes pointless (`findings_left_out`: workers, once batches are
+  gathered whole) is held on its price alone, as a finding is;
+- the findings' sum (`model.saving_together_s`) against `well_written.py`, and against the
+  variant that made exactly the findings' fixes where there is one, within the tolerance;
+- every variant that fixed several habits (`fix_all`, `fix_workers+pin`; the habits from its
+  result line's `fix` field) against the model's price for them together (`saving_with_s`);
 - the top finding is the habit whose fix alone measured the largest saving;
 - with `--well`, the well-written program's profile has no finding.
 
@@ -36,12 +40,11 @@ from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
-from hdreport.profile.findings import MIN_SAVING_OF_SPAN, duration_text
+from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, duration_text
+from hdreport.profile.model import HABITS  # tutorial_style.py's --fix names, also the model's fixes
 
 DEFAULT_TOLERANCE = 0.25
-HABITS = ("workers", "pin", "item", "pack")  # tutorial_style.py's --fix names, also the model's fixes
-FINDING_OF = {"workers": "input_pipeline", "pin": "pageable_to_pinned", "item": "drop_blocking_reads",
-              "pack": "pack_small_copies"}
+FINDING_OF = {habit: IDS[habit] for habit in HABITS}
 
 
 @dataclass
@@ -123,8 +126,10 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
         if not walls:
             variants[name] = {"failed": True, "runs": 0}
             continue
+        fix = next((d["variants"][name]["fix"] for _, d in loaded if d["variants"].get(name, {}).get("fix")), None)
         variants[name] = {"wall_s": statistics.median(walls), "runs": len(walls), "wall_s_runs": walls,
-                          **({"saved_s_range": [min(paired), max(paired)]} if paired else {})}
+                          **({"saved_s_range": [min(paired), max(paired)]} if paired else {}),
+                          **({"fix": fix} if fix else {})}
     stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
     return {"steps": first["steps"], "batch": first.get("batch"), "device": first.get("device", ""),
             "repeat": max(len(v.get("wall_s_runs", [])) for v in variants.values()), "stopped": stopped,
@@ -135,6 +140,20 @@ def _rounds(variant: dict) -> list:
     """A variant's wall time round by round (None where a round's run failed)."""
     runs = variant.get("wall_s_runs")
     return list(runs) if isinstance(runs, list) and all(r is None or _number(r) for r in runs) else [variant["wall_s"]]
+
+
+def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
+    """The habits variant `name` fixed: its result line's `fix` field, else its name
+    (fix_workers+pin); `fix_all` without the field fixed every habit the model prices
+    (`priced`: the model's saving_alone_s), as the script's --fix all did when it ran."""
+    if not name.startswith("fix_"):
+        return []
+    fix = (ablation["variants"].get(name) or {}).get("fix")
+    if isinstance(fix, str) and fix not in ("", "none"):
+        return fix.split("+")
+    if name == "fix_all":
+        return [h for h in HABITS if h in priced]
+    return name[len("fix_"):].split("+")
 
 
 def _number(v) -> bool:
@@ -228,54 +247,62 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     # by the model's fix, or in a report older than that field by the finding's id
     by_fix = {f.get("fix") or next((h for h, i in FINDING_OF.items() if i == f.get("id")), None): f for f in findings}
     alone = model.get("saving_alone_s") or {}
+    left_out = {f.get("fix"): f for f in profile.get("findings_left_out") or []}
     rows = []
     for habit in HABITS:
         m = measured(ablation, f"fix_{habit}")
         finding = by_fix.get(habit)
+        if m is None and habit not in alone and not finding:
+            continue  # a habit this profile's model does not know (a report made before it)
         price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else None)
         p = price * scale if price is not None else None
         what = f"`--fix {habit}` alone"
         # a finding kept for what it adds after the others (pinning or packing may pay only once
         # workers build the batches) claims nothing for its fix alone but that it is under the floor
         after_others = finding is not None and p is not None and p < floor and finding["saving_s"] > price
+        priced_alone = finding is not None and not after_others
         if after_others:
             claim = (f"`{finding['id']}` pays after the findings before it; alone under {seconds(floor)} "
                      f"(priced {seconds(p)})")
         elif finding:
             claim = f"`{finding['id']}` saves {seconds(p)}"
+        elif habit in left_out:  # worth it alone, pointless beside the findings: its price alone still stands
+            claim = f"`{left_out[habit]['id']}` not advised beside the findings; alone it saves {seconds(p)}"
+            priced_alone = True
         else:
             claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
         if m is None:
             rows.append(Row(what, claim, None, "not measured"))
             continue
-        if finding and not after_others:
+        if priced_alone:
             rows.append(priced_row(what, claim, m, p, tolerance))
         else:
             rows.append(Row(what, claim, m, *judged(m, (float("-inf"), floor))))
     together = model.get("saving_together_s", sum(f["saving_s"] for f in findings)) * scale
-    for name, what in (("fix_all", "`--fix all`"), ("well_written", "`well_written.py`")):
+    advised = sorted(by_fix)
+    # the findings' fixes made together, where one variant made exactly those (one fix is its own row above)
+    matching = next((n for n in ablation["variants"] if len(advised) > 1 and
+                     sorted(fixes_of(ablation, n, alone)) == advised), None)
+    for name, what in ((matching, f"the findings' fixes (`--fix {','.join(advised)}`)"),
+                       ("well_written", "`well_written.py`")):
+        if name is None:
+            continue
         m = measured(ablation, name)
         claim = f"the findings together save {seconds(together)}"
-        if m is None:
-            rows.append(Row(what, claim, None, "not measured"))
-            continue
-        rows.append(priced_row(what, claim, m, together, tolerance))
-    every = (model.get("saving_with_s") or {}).get("+".join(sorted(HABITS)))
-    m = measured(ablation, "fix_all")
-    if every is not None and m is not None:
-        p = every * scale
-        rows.append(priced_row("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}", m, p, tolerance))
+        rows.append(priced_row(what, claim, m, together, tolerance) if m else Row(what, claim, None, "not measured"))
     priced_together = []
     for name in ablation["variants"]:
-        fixes = name[len("fix_"):].split("+") if name.startswith("fix_") else []
+        fixes = fixes_of(ablation, name, alone)
         price = (model.get("saving_with_s") or {}).get("+".join(sorted(fixes))) if len(fixes) > 1 else None
         m = measured(ablation, name)
         if price is None or m is None:
             continue
         p = price * scale
         priced_together.append(name)
-        rows.append(priced_row(f"`--fix {','.join(fixes)}`", f"the model prices them together at {seconds(p)}", m, p,
-                               tolerance))
+        what, claim = (("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}") if name == "fix_all" else
+                       (f"`--fix {name[len('fix_'):].replace('+', ',')}`",
+                        f"the model prices them together at {seconds(p)}"))
+        rows.append(priced_row(what, claim, m, p, tolerance))
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
     singles = {h: m for h, m in singles.items() if m is not None}
     if findings:
@@ -294,7 +321,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None,
                         "held" if not found else "missed",
                         ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
-    used = {"plain", "fix_all", "well_written", *(f"fix_{h}" for h in HABITS), *priced_together}
+    used = {"plain", "well_written", matching, *(f"fix_{h}" for h in HABITS), *priced_together}
     unused = [n for n in ablation["variants"] if n not in used]
     return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
             "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
