@@ -32,8 +32,10 @@
 //                        records at $HDBENCH_PROFILE_TRACE_MB of text (default 200), so a
 //                        long run's trace stays a file a viewer opens.
 // Records beyond $HDBENCH_PROFILE_TRACE_BUDGET (default 2,000,000) are counted, not kept,
-// in either. The line format is
-// docs/profiling.md's; tools/hdreport/profile/records.py reads it.
+// in either. $HDBENCH_PROFILE_RECORD (gpu,api,nvtx: all by default; any subset, or none)
+// turns parts of the recording off, to time what each costs the program
+// (tools/profile_overhead.py); the process line says which were on ("recorded_parts").
+// The line format is docs/profiling.md's; tools/hdreport/profile/records.py reads it.
 #define NVTX_NO_IMPL  // a tool: NVTX's types and declarations only
 #include <cuda.h>
 #include <cupti.h>
@@ -51,6 +53,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -217,6 +220,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   limits.budget = budget;
   limits.trace_megabytes = trace_megabytes;
   nlohmann::json line = process_line(0);
+  std::string parts_error;
+  const std::optional<hdbench::trace::RecordParts> parts =
+      hdbench::trace::parse_record_parts(std::getenv("HDBENCH_PROFILE_RECORD"), parts_error);
+  if (!parts) {
+    line["error"] = parts_error;
+    write_failure(dir, line);
+    return 1;
+  }
+  line["recorded_parts"] = hdbench::trace::to_string(*parts);
   // Declared in the order they start, so that a failure tears them down in reverse.
   std::unique_ptr<ProfileSink> sink;
   std::unique_ptr<hdbench::trace::Recorder> recorder;
@@ -234,9 +246,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     sink = std::make_unique<ProfileSink>(dir, line, limits);
     // Activity records for the GPU's work only: the runtime calls come from callbacks,
     // for the kept calls alone.
-    recorder = std::make_unique<hdbench::trace::Recorder>(false, sink.get());
+    if (parts->gpu) recorder = std::make_unique<hdbench::trace::Recorder>(false, sink.get());
     host = std::make_unique<HostRecordBuffers>(*sink);
-    callbacks = std::make_unique<ApiCallbacks>(*host, true);
+    if (parts->api) callbacks = std::make_unique<ApiCallbacks>(*host, true);
     g_sink = sink.release();
     g_recorder = recorder.release();
     g_host = host.release();
@@ -258,6 +270,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
     NvtxGetExportTableFunc_t get_export_table) {
   if (get_export_table == nullptr) return 0;
+  std::string ignored;  // a bad value is said by InitializeInjection, in the records file
+  const auto parts = hdbench::trace::parse_record_parts(std::getenv("HDBENCH_PROFILE_RECORD"), ignored);
+  if (!parts || !parts->nvtx) return 0;  // NVTX's calls stay no-ops: nothing of them recorded
   const auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get_export_table(NVTX_ETID_CALLBACKS));
   if (callbacks == nullptr || callbacks->GetModuleFunctionTable == nullptr) return 0;
   bool ok =

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <span>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include "trace/trace_writer.hpp"
@@ -49,6 +51,42 @@ nlohmann::json profile_line(const Record& r) {
   }
   if (r.kind != RecordKind::range) j["correlation"] = r.correlation;
   return j;
+}
+
+std::optional<RecordParts> parse_record_parts(const char* text, std::string& error) {
+  if (text == nullptr || *text == '\0') return RecordParts{};
+  const std::string_view all(text);
+  if (all == "none") return RecordParts{false, false, false};
+  RecordParts parts{false, false, false};
+  std::size_t start = 0;
+  while (start <= all.size()) {
+    const std::size_t comma = std::min(all.find(',', start), all.size());
+    const std::string_view part = all.substr(start, comma - start);
+    if (part == "gpu") {
+      parts.gpu = true;
+    } else if (part == "api") {
+      parts.api = true;
+    } else if (part == "nvtx") {
+      parts.nvtx = true;
+    } else {
+      error = fmt::format(
+          "HDBENCH_PROFILE_RECORD={}: '{}' is not a part; what to do: name some of gpu, api, nvtx "
+          "(comma-separated), or none",
+          all, part);
+      return std::nullopt;
+    }
+    start = comma + 1;
+  }
+  return parts;
+}
+
+std::string to_string(const RecordParts& parts) {
+  std::string out;
+  for (const auto& [on, name] :
+       {std::pair{parts.gpu, "gpu"}, std::pair{parts.api, "api"}, std::pair{parts.nvtx, "nvtx"}}) {
+    if (on) out += out.empty() ? name : fmt::format(",{}", name);
+  }
+  return out.empty() ? "none" : out;
 }
 
 namespace {

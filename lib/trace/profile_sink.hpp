@@ -27,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +40,20 @@ class ChromeTraceWriter;
 
 // A record as its line in the records file.
 nlohmann::json profile_line(const Record& r);
+
+// What the injection library records ($HDBENCH_PROFILE_RECORD; all of it by default): the
+// GPU's work (CUPTI activity records), the kept runtime and driver calls (callbacks), the
+// program's NVTX ranges. Turning parts off finds what each costs the program (the
+// recording slowed an H100 host's tutorial loop 1.20x, cause unknown): a profile made so
+// prices nothing right, it only times.
+struct RecordParts {
+  bool gpu = true, api = true, nvtx = true;
+};
+// "gpu,api,nvtx" or any subset, in any order; "none" (the library loaded, nothing
+// recorded); empty or unset: all. Anything else: std::nullopt and `error` says why.
+std::optional<RecordParts> parse_record_parts(const char* text, std::string& error);
+// The parts as parse_record_parts reads them ("gpu,api,nvtx", "none").
+std::string to_string(const RecordParts& parts);
 
 struct ProfileSinkLimits {
   std::size_t budget = 2'000'000;          // records kept; the rest are counted ("over_budget")

@@ -240,5 +240,36 @@ TEST(KeptApiCalls, LaunchesCopiesAndWaitsAreKeptTheRestNot) {
   EXPECT_FALSE(kept_driver_call(api_name_as_called("cuLaunchHostFunc")));
 }
 
+TEST(RecordParts, AllByDefaultAnySubsetOrNone) {
+  std::string error;
+  for (const char* all : {static_cast<const char*>(nullptr), "", "gpu,api,nvtx", "nvtx,gpu,api"}) {
+    const auto parts = parse_record_parts(all, error);
+    ASSERT_TRUE(parts.has_value()) << (all ? all : "(unset)");
+    EXPECT_TRUE(parts->gpu && parts->api && parts->nvtx);
+    EXPECT_EQ(to_string(*parts), "gpu,api,nvtx");
+  }
+  const auto gpu = parse_record_parts("gpu", error);
+  ASSERT_TRUE(gpu.has_value());
+  EXPECT_TRUE(gpu->gpu && !gpu->api && !gpu->nvtx);
+  EXPECT_EQ(to_string(*gpu), "gpu");
+  const auto api_nvtx = parse_record_parts("nvtx,api", error);
+  ASSERT_TRUE(api_nvtx.has_value());
+  EXPECT_EQ(to_string(*api_nvtx), "api,nvtx");
+  const auto none = parse_record_parts("none", error);
+  ASSERT_TRUE(none.has_value());
+  EXPECT_TRUE(!none->gpu && !none->api && !none->nvtx);
+  EXPECT_EQ(to_string(*none), "none");
+  EXPECT_TRUE(error.empty());
+}
+
+TEST(RecordParts, AnUnknownPartIsRefusedNamingIt) {
+  for (const char* bad : {"gpu,kernels", "gpu,", "GPU", "none,gpu", ","}) {
+    std::string error;
+    EXPECT_FALSE(parse_record_parts(bad, error).has_value()) << bad;
+    EXPECT_NE(error.find("HDBENCH_PROFILE_RECORD="), std::string::npos) << error;
+    EXPECT_NE(error.find("gpu, api, nvtx"), std::string::npos) << error;
+  }
+}
+
 }  // namespace
 }  // namespace hdbench::trace

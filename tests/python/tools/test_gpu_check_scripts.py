@@ -106,3 +106,18 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
         (["trace_tests"] if quick == "0" else []) + ["prof_tutorial_all"]
     assert list(steps)[:len(expected)] == expected
     assert (tmp_path / "out" / "results.tgz").is_file()
+
+
+def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
+    """OVERHEAD_ROUNDS=N: tools/profile_overhead.py between the profiles and the ablation (here
+    it refuses the stand-in bundle's missing library, and the step logs its exit)."""
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION="1",
+                    OVERHEAD_ROUNDS="1")
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(tmp_path / "out")
+    assert list(steps)[:4] == ["baseline", "prof_tutorial", "prof_well", "overhead"]
+    assert steps["overhead"].startswith("rc=2")
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        log = next(tar.extractfile(m).read().decode() for m in tar.getmembers() if m.name.endswith("overhead.log"))
+    assert "libhdbench_inject.so: no such file" in log

@@ -242,7 +242,7 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
 
 def test_a_batch_built_near_a_gathers_cost_is_not_per_sample(tmp_path):
     """Without the probe a gather is priced at GATHER_GBPS: the tutorial's batch (images, labels
-    and weights, 3,223,552 B) at 2.56 GB/s is 1259.2 us, and its 2007 us build is under twice that: no per_sample_batches
+    and weights, 3,223,552 B) at 2.56 GB/s is 1259.2 us, and its 2007 us build is under three times that: no per_sample_batches
     finding (a program's gathers run slower than the probe's, up to well_written.py's 0.52 ms
     on an H200 host where an H100 host took 0.31). The well-written loop's 100 us gathers
     against a probe's 60 us likewise."""

@@ -37,9 +37,11 @@ MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
 # A batch built on the training thread in under this many times what gathering it whole costs
 # here is taken to be gathered already: a program's gathers run in another cache and memory
-# state than the probe's (well_written.py's: 0.31 ms a batch on an H100 host, 0.52 ms on an
-# H200 host, for the same bytes), so a smaller excess is not per-sample building.
-GATHER_GATE = 2.0
+# state than the probe's (well_written.py's took 0.31 ms a batch on an H100 host, 0.52 ms on
+# an H200 host, 0.25 ms on a 2-vCPU VM where the probe's gathers of that batch took 0.14 to
+# 0.21 ms), so a smaller excess is not per-sample building. The tutorial's per-sample batches
+# took 6 to 11 times a gather.
+GATHER_GATE = 3.0
 
 IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "pageable_to_pinned", "overlap": "overlap_copies",
        "pack": "pack_small_copies", "item": "drop_blocking_reads", "launch": "launch_bound"}

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""What recording costs a program, part by part: the command run plain and under
+libhdbench_inject.so with each part of the recording on alone (HDBENCH_PROFILE_RECORD:
+`none` loads the library and records nothing, `gpu` CUPTI's activity records, `api` the
+kept calls' callbacks, `nvtx` the program's ranges, `all` everything, as hdbench_profile
+records), in rounds, round-robin, so that a drift of the machine spreads over all of them.
+
+hdbench_profile made the tutorial's steps 1.20x as long on an H100 host, its host-only
+batch building included, for no known reason (issue 38 asks for 1.05x): this is the
+bisection the next GPU run makes. It needs a GPU (without CUDA the library never loads,
+and every variant is the plain run).
+
+Each run's time is the command's own `wall_s=` on its last line when it prints one (the
+examples do, so start-up is left out), else the run as timed from here; `batch_wait_s=` is
+kept where printed. Writes OUT (JSON):
+
+    {"command": [...], "rounds": R, "parts": [...],
+     "variants": {"plain": {"wall_s": median, "wall_s_runs": [...], "batch_wait_s": median or null,
+                            "timed_by": "wall_s printed" | "from outside", "failed_runs": n},
+                  "none": {..., "ratio_to_plain": wall_s / plain's}, ...}}
+
+and prints a table. Exit 0; 1 when a variant failed in every round; 2 on bad usage.
+
+    python3 tools/profile_overhead.py OUT.json --lib build/release/lib/libhdbench_inject.so
+        [--rounds 2] [--parts none,gpu,api,nvtx,all] [--timeout 120] -- python3 train.py ...
+
+Its usage line names `out` and the options; the command goes after `--`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PARTS = ("none", "gpu", "api", "nvtx", "all")
+RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s)=([0-9.]+)")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="profile_overhead.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", help="the JSON file to write")
+    parser.add_argument("--lib", required=True, help="libhdbench_inject.so")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds, each running every variant once (default 2)")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help=f"the recordings beside plain, comma-separated (default {','.join(PARTS)})")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take (default 120)")
+    split = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:split])
+    args.command = argv[split + 1:]
+    if not args.command:
+        parser.error("no command after `--`")
+    if not Path(args.lib).is_file():
+        parser.error(f"--lib={args.lib}: no such file (build it: cmake --build --preset release --target hdbench_inject)")
+    if not 1 <= args.rounds <= 100:
+        parser.error(f"--rounds={args.rounds}: between 1 and 100")
+    args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    unknown = [p for p in args.parts if p not in PARTS]
+    if unknown or not args.parts:
+        parser.error(f"--parts: unknown '{','.join(unknown)}'; the parts are {', '.join(PARTS)}")
+    if not args.timeout > 0:
+        parser.error("--timeout: a positive number of seconds")
+    return args
+
+
+def environment(lib: str, part: str | None, folder: str) -> dict:
+    """The command's environment: plain (part None) without the library, else with it
+    recording `part` into `folder`."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "HDBENCH_PROFILE_DIR",
+                        "HDBENCH_PROFILE_RECORD")}
+    if part is None:
+        return env
+    lib = os.path.abspath(lib)
+    return {**env, "CUDA_INJECTION64_PATH": lib, "NVTX_INJECTION64_PATH": lib, "HDBENCH_PROFILE_DIR": folder,
+            "HDBENCH_PROFILE_RECORD": "gpu,api,nvtx" if part == "all" else part}
+
+
+def run_once(command: list[str], env: dict, timeout: float) -> dict | None:
+    """{"wall_s", "batch_wait_s", "timed_by"} of one run, or None when it failed."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=timeout)
+    except (subprocess.TimeoutExpired, OSError) as e:
+        print(f"   failed: {e}", flush=True)
+        return None
+    outside = time.perf_counter() - start
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
+        print(f"   failed (exit {done.returncode}): {tail[0]}", flush=True)
+        return None
+    lines = done.stdout.strip().splitlines()
+    fields = dict(RESULT_FIELD.findall(lines[-1])) if lines else {}
+    if "wall_s" in fields:
+        return {"wall_s": float(fields["wall_s"]), "timed_by": "wall_s printed",
+                "batch_wait_s": float(fields["batch_wait_s"]) if "batch_wait_s" in fields else None}
+    return {"wall_s": outside, "timed_by": "from outside", "batch_wait_s": None}
+
+
+def median_or_none(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def measure(args: argparse.Namespace) -> dict:
+    names = ["plain", *args.parts]
+    runs: dict[str, list] = {name: [] for name in names}
+    for round_ in range(1, args.rounds + 1):
+        for name in names:
+            with tempfile.TemporaryDirectory(prefix="hdbench_overhead-") as folder:
+                result = run_once(args.command, environment(args.lib, None if name == "plain" else name, folder),
+                                  args.timeout)
+            runs[name].append(result)
+            shown = f"{result['wall_s']:.3f} s" if result else "failed"
+            print(f"[{round_}/{args.rounds}] {name}: {shown}", flush=True)
+    variants = {}
+    for name in names:
+        good = [r for r in runs[name] if r]
+        variants[name] = {"wall_s": median_or_none([r["wall_s"] for r in good]),
+                          "wall_s_runs": [r["wall_s"] if r else None for r in runs[name]],
+                          "batch_wait_s": median_or_none([r["batch_wait_s"] for r in good]),
+                          "timed_by": good[-1]["timed_by"] if good else None,
+                          "failed_runs": len(runs[name]) - len(good)}
+    plain = variants["plain"]["wall_s"]
+    for name in args.parts:
+        wall = variants[name]["wall_s"]
+        variants[name]["ratio_to_plain"] = wall / plain if wall is not None and plain else None
+    return {"command": args.command, "rounds": args.rounds, "parts": args.parts, "variants": variants}
+
+
+def table(result: dict) -> str:
+    lines = ["| recorded | wall_s (median) | runs | batch_wait_s | × plain |", "|---|---:|---|---:|---:|"]
+    for name, v in result["variants"].items():
+        runs = ", ".join("failed" if w is None else f"{w:.3f}" for w in v["wall_s_runs"])
+        wall = "–" if v["wall_s"] is None else f"{v['wall_s']:.3f} s"
+        wait = "–" if v["batch_wait_s"] is None else f"{v['batch_wait_s']:.3f} s"
+        ratio = v.get("ratio_to_plain")
+        lines.append(f"| {name} | {wall} | {runs} | {wait} | {'–' if ratio is None else f'{ratio:.3f}'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    result = measure(args)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temp = out.with_name(out.name + ".tmp")
+    temp.write_text(json.dumps(result, indent=2) + "\n")
+    temp.replace(out)  # whole or not at all
+    print(table(result))
+    return 1 if any(v["wall_s"] is None for v in result["variants"].values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
