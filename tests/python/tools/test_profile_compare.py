@@ -322,3 +322,16 @@ def test_benchmark_reports_still_compare_per_benchmark(tmp_path):
     result = run_report_tool("compare", BENCHMARKS, BENCHMARKS)
     assert result.returncode == 0, result.stderr
     assert "geometric mean of new/base" in result.stdout and "Profile comparison" not in result.stdout
+
+
+def test_profiles_priced_by_different_models_say_so(tmp_path, tutorial, well):
+    """A profile made again by `reanalyse` (or recorded by another revision) against one that was
+    not: a finding may be resolved because the model changed, and the comparison says so."""
+    same = run_report_tool("compare", write(tmp_path, "b.json", tutorial), write(tmp_path, "a.json", well))
+    assert "priced by different models" not in same.stdout
+    remade = copy.deepcopy(tutorial)
+    remade["context"]["hdbench"]["reanalysed"] = {"git_revision": "abc1234", "at": "2026-11-26T21:00:00+0000"}
+    result = run_report_tool("compare", write(tmp_path, "b.json", remade), write(tmp_path, "a.json", well))
+    assert result.returncode == 0, result.stderr
+    assert "priced by different models (BEFORE by abc1234, AFTER by " in result.stdout
+    assert "BEFORE made again by `reanalyse`" in result.stdout

@@ -308,9 +308,25 @@ def machine(report: dict) -> tuple:
     return (context.get("host_name"), tuple(g.get("name") for g in system.get("gpus", [])))
 
 
+def priced_by(report: dict) -> str:
+    """The revision whose model priced a profile: the one that made it again (`reanalyse`),
+    else the one that recorded it ('' when it did not say)."""
+    hdbench = report.get("context", {}).get("hdbench", {})
+    again = hdbench.get("reanalysed") or {}
+    return again.get("git_revision") or hdbench.get("git_revision") or ""
+
+
 def notes(c: Comparison) -> list[str]:
     out = []
     b, a = c.before, c.after
+    models = (priced_by(b.report), priced_by(a.report))
+    remade = [n for s, n in ((b, "BEFORE"), (a, "AFTER")) if s.report.get("context", {}).get("hdbench", {})
+              .get("reanalysed")]
+    if models[0] != models[1] or len(remade) == 1:
+        out.append(f"- The two were priced by different models (BEFORE by {models[0] or 'an unnamed revision'}, "
+                   f"AFTER by {models[1] or 'an unnamed revision'}"
+                   + (f"; {' and '.join(remade)} made again by `reanalyse`" if remade else "")
+                   + "): a finding may be new or resolved because the model changed, not the program.")
     synthetic = [n for s, n in ((b, "BEFORE"), (a, "AFTER")) if s.profile.get("synthetic") is True]
     if synthetic:
         out.append(f"- **Synthetic:** {' and '.join(synthetic)} made up by a test generator, not measured.")
