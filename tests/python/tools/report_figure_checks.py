@@ -43,8 +43,10 @@ def colours(ax) -> list[str]:
 def check_figure(name: str, fig) -> None:
     """The rules of every figure: at most MAX_SERIES series an axes, no colour twice in an
     axes (none only where a note says why), sizes ticked in KiB/MiB/GiB, no tick label
-    printed over its neighbour."""
+    printed over its neighbour, no text cut by the figure's edge."""
     fig.canvas.draw()
+    cut = texts_off_the_figure(fig)
+    assert not cut, f"{name}: text cut by the figure's edge: {cut}"
     for ax in fig.axes:
         if ax.get_label() == "<colorbar>" or ax.images:
             continue
@@ -59,6 +61,23 @@ def check_figure(name: str, fig) -> None:
         if ax.axison:
             clash = crowded_tick_labels(fig, ax)
             assert not clash, f"{name} / {ax.get_title()}: tick labels {clash} print over each other"
+
+
+def texts_off_the_figure(fig) -> list:
+    """The axes' texts (bar labels, notes) that reach past the figure's left or right edge:
+    a label such as "3.06 GB/s, 24% of 12.5 GB/s" printed beside a bar near the panel's end
+    came out cut at "12.5 GB/s"."""
+    renderer = fig.canvas.get_renderer()
+    width = fig.bbox.width
+    out = []
+    for ax in fig.axes:
+        for t in ax.texts:
+            if not t.get_visible() or not t.get_text():
+                continue
+            box = t.get_window_extent(renderer)
+            if box.x0 < -1 or box.x1 > width + 1:
+                out.append(t.get_text())
+    return out
 
 
 def crowded_tick_labels(fig, ax) -> list:

@@ -374,3 +374,18 @@ def test_a_profile_from_the_analysis_reads_as_the_fixture_does(tmp_path):
         check_figure("profile_copy_classes", built["profile_copy_classes"])
         close(built["profile_copy_classes"])
         assert "<section id='q-profile'>" in report_page.page([(str(path), report)])
+
+
+def test_a_rate_label_beside_the_fastest_class_stays_inside_the_figure():
+    """The H100's tutorial profile: rates from 0.27 MB/s to 12.5 GB/s (5 decades) left 2.4 decades
+    right of the fastest, and its label "3.06 GB/s, 24% of 12.5 GB/s" came out cut."""
+    from report_figure_checks import check_figure, close, texts_off_the_figure
+
+    path = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-26b/profiles/prof-tutorial.json"
+    built, _ = report_figures.build_figures([(str(path), json.loads(path.read_text()))])
+    fig = built["profile_copy_classes"]
+    fig.canvas.draw()
+    assert "3.06 GB/s, 24% of 12.5 GB/s" in [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert texts_off_the_figure(fig) == []
+    check_figure("profile_copy_classes", fig)
+    close(fig)
