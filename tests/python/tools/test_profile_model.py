@@ -230,7 +230,7 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     gather, pin = found
     assert gather["saving_s"] == gather["saving_alone_s"] == pytest.approx(n * 1707 * US)
     assert pin["saving_s"] == pytest.approx(n * 96.874 * US)
-    assert "2.0 ms to build each batch, where gathering a batch whole takes 300 us here" in gather["what"]
+    assert "2.0 ms to get each batch, where gathering a batch whole on it takes 300 us here" in gather["what"]
     assert "1024 random rows a batch" in gather["assumption"] and "index_select" in gather["advice"]
     section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path), {}, baseline_report(),
                               None, handover_for=lambda shape: measured)
