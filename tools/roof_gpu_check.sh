@@ -38,6 +38,10 @@ step gpu_small 60 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x32x10 --hdbench_mlp
   --hdbench_mlp_dtypes=fp32,bf16 --hdbench_mlp_modes=eager,graph,fused --hdbench_out="$work/gpu-small.json"
 step gpu_large 90 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 \
   --hdbench_mlp_dtypes=tf32,bf16 --hdbench_mlp_modes=eager,graph --hdbench_out="$work/gpu-large.json"
+# Where the large tf32 step's time goes: its weight-gradient GEMMs ran at 0.61 of the 8192³
+# rate on an H100, its forward ones at ~0.84. Each GEMM shape in its four operand layouts
+# says whether the layout (neither operand contiguous along the batch) is why.
+step gemm_layouts 40 python3 "$bundle/baselines/pytorch/gemm_layouts.py" --out "$work/gemm-layouts.json"
 # The table's rows have their batch on the device; an eager step's kernels are split by phase too.
 # Only the rows hdbench ran above (SGD): every model, batch, dtype and optimizer (72 runs) did not
 # finish in 103 s on an H100, and so wrote no report.
