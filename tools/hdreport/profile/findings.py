@@ -153,8 +153,9 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
     if fix == "gather":
         batches = sum(s.batches for s in model.steps) or 1
         gathered = sum(model.handover.gather_ns(s) for s in model.steps) * NS
+        where = "here" if model.handover.gather_batch_s is not None else f"at {GATHER_GBPS:g} GB/s"
         return (f"the training thread took {duration_text(model.total('B') / batches)} to get each batch, where "
-                f"gathering a batch whole on it takes {duration_text(gathered / batches)} here: it builds them sample "
+                f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it builds them sample "
                 "by sample (a Dataset indexed per sample and the default collate), or takes them over from "
                 "DataLoader workers, which costs about as much",
                 f"{duration_text(model.total('B'))} of batch building for {batches} batches of "
