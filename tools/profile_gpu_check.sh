@@ -45,6 +45,18 @@ fi
 # the model's largest prices rest on.
 variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_workers+pin,fix_all,well_written
 [[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_workers+pin,fix_all,well_written
+# The profile's findings made together, where they are two or more of the script's habits: the
+# saving verify holds their sum against, measured as one run (fix_gather+pin, say).
+together=$(python3 - "$work/prof-tutorial.json" <<'PY' 2>/dev/null
+import json, sys
+habits = {"workers", "gather", "pin", "item", "pack"}
+fixes = sorted(f.get("fix") for f in json.load(open(sys.argv[1]))["profile"]["findings"])
+if len(fixes) > 1 and set(fixes) <= habits:
+    print("fix_" + "+".join(fixes))
+PY
+)
+[[ -n $together && ",$variants," != *",$together,"* ]] && variants=$variants,$together
+echo "ablation variants: $variants"
 # The rounds that fit: at 3000 steps a round of eight runs took about 150 s on an H100 (each
 # run ~9 s of start-up beside its wall_s); the ablation starts no round that would end past
 # its --max-seconds, so the step's own timeout never kills it before it writes its JSON.

@@ -121,3 +121,17 @@ def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         log = next(tar.extractfile(m).read().decode() for m in tar.getmembers() if m.name.endswith("overhead.log"))
     assert "libhdbench_inject.so: no such file" in log
+
+
+def test_the_ablation_measures_the_profiles_findings_together(tmp_path):
+    """Two or more findings of the script's habits: their fixes made at once are one more variant,
+    the measurement verify holds the findings' sum against."""
+    b = bundle(tmp_path)
+    (b / "tools" / "hdbench_profile.py").write_text(
+        "import json, sys\n"
+        "out = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--hdbench_out='))\n"
+        "json.dump({'profile': {'findings': [{'fix': 'pin'}, {'fix': 'gather'}]}}, open(out, 'w'))\n")
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION="1")
+    assert result.returncode == 0, result.stderr
+    assert "ablation variants: plain,fix_gather,fix_workers,fix_workers+pin,fix_all,well_written,fix_gather+pin" \
+        in result.stdout
