@@ -61,6 +61,10 @@ from hdreport.profile.analysis import NS
 from hdreport.profile.host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
+# A step this many times the median is a stall (the program's, the machine's or the
+# recording's): an H100 host's profiled tutorial had ten of 50-225 ms among steps of 3 ms,
+# a quarter of its steps' time, where the median step was as fast as the plain run's mean.
+STALL_FACTOR = 5
 # What a batch from a DataLoader worker still costs the training thread, which a recording
 # with num_workers=0 cannot show, measured by tools/fashion_mnist_ablation.sh and
 # tools/profile_gpu_check.sh (PyTorch 2.11, 16-vCPU hosts, 2026-11-26):
@@ -242,12 +246,28 @@ class Model:
     def total(self, field: str) -> float:
         return sum(getattr(s, field) for s in self.steps) * NS
 
+    def step_spread(self) -> dict:
+        """How the steps' times spread: their median, 90th and 99th percentile and longest
+        (ms), and the stalls (steps over STALL_FACTOR x the median): how many, and the time
+        they took beyond the median (s). Every price rests on every step, stalls included."""
+        times = sorted(s.T for s in self.steps)
+        if not times:
+            return {}
+        n = len(times)
+        median = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
+        stalls = [t for t in times if t > STALL_FACTOR * median]
+        return {"median_ms": median * NS * 1e3, "p90_ms": times[min(n - 1, int(0.9 * n))] * NS * 1e3,
+                "p99_ms": times[min(n - 1, int(0.99 * n))] * NS * 1e3, "max_ms": times[-1] * NS * 1e3,
+                "stalls": len(stalls), "stall_excess_s": sum(t - median for t in stalls) * NS,
+                "stall_factor": STALL_FACTOR}
+
     def summary(self) -> dict:
         n = len(self.steps)
         parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "L_idle", "launch_calls", "G")
         return {"steps": n, "per_step_reads": self.per_step_reads,
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
+                "step_spread": self.step_spread(),
                 "batches": sum(s.batches for s in self.steps), "tensors": sum(s.tensors for s in self.steps),
                 # every fix priced alone, findings or not: what an ablation of each habit is held against
                 "saving_alone_s": {f: self.saving_s({f}) for f in FIXES},

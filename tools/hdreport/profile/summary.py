@@ -133,8 +133,15 @@ def model_lines(report: dict) -> list[str]:
              ("waiting in the step's read", "R"), ("the rest: launches, Python", "O"), ("GPU busy (a bound)", "G")]
     rows = [[name, f"{per[key] * 1e3:,.0f} µs", share(per[key], per["T"]) if key != "G" else ""]
             for name, key in parts if per.get(key, 0) > 0]
-    lines = [f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average.", ""]
-    return lines + table(["a step", "time", "share"], rows)
+    text = f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average."
+    spread = m.get("step_spread") or {}  # absent from reports made before it
+    if spread.get("stalls") and m["per_step_reads"]:
+        text += (f" Half the steps took under {spread['median_ms'] * 1e3:,.0f} µs; {spread['stalls']:,} took over "
+                 f"{spread['stall_factor']}x that (the longest {spread['max_ms']:,.1f} ms), "
+                 f"{duration(spread['stall_excess_s'])} beyond the median, "
+                 f"{share(spread['stall_excess_s'], m['seconds']['T'])} of the steps' time: stalls of the program, "
+                 "the machine or the recording, which every price below includes.")
+    return [text, ""] + table(["a step", "time", "share"], rows)
 
 
 def _label(path: str, several: bool) -> str:
