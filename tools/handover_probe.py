@@ -213,7 +213,8 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
         return statistics.median(take_batches(loader(shape, False), batches, read=True))
 
     out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
-           "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pinned_not_measured": "", "tensor_bytes": sizes, "batches": batches, "workers": workers,
+           "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pinned_not_measured": "",
+           "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
     if torch.cuda.is_available():
         out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))

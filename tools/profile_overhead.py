@@ -58,7 +58,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if not args.command:
         parser.error("no command after `--`")
     if not Path(args.lib).is_file():
-        parser.error(f"--lib={args.lib}: no such file (build it: cmake --build --preset release --target hdbench_inject)")
+        parser.error(f"--lib={args.lib}: no such file "
+                     "(build it: cmake --build --preset release --target hdbench_inject)")
     if not 1 <= args.rounds <= 100:
         parser.error(f"--rounds={args.rounds}: between 1 and 100")
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]

@@ -94,7 +94,8 @@ class GatheredBatches:
             return out
         images = new_buffer(count * common.PIXELS).view(count, common.PIXELS)
         labels, weights = new_buffer(count, self.labels.dtype), new_buffer(count, self.weights.dtype)
-        return (torch.index_select(self.images, 0, rows, out=images), torch.index_select(self.labels, 0, rows, out=labels),
+        return (torch.index_select(self.images, 0, rows, out=images),
+                torch.index_select(self.labels, 0, rows, out=labels),
                 torch.index_select(self.weights, 0, rows, out=weights))
 
 

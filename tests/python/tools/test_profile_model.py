@@ -237,7 +237,8 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     (workers,) = section["findings_left_out"]
     assert workers["id"] == "input_pipeline" and workers["saving_alone_s"] == pytest.approx(n * 507 * US)
     assert workers["saving_added_s"] == pytest.approx(n * (1264.437 - 1803.874) * US)  # it would cost time
-    assert section["model"]["handover"]["gather_batch_s"] == 300e-6 and section["model"]["handover"]["gather_rows"] == 1024
+    handover = section["model"]["handover"]
+    assert handover["gather_batch_s"] == 300e-6 and handover["gather_rows"] == 1024
 
 
 def test_a_batch_built_near_a_gathers_cost_is_not_per_sample(tmp_path):

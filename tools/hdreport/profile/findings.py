@@ -3,12 +3,12 @@
 one assumption its price depends on. Findings are listed by what each fix saves alone (what
 an ablation that fixes that habit alone would measure: `saving_alone_s`); `saving_s` is what
 it adds to the fixes listed above it, so the savings add up to those of all of them together
-and never count a second time what another fix already removed. A finding whose fix would
-save less than 2% of the recorded span, alone and added to the others, is dropped, so a
-well-written program gets none. Fixes are kept greedily, largest saving alone first, each for
-what it adds to those kept before it: a fix that another makes pointless (workers, once batches
-are gathered whole on the training thread) is left out, with its price alone
-(`left_out`), not listed as a finding that saves nothing.
+and never count a second time what another fix already removed. Fixes are kept greedily,
+largest saving alone first, each for what it adds to those kept before it (`chosen`): one
+that adds less than 2% of the recorded span is dropped, so a well-written program gets none,
+and one that another makes pointless (workers, once batches are gathered whole on the
+training thread) is reported with its price alone (`left_out`), not listed as a finding that
+saves nothing.
 
     input_pipeline       the GPU waits while the training thread builds batches (num_workers=0)
     per_sample_batches   the training thread builds each batch far slower than gathering it whole
@@ -43,8 +43,9 @@ LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work:
 # took 6 to 11 times a gather.
 GATHER_GATE = 3.0
 
-IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "pageable_to_pinned", "overlap": "overlap_copies",
-       "pack": "pack_small_copies", "item": "drop_blocking_reads", "launch": "launch_bound"}
+IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "pageable_to_pinned",
+       "overlap": "overlap_copies", "pack": "pack_small_copies", "item": "drop_blocking_reads",
+       "launch": "launch_bound"}
 
 ADVICE = {
     "input_pipeline": "build batches off the training thread: DataLoader(num_workers={workers}, "
@@ -155,8 +156,8 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
         gathered = sum(model.handover.gather_ns(s) for s in model.steps) * NS
         where = "here" if model.handover.gather_batch_s is not None else f"at {GATHER_GBPS:g} GB/s"
         return (f"the training thread took {duration_text(model.total('B') / batches)} to get each batch, where "
-                f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it builds them sample "
-                "by sample (a Dataset indexed per sample and the default collate), or takes them over from "
+                f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it builds them "
+                "sample by sample (a Dataset indexed per sample and the default collate), or takes them over from "
                 "DataLoader workers, which costs about as much",
                 f"{duration_text(model.total('B'))} of batch building for {batches} batches of "
                 f"{sum(s.batch_bytes for s in model.steps) / batches / 1e3:,.0f} kB over {steps}, against "
@@ -189,9 +190,8 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     span = a.totals["span_s"]
     if span <= 0 or not model.steps:
         return []
-    # A fix is kept when it saves enough alone or added last to all the others (pinning may
-    # pay only once workers pin, and workers only once batches are pinned); the savings added
-    # are then worked out over the kept fixes alone, so they sum to what they save together.
+    # The savings added are worked out over the kept fixes alone, so they sum to what those
+    # save together.
     floor = MIN_SAVING_OF_SPAN * span
     kept = chosen(model, eligible(model), floor)
     priced = savings(model, kept)
@@ -223,16 +223,16 @@ def gathers_pay(model) -> bool:
     return gathered > 0 and model.total("B") * 1e9 >= GATHER_GATE * gathered
 
 
-def chosen(model, eligible: list, floor: float) -> list:
+def chosen(model, candidates: list, floor: float) -> list:
     """The fixes worth advising: largest saving alone first, each kept when it adds at least
     `floor` to the fixes kept before it; passes repeat until none is added, so that a fix that
     pays only once another is made (packing once workers send the batches) is kept too."""
-    alone = {f: model.saving_s({f}) for f in eligible}
+    alone = {f: model.saving_s({f}) for f in candidates}
     kept: list = []
     grew = True
     while grew:
         grew = False
-        for f in sorted((f for f in eligible if f not in kept), key=lambda f: -alone[f]):
+        for f in sorted((f for f in candidates if f not in kept), key=lambda f: -alone[f]):
             if model.saving_s({*kept, f}) - model.saving_s(kept) >= floor:
                 kept.append(f)
                 grew = True
