@@ -376,16 +376,24 @@ def test_a_profile_from_the_analysis_reads_as_the_fixture_does(tmp_path):
         assert "<section id='q-profile'>" in report_page.page([(str(path), report)])
 
 
-def test_a_rate_label_beside_the_fastest_class_stays_inside_the_figure():
-    """The H100's tutorial profile: rates from 0.27 MB/s to 12.5 GB/s (5 decades) left 2.4 decades
-    right of the fastest, and its label "3.06 GB/s, 24% of 12.5 GB/s" came out cut."""
+@pytest.mark.parametrize("profile, label", [
+    ("h100-2026-11-26b/profiles/prof-tutorial.json", "3.06 GB/s, 24% of 12.5 GB/s"),
+    ("h200-2026-11-26/profiles/prof-tut-h200.json", "46.8 GB/s, above 11.6 GB/s: a figure is off"),
+])
+def test_every_rate_label_ends_inside_its_panel(profile, label):
+    """The H100's tutorial profile (rates from 0.27 MB/s to 12.5 GB/s) cut its label "3.06 GB/s,
+    24% of 12.5 GB/s" at the figure's edge; the H200's ran "… a figure is off" past the panel."""
     from report_figure_checks import check_figure, close, texts_off_the_figure
 
-    path = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-26b/profiles/prof-tutorial.json"
+    path = Path(__file__).resolve().parents[3] / "reports/reference" / profile
     built, _ = report_figures.build_figures([(str(path), json.loads(path.read_text()))])
     fig = built["profile_copy_classes"]
     fig.canvas.draw()
-    assert "3.06 GB/s, 24% of 12.5 GB/s" in [t.get_text() for ax in fig.axes for t in ax.texts]
+    renderer = fig.canvas.get_renderer()
+    rates = fig.axes[1]
+    assert label in [t.get_text() for t in rates.texts]
+    right_edge = rates.get_window_extent(renderer).x1
+    assert all(t.get_window_extent(renderer).x1 <= right_edge + 1 for t in rates.texts)
     assert texts_off_the_figure(fig) == []
     check_figure("profile_copy_classes", fig)
     close(fig)
