@@ -40,7 +40,8 @@ LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work:
 # state than the probe's (well_written.py's took 0.31 ms a batch on an H100 host, 0.52 ms on
 # an H200 host, 0.25 ms on a 2-vCPU VM where the probe's gathers of that batch took 0.14 to
 # 0.21 ms), so a smaller excess is not per-sample building. The tutorial's per-sample batches
-# took 6 to 11 times a gather.
+# took 5.6 (H200 host) to 7.4 (H100 host) times the 0.31 ms of a gather at GATHER_GBPS, and
+# 6 times the probe's here.
 GATHER_GATE = 3.0
 
 IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "pageable_to_pinned",
