@@ -6,6 +6,7 @@ and a wall time made from it: what is checked is the bookkeeping, never a timing
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,7 @@ print(f"fake: steps=10 wall_s={wall} batch_wait_s={wall / 2}")
 
 def run(tmp_path: Path, *args, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(TOOL), *map(str, args)], capture_output=True, text=True, timeout=120,
-                          env={**__import__("os").environ, **(env or {})})
+                          env={**os.environ, **(env or {})})
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from hdreport.profile.analysis import NS, Analysis
+from hdreport.profile.analysis import Analysis
 from hdreport.profile.model import (FIXES, GATHER_GBPS, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, Handover,
                                     savings)
 
@@ -154,7 +154,7 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"{_per_step(model, 'T')} a step in all; GPU busy {_per_step(model, 'G')} a step")
     if fix == "gather":
         batches = sum(s.batches for s in model.steps) or 1
-        gathered = sum(model.handover.gather_ns(s) for s in model.steps) * NS
+        gathered = model.gather_s()
         where = "here" if model.handover.gather_batch_s is not None else f"at {GATHER_GBPS:g} GB/s"
         return (f"the training thread took {duration_text(model.total('B') / batches)} to get each batch, where "
                 f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it builds them "
@@ -220,8 +220,8 @@ def eligible(model) -> list:
 def gathers_pay(model) -> bool:
     """The training thread builds its batches in at least GATHER_GATE times what gathering
     them whole costs here (a program that gathers already is not told to)."""
-    gathered = sum(model.handover.gather_ns(s) for s in model.steps if s.batches)
-    return gathered > 0 and model.total("B") * 1e9 >= GATHER_GATE * gathered
+    gathered = model.gather_s()
+    return gathered > 0 and model.total("B") >= GATHER_GATE * gathered
 
 
 def chosen(model, candidates: list, floor: float) -> list:

@@ -62,8 +62,8 @@ from hdreport.profile.host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
 # A step this many times the median is a stall (the program's, the machine's or the
-# recording's): an H100 host's profiled tutorial had ten of 50-225 ms among steps of 3 ms,
-# a quarter of its steps' time, where the median step was as fast as the plain run's mean.
+# recording's): an H100 host's profiled tutorial had 30 of 15-225 ms among steps of 3 ms,
+# 17% of its steps' time, where the median step was as fast as the plain run's mean.
 STALL_FACTOR = 5
 # What a batch from a DataLoader worker still costs the training thread, which a recording
 # with num_workers=0 cannot show, measured by tools/fashion_mnist_ablation.sh and
@@ -245,6 +245,10 @@ class Model:
 
     def total(self, field: str) -> float:
         return sum(getattr(s, field) for s in self.steps) * NS
+
+    def gather_s(self) -> float:
+        """Gathering every step's batches whole on the training thread, seconds."""
+        return sum(self.handover.gather_ns(s) for s in self.steps) * NS
 
     def step_spread(self) -> dict:
         """How the steps' times spread: their median, 90th and 99th percentile and longest
