@@ -62,8 +62,8 @@ from hdreport.profile.host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
 # A step this many times the median is a stall (the program's, the machine's or the
-# recording's): an H100 host's profiled tutorial had 30 of 15-225 ms among steps of 3 ms,
-# 17% of its steps' time, where the median step was as fast as the plain run's mean.
+# recording's): an H100 host's profiled tutorial had 13 of 16-126 ms among steps of 3 ms,
+# 4.6% of its steps' time, most of it in the host's batch building.
 STALL_FACTOR = 5
 # What a batch from a DataLoader worker still costs the training thread, which a recording
 # with num_workers=0 cannot show, measured by tools/fashion_mnist_ablation.sh and
