@@ -7,7 +7,8 @@ order and steps as tutorial_style.py, with the data movement written well:
 - each batch is gathered into one of two pinned staging buffers and copied to the GPU
   as one tensor with non_blocking=True on a side stream, one batch ahead, so the copy
   overlaps the previous step's kernels; the GPU splits it into images, labels, weights;
-- the loss is summed on the GPU and read once at the end (and every --log-every steps).
+- the loss is summed on the GPU and read once at the end (and every --log-every steps);
+- each step is marked with an NVTX range, where a profiler's timeline shows it.
 
     python3 examples/fashion_mnist/well_written.py [--steps N] [--batch B] [--device cpu]
 """
@@ -106,15 +107,16 @@ def main() -> None:
     logged_sum, batch_wait = 0.0, 0.0
     model.train()
     for step in range(1, args.steps + 1):
-        waited = time.perf_counter()  # (measurement: host time spent getting the batch)
-        batch_images, batch_labels, batch_weights = batches.next()
-        batch_wait += time.perf_counter() - waited
+        with common.step_range(device, step):  # each step marked, for a profiler's timeline
+            waited = time.perf_counter()  # (measurement: host time spent getting the batch)
+            batch_images, batch_labels, batch_weights = batches.next()
+            batch_wait += time.perf_counter() - waited
 
-        optimizer.zero_grad(set_to_none=True)
-        loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
-        loss.backward()
-        optimizer.step()
-        loss_sum += loss.detach()
+            optimizer.zero_grad(set_to_none=True)
+            loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
+            loss.backward()
+            optimizer.step()
+            loss_sum += loss.detach()
 
         if args.log_every and step % args.log_every == 0:
             total = loss_sum.item()  # one wait every log_every steps

@@ -140,6 +140,11 @@ class Program:
             at = call_at or ((start - 1, start) if is_async else (start - 1, start + duration + 1))
             self.api(at[0], at[1], call, thread, correlation)
 
+    def range(self, start: float, end: float, name: str, thread: int = 1) -> None:
+        """An NVTX push/pop range the program opened on `thread`."""
+        self.records.append({"type": "range", "start_ns": round(start * US), "end_ns": round(end * US),
+                             "thread": thread, "name": name})
+
     def sync(self, start: float, end: float, thread: int = 1, name: str = "cudaStreamSynchronize") -> None:
         self.api(start, end, name, thread)
 

@@ -470,3 +470,27 @@ def test_the_ablation_rejects_a_bad_max_seconds(tmp_path, bad):
     run = run_ablation(tmp_path / "a.json", "--max-seconds", bad)
     assert run.returncode == 2 and "--max-seconds needs a whole number" in run.stderr, run.stdout + run.stderr
     assert not (tmp_path / "a.json").exists()
+
+
+def test_a_gpu_step_is_marked_with_an_nvtx_range_and_a_cpu_step_is_not(monkeypatch):
+    """well_written.py marks each step "step N" on a GPU (the marks hdbench_profile cuts a
+    loop without per-step reads at); on the CPU, where PyTorch may lack NVTX, it marks none.
+    The range is closed even when the step raises."""
+    need_torch()
+    import torch
+
+    common = load_common()
+    calls = []
+    monkeypatch.setattr(torch.cuda.nvtx, "range_push", lambda name: calls.append(("push", name)))
+    monkeypatch.setattr(torch.cuda.nvtx, "range_pop", lambda: calls.append(("pop",)))
+    with common.step_range(Namespace(type="cuda"), 7):
+        calls.append(("work",))
+    assert calls == [("push", "step 7"), ("work",), ("pop",)]
+    calls.clear()
+    with common.step_range(Namespace(type="cpu"), 7):
+        pass
+    assert calls == []
+    with pytest.raises(RuntimeError), common.step_range(Namespace(type="cuda"), 8):
+        raise RuntimeError("a failed step")
+    assert calls == [("push", "step 8"), ("pop",)]
+    assert "common.step_range(device, step)" in (EXAMPLES / "well_written.py").read_text()

@@ -440,6 +440,75 @@ def test_a_read_whose_copy_beat_its_synchronize_still_ends_a_step(tmp_path):
     assert max(s.T for s in model.steps) < 1.01 * min(s.T for s in model.steps)
 
 
+def marked_loop(steps: int, markers: bool = True) -> Program:
+    """A loop with no per-step read (as well_written.py): 3 ms of set-up, then steps of
+    1000 us: three launches (0-14 us) of 100 us kernels on the batch copied before, Python
+    until an optimizer kernel's launch (600-605), the next batch built (605-995) and its
+    pinned copy (call 995-996, DMA 997-1000); each step inside an NVTX range "step N" (its
+    forward pass in a range of its own) when `markers`."""
+    p = Program()
+    p.kernel(-3000, 50, launch=(-3005, -3000))  # set-up: a warm-up kernel, then data loading
+    t = 0.0
+    for i in range(steps):
+        if markers:
+            p.range(t, t + 1000, f"step {i}")
+            p.range(t, t + 15, "forward")
+        for k in range(3):
+            p.kernel(t + 20 + 100 * k, 100, launch=(t + 5 * k, t + 5 * k + 4))
+        p.kernel(t + 610, 50, launch=(t + 600, t + 605))
+        p.copy(t + 997, 3, 64 * 1024, host="pinned", call_at=(t + 995, t + 996))
+        t += 1000
+    return p
+
+
+def test_a_loop_without_reads_is_cut_at_the_nvtx_ranges_marking_its_iterations(tmp_path):
+    """With no per-step read, a loop whose iterations are marked by NVTX ranges is cut at
+    their starts: each step priced on its own, and the set-up before the first left out."""
+    _, idle, model, _ = run(tmp_path, marked_loop(STEPS))
+    s = model.summary()
+    assert s["steps"] == STEPS and not s["per_step_reads"] and s["steps_cut_at"] == "range step #"
+    # each step: 1000 us; the batch built from the optimizer's launch to the copy call, 390 us;
+    # the GPU busy 300 + 50 + 3 us
+    assert {k: round(v * 1e3, 6) for k, v in s["per_step_ms"].items() if k in ("T", "B", "G")} == \
+        {"T": 1000, "B": 390, "G": 353}
+    assert model.window == (0, STEPS * 1000_000)
+    # the GPU idle from the warm-up kernel's end (-2950 us) to the loop's start is set-up
+    assert idle["by_cause_s"]["outside_steps"] == pytest.approx(2950 * US)
+    assert s["step_spread"]["stalls"] == 0 and s["step_spread"]["median_ms"] == pytest.approx(1.0)
+
+
+def test_without_reads_or_markers_a_loop_is_one_stretch(tmp_path):
+    _, idle, model, _ = run(tmp_path, marked_loop(STEPS, markers=False))
+    s = model.summary()
+    assert s["steps"] == 1 and s["steps_cut_at"] == "" and model.window is None
+    assert idle["by_cause_s"]["outside_steps"] == 0
+
+
+def test_iteration_markers_are_one_name_repeated_never_overlapping_over_most_of_their_stretch():
+    from hdreport.profile.model import iteration_ranges
+
+    steps = [(i * 1000, i * 1000 + 900, f"step {i}") for i in range(12)]
+    assert iteration_ranges(steps) == ("step #", [(b, e) for b, e, _ in steps])
+    forward = [(i * 1000 + 100, i * 1000 + 300, "forward") for i in range(12)]
+    assert iteration_ranges(forward) is None  # 200 us of every 1000: a part of the step
+    assert iteration_ranges(forward + steps)[0] == "step #"  # the one that covers most
+    assert iteration_ranges(steps[:9]) is None  # too few for a loop
+    nested = [(b + 10, e - 10, "step") for b, e, _ in steps] + [(b, e, "step") for b, e, _ in steps]
+    assert iteration_ranges(nested) is None  # a range inside one of its own name is no turn of a loop
+    assert iteration_ranges([]) is None
+
+
+def test_the_summary_says_where_the_steps_were_cut(tmp_path):
+    from hdreport.profile.summary import model_lines
+
+    model = {"steps": 20, "per_step_reads": False, "steps_cut_at": "range step #",
+             "per_step_ms": {"T": 1.0, "B": 0.4}, "seconds": {"T": 0.02}}
+    assert "20 steps, cut where the NVTX ranges that mark its iterations start (`step #`)" in \
+        model_lines({"profile": {"model": model}})[0]
+    model.update(steps=1, steps_cut_at="")
+    assert "one stretch (no per-step blocking read or NVTX range" in model_lines({"profile": {"model": model}})[0]
+
+
 def test_stalls_are_steps_over_five_times_the_median():
     """An H100 host's profiled tutorial: steps of about 3 ms, and 13 of 16-126 ms that held
     4.6% of the steps' time. Said, never hidden in a mean."""

@@ -174,6 +174,16 @@ def test_without_per_step_reads_prices_are_scaled_by_steps(tmp_path):
     assert rows(unscaled.stdout)["`--fix workers` alone"][0] == "`input_pipeline` saves 500.0 ms"
 
 
+def test_steps_cut_at_iteration_markers_are_the_loop_as_reads_are(tmp_path):
+    """Cut at the NVTX ranges marking its iterations, the model's steps are the loop, set-up
+    left out: prices are held as shares of their time, as with per-step reads."""
+    prof = profile(steps=500, findings=[("workers", 1.2, 1.2)], T=12.0, span=12.0)
+    prof["profile"]["model"].update(per_step_reads=False, steps_cut_at="range step #")
+    result = verify(tmp_path, prof, ablation(steps=1000, plain=[10.0], fix_workers=[9.0]))
+    assert "the recording made the steps 1.20x as long." in result.stdout
+    assert rows(result.stdout)["`--fix workers` alone"][0] == "`input_pipeline` saves 1.00 s"
+
+
 def test_habits_fixed_together_are_held_against_the_models_price_for_them(tmp_path):
     prof = profile(findings=[("workers", 1.0, 1.0)],
                    with_={"pin+workers": 1.6, "item+pack+pin+workers": 2.4})

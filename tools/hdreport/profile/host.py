@@ -54,6 +54,7 @@ class Thread:
     calls: list = field(default_factory=list)
     input_until: set = field(default_factory=set)  # api indices of H2D copy calls: the host stretch before feeds them
     loader_ranges: Union | None = None
+    ranges: list = field(default_factory=list)  # its NVTX ranges: (start, end, name)
     segments: list = field(default_factory=list)  # (start, end, cause), contiguous from the first call's start
     starts: list = field(default_factory=list)
 
@@ -126,8 +127,13 @@ def threads_of(recording, copies) -> dict:
                 thread.input_until.add(c.call_index)
     ranges: dict[tuple, list] = {}
     for r in recording.ranges:
-        if isinstance(r.get("thread"), int) and isinstance(r.get("name"), str) and LOADER_RANGE.search(r["name"]):
-            ranges.setdefault((r["pid"], r["thread"]), []).append((r["start_ns"], r["end_ns"]))
+        if not (isinstance(r.get("thread"), int) and isinstance(r.get("name"), str)):
+            continue
+        key = (r["pid"], r["thread"])
+        if key in threads:
+            threads[key].ranges.append((r["start_ns"], r["end_ns"], r["name"]))
+        if LOADER_RANGE.search(r["name"]):
+            ranges.setdefault(key, []).append((r["start_ns"], r["end_ns"]))
     for key, spans in ranges.items():
         if key in threads:
             threads[key].loader_ranges = Union(spans)

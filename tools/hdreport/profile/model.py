@@ -3,7 +3,9 @@ the program's critical path, alone and together.
 
 The feeding thread of each process (the one that launches and copies most) is cut into
 steps at its per-step blocking reads (`loss.item()`: a blocking D2H read of <= 1 KiB, when
-there are at least 10), else its whole recorded time is one step. A step's time T is the
+there are at least 10), else at the starts of the NVTX ranges that mark its iterations
+(`iteration_ranges`: one name, digits aside, at least 10 times, never overlapping, over at
+least half their stretch), else its whole recorded time is one step. A step's time T is the
 sum of what that thread did in it:
 
     B       input pipeline: host work that ends in an H2D copy of what it built
@@ -52,6 +54,7 @@ add up to the saving of all of them together, never more than the steps' time).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
@@ -61,6 +64,11 @@ from hdreport.profile.analysis import NS
 from hdreport.profile.host import feeding_threads
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
+MIN_MARKED_STEPS = 10  # as many ranges of one name, at least, to be a loop's iterations
+# The share of their stretch (first start to last end) such ranges cover, at least: a range
+# around the whole step, not one around a part of it (its forward pass, one layer).
+MARKER_COVER = 0.5
+DIGITS = re.compile(r"\d+")
 # A step this many times the median is a stall (the program's, the machine's or the
 # recording's): an H100 host's profiled tutorial had 13 of 16-126 ms among steps of 3 ms,
 # 4.6% of its steps' time, most of it in the host's batch building.
@@ -235,6 +243,8 @@ class Model:
     per_step_reads: bool
     batch_shape: tuple = ()  # the bytes of each tensor of the commonest batch the feeding threads copied
     handover: Handover = FITTED
+    # how the steps were cut: "reads", "range NAME" (NVTX iteration markers) or "" (one stretch)
+    steps_cut_at: str = ""
 
     def saving_s(self, fixes) -> float:
         fixes = frozenset(fixes)
@@ -268,7 +278,7 @@ class Model:
     def summary(self) -> dict:
         n = len(self.steps)
         parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "L_idle", "launch_calls", "G")
-        return {"steps": n, "per_step_reads": self.per_step_reads,
+        return {"steps": n, "per_step_reads": self.per_step_reads, "steps_cut_at": self.steps_cut_at,
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
                 "step_spread": self.step_spread(),
@@ -279,6 +289,30 @@ class Model:
                 # by '+'): what an ablation of several habits at once is held against
                 "saving_with_s": {"+".join(c): self.saving_s(c) for c in HABIT_SETS},
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
+
+
+def iteration_ranges(ranges: list) -> tuple[str, list] | None:
+    """(name, [(start, end)] sorted) of the NVTX ranges that mark a thread's loop iterations
+    (`ranges`: its (start, end, name)), or None. Names match with their digits aside ("step 12"
+    and "step 13" are "step #"); the ranges must be at least MIN_MARKED_STEPS, never overlap
+    one another (a range nested in itself is not a turn of the loop) and cover MARKER_COVER
+    of their stretch. Of several such names, the one that covers most: the whole step."""
+    by_name: dict[str, list] = {}
+    for start, end, name in ranges:
+        by_name.setdefault(DIGITS.sub("#", name.strip()), []).append((start, end))
+    best = None
+    for name, spans in by_name.items():
+        if len(spans) < MIN_MARKED_STEPS:
+            continue
+        spans.sort()
+        if any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:])):
+            continue
+        covered = sum(end - start for start, end in spans)
+        if covered < MARKER_COVER * (spans[-1][1] - spans[0][0]):
+            continue
+        if best is None or covered > best[2]:
+            best = (name, spans, covered)
+    return (best[0], best[1]) if best else None
 
 
 def _groups(copies: list, launches: list) -> list[list]:
@@ -351,7 +385,7 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
 
 def build(a, threads: dict, ceilings) -> Model:
     """The model of every process's feeding thread (`a` is the Analysis)."""
-    steps, pin_costs, any_reads, bounds_all, shapes = [], [], False, [], Counter()
+    steps, pin_costs, any_reads, bounds_all, shapes, cuts = [], [], False, [], Counter(), set()
     rate_source = ceilings.memcpy_source() if ceilings else ""
 
     def rate(n: int):
@@ -391,6 +425,17 @@ def build(a, threads: dict, ceilings) -> Model:
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
+            cuts.add("reads")
+        elif marked := iteration_ranges(t.ranges):
+            # each marked iteration runs from its range's start to the next one's (the last to its end)
+            name, spans = marked
+            for (start, end), after in zip(spans, [s for s, _ in spans[1:]] + [spans[-1][1]]):
+                s, p = _step(a, t, start, after, issued_in(start, after), launches, None, [], busy, rate,
+                             pinned_rate, shapes)
+                steps.append(s)
+                pin_costs.append(p)
+            bounds_all += [spans[0][0], spans[-1][1]]
+            cuts.add(f"range {name}")
         else:
             first, last = t.segments[0][0], t.segments[-1][1]
             s, p = _step(a, t, first, last, issued_in(first, last), launches, None, [], busy, rate, pinned_rate,
@@ -398,9 +443,9 @@ def build(a, threads: dict, ceilings) -> Model:
             steps.append(s)
             pin_costs.append(p)
             bounds_all += [t.segments[0][0], t.segments[-1][1]]
-    window = (min(bounds_all), max(bounds_all)) if any_reads and bounds_all else None
+    window = (min(bounds_all), max(bounds_all)) if cuts and bounds_all else None
     shape = max(shapes.items(), key=lambda kv: (kv[1], len(kv[0])))[0] if shapes else ()
-    return Model(steps, window, pin_costs, rate_source, any_reads, shape)
+    return Model(steps, window, pin_costs, rate_source, any_reads, shape, steps_cut_at=", ".join(sorted(cuts)))
 
 
 def savings(model: Model, fixes=FIXES) -> dict:

@@ -126,8 +126,11 @@ def model_lines(report: dict) -> list[str]:
     if not m["steps"]:
         return ["No feeding thread was recorded (no CUDA calls): the fixes could not be priced."]
     per = m["per_step_ms"]
+    cut_at = m.get("steps_cut_at", "reads" if m["per_step_reads"] else "")  # absent from reports made before it
     how = (f"{m['steps']:,} steps, cut at the blocking read that ends each" if m["per_step_reads"] else
-           "one stretch (no per-step blocking read to cut steps at)")
+           f"{m['steps']:,} steps, cut where the NVTX ranges that mark its iterations start "
+           f"(`{cut_at.split(', ')[0].removeprefix('range ')}`)" if cut_at.startswith("range ") else
+           "one stretch (no per-step blocking read or NVTX range marking its iterations to cut steps at)")
     parts = [("building batches (input pipeline)", "B"), ("pageable copies: calls and waits", "L_pg"),
              ("waiting for pinned copies", "L_pin"), ("extra copies of a batch", "S"),
              ("waiting in the step's read", "R"), ("the rest: launches, Python", "O"), ("GPU busy (a bound)", "G")]
@@ -135,7 +138,7 @@ def model_lines(report: dict) -> list[str]:
             for name, key in parts if per.get(key, 0) > 0]
     text = f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average."
     spread = m.get("step_spread") or {}  # absent from reports made before it
-    if spread.get("stalls") and m["per_step_reads"]:
+    if spread.get("stalls") and cut_at:
         text += (f" Half the steps took under {spread['median_ms'] * 1e3:,.0f} µs; {spread['stalls']:,} took over "
                  f"{spread['stall_factor']}x that (the longest {spread['max_ms']:,.1f} ms), "
                  f"{duration(spread['stall_excess_s'])} beyond the median, "
