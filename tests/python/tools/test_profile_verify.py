@@ -164,7 +164,7 @@ def test_without_per_step_reads_prices_are_scaled_by_steps(tmp_path):
     """A model without per-step reads is one step of the whole recorded thread (start-up
     included), not the loop plain's wall time is: prices are scaled by steps alone."""
     prof = profile(steps=500, findings=[("workers", 0.5, 0.5)])
-    prof["profile"]["model"]["per_step_reads"] = False
+    prof["profile"]["model"].update(per_step_reads=False, steps_cut_at="")
     result = verify(tmp_path, prof, ablation(steps=1000, plain=[10.0], fix_workers=[9.0]))
     assert "Prices scaled from the 500 steps profiled to 1000." in result.stdout
     assert rows(result.stdout)["`--fix workers` alone"][0] == "`input_pipeline` saves 1.00 s"
