@@ -31,6 +31,7 @@ cp tools/*.py tools/fashion_mnist_ablation.sh tools/gpu_budget.sh tools/profile_
   "$bundle/tools/"
 cp -r tools/hdreport "$bundle/tools/"
 cp -r baselines examples "$bundle/"
+mkdir -p "$bundle/probes" && cp -r probes/python_gc "$bundle/probes/"
 # The tests by folder, with the fixtures the report tools' tests read, and the reference reports' JSON.
 cp -r tests/python "$bundle/tests/"
 find "$bundle/tools" "$bundle/baselines" "$bundle/examples" "$bundle/tests" \( -name __pycache__ -o -name .pytest_cache \) -prune \

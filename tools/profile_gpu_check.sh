@@ -39,6 +39,10 @@ if ((${OVERHEAD_ROUNDS:-0} > 0)); then
   step overhead $((OVERHEAD_ROUNDS * 6 * 15)) python3 "$bundle/tools/profile_overhead.py" "$work/overhead.json" \
     --lib "$bundle/lib/libhdbench_inject.so" --rounds "$OVERHEAD_ROUNDS" -- \
     python3 "$ex/tutorial_style.py" --steps "${OVERHEAD_STEPS:-1000}"
+  # The plain tutorial's own stalls and Python's collections inside them (the profiled H100
+  # steps stalled about every 460 steps, as the script's full collections recur on a CPU run).
+  step plain_stalls 45 python3 "$bundle/probes/python_gc/step_stalls.py" "$ex/tutorial_style.py" --steps "$steps" \
+    -- --json "$work/plain-stalls.json"
 fi
 # Every habit fixed alone, and workers with pin (the pin thread takes the batches over),
 # REPEAT rounds round-robin (the whole ablation), or with QUICK_ABLATION=1 only the variants

@@ -31,6 +31,8 @@ def bundle(tmp_path: Path) -> Path:
     b = tmp_path / "bundle"
     (b / "lib").mkdir(parents=True)
     shutil.copytree(ROOT / "tools", b / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "probes" / "python_gc", b / "probes" / "python_gc",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     (b / "bin").mkdir()
     for path in (b / "hdbench", b / "hdbench_gpu_tests", b / "bin" / "compute-sanitizer"):
         path.write_text(STAND_IN)
@@ -110,14 +112,16 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
 
 def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
     """OVERHEAD_ROUNDS=N: tools/profile_overhead.py between the profiles and the ablation (here
-    it refuses the stand-in bundle's missing library, and the step logs its exit)."""
+    it refuses the stand-in bundle's missing library, and the step logs its exit), then the
+    plain tutorial's stalls (probes/python_gc/step_stalls.py)."""
     b = bundle(tmp_path)
     result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION="1",
                     OVERHEAD_ROUNDS="1")
     assert result.returncode == 0, result.stderr
     steps = steps_of(tmp_path / "out")
-    assert list(steps)[:4] == ["baseline", "prof_tutorial", "prof_well", "overhead"]
+    assert list(steps)[:5] == ["baseline", "prof_tutorial", "prof_well", "overhead", "plain_stalls"]
     assert steps["overhead"].startswith("rc=2")
+    assert steps["plain_stalls"].startswith("rc=2")  # the stand-in bundle has no tutorial script
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         log = next(tar.extractfile(m).read().decode() for m in tar.getmembers() if m.name.endswith("overhead.log"))
     assert "libhdbench_inject.so: no such file" in log

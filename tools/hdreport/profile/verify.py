@@ -187,9 +187,10 @@ def profiled_steps(profile: dict) -> int | None:
 def price_scale(model: dict, ablation: dict, steps: int | None) -> tuple[float, float | None]:
     """(what a price is multiplied by to be held against the ablation, the profiled steps' time
     it is a share of, or None). Where the model cut the program into steps (at its per-step
-    reads, or at NVTX ranges marking its iterations), its steps' time T is the profiled loop's: a price is that share of it, applied to
-    plain's median wall time, so the recording's own slowing of the program (both sides of
-    every price) does not count as a saving; else prices are scaled by steps alone."""
+    reads, or at NVTX ranges marking its iterations), its steps' time T is the profiled
+    loop's: a price is that share of it, applied to plain's median wall time, so the
+    recording's own slowing of the program (both sides of every price) does not count as a
+    saving; else prices are scaled by steps alone."""
     T = (model.get("seconds") or {}).get("T")
     if (model.get("per_step_reads") or model.get("steps_cut_at")) and _number(T) and T > 0:
         return ablation["variants"]["plain"]["wall_s"] / T, T
