@@ -29,7 +29,7 @@ cp tools/gpu_checks.sh "$bundle/"
 mkdir -p "$bundle/tools" "$bundle/tests" "$bundle/reports/reference"
 cp tools/*.py tools/fashion_mnist_ablation.sh tools/gpu_budget.sh tools/profile_gpu_check.sh tools/roof_gpu_check.sh \
   "$bundle/tools/"
-cp -r tools/hdreport "$bundle/tools/"
+cp -r tools/hdreport tools/profile_site "$bundle/tools/"
 cp -r baselines examples "$bundle/"
 mkdir -p "$bundle/probes" && cp -r probes/python_gc "$bundle/probes/"
 # The tests by folder, with the fixtures the report tools' tests read, and the reference reports' JSON.

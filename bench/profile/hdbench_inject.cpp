@@ -24,7 +24,8 @@
 //   records-<pid>.jsonl  one JSON object per line, appended batch by batch and flushed,
 //                        so a killed process leaves every whole line it wrote: first a
 //                        "process" line (origin_ns: when recording began, on the
-//                        records' clock), then "copy", "memset", "kernel", "api" and
+//                        records' clock; clock: that clock read beside CLOCK_MONOTONIC,
+//                        as the end line's is again), then "copy", "memset", "kernel", "api" and
 //                        "range" lines, and last, when the process ends normally, an
 //                        "end" line (written at exit, after every thread's buffer).
 //   trace-<pid>.json     the Chrome/Perfetto trace of the first records, in Kineto's
@@ -49,6 +50,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -118,6 +120,35 @@ std::vector<std::string> gpu_names() {
   return names;
 }
 
+// CUPTI's clock (the records') read beside CLOCK_MONOTONIC, the clock Python's
+// time.monotonic_ns() reads: host events the program times itself (its garbage
+// collections, tools/profile_site) are put on the records' clock by the pairs written at
+// the start and the end, a line through them. Of three tries, the one whose two
+// monotonic reads bracket CUPTI's read closest.
+nlohmann::json clock_pair() {
+  std::uint64_t best_cupti = 0;
+  std::int64_t best_monotonic = 0;
+  std::int64_t best_gap = -1;
+  for (int i = 0; i < 3; ++i) {
+    timespec before{};
+    timespec after{};
+    std::uint64_t cupti = 0;
+    ::clock_gettime(CLOCK_MONOTONIC, &before);
+    const bool read = cuptiGetTimestamp(&cupti) == CUPTI_SUCCESS;
+    ::clock_gettime(CLOCK_MONOTONIC, &after);
+    if (!read) continue;
+    const std::int64_t b = before.tv_sec * 1'000'000'000LL + before.tv_nsec;
+    const std::int64_t a = after.tv_sec * 1'000'000'000LL + after.tv_nsec;
+    if (best_gap < 0 || a - b < best_gap) {
+      best_gap = a - b;
+      best_cupti = cupti;
+      best_monotonic = b + (a - b) / 2;
+    }
+  }
+  if (best_gap < 0) return nullptr;
+  return {{"cupti_ns", best_cupti}, {"monotonic_ns", best_monotonic}};
+}
+
 void finish_at_exit() {
   // A forked child runs its parent's handlers on exit: only the process that opened
   // the files ends them.
@@ -136,7 +167,8 @@ void finish_at_exit() {
     g_host->flush_all();  // every thread still running: its buffer (threads that ended handed theirs over)
     dropped += g_host->lost();
   }
-  g_sink->finish(metadata, dropped);  // the writer thread writes what is queued, then the end line
+  // the writer thread writes what is queued, then the end line
+  g_sink->finish(metadata, dropped, {{"clock", clock_pair()}});
 }
 
 // The records file's first line; "error" added when CUPTI could not start. origin_ns:
@@ -243,6 +275,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                       static_cast<int>(result)));
     }
     line["origin_ns"] = origin_ns;
+    line["clock"] = clock_pair();
     sink = std::make_unique<ProfileSink>(dir, line, limits);
     // Activity records for the GPU's work only: the runtime calls come from callbacks,
     // for the kept calls alone.

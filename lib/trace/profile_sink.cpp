@@ -227,7 +227,7 @@ void ProfileSink::write_batches(std::deque<std::vector<Record>>& batches) {
   }
 }
 
-void ProfileSink::finish(const TraceMetadata& metadata, std::size_t cupti_dropped) {
+void ProfileSink::finish(const TraceMetadata& metadata, std::size_t cupti_dropped, const nlohmann::json& extra) {
   {
     std::lock_guard lock(mutex_);
     if (finished_) return;
@@ -261,6 +261,7 @@ void ProfileSink::finish(const TraceMetadata& metadata, std::size_t cupti_droppe
                         {"gpus", metadata.gpu_names},
                         {"trace", trace_name.empty() ? nlohmann::json(nullptr) : nlohmann::json(trace_name)}};
   if (!trace_error_.empty()) end["trace_error"] = trace_error_;
+  if (extra.is_object()) end.update(extra);
   std::string text;
   append_line(text, end);
   write_text(text);

@@ -83,9 +83,10 @@ class ProfileSink final : public RecordSink {
   // Queues the records (takes them; `records` is left empty). Ignored after finish()
   // and in a forked child (the writer thread is its parent's).
   void consume(std::vector<Record>& records) override;
-  // Writes what is queued, the trace's end and the end line; closes the file. Once;
-  // from a thread other than the writer's.
-  void finish(const TraceMetadata& metadata, std::size_t cupti_dropped);
+  // Writes what is queued, the trace's end and the end line (`extra`'s fields added to
+  // it); closes the file. Once; from a thread other than the writer's.
+  void finish(const TraceMetadata& metadata, std::size_t cupti_dropped,
+              const nlohmann::json& extra = nlohmann::json::object());
 
   pid_t pid() const noexcept { return pid_; }
   const std::filesystem::path& records_path() const noexcept { return records_path_; }

@@ -170,6 +170,18 @@ TEST_F(ProfileSinkTest, AHandOverAfterFinishIsIgnored) {
   EXPECT_EQ(sink.counts().after_finish, 13u);
 }
 
+TEST_F(ProfileSinkTest, TheEndLineCarriesWhatTheLibraryAddsToIt) {
+  // The injection library's clock pair (CUPTI's clock beside CLOCK_MONOTONIC) at exit.
+  ProfileSink sink(dir_, process());
+  sink.finish({}, 0, {{"clock", {{"cupti_ns", 1000}, {"monotonic_ns", 400}}}});
+  const std::vector<json> written = lines(sink);
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_EQ(written.back()["type"], "end");
+  EXPECT_EQ(written.back()["clock"]["cupti_ns"], 1000);
+  EXPECT_EQ(written.back()["clock"]["monotonic_ns"], 400);
+  EXPECT_EQ(written.back()["records"], 0);
+}
+
 TEST_F(ProfileSinkTest, TheBudgetCountsAndUnkeptCallsAreLeftOut) {
   ProfileSink sink(dir_, process(), {.budget = 5});
   std::vector<Record> batch;

@@ -101,6 +101,10 @@ class Program:
         self.records: list[dict] = []
         self.correlation = 0
         self.origin_ns = 0  # when CUDA started in the process, on CUPTI's clock
+        # (monotonic_ns, cupti_ns) read together at the start and at the end, as the library's
+        # process and end lines carry them; None: a recording made before they were written
+        self.clock: tuple | None = None
+        self.clock_end: tuple | None = None
 
     def _next(self) -> int:
         self.correlation += 1
@@ -151,6 +155,8 @@ class Program:
     def lines(self, end: bool = True, error: str = "", trace: bool = False) -> list[str]:
         process = {"type": "process", "pid": self.pid, "ppid": 1, "command": self.command, "host": "synthetic",
                    "gpus": self.gpus, "origin_ns": self.origin_ns, "synthetic": True}
+        if self.clock:
+            process["clock"] = {"monotonic_ns": self.clock[0], "cupti_ns": self.clock[1]}
         if error:
             process["error"] = error
             return [json.dumps(process)]
@@ -158,8 +164,11 @@ class Program:
         random.Random(self.pid).shuffle(records)  # the library writes buffers as CUPTI hands them over
         out = [json.dumps(process)] + [json.dumps(r) for r in records]
         if end:
-            out.append(json.dumps({"type": "end", "records": len(records), "over_budget": 0, "cupti_dropped": 0,
-                                   "trace": f"trace-{self.pid}.json" if trace else ""}))
+            end_line = {"type": "end", "records": len(records), "over_budget": 0, "cupti_dropped": 0,
+                        "trace": f"trace-{self.pid}.json" if trace else ""}
+            if self.clock_end:
+                end_line["clock"] = {"monotonic_ns": self.clock_end[0], "cupti_ns": self.clock_end[1]}
+            out.append(json.dumps(end_line))
         return out
 
     def write(self, folder: Path, end: bool = True, torn: bool = False, error: str = "", trace: bool = False) -> Path:
@@ -278,6 +287,7 @@ def main(argv: list[str]) -> int:
         p = program(steps, pid=os.getpid())
         p.command = f"profile_fixtures.py {which}"
         p.origin_ns = int(opts.get("origin", 0))
+        p.clock = (time.monotonic_ns(), p.origin_ns)  # as the library pairs its clock with CLOCK_MONOTONIC
         p.write(Path(folder), end="no-end" not in opts, torn="torn" in opts, error=opts.get("error", ""),
                 trace="trace" in opts)
     print(f"fake program {which} ran")  # standard output: the launcher must pass it through untouched

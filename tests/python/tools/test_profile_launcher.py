@@ -255,6 +255,21 @@ def test_the_raw_records_are_kept_when_asked(tmp_path, lib, baseline):
     (kept,) = (tmp_path / "kept").glob("records-*.jsonl")
     again = read_recording(tmp_path / "kept")
     assert len(again.copies) == 50 * 4 and again.processes[0].complete and kept.is_file()
+    # the fake program is Python: its garbage collections were timed and kept beside
+    (collections,) = (tmp_path / "kept").glob("pygc-*.jsonl")
+    assert collections.name == f"pygc-{again.processes[0].pid}.jsonl" and not again.processes[0].problems
+
+
+def test_a_python_program_runs_with_the_collection_timer_first_on_its_path(tmp_path, lib):
+    """tools/profile_site leads PYTHONPATH; a path the user gave stays after it."""
+    env_path = "/some/where"
+    result = subprocess.run([sys.executable, str(LAUNCHER), "--hdbench_probe_python=none", NO_BIN,
+                             f"--hdbench_inject_lib={lib}", "--", sys.executable, "-c",
+                             "import os, sys; print(os.environ['PYTHONPATH']); print('sitecustomize' in sys.modules)"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                            env=dict(environment(), PYTHONPATH=env_path))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [os.pathsep.join([str(ROOT / "tools" / "profile_site"), env_path]), "True"]
 
 
 def test_every_process_is_recorded_and_each_trace_kept(tmp_path, lib, baseline):

@@ -6,6 +6,8 @@ the synthetic baseline's round GB/s (profile_fixtures.py's docstring)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hdreport.profile.baseline import Ceilings
@@ -509,6 +511,70 @@ def test_the_summary_says_where_the_steps_were_cut(tmp_path):
     assert "one stretch (no per-step blocking read or NVTX range" in model_lines({"profile": {"model": model}})[0]
 
 
+def loop_with_a_collection(tmp_path, with_collections: bool = True):
+    """Steps of about 1000 us cut at their reads (500 us building a batch, its pinned copy, a
+    300 us kernel, `.item()`), the 10th step's batch building 20 ms longer, 15 ms of it a full
+    garbage collection timed by tools/profile_site on CLOCK_MONOTONIC. The records' clock runs
+    twice as fast as the monotonic one here (pairs (1000, 0) and (1000 + 1e8, 2e8)), so the
+    collection's monotonic times are half its records' times, plus 1000 ns."""
+    p = Program()
+    p.clock, p.clock_end = (1000, 0), (1000 + 10**8, 2 * 10**8)
+    t = 0.0
+    for i in range(STEPS):
+        build = 500 + (20_000 if i == 10 else 0)
+        p.copy(t + build + 2, 2, 64 * 1024, host="pinned", call_at=(t + build, t + build + 1))
+        p.kernel(t + build + 10, 300, launch=(t + build + 2, t + build + 6))
+        p.copy(t + build + 312, 1, 4, direction="DtoH", call_at=(t + build + 7, t + build + 8))
+        p.sync(t + build + 8, t + build + 314)
+        t += build + 320
+    p.write(tmp_path)
+    gc_start_us = 10 * 820 + 2_000  # in the 10th step's batch building
+    if with_collections:
+        header = {"type": "pygc", "pid": p.pid, "clock": "monotonic"}
+        full = {"generation": 2, "start_ns": 1000 + round(gc_start_us * 1000 / 2),
+                "end_ns": 1000 + round((gc_start_us + 15_000) * 1000 / 2), "thread": 1, "collected": 9}
+        (tmp_path / f"pygc-{p.pid}.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(full) + "\n")
+        # a DataLoader worker's file (no records: it never used CUDA) is not read
+        (tmp_path / "pygc-999999.jsonl").write_text(json.dumps(full) + "\n")
+    return analyse_all(read_recording(tmp_path), Ceilings(baseline_report())), gc_start_us
+
+
+def test_a_garbage_collection_is_put_on_the_records_clock_and_charged_the_gpus_idle(tmp_path):
+    (a, idle, model, _), gc_start_us = loop_with_a_collection(tmp_path)
+    recording = read_recording(tmp_path)
+    assert [(c["generation"], c["start_ns"], c["end_ns"]) for c in recording.collections] == \
+        [(2, gc_start_us * 1000, (gc_start_us + 15_000) * 1000)]
+    assert idle["by_cause_s"]["python_gc"] == pytest.approx(15_000 * US)
+    spread = model.step_spread()
+    assert spread["stalls"] == 1 and spread["stalls_with_gc"] == 1
+    assert spread["stall_gc_s"] == pytest.approx(15_000 * US) and spread["gc_s"] == pytest.approx(15_000 * US)
+
+
+def test_collections_move_no_price(tmp_path):
+    """The step model keeps a collection in the host work it interrupted: every price is the
+    same with the collections timed or not; only the GPU's idle is split finer."""
+    (tmp_path / "with").mkdir()
+    (tmp_path / "without").mkdir()
+    (_, idle, model, found), _ = loop_with_a_collection(tmp_path / "with")
+    (_, idle_without, model_without, found_without), _ = loop_with_a_collection(tmp_path / "without", False)
+    assert model.summary()["saving_alone_s"] == model_without.summary()["saving_alone_s"]
+    assert [f["saving_s"] for f in found] == [f["saving_s"] for f in found_without]
+    assert idle_without["by_cause_s"]["python_gc"] == 0
+    assert "stalls_with_gc" not in model_without.step_spread()
+    moved = idle_without["by_cause_s"]["input_pipeline"] - idle["by_cause_s"]["input_pipeline"]
+    assert moved == pytest.approx(15_000 * US)
+
+
+def test_collections_without_a_clock_pair_are_said_not_placed(tmp_path):
+    p = Program()
+    p.copy(10, 5, 1024, call_at=(0, 1))
+    p.write(tmp_path)
+    (tmp_path / f"pygc-{p.pid}.jsonl").write_text('{"generation": 0, "start_ns": 1, "end_ns": 2, "thread": 1}\n')
+    recording = read_recording(tmp_path)
+    assert recording.collections == []
+    assert "its records carry no clock to place them on" in recording.processes[0].note()
+
+
 def test_stalls_are_steps_over_five_times_the_median():
     """An H100 host's profiled tutorial: steps of about 3 ms, and 13 of 16-126 ms that held
     4.6% of the steps' time. Said, never hidden in a mean."""
@@ -534,5 +600,9 @@ def test_the_summary_says_how_much_of_the_steps_stalls_hold(tmp_path):
     text = model_lines(report)[0]
     assert "Half the steps took under 3,000 µs; 2 took over 5x that (the longest 225.0 ms)" in text
     assert "25.0% of the steps' time" in text
+    assert "garbage collection" not in text  # not timed: not said
+    report["profile"]["model"]["step_spread"].update(stalls_with_gc=2, stall_gc_s=0.015, gc_s=0.04)
+    assert ("2 of them held a Python garbage collection (15 ms of collections in them; 40 ms in all "
+            "the steps).") in model_lines(report)[0]
     del report["profile"]["model"]["step_spread"]  # a report made before it
     assert model_lines(report)[0].endswith("4,000 µs a step on average.")

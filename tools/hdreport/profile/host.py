@@ -11,6 +11,9 @@ A thread's time is cut into segments, each one of:
     input_pipeline  outside CUDA, in host work that ends in an H2D copy of the data it made
                     (a batch built in the training thread), or inside an NVTX range that
                     names a data loader (PyTorch's DataLoader `__next__`, a `collate`)
+    python_gc       outside CUDA, inside one of Python's garbage collections on this thread
+                    (timed by tools/profile_site; the GPU's idle only: the step model keeps
+                    them in the host work they interrupted)
     host            outside CUDA, any other host work (Python, an optimizer on the CPU)
 
 Every GPU idle gap (per device, between busy stretches, within the span) is charged, for
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from hdreport.profile.analysis import VERSION_TAIL
 from hdreport.profile.intervals import Union
 
-CAUSES = ("input_pipeline", "host", "copy_call", "blocked", "launching", "cuda_other", "outside_steps")
+CAUSES = ("input_pipeline", "python_gc", "host", "copy_call", "blocked", "launching", "cuda_other", "outside_steps")
 LOADER_RANGE = re.compile(r"dataloader|__next__|collate|fetch|loader", re.I)
 
 
@@ -54,6 +57,7 @@ class Thread:
     calls: list = field(default_factory=list)
     input_until: set = field(default_factory=set)  # api indices of H2D copy calls: the host stretch before feeds them
     loader_ranges: Union | None = None
+    collections: Union | None = None  # Python's garbage collections on this thread
     ranges: list = field(default_factory=list)  # its NVTX ranges: (start, end, name)
     segments: list = field(default_factory=list)  # (start, end, cause), contiguous from the first call's start
     starts: list = field(default_factory=list)
@@ -92,23 +96,33 @@ class Thread:
                 yield max(s, start), min(e, end), cause
             i += 1
 
-    def time_by_cause(self, start: int, end: int) -> dict:
+    def time_by_cause(self, start: int, end: int, collections: bool = True) -> dict:
         """How the thread spent [start, end]: seconds-free ns per cause. Before its first call
-        and after its last, the thread was doing host work (or had not started its CUDA work)."""
+        and after its last, the thread was doing host work (or had not started its CUDA work).
+        With `collections` False, a garbage collection counts as the host work it interrupted."""
         out = dict.fromkeys(CAUSES, 0)
         if end <= start:
             return out
         covered = 0
         for s, e, cause in self.segments_in(start, end):
             part = e - s
+            if cause in ("host", "input_pipeline") and collections and self.collections is not None:
+                in_gc = self.collections.overlap(s, e)
+                out["python_gc"] += in_gc
+                part -= in_gc
+                covered += in_gc
             if cause == "host" and self.loader_ranges is not None:
-                in_loader = self.loader_ranges.overlap(s, e)
+                in_loader = min(part, self.loader_ranges.overlap(s, e))
                 out["input_pipeline"] += in_loader
                 part -= in_loader
                 covered += in_loader
             out[cause] += part
             covered += part
-        out["host"] += (end - start) - covered
+        rest = (end - start) - covered  # before the first call or after the last: host work
+        in_gc = self.collections.overlap(start, end) - out["python_gc"] if collections and self.collections else 0
+        in_gc = max(0, min(rest, in_gc))
+        out["python_gc"] += in_gc
+        out["host"] += rest - in_gc
         return out
 
 
@@ -137,6 +151,12 @@ def threads_of(recording, copies) -> dict:
     for key, spans in ranges.items():
         if key in threads:
             threads[key].loader_ranges = Union(spans)
+    collections: dict[tuple, list] = {}
+    for c in recording.collections:
+        collections.setdefault((c["pid"], c["thread"]), []).append((c["start_ns"], c["end_ns"]))
+    for key, spans in collections.items():
+        if key in threads:
+            threads[key].collections = Union(spans)
     for thread in threads.values():
         thread.build()
     return threads

@@ -39,6 +39,8 @@ DEFAULT_TRACE_BUDGET = 2_000_000
 REPORTS = Path("reports")  # as hdbench's own default: relative to where it runs
 SI_KERNEL = 0x80  # si_code of a signal the kernel sent (the terminal's Ctrl-C), not kill()
 TOP_FINDINGS = 5
+# tools/profile_site: its sitecustomize times a Python program's garbage collections
+PROFILE_SITE = Path(__file__).resolve().parents[2] / "profile_site"
 
 
 def one_line(text: str) -> str:
@@ -215,6 +217,7 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
                    HDBENCH_PROFILE_TRACE_BUDGET=options.get("trace_budget", str(DEFAULT_TRACE_BUDGET)))
         # The program's NVTX ranges too, unless another tool already takes them (Nsight's).
         env.setdefault("NVTX_INJECTION64_PATH", os.path.abspath(lib))
+        env["PYTHONPATH"] = python_path(env.get("PYTHONPATH"))
     else:
         reason = (f"the injection library {lib} was not found" if lib else
                   "no injection library given (--hdbench_inject_lib=PATH; bin/hdbench_profile passes it)")
@@ -307,11 +310,18 @@ def move_traces(folder: Path, recording, trace: Path) -> str | None:
     return moved
 
 
+def python_path(given: str | None) -> str:
+    """PYTHONPATH with tools/profile_site first: a Python program's collections are timed
+    (its sitecustomize imports the one it hides)."""
+    return os.pathsep.join([str(PROFILE_SITE)] + ([given] if given else []))
+
+
 def keep_records(folder: Path, target: Path) -> None:
-    """The raw records files, copied out of the temp folder before it is removed."""
+    """The raw records files (and Python's collections), copied out of the temp folder before
+    it is removed."""
     try:
         target.mkdir(parents=True, exist_ok=True)
-        for path in folder.glob("records-*.jsonl"):
+        for path in [*folder.glob("records-*.jsonl"), *folder.glob("pygc-*.jsonl")]:
             shutil.copy2(path, target / path.name)
     except OSError as e:
         say(f"cannot keep the records in {target}: {e.strerror or e}")

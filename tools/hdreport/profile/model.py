@@ -202,6 +202,7 @@ class Step:
     G: int = 0
     G_pg_dma: int = 0  # the pageable copies' DMA records, which pinned copies shorten
     G_pinned_dma: int = 0  # the same bytes at the pinned ceiling (G_pg_dma without one)
+    gc: int = 0  # Python's garbage collections on the thread in the step (inside B and O, not beside them)
 
     def tensors_after(self, fixes: frozenset) -> int:
         return self.batches if "pack" in fixes else self.tensors
@@ -270,10 +271,15 @@ class Model:
         n = len(times)
         median = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
         stalls = [t for t in times if t > STALL_FACTOR * median]
-        return {"median_ms": median * NS * 1e3, "p90_ms": times[min(n - 1, int(0.9 * n))] * NS * 1e3,
-                "p99_ms": times[min(n - 1, int(0.99 * n))] * NS * 1e3, "max_ms": times[-1] * NS * 1e3,
-                "stalls": len(stalls), "stall_excess_s": sum(t - median for t in stalls) * NS,
-                "stall_factor": STALL_FACTOR}
+        spread = {"median_ms": median * NS * 1e3, "p90_ms": times[min(n - 1, int(0.9 * n))] * NS * 1e3,
+                  "p99_ms": times[min(n - 1, int(0.99 * n))] * NS * 1e3, "max_ms": times[-1] * NS * 1e3,
+                  "stalls": len(stalls), "stall_excess_s": sum(t - median for t in stalls) * NS,
+                  "stall_factor": STALL_FACTOR}
+        if any(s.gc for s in self.steps):  # Python's collections were timed: how much of the stalls they hold
+            stalled = [s for s in self.steps if s.T > STALL_FACTOR * median]
+            spread.update(stalls_with_gc=sum(1 for s in stalled if s.gc), stall_gc_s=sum(s.gc for s in stalled) * NS,
+                          gc_s=sum(s.gc for s in self.steps) * NS)
+        return spread
 
     def summary(self) -> dict:
         n = len(self.steps)
@@ -343,7 +349,8 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0)
     # the read's copy call: the copies that ended in the read's wait, issued in the step
     s.R_call = sum(c.call[1] - c.call[0] for c in read_copies if start <= c.call[0] < end)
-    by_cause = t.time_by_cause(start, end)
+    by_cause = t.time_by_cause(start, end, collections=False)
+    s.gc = t.collections.overlap(start, end) if t.collections else 0
     s.B = by_cause["input_pipeline"]
     waits_counted: set = {read}
     pin_cost = 0

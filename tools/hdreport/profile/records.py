@@ -9,6 +9,12 @@
     {"type": "range", "start_ns", "end_ns", "thread", "name"}
     {"type": "end", "records", "over_budget", "beyond_trace_size", "cupti_dropped", "gpus", "trace"}   last
 
+The process and end lines also carry "clock": {"cupti_ns", "monotonic_ns"}, the records'
+clock read beside CLOCK_MONOTONIC. Beside them, a Python process writes pygc-<pid>.jsonl
+(tools/profile_site/sitecustomize.py): its garbage collections on CLOCK_MONOTONIC, put on
+the records' clock by a line through the process's clock pairs (`collections`). A
+process without a records file (a DataLoader worker that never used CUDA) is not read.
+
 Records are not sorted. A process that was killed has no end line and maybe a torn last
 line: every complete line is read, the torn one ignored, and the process marked incomplete.
 A record that lacks a field the analysis needs is skipped and counted, never guessed.
@@ -23,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 RECORDS_FILE = re.compile(r"records-([0-9]+)\.jsonl(\.gz)?")  # gzipped: records kept beside a reference profile
+GC_FILE = re.compile(r"pygc-([0-9]+)\.jsonl(\.gz)?")
 GPU_TYPES = ("copy", "memset", "kernel")
 
 
@@ -41,6 +48,15 @@ class Process:
     origin_ns: int = 0
     synthetic: bool = False  # written by the tests' generator, not by the injection library
     problems: list = field(default_factory=list)  # what the reader had to skip, as phrases
+    clock: list = field(default_factory=list)  # (monotonic_ns, cupti_ns) pairs: the start's, the end's
+
+    def on_records_clock(self, monotonic_ns: int) -> int:
+        """A CLOCK_MONOTONIC time on the records' clock: through the start and end pairs (one
+        pair: shifted by its offset)."""
+        (m0, c0), (m1, c1) = self.clock[0], self.clock[-1]
+        if m1 > m0:
+            return c0 + round((monotonic_ns - m0) * (c1 - c0) / (m1 - m0))
+        return c0 + (monotonic_ns - m0)
 
     def note(self) -> str:
         parts = []
@@ -67,6 +83,7 @@ class Recording:
     kernels: list = field(default_factory=list)
     apis: list = field(default_factory=list)
     ranges: list = field(default_factory=list)
+    collections: list = field(default_factory=list)  # Python's garbage collections, on the records' clock
 
     @property
     def synthetic(self) -> bool:
@@ -142,6 +159,7 @@ def read_process(path: Path, into: Recording) -> Process:
             process.beyond_trace_size = beyond if _is_int(beyond) else 0
             process.cupti_dropped = record.get("cupti_dropped") if _is_int(record.get("cupti_dropped")) else 0
             process.trace = record.get("trace") if isinstance(record.get("trace"), str) else ""
+            _read_clock(process, record)
             gpus = record.get("gpus")  # named at exit, once CUDA was up (the process line cannot)
             if isinstance(gpus, list) and gpus:
                 process.gpus = [g for g in gpus if isinstance(g, str)]
@@ -177,6 +195,40 @@ def _read_process_line(process: Process, record: dict) -> None:
     error = record.get("error")
     process.error = error if isinstance(error, str) else ""
     process.synthetic = record.get("synthetic") is True
+    _read_clock(process, record)
+
+
+def _read_clock(process: Process, record: dict) -> None:
+    clock = record.get("clock")
+    if isinstance(clock, dict) and _is_int(clock.get("cupti_ns")) and _is_int(clock.get("monotonic_ns")):
+        process.clock.append((clock["monotonic_ns"], clock["cupti_ns"]))
+
+
+def read_collections(path: Path, process: Process, into: Recording) -> None:
+    """A pygc file's collections, on the records' clock, into `into.collections`."""
+    if not process.clock:
+        process.problems.append("its garbage collections were timed, but its records carry no clock to place them "
+                                "on (an older injection library)")
+        return
+    data = path.read_bytes()
+    skipped = 0
+    for line, _ in _lines(gzip.decompress(data) if path.name.endswith(".gz") else data):
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            skipped += 1  # a torn last line included: the process was killed while writing it
+            continue
+        if not isinstance(record, dict) or record.get("type") == "pygc":
+            continue
+        if not all(_is_int(record.get(k)) for k in ("generation", "start_ns", "end_ns", "thread")) or \
+                record["end_ns"] < record["start_ns"]:
+            skipped += 1
+            continue
+        into.collections.append({"pid": process.pid, "thread": record["thread"], "generation": record["generation"],
+                                 "start_ns": process.on_records_clock(record["start_ns"]),
+                                 "end_ns": process.on_records_clock(record["end_ns"])})
+    if skipped:
+        process.problems.append(f"{skipped} unreadable lines of its garbage collections skipped")
 
 
 def read_recording(folder: str | Path) -> Recording:
@@ -189,5 +241,15 @@ def read_recording(folder: str | Path) -> Recording:
         except OSError as e:
             pid = int(RECORDS_FILE.fullmatch(path.name).group(1))
             recording.processes.append(Process(pid=pid, problems=[f"{path.name} could not be read: {e.strerror or e}"]))
+    by_pid = {p.pid: p for p in recording.processes}
+    for path in sorted(Path(folder).glob("pygc-*.jsonl*")):
+        match = GC_FILE.fullmatch(path.name)
+        process = by_pid.get(int(match.group(1))) if match else None
+        if process is None:
+            continue  # a process that never used CUDA (a DataLoader worker): it fed no GPU
+        try:
+            read_collections(path, process, recording)
+        except OSError as e:
+            process.problems.append(f"{path.name} could not be read: {e.strerror or e}")
     recording.processes.sort(key=lambda p: (p.origin_ns, p.pid))
     return recording

@@ -39,6 +39,7 @@ TITLES = {
 }
 CAUSES = {
     "input_pipeline": "the host's input pipeline (building batches in the training thread)",
+    "python_gc": "Python's garbage collections on the feeding thread",
     "host": "other host work (Python, the CPU side of the program)",
     "copy_call": "inside copy calls (staging pageable memory)",
     "blocked": "blocked in a CUDA call (a synchronisation with nothing left to run)",
@@ -144,6 +145,10 @@ def model_lines(report: dict) -> list[str]:
                  f"{duration(spread['stall_excess_s'])} beyond the median, "
                  f"{share(spread['stall_excess_s'], m['seconds']['T'])} of the steps' time: stalls of the program, "
                  "the machine or the recording, which every price below includes.")
+        if "stalls_with_gc" in spread:
+            text += (f" {spread['stalls_with_gc']:,} of them held a Python garbage collection "
+                     f"({duration(spread['stall_gc_s'])} of collections in them; "
+                     f"{duration(spread['gc_s'])} in all the steps).")
     return [text, ""] + table(["a step", "time", "share"], rows)
 
 
