@@ -33,10 +33,11 @@ step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench
   python3 "$ex/well_written.py" --steps "$steps"
 # OVERHEAD_ROUNDS=N (default 0: skipped): what each part of the recording costs the tutorial
 # (tools/profile_overhead.py: plain, then the library recording nothing, GPU activity, the
-# kept calls, NVTX, all), N rounds of OVERHEAD_STEPS (default 1000) steps: the cause of the
-# 1.20x the recording made of an H100 host's tutorial steps is not known yet (issue 38).
+# kept calls, NVTX, Python's collections, all), N rounds of OVERHEAD_STEPS (default 1000)
+# steps: the cause of the 1.20x the recording made of an H100 host's tutorial steps is not
+# known yet (issue 38).
 if ((${OVERHEAD_ROUNDS:-0} > 0)); then
-  step overhead $((OVERHEAD_ROUNDS * 6 * 15)) python3 "$bundle/tools/profile_overhead.py" "$work/overhead.json" \
+  step overhead $((OVERHEAD_ROUNDS * 7 * 15)) python3 "$bundle/tools/profile_overhead.py" "$work/overhead.json" \
     --lib "$bundle/lib/libhdbench_inject.so" --rounds "$OVERHEAD_ROUNDS" -- \
     python3 "$ex/tutorial_style.py" --steps "${OVERHEAD_STEPS:-1000}"
   # The plain tutorial's own stalls and Python's collections inside them (the profiled H100

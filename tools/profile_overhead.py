@@ -2,8 +2,9 @@
 """What recording costs a program, part by part: the command run plain and under
 libhdbench_inject.so with each part of the recording on alone (HDBENCH_PROFILE_RECORD:
 `none` loads the library and records nothing, `gpu` CUPTI's activity records, `api` the
-kept calls' callbacks, `nvtx` the program's ranges, `all` everything, as hdbench_profile
-records), in rounds, round-robin, so that a drift of the machine spreads over all of them.
+kept calls' callbacks, `nvtx` the program's ranges, `gc` Python's garbage collections timed
+(tools/profile_site) with the library recording nothing, `all` everything, as
+hdbench_profile records), in rounds, round-robin, so that a drift of the machine spreads over all of them.
 
 hdbench_profile made the tutorial's steps 1.20x as long on an H100 host, its host-only
 batch building included, for no known reason (issue 38 asks for 1.05x): this is the
@@ -22,7 +23,7 @@ kept where printed. Writes OUT (JSON):
 and prints a table. Exit 0; 1 when a variant failed in every round; 2 on bad usage.
 
     python3 tools/profile_overhead.py OUT.json --lib build/release/lib/libhdbench_inject.so
-        [--rounds 2] [--parts none,gpu,api,nvtx,all] [--timeout 120] -- python3 train.py ...
+        [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--timeout 120] -- python3 train.py ...
 
 Its usage line names `out` and the options; the command goes after `--`.
 """
@@ -40,7 +41,9 @@ import tempfile
 import time
 from pathlib import Path
 
-PARTS = ("none", "gpu", "api", "nvtx", "all")
+from hdreport.profile.launch import python_path
+
+PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
 RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s)=([0-9.]+)")
 
 
@@ -76,12 +79,15 @@ def environment(lib: str, part: str | None, folder: str) -> dict:
     recording `part` into `folder`."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "HDBENCH_PROFILE_DIR",
-                        "HDBENCH_PROFILE_RECORD")}
+                        "HDBENCH_PROFILE_RECORD", "HDBENCH_PROFILE_GC")}
     if part is None:
         return env
     lib = os.path.abspath(lib)
-    return {**env, "CUDA_INJECTION64_PATH": lib, "NVTX_INJECTION64_PATH": lib, "HDBENCH_PROFILE_DIR": folder,
-            "HDBENCH_PROFILE_RECORD": "gpu,api,nvtx" if part == "all" else part}
+    env.update(CUDA_INJECTION64_PATH=lib, NVTX_INJECTION64_PATH=lib, HDBENCH_PROFILE_DIR=folder,
+               HDBENCH_PROFILE_RECORD={"all": "gpu,api,nvtx", "gc": "none"}.get(part, part))
+    if part in ("gc", "all"):  # the collections timed, as hdbench_profile times them
+        env["PYTHONPATH"] = python_path(env.get("PYTHONPATH"))
+    return env
 
 
 def run_once(command: list[str], env: dict, timeout: float) -> dict | None:

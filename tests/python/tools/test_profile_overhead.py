@@ -20,12 +20,14 @@ TOOL = ROOT / "tools" / "profile_overhead.py"
 PROGRAM = r"""
 import os, sys
 part = os.environ.get("HDBENCH_PROFILE_RECORD", "plain")
+if "profile_site" in os.environ.get("PYTHONPATH", ""):  # Python's collections timed
+    part += "+gc"
 folder = os.environ.get("HDBENCH_PROFILE_DIR")
 with open(sys.argv[1], "a") as log:
     log.write(f"{part} {os.environ.get('CUDA_INJECTION64_PATH', '-')} {bool(folder and os.path.isdir(folder))}\n")
 if part == os.environ.get("FAIL_PART"):
     sys.exit(3)
-wall = {"plain": 2.0, "none": 2.02, "gpu": 2.2, "api": 2.1, "nvtx": 2.0, "gpu,api,nvtx": 2.4}[part]
+wall = {"plain": 2.0, "none": 2.02, "gpu": 2.2, "api": 2.1, "nvtx": 2.0, "none+gc": 2.03, "gpu,api,nvtx+gc": 2.4}[part]
 print("loss 0.5")
 print(f"fake: steps=10 wall_s={wall} batch_wait_s={wall / 2}")
 """
@@ -51,16 +53,17 @@ def test_every_part_alone_round_robin_against_plain(tmp_path, program):
     result = run(tmp_path, out, "--lib", lib, "--rounds", 2, "--", sys.executable, path, log)
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
-    assert report["rounds"] == 2 and report["parts"] == ["none", "gpu", "api", "nvtx", "all"]
+    assert report["rounds"] == 2 and report["parts"] == ["none", "gpu", "api", "nvtx", "gc", "all"]
     v = report["variants"]
-    assert list(v) == ["plain", "none", "gpu", "api", "nvtx", "all"]
+    assert list(v) == ["plain", "none", "gpu", "api", "nvtx", "gc", "all"]
+    assert v["gc"]["ratio_to_plain"] == pytest.approx(1.015)
     assert v["plain"]["wall_s"] == 2.0 and v["plain"]["wall_s_runs"] == [2.0, 2.0] and "ratio_to_plain" not in v["plain"]
     assert v["all"]["wall_s"] == 2.4 and v["all"]["ratio_to_plain"] == pytest.approx(1.2)
     assert v["gpu"]["ratio_to_plain"] == pytest.approx(1.1) and v["gpu"]["batch_wait_s"] == pytest.approx(1.1)
     assert all(x["timed_by"] == "wall_s printed" and x["failed_runs"] == 0 for x in v.values())
     # Round-robin, plain without the library, each part with it and a folder to record into.
     runs = log.read_text().splitlines()
-    order = ["plain", "none", "gpu", "api", "nvtx", "gpu,api,nvtx"]
+    order = ["plain", "none", "gpu", "api", "nvtx", "none+gc", "gpu,api,nvtx+gc"]
     assert [r.split()[0] for r in runs] == order * 2
     assert all(r == "plain - False" for r in runs if r.startswith("plain"))
     assert all(r.split()[1] == str(lib.resolve()) and r.split()[2] == "True" for r in runs if not r.startswith("plain"))
