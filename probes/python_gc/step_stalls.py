@@ -10,8 +10,8 @@ step); a stall is a step over --factor times the median (5, as hdbench_profile's
     python3 probes/python_gc/step_stalls.py SCRIPT [ARGS...] [-- --factor 5 --json OUT]
 
 For instance, on a 2-vCPU VM (PyTorch 1.13, CPU), `examples/fashion_mnist/tutorial_style.py
---device cpu --steps 2000 --synthetic` had 5 stalls of 33-39 ms, each holding a full (gen 2)
-collection of 28-33 ms, 435 steps apart: an H100 host's profiled run of the same script
+--device cpu --steps 2000 --synthetic` had 5 stalls of 33-40 ms, each holding a full (gen 2)
+collection of 28-35 ms, 435 steps apart (two runs): an H100 host's profiled run of the same script
 stalled in clusters about 460 steps apart (reports/reference/h100-2026-11-26b/README.md).
 """
 
