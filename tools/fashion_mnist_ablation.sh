@@ -12,7 +12,7 @@
 #                           "wall_s_runs": [one per round], "batch_wait_s_runs": […],
 #                           "result_line": "…"},
 #                 "fix_workers": {…}, "fix_gather": {…}, "fix_pin": {…}, "fix_item": {…},
-#                 "fix_pack": {…}, "fix_all": {…}, "well_written": {…}}}
+#                 "fix_pack": {…}, "fix_gc": {…}, "fix_all": {…}, "well_written": {…}}}
 # wall_s, batch_wait_s, steps_per_s: the median over the variant's successful runs; *_runs:
 # every round's value in round order, null where that round's run failed; runs: how many
 # succeeded; wall_s_spread: (max - min) / median of wall_s (0 for one run); final_loss,
@@ -70,14 +70,14 @@ mkdir -p "$(dirname "$out")"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-names=(plain fix_workers fix_gather fix_pin fix_item fix_pack fix_all well_written)
+names=(plain fix_workers fix_gather fix_pin fix_item fix_pack fix_gc fix_all well_written)
 if [[ -n $variants ]]; then
-  habit='(workers|gather|pin|item|pack)'
+  habit='(workers|gather|pin|item|pack|gc)'
   IFS=, read -ra wanted <<<"$variants"
   names=(plain)
   for name in "${wanted[@]}"; do
     [[ $name =~ ^(plain|well_written|fix_all|fix_$habit(\+$habit)*)$ ]] ||
-      { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, gather, pin, item, pack); $usage" >&2; exit 2; }
+      { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, gather, pin, item, pack, gc); $usage" >&2; exit 2; }
     [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
   done
 fi

@@ -48,13 +48,13 @@ fi
 # Every habit fixed alone, and workers with pin (the pin thread takes the batches over),
 # REPEAT rounds round-robin (the whole ablation), or with QUICK_ABLATION=1 only the variants
 # the model's largest prices rest on.
-variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_workers+pin,fix_all,well_written
-[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_workers+pin,fix_all,well_written
+variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_gc,fix_workers+pin,fix_all,well_written
+[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_gc,fix_workers+pin,fix_all,well_written
 # The profile's findings made together, where they are two or more of the script's habits: the
 # saving verify holds their sum against, measured as one run (fix_gather+pin, say).
 together=$(python3 - "$work/prof-tutorial.json" <<'PY' 2>/dev/null
 import json, sys
-habits = {"workers", "gather", "pin", "item", "pack"}
+habits = {"workers", "gather", "pin", "item", "pack", "gc"}
 fixes = sorted(f.get("fix") for f in json.load(open(sys.argv[1]))["profile"]["findings"])
 if len(fixes) > 1 and set(fixes) <= habits:
     print("fix_" + "+".join(fixes))

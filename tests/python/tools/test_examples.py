@@ -29,7 +29,7 @@ RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+
                     r"device=(?P<device>\S+) data=(?P<data>\S+) wall_s=(?P<wall>[\d.]+) "
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
                     r"batch_wait_s=(?P<wait>[\d.]+)(?: fix=(?P<fix>\S+))?$")
-FIXES = ("workers", "gather", "pin", "item", "pack")  # tutorial_style.py --fix
+FIXES = ("workers", "gather", "pin", "item", "pack", "gc")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
 
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"{EXAMPLES} is not here (a bundle without examples/)")
@@ -310,7 +310,7 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
         assert v["runs"] == 1 and v["wall_s_runs"] == [v["wall_s"]] and v["batch_wait_s_runs"] == [v["batch_wait_s"]]
         assert v["wall_s_spread"] == 0 and v["saved_s_range"] == [v["saved_s"], v["saved_s"]] and "failed_runs" not in v
     assert variants["plain"]["fix"] == "none" and variants["fix_pin"]["fix"] == "pin"
-    assert variants["fix_all"]["fix"] == "gather+item+pack+pin+workers" and variants["well_written"]["fix"] is None
+    assert variants["fix_all"]["fix"] == "gather+gc+item+pack+pin+workers" and variants["well_written"]["fix"] is None
 
 
 def test_the_ablation_writes_its_json_when_variants_fail(tmp_path):
@@ -372,11 +372,11 @@ def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_fail
     wrapper.write_text(FAIL_ON_CALLS)
     wrapper.chmod(0o755)
     out = tmp_path / "ablation.json"
-    # Calls 1-8 are round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack, fix_all, well_written),
-    # 9-16 round 2: fix_item fails in round 2 only, fix_pack in both rounds.
+    # Calls 1-9 are round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack, fix_gc, fix_all,
+    # well_written), 10-18 round 2: fix_item fails in round 2 only, fix_pack in both rounds.
     run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--repeat", 2, "--", "--synthetic",
                        env={"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "COUNTER": str(tmp_path / "n"),
-                            "FAIL_CALLS": "6 13 14"})
+                            "FAIL_CALLS": "6 14 15"})
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.count("FAILED (exit 3)") == 3
     report = json.loads(out.read_text())
@@ -384,10 +384,10 @@ def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_fail
     variants = report["variants"]
     pack = variants["fix_pack"]
     assert pack["failed"] and pack["rc"] == 3 and not pack["timed_out"] and pack["runs"] == 0
-    assert pack["failed_runs"] == 2 and "simulated failure of call 14" in pack["tail"][-1]
+    assert pack["failed_runs"] == 2 and "simulated failure of call 15" in pack["tail"][-1]
     item = variants["fix_item"]
     assert item["rc"] == 0 and not item.get("failed") and item["runs"] == 1 and item["failed_runs"] == 1
-    assert item["failed_rounds"] == [2] and "simulated failure of call 13" in item["tail"][-1]
+    assert item["failed_rounds"] == [2] and "simulated failure of call 14" in item["tail"][-1]
     assert item["wall_s_runs"][1] is None and item["batch_wait_s_runs"][1] is None
     assert item["wall_s"] == item["wall_s_runs"][0] and item["wall_s_spread"] == 0
     plain = variants["plain"]

@@ -207,8 +207,8 @@ def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
     assert summary["handover"]["packed_pin_thread_batch_s"] == 50e-6
     # every combination of the example's habits is priced together, under its sorted name
     assert summary["saving_with_s"]["pack+pin+workers"] == pytest.approx(n * 2145 * US)
-    # the five habits tutorial_style.py fixes, two or more at a time: 10 + 10 + 5 + 1
-    assert len(summary["saving_with_s"]) == 26 and "gather+item+pack+pin+workers" in summary["saving_with_s"]
+    # the six habits tutorial_style.py fixes, two or more at a time: 15 + 20 + 15 + 6 + 1
+    assert len(summary["saving_with_s"]) == 57 and "gather+gc+item+pack+pin+workers" in summary["saving_with_s"]
 
 
 def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
@@ -512,23 +512,23 @@ def test_the_summary_says_where_the_steps_were_cut(tmp_path):
 
 
 def loop_with_a_collection(tmp_path, with_collections: bool = True):
-    """Steps of about 1000 us cut at their reads (500 us building a batch, its pinned copy, a
-    300 us kernel, `.item()`), the 10th step's batch building 20 ms longer, 15 ms of it a full
-    garbage collection timed by tools/profile_site on CLOCK_MONOTONIC. The records' clock runs
-    twice as fast as the monotonic one here (pairs (1000, 0) and (1000 + 1e8, 2e8)), so the
-    collection's monotonic times are half its records' times, plus 1000 ns."""
+    """Steps of about 820 us cut at their reads (500 us building a batch, its pinned copy, a
+    300 us kernel, `.item()`), the 10th step's Python after the launch 20 ms longer, 15 ms of it
+    a full garbage collection timed by tools/profile_site on CLOCK_MONOTONIC. The records'
+    clock runs twice as fast as the monotonic one here (pairs (1000, 0) and (1000 + 1e8,
+    2e8)), so the collection's monotonic times are half its records' times, plus 1000 ns."""
     p = Program()
     p.clock, p.clock_end = (1000, 0), (1000 + 10**8, 2 * 10**8)
     t = 0.0
     for i in range(STEPS):
-        build = 500 + (20_000 if i == 10 else 0)
-        p.copy(t + build + 2, 2, 64 * 1024, host="pinned", call_at=(t + build, t + build + 1))
-        p.kernel(t + build + 10, 300, launch=(t + build + 2, t + build + 6))
-        p.copy(t + build + 312, 1, 4, direction="DtoH", call_at=(t + build + 7, t + build + 8))
-        p.sync(t + build + 8, t + build + 314)
-        t += build + 320
+        python = 20_000 if i == 10 else 0
+        p.copy(t + 502, 2, 64 * 1024, host="pinned", call_at=(t + 500, t + 501))
+        p.kernel(t + 510, 300, launch=(t + 502, t + 506))
+        p.copy(t + python + 812, 1, 4, direction="DtoH", call_at=(t + python + 507, t + python + 508))
+        p.sync(t + python + 508, t + python + 814)
+        t += python + 820
     p.write(tmp_path)
-    gc_start_us = 10 * 820 + 2_000  # in the 10th step's batch building
+    gc_start_us = 10 * 820 + 2_000  # in the 10th step's Python after its launch
     if with_collections:
         header = {"type": "pygc", "pid": p.pid, "clock": "monotonic"}
         full = {"generation": 2, "start_ns": 1000 + round(gc_start_us * 1000 / 2),
@@ -550,18 +550,25 @@ def test_a_garbage_collection_is_put_on_the_records_clock_and_charged_the_gpus_i
     assert spread["stall_gc_s"] == pytest.approx(15_000 * US) and spread["gc_s"] == pytest.approx(15_000 * US)
 
 
-def test_collections_move_no_price(tmp_path):
-    """The step model keeps a collection in the host work it interrupted: every price is the
-    same with the collections timed or not; only the GPU's idle is split finer."""
+def test_collections_move_no_price_but_their_own(tmp_path):
+    """The step model keeps a collection in the host work it interrupted: every other price is
+    the same with the collections timed or not, and the GPU's idle is split finer. Freezing
+    set-up's objects (`gc`) removes the full collection from the host-bound step: 15 ms."""
     (tmp_path / "with").mkdir()
     (tmp_path / "without").mkdir()
     (_, idle, model, found), _ = loop_with_a_collection(tmp_path / "with")
     (_, idle_without, model_without, found_without), _ = loop_with_a_collection(tmp_path / "without", False)
-    assert model.summary()["saving_alone_s"] == model_without.summary()["saving_alone_s"]
-    assert [f["saving_s"] for f in found] == [f["saving_s"] for f in found_without]
+    alone, alone_without = model.summary()["saving_alone_s"], model_without.summary()["saving_alone_s"]
+    assert alone.pop("gc") == pytest.approx(15_000 * US) and alone_without.pop("gc") == 0
+    assert alone == alone_without
+    assert model.saving_s({"gc", "workers"}) == pytest.approx(model.saving_s({"workers"}) + 15_000 * US)
+    assert {f["id"] for f in found} == {f["id"] for f in found_without} | {"full_collections"}
+    gc_finding = next(f for f in found if f["id"] == "full_collections")
+    assert gc_finding["fix"] == "gc" and gc_finding["saving_alone_s"] == pytest.approx(15_000 * US)
+    assert "gc.freeze()" in gc_finding["advice"] and "15.0 ms" in gc_finding["what"]
     assert idle_without["by_cause_s"]["python_gc"] == 0
     assert "stalls_with_gc" not in model_without.step_spread()
-    moved = idle_without["by_cause_s"]["input_pipeline"] - idle["by_cause_s"]["input_pipeline"]
+    moved = idle_without["by_cause_s"]["host"] - idle["by_cause_s"]["host"]
     assert moved == pytest.approx(15_000 * US)
 
 

@@ -58,6 +58,7 @@ class Thread:
     input_until: set = field(default_factory=set)  # api indices of H2D copy calls: the host stretch before feeds them
     loader_ranges: Union | None = None
     collections: Union | None = None  # Python's garbage collections on this thread
+    full_collections: Union | None = None  # of them, the full (generation 2) ones
     ranges: list = field(default_factory=list)  # its NVTX ranges: (start, end, name)
     segments: list = field(default_factory=list)  # (start, end, cause), contiguous from the first call's start
     starts: list = field(default_factory=list)
@@ -153,10 +154,12 @@ def threads_of(recording, copies) -> dict:
             threads[key].loader_ranges = Union(spans)
     collections: dict[tuple, list] = {}
     for c in recording.collections:
-        collections.setdefault((c["pid"], c["thread"]), []).append((c["start_ns"], c["end_ns"]))
+        collections.setdefault((c["pid"], c["thread"]), []).append((c["start_ns"], c["end_ns"], c["generation"]))
     for key, spans in collections.items():
         if key in threads:
-            threads[key].collections = Union(spans)
+            threads[key].collections = Union((b, e) for b, e, _ in spans)
+            full = [(b, e) for b, e, generation in spans if generation == 2]
+            threads[key].full_collections = Union(full) if full else None
     for thread in threads.values():
         thread.build()
     return threads

@@ -42,6 +42,10 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
     L_pin' = 0                                          overlap
     S'     = 0 with pack; the calls alone with pin      pack / pin
     O'     = O - L_idle                                 launch
+    B', O' less the full collections in them            gc: gc.freeze() after set-up leaves a
+                                                        full (generation 2) collection nothing
+                                                        old to scan (B's before the fixes above
+                                                        take B's minimum)
     R'     = max(0, R - window), and the read's own     item: the host runs ahead into the
              call is gone from O
              next step until its next blocking point: window = B' (+ the pageable call
@@ -96,10 +100,10 @@ PIN_THREAD_GIL_SHARE = 0.5
 # (2,001 batches of 804,864 bytes, 0.31 ms each: reports/reference/h100-2026-11-26b,
 # prof-well.json), a random-row gather out of a 188 MB pinned data set, far below a memcpy.
 GATHER_GBPS = 2.56
-FIXES = ("workers", "gather", "pin", "overlap", "pack", "item", "launch")
+FIXES = ("workers", "gather", "pin", "overlap", "pack", "item", "launch", "gc")
 # The habits examples/fashion_mnist/tutorial_style.py --fix removes, in every combination of
 # two or more, sorted (the ablation's fix_workers+pin is "pin+workers").
-HABITS = ("workers", "gather", "pin", "item", "pack")
+HABITS = ("workers", "gather", "pin", "item", "pack", "gc")
 HABIT_SETS = tuple(tuple(sorted(c)) for n in range(2, len(HABITS) + 1) for c in combinations(HABITS, n))
 
 
@@ -203,26 +207,31 @@ class Step:
     G_pg_dma: int = 0  # the pageable copies' DMA records, which pinned copies shorten
     G_pinned_dma: int = 0  # the same bytes at the pinned ceiling (G_pg_dma without one)
     gc: int = 0  # Python's garbage collections on the thread in the step (inside B and O, not beside them)
+    gc_full: int = 0  # of them, the full (generation 2) ones: what gc.freeze() after set-up removes
+    gc_full_B: int = 0  # the part of gc_full inside B
 
     def tensors_after(self, fixes: frozenset) -> int:
         return self.batches if "pack" in fixes else self.tensors
 
     def time(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> int:
-        B = self.B
+        frozen = "gc" in fixes  # the full collections gone: what set-up made frozen out of their reach
+        B = self.B - (self.gc_full_B if frozen else 0)
         pin_thread = 0  # the share of the pin thread's work the training thread waits through
         if "workers" in fixes and "pin" in fixes:
-            B = min(self.B, handover.pinned_ns(self))
+            B = min(B, handover.pinned_ns(self))
             # the pin thread's own work: taking the batches over and copying them into pinned memory
             pin_thread = handover.pin_thread_ns(self, fixes, pin_cost)
         elif "workers" in fixes:
-            B = min(self.B, handover.ns(self, fixes))
+            B = min(B, handover.ns(self, fixes))
         elif "gather" in fixes:  # with workers the gather runs in them: the hand-over is what is left here
-            B = min(self.B, handover.gather_ns(self))
+            B = min(B, handover.gather_ns(self))
         pinning = 0 if "workers" in fixes else pin_cost
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
         S = 0 if "pack" in fixes else self.S_call if "pin" in fixes else self.S
         O = self.O - self.L_idle if "launch" in fixes else self.O
+        if frozen:
+            O = max(0, O - (self.gc_full - self.gc_full_B))
         R = self.R
         if "item" in fixes:
             O -= self.R_call
@@ -351,6 +360,10 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     s.R_call = sum(c.call[1] - c.call[0] for c in read_copies if start <= c.call[0] < end)
     by_cause = t.time_by_cause(start, end, collections=False)
     s.gc = t.collections.overlap(start, end) if t.collections else 0
+    if t.full_collections:
+        s.gc_full = t.full_collections.overlap(start, end)
+        s.gc_full_B = sum(t.full_collections.overlap(b, e) for b, e, cause in t.segments_in(start, end)
+                          if cause == "input_pipeline")
     s.B = by_cause["input_pipeline"]
     waits_counted: set = {read}
     pin_cost = 0

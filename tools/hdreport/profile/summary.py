@@ -36,6 +36,7 @@ TITLES = {
     "input_pipeline": "Build batches off the training thread",
     "per_sample_batches": "Gather each batch whole, not sample by sample",
     "launch_bound": "Launch fewer, larger kernels",
+    "full_collections": "Freeze set-up's objects out of Python's collector",
 }
 CAUSES = {
     "input_pipeline": "the host's input pipeline (building batches in the training thread)",

@@ -172,9 +172,9 @@ def measured(ablation: dict, name: str) -> Measured | None:
 
 def profiled_steps(profile: dict) -> int | None:
     """The steps the profiled command ran (its `--steps N`), or None when it does not say.
-    Not the model's steps: those are cut at the blocking reads it recognised, and where it
-    missed some (an H100 recording: 2,647 steps for 3,000 reads) its steps are longer, not
-    fewer of the program's."""
+    Not the model's steps: those are cut at the blocking reads it recognised (before
+    2026-11-27 it missed reads whose copy ended before their synchronize began: an H100
+    recording had 2,647 steps for 3,000 reads), or at NVTX ranges, or are one stretch."""
     command = profile.get("command") or []
     for i, arg in enumerate(command):
         value = command[i + 1] if arg == "--steps" and i + 1 < len(command) else \
