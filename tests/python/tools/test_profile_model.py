@@ -207,8 +207,10 @@ def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
     assert summary["handover"]["packed_pin_thread_batch_s"] == 50e-6
     # every combination of the example's habits is priced together, under its sorted name
     assert summary["saving_with_s"]["pack+pin+workers"] == pytest.approx(n * 2145 * US)
-    # the six habits tutorial_style.py fixes, two or more at a time: 15 + 20 + 15 + 6 + 1
-    assert len(summary["saving_with_s"]) == 57 and "gather+gc+item+pack+pin+workers" in summary["saving_with_s"]
+    # the habits tutorial_style.py fixes, two or more at a time: of the five this recording
+    # prices, 10 + 10 + 5 + 1 (gc is priced only where Python's collections were timed)
+    assert len(summary["saving_with_s"]) == 26 and "gather+item+pack+pin+workers" in summary["saving_with_s"]
+    assert "gc" not in summary["saving_alone_s"] and summary["collections_timed"] is False
 
 
 def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
@@ -559,8 +561,10 @@ def test_collections_move_no_price_but_their_own(tmp_path):
     (_, idle, model, found), _ = loop_with_a_collection(tmp_path / "with")
     (_, idle_without, model_without, found_without), _ = loop_with_a_collection(tmp_path / "without", False)
     alone, alone_without = model.summary()["saving_alone_s"], model_without.summary()["saving_alone_s"]
-    assert alone.pop("gc") == pytest.approx(15_000 * US) and alone_without.pop("gc") == 0
+    assert alone.pop("gc") == pytest.approx(15_000 * US) and "gc" not in alone_without  # not timed: unpriced
     assert alone == alone_without
+    # all six habits two or more at a time: 15 + 20 + 15 + 6 + 1
+    assert len(model.summary()["saving_with_s"]) == 57 and model.summary()["collections_timed"]
     assert model.saving_s({"gc", "workers"}) == pytest.approx(model.saving_s({"workers"}) + 15_000 * US)
     assert {f["id"] for f in found} == {f["id"] for f in found_without} | {"full_collections"}
     gc_finding = next(f for f in found if f["id"] == "full_collections")
@@ -580,6 +584,21 @@ def test_collections_without_a_clock_pair_are_said_not_placed(tmp_path):
     recording = read_recording(tmp_path)
     assert recording.collections == []
     assert "its records carry no clock to place them on" in recording.processes[0].note()
+    assert not recording.processes[0].collections_timed
+
+
+def test_timed_without_a_full_collection_gc_is_priced_at_nothing(tmp_path):
+    """Timed, and no full collection in the steps: gc saves nothing (not: unpriced)."""
+    p = tutorial_h200(STEPS)
+    p.clock, p.clock_end = (0, 0), (10**9, 10**9)
+    p.write(tmp_path)
+    (tmp_path / f"pygc-{p.pid}.jsonl").write_text('{"type": "pygc", "pid": %d, "clock": "monotonic"}\n'
+                                                 '{"generation": 0, "start_ns": 5, "end_ns": 9, "thread": 1}\n'
+                                                 % p.pid)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()))
+    summary = model.summary()
+    assert summary["collections_timed"] and summary["saving_alone_s"]["gc"] == 0
+    assert summary["step_spread"]["gc_s"] == 0 and "full_collections" not in [f["id"] for f in found]
 
 
 def test_stalls_are_steps_over_five_times_the_median():

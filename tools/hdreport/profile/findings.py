@@ -229,8 +229,9 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
 
 def eligible(model) -> list:
     """The fixes the recording gives reason to price: launch only when launch-bound, gather
-    only when batches are built far slower than a gather."""
-    return [f for f in FIXES if (f != "launch" or launch_bound(model)) and (f != "gather" or gathers_pay(model))]
+    only when batches are built far slower than a gather, gc only where collections were timed."""
+    return [f for f in model.priced_fixes()
+            if (f != "launch" or launch_bound(model)) and (f != "gather" or gathers_pay(model))]
 
 
 def gathers_pay(model) -> bool:

@@ -57,7 +57,7 @@ class Thread:
     calls: list = field(default_factory=list)
     input_until: set = field(default_factory=set)  # api indices of H2D copy calls: the host stretch before feeds them
     loader_ranges: Union | None = None
-    collections: Union | None = None  # Python's garbage collections on this thread
+    collections: Union | None = None  # Python's garbage collections on this thread (None: not timed)
     full_collections: Union | None = None  # of them, the full (generation 2) ones
     ranges: list = field(default_factory=list)  # its NVTX ranges: (start, end, name)
     segments: list = field(default_factory=list)  # (start, end, cause), contiguous from the first call's start
@@ -155,11 +155,12 @@ def threads_of(recording, copies) -> dict:
     collections: dict[tuple, list] = {}
     for c in recording.collections:
         collections.setdefault((c["pid"], c["thread"]), []).append((c["start_ns"], c["end_ns"], c["generation"]))
-    for key, spans in collections.items():
-        if key in threads:
-            threads[key].collections = Union((b, e) for b, e, _ in spans)
-            full = [(b, e) for b, e, generation in spans if generation == 2]
-            threads[key].full_collections = Union(full) if full else None
+    timed = {p.pid for p in recording.processes if p.collections_timed}
+    for key, thread in threads.items():
+        if key[0] in timed:  # timed: a thread without collections had none (an empty union, not None)
+            spans = collections.get(key, [])
+            thread.collections = Union((b, e) for b, e, _ in spans)
+            thread.full_collections = Union((b, e) for b, e, generation in spans if generation == 2)
     for thread in threads.values():
         thread.build()
     return threads

@@ -255,6 +255,7 @@ class Model:
     handover: Handover = FITTED
     # how the steps were cut: "reads", "range NAME" (NVTX iteration markers) or "" (one stretch)
     steps_cut_at: str = ""
+    collections_timed: bool = False  # Python's collections were timed on the feeding threads: gc is priced
 
     def saving_s(self, fixes) -> float:
         fixes = frozenset(fixes)
@@ -262,6 +263,10 @@ class Model:
             return 0.0
         none, h = frozenset(), self.handover
         return sum(max(0, s.time(none, p, h) - s.time(fixes, p, h)) for s, p in zip(self.steps, self.pin_costs)) * NS
+
+    def priced_fixes(self) -> tuple:
+        """The fixes this recording can price: gc only where the collections were timed."""
+        return FIXES if self.collections_timed else tuple(f for f in FIXES if f != "gc")
 
     def total(self, field: str) -> float:
         return sum(getattr(s, field) for s in self.steps) * NS
@@ -284,7 +289,7 @@ class Model:
                   "p99_ms": times[min(n - 1, int(0.99 * n))] * NS * 1e3, "max_ms": times[-1] * NS * 1e3,
                   "stalls": len(stalls), "stall_excess_s": sum(t - median for t in stalls) * NS,
                   "stall_factor": STALL_FACTOR}
-        if any(s.gc for s in self.steps):  # Python's collections were timed: how much of the stalls they hold
+        if self.collections_timed:  # how much of the stalls Python's collections hold
             stalled = [s for s in self.steps if s.T > STALL_FACTOR * median]
             spread.update(stalls_with_gc=sum(1 for s in stalled if s.gc), stall_gc_s=sum(s.gc for s in stalled) * NS,
                           gc_s=sum(s.gc for s in self.steps) * NS)
@@ -299,10 +304,13 @@ class Model:
                 "step_spread": self.step_spread(),
                 "batches": sum(s.batches for s in self.steps), "tensors": sum(s.tensors for s in self.steps),
                 # every fix priced alone, findings or not: what an ablation of each habit is held against
-                "saving_alone_s": {f: self.saving_s({f}) for f in FIXES},
+                # (gc only where the collections were timed: unpriced, not free, elsewhere)
+                "saving_alone_s": {f: self.saving_s({f}) for f in self.priced_fixes()},
                 # the example's habits fixed together, two or more (key: the fixes sorted, joined
                 # by '+'): what an ablation of several habits at once is held against
-                "saving_with_s": {"+".join(c): self.saving_s(c) for c in HABIT_SETS},
+                "saving_with_s": {"+".join(c): self.saving_s(c) for c in HABIT_SETS
+                                  if "gc" not in c or self.collections_timed},
+                "collections_timed": self.collections_timed,
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 
 
@@ -465,7 +473,9 @@ def build(a, threads: dict, ceilings) -> Model:
             bounds_all += [t.segments[0][0], t.segments[-1][1]]
     window = (min(bounds_all), max(bounds_all)) if cuts and bounds_all else None
     shape = max(shapes.items(), key=lambda kv: (kv[1], len(kv[0])))[0] if shapes else ()
-    return Model(steps, window, pin_costs, rate_source, any_reads, shape, steps_cut_at=", ".join(sorted(cuts)))
+    timed = any(t.collections is not None for t in feeding_threads(threads).values())
+    return Model(steps, window, pin_costs, rate_source, any_reads, shape, steps_cut_at=", ".join(sorted(cuts)),
+                 collections_timed=timed)
 
 
 def savings(model: Model, fixes=FIXES) -> dict:

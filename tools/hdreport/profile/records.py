@@ -49,6 +49,7 @@ class Process:
     synthetic: bool = False  # written by the tests' generator, not by the injection library
     problems: list = field(default_factory=list)  # what the reader had to skip, as phrases
     clock: list = field(default_factory=list)  # (monotonic_ns, cupti_ns) pairs: the start's, the end's
+    collections_timed: bool = False  # its Python garbage collections were timed and placed (pygc file)
 
     def on_records_clock(self, monotonic_ns: int) -> int:
         """A CLOCK_MONOTONIC time on the records' clock: through the start and end pairs (one
@@ -227,6 +228,7 @@ def read_collections(path: Path, process: Process, into: Recording) -> None:
         into.collections.append({"pid": process.pid, "thread": record["thread"], "generation": record["generation"],
                                  "start_ns": process.on_records_clock(record["start_ns"]),
                                  "end_ns": process.on_records_clock(record["end_ns"])})
+    process.collections_timed = True
     if skipped:
         process.problems.append(f"{skipped} unreadable lines of its garbage collections skipped")
 
