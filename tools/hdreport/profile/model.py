@@ -44,8 +44,8 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
     O'     = O - L_idle                                 launch
     B', O' less the full collections in them            gc: gc.freeze() after set-up leaves a
                                                         full (generation 2) collection nothing
-                                                        old to scan (B's before the fixes above
-                                                        take B's minimum)
+                                                        old to scan (B less them before workers
+                                                        or gather replace B: the smaller wins)
     R'     = max(0, R - window), and the read's own     item: the host runs ahead into the
              call is gone from O
              next step until its next blocking point: window = B' (+ the pageable call
@@ -457,7 +457,7 @@ def build(a, threads: dict, ceilings) -> Model:
         elif marked := iteration_ranges(t.ranges):
             # each marked iteration runs from its range's start to the next one's (the last to its end)
             name, spans = marked
-            for (start, end), after in zip(spans, [s for s, _ in spans[1:]] + [spans[-1][1]]):
+            for (start, end), after in zip(spans, [b for b, _ in spans[1:]] + [spans[-1][1]]):
                 s, p = _step(a, t, start, after, issued_in(start, after), launches, None, [], busy, rate,
                              pinned_rate, shapes)
                 steps.append(s)
