@@ -570,6 +570,7 @@ def test_collections_move_no_price_but_their_own(tmp_path):
     gc_finding = next(f for f in found if f["id"] == "full_collections")
     assert gc_finding["fix"] == "gc" and gc_finding["saving_alone_s"] == pytest.approx(15_000 * US)
     assert "gc.freeze()" in gc_finding["advice"] and "15.0 ms" in gc_finding["what"]
+    assert gc_finding["evidence"].startswith("1 full collection over 19 steps, 15.0 ms each on average")
     assert idle_without["by_cause_s"]["python_gc"] == 0
     assert "stalls_with_gc" not in model_without.step_spread()
     moved = idle_without["by_cause_s"]["host"] - idle["by_cause_s"]["host"]

@@ -191,11 +191,12 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"{_per_step(model, 'R')} a step waiting in the read over {steps}; host work before the next "
                 f"wait {_per_step(model, 'B')} a step")
     if fix == "gc":
+        full = sum(s.gc_full_count for s in model.steps)
         return (f"Python's full garbage collections held the training thread {duration_text(model.total('gc_full'))} "
                 "in the steps, each scanning every object the program holds, PyTorch's own modules included",
-                f"{_per_step(model, 'gc_full')} a step of full collections over {steps}; collections of every "
-                f"generation {duration_text(model.total('gc'))}, the GPU idle through "
-                f"{duration_text(by_cause.get('python_gc', 0.0))} of them")
+                f"{full} full collection{'s' if full != 1 else ''} over {steps}, {duration_text(model.total('gc_full') / max(1, full))} each "
+                f"on average; collections of every generation {duration_text(model.total('gc'))}, the GPU idle "
+                f"through {duration_text(by_cause.get('python_gc', 0.0))} of them")
     return (f"the GPU sat idle {duration_text(model.total('L_idle'))} while the feeding thread was inside "
             "kernel launch calls",
             f"{_per_step(model, 'L_idle')} a step over {steps}; kernels busy {duration_text(a.totals['kernel_s'])} "

@@ -209,6 +209,7 @@ class Step:
     gc: int = 0  # Python's garbage collections on the thread in the step (inside B and O, not beside them)
     gc_full: int = 0  # of them, the full (generation 2) ones: what gc.freeze() after set-up removes
     gc_full_B: int = 0  # the part of gc_full inside B
+    gc_full_count: int = 0  # the full collections that began in the step
 
     def tensors_after(self, fixes: frozenset) -> int:
         return self.batches if "pack" in fixes else self.tensors
@@ -370,6 +371,8 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     s.gc = t.collections.overlap(start, end) if t.collections else 0
     if t.full_collections:
         s.gc_full = t.full_collections.overlap(start, end)
+        starts = t.full_collections.starts
+        s.gc_full_count = bisect_left(starts, end) - bisect_left(starts, start)
         s.gc_full_B = sum(t.full_collections.overlap(b, e) for b, e, cause in t.segments_in(start, end)
                           if cause == "input_pipeline")
     s.B = by_cause["input_pipeline"]
