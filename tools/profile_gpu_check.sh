@@ -84,7 +84,7 @@ step prof_tutorial_all 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-all
 # Issue 39: the default preset under its own budget, with what is left (at most 4 minutes).
 left=$((budget - (SECONDS - start) - 25))
 if ((left >= 60)); then
-  minutes=$(python3 -c "print(min(4.0, $left / 60))")
+  minutes=$(python3 -c "print(round(min(4.0, $left / 60), 2))")
   echo "default preset with --hdbench_max_minutes=$minutes" | tee -a "$out/timings.txt"
   step default $((left + 20)) "$bundle/hdbench" --hdbench_preset=default --hdbench_max_minutes="$minutes" \
     --hdbench_out="$work/default.json"
