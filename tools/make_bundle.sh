@@ -38,4 +38,6 @@ find "$bundle/tools" "$bundle/baselines" "$bundle/examples" "$bundle/tests" \( -
   -exec rm -rf {} +
 (cd reports/reference && find . -name '*.json' -exec cp --parents {} "$bundle/reports/reference/" \;)
 git rev-parse HEAD > "$bundle/REVISION" 2>/dev/null || echo unknown > "$bundle/REVISION"
+# The report tools name the suite's version from these two where there is no checkout.
+sed -n 's/^project(hdbench VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt > "$bundle/VERSION"
 du -sh "$bundle"

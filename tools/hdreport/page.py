@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hdreport import figures, summary
 from hdreport.core import noise
-from hdreport.core.markdown import machine_name, slug
+from hdreport.core.markdown import machine_name, made_by, slug
 from hdreport.families import mlp
 from hdreport.profile.figures import command_text
 
@@ -128,11 +128,11 @@ def machine_table(reports: list[tuple[str, dict]]) -> str:
     for path, report in reports:
         rhd = report["context"]["hdbench"]
         what = f"PyTorch {rhd['torch_version']}" if rhd.get("implementation") == "pytorch" else \
-            f"hdbench {rhd.get('version', '?')} ({rhd.get('git_revision', '?')}, {rhd.get('build_type', '?')})"
+            made_by(rhd, "hdbench", (rhd.get("build_type") or "build type not recorded",))
         args = " ".join(rhd.get("options", {}).get("arguments", []))
         runs = f"{len(report['benchmarks'])} benchmarks"
         if "profile" in report:  # hdbench_profile's report: the program it ran, not a count of no benchmarks
-            what = f"hdbench_profile {rhd.get('version', '?')} ({rhd.get('git_revision', '?')})"
+            what = made_by(rhd, "hdbench_profile")
             runs = f"a profile of <code>{html.escape(command_text(report['profile']))}</code>"
         rows.append((Path(path).name, f"{what}, {rhd.get('started_at', '?')}; {runs}; "
                                       f"arguments: <code>{html.escape(args) or '(defaults)'}</code>"))

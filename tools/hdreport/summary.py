@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hdreport.core import movement, noise
-from hdreport.core.markdown import machine_name, named, runs_named, slug, table
+from hdreport.core.markdown import machine_name, made_by, named, runs_named, slug, table
 from hdreport.core.schema import ok_runs
 from hdreport.core.units import size_text
 from hdreport.families import loader, mlp, transfer
@@ -179,16 +179,24 @@ def runs_line(report: dict) -> str:
     def run(ctx: dict) -> str:
         hd = ctx.get("hdbench", {})
         what = f"PyTorch {hd['torch_version']}" if hd.get("implementation") == "pytorch" and "torch_version" in hd \
-            else f"hdbench {hd.get('version', '?')} ({hd.get('git_revision', '?')})"
+            else made_by(hd, "hdbench")
         return f"host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, {what}"
 
     if len(contexts) < 2:
         ctx = report["context"]
         hd = ctx["hdbench"]
-        return (f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, hdbench {hd.get('version', '?')} "
-                f"({hd.get('git_revision', '?')}).")
+        return f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, {made_by(hd, 'hdbench')}."
     return (f"**Drawn from {len(contexts)} runs**, read as one (where two ran the same configuration, the first "
             f"given is quoted): " + "; ".join(f"`{name}` ({run(ctx)})" for name, ctx in contexts.items()) + ".")
+
+
+def reanalysed_text(hd: dict) -> str:
+    """A profile made again from its kept records says by which revision: its findings and
+    prices are that code's, not the recording's."""
+    again = hd.get("reanalysed") or {}
+    if not again:
+        return ""
+    return f", analysed again by revision {again.get('git_revision') or '(not recorded)'} at {again.get('at', '?')}"
 
 
 def header(report: dict) -> list[str]:
@@ -229,7 +237,7 @@ def summarize_reports(reports: list[tuple[str, dict]]) -> str:
         files = ", ".join(f"`{s}`" for s in report.get("sources", [])) or "?"
         return "\n".join([f"# {title}", "", *extra,
                           f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, "
-                          f"{hd.get('program', 'hdbench')} {hd.get('version', '?')} ({hd.get('git_revision', '?')}). "
+                          f"{made_by(hd)}{reanalysed_text(hd)}. "
                           f"Source: {files}. "
                           "GB/s means 1e9 bytes per second.", ""])
     out = header(report) + [""] + extra

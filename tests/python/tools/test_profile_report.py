@@ -408,3 +408,17 @@ def test_the_summary_names_a_fix_left_out_beside_the_findings():
     assert "the largest alone, “Gather each batch whole, not sample by sample”" in text
     assert ("Not advised beside these, though worth it alone: `input_pipeline` saves 1,377 ms alone, but with them "
             "made it would cost 2,629 ms more.") in text
+
+
+def test_a_profile_without_its_version_says_so_and_names_its_reanalysis():
+    # The H100/H200 profiles were recorded from a bundle, where the tools found neither the
+    # version nor the revision: their summary read "hdbench_profile  ()".
+    report = fresh()
+    report["context"]["hdbench"].update(program="hdbench_profile", version="", git_revision="")
+    text = summarize(report)
+    assert "hdbench_profile (version not recorded)" in text
+    assert "hdbench_profile  (" not in text and " ()" not in text
+    report["context"]["hdbench"]["reanalysed"] = {"git_revision": "154d3b4", "at": "2026-11-27T01:42:49+0000"}
+    assert "analysed again by revision 154d3b4 at 2026-11-27T01:42:49+0000" in summarize(report)
+    report["context"]["hdbench"].update(version="0.1.0", git_revision="ffb40a0b4fba")
+    assert "hdbench_profile 0.1.0 (ffb40a0b4fba)" in summarize(report)

@@ -4,6 +4,16 @@ benchmark and machine names, where a number came from."""
 from __future__ import annotations
 
 
+def made_by(hd: dict, program: str = "", details: tuple = ()) -> str:
+    """Which build wrote a report, from its `context.hdbench`: "hdbench 0.1.0 (ffb40a0b4fba)",
+    `details` added inside the brackets; what the report did not record is said so, not left
+    blank (hdbench_profile's reports from a bundle carried neither before 2026-11-27)."""
+    name = program or hd.get("program") or "hdbench"
+    version = hd.get("version") or ""
+    revision = hd.get("git_revision") or ("revision not recorded" if version else "version not recorded")
+    return f"{name}{' ' + version if version else ''} ({', '.join((revision, *details))})"
+
+
 def name(b: dict) -> str:
     """A benchmark's name in code, with its report's file when the summary reads several."""
     return b.get("_label") or f"`{b.get('name', '?')}`"

@@ -77,9 +77,19 @@ def host_info() -> dict:
             "numa_nodes": len(nodes) or 1, "kernel": platform.release()}
 
 
+# The folder that holds tools/: a checkout, or a bundle made by tools/make_bundle.sh.
+SUITE_ROOT = Path(__file__).resolve().parents[3]
+
+
 def git_revision() -> str:
+    """In a bundle, the commit make_bundle.sh wrote to its REVISION file (a bundle has no git
+    of its own, and one inside a checkout must not take the checkout's); else the checkout's
+    revision (`git describe`); "" if neither is found."""
+    bundled = read_text(str(SUITE_ROOT / "REVISION")).strip()
+    if bundled:
+        return bundled
     try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=Path(__file__).resolve().parent,
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=SUITE_ROOT,
                              capture_output=True, text=True, timeout=10)
         return out.stdout.strip() if out.returncode == 0 else ""
     except (OSError, subprocess.SubprocessError):
@@ -87,10 +97,11 @@ def git_revision() -> str:
 
 
 def suite_version() -> str:
-    """hdbench's version from the CMake project this package is part of ("" if not found)."""
-    text = read_text(str(Path(__file__).resolve().parents[2] / "CMakeLists.txt"))
+    """hdbench's version from the CMake project this package is part of, or in a bundle the
+    VERSION file make_bundle.sh wrote from it ("" if neither is found)."""
+    text = read_text(str(SUITE_ROOT / "CMakeLists.txt"))
     found = re.search(r"project\(\s*hdbench\s+VERSION\s+([0-9.]+)", text)
-    return found.group(1) if found else ""
+    return found.group(1) if found else read_text(str(SUITE_ROOT / "VERSION")).strip()
 
 
 def context(hdbench: dict, executable: str) -> dict:
