@@ -319,6 +319,10 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
     const double share = *gemm_us / state.counters["step_us"].value;
     if (share <= 1.0) state.counters["gemm_share_of_step"] = share;
   }
+  // What timing cuBLASLt's algorithms saved against its heuristic's first choices.
+  state.counters["retuned_gemms"] = static_cast<double>(mlp.plan_choices().retuned_count());
+  if (const std::optional<double> first_us = mlp.plan_choices().heuristic_microseconds())
+    state.counters["planned_gemm_heuristic_us"] = *first_us;
   state.SetLabel("plan: " + describe(mlp.plan_choices()));
 }
 
@@ -374,6 +378,7 @@ void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, M
     return elapsed_ms(start, stop) / 1e3;
   });
   set_gemm_counters(state, family, rate_key(Processor::gpu, dtype, suite.current_device()), gemm.flops(), seconds);
+  state.SetLabel(gemm.describe_algorithm());
 }
 
 void register_gemm_rates(Suite& suite, const std::shared_ptr<MlpRun>& family) {

@@ -5,6 +5,8 @@
 #include <array>
 #include <cstdio>
 
+#include "core/cuda.hpp"
+
 namespace hdbench::lt {
 namespace {
 
@@ -155,8 +157,26 @@ std::uint32_t alignment_of(const void* pointer) noexcept {
   return alignment;
 }
 
+std::optional<double> AlgorithmChoice::first_microseconds() const {
+  if (timed_microseconds.empty()) return std::nullopt;
+  return timed_microseconds.front();
+}
+
+std::optional<double> AlgorithmChoice::kept_microseconds() const {
+  for (std::size_t i = 0; i < ranks.size() && i < timed_microseconds.size(); ++i)
+    if (ranks[i] == kept) return timed_microseconds[i];
+  return std::nullopt;
+}
+
+std::optional<std::size_t> fastest_of(std::span<const double> microseconds) noexcept {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < microseconds.size(); ++i)
+    if (!best || microseconds[i] < microseconds[*best]) best = i;
+  return best;
+}
+
 std::optional<Gemm> Gemm::plan(cublasLtHandle_t handle, const GemmSpec& spec, void* workspace,
-                               std::size_t workspace_bytes, cudaStream_t stream) {
+                               std::size_t workspace_bytes, cudaStream_t stream, Tuning tuning) {
   Gemm gemm;
   gemm.handle_ = handle;
   gemm.workspace_ = workspace;
@@ -210,19 +230,40 @@ std::optional<Gemm> Gemm::plan(cublasLtHandle_t handle, const GemmSpec& spec, vo
 
   // The heuristic can offer an algorithm that cublasLtMatmul then refuses for these
   // exact arguments; a trial run now turns that into a fallback instead of a failed step.
-  for (int i = 0; i < found; ++i) {
+  // It is also each candidate's warm-up before it is timed.
+  gemm.algorithm_.offered = found;
+  std::vector<cublasLtMatmulAlgo_t> ran;
+  const Event start;
+  const Event stop;
+  for (int i = 0; i < found && static_cast<int>(ran.size()) < std::max(tuning.candidates, 1); ++i) {
     if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > workspace_bytes) continue;
     gemm.algo_ = results[i].algo;
     const cublasStatus_t trial = gemm.matmul(spec.a, spec.b, stream);
-    if (trial == CUBLAS_STATUS_SUCCESS) return gemm;
-    if (!means_unsupported(trial)) HDBENCH_CUBLAS_CHECK(trial, "trial run of " + describe(spec));
+    if (trial != CUBLAS_STATUS_SUCCESS) {
+      if (!means_unsupported(trial)) HDBENCH_CUBLAS_CHECK(trial, "trial run of " + describe(spec));
+      continue;
+    }
+    ran.push_back(results[i].algo);
+    gemm.algorithm_.ranks.push_back(i);
+    if (tuning.candidates <= 1) break;
+    start.record(stream);
+    for (int r = 0; r < std::max(tuning.repeats, 1); ++r)
+      HDBENCH_CUBLAS_CHECK(gemm.matmul(spec.a, spec.b, stream),
+                           "timing algorithm " + std::to_string(i) + " of " + describe(spec));
+    stop.record(stream);
+    gemm.algorithm_.timed_microseconds.push_back(1e3 * static_cast<double>(elapsed_ms(start, stop)) /
+                                                 std::max(tuning.repeats, 1));
   }
-  return std::nullopt;
+  if (ran.empty()) return std::nullopt;
+  const std::size_t kept = fastest_of(gemm.algorithm_.timed_microseconds).value_or(0);
+  gemm.algo_ = ran[kept];
+  gemm.algorithm_.kept = gemm.algorithm_.ranks[kept];
+  return gemm;
 }
 
 Gemm Gemm::plan_or_throw(cublasLtHandle_t handle, const GemmSpec& spec, void* workspace, std::size_t workspace_bytes,
-                         cudaStream_t stream) {
-  std::optional<Gemm> gemm = plan(handle, spec, workspace, workspace_bytes, stream);
+                         cudaStream_t stream, Tuning tuning) {
+  std::optional<Gemm> gemm = plan(handle, spec, workspace, workspace_bytes, stream, tuning);
   if (!gemm) {
     throw_cublas_error(CUBLAS_STATUS_NOT_SUPPORTED, "cublasLtMatmulAlgoGetHeuristic", __FILE__, __LINE__,
                        "no algorithm for " + describe(spec));

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace hdbench::lt {
 
@@ -102,25 +104,57 @@ const char* epilogue_name(cublasLtEpilogue_t epilogue) noexcept;
 // Largest power of two up to 256 dividing the address: what MIN_ALIGNMENT_*_BYTES takes.
 std::uint32_t alignment_of(const void* pointer) noexcept;
 
+// How plan() picks among the algorithms cuBLASLt's heuristic offers (up to 8, best first
+// by its own estimate). The estimate is not a measurement: on the H100 of 2026-11-26 the
+// tf32 step's 4096×4096 weight gradients (K = 8192) ran at 0.61 of the 8192³ GEMM's rate
+// and the 784-wide one at 0.38 with the heuristic's first algorithm, so the step's GEMMs
+// time up to `candidates` of them and keep the fastest (PyTorch keeps the first).
+struct Tuning {
+  int candidates = 1;  // the most algorithms timed; 1: keep the first that runs, untimed
+  int repeats = 3;     // timed runs of each, after its untimed trial run
+};
+inline constexpr Tuning kTimeCandidates{.candidates = 8, .repeats = 3};
+
+// What plan() was offered, timed and kept: for the report, and to say what the timing
+// saved against the heuristic's first choice.
+struct AlgorithmChoice {
+  int offered = 0;                         // algorithms the heuristic returned
+  int kept = 0;                            // the heuristic's rank of the one kept (0: its first)
+  std::vector<int> ranks;                  // the ranks timed, in order (those cuBLASLt ran)
+  std::vector<double> timed_microseconds;  // their times, one run each (empty: untimed)
+  // The first that ran, and the one kept, as timed here; nullopt when untimed.
+  std::optional<double> first_microseconds() const;
+  std::optional<double> kept_microseconds() const;
+  // Whether timing kept another than the first that ran.
+  bool retuned() const noexcept { return !ranks.empty() && kept != ranks.front(); }
+};
+
+// The index of the fastest time (ties to the earlier, so the heuristic's order breaks
+// them); nullopt for none.
+std::optional<std::size_t> fastest_of(std::span<const double> microseconds) noexcept;
+
 // A GEMM with its algorithm chosen once. The handle and the workspace must outlive it.
 class Gemm {
  public:
   // Queries the heuristic with the spec's pointers' alignment and the workspace size,
-  // then runs each candidate once on `stream` (writing D and the epilogue outputs) and
-  // keeps the first cuBLASLt accepts. nullopt when no algorithm exists for the spec
-  // (typically a fused epilogue with these types on this device): the caller falls
-  // back. Any other failure throws CublasError naming the GEMM.
+  // then runs each candidate once on `stream` (writing D and the epilogue outputs):
+  // with tuning.candidates 1 it keeps the first cuBLASLt accepts; with more it times up
+  // to that many accepted ones (CUDA events, tuning.repeats runs each) and keeps the
+  // fastest. nullopt when no algorithm exists for the spec (typically a fused epilogue
+  // with these types on this device): the caller falls back. Any other failure throws
+  // CublasError naming the GEMM.
   static std::optional<Gemm> plan(cublasLtHandle_t handle, const GemmSpec& spec, void* workspace,
-                                  std::size_t workspace_bytes, cudaStream_t stream);
+                                  std::size_t workspace_bytes, cudaStream_t stream, Tuning tuning = {});
   // The same, throwing when no algorithm exists: for plain GEMMs, which must work.
   static Gemm plan_or_throw(cublasLtHandle_t handle, const GemmSpec& spec, void* workspace, std::size_t workspace_bytes,
-                            cudaStream_t stream);
+                            cudaStream_t stream, Tuning tuning = {});
 
   // One cublasLtMatmul on the planned D, with A and B possibly moved (the step's input
   // batch); they must be at least as aligned as the planned ones.
   void run(const void* a, const void* b, cudaStream_t stream) const;
   void run(cudaStream_t stream) const { run(spec_.a, spec_.b, stream); }
   const GemmSpec& spec() const noexcept { return spec_; }
+  const AlgorithmChoice& algorithm() const noexcept { return algorithm_; }
 
  private:
   Gemm() = default;
@@ -129,6 +163,7 @@ class Gemm {
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
   std::size_t workspace_bytes_ = 0;
+  AlgorithmChoice algorithm_;
   GemmSpec spec_;
   MatmulDesc desc_;
   Layout a_layout_;

@@ -129,6 +129,14 @@ FamilyDescription mlp_description() {
        "GPU `step` (modes eager and graph): the step's GEMMs as the plan timed each alone with its chosen epilogue "
        "(fused, or plain + hdbench's kernel), summed; absent when a forced policy left one untimed",
        Better::lower},
+      {"retuned_gemms",
+       "GPU `step` (modes eager and graph): how many of the step's GEMMs kept another cuBLASLt algorithm than the "
+       "heuristic's first: the plan times up to 8 of those it offers and keeps the fastest; the `label` gives each "
+       "such GEMM's algorithm and both times"},
+      {"planned_gemm_heuristic_us",
+       "GPU `step` (modes eager and graph): planned_gemm_us had every GEMM kept the heuristic's first algorithm (from "
+       "the plan's own timings of both): what timing the algorithms saved is the difference",
+       Better::lower},
       {"gemm_share_of_step",
        "GPU `step` (modes eager and graph): planned_gemm_us over step_us, the GEMMs' share of the step; the rest is "
        "the loss, the optimizer's update, launches and the gaps between kernels (left out above 1: the GEMMs timed "

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "mlp/mlp_gpu_choice.hpp"
@@ -132,6 +133,14 @@ class GpuGemm {
   std::vector<float> a_values();
   std::vector<float> b_values();
   std::vector<float> d_values();
+  // Which of cuBLASLt's algorithms the plan kept, as "algorithm 2 of 8 offered (6 timed:
+  // 512.3us kept, the first 530.1us)": every GEMM keeps the fastest it timed
+  // (cublaslt.hpp, Tuning).
+  std::string describe_algorithm() const;
+  // The plan-time times of the algorithms it ran (µs, in the heuristic's order) and the
+  // index of the one kept among them.
+  std::vector<double> algorithm_microseconds() const;
+  std::size_t kept_algorithm_index() const;
 
  private:
   struct Impl;

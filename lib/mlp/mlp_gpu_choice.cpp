@@ -84,6 +84,21 @@ std::optional<double> PlanChoices::chosen_microseconds() const noexcept {
   return sum;
 }
 
+std::size_t PlanChoices::retuned_count() const noexcept {
+  std::size_t n = 0;
+  for (const GemmChoice& g : gemms) n += g.algorithm_retuned ? 1 : 0;
+  return n;
+}
+
+std::optional<double> PlanChoices::heuristic_microseconds() const noexcept {
+  std::optional<double> total = chosen_microseconds();
+  if (!total) return std::nullopt;
+  for (const GemmChoice& g : gemms)
+    if (g.heuristic_first_microseconds && g.kept_algorithm_microseconds)
+      *total += *g.heuristic_first_microseconds - *g.kept_algorithm_microseconds;
+  return total;
+}
+
 std::string describe(const PlanChoices& choices) {
   std::string text = fmt::format("fused {}/{}", choices.fused_count(), choices.gemms.size());
   const auto us = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}us", *v) : std::string("n/a"); };
@@ -93,6 +108,10 @@ std::string describe(const PlanChoices& choices) {
     if (!g.fused_microseconds && !g.plain_microseconds) continue;
     text += fmt::format("; L{} {} {} (fused {}, plain {})", g.layer, g.gemm, g.fused ? "fused" : "plain",
                         us(g.fused_microseconds), us(g.plain_microseconds));
+    // The algorithm, where timing kept another than the heuristic's first.
+    if (g.algorithm_retuned)
+      text += fmt::format(" algorithm {} of {} timed ({} against the first's {})", g.algorithm_rank + 1,
+                          g.algorithms_timed, us(g.kept_algorithm_microseconds), us(g.heuristic_first_microseconds));
   }
   if (choices.classes > 0) {
     text += fmt::format("; logits ld {}", choices.logits_ld);

@@ -64,6 +64,15 @@ struct GemmChoice {
   bool fused = false;
   std::optional<double> fused_microseconds;  // nullopt: no fused algorithm, or not timed
   std::optional<double> plain_microseconds;  // plain GEMM + hdbench's kernel
+  // The kept way's cuBLASLt algorithm (lt::Gemm::algorithm()): whether timing kept
+  // another than the heuristic's first that ran, its rank in the heuristic's list (0: the
+  // first), how many were timed, and the GEMM alone (no fallback kernel) with the first
+  // algorithm and with the kept one.
+  bool algorithm_retuned = false;
+  int algorithm_rank = 0;
+  int algorithms_timed = 0;
+  std::optional<double> heuristic_first_microseconds = std::nullopt;
+  std::optional<double> kept_algorithm_microseconds = std::nullopt;
 };
 struct PlanChoices {
   std::vector<GemmChoice> gemms;
@@ -76,6 +85,11 @@ struct PlanChoices {
   // kernel), µs: what the step's GEMMs take when each runs alone; nullopt when any of
   // them was not timed (a forced policy) or there are none.
   std::optional<double> chosen_microseconds() const noexcept;
+  // GEMMs that kept an algorithm other than the heuristic's first.
+  std::size_t retuned_count() const noexcept;
+  // chosen_microseconds() had every GEMM kept the heuristic's first algorithm (from the
+  // plan's own timings of both); nullopt where chosen_microseconds() is.
+  std::optional<double> heuristic_microseconds() const noexcept;
 };
 
 // One line for a benchmark's label: "fused 7/9; L2 weight_gradient plain (fused

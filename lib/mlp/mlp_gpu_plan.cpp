@@ -89,12 +89,15 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
   const cublasComputeType_t compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   void* workspace = at<char>(arena_layout.workspace);
   const bool measure = policy.epilogues == EpiloguePolicy::measure;
+  // Each GEMM keeps the fastest of the heuristic's algorithms (cublaslt.hpp, Tuning).
+  const lt::Tuning tuning{.candidates = lt::kTimeCandidates.candidates, .repeats = policy.timing_repeats};
 
   const auto plan_gemm = [&](const lt::GemmSpec& spec) {
-    return lt::Gemm::plan(handle.get(), spec, workspace, mlp_gpu_detail::kWorkspaceBytes, stream);
+    return lt::Gemm::plan(handle.get(), spec, workspace, mlp_gpu_detail::kWorkspaceBytes, stream, tuning);
   };
   const auto plan_plain = [&](const lt::GemmSpec& spec) {
-    return lt::Gemm::plan_or_throw(handle.get(), plain_of(spec), workspace, mlp_gpu_detail::kWorkspaceBytes, stream);
+    return lt::Gemm::plan_or_throw(handle.get(), plain_of(spec), workspace, mlp_gpu_detail::kWorkspaceBytes, stream,
+                                   tuning);
   };
   // `fused_specs`: the fused variants to try in turn (the first cuBLASLt plans is the
   // candidate); `fallback` does the plain GEMM's missing epilogue.
@@ -134,6 +137,12 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     planned.choice.fused_microseconds = timed[0].microseconds;
     planned.choice.plain_microseconds = timed[1].microseconds;
     planned.chosen_microseconds = timed[pick].microseconds.value_or(0.0);
+    const lt::AlgorithmChoice& algorithm = planned.gemm->algorithm();
+    planned.choice.algorithm_retuned = algorithm.retuned();
+    planned.choice.algorithm_rank = algorithm.kept;
+    planned.choice.algorithms_timed = static_cast<int>(algorithm.timed_microseconds.size());
+    planned.choice.heuristic_first_microseconds = algorithm.first_microseconds();
+    planned.choice.kept_algorithm_microseconds = algorithm.kept_microseconds();
     return planned;
   };
   const auto layer_input = [&](std::size_t l) { return l == 0 ? input : static_cast<const void*>(output(l - 1)); };

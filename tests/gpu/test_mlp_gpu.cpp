@@ -292,7 +292,15 @@ TEST(MlpGpu, MeasuredPlanRecordsBothCandidatesAndCountsWhatRanFused) {
       if (g.fused_microseconds && g.plain_microseconds) {
         EXPECT_EQ(g.fused, *g.fused_microseconds <= *g.plain_microseconds);  // a tie keeps the fused
       }
+      // Its algorithm: the fastest of those timed, another than the first only when faster.
+      EXPECT_GE(g.algorithms_timed, 1);
+      EXPECT_LE(g.algorithms_timed, 8);
+      ASSERT_TRUE(g.heuristic_first_microseconds && g.kept_algorithm_microseconds);
+      EXPECT_LE(*g.kept_algorithm_microseconds, *g.heuristic_first_microseconds);
+      EXPECT_EQ(g.algorithm_retuned, *g.kept_algorithm_microseconds < *g.heuristic_first_microseconds);
     }
+    ASSERT_TRUE(choices.heuristic_microseconds() && choices.chosen_microseconds());
+    EXPECT_GE(*choices.heuristic_microseconds(), *choices.chosen_microseconds());
     ASSERT_TRUE(choices.padded_microseconds && choices.unpadded_microseconds);
     EXPECT_EQ(choices.logits_ld == 16, *choices.padded_microseconds < *choices.unpadded_microseconds);
     EXPECT_EQ(gpu.fused_epilogue_count(), choices.fused_count());

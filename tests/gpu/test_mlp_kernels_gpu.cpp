@@ -14,6 +14,7 @@
 
 #include "core/cuda.hpp"
 #include "gpu_test_support.hpp"
+#include "mlp/cublaslt.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp/mlp_model.hpp"
 #include "mlp_kernels.hpp"
@@ -39,6 +40,14 @@ TEST(MlpGpu, GemmMatchesAHostReference) {
       Stream stream;
       GpuGemm gemm(size.m, size.n, size.k, dtype, stream.get());
       EXPECT_DOUBLE_EQ(gemm.flops(), 2.0 * size.m * size.n * size.k);
+      // The plan timed the algorithms cuBLASLt ran and kept the fastest, whose D is
+      // checked below.
+      const std::vector<double> timed = gemm.algorithm_microseconds();
+      ASSERT_FALSE(timed.empty()) << gemm.describe_algorithm();
+      EXPECT_LE(timed.size(), static_cast<std::size_t>(lt::kTimeCandidates.candidates));
+      ASSERT_LT(gemm.kept_algorithm_index(), timed.size());
+      EXPECT_EQ(timed[gemm.kept_algorithm_index()], *std::min_element(timed.begin(), timed.end()))
+          << gemm.describe_algorithm();
       gemm.run();
       const std::vector<float> a = gemm.a_values();
       const std::vector<float> b = gemm.b_values();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mlp/cublaslt.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp/mlp_gpu_choice.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
@@ -127,6 +128,59 @@ TEST(MlpGpuChoice, TheChosenGemmsTimesAddUpOnlyWhenEachWasTimed) {
                            .fused_microseconds = std::nullopt,
                            .plain_microseconds = 30.0});
   EXPECT_FALSE(choices.chosen_microseconds().has_value());
+}
+
+TEST(MlpGpuChoice, TheFastestAlgorithmIsKeptAndTiesGoToTheHeuristicsOrder) {
+  EXPECT_FALSE(lt::fastest_of({}).has_value());
+  const std::vector<double> one{530.1};
+  EXPECT_EQ(lt::fastest_of(one), 0u);
+  // The H100's tf32 weight gradient (K = 8192) ran 1069 us with the heuristic's first.
+  const std::vector<double> timed{1069.0, 1102.5, 801.2, 950.0, 801.2};
+  EXPECT_EQ(lt::fastest_of(timed), 2u);
+
+  lt::AlgorithmChoice choice{.offered = 8, .kept = 4, .ranks = {0, 1, 4, 5, 7}, .timed_microseconds = timed};
+  EXPECT_TRUE(choice.retuned());
+  EXPECT_DOUBLE_EQ(choice.first_microseconds().value(), 1069.0);
+  EXPECT_DOUBLE_EQ(choice.kept_microseconds().value(), 801.2);
+  // The first that ran kept (the heuristic's rank 0 refused by cuBLASLt): not retuned.
+  const lt::AlgorithmChoice first{.offered = 3, .kept = 1, .ranks = {1, 2}, .timed_microseconds = {40.0, 41.0}};
+  EXPECT_FALSE(first.retuned());
+  EXPECT_DOUBLE_EQ(first.kept_microseconds().value(), 40.0);
+  // Untimed (one candidate asked for): nothing to compare.
+  const lt::AlgorithmChoice untimed{.offered = 8, .kept = 0, .ranks = {0}, .timed_microseconds = {}};
+  EXPECT_FALSE(untimed.retuned());
+  EXPECT_FALSE(untimed.first_microseconds().has_value());
+  EXPECT_FALSE(untimed.kept_microseconds().has_value());
+}
+
+TEST(MlpGpuChoice, WhatTimingTheAlgorithmsSavedIsAddedBackForTheHeuristicTotal) {
+  PlanChoices choices;
+  EXPECT_FALSE(choices.heuristic_microseconds().has_value());
+  choices.gemms.push_back({.layer = 1,
+                           .gemm = "weight_gradient",
+                           .fused = true,
+                           .fused_microseconds = 810.0,
+                           .plain_microseconds = 830.0,
+                           .algorithm_retuned = true,
+                           .algorithm_rank = 2,
+                           .algorithms_timed = 6,
+                           .heuristic_first_microseconds = 1069.0,
+                           .kept_algorithm_microseconds = 801.2});
+  choices.gemms.push_back({.layer = 1,  // kept the heuristic's first
+                           .gemm = "input_gradient",
+                           .fused = false,
+                           .fused_microseconds = std::nullopt,
+                           .plain_microseconds = 878.0,
+                           .algorithm_rank = 0,
+                           .algorithms_timed = 8,
+                           .heuristic_first_microseconds = 870.0,
+                           .kept_algorithm_microseconds = 870.0});
+  EXPECT_EQ(choices.retuned_count(), 1u);
+  EXPECT_DOUBLE_EQ(choices.chosen_microseconds().value(), 810.0 + 878.0);
+  EXPECT_DOUBLE_EQ(choices.heuristic_microseconds().value(), 810.0 + 878.0 + (1069.0 - 801.2));
+  EXPECT_EQ(describe(choices),
+            "fused 1/2; L1 weight_gradient fused (fused 810.0us, plain 830.0us) algorithm 3 of 6 timed (801.2us "
+            "against the first's 1069.0us); L1 input_gradient plain (fused n/a, plain 878.0us)");
 }
 
 TEST(MlpGpuChoice, NarrowBiasGradientsSplitTheirRows) {
