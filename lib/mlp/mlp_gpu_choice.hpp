@@ -28,6 +28,10 @@ struct PlanPolicy {
   EpiloguePolicy epilogues = EpiloguePolicy::measure;
   PaddingPolicy padding = PaddingPolicy::measure;
   int timing_repeats = 3;  // timed runs per candidate, after one untimed warm-up
+  // Each GEMM keeps the fastest of cuBLASLt's algorithms it times (lt::Tuning), or with
+  // false the heuristic's first: two models that must agree bit for bit (a graph's replay
+  // against eager steps) cannot leave it to their timings.
+  bool time_algorithms = true;
 };
 
 const char* to_string(EpiloguePolicy policy) noexcept;

@@ -89,8 +89,10 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
   const cublasComputeType_t compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   void* workspace = at<char>(arena_layout.workspace);
   const bool measure = policy.epilogues == EpiloguePolicy::measure;
-  // Each GEMM keeps the fastest of the heuristic's algorithms (cublaslt.hpp, Tuning).
-  const lt::Tuning tuning{.candidates = lt::kTimeCandidates.candidates, .repeats = policy.timing_repeats};
+  // Each GEMM keeps the fastest of the heuristic's algorithms (cublaslt.hpp, Tuning), unless
+  // the policy keeps its first.
+  const lt::Tuning tuning{.candidates = policy.time_algorithms ? lt::kTimeCandidates.candidates : 1,
+                          .repeats = policy.timing_repeats};
 
   const auto plan_gemm = [&](const lt::GemmSpec& spec) {
     return lt::Gemm::plan(handle.get(), spec, workspace, mlp_gpu_detail::kWorkspaceBytes, stream, tuning);
