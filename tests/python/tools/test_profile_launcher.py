@@ -208,7 +208,7 @@ def test_a_probe_that_gathered_a_batch_whole_prices_per_sample_batches(tmp_path,
     p = schema.load(str(tmp_path / "p.json"))["profile"]
     assert p["model"]["handover"]["gather_batch_s"] == 300e-6 and p["model"]["handover"]["gather_rows"] == 1024
     assert p["findings"][0]["id"] == "per_sample_batches"
-    assert "300 us (measured here by tools/handover_probe.py: 1024 random rows" in p["findings"][0]["assumption"]
+    assert "300 µs (measured here by tools/handover_probe.py: 1024 random rows" in p["findings"][0]["assumption"]
     assert [f["id"] for f in p["findings_left_out"]] == ["input_pipeline"]
 
 
@@ -225,7 +225,7 @@ def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     assert handover["packed_pin_thread_batch_s"] == 90e-6
     pipeline = next(f for f in schema.load(str(tmp_path / "p.json"))["profile"]["findings"]
                     if f["id"] == "input_pipeline")
-    assert "its pin thread's work 120 us a batch more (the GIL)" in pipeline["assumption"]
+    assert "its pin thread's work 120 µs a batch more (the GIL)" in pipeline["assumption"]
     assert "not measured" not in pipeline["assumption"]
 
 

@@ -47,7 +47,7 @@ def test_a_pageable_copy_costs_its_call_not_its_dma_record(tmp_path):
 
 def test_a_pageable_copy_without_its_call_is_a_short_measurement(tmp_path):
     p = Program()
-    for i in range(5):  # the DMA record alone: 4 MiB in 400 us = 10.5 GB/s, above pageable 6.0 at 4 MiB
+    for i in range(5):  # the DMA record alone: 4 MiB in 400 µs = 10.5 GB/s, above pageable 6.0 at 4 MiB
         p.copy(1000 * i, 400, 4 * MiB, call=None, async_api=True)
     a, *_ = run(tmp_path, p)
     (row,) = a.classes
@@ -136,8 +136,8 @@ def test_each_fix_alone_and_all_together(tmp_path):
 
 
 def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path):
-    """tools/handover_probe.py measured, for batches of the recorded shape: 1500 us a batch as
-    sent (3 tensors), 1200 us packed as one (the pages are still faulted in), 250 us with
+    """tools/handover_probe.py measured, for batches of the recorded shape: 1500 µs a batch as
+    sent (3 tensors), 1200 µs packed as one (the pages are still faulted in), 250 µs with
     pin_memory."""
     measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "measured here by the probe")
     p = tutorial_h200(STEPS)
@@ -156,14 +156,14 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
     assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1264.437 * US)
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
     assert "1.5 ms to take over" in pipeline["assumption"] and "1.2 ms packed as one tensor" in \
-        pipeline["assumption"] and "250 us a batch with pin_memory" in pipeline["assumption"]
+        pipeline["assumption"] and "250 µs a batch with pin_memory" in pipeline["assumption"]
     assert "measured here by the probe" in pipeline["assumption"]
     assert model.summary()["handover"]["measured"] is True
 
 
 def test_a_pin_thread_measured_here_replaces_its_fitted_share(tmp_path):
     """The probe also measured what the pin thread's work on a batch costs the training thread
-    (the GIL): 120 us. It replaces half the pin thread's own time."""
+    (the GIL): 120 µs. It replaces half the pin thread's own time."""
     measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "measured here by the probe",
                         pin_thread_batch_s=120e-6)
     p = tutorial_h200(STEPS)
@@ -178,14 +178,14 @@ def test_a_pin_thread_measured_here_replaces_its_fitted_share(tmp_path):
     assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
     assert model.summary()["handover"]["pin_thread_batch_s"] == 120e-6
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
-    assert "its pin thread's work 120 us a batch more (the GIL)" in pipeline["assumption"]
+    assert "its pin thread's work 120 µs a batch more (the GIL)" in pipeline["assumption"]
     assert "half holds up" not in pipeline["assumption"]
 
 
 def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
     """With pack the pin thread pins one tensor a batch: its cost to the training thread is the
     probe's packed measurement, or where a probe older than it gave none, the measured cost
-    scaled as packing scales the hand-over (1200 / 1500 us). Seen on an H100: the model that
+    scaled as packing scales the hand-over (1200 / 1500 µs). Seen on an H100: the model that
     kept the three-tensor cost under pack priced every habit fixed 37% under the measured saving."""
     p = tutorial_h200(STEPS)
     p.write(tmp_path)
@@ -215,9 +215,9 @@ def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
 
 def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     """The probe measured gathering a batch of the recorded shape whole (one index_select a
-    tensor, 1024 rows) at 300 us. The tutorial builds each in 2007 us: gathering them saves
-    1707 us a step alone, the largest fix; pinning then adds what it adds on its own. Workers,
-    which alone save 507 us (the 1500 us hand-over), would undo the gather (the batches come
+    tensor, 1024 rows) at 300 µs. The tutorial builds each in 2007 us: gathering them saves
+    1707 µs a step alone, the largest fix; pinning then adds what it adds on its own. Workers,
+    which alone save 507 µs (the 1500 µs hand-over), would undo the gather (the batches come
     through the worker queue again): left out, with what it saves alone."""
     measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe", gather_batch_s=300e-6,
                         gather_rows=1024)
@@ -234,7 +234,7 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     gather, pin = found
     assert gather["saving_s"] == gather["saving_alone_s"] == pytest.approx(n * 1707 * US)
     assert pin["saving_s"] == pytest.approx(n * 96.874 * US)
-    assert "2.0 ms to get each batch, where gathering a batch whole on it takes 300 us here" in gather["what"]
+    assert "2.0 ms to get each batch, where gathering a batch whole on it takes 300 µs here" in gather["what"]
     assert "1024 random rows a batch" in gather["assumption"] and "index_select" in gather["advice"]
     section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path), {}, baseline_report(),
                               None, handover_for=lambda shape: measured)
@@ -247,10 +247,10 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
 
 def test_a_batch_built_near_a_gathers_cost_is_not_per_sample(tmp_path):
     """Without the probe a gather is priced at GATHER_GBPS: the tutorial's batch (images, labels
-    and weights, 3,223,552 B) at 2.56 GB/s is 1259.2 us, and its 2007 us build is under three times that: no per_sample_batches
+    and weights, 3,223,552 B) at 2.56 GB/s is 1259.2 µs, and its 2007 µs build is under three times that: no per_sample_batches
     finding (a program's gathers run slower than the probe's, up to well_written.py's 0.52 ms
-    on an H200 host where an H100 host took 0.31). The well-written loop's 100 us gathers
-    against a probe's 60 us likewise."""
+    on an H200 host where an H100 host took 0.31). The well-written loop's 100 µs gathers
+    against a probe's 60 µs likewise."""
     _, _, model, found = run(tmp_path, tutorial_h200(STEPS))
     assert model.handover.gather_batch_s is None
     assert model.saving_s({"gather"}) == pytest.approx((STEPS - 1) * (2007 - 3223552 / 2.56e3) * US)
@@ -296,7 +296,7 @@ def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):
     assert n * 1659.437 * US <= span
     # Build 2007 us a batch against 648 us for the rest of a step: 4 workers keep up, one spare.
     assert "num_workers=5" in workers["advice"] and "pin_memory=True" in workers["advice"]
-    assert "650 us a tensor" in workers["assumption"] and "host memcpy" in pin["assumption"]
+    assert "650 µs a tensor" in workers["assumption"] and "host memcpy" in pin["assumption"]
     for f in found:
         assert f["what"].endswith(".") and f["evidence"].endswith(".") and f["assumption"].endswith(".")
 
@@ -358,7 +358,7 @@ def test_a_pinned_blocking_copy_is_an_overlap_finding(tmp_path):
 def test_a_launch_bound_loop(tmp_path):
     p = Program()
     t = 0
-    for k in range(2000):  # 8 us launch calls back to back, 2 us kernels: the GPU idles 6 us in each
+    for k in range(2000):  # 8 µs launch calls back to back, 2 µs kernels: the GPU idles 6 µs in each
         p.kernel(t + 7, 2, launch=(t, t + 8))
         t += 9
     _, _, model, found = run(tmp_path, p)
@@ -369,7 +369,7 @@ def test_a_launch_bound_loop(tmp_path):
 def test_a_python_bound_loop_is_not_launch_bound(tmp_path):
     p = Program()
     t = 0
-    for k in range(2000):  # 4 us launch calls, 40 us of Python between: host-bound, not launch-bound
+    for k in range(2000):  # 4 µs launch calls, 40 µs of Python between: host-bound, not launch-bound
         p.kernel(t + 5, 2, launch=(t, t + 4))
         t += 44
     _, _, _, found = run(tmp_path, p)
@@ -433,7 +433,7 @@ def test_a_read_whose_copy_beat_its_synchronize_still_ends_a_step(tmp_path):
         if i % 3:  # the usual race: the sync waits for the step's kernels, then the read
             p.copy(t + 600, 2, 4, direction="DtoH", call_at=(t + 60, t + 61))
             p.sync(t + 61, t + 603)
-        else:  # the read's copy done inside its call, 1 us before the synchronize starts
+        else:  # the read's copy done inside its call, 1 µs before the synchronize starts
             p.copy(t + 600, 2, 4, direction="DtoH", call_at=(t + 590, t + 603))
             p.sync(t + 604, t + 606)
         t += 1000
@@ -446,7 +446,7 @@ def test_a_read_whose_copy_beat_its_synchronize_still_ends_a_step(tmp_path):
 
 def marked_loop(steps: int, markers: bool = True) -> Program:
     """A loop with no per-step read (as well_written.py): 3 ms of set-up, then steps of
-    1000 us: three launches (0-14 us) of 100 us kernels on the batch copied before, Python
+    1000 us: three launches (0-14 µs) of 100 µs kernels on the batch copied before, Python
     until an optimizer kernel's launch (600-605), the next batch built (605-995) and its
     pinned copy (call 995-996, DMA 997-1000); each step inside an NVTX range "step N" (its
     forward pass in a range of its own) when `markers`."""
@@ -494,7 +494,7 @@ def test_iteration_markers_are_one_name_repeated_never_overlapping_over_most_of_
     steps = [(i * 1000, i * 1000 + 900, f"step {i}") for i in range(12)]
     assert iteration_ranges(steps) == ("step #", [(b, e) for b, e, _ in steps])
     forward = [(i * 1000 + 100, i * 1000 + 300, "forward") for i in range(12)]
-    assert iteration_ranges(forward) is None  # 200 us of every 1000: a part of the step
+    assert iteration_ranges(forward) is None  # 200 µs of every 1000: a part of the step
     assert iteration_ranges(forward + steps)[0] == "step #"  # the one that covers most
     assert iteration_ranges(steps[:9]) is None  # too few for a loop
     nested = [(b + 10, e - 10, "step") for b, e, _ in steps] + [(b, e, "step") for b, e, _ in steps]
@@ -514,8 +514,8 @@ def test_the_summary_says_where_the_steps_were_cut(tmp_path):
 
 
 def loop_with_a_collection(tmp_path, with_collections: bool = True):
-    """Steps of about 820 us cut at their reads (500 us building a batch, its pinned copy, a
-    300 us kernel, `.item()`), the 10th step's Python after the launch 20 ms longer, 15 ms of it
+    """Steps of about 820 µs cut at their reads (500 µs building a batch, its pinned copy, a
+    300 µs kernel, `.item()`), the 10th step's Python after the launch 20 ms longer, 15 ms of it
     a full garbage collection timed by tools/profile_site on CLOCK_MONOTONIC. The records'
     clock runs twice as fast as the monotonic one here (pairs (1000, 0) and (1000 + 1e8,
     2e8)), so the collection's monotonic times are half its records' times, plus 1000 ns."""

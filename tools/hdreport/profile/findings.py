@@ -124,7 +124,7 @@ def duration_text(s: float) -> str:
         return f"{s:.2f} s"
     if s >= 1e-3:
         return f"{s * 1e3:.1f} ms"
-    return f"{s * 1e6:.0f} us"
+    return f"{s * 1e6:.0f} µs"
 
 
 def sentence(text: str, capital: bool = True) -> str:
