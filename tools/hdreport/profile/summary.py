@@ -212,7 +212,7 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
         lines += ["", "Not advised beside these, though worth it alone: " +
                   "; ".join(f"`{one_line(f['id'])}` saves {ms(f['saving_alone_s'])} alone, "
                             + (f"only {ms(f['saving_added_s'])} more with them" if f["saving_added_s"] >= 0 else
-                               f"but with them made it would cost {ms(-f['saving_added_s'])} more")
+                               f"but on top of them it would cost {ms(-f['saving_added_s'])} more")
                             for f in left) + "."]
     minor = [f for f in findings if f not in worth]
     if minor:
