@@ -231,11 +231,16 @@ std::optional<Gemm> Gemm::plan(cublasLtHandle_t handle, const GemmSpec& spec, vo
   // The heuristic can offer an algorithm that cublasLtMatmul then refuses for these
   // exact arguments; a trial run now turns that into a fallback instead of a failed step.
   // It is also each candidate's warm-up before it is timed.
-  gemm.algorithm_.offered = found;
-  std::vector<cublasLtMatmulAlgo_t> ran;
-  const Event start;
-  const Event stop;
-  for (int i = 0; i < found && static_cast<int>(ran.size()) < std::max(tuning.candidates, 1); ++i) {
+  AlgorithmChoice& choice = gemm.algorithm_;
+  choice.offered = found;
+  const bool timing = tuning.candidates > 1;
+  std::optional<Event> start;  // only when timing: no CUDA events for a plan that keeps the first
+  std::optional<Event> stop;
+  if (timing) {
+    start.emplace();
+    stop.emplace();
+  }
+  for (int i = 0; i < found && static_cast<int>(choice.ranks.size()) < std::max(tuning.candidates, 1); ++i) {
     if (results[i].state != CUBLAS_STATUS_SUCCESS || results[i].workspaceSize > workspace_bytes) continue;
     gemm.algo_ = results[i].algo;
     const cublasStatus_t trial = gemm.matmul(spec.a, spec.b, stream);
@@ -243,21 +248,19 @@ std::optional<Gemm> Gemm::plan(cublasLtHandle_t handle, const GemmSpec& spec, vo
       if (!means_unsupported(trial)) HDBENCH_CUBLAS_CHECK(trial, "trial run of " + describe(spec));
       continue;
     }
-    ran.push_back(results[i].algo);
-    gemm.algorithm_.ranks.push_back(i);
-    if (tuning.candidates <= 1) break;
-    start.record(stream);
+    choice.ranks.push_back(i);
+    if (!timing) break;
+    start->record(stream);
     for (int r = 0; r < std::max(tuning.repeats, 1); ++r)
       HDBENCH_CUBLAS_CHECK(gemm.matmul(spec.a, spec.b, stream),
                            "timing algorithm " + std::to_string(i) + " of " + describe(spec));
-    stop.record(stream);
-    gemm.algorithm_.timed_microseconds.push_back(1e3 * static_cast<double>(elapsed_ms(start, stop)) /
-                                                 std::max(tuning.repeats, 1));
+    stop->record(stream);
+    choice.timed_microseconds.push_back(1e3 * static_cast<double>(elapsed_ms(*start, *stop)) /
+                                        std::max(tuning.repeats, 1));
   }
-  if (ran.empty()) return std::nullopt;
-  const std::size_t kept = fastest_of(gemm.algorithm_.timed_microseconds).value_or(0);
-  gemm.algo_ = ran[kept];
-  gemm.algorithm_.kept = gemm.algorithm_.ranks[kept];
+  if (choice.ranks.empty()) return std::nullopt;
+  choice.kept = choice.ranks[fastest_of(choice.timed_microseconds).value_or(0)];
+  gemm.algo_ = results[static_cast<std::size_t>(choice.kept)].algo;
   return gemm;
 }
 

@@ -134,9 +134,9 @@ std::vector<float> GpuGemm::d_values() {
 
 std::string GpuGemm::describe_algorithm() const {
   const lt::AlgorithmChoice& a = impl_->gemm->algorithm();
-  const auto us = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}us", *v) : std::string("n/a"); };
   return fmt::format("algorithm {} of {} offered ({} timed: {} kept, the first {})", a.kept + 1, a.offered,
-                     a.timed_microseconds.size(), us(a.kept_microseconds()), us(a.first_microseconds()));
+                     a.timed_microseconds.size(), microseconds_text(a.kept_microseconds()),
+                     microseconds_text(a.first_microseconds()));
 }
 
 std::vector<double> GpuGemm::algorithm_microseconds() const { return impl_->gemm->algorithm().timed_microseconds; }

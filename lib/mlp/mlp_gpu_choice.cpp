@@ -99,9 +99,13 @@ std::optional<double> PlanChoices::heuristic_microseconds() const noexcept {
   return total;
 }
 
+std::string microseconds_text(const std::optional<double>& microseconds) {
+  return microseconds ? fmt::format("{:.1f}us", *microseconds) : std::string("n/a");
+}
+
 std::string describe(const PlanChoices& choices) {
   std::string text = fmt::format("fused {}/{}", choices.fused_count(), choices.gemms.size());
-  const auto us = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}us", *v) : std::string("n/a"); };
+  const auto us = microseconds_text;
   for (const GemmChoice& g : choices.gemms) {
     // A fused GEMM with nothing timed against it (forced, or the only candidate
     // measured) says nothing new; any measured pair is listed.

@@ -96,6 +96,9 @@ struct PlanChoices {
   std::optional<double> heuristic_microseconds() const noexcept;
 };
 
+// "512.3us", or "n/a" for a time not measured: how the plan's labels print a time.
+std::string microseconds_text(const std::optional<double>& microseconds);
+
 // One line for a benchmark's label: "fused 7/9; L2 weight_gradient plain (fused
 // 557.2us, plain 43.9us); ...; logits ld 16 (padded 120.0us, unpadded 640.1us)". GEMMs
 // with nothing timed (a forced policy) are counted, not listed.
