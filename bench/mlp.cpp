@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <span>
 #include <thread>
 
 #include "core/case_grid.hpp"
@@ -261,6 +262,21 @@ std::size_t time_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& f
   return group;
 }
 
+// An eager GPU step's parts as one step ran them (GpuMlp::time_step_parts): the GEMMs, the
+// update and the rest, and the update's rate against what the device can move.
+void set_step_part_counters(benchmark::State& state, const StepCase& c, std::span<const StepPart> parts) {
+  const StepPartTotals totals = total_parts(parts);
+  state.counters["in_step_us"] = totals.total_microseconds();
+  state.counters["in_step_gemm_us"] = totals.gemm_microseconds;
+  state.counters["in_step_update_us"] = totals.update_microseconds;
+  state.counters["in_step_other_us"] = totals.other_microseconds;
+  if (totals.update_microseconds > 0) {
+    const double bytes = static_cast<double>(update_bytes_per_parameter(c.optimizer, c.dtype)) *
+                         static_cast<double>(make_parameter_layout(c.model).total);
+    state.counters["update_GB/s"] = bytes / totals.update_microseconds / 1e3;
+  }
+}
+
 // Launch floor samples: each times a group of back-to-back replays of the empty graph.
 constexpr int kLaunchFloorSamples = 5;
 
@@ -306,6 +322,15 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial, stream.get());
   mlp.name_ranges(c.name);
   if (time_gpu_step(state, suite, family, c, mlp, pool, on_device, stream.get()) == 0) return;
+  // Where an eager step's time goes, measured in place after the timed steps (one more
+  // step, with an event between its parts): a replayed graph runs the same kernels.
+  std::string in_step;
+  if (c.mode == StepMode::eager) {
+    const std::vector<StepPart> parts =
+        mlp.time_step_parts(on_device.as<const float>(), layout.labels(on_device.data(), batch), batch);
+    set_step_part_counters(state, c, parts);
+    in_step = "; in step: " + describe_parts(parts);
+  }
   // What the plan chose per GEMM (fused epilogue or plain + hdbench's kernel, padded
   // logits or not) with both candidates' plan-time timings: lib/mlp/mlp_gpu_choice.hpp.
   state.counters["fused_epilogues"] = static_cast<double>(mlp.fused_epilogue_count());
@@ -323,7 +348,7 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   state.counters["retuned_gemms"] = static_cast<double>(mlp.plan_choices().retuned_count());
   if (const std::optional<double> first_us = mlp.plan_choices().heuristic_microseconds())
     state.counters["planned_gemm_heuristic_us"] = *first_us;
-  state.SetLabel("plan: " + describe(mlp.plan_choices()));
+  state.SetLabel("plan: " + describe(mlp.plan_choices()) + in_step);
 }
 
 // A GEMM's rate from its median time, kept for the steps that follow in this run.

@@ -141,6 +141,27 @@ FamilyDescription mlp_description() {
        "GPU `step` (modes eager and graph): planned_gemm_us over step_us, the GEMMs' share of the step; the rest is "
        "the loss, the optimizer's update, launches and the gaps between kernels (left out above 1: the GEMMs timed "
        "alone would then have taken longer than the whole step)"},
+      {"in_step_us",
+       "GPU `step`, mode `eager`: one more step after the timed ones, with a CUDA event recorded between its parts "
+       "(the input's cast to bf16, each GEMM with its fused epilogue or hdbench's kernel after it, the loss, the "
+       "update), the parts summed: the step as those events time it, a little above step_us for the events; the "
+       "`label` ends with each part's time (\"in step: L0 forward 118.2us, …, update 251.0us\")",
+       Better::lower},
+      {"in_step_gemm_us",
+       "GPU `step`, mode `eager`: the GEMM parts of in_step_us (each GEMM where it runs in the step, after the part "
+       "before it, where planned_gemm_us times each alone, repeated, on warm caches)",
+       Better::lower},
+      {"in_step_update_us", "GPU `step`, mode `eager`: the update's part of in_step_us (the optimizer's kernels)",
+       Better::lower},
+      {"in_step_other_us",
+       "GPU `step`, mode `eager`: the rest of in_step_us, neither GEMM nor update: the loss, and in bf16 the input's "
+       "cast",
+       Better::lower},
+      {"update_GB/s",
+       "GPU `step`, mode `eager`: the bytes the update reads and writes (20 a parameter for SGD with momentum, 28 for "
+       "Adam, 2 more in bf16 for the copy the GEMMs read) over in_step_update_us; its floor is the device's memory "
+       "bandwidth (the device copy of the device_local family measures it)",
+       Better::higher},
       {"graph_nodes",
        "GPU `step`, mode `fused`: the nodes of the replayed graph (2: one per kernel); the benchmark's `label` "
        "(\"fused: kernel 1 (forward, loss, backward to the hidden layer) 32 blocks; kernel 2 (weight gradients + "

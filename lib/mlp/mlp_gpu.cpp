@@ -8,6 +8,8 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/cuda.hpp"
@@ -15,6 +17,7 @@
 #include "mlp/mlp_description.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
 #include "mlp_kernels.hpp"
+#include "mlp_narrow_kernels.hpp"
 
 namespace hdbench {
 namespace {
@@ -148,12 +151,14 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
   if (bf16()) {
     kernels::cast_to_bf16(images, images_bf16(), batch_size * static_cast<std::size_t>(shape.inputs()), stream);
     input = images_bf16();
+    end_part(StepPartKind::other, "cast");
   }
 
   for (std::size_t l = 0; l < layers; ++l) {
     const LayerPlan& p = plan.layers[l];
     p.forward->run(weight_operand(l), l == 0 ? input : output(l - 1), stream);
     if (!p.forward_fused) forward_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
+    end_gemm_part(l, "forward");
   }
 
   const float* logits = static_cast<const float*>(output(layers - 1));
@@ -165,6 +170,7 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
                                    static_cast<float*>(dy(layers - 1)), row_loss(), row_correct(), stream);
   }
   kernels::reduce_step_scalars(row_loss(), row_correct(), batch, scalars(), stream);
+  end_part(StepPartKind::other, "loss");
   phase.reset();
   phase.emplace(kMlpNvtx, ranges.backward, layout.total * sizeof(float));
 
@@ -173,10 +179,51 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
     p.weight_gradient->run(l == 0 ? input : output(l - 1), dy(l), stream);
     if (!p.weight_gradient_fused) bias_gradient_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
     if (gradient_ready) gradient_ready(l);
+    end_gemm_part(l, "weight_gradient");
     if (l == 0) break;  // the images need no gradient
-    p.input_gradient->run(weight_operand(l), dy(l), stream);
-    if (!p.input_gradient_fused) relu_gradient_fallback(l, batch);
+    if (p.input_gradient_own_kernel) {
+      narrow_input_gradient(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
+    } else {
+      p.input_gradient->run(weight_operand(l), dy(l), stream);
+      if (!p.input_gradient_fused) relu_gradient_fallback(l, batch);
+    }
+    end_gemm_part(l, "input_gradient");
   }
+}
+
+bool GpuMlp::Impl::narrow_input_gradient_supported(std::size_t l) const noexcept {
+  return l > 0 && kernels::narrow_input_gradient_supported(shape.fan_out(l), shape.fan_in(l), dy(l - 1), output(l - 1));
+}
+
+void GpuMlp::Impl::narrow_input_gradient(std::size_t l, int batch, int ld) {
+  const int out = shape.fan_out(l);
+  const int in = shape.fan_in(l);
+  if (bf16()) {
+    kernels::narrow_input_gradient(static_cast<const __nv_bfloat16*>(weight_operand(l)),
+                                   static_cast<const __nv_bfloat16*>(dy(l)), ld,
+                                   static_cast<const __nv_bfloat16*>(output(l - 1)),
+                                   static_cast<__nv_bfloat16*>(dy(l - 1)), batch, out, in, stream);
+  } else {
+    kernels::narrow_input_gradient(static_cast<const float*>(weight_operand(l)), static_cast<const float*>(dy(l)), ld,
+                                   static_cast<const float*>(output(l - 1)), static_cast<float*>(dy(l - 1)), batch, out,
+                                   in, stream);
+  }
+}
+
+void GpuMlp::Impl::end_part(StepPartKind kind, std::string_view name) {
+  if (part_marks == nullptr) return;
+  const std::size_t after = part_marks->parts.size() + 1;
+  if (after >= part_marks->events.size())
+    throw std::logic_error(
+        fmt::format("GpuMlp: step part '{}' has no event left (a part was added to the step "
+                    "without one more event in time_step_parts)",
+                    name));
+  part_marks->events[after].record(stream);
+  part_marks->parts.push_back(StepPart{.name = std::string(name), .kind = kind, .microseconds = 0.0});
+}
+
+void GpuMlp::Impl::end_gemm_part(std::size_t layer, const char* gemm) {
+  if (part_marks != nullptr) end_part(StepPartKind::gemm, fmt::format("L{} {}", layer, gemm));
 }
 
 void GpuMlp::Impl::forward_fallback(std::size_t l, int batch, int ld) {
@@ -223,6 +270,7 @@ void GpuMlp::Impl::enqueue_optimizer() {
     kernels::adam_update(parameters(), gradients(), first_moment, at<float>(arena_layout.second_moment),
                          parameters_bf16(), layout.total, o.beta1, o.beta2, o.epsilon, adam_state(), stream);
   }
+  end_part(StepPartKind::update, "update");
 }
 
 void GpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
@@ -239,6 +287,29 @@ void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, 
 }
 
 void GpuMlp::apply_optimizer() { impl_->enqueue_optimizer(); }
+
+std::vector<StepPart> GpuMlp::time_step_parts(const float* images, const std::int32_t* labels, std::size_t batch) {
+  Impl& m = *impl_;
+  m.check_batch(images, labels, batch);
+  // Planned first: a new plan's trial runs stay out of the first part.
+  m.plan_for(batch, images);
+  Impl::PartMarks marks;
+  // One before the step, one after each part: the cast, each layer's forward, the loss,
+  // each layer's weight gradient, each but the first layer's input gradient, the update.
+  const std::size_t layers = m.shape.layers();
+  for (std::size_t i = 0; i < 3 * layers + 3; ++i) marks.events.emplace_back();
+  marks.events[0].record(m.stream);
+  m.part_marks = &marks;
+  struct Unmark {
+    Impl& m;
+    ~Unmark() { m.part_marks = nullptr; }
+  } unmark{m};
+  step(images, labels, batch);
+  marks.events[marks.parts.size()].synchronize();
+  for (std::size_t i = 0; i < marks.parts.size(); ++i)
+    marks.parts[i].microseconds = 1e3 * static_cast<double>(elapsed_ms(marks.events[i], marks.events[i + 1]));
+  return std::move(marks.parts);
+}
 
 void GpuMlp::set_gradient_ready_hook(GradientReadyHook hook) { impl_->gradient_ready = std::move(hook); }
 float* GpuMlp::device_gradients() noexcept { return impl_->gradients(); }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "mlp/mlp_gpu_choice.hpp"
+#include "mlp/mlp_gpu_parts.hpp"
 #include "mlp/mlp_model.hpp"
 
 namespace hdbench {
@@ -66,6 +67,11 @@ class GpuMlp {
   // works on in place, between compute_gradients and apply_optimizer.
   float* device_gradients() noexcept;
 
+  // Enqueues one step as step() does (a real one: the model trains) with a CUDA event
+  // recorded between its parts, waits for it, and returns each part's time on the GPU in
+  // the step's order (mlp_gpu_parts.hpp): where the step's time goes, in place.
+  std::vector<StepPart> time_step_parts(const float* images, const std::int32_t* labels, std::size_t batch);
+
   // Captures step(images, labels, batch) into a CUDA graph (the pointers and batch are
   // baked in), replacing any earlier capture. replay() enqueues it on the stream.
   void capture_step(const float* images, const std::int32_t* labels, std::size_t batch);
@@ -103,7 +109,8 @@ class GpuMlp {
   // and are followed by hdbench's kernel); 0 before any step.
   std::size_t fused_epilogue_count() const noexcept;
   // False when any GEMM of any plan so far runs plain plus a separate kernel, because
-  // cuBLASLt offered no fused algorithm or the plain way measured faster. GEMMs are
+  // cuBLASLt offered no fused algorithm or the plain way measured faster, or is replaced
+  // by hdbench's own kernel (the output layer's input gradient, where that measured faster). GEMMs are
   // planned on a batch size's first step (or capture), so this speaks for the batch
   // sizes run so far.
   bool fused_epilogues() const noexcept;

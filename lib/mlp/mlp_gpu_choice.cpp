@@ -28,6 +28,18 @@ const char* to_string(PaddingPolicy policy) noexcept {
   return "?";
 }
 
+const char* to_string(OwnKernelPolicy policy) noexcept {
+  switch (policy) {
+    case OwnKernelPolicy::measure:
+      return "measure";
+    case OwnKernelPolicy::always:
+      return "always";
+    case OwnKernelPolicy::never:
+      return "never";
+  }
+  return "?";
+}
+
 std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> candidates, EpiloguePolicy policy) {
   std::optional<std::size_t> first_available;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -46,6 +58,15 @@ std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> ca
   }
   // Nothing timed (should not happen when measuring): keep what exists.
   return best ? best : first_available;
+}
+
+std::optional<std::size_t> choose_with_own_kernel(std::span<const EpilogueCandidate> candidates,
+                                                  EpiloguePolicy epilogues, OwnKernelPolicy own_kernels) {
+  constexpr std::size_t kOwn = 2;
+  if (candidates.size() <= kOwn) return choose_epilogue(candidates, epilogues);
+  if (own_kernels == OwnKernelPolicy::always && candidates[kOwn].available) return kOwn;
+  if (own_kernels == OwnKernelPolicy::never) return choose_epilogue(candidates.first(kOwn), epilogues);
+  return choose_epilogue(candidates, epilogues);
 }
 
 int padded_width(int width, MlpDtype dtype) noexcept {
@@ -77,7 +98,8 @@ std::optional<double> PlanChoices::chosen_microseconds() const noexcept {
   if (gemms.empty()) return std::nullopt;
   double sum = 0.0;
   for (const GemmChoice& g : gemms) {
-    const std::optional<double>& chosen = g.fused ? g.fused_microseconds : g.plain_microseconds;
+    const std::optional<double>& chosen =
+        g.own_kernel ? g.kernel_microseconds : (g.fused ? g.fused_microseconds : g.plain_microseconds);
     if (!chosen) return std::nullopt;
     sum += *chosen;
   }
@@ -109,9 +131,11 @@ std::string describe(const PlanChoices& choices) {
   for (const GemmChoice& g : choices.gemms) {
     // A fused GEMM with nothing timed against it (forced, or the only candidate
     // measured) says nothing new; any measured pair is listed.
-    if (!g.fused_microseconds && !g.plain_microseconds) continue;
-    text += fmt::format("; L{} {} {} (fused {}, plain {})", g.layer, g.gemm, g.fused ? "fused" : "plain",
-                        us(g.fused_microseconds), us(g.plain_microseconds));
+    if (!g.fused_microseconds && !g.plain_microseconds && !g.kernel_microseconds) continue;
+    const char* kept = g.own_kernel ? "kernel" : (g.fused ? "fused" : "plain");
+    text += fmt::format("; L{} {} {} (fused {}, plain {}", g.layer, g.gemm, kept, us(g.fused_microseconds),
+                        us(g.plain_microseconds));
+    text += g.kernel_microseconds ? fmt::format(", kernel {})", us(g.kernel_microseconds)) : std::string(")");
     // The algorithm, where timing kept another than the heuristic's first.
     if (g.algorithm_retuned)
       text += fmt::format(" algorithm {} of {} timed ({} against the first's {})", g.algorithm_rank + 1,

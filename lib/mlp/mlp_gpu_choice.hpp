@@ -21,6 +21,10 @@ namespace hdbench {
 
 enum class EpiloguePolicy { measure, fused, unfused };
 enum class PaddingPolicy { measure, padded, unpadded };
+// hdbench's kernel in place of the output layer's input-gradient GEMM
+// (kernels/mlp_narrow_kernels.hpp): timed against the GEMM's ways when the epilogues are
+// measured, kept whenever the shape allows it, or never tried.
+enum class OwnKernelPolicy { measure, always, never };
 
 // How a GpuMlp chooses; measure both unless a test forces one side. A forced choice
 // that does not exist (no fused algorithm on this device) falls back to what does.
@@ -32,10 +36,12 @@ struct PlanPolicy {
   // false the heuristic's first: two models that must agree bit for bit (a graph's replay
   // against eager steps) cannot leave it to their timings.
   bool time_algorithms = true;
+  OwnKernelPolicy own_kernels = OwnKernelPolicy::measure;
 };
 
 const char* to_string(EpiloguePolicy policy) noexcept;
 const char* to_string(PaddingPolicy policy) noexcept;
+const char* to_string(OwnKernelPolicy policy) noexcept;
 
 // One way to run a GEMM: nullopt microseconds when it does not exist (cuBLASLt offered
 // no algorithm for the fused epilogue) or was not timed (a forced policy).
@@ -49,6 +55,13 @@ struct EpilogueCandidate {
 // or under a forced policy the first available one of that kind, else the first
 // available one. nullopt only when none is available.
 std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> candidates, EpiloguePolicy policy);
+
+// A GEMM that hdbench's own kernel can replace: candidates [fused, plain, own kernel].
+// OwnKernelPolicy::always keeps the kernel where it is available, never leaves it out;
+// measure lets it compete by its time where the epilogues are measured too (under a
+// forced epilogue policy, that policy's GEMM is kept).
+std::optional<std::size_t> choose_with_own_kernel(std::span<const EpilogueCandidate> candidates,
+                                                  EpiloguePolicy epilogues, OwnKernelPolicy own_kernels);
 
 // The leading dimension a padded output layer uses: the width rounded up to 16
 // elements in bf16 and 8 in fp32/tf32 (32 bytes: what the aligned cutlass kernels
@@ -68,6 +81,10 @@ struct GemmChoice {
   bool fused = false;
   std::optional<double> fused_microseconds;  // nullopt: no fused algorithm, or not timed
   std::optional<double> plain_microseconds;  // plain GEMM + hdbench's kernel
+  // hdbench's kernel in place of the GEMM (the output layer's input gradient only): kept,
+  // and its time (nullopt where it was not a candidate or not timed).
+  bool own_kernel = false;
+  std::optional<double> kernel_microseconds = std::nullopt;
   // The kept way's cuBLASLt algorithm (lt::Gemm::algorithm()): whether timing kept
   // another than the heuristic's first that ran, its rank in the heuristic's list (0: the
   // first), how many were timed, and the GEMM alone (no fallback kernel) with the first
@@ -100,8 +117,9 @@ struct PlanChoices {
 std::string microseconds_text(const std::optional<double>& microseconds);
 
 // One line for a benchmark's label: "fused 7/9; L2 weight_gradient plain (fused
-// 557.2us, plain 43.9us); ...; logits ld 16 (padded 120.0us, unpadded 640.1us)". GEMMs
-// with nothing timed (a forced policy) are counted, not listed.
+// 557.2us, plain 43.9us); L3 input_gradient kernel (fused n/a, plain 109.7us, kernel
+// 31.0us); ...; logits ld 16 (padded 120.0us, unpadded 640.1us)". GEMMs with nothing
+// timed (a forced policy) are counted, not listed.
 std::string describe(const PlanChoices& choices);
 
 }  // namespace hdbench

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "mlp/cublaslt.hpp"
 #include "mlp/mlp_gpu.hpp"
 #include "mlp/mlp_gpu_choice.hpp"
+#include "mlp/mlp_gpu_parts.hpp"
 #include "mlp_kernels.hpp"
 
 namespace hdbench::mlp_gpu_detail {
@@ -69,6 +72,7 @@ struct LayerPlan {
   bool weight_gradient_fused = false;
   std::optional<lt::Gemm> input_gradient;  // dXᵀ = W·dYᵀ (∘ ReLU mask of the layer below, DRELU); not for layer 0
   bool input_gradient_fused = false;
+  bool input_gradient_own_kernel = false;  // hdbench's kernel in place of input_gradient (left empty)
 };
 struct StepPlan {
   std::vector<LayerPlan> layers;
@@ -108,6 +112,13 @@ struct GpuMlp::Impl {
   std::size_t last_batch = 0;
   const StepPlan* last_plan = nullptr;       // the plan the last step (or replayed graph) ran
   GpuMlp::GradientReadyHook gradient_ready;  // may be empty
+  // While time_step_parts enqueues its step: events[0] is recorded before the step and
+  // events[i + 1] after parts[i] (whose times are filled in once the step has run).
+  struct PartMarks {
+    std::vector<Event> events;
+    std::vector<StepPart> parts;
+  };
+  PartMarks* part_marks = nullptr;
 
   template <typename T>
   T* at(const Slot& slot) const noexcept {
@@ -140,9 +151,19 @@ struct GpuMlp::Impl {
   void forward_fallback(std::size_t layer, int batch, int ld);
   void bias_gradient_fallback(std::size_t layer, int batch, int ld);
   void relu_gradient_fallback(std::size_t layer, int batch);  // the ReLU gradient of layer-1's output
+  // Layer l's input gradient with the ReLU gradient of layer l-1, in hdbench's kernel in
+  // place of the GEMM (kernels/mlp_narrow_kernels.hpp), where the kernel takes the layer;
+  // `ld` is the leading dimension of layer l's output gradient.
+  bool narrow_input_gradient_supported(std::size_t layer) const noexcept;
+  void narrow_input_gradient(std::size_t layer, int batch, int ld);
   // Mean microseconds of `repeats` runs of `work` on the stream (after one warm-up), by CUDA events.
   template <typename Work>
   double time_microseconds(Work&& work, int repeats);
+
+  // Ends a part of the step (records the event after it) while time_step_parts runs one;
+  // otherwise nothing. A GEMM part is named as the plan's label names the GEMM.
+  void end_part(StepPartKind kind, std::string_view name);
+  void end_gemm_part(std::size_t layer, const char* gemm);
 
   void check_batch(const float* images, const std::int32_t* labels, std::size_t batch) const;
   // The plan for this batch and images' alignment, built on first use (outside any capture).

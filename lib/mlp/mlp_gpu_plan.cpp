@@ -18,13 +18,17 @@
 // output), each way timed with CUDA events (fallback included), and the faster kept
 // (choose_epilogue). The output layer is planned twice more, with its logits and
 // their gradient stored at ld = classes and at ld = padded_width(classes), and the
-// layout whose three GEMMs took less in all is kept (choose_padding). A fused epilogue
+// layout whose three GEMMs took less in all is kept (choose_padding). The output layer's
+// input gradient has a third candidate, hdbench's kernel in place of the GEMM (with the
+// ReLU gradient in the same pass: kernels/mlp_narrow_kernels.hpp), timed the same way
+// (choose_with_own_kernel). A fused epilogue
 // cuBLASLt does not offer is simply not a candidate. PlanPolicy forces either side for
 // tests. The choices and timings are in the plan's PlanChoices.
 #include <cuda_bf16.h>
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -32,6 +36,7 @@
 
 #include "core/cuda.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
+#include "mlp_narrow_kernels.hpp"
 
 namespace hdbench {
 
@@ -65,8 +70,9 @@ namespace {
 // One GEMM's candidates: the fused plan (when cuBLASLt has one and the policy allows)
 // and the plain plan, with their timings.
 struct Planned {
-  std::optional<lt::Gemm> gemm;
+  std::optional<lt::Gemm> gemm;  // empty when hdbench's own kernel replaces the GEMM
   bool fused = false;
+  bool own_kernel = false;
   GemmChoice choice;
   double chosen_microseconds = 0.0;
 };
@@ -102,9 +108,10 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
                                    tuning);
   };
   // `fused_specs`: the fused variants to try in turn (the first cuBLASLt plans is the
-  // candidate); `fallback` does the plain GEMM's missing epilogue.
+  // candidate); `fallback` does the plain GEMM's missing epilogue; `own_kernel`, where
+  // given, does the GEMM and its epilogue in hdbench's kernel instead.
   const auto choose = [&](std::size_t layer, const char* name, std::initializer_list<lt::GemmSpec> fused_specs,
-                          const lt::GemmSpec& plain_spec, auto fallback) {
+                          const lt::GemmSpec& plain_spec, auto fallback, const std::function<void()>& own_kernel = {}) {
     Planned planned;
     planned.choice.layer = layer;
     planned.choice.gemm = name;
@@ -117,10 +124,11 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     }
     std::optional<lt::Gemm> plain;
     if (policy.epilogues != EpiloguePolicy::fused || !fused) plain = plan_plain(plain_spec);
-    const std::array<EpilogueCandidate, 2> candidates{
+    const bool own = own_kernel && policy.own_kernels != OwnKernelPolicy::never;
+    std::array<EpilogueCandidate, 3> timed{
         EpilogueCandidate{.fused = true, .microseconds = std::nullopt, .available = fused.has_value()},
-        EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = plain.has_value()}};
-    std::array<EpilogueCandidate, 2> timed = candidates;
+        EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = plain.has_value()},
+        EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = own}};
     if (fused && (measure || policy.padding == PaddingPolicy::measure)) {
       timed[0].microseconds = time_microseconds([&] { fused->run(stream); }, policy.timing_repeats);
     }
@@ -132,13 +140,20 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
           },
           policy.timing_repeats);
     }
-    const std::size_t pick = choose_epilogue(timed, policy.epilogues).value();  // plain always exists unless fused does
+    if (own && (measure || policy.padding == PaddingPolicy::measure))
+      timed[2].microseconds = time_microseconds(own_kernel, policy.timing_repeats);
+    // Plain always exists unless fused does.
+    const std::size_t pick = choose_with_own_kernel(timed, policy.epilogues, policy.own_kernels).value();
     planned.fused = pick == 0;
-    planned.gemm = std::move(planned.fused ? fused : plain);
+    planned.own_kernel = pick == 2;
+    if (pick < 2) planned.gemm = std::move(planned.fused ? fused : plain);
     planned.choice.fused = planned.fused;
+    planned.choice.own_kernel = planned.own_kernel;
     planned.choice.fused_microseconds = timed[0].microseconds;
     planned.choice.plain_microseconds = timed[1].microseconds;
+    planned.choice.kernel_microseconds = timed[2].microseconds;
     planned.chosen_microseconds = timed[pick].microseconds.value_or(0.0);
+    if (!planned.gemm) return planned;
     const lt::AlgorithmChoice& algorithm = planned.gemm->algorithm();
     planned.choice.algorithm_retuned = algorithm.retuned();
     planned.choice.algorithm_rank = algorithm.kept;
@@ -237,18 +252,23 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
                                   .b = dy(l),
                                   .d = dy(l - 1)};
     const auto relu = [&, l] { relu_gradient_fallback(l, batch); };
+    // The output layer's few outputs make its input gradient a memory-bound pass that
+    // hdbench's kernel does with the ReLU gradient in one go (mlp_narrow_kernels.hpp).
+    std::function<void()> own;
+    if (l == last && narrow_input_gradient_supported(l)) own = [&, l, ld] { narrow_input_gradient(l, batch, ld); };
     Planned x;
     if (plan.layers[l - 1].writes_mask) {
       lt::GemmSpec fused_input = input_grad;
       fused_input.epilogue = CUBLASLT_EPILOGUE_DRELU;
       fused_input.aux = at<char>(arena_layout.masks[l - 1]);
       fused_input.aux_ld = arena_layout.mask_ld[l - 1];
-      x = choose(l, "input_gradient", {fused_input}, input_grad, relu);
+      x = choose(l, "input_gradient", {fused_input}, input_grad, relu, own);
     } else {
-      x = choose(l, "input_gradient", {}, input_grad, relu);  // no mask to read: plain only
+      x = choose(l, "input_gradient", {}, input_grad, relu, own);  // no mask to read: plain only
     }
     p.input_gradient = std::move(x.gemm);
     p.input_gradient_fused = x.fused;
+    p.input_gradient_own_kernel = x.own_kernel;
     plan.choices.gemms.push_back(x.choice);
     return total + x.chosen_microseconds;
   };
@@ -286,7 +306,9 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
   plan.choices.unpadded_microseconds = unpadded_us;
   plan.choices.padded_microseconds = padded_us;
   for (const LayerPlan& p : plan.layers) {
-    if (!p.forward_fused || !p.weight_gradient_fused || (p.input_gradient && !p.input_gradient_fused)) fused = false;
+    // hdbench's kernel in place of a GEMM is no fused cuBLASLt epilogue either.
+    const bool has_input_gradient = p.input_gradient || p.input_gradient_own_kernel;
+    if (!p.forward_fused || !p.weight_gradient_fused || (has_input_gradient && !p.input_gradient_fused)) fused = false;
   }
   return plan;
 }

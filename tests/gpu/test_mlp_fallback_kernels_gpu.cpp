@@ -3,7 +3,8 @@
 // tail, and the scalar kernel for misaligned pointers), the bias gradient with its rows
 // split into chunks and a padded leading dimension, and the softmax cross-entropy on
 // padded logits (the padding masked: the same loss and gradient as unpadded, zeros in
-// the gradient's padding).
+// the gradient's padding); and hdbench's kernel for the output layer's input gradient with
+// the ReLU gradient, in place of a GEMM (mlp_narrow_kernels.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "core/cuda.hpp"
 #include "gpu_test_support.hpp"
 #include "mlp_kernels.hpp"
+#include "mlp_narrow_kernels.hpp"
 
 namespace hdbench {
 namespace {
@@ -85,6 +87,73 @@ TEST(MlpFallbackKernelsGpu, ReluGradientKeepsDyWhereTheActivationIsPositive) {
   SKIP_WITHOUT_GPU();
   check_relu_gradient<float>();
   check_relu_gradient<__nv_bfloat16>();
+}
+
+// The output layer's shapes (10 classes at ld 10 and 16, 1 and 16 outputs) over batches
+// with row-block tails, against a float64 host reference. dy's padding columns and the
+// rows beyond `rows` hold NaN, and dx starts as NaN: a read of the padding, or an
+// element left unwritten, fails.
+template <typename T>
+void check_narrow_input_gradient() {
+  struct Shape {
+    int rows, outputs, ldy, inputs;
+  };
+  for (Shape s : {Shape{37, 10, 16, 32}, Shape{128, 10, 10, 64}, Shape{1000, 10, 16, 4096}, Shape{17, 1, 1, 4},
+                  Shape{33, 16, 16, 1028}}) {
+    SCOPED_TRACE(std::to_string(s.rows) + " rows, " + std::to_string(s.outputs) + " outputs at ld " +
+                 std::to_string(s.ldy) + ", " + std::to_string(s.inputs) + " inputs");
+    std::mt19937 rng(static_cast<std::uint32_t>(s.rows * 31 + s.inputs));
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    const auto rows = static_cast<std::size_t>(s.rows);
+    const auto inputs = static_cast<std::size_t>(s.inputs);
+    std::vector<T> w(static_cast<std::size_t>(s.outputs) * inputs);
+    for (T& v : w) v = narrow<T>(value(rng));
+    std::vector<T> dy((rows + 1) * s.ldy);  // one NaN row past the end
+    for (std::size_t i = 0; i < dy.size(); ++i)
+      dy[i] = narrow<T>(i / s.ldy < rows && static_cast<int>(i % s.ldy) < s.outputs ? value(rng) : std::nanf(""));
+    std::vector<T> activation(rows * inputs);
+    for (std::size_t i = 0; i < activation.size(); ++i) {
+      const float a = value(rng);
+      activation[i] = narrow<T>(i % 89 == 0 ? -0.0f : (a < -0.33f ? 0.0f : std::abs(a)));
+    }
+    const DeviceBuffer device_w = upload(w);
+    const DeviceBuffer device_dy = upload(dy);
+    const DeviceBuffer device_activation = upload(activation);
+    DeviceBuffer dx(rows * inputs * sizeof(T));
+    fill_device_bytes(dx.data(), 0xFF, dx.size());
+    ASSERT_TRUE(kernels::narrow_input_gradient_supported(s.outputs, s.inputs, dx.data(), device_activation.data()));
+    Stream stream;
+    kernels::narrow_input_gradient(static_cast<const T*>(device_w.data()), static_cast<const T*>(device_dy.data()),
+                                   s.ldy, static_cast<const T*>(device_activation.data()), static_cast<T*>(dx.data()),
+                                   s.rows, s.outputs, s.inputs, stream.get());
+    stream.synchronize();
+    const std::vector<T> got = download<T>(dx, rows * inputs);
+    // fp32 sums of 16 terms; bf16 adds the one rounding of the result (2^-8 relative).
+    const double relative = sizeof(T) == 2 ? 1.0 / 256 : 4e-6;
+    std::size_t bad = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t i = 0; i < inputs; ++i) {
+        double sum = 0.0;
+        double magnitude = 0.0;
+        for (int k = 0; k < s.outputs; ++k) {
+          const double term = static_cast<double>(widen(dy[r * s.ldy + k])) * widen(w[k * inputs + i]);
+          sum += term;
+          magnitude += std::abs(term);
+        }
+        const double expected = widen(activation[r * inputs + i]) > 0.0f ? sum : 0.0;
+        const float g = widen(got[r * inputs + i]);
+        if (!(std::abs(g - expected) <= relative * magnitude + 1e-30) && bad++ == 0)
+          ADD_FAILURE() << "[" << r << "][" << i << "]: " << g << ", expected " << expected;
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+TEST(MlpFallbackKernelsGpu, NarrowInputGradientIsTheGemmWithTheReluGradient) {
+  SKIP_WITHOUT_GPU();
+  check_narrow_input_gradient<float>();
+  check_narrow_input_gradient<__nv_bfloat16>();
 }
 
 // Split (8192 rows of 10 and 32) and unsplit shapes, padded leading dimensions; the

@@ -115,6 +115,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   const PlanPolicy& policy = info.param.policy;
   if (policy.epilogues != EpiloguePolicy::measure || policy.padding != PaddingPolicy::measure)
     name += std::string("_") + to_string(policy.epilogues) + "_" + to_string(policy.padding);
+  if (policy.own_kernels != OwnKernelPolicy::measure) name += std::string("_kernel_") + to_string(policy.own_kernels);
   return name;
 }
 
@@ -127,6 +128,16 @@ std::vector<PlanPolicy> forced_policies() {
   for (EpiloguePolicy epilogues : {EpiloguePolicy::fused, EpiloguePolicy::unfused})
     for (PaddingPolicy padding : {PaddingPolicy::unpadded, PaddingPolicy::padded})
       policies.push_back({.epilogues = epilogues, .padding = padding, .time_algorithms = false});
+  // hdbench's kernel in place of the output layer's input-gradient GEMM, at both logits
+  // layouts (last: the sanitizers' runs take the first and last policies).
+  policies.push_back({.epilogues = EpiloguePolicy::unfused,
+                      .padding = PaddingPolicy::unpadded,
+                      .time_algorithms = false,
+                      .own_kernels = OwnKernelPolicy::always});
+  policies.push_back({.epilogues = EpiloguePolicy::fused,
+                      .padding = PaddingPolicy::padded,
+                      .time_algorithms = false,
+                      .own_kernels = OwnKernelPolicy::always});
   return policies;
 }
 
@@ -210,6 +221,17 @@ TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
   if (c.policy.padding == PaddingPolicy::unpadded) {
     EXPECT_EQ(choices.logits_ld, shape.classes());
   }
+  // hdbench's kernel for the output layer's input gradient where forced (these models'
+  // shapes allow it), never where an epilogue policy is forced alone.
+  std::size_t own_kernels = 0;
+  for (const GemmChoice& g : choices.gemms) own_kernels += g.own_kernel ? 1 : 0;
+  if (c.policy.own_kernels == OwnKernelPolicy::always) {
+    EXPECT_EQ(own_kernels, 1u);
+  } else if (c.policy.epilogues != EpiloguePolicy::measure) {
+    EXPECT_EQ(own_kernels, 0u);
+  } else {
+    EXPECT_LE(own_kernels, 1u);
+  }
 
   const std::vector<float> logits = gpu.logits();
   EXPECT_TRUE(close("logits", logits, cpu.logits(), tolerance));
@@ -289,6 +311,21 @@ TEST(MlpGpu, MeasuredPlanRecordsBothCandidatesAndCountsWhatRanFused) {
       EXPECT_GT(*g.plain_microseconds, 0.0);
       if (g.fused) {
         ASSERT_TRUE(g.fused_microseconds.has_value());
+      }
+      // hdbench's kernel is timed for the output layer's input gradient only, and kept only
+      // when faster than both of the GEMM's ways (a tie keeps the GEMM).
+      EXPECT_EQ(g.kernel_microseconds.has_value(), g.layer == 2 && g.gemm == "input_gradient");
+      if (g.own_kernel) {
+        ASSERT_TRUE(g.kernel_microseconds.has_value());
+        EXPECT_LT(*g.kernel_microseconds, *g.plain_microseconds);
+        if (g.fused_microseconds) {
+          EXPECT_LT(*g.kernel_microseconds, *g.fused_microseconds);
+        }
+        EXPECT_FALSE(g.fused);
+        continue;  // no cuBLASLt algorithm to check
+      }
+      if (g.kernel_microseconds) {
+        EXPECT_GE(*g.kernel_microseconds, g.fused ? *g.fused_microseconds : *g.plain_microseconds);
       }
       if (g.fused_microseconds && g.plain_microseconds) {
         EXPECT_EQ(g.fused, *g.fused_microseconds <= *g.plain_microseconds);  // a tie keeps the fused
@@ -398,7 +435,7 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
   if (testing_support::under_compute_sanitizer()) policies = {policies.front(), policies.back()};
   for (const auto& [dtype, policy, kind, size] : graph_cases(policies)) {
     SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(policy.epilogues) + "/" + to_string(policy.padding) +
-                 " " + to_string(kind) + " batch " + std::to_string(size));
+                 "/kernel " + to_string(policy.own_kernels) + " " + to_string(kind) + " batch " + std::to_string(size));
     Stream stream;
     const Batch batch = random_batch(shape, size, 9, stream.get());
     const auto* images = batch.device_images.as<const float>();
@@ -425,6 +462,53 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
     ASSERT_EQ(e.size(), g.size());
     EXPECT_EQ(std::memcmp(e.data(), g.data(), e.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
     EXPECT_NE(e, initial);
+  }
+}
+
+// time_step_parts is a step like any other, with events between its parts: the same
+// result bit for bit as step() on a twin model, and its parts named in the step's order.
+TEST(MlpGpu, TimedStepPartsAreTheStepInItsOrder) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  const std::vector<float> initial = initial_parameters(shape, 23);
+  const PlanPolicy policy{.epilogues = EpiloguePolicy::unfused, .time_algorithms = false};  // the twins plan alike
+  for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::bf16}) {
+    for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(kind));
+      Stream stream;
+      const Batch batch = random_batch(shape, kMaxBatch, 5, stream.get());
+      const auto* images = batch.device_images.as<const float>();
+      const auto* labels = batch.device_labels.as<const std::int32_t>();
+      GpuMlp plain(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
+      GpuMlp timed(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
+      plain.set_plan_policy(policy);
+      timed.set_plan_policy(policy);
+      std::vector<StepPart> parts;
+      for (int step = 0; step < 2; ++step) {  // the second step's plan already exists
+        plain.step(images, labels, kMaxBatch);
+        parts = timed.time_step_parts(images, labels, kMaxBatch);
+        EXPECT_EQ(plain.last_result().loss, timed.last_result().loss) << "step " << step;
+      }
+      const std::vector<float> p = plain.parameters();
+      const std::vector<float> t = timed.parameters();
+      ASSERT_EQ(p.size(), t.size());
+      EXPECT_EQ(std::memcmp(p.data(), t.data(), p.size() * sizeof(float)), 0) << "parameters differ";
+
+      std::vector<std::string> names;
+      for (const StepPart& part : parts) {
+        names.push_back(part.name);
+        EXPECT_GE(part.microseconds, 0.0) << part.name;
+        EXPECT_EQ(part.kind == StepPartKind::gemm, part.name.front() == 'L') << part.name;
+      }
+      std::vector<std::string> expected;
+      if (dtype == MlpDtype::bf16) expected.emplace_back("cast");
+      for (const char* name :
+           {"L0 forward", "L1 forward", "L2 forward", "loss", "L2 weight_gradient", "L2 input_gradient",
+            "L1 weight_gradient", "L1 input_gradient", "L0 weight_gradient", "update"})
+        expected.emplace_back(name);
+      EXPECT_EQ(names, expected);
+      EXPECT_EQ(parts.back().kind, StepPartKind::update);
+    }
   }
 }
 

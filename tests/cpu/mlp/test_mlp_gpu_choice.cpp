@@ -15,6 +15,7 @@
 #include "mlp/mlp_gpu_choice.hpp"
 #include "mlp/mlp_gpu_impl.hpp"
 #include "mlp_kernels.hpp"
+#include "mlp_narrow_kernels.hpp"
 
 namespace hdbench {
 namespace {
@@ -110,6 +111,71 @@ TEST(MlpGpuChoice, TheReportLineNamesEachChoiceWithBothTimings) {
             "fused 1/3; L1 weight_gradient plain (fused 557.2us, plain 74.0us); L1 input_gradient plain (fused n/a, "
             "plain 39.3us); logits ld 16 (padded 114.9us, unpadded 626.5us)");
   EXPECT_EQ(describe(PlanChoices{}), "fused 0/0");
+}
+
+constexpr EpilogueCandidate own(double us) { return {.fused = false, .microseconds = us, .available = true}; }
+
+TEST(MlpGpuChoice, HdbenchsOwnKernelCompetesOnlyWhereThePolicyLetsIt) {
+  // The H100's bf16 output layer: DRELU 309.1, plain + ReLU gradient 109.7; a kernel at 31.0.
+  const std::array fast_own{fused(309.1), plain(109.7), own(31.0)};
+  EXPECT_EQ(choose_with_own_kernel(fast_own, EpiloguePolicy::measure, OwnKernelPolicy::measure), 2u);
+  EXPECT_EQ(choose_with_own_kernel(fast_own, EpiloguePolicy::measure, OwnKernelPolicy::never), 1u);
+  // A forced epilogue keeps its GEMM unless the kernel is forced too.
+  EXPECT_EQ(choose_with_own_kernel(fast_own, EpiloguePolicy::unfused, OwnKernelPolicy::measure), 1u);
+  EXPECT_EQ(choose_with_own_kernel(fast_own, EpiloguePolicy::fused, OwnKernelPolicy::measure), 0u);
+  EXPECT_EQ(choose_with_own_kernel(fast_own, EpiloguePolicy::fused, OwnKernelPolicy::always), 2u);
+  // Measured slower, it is not kept; forced, it is.
+  const std::array slow_own{fused(309.1), plain(109.7), own(150.0)};
+  EXPECT_EQ(choose_with_own_kernel(slow_own, EpiloguePolicy::measure, OwnKernelPolicy::measure), 1u);
+  EXPECT_EQ(choose_with_own_kernel(slow_own, EpiloguePolicy::measure, OwnKernelPolicy::always), 2u);
+  // Where the shape does not allow it, "always" falls back to the GEMM's ways.
+  const std::array no_own{missing_fused(), plain(109.7),
+                          EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = false}};
+  EXPECT_EQ(choose_with_own_kernel(no_own, EpiloguePolicy::measure, OwnKernelPolicy::always), 1u);
+  // Two candidates: the GEMM's ways only.
+  const std::array two{fused(1.0), plain(2.0)};
+  EXPECT_EQ(choose_with_own_kernel(two, EpiloguePolicy::measure, OwnKernelPolicy::always), 0u);
+}
+
+TEST(MlpGpuChoice, AKeptKernelIsNamedAndCountedByItsOwnTime) {
+  PlanChoices choices;
+  choices.gemms.push_back({.layer = 2,
+                           .gemm = "input_gradient",
+                           .fused = false,
+                           .fused_microseconds = 309.1,
+                           .plain_microseconds = 109.7,
+                           .own_kernel = true,
+                           .kernel_microseconds = 31.0});
+  choices.gemms.push_back(
+      {.layer = 2, .gemm = "weight_gradient", .fused = true, .fused_microseconds = 45.3, .plain_microseconds = 76.0});
+  EXPECT_EQ(describe(choices),
+            "fused 1/2; L2 input_gradient kernel (fused 309.1us, plain 109.7us, kernel 31.0us); L2 weight_gradient "
+            "fused (fused 45.3us, plain 76.0us)");
+  ASSERT_TRUE(choices.chosen_microseconds().has_value());
+  EXPECT_DOUBLE_EQ(*choices.chosen_microseconds(), 31.0 + 45.3);
+  // Kept but never timed (a forced policy): the total is unknown.
+  choices.gemms.front().kernel_microseconds = std::nullopt;
+  EXPECT_FALSE(choices.chosen_microseconds().has_value());
+}
+
+TEST(MlpGpuChoice, TheNarrowInputGradientKernelTakesOnlyWhatItCan) {
+  // Checked on the host before any launch, so no GPU is needed; the pointers are never read.
+  alignas(16) static float buffer[8];
+  const void* aligned = buffer;
+  const void* misaligned = buffer + 1;
+  EXPECT_TRUE(kernels::narrow_input_gradient_supported(10, 4096, aligned, aligned));
+  EXPECT_TRUE(kernels::narrow_input_gradient_supported(16, 32, aligned, aligned));
+  EXPECT_TRUE(kernels::narrow_input_gradient_supported(1, 4, aligned, aligned));
+  EXPECT_FALSE(kernels::narrow_input_gradient_supported(17, 32, aligned, aligned));  // weights beyond the registers
+  EXPECT_FALSE(kernels::narrow_input_gradient_supported(0, 32, aligned, aligned));
+  EXPECT_FALSE(kernels::narrow_input_gradient_supported(10, 30, aligned, aligned));  // rows not in fours
+  EXPECT_FALSE(kernels::narrow_input_gradient_supported(10, 32, misaligned, aligned));
+  EXPECT_FALSE(kernels::narrow_input_gradient_supported(10, 32, aligned, misaligned));
+  // The launcher refuses what it does not take, and an ld below the outputs, before launching.
+  EXPECT_THROW(kernels::narrow_input_gradient(buffer, buffer, 10, buffer, buffer, 1, 17, 32, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(kernels::narrow_input_gradient(buffer, buffer, 8, buffer, buffer, 1, 10, 32, nullptr),
+               std::invalid_argument);
 }
 
 TEST(MlpGpuChoice, TheChosenGemmsTimesAddUpOnlyWhenEachWasTimed) {

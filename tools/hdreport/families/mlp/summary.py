@@ -331,28 +331,35 @@ def _share(part: float, whole: float) -> str:
 
 
 def gpu_gemm_shares(pairs: list) -> list[str]:
-    """Where each eager GPU step's time goes: hdbench's GEMMs as its plan timed them alone (`planned_gemm_us`)
-    and PyTorch's GEMM kernels as its profile timed them in the step (`kernel_us/<phase>`), each against its step;
-    the rest of PyTorch's step is its other kernels and the time between kernels (launches, Python, gaps)."""
+    """Where each eager GPU step's time goes: hdbench's GEMMs and its other parts as one step ran them between CUDA
+    events (`in_step_gemm_us`, `in_step_update_us` + `in_step_other_us`), or in a report without that step its GEMMs
+    as its plan timed each alone (`planned_gemm_us`); PyTorch's GEMM kernels as its profile timed them in the step
+    (`kernel_us/<phase>`); each against its step. The rest of PyTorch's step is its other kernels and the time
+    between kernels (launches, Python, gaps)."""
     rows = []
     for (model, _, _, dtype, mode, _, batch), hd, pt in pairs:
         mine, theirs = hd.get("counters", {}), pt.get("counters", {})
-        if "planned_gemm_us" not in mine or "kernel_us" not in theirs:
+        in_step = "in_step_gemm_us" in mine
+        if not (in_step or "planned_gemm_us" in mine) or "kernel_us" not in theirs:
             continue
+        my_gemm = mine["in_step_gemm_us"] if in_step else mine["planned_gemm_us"]
+        my_other = mine.get("in_step_update_us", 0.0) + mine.get("in_step_other_us", 0.0)
         gemm = sum(theirs.get(f"kernel_us/{p}", 0.0) for p in GEMM_PHASES)
         between = theirs["step_us"] - theirs["kernel_us"]
         rows.append([model, dtype, mode, str(batch), f"{mine['step_us']:,.1f}",
-                     f"{mine['planned_gemm_us']:,.1f}{_share(mine['planned_gemm_us'], mine['step_us'])}",
+                     f"{my_gemm:,.1f}{_share(my_gemm, mine['step_us'])}" + ("" if in_step else " alone"),
+                     f"{my_other:,.1f}" if in_step else "–",
                      f"{theirs['step_us']:,.1f}", f"{gemm:,.1f}{_share(gemm, theirs['step_us'])}",
                      f"{theirs['kernel_us'] - gemm:,.1f}", f"{between:,.1f}" if between > 0 else "–"])
     if not rows:
         return []
-    return ["", "Where each GPU step's time goes (µs a step): hdbench's GEMMs as its plan timed each alone with its "
-                "epilogue, PyTorch's GEMM kernels as its profile timed them in the step, each with its share of the "
-                "step; the rest of PyTorch's step is its other kernels and the time between kernels (launches, "
-                "Python, gaps):", ""] + \
-        table(["model", "dtype", "mode", "batch", "hdbench step", "its GEMMs", "PyTorch step", "its GEMM kernels",
-               "its other kernels", "between kernels"], rows)
+    return ["", "Where each GPU step's time goes (µs a step): hdbench's GEMMs (each with its epilogue) and its other "
+                "parts (the update, the loss, the input's cast) as one step ran them between CUDA events, or marked "
+                "\"alone\", its GEMMs as its plan timed each by itself; PyTorch's GEMM kernels as its profile timed "
+                "them in the step, each with its share of the step; the rest of PyTorch's step is its other kernels "
+                "and the time between kernels (launches, Python, gaps):", ""] + \
+        table(["model", "dtype", "mode", "batch", "hdbench step", "its GEMMs", "its other parts", "PyTorch step",
+               "its GEMM kernels", "its other kernels", "between kernels"], rows)
 
 
 # hdbench's CPU phases (`phase_us/<phase>`, lib/mlp/mlp_cpu.hpp) in the groups both steps can be set against:
