@@ -291,6 +291,27 @@ def test_summary_compares_the_gpu_step_with_the_cpu_step(tmp_path):
     ]
 
 
+def test_gpu_vs_cpu_says_where_an_eager_gpu_step_s_time_goes_in_the_step(tmp_path):
+    """Made up for the test: an eager GPU step with its parts timed in place says where its time goes, its GEMMs'
+    share of the parts and the update's rate; a GPU step alone says it too."""
+    report = synthetic_mlp_report()
+    parts = {"in_step_us": 42.0, "in_step_gemm_us": 31.5, "in_step_update_us": 8.0, "in_step_other_us": 2.5,
+             "update_GB/s": 1234.4}
+    report["benchmarks"][1]["counters"].update(parts)
+    alone = mlp_step("gpu", "784x4096x4096x4096x10", 8192, 3000.0, dtype="bf16", fraction=0.75)
+    alone["counters"].update(in_step_us=3010.0, in_step_gemm_us=2709.0, in_step_update_us=270.0,
+                             in_step_other_us=31.0)
+    report["benchmarks"].append(alone)
+    lines = section(summary_of(report, tmp_path), GPU_VS_CPU).strip().splitlines()
+    # Right after the GPU step it speaks of, before the fastest step named beside it.
+    assert ("`mlp/cpu/784x32x10/fp32/eager/host/128`). Where its time goes, timed in the step: GEMMs 31.5 µs (75%), "
+            "the update 8.0 µs at 1,234 GB/s, the rest (loss, input cast) 2.5 µs. The fastest GPU step") in lines[0]
+    assert lines[2] == (
+        "- 784x4096x4096x4096x10, batch 8192: GPU only, 3,000.0 µs per step (2,730,667 samples/s, 75% of the GEMM "
+        "rate; `mlp/gpu/784x4096x4096x4096x10/bf16/eager/device/8192`). Where its time goes, timed in the step: "
+        "GEMMs 2,709.0 µs (90%), the update 270.0 µs, the rest (loss, input cast) 31.0 µs.")
+
+
 def test_gpu_vs_cpu_pairs_like_with_like_on_mixed_dtypes(tmp_path):
     """Made up for the test: bf16 graph steps far faster than fp32 eager. The ratio is fp32 eager over the CPU's
     fp32 (1.08x), never the bf16 replay's 38x; the headline quotes the same; without an fp32 eager step the fp32

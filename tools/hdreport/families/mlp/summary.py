@@ -129,7 +129,7 @@ def gpu_over_cpu(report: dict) -> list[str]:
         model, batch = key
         line = (f"- {model}, batch {batch}: GPU {_step_us(g):,.1f} µs ({_gpu_label(g)}) vs CPU {_step_us(c):,.1f} µs "
                 f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): **{_times(_step_us(c) / _step_us(g))}** "
-                f"({name(g)} vs {name(c)}){noise_note([c, g])}.")
+                f"({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g)}")
         if fastest is not g:
             line += (f" The fastest GPU step, {_gpu_label(fastest)}, {_step_us(fastest):.1f} µs, is "
                      f"{_times(_step_us(c) / _step_us(fastest))} the CPU's (not like for like: {_unlike(fastest, g)}; "
@@ -160,8 +160,20 @@ def gpu_over_cpu(report: dict) -> list[str]:
         rate += f", {100 * roof:.0f}% of the CPU's measured fp32 roof" if roof is not None else ""
         where = b["params"]["processor"].upper()
         lines.append(f"- {model}, batch {batch}: {where} only, {_step_us(b):,.1f} µs per step "
-                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).")
+                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).{_in_step(b)}")
     return lines
+
+
+def _in_step(run: dict) -> str:
+    """" Where its time goes, timed in the step: …" from an eager GPU step's parts, timed in place between CUDA
+    events (`in_step_*`); nothing for a run without them."""
+    c = run.get("counters", {})
+    if c.get("in_step_us", 0) <= 0:
+        return ""
+    rate = f" at {c['update_GB/s']:,.0f} GB/s" if "update_GB/s" in c else ""
+    return (f" Where its time goes, timed in the step: GEMMs {c['in_step_gemm_us']:,.1f} µs"
+            f"{_share(c['in_step_gemm_us'], c['in_step_us'])}, the update {c['in_step_update_us']:,.1f} µs{rate}, "
+            f"the rest (loss, input cast) {c['in_step_other_us']:,.1f} µs.")
 
 
 def gpu_throttling(report: dict) -> list[str]:
