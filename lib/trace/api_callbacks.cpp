@@ -9,6 +9,8 @@
 
 #if defined(HDBENCH_HAVE_CUPTI)
 #include <cupti.h>
+
+#include "trace/cupti_check.hpp"
 #endif
 
 namespace hdbench::trace {
@@ -35,19 +37,6 @@ namespace {
 
 // Kept runtime calls open on this thread: a driver launch inside one is the runtime's.
 thread_local int t_runtime_depth = 0;
-
-void check(CUptiResult result, const char* call) {
-  if (result == CUPTI_SUCCESS) return;
-  const char* text = nullptr;
-  if (cuptiGetResultString(result, &text) != CUPTI_SUCCESS || text == nullptr) text = "unknown CUPTI error";
-  std::string hint = "check that a GPU and its driver are visible to this process";
-  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    hint = "another profiler (Nsight Systems?) is attached; run without it";
-  } else if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
-    hint = "profiling needs permission: run as root or set NVreg_RestrictProfilingToAdminUsers=0";
-  }
-  throw TraceUnavailable(fmt::format("{} failed: {}; what to do: {}", call, text, hint));
-}
 
 void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const auto* state = static_cast<const ApiCallbacks::State*>(userdata);
@@ -83,7 +72,7 @@ std::size_t enable_kept(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain 
     if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;  // a gap in the ids
     std::string called = api_name_as_called(name);
     if (!keep(called)) continue;
-    check(cuptiEnableCallback(1, subscriber, domain, cbid), "cuptiEnableCallback");
+    check_cupti(cuptiEnableCallback(1, subscriber, domain, cbid), "cuptiEnableCallback");
     names[cbid] = std::move(called);
     ++count;
   }
@@ -94,7 +83,7 @@ std::size_t enable_kept(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain 
 
 ApiCallbacks::ApiCallbacks(HostRecordBuffers& buffers, bool driver_launches) : state_(std::make_unique<State>()) {
   state_->buffers = &buffers;
-  check(cuptiSubscribe(&state_->subscriber, on_callback, state_.get()), "cuptiSubscribe");
+  check_cupti(cuptiSubscribe(&state_->subscriber, on_callback, state_.get()), "cuptiSubscribe");
   try {
     state_->runtime_count = enable_kept(
         state_->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,

@@ -45,16 +45,12 @@ std::vector<TimeSpan> merged(std::vector<TimeSpan> spans) {
   return out;
 }
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 std::vector<TimeSpan> timed_spans(const std::vector<Record>& records, std::uint64_t from_ns, std::uint64_t to_ns) {
   std::vector<TimeSpan> spans;
   for (const Record& r : records) {
-    if (r.kind == RecordKind::range && ends_with(r.name, "/timed") && from_ns <= r.start_ns && r.end_ns <= to_ns &&
+    if (r.kind == RecordKind::range && r.name.ends_with("/timed") && from_ns <= r.start_ns && r.end_ns <= to_ns &&
         r.start_ns <= r.end_ns) {
       spans.push_back({r.start_ns, r.end_ns});
     }

@@ -9,6 +9,8 @@
 
 #if defined(HDBENCH_HAVE_CUPTI)
 #include <cupti.h>
+
+#include "trace/cupti_check.hpp"
 #endif
 
 namespace hdbench::trace {
@@ -37,17 +39,6 @@ std::string cupti_error_text(CUptiResult result) {
   const char* text = nullptr;
   cuptiGetResultString(result, &text);
   return text != nullptr ? text : fmt::format("CUPTI error {}", static_cast<int>(result));
-}
-
-void check(CUptiResult result, const char* call) {
-  if (result == CUPTI_SUCCESS) return;
-  std::string hint = "check that a GPU and its driver are visible to this process";
-  if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
-    hint = "profiling needs permission: run as root or set NVreg_RestrictProfilingToAdminUsers=0";
-  } else if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    hint = "another profiler (Nsight Systems?) is attached; run without it or without --hdbench_trace";
-  }
-  throw TraceUnavailable(fmt::format("{} failed: {}; what to do: {}", call, cupti_error_text(result), hint));
 }
 
 MemoryKind memory_kind(std::uint8_t kind) {
@@ -189,6 +180,17 @@ constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_AC
 
 }  // namespace
 
+void check_cupti(CUptiResult result, const char* call) {
+  if (result == CUPTI_SUCCESS) return;
+  std::string hint = "check that a GPU and its driver are visible to this process";
+  if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+    hint = "profiling needs permission: run as root or set NVreg_RestrictProfilingToAdminUsers=0";
+  } else if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    hint = "another profiler (Nsight Systems?) is attached; run without it";
+  }
+  throw TraceUnavailable(fmt::format("{} failed: {}; what to do: {}", call, cupti_error_text(result), hint));
+}
+
 bool cupti_built_in() noexcept { return true; }
 
 Recorder::Recorder(bool api_calls, RecordSink* sink) : sink_(sink) {
@@ -197,14 +199,14 @@ Recorder::Recorder(bool api_calls, RecordSink* sink) : sink_(sink) {
     throw TraceUnavailable("a trace is already being recorded in this process");
   }
   try {
-    check(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
-    check(cuptiGetTimestamp(&origin_ns_), "cuptiGetTimestamp");
+    check_cupti(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks");
+    check_cupti(cuptiGetTimestamp(&origin_ns_), "cuptiGetTimestamp");
     if (sink_ != nullptr) sink_->started(origin_ns_);  // may throw (the trace file cannot be created)
-    for (CUpti_ActivityKind kind : kGpuKinds) check(cuptiActivityEnable(kind), "cuptiActivityEnable");
+    for (CUpti_ActivityKind kind : kGpuKinds) check_cupti(cuptiActivityEnable(kind), "cuptiActivityEnable");
     if (api_calls) {
       // The OS thread id, as NVTX ranges and thread names carry (CUPTI's default is pthread_self()).
-      check(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType");
-      check(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
+      check_cupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType");
+      check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
     }
   } catch (...) {
     for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);

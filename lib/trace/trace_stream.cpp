@@ -5,13 +5,6 @@
 #include <utility>
 
 namespace hdbench::trace {
-namespace {
-
-bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 TraceStream::TraceStream(std::filesystem::path path, int device, std::size_t budget)
     : path_(std::move(path)), device_(device), budget_(budget) {
@@ -51,7 +44,7 @@ void TraceStream::consume(std::vector<Record>& records) {
       }
       ++s.kept;
       const bool analysed = (is_gpu_record(r.kind) && r.device == w->device) ||
-                            (r.kind == RecordKind::range && ends_with(r.name, "/timed"));
+                            (r.kind == RecordKind::range && r.name.ends_with("/timed"));
       if (analysed && w->analysed) {
         ++totals_.late;
       } else if (analysed) {
