@@ -263,7 +263,11 @@ TEST(LoaderShutdown, StoppingMidEpochLeavesNoThreadAndNoMemory) {
       Loader loader(data, c);
       EXPECT_GT(live_loader_slot_bytes(), 0u);
       EXPECT_EQ(loader.host_bytes_held(), planned_slot_bytes(c, data.pixels_per_sample()));
-      EXPECT_EQ(thread_count(), threads_before + static_cast<std::size_t>(workers));
+      // Settled: a thread the last loader joined can stay listed in /proc/self/task for a
+      // moment after its join returns (the kernel wakes the joiner before it unlists the
+      // thread), which failed this check once in a ctest run on the 2-core VM.
+      const std::size_t expected = threads_before + static_cast<std::size_t>(workers);
+      EXPECT_EQ(settled_thread_count(expected), expected);
       run_epoch(loader, 0, 3);
     }
     EXPECT_EQ(live_loader_slot_bytes(), 0u);
