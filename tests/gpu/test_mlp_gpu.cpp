@@ -423,6 +423,20 @@ std::vector<GraphCase> graph_cases(const std::vector<PlanPolicy>& policies) {
   return cases;
 }
 
+// Two models from the same parameters under one forced plan policy: what both run must
+// agree bit for bit.
+struct TwinModels {
+  TwinModels(const MlpShape& shape, OptimizerKind kind, MlpDtype dtype, std::span<const float> initial,
+             const PlanPolicy& policy, cudaStream_t stream)
+      : first(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream),
+        second(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream) {
+    first.set_plan_policy(policy);
+    second.set_plan_policy(policy);
+  }
+  GpuMlp first;
+  GpuMlp second;
+};
+
 TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
   SKIP_WITHOUT_GPU();
   const MlpShape shape = parse_mlp_shape(sanitizer_sized("784x64x32x10"));
@@ -442,10 +456,9 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
     const Batch batch = random_batch(shape, size, 9, stream.get());
     const auto* images = batch.device_images.as<const float>();
     const auto* labels = batch.device_labels.as<const std::int32_t>();
-    GpuMlp eager(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
-    GpuMlp graph(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
-    eager.set_plan_policy(policy);
-    graph.set_plan_policy(policy);
+    TwinModels twins(shape, kind, dtype, initial, policy, stream.get());
+    GpuMlp& eager = twins.first;
+    GpuMlp& graph = twins.second;
     EXPECT_FALSE(graph.captured());
     EXPECT_THROW(graph.replay(), std::logic_error);
     graph.capture_step(images, labels, size);
@@ -483,10 +496,9 @@ TEST(MlpGpu, TimedStepPartsAreTheStepInItsOrder) {
       const Batch batch = random_batch(shape, kMaxBatch, 5, stream.get());
       const auto* images = batch.device_images.as<const float>();
       const auto* labels = batch.device_labels.as<const std::int32_t>();
-      GpuMlp plain(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
-      GpuMlp timed(shape, default_optimizer(kind), dtype, kMaxBatch, initial, stream.get());
-      plain.set_plan_policy(policy);
-      timed.set_plan_policy(policy);
+      TwinModels twins(shape, kind, dtype, initial, policy, stream.get());
+      GpuMlp& plain = twins.first;
+      GpuMlp& timed = twins.second;
       std::vector<StepPart> parts;
       for (int step = 0; step < 2; ++step) {  // the second step's plan already exists
         plain.step(images, labels, kMaxBatch);
