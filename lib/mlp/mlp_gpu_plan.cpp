@@ -21,9 +21,9 @@
 // layout whose three GEMMs took less in all is kept (choose_padding). The output layer's
 // input gradient has a third candidate, hdbench's kernel in place of the GEMM (with the
 // ReLU gradient in the same pass: kernels/mlp_narrow_kernels.hpp), timed the same way
-// (choose_with_own_kernel). A fused epilogue
-// cuBLASLt does not offer is simply not a candidate. PlanPolicy forces either side for
-// tests. The choices and timings are in the plan's PlanChoices.
+// (choose_with_own_kernel). A fused epilogue cuBLASLt does not offer is simply not a
+// candidate. PlanPolicy forces either side for tests. The choices and timings are in
+// the plan's PlanChoices.
 #include <cuda_bf16.h>
 
 #include <algorithm>
