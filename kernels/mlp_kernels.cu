@@ -2,6 +2,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 
 #include "launch_check.hpp"
@@ -246,15 +247,74 @@ int chunk_cap(int width) {
   return std::min(kMaxBiasChunks, (kBiasTargetBlocks + column_blocks - 1) / column_blocks);
 }
 
+// The optimizers, one element at a time: the scalar kernels, the vector kernels' four
+// lanes and their tails all call these, so every path gives the same bits.
+__device__ __forceinline__ void sgd_momentum_one(float& parameter, float& velocity, float gradient, float learning_rate,
+                                                 float momentum) {
+  const SgdMomentumElement e = sgd_momentum_element(parameter, velocity, gradient, learning_rate, momentum);
+  parameter = e.parameter;
+  velocity = e.velocity;
+}
+
+__device__ __forceinline__ void adam_one(float& parameter, float& first, float& second, float gradient, float beta1,
+                                         float beta2, float epsilon, float step_size, float inv_sqrt_bias_correction2) {
+  first = beta1 * first + (1.0f - beta1) * gradient;
+  second = beta2 * second + (1.0f - beta2) * gradient * gradient;
+  parameter = parameter - step_size * first / (sqrtf(second) * inv_sqrt_bias_correction2 + epsilon);
+}
+
+// Four bf16 copies of the updated parameters in one 8-byte store.
+struct alignas(8) Bf16x4 {
+  __nv_bfloat162 low;
+  __nv_bfloat162 high;
+};
+__device__ __forceinline__ void store_bf16x4(__nv_bfloat16* out, const float4& p) {
+  *reinterpret_cast<Bf16x4*>(out) = {__floats2bfloat162_rn(p.x, p.y), __floats2bfloat162_rn(p.z, p.w)};
+}
+
 __global__ void sgd_momentum_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
                                     float* __restrict__ velocity, __nv_bfloat16* __restrict__ parameters_bf16,
                                     std::size_t count, float learning_rate, float momentum) {
   for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    const SgdMomentumElement e =
-        sgd_momentum_element(parameters[i], velocity[i], gradients[i], learning_rate, momentum);
-    velocity[i] = e.velocity;
-    parameters[i] = e.parameter;
-    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(e.parameter);
+    float p = parameters[i];
+    float v = velocity[i];
+    sgd_momentum_one(p, v, gradients[i], learning_rate, momentum);
+    velocity[i] = v;
+    parameters[i] = p;
+    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+  }
+}
+
+// The update is bound by memory (20-22 bytes a parameter): 16-byte accesses keep four
+// times the bytes in flight a thread, for a quarter of the instructions. The scalar
+// tail (< 4 elements) rides on the first threads.
+__global__ void sgd_momentum_f32x4_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
+                                          float* __restrict__ velocity, __nv_bfloat16* __restrict__ parameters_bf16,
+                                          std::size_t count, float learning_rate, float momentum) {
+  const std::size_t vectors = count / 4;
+  auto* p4 = reinterpret_cast<float4*>(parameters);
+  auto* v4 = reinterpret_cast<float4*>(velocity);
+  const auto* g4 = reinterpret_cast<const float4*>(gradients);
+  for (std::size_t i = global_index(); i < vectors; i += grid_stride()) {
+    float4 p = p4[i];
+    float4 v = v4[i];
+    const float4 g = g4[i];
+    sgd_momentum_one(p.x, v.x, g.x, learning_rate, momentum);
+    sgd_momentum_one(p.y, v.y, g.y, learning_rate, momentum);
+    sgd_momentum_one(p.z, v.z, g.z, learning_rate, momentum);
+    sgd_momentum_one(p.w, v.w, g.w, learning_rate, momentum);
+    v4[i] = v;
+    p4[i] = p;
+    if (parameters_bf16 != nullptr) store_bf16x4(parameters_bf16 + 4 * i, p);
+  }
+  const std::size_t tail = vectors * 4 + global_index();
+  if (tail < count) {
+    float p = parameters[tail];
+    float v = velocity[tail];
+    sgd_momentum_one(p, v, gradients[tail], learning_rate, momentum);
+    velocity[tail] = v;
+    parameters[tail] = p;
+    if (parameters_bf16 != nullptr) parameters_bf16[tail] = __float2bfloat16_rn(p);
   }
 }
 
@@ -273,14 +333,53 @@ __global__ void adam_kernel(float* __restrict__ parameters, const float* __restr
   const float step_size = state->step_size;
   const float inv_sqrt_bias_correction2 = state->inv_sqrt_bias_correction2;
   for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    const float g = gradients[i];
-    const float m = beta1 * first_moment[i] + (1.0f - beta1) * g;
-    const float v = beta2 * second_moment[i] + (1.0f - beta2) * g * g;
+    float p = parameters[i];
+    float m = first_moment[i];
+    float v = second_moment[i];
+    adam_one(p, m, v, gradients[i], beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
     first_moment[i] = m;
     second_moment[i] = v;
-    const float p = parameters[i] - step_size * m / (sqrtf(v) * inv_sqrt_bias_correction2 + epsilon);
     parameters[i] = p;
     if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+  }
+}
+
+// As sgd_momentum_f32x4_kernel: 16-byte accesses (28-30 bytes a parameter), scalar tail.
+__global__ void adam_f32x4_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
+                                  float* __restrict__ first_moment, float* __restrict__ second_moment,
+                                  __nv_bfloat16* __restrict__ parameters_bf16, std::size_t count, float beta1,
+                                  float beta2, float epsilon, const AdamStepState* __restrict__ state) {
+  const float step_size = state->step_size;
+  const float inv_sqrt_bias_correction2 = state->inv_sqrt_bias_correction2;
+  const std::size_t vectors = count / 4;
+  auto* p4 = reinterpret_cast<float4*>(parameters);
+  auto* m4 = reinterpret_cast<float4*>(first_moment);
+  auto* v4 = reinterpret_cast<float4*>(second_moment);
+  const auto* g4 = reinterpret_cast<const float4*>(gradients);
+  for (std::size_t i = global_index(); i < vectors; i += grid_stride()) {
+    float4 p = p4[i];
+    float4 m = m4[i];
+    float4 v = v4[i];
+    const float4 g = g4[i];
+    adam_one(p.x, m.x, v.x, g.x, beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
+    adam_one(p.y, m.y, v.y, g.y, beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
+    adam_one(p.z, m.z, v.z, g.z, beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
+    adam_one(p.w, m.w, v.w, g.w, beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
+    m4[i] = m;
+    v4[i] = v;
+    p4[i] = p;
+    if (parameters_bf16 != nullptr) store_bf16x4(parameters_bf16 + 4 * i, p);
+  }
+  const std::size_t tail = vectors * 4 + global_index();
+  if (tail < count) {
+    float p = parameters[tail];
+    float m = first_moment[tail];
+    float v = second_moment[tail];
+    adam_one(p, m, v, gradients[tail], beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
+    first_moment[tail] = m;
+    second_moment[tail] = v;
+    parameters[tail] = p;
+    if (parameters_bf16 != nullptr) parameters_bf16[tail] = __float2bfloat16_rn(p);
   }
 }
 
@@ -306,6 +405,13 @@ void launch_bias_activation(T* y, const float* bias, int rows, int width, int ld
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// The vector optimizer kernels read and write four floats (16 bytes) and four bf16
+// copies (8 bytes) at a time.
+bool optimizer_vectorisable(std::initializer_list<const float*> arrays, const __nv_bfloat16* copy) {
+  const bool floats_aligned = std::all_of(arrays.begin(), arrays.end(), [](const float* p) { return aligned16(p); });
+  return floats_aligned && (copy == nullptr || reinterpret_cast<std::uintptr_t>(copy) % 8 == 0);
+}
 
 template <typename T>
 void launch_relu_gradient(T* dy, const T* activation, std::size_t count, cudaStream_t stream) {
@@ -443,6 +549,12 @@ std::size_t bias_gradient_partials_needed(int width) noexcept {
 void sgd_momentum_update(float* parameters, const float* gradients, float* velocity, __nv_bfloat16* parameters_bf16,
                          std::size_t count, float learning_rate, float momentum, cudaStream_t stream) {
   if (count == 0) return;
+  if (optimizer_vectorisable({parameters, gradients, velocity}, parameters_bf16)) {
+    sgd_momentum_f32x4_kernel<<<grid_for(count / 4), kThreads, 0, stream>>>(
+        parameters, gradients, velocity, parameters_bf16, count, learning_rate, momentum);
+    check_launch("sgd_momentum_f32x4_kernel");
+    return;
+  }
   sgd_momentum_kernel<<<grid_for(count), kThreads, 0, stream>>>(parameters, gradients, velocity, parameters_bf16, count,
                                                                 learning_rate, momentum);
   check_launch("sgd_momentum_kernel");
@@ -457,6 +569,12 @@ void adam_update(float* parameters, const float* gradients, float* first_moment,
                  __nv_bfloat16* parameters_bf16, std::size_t count, float beta1, float beta2, float epsilon,
                  const AdamStepState* state, cudaStream_t stream) {
   if (count == 0) return;
+  if (optimizer_vectorisable({parameters, gradients, first_moment, second_moment}, parameters_bf16)) {
+    adam_f32x4_kernel<<<grid_for(count / 4), kThreads, 0, stream>>>(
+        parameters, gradients, first_moment, second_moment, parameters_bf16, count, beta1, beta2, epsilon, state);
+    check_launch("adam_f32x4_kernel");
+    return;
+  }
   adam_kernel<<<grid_for(count), kThreads, 0, stream>>>(parameters, gradients, first_moment, second_moment,
                                                         parameters_bf16, count, beta1, beta2, epsilon, state);
   check_launch("adam_kernel");

@@ -96,6 +96,9 @@ std::size_t bias_gradient_partials_needed(int width) noexcept;
 // Optimizers over the whole flat parameter array (padding included: a zero gradient
 // keeps a zero parameter zero). torch.optim semantics, see OptimizerConfig.
 // `parameters_bf16` (nullable) receives the bf16 copy the bf16 GEMMs read.
+// Vectorised (four elements a thread, 16-byte accesses) when every float array is
+// 16-byte aligned and the bf16 copy 8-byte aligned, with a scalar tail; scalar
+// otherwise. Both give the same bits (one element expression).
 // SGD with heavy-ball momentum: v = momentum·v + g; p -= lr·v.
 void sgd_momentum_update(float* parameters, const float* gradients, float* velocity, __nv_bfloat16* parameters_bf16,
                          std::size_t count, float learning_rate, float momentum, cudaStream_t stream);

@@ -21,15 +21,17 @@ cat "$work/gpu.txt"
 hd=$bundle/hdbench
 pt=(python3 "$bundle/baselines/pytorch/pytorch_baseline.py" --families mlp)
 
-# The fused step first, and hdbench's kernel for the output layer's input gradient (it
-# never ran on a GPU): checked against the CPU model and float64, bit-equal to the graph
-# replay; then memcheck, racecheck and synccheck over them.
-step fused_tests 60 "$bundle/hdbench_gpu_tests" --gtest_filter='*Fused*:MlpGpu*:MlpFallbackKernelsGpu.Narrow*'
+# The fused step first, hdbench's kernel for the output layer's input gradient and the
+# optimizers' vector kernels (neither ran on a GPU yet): checked against the CPU model,
+# float64 and the scalar kernels, bit-equal to the graph replay; then memcheck, racecheck
+# and synccheck over them.
+new_kernels='*Fused*:MlpFallbackKernelsGpu.Narrow*:MlpKernelsGpu.Optimizer*'
+step fused_tests 60 "$bundle/hdbench_gpu_tests" --gtest_filter="$new_kernels:MlpGpu*"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # ROOF_SANITIZERS=0 leaves them out, for a call too short for every row (a lease's last minutes).
 [[ ${ROOF_SANITIZERS:-1} == 1 ]] && for tool in memcheck racecheck synccheck; do
   step "fused_$tool" 60 env HDBENCH_UNDER_COMPUTE_SANITIZER=1 "$sanitizer" --tool "$tool" --error-exitcode 99 \
-    "$bundle/hdbench_gpu_tests" --gtest_filter='*Fused*:MlpFallbackKernelsGpu.Narrow*'
+    "$bundle/hdbench_gpu_tests" --gtest_filter="$new_kernels"
 done
 pack
 

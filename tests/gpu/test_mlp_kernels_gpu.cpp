@@ -1,12 +1,14 @@
-// The pieces of the GPU step below GpuMlp: GpuGemm against a host reference, and the
+// The pieces of the GPU step below GpuMlp: GpuGemm against a host reference; the
 // shared-memory bias-gradient kernel, which the step runs only when cuBLASLt refuses
 // the fused BGRADB epilogue (the H100 never did), so it is launched directly here and
-// compute-sanitizer's racecheck sees its shared-memory reduction on every run.
+// compute-sanitizer's racecheck sees its shared-memory reduction on every run; and the
+// optimizers' vector kernels against their scalar kernels, bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -132,6 +134,105 @@ TEST(MlpKernelsGpu, BiasGradientSumsEachColumnOverTheRows) {
         EXPECT_LE(std::abs(db[c] - sum), 1e-5 * magnitude + 1e-30) << "column " << c << ": " << db[c] << " vs " << sum;
       }
       for (int c = shape.width; c < shape.width + kGuard; ++c) EXPECT_EQ(db[c], kSentinel) << "past the end: " << c;
+    }
+  }
+}
+
+// The optimizers' vector kernels (four elements a thread) against their scalar kernels,
+// which run when the arrays are one float off 16-byte alignment: the same values in,
+// the same bits out after three steps, at counts around the vector width (every tail
+// length), with and without the bf16 copy. Elements past the count hold a sentinel
+// that must survive (a tail written too far fails).
+struct OptimizerArrays {
+  static constexpr std::size_t kGuard = 8;
+  std::size_t offset;
+  std::size_t count;
+  DeviceBuffer parameters, gradients, first, second, copy;
+  DeviceBuffer adam_state{sizeof(kernels::AdamStepState)};
+
+  OptimizerArrays(std::size_t offset_, std::size_t count_, const std::vector<std::vector<float>>& values)
+      : offset(offset_),
+        count(count_),
+        parameters(floats()),
+        gradients(floats()),
+        first(floats()),
+        second(floats()),
+        copy((offset + count + kGuard) * sizeof(__nv_bfloat16)) {
+    DeviceBuffer* arrays[] = {&parameters, &gradients, &first, &second};
+    for (std::size_t a = 0; a < 4; ++a) {
+      std::vector<float> padded(offset + count + kGuard, -777.0f);
+      std::copy(values[a].begin(), values[a].end(), padded.begin() + static_cast<std::ptrdiff_t>(offset));
+      upload_bytes(arrays[a]->data(), padded.data(), arrays[a]->size());
+    }
+    HDBENCH_CUDA_CHECK(cudaMemset(copy.data(), 0xff, copy.size()));
+    HDBENCH_CUDA_CHECK(cudaMemset(adam_state.data(), 0, adam_state.size()));
+  }
+  std::size_t floats() const { return (offset + count + kGuard) * sizeof(float); }
+  float* at(DeviceBuffer& buffer) { return buffer.as<float>() + offset; }
+  __nv_bfloat16* copy_at(bool with_copy) { return with_copy ? copy.as<__nv_bfloat16>() + offset : nullptr; }
+
+  // Every array from `offset` on, the guard included, as bytes.
+  std::vector<unsigned char> bytes(DeviceBuffer& buffer, std::size_t element) const {
+    std::vector<unsigned char> out((count + kGuard) * element);
+    HDBENCH_CUDA_CHECK(cudaMemcpy(out.data(), static_cast<const unsigned char*>(buffer.data()) + offset * element,
+                                  out.size(), cudaMemcpyDeviceToHost));
+    return out;
+  }
+};
+
+TEST(MlpKernelsGpu, OptimizerVectorKernelsEqualTheScalarOnesBitForBit) {
+  SKIP_WITHOUT_GPU();
+  const OptimizerConfig sgd = default_optimizer(OptimizerKind::sgd);
+  const OptimizerConfig adam = default_optimizer(OptimizerKind::adam);
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+    for (bool with_copy : {false, true}) {
+      for (std::size_t count : {1, 3, 4, 5, 7, 8, 1000, 4096 * 37 + 5}) {
+        SCOPED_TRACE(std::string(to_string(kind)) + (with_copy ? " with bf16 copy" : "") + " count " +
+                     std::to_string(count));
+        std::mt19937 rng(static_cast<std::uint32_t>(count));
+        std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+        std::vector<std::vector<float>> values(4, std::vector<float>(count));
+        for (std::size_t i = 0; i < count; ++i) {
+          for (int a = 0; a < 3; ++a) values[a][i] = value(rng);
+          values[3][i] = std::abs(value(rng));  // Adam's second moment is never negative
+        }
+        Stream stream;
+        OptimizerArrays vector(0, count, values);
+        OptimizerArrays scalar(1, count, values);
+        for (int step = 0; step < 3; ++step) {
+          for (OptimizerArrays* arrays : {&vector, &scalar}) {
+            if (kind == OptimizerKind::sgd) {
+              kernels::sgd_momentum_update(arrays->at(arrays->parameters), arrays->at(arrays->gradients),
+                                           arrays->at(arrays->first), arrays->copy_at(with_copy), count,
+                                           sgd.learning_rate, sgd.momentum, stream.get());
+            } else {
+              auto* state = arrays->adam_state.as<kernels::AdamStepState>();
+              kernels::advance_adam_step(state, adam.learning_rate, adam.beta1, adam.beta2, stream.get());
+              kernels::adam_update(arrays->at(arrays->parameters), arrays->at(arrays->gradients),
+                                   arrays->at(arrays->first), arrays->at(arrays->second), arrays->copy_at(with_copy),
+                                   count, adam.beta1, adam.beta2, adam.epsilon, state, stream.get());
+            }
+          }
+        }
+        stream.synchronize();
+        const auto same = [&](DeviceBuffer OptimizerArrays::*array, std::size_t element, const char* name) {
+          const std::vector<unsigned char> a = vector.bytes(vector.*array, element);
+          const std::vector<unsigned char> b = scalar.bytes(scalar.*array, element);
+          const auto differ = std::mismatch(a.begin(), a.end(), b.begin());
+          EXPECT_TRUE(differ.first == a.end())
+              << name << " differ from element " << (differ.first - a.begin()) / static_cast<std::ptrdiff_t>(element);
+        };
+        same(&OptimizerArrays::parameters, 4, "parameters");
+        same(&OptimizerArrays::first, 4, "first moments (velocity)");
+        same(&OptimizerArrays::second, 4, "second moments");
+        same(&OptimizerArrays::copy, 2, "bf16 copies");
+        // The update did run: the parameters moved, and the guard past the count did not.
+        std::vector<float> moved(count + OptimizerArrays::kGuard);
+        const std::vector<unsigned char> raw = vector.bytes(vector.parameters, 4);
+        std::memcpy(moved.data(), raw.data(), raw.size());
+        EXPECT_NE(moved[0], values[0][0]);
+        for (std::size_t i = count; i < moved.size(); ++i) EXPECT_EQ(moved[i], -777.0f) << "guard " << i;
+      }
     }
   }
 }
