@@ -613,6 +613,33 @@ def test_vs_pytorch_sets_the_cpu_steps_phases_side_by_side():
     ]
 
 
+def adam(b: dict) -> dict:
+    """The same step with Adam (its name says so, as the binary's names do)."""
+    b["params"]["optimizer"] = "adam"
+    b["name"] = b["name"].replace("/fp32/", "/fp32/adam/")
+    return b
+
+
+def test_vs_pytorch_phase_table_names_the_optimizer_when_both_ran():
+    """Made up for the test (not measured): SGD and Adam steps of one model and batch on both sides. Without an
+    optimizer column their two rows of the phase table would read alike (the EPYC VM's reports of 2026-11-27)."""
+    hd = synthetic_report()
+    hd["benchmarks"] = [
+        with_phases(mlp_step("cpu", "784x32x10", 128, 186.0), forward_gemm=132, weight_gradient_gemm=151, loss=24),
+        with_phases(adam(mlp_step("cpu", "784x32x10", 128, 230.0)), forward_gemm=72, weight_gradient_gemm=77,
+                    loss=23),
+    ]
+    pt = {"context": {"host_name": "synthetic-vm", "hdbench": {"implementation": "pytorch"}}, "benchmarks": [
+        with_phases(pytorch_twin("cpu", "784x32x10", 128, 864.0), forward_gemm=186, weight_gradient_gemm=1194),
+        with_phases(adam(pytorch_twin("cpu", "784x32x10", 128, 1510.0)), forward_gemm=148,
+                    weight_gradient_gemm=540),
+    ]}
+    text = section(report_summary.summarize_reports([("hd.json", hd), ("pt.json", pt)]), VS_PYTORCH)
+    assert "| model | optimizer | batch | forward GEMMs |" in text
+    phases = sorted(r[:4] for r in table_rows(text) if len(r) == 8)
+    assert phases == [["784x32x10", "adam", "128", "72 / 148"], ["784x32x10", "sgd", "128", "132 / 186"]]
+
+
 def test_vs_pytorch_says_where_each_gpu_step_s_time_goes():
     """Made up for the test (not measured): hdbench's GEMMs from its plan's timings, PyTorch's GEMM kernels from
     its profile; a step without them is left out of the table."""

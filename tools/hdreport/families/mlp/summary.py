@@ -342,14 +342,23 @@ def _share(part: float, whole: float) -> str:
     return f" ({part / whole:.0%})" if 0 < part <= whole else ""
 
 
+def _optimizer_column(header: list[str], rows: list[list[str]], optimizers: list[str]) -> tuple[list, list]:
+    """The header and rows with an "optimizer" column after the model where the rows ran more than one optimizer
+    (two rows of one model and batch would otherwise read alike); unchanged where they all ran one."""
+    if len(set(optimizers)) < 2:
+        return header, rows
+    return ([header[0], "optimizer"] + header[1:],
+            [[row[0], optimizer] + row[1:] for row, optimizer in zip(rows, optimizers)])
+
+
 def gpu_gemm_shares(pairs: list) -> list[str]:
     """Where each eager GPU step's time goes: hdbench's GEMMs and its other parts as one step ran them between CUDA
     events (`in_step_gemm_us`, `in_step_update_us` + `in_step_other_us`), or in a report without that step its GEMMs
     as its plan timed each alone (`planned_gemm_us`); PyTorch's GEMM kernels as its profile timed them in the step
     (`kernel_us/<phase>`); each against its step. The rest of PyTorch's step is its other kernels and the time
     between kernels (launches, Python, gaps)."""
-    rows = []
-    for (model, _, _, dtype, mode, _, batch), hd, pt in pairs:
+    rows, optimizers = [], []
+    for (model, _, optimizer, dtype, mode, _, batch), hd, pt in pairs:
         mine, theirs = hd.get("counters", {}), pt.get("counters", {})
         in_step = "in_step_gemm_us" in mine
         if not (in_step or "planned_gemm_us" in mine) or "kernel_us" not in theirs:
@@ -363,15 +372,17 @@ def gpu_gemm_shares(pairs: list) -> list[str]:
                      f"{my_other:,.1f}" if in_step else "–",
                      f"{theirs['step_us']:,.1f}", f"{gemm:,.1f}{_share(gemm, theirs['step_us'])}",
                      f"{theirs['kernel_us'] - gemm:,.1f}", f"{between:,.1f}" if between > 0 else "–"])
+        optimizers.append(optimizer)
     if not rows:
         return []
+    header, rows = _optimizer_column(["model", "dtype", "mode", "batch", "hdbench step", "its GEMMs",
+                                      "its other parts", "PyTorch step", "its GEMM kernels", "its other kernels",
+                                      "between kernels"], rows, optimizers)
     return ["", "Where each GPU step's time goes (µs a step): hdbench's GEMMs (each with its epilogue) and its other "
                 "parts (the update, the loss, the input's cast) as one step ran them between CUDA events, or marked "
                 "\"alone\", its GEMMs as its plan timed each by itself; PyTorch's GEMM kernels as its profile timed "
                 "them in the step, each with its share of the step; the rest of PyTorch's step is its other kernels "
-                "and the time between kernels (launches, Python, gaps):", ""] + \
-        table(["model", "dtype", "mode", "batch", "hdbench step", "its GEMMs", "its other parts", "PyTorch step",
-               "its GEMM kernels", "its other kernels", "between kernels"], rows)
+                "and the time between kernels (launches, Python, gaps):", ""] + table(header, rows)
 
 
 # hdbench's CPU phases (`phase_us/<phase>`, lib/mlp/mlp_cpu.hpp) in the groups both steps can be set against:
@@ -395,21 +406,23 @@ def cpu_phases_side_by_side(pairs: list) -> list[str]:
     """Where each CPU step's time goes, hdbench's phases beside PyTorch's (both from profiled steps after the
     timed ones), and the part of the step where PyTorch gains most on hdbench: where PyTorch wins a config,
     which part it wins."""
-    rows = []
-    for (model, _, _, _, _, _, batch), hd, pt in pairs:
+    rows, optimizers = [], []
+    for (model, _, optimizer, _, _, _, batch), hd, pt in pairs:
         mine, theirs = _phase_groups(hd), _phase_groups(pt)
         if mine is None or theirs is None:
             continue
+        optimizers.append(optimizer)
         lead = max(range(len(PHASE_GROUPS)), key=lambda i: mine[i] - theirs[i])
         gained = mine[lead] - theirs[lead]
         rows.append([model, str(batch)] + [f"{m:,.0f} / {t:,.0f}" for m, t in zip(mine, theirs)] +
                     [f"{PHASE_GROUPS[lead][0]} ({gained:,.0f} µs less)" if gained > 0 else "none"])
     if not rows:
         return []
+    header, rows = _optimizer_column(["model", "batch"] + [label for label, _ in PHASE_GROUPS] +
+                                     ["where PyTorch gains most"], rows, optimizers)
     return ["", "Where each CPU step's time goes (µs a step, hdbench / PyTorch, each from steps profiled after its "
                 "timed ones; hdbench updates its weights inside its weight-gradient GEMMs, PyTorch after them, so the "
-                "two are one column):", ""] + \
-        table(["model", "batch"] + [label for label, _ in PHASE_GROUPS] + ["where PyTorch gains most"], rows)
+                "two are one column):", ""] + table(header, rows)
 
 
 def batch_movement(report: dict) -> list[str]:
