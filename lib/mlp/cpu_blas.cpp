@@ -10,6 +10,8 @@
 #include <cstring>
 #include <map>
 
+#include "mlp/narrow_gemm.hpp"
+
 namespace hdbench {
 namespace {
 
@@ -115,7 +117,8 @@ nlohmann::json cpu_blas_report(const CpuBlasOptions& options) {
           {"core_chosen_by_library", before == nullptr ? in_use : std::string(before)},
           {"core_in_use", in_use},
           {"mode", options.core},
-          {"OPENBLAS_CORETYPE", environment("OPENBLAS_CORETYPE")}};
+          {"OPENBLAS_CORETYPE", environment("OPENBLAS_CORETYPE")},
+          {"narrow_kernels", to_string(narrow_gemm_isa())}};
 }
 
 }  // namespace hdbench

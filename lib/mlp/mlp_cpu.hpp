@@ -1,5 +1,5 @@
 // The MLP training step on the CPU: OpenBLAS sgemm for the three GEMMs of each
-// layer (AVX-512 kernels of our own, narrow_gemm.hpp, for the forward and weight-gradient
+// layer (AVX-512 or AVX2 kernels of our own, narrow_gemm.hpp, for the forward and weight-gradient
 // GEMMs of a layer with at most 32 outputs and 64 inputs or more), fused loops for
 // everything else (bias + ReLU in one pass, softmax +
 // cross-entropy + its gradient in one pass, ReLU gradient + bias gradient in one

@@ -20,8 +20,8 @@ FamilyDescription mlp_description() {
       {"implementation", ParamType::string, "`hdbench`, or `pytorch` in the PyTorch baseline's reports"},
       {"processor",
        ParamType::string,
-       "`cpu`: OpenBLAS sgemm (AVX-512 kernels of its own for layers of at most 32 outputs) + fused loops; `gpu`: "
-       "cuBLASLt with fused epilogues (mode `fused`: two kernels of hdbench's own)",
+       "`cpu`: OpenBLAS sgemm (AVX-512 or AVX2 kernels of its own for layers of at most 32 outputs) + fused loops; "
+       "`gpu`: cuBLASLt with fused epilogues (mode `fused`: two kernels of hdbench's own)",
        {kEveryRun}},
       {"model", ParamType::string, "widths, e.g. `784x32x10`: Linear → ReLU → … → Linear", {"step", "epoch"}},
       {"dtype",

@@ -1,17 +1,20 @@
 // The two big GEMMs of a layer with few outputs (at most 32, e.g. 784x32x10's first
-// layer), in AVX-512 kernels of our own. OpenBLAS packs both operands of every GEMM into
-// its own layout first; with 32 outputs each element of the batch (X, 1024x784 floats
-// at batch 1024) is used by only two output vectors, so the packing is a third of the
-// GEMM (sgemm_oncopy + sgemm_itcopy: 32% of a 784x32x10 step's time on one core here,
-// perf) and OpenBLAS reached ~115 GFLOP/s where MKL (PyTorch's) reached ~175. These
-// read the batch where it lies and pack only the layer's small weight matrix, kept up to
-// date by the optimizer (CpuMlp): ~175 GFLOP/s forward and ~145 for the weight gradient
-// at batch 1024 on one core of the 2-vCPU Sapphire Rapids VM, against OpenBLAS's ~115
-// for both.
+// layer), in kernels of our own for AVX-512 and for AVX2 with FMA. OpenBLAS packs both
+// operands of every GEMM into its own layout first; with 32 outputs each element of the
+// batch (X, 1024x784 floats at batch 1024) is used by only two output vectors, so the
+// packing is a third of the GEMM (sgemm_oncopy + sgemm_itcopy: 32% of a 784x32x10 step's
+// time on one core here, perf) and OpenBLAS reached ~115 GFLOP/s where MKL (PyTorch's)
+// reached ~175. These read the batch where it lies and pack only the layer's small weight
+// matrix, kept up to date by the optimizer (CpuMlp): ~175 GFLOP/s forward and ~145 for
+// the weight gradient at batch 1024 on one core of the 2-vCPU Sapphire Rapids VM, against
+// OpenBLAS's ~115 for both. On one core of a 2-vCPU AMD EPYC (Zen 3, AVX2, an FMA roof of
+// ~100 GFLOP/s), the AVX2 kernels: 86-91 GFLOP/s forward and 65-84 for the weight
+// gradient, against OpenBLAS's Zen kernels' 56-71 and 60-75 (the same process, alternated,
+// warm caches); the 784x32x10 step at batch 1024 on both cores ran 8-13% faster.
 //
 // Each call is single-threaded; the CPU step splits a GEMM over its team by rows (the
-// forward) or by columns (the weight gradient) and calls these on each block. Without
-// AVX-512 (narrow_gemm_available() false) the step keeps OpenBLAS.
+// forward) or by columns (the weight gradient) and calls these on each block. On a CPU
+// with neither instruction set (narrow_gemm_isa() none) the step keeps OpenBLAS.
 #pragma once
 
 #include <cstddef>
@@ -26,20 +29,30 @@ inline constexpr int kNarrowPackedWidth = 32;
 // OpenBLAS's packing costs little (and the team runs them on one thread).
 inline constexpr int kNarrowMinInputs = 64;
 
-// Whether this CPU runs the kernels (AVX-512F), checked once.
-bool narrow_gemm_available() noexcept;
+// The kernels' instruction sets, narrowest first.
+enum class NarrowGemmIsa { none, avx2, avx512 };
+const char* to_string(NarrowGemmIsa isa) noexcept;
+
+// The widest this CPU runs (AVX-512F, else AVX2 with FMA, else none), checked once: what
+// the step and the calls below use unless told otherwise.
+NarrowGemmIsa narrow_gemm_isa() noexcept;
+inline bool narrow_gemm_available() noexcept { return narrow_gemm_isa() != NarrowGemmIsa::none; }
+// Whether this CPU runs `isa`'s kernels (an AVX-512 CPU runs the AVX2 ones too).
+bool narrow_gemm_supports(NarrowGemmIsa isa) noexcept;
 
 // Packs columns [col_begin, col_end) of W [outputs × ldw] (row-major, outputs <= 32) as
 // rows of `packed` [k × kNarrowPackedWidth]: packed[j][i] = W[i][j], zero for i >= outputs.
 void pack_narrow_weights(const float* w, int outputs, int ldw, int col_begin, int col_end, float* packed);
 
 // C[m × outputs] (ldc) = A[m × k] (lda) · Wᵀ, W given as pack_narrow_weights' `packed`
-// of all k columns. outputs <= 32.
-void narrow_forward(int m, int outputs, int k, const float* a, int lda, const float* packed, float* c, int ldc);
+// of all k columns. outputs <= 32; `isa` one this CPU supports (std::invalid_argument
+// otherwise, as for more outputs).
+void narrow_forward(int m, int outputs, int k, const float* a, int lda, const float* packed, float* c, int ldc,
+                    NarrowGemmIsa isa = narrow_gemm_isa());
 
 // C[outputs × n] (ldc) = Gᵀ · X: G [k × outputs] (ldg), X [k × n] (ldx); outputs <= 32.
 // The weight gradient of a narrow layer: G its output gradient, X its input.
 void narrow_weight_gradient(int outputs, int n, int k, const float* g, int ldg, const float* x, int ldx, float* c,
-                            int ldc);
+                            int ldc, NarrowGemmIsa isa = narrow_gemm_isa());
 
 }  // namespace hdbench

@@ -28,6 +28,9 @@ def test_the_cpu_and_its_peak_are_in_the_report(hdbench_bin, tmp_path):
     assert cpu["logical_cpus"] >= 1 and cpu["vector_level"] in ("sse", "avx", "avx2_fma", "avx512")
     assert cpu["fp32_nominal_peak_GFLOP/s"] >= 0 and cpu["clock_source"] is not None
     assert hd["cpu_blas"]["library"] == "OpenBLAS" and hd["cpu_blas"]["core_in_use"]
+    # The narrow layers' own kernels follow the CPU: the widest instruction set it has.
+    level = cpu["vector_level"]
+    assert hd["cpu_blas"]["narrow_kernels"] == {"avx512": "avx512", "avx2_fma": "avx2"}.get(level, "none")
 
 
 def test_a_fallback_core_is_replaced_and_both_are_recorded(hdbench_bin, tmp_path):
