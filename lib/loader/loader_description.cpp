@@ -92,7 +92,8 @@ FamilyDescription loader_description() {
       {"build_bound_samples/s", "the floor: min(workers or 1, cores) / the CPU time per sample", Better::higher},
       {"fraction_of_build_bound",
        "the mean epoch's rate (samples over the mean epoch time) as a share of `build_bound_samples/s`, whose CPU "
-       "time per sample is the mean over the same epochs",
+       "time per sample is the mean over the same epochs (the PyTorch baseline leaves it out above 1, where a "
+       "worker process's CPU time counted more than its builds)",
        Better::higher},
       {"link_bound_samples/s", "`gpu`: the PCIe link's theoretical rate over the bytes per sample", Better::higher},
       {"items_per_second", "Google's own rate counter (samples / mean epoch time)", Better::higher},
