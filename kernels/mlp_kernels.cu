@@ -272,17 +272,25 @@ __device__ __forceinline__ void store_bf16x4(__nv_bfloat16* out, const float4& p
   *reinterpret_cast<Bf16x4*>(out) = {__floats2bfloat162_rn(p.x, p.y), __floats2bfloat162_rn(p.z, p.w)};
 }
 
+// Element i of the arrays, loaded, updated and stored: the scalar kernel's body and the
+// vector kernel's tail.
+__device__ __forceinline__ void sgd_momentum_at(std::size_t i, float* __restrict__ parameters,
+                                                const float* __restrict__ gradients, float* __restrict__ velocity,
+                                                __nv_bfloat16* __restrict__ parameters_bf16, float learning_rate,
+                                                float momentum) {
+  float p = parameters[i];
+  float v = velocity[i];
+  sgd_momentum_one(p, v, gradients[i], learning_rate, momentum);
+  velocity[i] = v;
+  parameters[i] = p;
+  if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+}
+
 __global__ void sgd_momentum_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
                                     float* __restrict__ velocity, __nv_bfloat16* __restrict__ parameters_bf16,
                                     std::size_t count, float learning_rate, float momentum) {
-  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    float p = parameters[i];
-    float v = velocity[i];
-    sgd_momentum_one(p, v, gradients[i], learning_rate, momentum);
-    velocity[i] = v;
-    parameters[i] = p;
-    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
-  }
+  for (std::size_t i = global_index(); i < count; i += grid_stride())
+    sgd_momentum_at(i, parameters, gradients, velocity, parameters_bf16, learning_rate, momentum);
 }
 
 // The update is bound by memory (20-22 bytes a parameter): 16-byte accesses keep four
@@ -308,14 +316,7 @@ __global__ void sgd_momentum_f32x4_kernel(float* __restrict__ parameters, const 
     if (parameters_bf16 != nullptr) store_bf16x4(parameters_bf16 + 4 * i, p);
   }
   const std::size_t tail = vectors * 4 + global_index();
-  if (tail < count) {
-    float p = parameters[tail];
-    float v = velocity[tail];
-    sgd_momentum_one(p, v, gradients[tail], learning_rate, momentum);
-    velocity[tail] = v;
-    parameters[tail] = p;
-    if (parameters_bf16 != nullptr) parameters_bf16[tail] = __float2bfloat16_rn(p);
-  }
+  if (tail < count) sgd_momentum_at(tail, parameters, gradients, velocity, parameters_bf16, learning_rate, momentum);
 }
 
 __global__ void advance_adam_step_kernel(AdamStepState* state, float learning_rate, float beta1, float beta2) {
@@ -326,22 +327,31 @@ __global__ void advance_adam_step_kernel(AdamStepState* state, float learning_ra
   state->inv_sqrt_bias_correction2 = static_cast<float>(1.0 / sqrt(1.0 - pow(static_cast<double>(beta2), steps)));
 }
 
+// As sgd_momentum_at, for Adam.
+__device__ __forceinline__ void adam_at(std::size_t i, float* __restrict__ parameters,
+                                        const float* __restrict__ gradients, float* __restrict__ first_moment,
+                                        float* __restrict__ second_moment, __nv_bfloat16* __restrict__ parameters_bf16,
+                                        float beta1, float beta2, float epsilon, float step_size,
+                                        float inv_sqrt_bias_correction2) {
+  float p = parameters[i];
+  float m = first_moment[i];
+  float v = second_moment[i];
+  adam_one(p, m, v, gradients[i], beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
+  first_moment[i] = m;
+  second_moment[i] = v;
+  parameters[i] = p;
+  if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
+}
+
 __global__ void adam_kernel(float* __restrict__ parameters, const float* __restrict__ gradients,
                             float* __restrict__ first_moment, float* __restrict__ second_moment,
                             __nv_bfloat16* __restrict__ parameters_bf16, std::size_t count, float beta1, float beta2,
                             float epsilon, const AdamStepState* __restrict__ state) {
   const float step_size = state->step_size;
   const float inv_sqrt_bias_correction2 = state->inv_sqrt_bias_correction2;
-  for (std::size_t i = global_index(); i < count; i += grid_stride()) {
-    float p = parameters[i];
-    float m = first_moment[i];
-    float v = second_moment[i];
-    adam_one(p, m, v, gradients[i], beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
-    first_moment[i] = m;
-    second_moment[i] = v;
-    parameters[i] = p;
-    if (parameters_bf16 != nullptr) parameters_bf16[i] = __float2bfloat16_rn(p);
-  }
+  for (std::size_t i = global_index(); i < count; i += grid_stride())
+    adam_at(i, parameters, gradients, first_moment, second_moment, parameters_bf16, beta1, beta2, epsilon, step_size,
+            inv_sqrt_bias_correction2);
 }
 
 // As sgd_momentum_f32x4_kernel: 16-byte accesses (28-30 bytes a parameter), scalar tail.
@@ -371,16 +381,9 @@ __global__ void adam_f32x4_kernel(float* __restrict__ parameters, const float* _
     if (parameters_bf16 != nullptr) store_bf16x4(parameters_bf16 + 4 * i, p);
   }
   const std::size_t tail = vectors * 4 + global_index();
-  if (tail < count) {
-    float p = parameters[tail];
-    float m = first_moment[tail];
-    float v = second_moment[tail];
-    adam_one(p, m, v, gradients[tail], beta1, beta2, epsilon, step_size, inv_sqrt_bias_correction2);
-    first_moment[tail] = m;
-    second_moment[tail] = v;
-    parameters[tail] = p;
-    if (parameters_bf16 != nullptr) parameters_bf16[tail] = __float2bfloat16_rn(p);
-  }
+  if (tail < count)
+    adam_at(tail, parameters, gradients, first_moment, second_moment, parameters_bf16, beta1, beta2, epsilon, step_size,
+            inv_sqrt_bias_correction2);
 }
 
 template <typename G>
