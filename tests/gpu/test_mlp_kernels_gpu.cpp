@@ -164,8 +164,8 @@ struct OptimizerArrays {
       std::copy(values[a].begin(), values[a].end(), padded.begin() + static_cast<std::ptrdiff_t>(offset));
       upload_bytes(arrays[a]->data(), padded.data(), arrays[a]->size());
     }
-    HDBENCH_CUDA_CHECK(cudaMemset(copy.data(), 0xff, copy.size()));
-    HDBENCH_CUDA_CHECK(cudaMemset(adam_state.data(), 0, adam_state.size()));
+    fill_device_bytes(copy.data(), 0xff, copy.size());
+    fill_device_bytes(adam_state.data(), 0, adam_state.size());
   }
   std::size_t floats() const { return (offset + count + kGuard) * sizeof(float); }
   float* at(DeviceBuffer& buffer) { return buffer.as<float>() + offset; }
