@@ -19,6 +19,7 @@
 #include "core/case_grid.hpp"
 #include "core/cuda.hpp"
 #include "core/family.hpp"
+#include "core/fma_roof.hpp"
 #include "core/grouped_timing.hpp"
 #include "core/host_memory.hpp"
 #include "core/measure.hpp"
@@ -85,9 +86,19 @@ class BusyThreads {
 
 // Per-step figures from per-step sample times (each sample's group time / its steps);
 // false (and the benchmark failed) when the first or last loss is not finite.
+// The CPU's measured fp32 roof at `threads` for work that ran at `tflops`, and the share
+// of it the work reached; the roof is measured again first when the work beat it, and
+// the share left out when it still does (the report's note says the roof is wrong).
+void set_roof_counters(benchmark::State& state, double tflops, int threads) {
+  const double roof = this_machine_roof_for(threads, tflops * 1e3) / 1e3;
+  if (roof <= 0) return;
+  state.counters["fp32_roof_TFLOP/s"] = roof;
+  if (tflops <= roof) state.counters["fraction_of_fp32_roof"] = tflops / roof;
+}
+
 bool report_step(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
                  std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops,
-                 double roof_tflops = 0.0) {
+                 int cpu_threads = 0) {
   if (!std::isfinite(first.loss) || !std::isfinite(last.loss)) {
     fail_benchmark(
         state, fmt::format("the loss is not finite (first {}, last {}): the step is broken", first.loss, last.loss));
@@ -111,10 +122,7 @@ bool report_step(benchmark::State& state, const StepCase& c, const std::vector<d
   }
   // Against the hardware's limit (the CPU's measured FMA roof at the step's threads),
   // not only a measured sgemm.
-  if (roof_tflops > 0) {
-    k["fp32_roof_TFLOP/s"] = roof_tflops;
-    k["fraction_of_fp32_roof"] = flops / s.median / 1e12 / roof_tflops;
-  }
+  if (cpu_threads > 0) set_roof_counters(state, flops / s.median / 1e12, cpu_threads);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * c.batch);  // iterations count steps
   return true;
 }
@@ -195,7 +203,7 @@ void run_cpu_step(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   });
   std::optional<double> gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, threads));
   if (!gemm) gemm = family.gemm_rate(rate_key(Processor::cpu, c.dtype, family.options.cores));  // the sweep's GEMM
-  if (!report_step(state, c, seconds, group, first, last, gemm, family.cpu_roof.gflops_at(threads) / 1e3)) return;
+  if (!report_step(state, c, seconds, group, first, last, gemm, threads)) return;
   state.counters["threads"] = threads;
   // Where the step's time goes: a few more groups of steps, profiled, after the timed ones
   // (so the clock reads cost the timed steps nothing).
@@ -384,10 +392,7 @@ void run_cpu_gemm(benchmark::State& state, const StoppingRule& rule, MlpRun& fam
   });
   set_gemm_counters(state, family, rate_key(Processor::cpu, MlpDtype::fp32, threads),
                     2.0 * static_cast<double>(n * n * n), seconds);
-  if (const double roof = family.cpu_roof.gflops_at(threads) / 1e3; roof > 0) {
-    state.counters["fp32_roof_TFLOP/s"] = roof;
-    state.counters["fraction_of_fp32_roof"] = state.counters["TFLOP/s"].value / roof;
-  }
+  set_roof_counters(state, state.counters["TFLOP/s"].value, threads);
 }
 
 void run_gpu_gemm(benchmark::State& state, const Suite& suite, MlpRun& family, MlpDtype dtype) {

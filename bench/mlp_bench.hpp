@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/case_grid.hpp"
-#include "core/fma_roof.hpp"
 #include "core/suite.hpp"
 #include "mlp/cpu_threads.hpp"
 #include "mlp/mlp_options.hpp"
@@ -32,10 +31,7 @@ inline CaseAxis<int> threads_case_axis(std::vector<int> threads) {
 
 struct MlpRun {
   MlpRun(const MlpOptions& mlp_options, const DataOptions& data_options, std::uint64_t run_seed)
-      : options(mlp_options),
-        data(data_options, run_seed),
-        seed(run_seed ^ 0x6d6c70ULL),
-        cpu_roof(this_machine_fma_roof()) {}
+      : options(mlp_options), data(data_options, run_seed), seed(run_seed ^ 0x6d6c70ULL) {}
 
   // The GEMM rate measured under `key` earlier in this run, if any. Benchmarks run
   // one at a time on the main thread, so the map needs no lock.
@@ -47,8 +43,7 @@ struct MlpRun {
   const MlpOptions& options;
   TrainingData data;
   std::uint64_t seed;  // of the initial parameters: every step and epoch starts from the same network
-  std::map<std::string, double> gemm_tflops;  // by processor, dtype and CPU threads or GPU
-  const FmaRoof& cpu_roof;                    // the CPU's measured fp32 roof (core/fma_roof.hpp)
+  std::map<std::string, double> gemm_tflops;                           // by processor, dtype and CPU threads or GPU
   std::map<std::pair<std::string, int>, ThreadChoice> thread_choices;  // by model and batch
 };
 

@@ -96,7 +96,9 @@ FamilyDescription mlp_description() {
       {"fraction_of_fp32_roof",
        "CPU `step`, `gemm`: the run's `TFLOP/s` over `fp32_roof_TFLOP/s`: the hardware's limit, which a crippled BLAS "
        "cannot move the way it moves the measured GEMM rate, and which nothing fp32 beats (schema 1's "
-       "`fraction_of_fp32_peak` used the nominal peak: 133% of it on a 2-core EPYC VM)",
+       "`fraction_of_fp32_peak` used the nominal peak: 133% of it on a 2-core EPYC VM); work that beat the roof has "
+       "it measured again and raised (`fp32_roof.remeasured` in the context), and where the work still beats it the "
+       "share is left out and a note says the roof is wrong",
        Better::higher},
       {"cv_percent", "coefficient of variation of the samples", Better::lower},
       {"samples", "how many samples the figures come from; with one there is no noise figure"},

@@ -170,6 +170,23 @@ TEST(RunToJson, LargeSpreadGetsANote) {
   EXPECT_TRUE(run_to_json(run, registry_with_one())["notes"].empty());
 }
 
+// A CPU rate above its roof, whose share bench/mlp.cpp left out: the note names the roof
+// as wrong. A rate within the roof, or one with its share, gets none.
+TEST(RunToJson, ARateAboveTheRoofGetsANoteNamingTheRoof) {
+  BenchRun run = make_run();
+  run.counters["TFLOP/s"] = benchmark::Counter(0.150);
+  run.counters["fp32_roof_TFLOP/s"] = benchmark::Counter(0.102);
+  const nlohmann::json beaten = run_to_json(run, registry_with_one());
+  ASSERT_EQ(beaten["notes"].size(), 1u);
+  const std::string note = beaten["notes"][0];
+  EXPECT_NE(note.find("above the CPU's measured fp32 roof: 0.15 TFLOP/s against 0.102"), std::string::npos) << note;
+  EXPECT_NE(note.find("fraction_of_fp32_roof is left out"), std::string::npos) << note;
+
+  run.counters["fp32_roof_TFLOP/s"] = benchmark::Counter(0.2);
+  run.counters["fraction_of_fp32_roof"] = benchmark::Counter(0.75);
+  EXPECT_TRUE(run_to_json(run, registry_with_one())["notes"].empty());
+}
+
 TEST(RunToJson, AggregateRun) {
   BenchRun run = make_run();
   run.run_type = BenchRun::RT_Aggregate;

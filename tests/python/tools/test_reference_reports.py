@@ -149,6 +149,16 @@ KNOWN_BEATEN = {
         ("mlp/step/cpu/784x4096x4096x10/fp32/sgd/eager/data:host/batch:1024/threads:auto/manual_time",
          "fraction_of_fp32_roof"),
     },
+    # A 2-vCPU EPYC VM: the start-up all-threads roof trials ran at one core's rate (102 GFLOP/s, a core busy
+    # elsewhere) and agreed, so the roof was "confirmed"; the steps then ran on both cores. Work that beats the roof
+    # now has it measured again, and its share left out with a note if it still does (bench/mlp.cpp,
+    # set_roof_counters; core/fma_roof.hpp, roof_for_work).
+    "vm-2core-epyc/2026-11-27/hdbench-large-b1024-run2.json": {
+        ("mlp/step/cpu/784x4096x4096x10/fp32/sgd/eager/data:host/batch:1024/threads:2/manual_time",
+         "fraction_of_fp32_roof"),
+        ("mlp/step/cpu/784x4096x4096x10/fp32/adam/eager/data:host/batch:1024/threads:2/manual_time",
+         "fraction_of_fp32_roof"),
+    },
 }
 
 
