@@ -8,9 +8,11 @@
 // matrix, kept up to date by the optimizer (CpuMlp): ~175 GFLOP/s forward and ~145 for
 // the weight gradient at batch 1024 on one core of the 2-vCPU Sapphire Rapids VM, against
 // OpenBLAS's ~115 for both. On one core of a 2-vCPU AMD EPYC (Zen 3, AVX2, an FMA roof of
-// ~100 GFLOP/s), the AVX2 kernels: 86-91 GFLOP/s forward and 65-84 for the weight
-// gradient, against OpenBLAS's Zen kernels' 56-71 and 60-75 (the same process, alternated,
-// warm caches); the 784x32x10 step at batch 1024 on both cores ran 8-13% faster.
+// ~100 GFLOP/s), the AVX2 kernels against OpenBLAS's Zen kernels, alternated in one
+// process on a batch fresh from memory each call (as in a step): 1.21-1.23x faster
+// forward, 1.11-1.13x for the weight gradient (on a warm batch 1.15-1.47x forward, level
+// for the weight gradient); the 784x32x10 step at batch 1024 on both cores ran 11-13%
+// faster.
 //
 // Each call is single-threaded; the CPU step splits a GEMM over its team by rows (the
 // forward) or by columns (the weight gradient) and calls these on each block. On a CPU
