@@ -84,8 +84,6 @@ class BusyThreads {
   std::vector<std::jthread> threads_;  // last: joined before stop_ is destroyed
 };
 
-// Per-step figures from per-step sample times (each sample's group time / its steps);
-// false (and the benchmark failed) when the first or last loss is not finite.
 // The CPU's measured fp32 roof at `threads` for work that ran at `tflops`, and the share
 // of it the work reached; the roof is measured again first when the work beat it, and
 // the share left out when it still does (the report's note says the roof is wrong).
@@ -96,6 +94,8 @@ void set_roof_counters(benchmark::State& state, double tflops, int threads) {
   if (tflops <= roof) state.counters["fraction_of_fp32_roof"] = tflops / roof;
 }
 
+// Per-step figures from per-step sample times (each sample's group time / its steps);
+// false (and the benchmark failed) when the first or last loss is not finite.
 bool report_step(benchmark::State& state, const StepCase& c, const std::vector<double>& seconds,
                  std::size_t steps_per_sample, StepResult first, StepResult last, std::optional<double> gemm_tflops,
                  int cpu_threads = 0) {
