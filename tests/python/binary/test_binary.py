@@ -258,7 +258,9 @@ def test_quick_preset_runs_a_small_grid(hdbench_bin, tmp_path):
 
 def test_budget_reached_skips_the_rest_with_the_reason_and_the_report_is_valid(hdbench_bin, tmp_path):
     out = tmp_path / "budget.json"
-    # A budget of 0.06 s: the first benchmarks start, the rest are reported as not run.
+    # A budget of 0.06 s: the first benchmarks start, the rest are reported as not run. Whether the first one also
+    # finishes inside it depends on the machine's speed (an unoptimised sanitizer build on a busy 2-core VM did not):
+    # started means it ran, or it was cut between its samples.
     result = run_hdbench(hdbench_bin, "--hdbench_preset=quick", "--hdbench_loader_samples=600",
                          "--hdbench_families=host_memcpy,loader,mlp", "--hdbench_max_minutes=0.001",
                          f"--hdbench_out={out}")
@@ -266,9 +268,11 @@ def test_budget_reached_skips_the_rest_with_the_reason_and_the_report_is_valid(h
     report = json.loads(out.read_text())
     reason = "not run: --hdbench_max_minutes budget reached"
     not_run = [b for b in report["benchmarks"] if b.get("skip_reason") == reason]
-    ran = [b for b in report["benchmarks"] if b["status"] == "ok"]
+    started = [b for b in report["benchmarks"] if b["status"] == "ok" or
+               b.get("skip_reason", "").startswith("cut by --hdbench_max_minutes budget after")]
     assert not_run and all(b["status"] == "skipped" for b in not_run)
-    assert ran, "the first benchmark starts within any budget"
+    assert started, "the first benchmark starts within any budget"
+    assert report["benchmarks"].index(started[0]) < report["benchmarks"].index(not_run[0])
     assert report["context"]["hdbench"]["options"]["max_minutes"] == 0.001
     assert reason in result.stdout
 
