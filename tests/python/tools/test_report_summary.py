@@ -613,6 +613,20 @@ def test_vs_pytorch_sets_the_cpu_steps_phases_side_by_side():
     ]
 
 
+def test_a_cpu_step_above_its_roof_names_the_roof_instead_of_a_share():
+    """Made up for the test (not measured), as the EPYC VM's run 2 of 2026-11-27 held it: a step at 1.47 of a roof
+    measured while a core was busy. No share above 100% is printed; the roof is named as low."""
+    report = synthetic_report()
+    low, right = mlp_step("cpu", "784x4096x4096x10", 1024, 773000.0), mlp_step("cpu", "784x32x10", 128, 186.0)
+    low["counters"]["fraction_of_fp32_roof"] = 1.472
+    right["counters"]["fraction_of_fp32_roof"] = 0.353
+    report["benchmarks"] = [low, right]
+    text = report_summary.summarize_reports([("hd.json", report)])
+    assert "147%" not in text
+    assert "above the CPU's measured fp32 roof, which read low" in text
+    assert "35% of the CPU's measured fp32 roof" in text
+
+
 def adam(b: dict) -> dict:
     """The same step with Adam (its name says so, as the binary's names do)."""
     b["params"]["optimizer"] = "adam"
