@@ -41,6 +41,9 @@ struct InFlight {
   bool cancelled = false;
   Clock::time_point cancelled_at;
   std::list<const std::function<void(const std::string&)>*> hooks;  // the live CancelHooks'
+  // Joined, not detached, by ~RunWatch: a detached watchdog can still be listed in
+  // /proc/self/task after the watch ends, which failed a thread-count test in CI.
+  std::thread watchdog;
 };
 
 InFlight& in_flight() {
@@ -116,7 +119,7 @@ RunWatch::RunWatch(WatchLimits limits, LastResort last_resort) : limits_(limits)
   s.last_resort = std::move(last_resort);
   s.run_started = Clock::now();
   s.running = false;
-  std::thread([] {
+  s.watchdog = std::thread([] {
     InFlight& st = in_flight();
     std::unique_lock lk(st.mutex);
     while (!st.stopping) {
@@ -134,17 +137,22 @@ RunWatch::RunWatch(WatchLimits limits, LastResort last_resort) : limits_(limits)
     }
     st.watching = false;
     st.changed.notify_all();
-  }).detach();
+  });
 }
 
 RunWatch::~RunWatch() {
   InFlight& s = in_flight();
-  std::unique_lock lock(s.mutex);
-  s.stopping = true;
-  s.changed.notify_all();
-  s.changed.wait(lock, [&] { return !s.watching; });  // the watchdog has let go of the state
-  s.running = false;
-  s.last_resort = {};
+  std::thread watchdog;
+  {
+    std::unique_lock lock(s.mutex);
+    s.stopping = true;
+    s.changed.notify_all();
+    s.changed.wait(lock, [&] { return !s.watching; });  // the watchdog has let go of the state
+    s.running = false;
+    s.last_resort = {};
+    watchdog = std::move(s.watchdog);
+  }
+  watchdog.join();
 }
 
 bool RunWatch::budget_spent() const {

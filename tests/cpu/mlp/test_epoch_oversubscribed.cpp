@@ -34,7 +34,7 @@ template <typename Work>
 void run_on_cpus_with_watchdog(int cpus, const char* what, Work work) {
   auto done = std::make_shared<std::promise<std::string>>();
   std::future<std::string> result = done->get_future();
-  std::thread([done, cpus, work] {
+  std::thread worker([done, cpus, work] {
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
     sched_getaffinity(0, sizeof allowed, &allowed);
@@ -53,7 +53,7 @@ void run_on_cpus_with_watchdog(int cpus, const char* what, Work work) {
     } catch (const std::exception& error) {
       done->set_value(error.what());
     }
-  }).detach();
+  });
   if (result.wait_for(kWatchdog) != std::future_status::ready) {
     ADD_FAILURE() << what << " did not finish within " << kWatchdog.count() << " s on " << cpus << " CPU(s)";
     std::fprintf(stderr, "FAILED: %s hung (watchdog after %lld s); exiting instead of hanging\n", what,
@@ -61,6 +61,7 @@ void run_on_cpus_with_watchdog(int cpus, const char* what, Work work) {
     std::fflush(stderr);
     std::_Exit(1);
   }
+  worker.join();  // not left running into the next test, whose thread counts it would upset
   EXPECT_EQ(result.get(), "") << what;
 }
 
