@@ -28,6 +28,7 @@ done | sort -u | grep -vE '/(libc|libm|libdl|librt|libpthread|ld-linux[^/]*|libs
 cp tools/gpu_checks.sh "$bundle/"
 mkdir -p "$bundle/tools" "$bundle/tests" "$bundle/reports/reference"
 cp tools/*.py tools/fashion_mnist_ablation.sh tools/gpu_budget.sh tools/profile_gpu_check.sh tools/roof_gpu_check.sh \
+  tools/overhead_gpu_check.sh \
   "$bundle/tools/"
 cp -r tools/hdreport tools/profile_site "$bundle/tools/"
 cp -r baselines examples "$bundle/"
