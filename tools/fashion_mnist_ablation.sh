@@ -3,7 +3,11 @@
 # with each --fix alone (workers, gather, pin, item, pack), with --fix all, and well_written.py,
 # each with the same --steps and --batch, --repeat N rounds (default 1). Each round runs
 # every variant once, in that order (round-robin: a drift of the machine spreads over all
-# variants instead of landing on one); each run has its own timeout. Prints each run's result
+# variants instead of landing on one), each round starting one variant further on (round 2
+# begins with the second variant, the first going last), and before round 1 --warmup N runs
+# of plain (default 1) that count for nothing: on an H200 host the first run of a burst
+# was 20-25% slower than the same run later, which, with plain always first, priced every
+# fix 1-2 s too high (reports/reference/h200-2026-11-27). Each run has its own timeout. Prints each run's result
 # line prefixed with its round ("[R/N] "), and writes OUT_JSON:
 #   {"steps": N, "batch": B, "device": D, "repeat": N, "failed": [names],
 #    "variants": {"plain": {"rc": 0, "wall_s": …, "batch_wait_s": …, "steps_per_s": …,
@@ -25,11 +29,12 @@
 # "failed_rounds": [R, …] and "tail": the last failed run's last lines; with none left the
 # variant is {"rc": N, "failed": true, "timed_out": rc is 124 or 137, "tail": its last lines,
 # "runs": 0, "failed_runs": N} (rc, timed_out, tail: of its last run) and is listed in
-# "failed". The JSON is written all the same, and the script exits 1 if any variant failed
+# "failed". "warmup": {"runs": N, "wall_s_runs": [...]} keeps the warm-up runs' times (null
+# where one failed; a failed warm-up does not stop the rounds). The JSON is written all the same, and the script exits 1 if any variant failed
 # in every round (2: a usage error).
 #   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
-#                                   [--variants LIST] [--max-seconds S] [-- SCRIPT_ARGS...]
-# Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, every variant above.
+#                                   [--variants LIST] [--max-seconds S] [--warmup N] [-- SCRIPT_ARGS...]
+# Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, --warmup 1, every variant above.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
 # fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g. fix_workers+pin);
 # plain always runs first, since every saving is taken against it.
@@ -42,15 +47,15 @@
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
-usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [-- SCRIPT_ARGS...]"
+usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [--warmup N] [-- SCRIPT_ARGS...]"
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
 out=${1:?$usage}
 shift
-steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 extra=()
+steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 warmup=1 extra=()
 while (($#)); do
   case $1 in
-    --steps | --batch | --device | --repeat | --variants | --max-seconds)
+    --steps | --batch | --device | --repeat | --variants | --max-seconds | --warmup)
       (($# >= 2)) || { echo "$1 needs a value; $usage" >&2; exit 2; }
       name=${1#--}
       declare "${name//-/_}=$2"
@@ -63,6 +68,8 @@ done
 repeat=$((10#$repeat))
 [[ $max_seconds =~ ^[0-9]+$ ]] || { echo "--max-seconds needs a whole number of seconds, not '$max_seconds'; $usage" >&2; exit 2; }
 max_seconds=$((10#$max_seconds))
+[[ $warmup =~ ^[0-9]+$ ]] || { echo "--warmup needs a whole number of runs, not '$warmup'; $usage" >&2; exit 2; }
+warmup=$((10#$warmup))
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
@@ -84,6 +91,7 @@ fi
 run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, its exit status in $logs/NAME.ROUND.rc
   local name=$1 round=$2 script=tutorial_style fix=() rc=0
   local tag="[$round/$repeat]" log=$logs/$name.$round
+  [[ $round == warmup* ]] && tag="[${round}]"  # not "[R/N]": a warm-up's line is no round's
   case $name in
     plain) ;;
     well_written) script=well_written ;;
@@ -103,6 +111,7 @@ run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, i
   fi
 }
 asked=$repeat stopped="" longest=0 began=$SECONDS
+for ((w = 1; w <= warmup; w++)); do run_variant plain "warmup$w"; done
 for ((round = 1; round <= asked; round++)); do
   if ((max_seconds > 0 && round > 1 && SECONDS - began + longest > max_seconds)); then
     stopped="round $round of $asked not started: a round takes up to ${longest} s and ${max_seconds} s (--max-seconds) would pass"
@@ -111,16 +120,17 @@ for ((round = 1; round <= asked; round++)); do
     break
   fi
   round_began=$SECONDS
-  for name in "${names[@]}"; do run_variant "$name" "$round"; done
+  n=${#names[@]}
+  for ((i = 0; i < n; i++)); do run_variant "${names[(i + round - 1) % n]}" "$round"; done
   ((SECONDS - round_began > longest)) && longest=$((SECONDS - round_began))
 done
 
-"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "${names[@]}" <<'PY'
+"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "${names[@]}" <<'PY'
 import json, re, statistics, sys
 from pathlib import Path
 
-out, logs, steps, batch, device, repeat, asked, stopped, *names = sys.argv[1:]
-logs, repeat = Path(logs), int(repeat)
+out, logs, steps, batch, device, repeat, asked, stopped, warmup, *names = sys.argv[1:]
+logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
 
@@ -167,8 +177,10 @@ for name, entry in variants.items():
         paired = [p - v for p, v in zip(per_round["plain"], per_round[name]) if p is not None and v is not None]
         if paired:
             entry["saved_s_range"] = [round(min(paired), 3), round(max(paired), 3)]
-cut = {"rounds_asked": int(asked), "stopped": stopped} if stopped else {}
-Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "repeat": repeat, **cut,
+more = {"rounds_asked": int(asked), "stopped": stopped} if stopped else {}
+warm = [one_run("plain", f"warmup{w}")[2] for w in range(1, warmup + 1)]
+more["warmup"] = {"runs": warmup, "wall_s_runs": [r["wall_s"] if r else None for r in warm]}
+Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "repeat": repeat, **more,
                                  "failed": failed, "variants": variants}, indent=2) + "\n")
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
 print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else "")

@@ -4,7 +4,11 @@ libhdbench_inject.so with each part of the recording on alone (HDBENCH_PROFILE_R
 `none` loads the library and records nothing, `gpu` CUPTI's activity records, `api` the
 kept calls' callbacks, `nvtx` the program's ranges, `gc` Python's garbage collections timed
 (tools/profile_site) with the library recording nothing, `all` everything, as
-hdbench_profile records), in rounds, round-robin, so that a drift of the machine spreads over all of them.
+hdbench_profile records), in rounds, round-robin, so that a drift of the machine spreads over all of them,
+each round starting one variant further on, after --warmup runs of plain that count for nothing
+(default 1): on an H200 host the first run of a burst took 1.25x the next ones, and with plain
+always first it made every recording look cheaper than none
+(reports/reference/h200-2026-11-27).
 
 hdbench_profile made the tutorial's steps 1.20x as long on an H100 host, its host-only
 batch building included, for no known reason (issue 38 asks for 1.05x): this is the
@@ -15,7 +19,7 @@ Each run's time is the command's own `wall_s=` on its last line when it prints o
 examples do, so start-up is left out), else the run as timed from here; `batch_wait_s=` is
 kept where printed. Writes OUT (JSON):
 
-    {"command": [...], "rounds": R, "parts": [...],
+    {"command": [...], "rounds": R, "parts": [...], "warmup_wall_s_runs": [...],
      "variants": {"plain": {"wall_s": median, "wall_s_runs": [...], "batch_wait_s": median or null,
                             "timed_by": "wall_s printed" | "from outside", "failed_runs": n},
                   "none": {..., "ratio_to_plain": wall_s / plain's}, ...}}
@@ -23,7 +27,7 @@ kept where printed. Writes OUT (JSON):
 and prints a table. Exit 0; 1 when a variant failed in every round; 2 on bad usage.
 
     python3 tools/profile_overhead.py OUT.json --lib build/release/lib/libhdbench_inject.so
-        [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--timeout 120] -- python3 train.py ...
+        [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--warmup 1] [--timeout 120] -- python3 train.py ...
 
 Its usage line names `out` and the options; the command goes after `--`.
 """
@@ -55,6 +59,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--parts", default=",".join(PARTS),
                         help=f"the recordings beside plain, comma-separated (default {','.join(PARTS)})")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take (default 120)")
+    parser.add_argument("--warmup", type=int, default=1, help="runs of plain before the rounds, not counted (default 1)")
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.command = argv[split + 1:]
@@ -69,6 +74,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     unknown = [p for p in args.parts if p not in PARTS]
     if unknown or not args.parts:
         parser.error(f"--parts: unknown '{','.join(unknown)}'; the parts are {', '.join(PARTS)}")
+    if not 0 <= args.warmup <= 10:
+        parser.error(f"--warmup={args.warmup}: between 0 and 10")
     if not args.timeout > 0:
         parser.error("--timeout: a positive number of seconds")
     return args
@@ -120,8 +127,14 @@ def median_or_none(values: list) -> float | None:
 def measure(args: argparse.Namespace) -> dict:
     names = ["plain", *args.parts]
     runs: dict[str, list] = {name: [] for name in names}
+    warmup = []
+    for w in range(1, args.warmup + 1):
+        result = run_once(args.command, environment(args.lib, None, ""), args.timeout)
+        warmup.append(result["wall_s"] if result else None)
+        print(f"[warm-up {w}] plain: {f'{warmup[-1]:.3f} s' if result else 'failed'} (not counted)", flush=True)
     for round_ in range(1, args.rounds + 1):
-        for name in names:
+        shift = (round_ - 1) % len(names)
+        for name in names[shift:] + names[:shift]:
             with tempfile.TemporaryDirectory(prefix="hdbench_overhead-") as folder:
                 result = run_once(args.command, environment(args.lib, None if name == "plain" else name, folder),
                                   args.timeout)
@@ -140,7 +153,8 @@ def measure(args: argparse.Namespace) -> dict:
     for name in args.parts:
         wall = variants[name]["wall_s"]
         variants[name]["ratio_to_plain"] = wall / plain if wall is not None and plain else None
-    return {"command": args.command, "rounds": args.rounds, "parts": args.parts, "variants": variants}
+    return {"command": args.command, "rounds": args.rounds, "parts": args.parts, "warmup_wall_s_runs": warmup,
+            "variants": variants}
 
 
 def table(result: dict) -> str:

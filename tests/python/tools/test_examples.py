@@ -303,6 +303,9 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
     assert report["repeat"] == 1
     printed = printed_results(run)
     assert [r for r, _ in printed] == [(1, 1)] * len(ABLATION_VARIANTS)  # each run's result line, with its round
+    # One warm-up run of plain before the round, kept apart: it counts for no variant.
+    assert report["warmup"]["runs"] == 1 and report["warmup"]["wall_s_runs"][0] > 0
+    assert re.search(r"^\[warmup1\] tutorial_style: steps=4 .*fix=none", run.stdout, re.M), run.stdout
     for name, v in variants.items():
         assert v["rc"] == 0 and v["wall_s"] > 0 and v["batch_wait_s"] >= 0 and RESULT.match(v["result_line"]), name
         assert v["saved_s"] == pytest.approx(variants["plain"]["wall_s"] - v["wall_s"], abs=2e-3)
@@ -331,15 +334,17 @@ def test_the_ablation_repeats_round_robin_and_writes_medians(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads(out.read_text())
     assert (report["repeat"], report["failed"]) == (2, [])
-    # Round-robin: every variant once in round 1, then every variant once in round 2.
+    # Round-robin: every variant once in round 1, then every variant once in round 2, that
+    # round starting one variant further on (plain last), so no variant is always first.
     printed = printed_results(run)
     n = len(ABLATION_VARIANTS)
     assert [rounds for rounds, _ in printed] == [(1, 2)] * n + [(2, 2)] * n
     which = [(RESULT.match(line)["script"], RESULT.match(line)["fix"]) for _, line in printed]
-    assert which[:n] == which[n:] and len(set(which)) == n
+    assert which[n:] == which[1:n] + which[:1] and len(set(which)) == n
     headers = [re.match(r"^== \[(\d)/2\] (\w+):", line) for line in run.stdout.splitlines()]
     names = [m[2] for m in headers if m]
-    assert names[:n] == names[n:] and set(names) == ABLATION_VARIANTS
+    assert names[n:] == names[1:n] + names[:1] and set(names) == ABLATION_VARIANTS
+    assert names[0] == "plain" and names[-1] == "plain"
     variants = report["variants"]
     assert set(variants) == ABLATION_VARIANTS
     plain = variants["plain"]
@@ -372,11 +377,12 @@ def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_fail
     wrapper.write_text(FAIL_ON_CALLS)
     wrapper.chmod(0o755)
     out = tmp_path / "ablation.json"
-    # Calls 1-9 are round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack, fix_gc, fix_all,
-    # well_written), 10-18 round 2: fix_item fails in round 2 only, fix_pack in both rounds.
+    # Call 1 is the warm-up, calls 2-10 round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack,
+    # fix_gc, fix_all, well_written), 11-19 round 2, one variant further on (fix_workers first, plain last):
+    # fix_item fails in round 2 only (call 14), fix_pack in both rounds (calls 7 and 15).
     run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--repeat", 2, "--", "--synthetic",
                        env={"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "COUNTER": str(tmp_path / "n"),
-                            "FAIL_CALLS": "6 14 15"})
+                            "FAIL_CALLS": "7 14 15"})
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.count("FAILED (exit 3)") == 3
     report = json.loads(out.read_text())
@@ -397,6 +403,29 @@ def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_fail
     assert item["saved_s_range"] == pytest.approx([only, only], abs=2e-3)
     for name in ABLATION_VARIANTS - {"fix_item", "fix_pack"}:
         assert variants[name]["runs"] == 2 and "failed_runs" not in variants[name], name
+
+
+def test_a_failed_warmup_is_kept_apart_and_the_rounds_still_run(tmp_path):
+    need_torch()
+    wrapper = tmp_path / "python"
+    wrapper.write_text(FAIL_ON_CALLS)
+    wrapper.chmod(0o755)
+    out = tmp_path / "ablation.json"
+    # Calls 1 and 2 are the warm-ups (both fail), 3 and 4 the round (plain, fix_pin).
+    run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--variants", "fix_pin", "--warmup", 2,
+                       "--", "--synthetic", env={"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable,
+                                                 "COUNTER": str(tmp_path / "n"), "FAIL_CALLS": "1 2"})
+    assert run.returncode == 0 and run.stdout.count("FAILED (exit 3)") == 2, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert report["warmup"] == {"runs": 2, "wall_s_runs": [None, None]} and report["failed"] == []
+    assert all(v["runs"] == 1 and "failed_runs" not in v for v in report["variants"].values())
+
+
+@pytest.mark.parametrize("bad", ["-1", "two", "1.5", ""])
+def test_the_ablation_rejects_a_bad_warmup(tmp_path, bad):
+    run = run_ablation(tmp_path / "a.json", "--steps", 1, "--warmup", bad)
+    assert run.returncode == 2 and "--warmup needs a whole number of runs" in run.stderr, run.stdout + run.stderr
+    assert not (tmp_path / "a.json").exists() and not run.stdout
 
 
 @pytest.mark.parametrize("bad", ["0", "-1", "two", "1.5", ""])

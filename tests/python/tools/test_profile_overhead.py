@@ -61,10 +61,12 @@ def test_every_part_alone_round_robin_against_plain(tmp_path, program):
     assert v["all"]["wall_s"] == 2.4 and v["all"]["ratio_to_plain"] == pytest.approx(1.2)
     assert v["gpu"]["ratio_to_plain"] == pytest.approx(1.1) and v["gpu"]["batch_wait_s"] == pytest.approx(1.1)
     assert all(x["timed_by"] == "wall_s printed" and x["failed_runs"] == 0 for x in v.values())
-    # Round-robin, plain without the library, each part with it and a folder to record into.
+    # A warm-up of plain, not counted; then round-robin, round 2 one variant further on; plain
+    # without the library, each part with it and a folder to record into.
     runs = log.read_text().splitlines()
     order = ["plain", "none", "gpu", "api", "nvtx", "none+gc", "gpu,api,nvtx+gc"]
-    assert [r.split()[0] for r in runs] == order * 2
+    assert [r.split()[0] for r in runs] == ["plain"] + order + order[1:] + order[:1]
+    assert report["warmup_wall_s_runs"] == [2.0] and "[warm-up 1] plain: 2.000 s (not counted)" in result.stdout
     assert all(r == "plain - False" for r in runs if r.startswith("plain"))
     assert all(r.split()[1] == str(lib.resolve()) and r.split()[2] == "True" for r in runs if not r.startswith("plain"))
     assert "| all | 2.400 s | 2.400, 2.400 | 1.200 s | 1.200 |" in result.stdout
@@ -95,6 +97,7 @@ def test_a_command_without_a_result_line_is_timed_from_outside(tmp_path, program
     (["--lib", "LIB"], "no command after `--`"),
     (["--lib", "LIB", "--parts", "gpu,kernels", "--", "true"], "--parts: unknown 'kernels'"),
     (["--lib", "LIB", "--rounds", "0", "--", "true"], "--rounds=0: between 1 and 100"),
+    (["--lib", "LIB", "--warmup", "-1", "--", "true"], "--warmup=-1: between 0 and 10"),
 ])
 def test_bad_usage_exits_2_and_says_why(tmp_path, program, args, message):
     _, lib = program

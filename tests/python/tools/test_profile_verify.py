@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 H200 = ROOT / "reports" / "reference" / "h200-2026-11-26" / "profiles" / "model-v2"
 H100 = ROOT / "reports" / "reference" / "h100-2026-11-26" / "profiles" / "first-run"
 H100B = ROOT / "reports" / "reference" / "h100-2026-11-26b" / "profiles"
+H200B = ROOT / "reports" / "reference" / "h200-2026-11-27" / "profiles"
 
 
 def rows(text: str) -> dict[str, list[str]]:
@@ -306,6 +307,35 @@ def test_the_h100_run_of_2000_steps_three_rounds_in_two_calls():
     assert result.returncode == 0 and "**8 of 10 held, 0 missed**, 2 not measured" in result.stdout
 
 
+def test_the_h200_run_of_2026_11_27_as_measured():
+    """reports/reference/h200-2026-11-27: one round, plain first and cold (no warm-up yet). The
+    gather and workers prices held; every other fix 'saved' 1.3-2.3 s, as much as plain's first
+    run was slow, and verify says the ablation may carry that."""
+    result = run_report_tool("verify", H200B / "prof-tutorial.json", H200B / "ablation.json", "--well",
+                             H200B / "prof-well.json")
+    table = rows(result.stdout)
+    assert "(2000 steps, 1 round, cuda" in result.stdout and "made the steps 0.91x as long" in result.stdout
+    assert table["`--fix gather` alone"] == ["`per_sample_batches` saves 5.14 s", "6.01 s", "one", "held (−15%)"]
+    assert table["`--fix workers` alone"][-1] == "held (−22%)"
+    assert table["`--fix item` alone"][1:] == ["1.72 s", "one", "missed"]
+    assert table["the top finding"][-1] == "held" and table["`well_written.py` profiled"][-1] == "held"
+    assert "The ablation ran no warm-up and plain first in every round" in result.stdout
+    assert result.returncode == 1 and "**5 of 11 held, 6 missed**" in result.stdout
+
+
+def test_an_ablation_with_a_warmup_carries_no_cold_plain_warning(tmp_path):
+    prof = profile(findings=[("workers", 1.0, 1.0)])
+    abl = ablation(plain=[10.0], fix_workers=[9.0])
+    cold = verify(tmp_path, prof, abl)
+    assert "ran no warm-up" in cold.stdout
+    warm = verify(tmp_path, prof, {**abl, "warmup": {"runs": 1, "wall_s_runs": [12.0]}})
+    assert warm.returncode == 0 and "warm-up" not in warm.stdout
+    # Two files read as one are warm only when both are.
+    (tmp_path / "b.json").write_text(json.dumps(abl))
+    both = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a.json", tmp_path / "b.json")
+    assert "ran no warm-up" in both.stdout
+
+
 def test_the_h200_ablation_json_holds_the_rounds_as_logged():
     """model-v2's ablation.json is ablation-rounds.json (the rounds as the quick ablation's steps
     logged them) in fashion_mnist_ablation.sh's format."""
@@ -325,7 +355,8 @@ def test_reanalysing_the_kept_records_gives_the_committed_profiles(tmp_path):
     change to the model that moves a price shows here, and the profiles (and the verify table in
     their README) are to be made again with it."""
     for run, records, name in ((H200, "tutorial", "prof-tutorial"), (H200, "well", "prof-well"),
-                               (H100B, "tutorial", "prof-tutorial"), (H100B, "well", "prof-well")):
+                               (H100B, "tutorial", "prof-tutorial"), (H100B, "well", "prof-well"),
+                               (H200B, "tutorial", "prof-tutorial")):
         out = tmp_path / f"{name}.json"
         result = run_report_tool("reanalyse", run / f"{name}.json", run / "records" / records, "--baseline",
                                  run / "baseline.json", "-o", out)

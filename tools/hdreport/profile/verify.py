@@ -131,9 +131,17 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
                           **({"saved_s_range": [min(paired), max(paired)]} if paired else {}),
                           **({"fix": fix} if fix else {})}
     stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
+    cold = [d for _, d in loaded if not warmed_up(d)]
     return {"steps": first["steps"], "batch": first.get("batch"), "device": first.get("device", ""),
             "repeat": max(len(v.get("wall_s_runs", [])) for v in variants.values()), "stopped": stopped,
+            **({} if cold else {"warmup": {"runs": min(d["warmup"]["runs"] for _, d in loaded)}}),
             "variants": variants, "merged_from": [p for p, _ in loaded]}
+
+
+def warmed_up(ablation: dict) -> bool:
+    """Whether the ablation ran plain before its rounds, uncounted (fashion_mnist_ablation.sh
+    since 2026-11-27): before that plain ran first in every round, cold."""
+    return (ablation.get("warmup") or {}).get("runs", 0) >= 1
 
 
 def _rounds(variant: dict) -> list:
@@ -327,7 +335,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
             "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
-            "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows}
+            "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows,
+            "warmed_up": warmed_up(ablation)}
 
 
 def seconds(s: float | None) -> str:
@@ -354,7 +363,11 @@ def format_report(result: dict) -> str:
             if not result["profiled_steps"] else "")
            + f"A price holds within {result['tolerance'] * 100:.0f}% of the measured saving (plain's median wall "
            f"time minus the fixed run's); a habit not recommended holds when fixing it saved under "
-           f"{seconds(result['floor_s'])} (the profile's floor: 2% of its recorded span).", ""]
+           f"{seconds(result['floor_s'])} (the profile's floor: 2% of its recorded span)."
+           + ("" if result.get("warmed_up", True) else
+              " The ablation ran no warm-up and plain first in every round: plain's time may carry the first "
+              "run's cost (on an H200 host the first run of a burst took about 1.25x the next ones), which makes "
+              "every fix look better than it is."), ""]
     out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"],
                  [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
                    (f"{seconds(r.measured.range_s[0])} to {seconds(r.measured.range_s[1])}"
