@@ -161,8 +161,9 @@ FamilyDescription mlp_description() {
        Better::lower},
       {"update_GB/s",
        "GPU `step`, mode `eager`: the bytes the update reads and writes (20 a parameter for SGD with momentum, 28 for "
-       "Adam, 2 more in bf16 for the copy the GEMMs read) over in_step_update_us; its floor is the device's memory "
-       "bandwidth (the device copy of the device_local family measures it)",
+       "Adam, 2 more in bf16 for the copy the GEMMs read) over in_step_update_us; its roof is what the device_local "
+       "family's device copy moves, twice that copy's bandwidth_GB/s (which counts bytes copied, each read and "
+       "written)",
        Better::higher},
       {"graph_nodes",
        "GPU `step`, mode `fused`: the nodes of the replayed graph (2: one per kernel); the benchmark's `label` "

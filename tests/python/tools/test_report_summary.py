@@ -293,9 +293,11 @@ def test_summary_compares_the_gpu_step_with_the_cpu_step(tmp_path):
 
 def test_gpu_vs_cpu_says_where_an_eager_gpu_step_s_time_goes_in_the_step(tmp_path):
     """Made up for the test: an eager GPU step with its parts timed in place says where its time goes, its GEMMs'
-    share of the parts and the update's rate; a GPU step alone says it too."""
+    share of the parts and the update's rate; a GPU step alone says it too. Parts that add up to over 5% more than
+    the step (the events between them) say so; the update's traffic is held against what the device copy moved
+    (twice the copy's GB/s, which counts bytes copied), never the copy's GB/s."""
     report = synthetic_mlp_report()
-    parts = {"in_step_us": 42.0, "in_step_gemm_us": 31.5, "in_step_update_us": 8.0, "in_step_other_us": 2.5,
+    parts = {"in_step_us": 56.0, "in_step_gemm_us": 42.0, "in_step_update_us": 10.0, "in_step_other_us": 4.0,
              "update_GB/s": 1234.4}
     report["benchmarks"][1]["counters"].update(parts)
     alone = mlp_step("gpu", "784x4096x4096x4096x10", 8192, 3000.0, dtype="bf16", fraction=0.75)
@@ -304,8 +306,15 @@ def test_gpu_vs_cpu_says_where_an_eager_gpu_step_s_time_goes_in_the_step(tmp_pat
     report["benchmarks"].append(alone)
     lines = section(summary_of(report, tmp_path), GPU_VS_CPU).strip().splitlines()
     # Right after the GPU step it speaks of, before the fastest step named beside it.
-    assert ("`mlp/cpu/784x32x10/fp32/eager/host/128`). Where its time goes, timed in the step: GEMMs 31.5 µs (75%), "
-            "the update 8.0 µs at 1,234 GB/s, the rest (loss, input cast) 2.5 µs. The fastest GPU step") in lines[0]
+    assert ("`mlp/cpu/784x32x10/fp32/eager/host/128`). Where its time goes, timed in the step: GEMMs 42.0 µs (75%), "
+            "the update 10.0 µs at 1,234 GB/s read and written, the rest (loss, input cast) 4.0 µs; timed between "
+            "CUDA events, the parts add up to 56.0 µs against the step's 40.0 µs. The fastest GPU step") in lines[0]
+    copy = {"name": "device_local/copy/1GiB", "run_type": "iteration", "status": "ok",
+            "params": {"family": "device_local", "engine": "copy", "bytes": 1 << 30, "device": 0},
+            "counters": {"bandwidth_GB/s": 2000.0}}
+    report["benchmarks"].append(copy)
+    with_copy = section(summary_of(report, tmp_path), GPU_VS_CPU).strip().splitlines()
+    assert "at 1,234 GB/s read and written (31% of the 4,000 GB/s the device copy moved), the rest" in with_copy[0]
     assert lines[2] == (
         "- 784x4096x4096x4096x10, batch 8192: GPU only, 3,000.0 µs per step (2,730,667 samples/s, 75% of the GEMM "
         "rate; `mlp/gpu/784x4096x4096x4096x10/bf16/eager/device/8192`). Where its time goes, timed in the step: "

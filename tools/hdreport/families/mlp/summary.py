@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 
+from hdreport.core import movement
 from hdreport.core.feeding import FED_FRACTION, PINNING_ORDER
 from hdreport.core.markdown import name, provenance, sources, table
 from hdreport.core.noise import noise_note
@@ -124,12 +125,13 @@ def gpu_over_cpu(report: dict) -> list[str]:
     with when and where its run was made."""
     pairs = gpu_vs_cpu_pairs(report)
     pt_pairs = {key: (c, g) for key, c, g, _ in gpu_vs_cpu_pairs(report, "pytorch", one_run=False)}
+    moved = _memory_moved_gbps(report)
     lines = []
     for key, c, g, fastest in pairs:
         model, batch = key
         line = (f"- {model}, batch {batch}: GPU {_step_us(g):,.1f} µs ({_gpu_label(g)}) vs CPU {_step_us(c):,.1f} µs "
                 f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): **{_times(_step_us(c) / _step_us(g))}** "
-                f"({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g)}")
+                f"({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g, moved)}")
         if fastest is not g:
             line += (f" The fastest GPU step, {_gpu_label(fastest)}, {_step_us(fastest):.1f} µs, is "
                      f"{_times(_step_us(c) / _step_us(fastest))} the CPU's (not like for like: {_unlike(fastest, g)}; "
@@ -159,7 +161,7 @@ def gpu_over_cpu(report: dict) -> list[str]:
         rate += _roof_share(b["counters"])
         where = b["params"]["processor"].upper()
         lines.append(f"- {model}, batch {batch}: {where} only, {_step_us(b):,.1f} µs per step "
-                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).{_in_step(b)}")
+                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).{_in_step(b, moved)}")
     return lines
 
 
@@ -175,16 +177,34 @@ def _roof_share(counters: dict) -> str:
     return f", {100 * roof:.0f}% of the CPU's measured fp32 roof"
 
 
-def _in_step(run: dict) -> str:
+def _memory_moved_gbps(report: dict) -> float | None:
+    """What the fastest device-local copy moved (read and written: twice its GB/s, which counts
+    bytes copied), the roof of the update's traffic; None without the device_local family."""
+    copies = [b["counters"]["bandwidth_GB/s"] for b in movement.runs(report, "device_local")
+              if "bandwidth_GB/s" in b.get("counters", {})]
+    return 2 * max(copies) if copies else None
+
+
+def _in_step(run: dict, moved_gbps: float | None = None) -> str:
     """" Where its time goes, timed in the step: …" from an eager GPU step's parts, timed in place between CUDA
-    events (`in_step_*`); nothing for a run without them."""
+    events (`in_step_*`); nothing for a run without them. The update's rate counts the bytes it reads and
+    writes, so it is held against what the device copy moved (`moved_gbps`), not the copy's GB/s; where the
+    events between the parts make their sum differ from the step by over 5%, the sum is named, so no part
+    reads as longer than the step it is part of."""
     c = run.get("counters", {})
     if c.get("in_step_us", 0) <= 0:
         return ""
-    rate = f" at {c['update_GB/s']:,.0f} GB/s" if "update_GB/s" in c else ""
+    rate = ""
+    if "update_GB/s" in c:
+        rate = f" at {c['update_GB/s']:,.0f} GB/s read and written"
+        if moved_gbps:
+            rate += f" ({100 * c['update_GB/s'] / moved_gbps:.0f}% of the {moved_gbps:,.0f} GB/s the device copy moved)"
+    step = _step_us(run)
+    apart = (f"; timed between CUDA events, the parts add up to {c['in_step_us']:,.1f} µs against the step's "
+             f"{step:,.1f} µs" if step > 0 and abs(c["in_step_us"] / step - 1) > 0.05 else "")
     return (f" Where its time goes, timed in the step: GEMMs {c['in_step_gemm_us']:,.1f} µs"
             f"{_share(c['in_step_gemm_us'], c['in_step_us'])}, the update {c['in_step_update_us']:,.1f} µs{rate}, "
-            f"the rest (loss, input cast) {c['in_step_other_us']:,.1f} µs.")
+            f"the rest (loss, input cast) {c['in_step_other_us']:,.1f} µs{apart}.")
 
 
 def gpu_throttling(report: dict) -> list[str]:
