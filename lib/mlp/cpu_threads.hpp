@@ -13,7 +13,9 @@
 // and 15 in the next; a step's median moves by more than 2% from run to run there
 // (561 us in the sweep, 611 us timed). Simulated on that sweep's medians and round
 // noise, 2% and 3 rounds chose 15 in 24% of runs; 5% and 5 rounds in 1%
-// (tests/cpu/mlp/test_cpu_threads.cpp).
+// (tests/cpu/mlp/test_cpu_threads.cpp). The noise leaves the slowest round out: on the
+// H200 host of 2026-11-27 one slow round at 15 threads (21.7% noise) let 8 threads win
+// at batch 128 where the default run, the same hour, chose 15.
 #pragma once
 
 #include <functional>
@@ -34,7 +36,7 @@ inline constexpr double kSweepTolerance = 0.05;
 struct ThreadTiming {
   int threads = 0;
   double seconds_per_step = 0.0;  // the median over the rounds
-  double noise = 0.0;             // (slowest - fastest round) / median: how far the rounds disagree
+  double noise = 0.0;             // (slowest - fastest round) / median, the slowest round left out of 4 or more
 };
 
 // The count to run with: the fastest, except that fewer threads within the tolerance of

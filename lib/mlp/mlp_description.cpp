@@ -113,7 +113,8 @@ FamilyDescription mlp_description() {
        Better::lower},
       {"sweep_noise_percent/threads:<T>",
        "CPU `step` with `--hdbench_mlp_threads=auto`: how far the sweep's rounds at T threads disagree, (slowest - "
-       "fastest round) / their median, in percent",
+       "fastest round) / their median, in percent, the slowest round left out of 4 or more (one round a busy host "
+       "slowed is not the count's noise)",
        Better::lower},
       {"first_loss", "`step`: the loss of the first step (real samples; a non-finite loss fails the run)"},
       {"final_loss", "`step`: the loss of the last step (real samples; a non-finite loss fails the run)"},

@@ -70,6 +70,34 @@ TEST(CpuThreads, OneFastRoundDoesNotWinTheSweep) {
   EXPECT_DOUBLE_EQ(choice.sweep[2].noise, 0.75);             // (2 - 0.5) / 2
 }
 
+TEST(CpuThreads, OneSlowRoundIsNotTheCountsNoise) {
+  // The H200 host's roof run of 2026-11-27, 784x32x10 batch 128: 15 threads 63.3 us, 8
+  // threads 71.6 us (13% slower), one 15-thread round 21.7% slow. With that round as the
+  // noise, 8 threads won within it; the default run of the same hour chose 15.
+  const std::map<int, double> median_us = {{1, 147.5}, {2, 140.9}, {4, 95.0}, {8, 71.6}, {15, 63.3}};
+  std::map<int, int> calls;
+  const ThreadChoice choice = sweep_threads(16, [&](int threads) {
+    const int call = calls[threads]++;
+    const double disturbed = threads == 15 && call == 2 ? 1.217 : 1.0;  // the third round only
+    const double jitter = 1.0 + 0.01 * (call % 3);                      // rounds within 2% otherwise
+    return median_us.at(threads) * 1e-6 * jitter * disturbed;
+  });
+  EXPECT_EQ(choice.threads, 15);
+  // Rounds 1.00, 1.01, 1.24, 1.00, 1.01: (1.01 - 1.00) / the median 1.01, the slow round left out.
+  EXPECT_NEAR(choice.sweep.back().noise, 0.01 / 1.01, 1e-9);
+  // With three rounds there is no round to spare: the slow one is the noise.
+  calls.clear();
+  const ThreadChoice three = sweep_threads(
+      16,
+      [&](int threads) {
+        const int call = calls[threads]++;
+        return median_us.at(threads) * 1e-6 * (threads == 15 && call == 2 ? 1.217 : 1.0);
+      },
+      kSweepTolerance, 3);
+  EXPECT_NEAR(three.sweep.back().noise, 0.217, 1e-9);
+  EXPECT_EQ(three.threads, 8);
+}
+
 TEST(CpuThreads, TheFastestCountsNoiseWidensTheTolerance) {
   // 8 threads are fastest but their rounds disagree by 10%: 4 threads within 5% are as good.
   const std::vector<ThreadTiming> timings = {{4, 1.05e-3, 0.01}, {8, 1.0e-3, 0.10}};
@@ -130,9 +158,11 @@ TEST(CpuThreads, TheH200SweepChoosesEightThreadsAtBatch1024) {
 
 TEST(CpuThreads, TheChoiceHoldsAcrossSimulatedRunsOfANoisyHost) {
   // 1000 sweeps of the 16-vCPU host's batch 1024 with its measured round noise: 8
-  // threads nearly every time (989 here). The old margin and rounds (2%, 3) chose 15 in 238.
+  // threads nearly every time (981 here; 989 while the slowest round counted in the noise,
+  // which a single disturbed round then widened: OneSlowRoundIsNotTheCountsNoise). The old
+  // margin and rounds (2%, 3) chose 15 in 238.
   const std::map<int, int> now = simulated_choices(kH200Batch1024, 1000, kSweepTolerance, kSweepRounds);
-  EXPECT_GE(now.count(8) ? now.at(8) : 0, 985);
+  EXPECT_GE(now.count(8) ? now.at(8) : 0, 975);
   const std::map<int, int> before = simulated_choices(kH200Batch1024, 1000, 0.02, 3);
   EXPECT_GE(before.count(15) ? before.at(15) : 0, 150);
 }
