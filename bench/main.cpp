@@ -302,11 +302,13 @@ int run(int argc, char** argv) {
       }
     }
   }
-  GpuConditionsLog gpu_conditions(std::move(gpu_samplers), nvml_reason);
+  // Read every 100 ms besides, while a benchmark keeps the GPU busy: whether the large
+  // training step's GEMMs, 1.2x their planned time in the step on the H200, ran throttled.
+  GpuConditionsLog gpu_conditions(std::move(gpu_samplers), nvml_reason, std::chrono::milliseconds(100));
   suite.set_start_observer([&suite, &gpu_conditions](const std::string& name) {
     const nlohmann::json* params = suite.params().find(name);
     gpu_conditions.on_benchmark(params ? params->value("family", std::string("?")) : std::string("?"),
-                                params ? params->value("device", -1) : -1);
+                                params ? params->value("device", -1) : -1, name);
   });
   benchmark::RunSpecifiedBenchmarks(&collector);
   suite.set_watch(nullptr);

@@ -160,23 +160,88 @@ GpuSampler make_nvml_sampler(const std::string& pci_bus_id, unsigned index, std:
   };
 }
 
-GpuConditionsLog::GpuConditionsLog(GpuSampler sampler, std::string reason_when_none)
-    : reason_(std::move(reason_when_none)) {
-  if (sampler) samplers_.emplace(-1, std::move(sampler));
+void BusyReadings::add(const GpuSample& sample) {
+  ++samples;
+  if (sample.sm_clock_mhz) {
+    sm_clock_min_mhz = clock_samples == 0 ? *sample.sm_clock_mhz : std::min(sm_clock_min_mhz, *sample.sm_clock_mhz);
+    sm_clock_sum_mhz += *sample.sm_clock_mhz;
+    ++clock_samples;
+  }
+  if (sample.sm_clock_max_mhz) sm_clock_max_mhz = sample.sm_clock_max_mhz;
+  if (sample.power_w) power_max_w = std::max(power_max_w, *sample.power_w);
+  if (sample.power_limit_w) power_limit_w = sample.power_limit_w;
+  if (sample.temperature_c) temperature_max_c = std::max(temperature_max_c, *sample.temperature_c);
+  throttle_reasons |= sample.throttle_reasons.value_or(0);
 }
 
-GpuConditionsLog::GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none)
+GpuConditionsLog::GpuConditionsLog(GpuSampler sampler, std::string reason_when_none,
+                                   std::chrono::milliseconds busy_interval)
+    : reason_(std::move(reason_when_none)) {
+  if (sampler) samplers_.emplace(-1, std::move(sampler));
+  if (!samplers_.empty() && busy_interval.count() > 0)
+    poller_ = std::thread([this, busy_interval] { poll(busy_interval); });
+}
+
+GpuConditionsLog::GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none,
+                                   std::chrono::milliseconds busy_interval)
     : reason_(std::move(reason_when_none)) {
   for (auto& [device, sampler] : samplers) {
     if (sampler) samplers_.emplace(device, std::move(sampler));
   }
+  if (!samplers_.empty() && busy_interval.count() > 0)
+    poller_ = std::thread([this, busy_interval] { poll(busy_interval); });
+}
+
+GpuConditionsLog::~GpuConditionsLog() { stop_polling(); }
+
+GpuSample GpuConditionsLog::read(int device) {
+  std::lock_guard lock(read_mutex_);
+  return samplers_.at(device)();
 }
 
 void GpuConditionsLog::record(int device, const char* when) {
   nlohmann::json j = {{"family", family_}, {"when", when}};
   if (device >= 0) j["device"] = device;
-  j.update(hdbench::to_json(samplers_.at(device)()));
+  j.update(hdbench::to_json(read(device)));
   samples_.push_back(std::move(j));
+}
+
+// Every interval, a reading of the running benchmark's GPU, kept when NVML does not call
+// the GPU idle. The benchmark can change between the reading and its keeping: a reading is
+// kept under the benchmark that was running when it was asked for.
+void GpuConditionsLog::poll(std::chrono::milliseconds interval) {
+  std::unique_lock lock(busy_mutex_);
+  while (!busy_changed_.wait_for(lock, interval, [this] { return stopping_; })) {
+    if (busy_benchmark_.empty()) continue;
+    const std::string benchmark = busy_benchmark_, family = family_of_busy_;
+    const int device = busy_device_;
+    lock.unlock();
+    const GpuSample sample = read(device);
+    lock.lock();
+    const bool idle = !sample.throttle_reasons || (*sample.throttle_reasons & throttle::kGpuIdle) != 0;
+    if (idle) continue;
+    auto it = std::find_if(busy_.begin(), busy_.end(),
+                           [&](const BusyReadings& b) { return b.benchmark == benchmark && b.device == device; });
+    if (it == busy_.end()) {
+      BusyReadings first;
+      first.benchmark = benchmark;
+      first.family = family;
+      first.device = device;
+      busy_.push_back(std::move(first));
+      it = std::prev(busy_.end());
+    }
+    it->add(sample);
+  }
+}
+
+void GpuConditionsLog::stop_polling() {
+  {
+    std::lock_guard lock(busy_mutex_);
+    stopping_ = true;
+    busy_benchmark_.clear();
+  }
+  busy_changed_.notify_all();
+  if (poller_.joinable()) poller_.join();
 }
 
 void GpuConditionsLog::end_family() {
@@ -185,9 +250,15 @@ void GpuConditionsLog::end_family() {
   family_.clear();
 }
 
-void GpuConditionsLog::on_benchmark(const std::string& family, int device) {
+void GpuConditionsLog::on_benchmark(const std::string& family, int device, const std::string& benchmark) {
   if (samplers_.empty()) return;
   if (!samplers_.contains(device)) device = samplers_.begin()->first;
+  {
+    std::lock_guard lock(busy_mutex_);
+    busy_benchmark_ = benchmark;
+    family_of_busy_ = family;
+    busy_device_ = device;
+  }
   if (family != family_) {
     end_family();
     family_ = family;
@@ -198,11 +269,32 @@ void GpuConditionsLog::on_benchmark(const std::string& family, int device) {
   record(device, "start");
 }
 
-void GpuConditionsLog::finish() { end_family(); }
+void GpuConditionsLog::finish() {
+  stop_polling();
+  end_family();
+}
 
 nlohmann::json GpuConditionsLog::to_json() const {
   if (samplers_.empty()) return {{"unavailable", reason_.empty() ? std::string("no GPU") : reason_}};
-  return samples_;
+  nlohmann::json out = samples_;
+  std::lock_guard lock(busy_mutex_);
+  for (const BusyReadings& b : busy_) {
+    nlohmann::json j = {
+        {"family", b.family}, {"when", "busy"}, {"benchmark", b.benchmark}, {"busy_samples", b.samples}};
+    if (b.device >= 0) j["device"] = b.device;
+    if (b.clock_samples > 0) {
+      j["sm_clock_MHz"] = b.sm_clock_min_mhz;
+      j["sm_clock_mean_MHz"] = b.sm_clock_sum_mhz / static_cast<double>(b.clock_samples);
+    }
+    if (b.sm_clock_max_mhz) j["sm_clock_max_MHz"] = *b.sm_clock_max_mhz;
+    j["power_W"] = b.power_max_w;
+    if (b.power_limit_w) j["power_limit_W"] = *b.power_limit_w;
+    j["temperature_C"] = b.temperature_max_c;
+    j["throttle_reasons"] = throttle_reason_names(b.throttle_reasons);
+    j["throttle_reasons_mask"] = b.throttle_reasons;
+    out.push_back(std::move(j));
+  }
+  return out;
 }
 
 std::vector<std::string> gpu_throttle_warnings(const nlohmann::json& gpu_conditions) {
@@ -220,8 +312,12 @@ std::vector<std::string> gpu_throttle_warnings(const nlohmann::json& gpu_conditi
           fmt::format(" (SM {} MHz of {})", s["sm_clock_MHz"].get<unsigned>(), s["sm_clock_max_MHz"].get<unsigned>());
     }
     const std::string gpu = s.contains("device") ? fmt::format(", GPU {}", s["device"].get<int>()) : std::string();
-    warnings.push_back(fmt::format("{} ({}{}): clocks throttled: {}{}", s.value("family", std::string("?")),
-                                   s.value("when", std::string("?")), gpu, names, clocks));
+    // A busy reading names its benchmark: "mlp (busy in mlp/step/gpu/…): …".
+    const std::string when = s.contains("benchmark") ? fmt::format("{} in {}", s.value("when", std::string("?")),
+                                                                   s["benchmark"].get<std::string>())
+                                                     : s.value("when", std::string("?"));
+    warnings.push_back(fmt::format("{} ({}{}): clocks throttled: {}{}", s.value("family", std::string("?")), when, gpu,
+                                   names, clocks));
   }
   return warnings;
 }

@@ -7,12 +7,16 @@
 // supplies): hdbench builds and runs without it, and records why it read nothing.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace hdbench {
@@ -52,32 +56,73 @@ using GpuSampler = std::function<GpuSample()>;
 GpuSampler make_nvml_sampler(const std::string& pci_bus_id, unsigned index, std::string& reason,
                              const char* library = "libnvidia-ml.so.1");
 
+// What the GPU read while one benchmark kept it busy: the readings taken during the
+// benchmark without NVML's "GPU idle" reason, summed up. The start and end readings of
+// a family are taken between benchmarks, at boost clocks; these say whether a long GPU
+// benchmark (the large training step) ran throttled.
+struct BusyReadings {
+  std::string benchmark, family;
+  int device = -1;
+  std::size_t samples = 0;
+  unsigned sm_clock_min_mhz = 0;
+  double sm_clock_sum_mhz = 0.0;  // over the readings that had a clock
+  std::size_t clock_samples = 0;
+  std::optional<unsigned> sm_clock_max_mhz;
+  double power_max_w = 0.0;
+  std::optional<double> power_limit_w;
+  unsigned temperature_max_c = 0;
+  std::uint64_t throttle_reasons = 0;  // every reason seen while busy
+  void add(const GpuSample& sample);
+};
+
 // The readings of a run, per GPU: one when a family first runs on it and one at the
-// family's end (when the next family starts, or the run finishes). Without a sampler
-// it records the reason.
+// family's end (when the next family starts, or the run finishes), and, with a busy
+// interval, a reading of the running benchmark's GPU every interval on a thread of its
+// own, kept where the GPU was busy (BusyReadings). Without a sampler it records the reason.
 class GpuConditionsLog {
  public:
   // One GPU, not named in the readings.
-  GpuConditionsLog(GpuSampler sampler, std::string reason_when_none);
+  GpuConditionsLog(GpuSampler sampler, std::string reason_when_none,
+                   std::chrono::milliseconds busy_interval = std::chrono::milliseconds(0));
   // A sampler per device (index); each reading names its "device".
-  GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none);
+  GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none,
+                   std::chrono::milliseconds busy_interval = std::chrono::milliseconds(0));
+  GpuConditionsLog(const GpuConditionsLog&) = delete;
+  GpuConditionsLog& operator=(const GpuConditionsLog&) = delete;
+  ~GpuConditionsLog();
   // Called as each benchmark starts, with its family (params.family) and device
-  // (params.device; -1 or a device without a sampler: the first sampler's GPU).
-  void on_benchmark(const std::string& family, int device = -1);
-  // Closes the last family.
+  // (params.device; -1 or a device without a sampler: the first sampler's GPU), and its
+  // name (what busy readings are kept under).
+  void on_benchmark(const std::string& family, int device = -1, const std::string& benchmark = "");
+  // Closes the last family and stops the busy readings.
   void finish();
-  // [{family, when: "start"|"end", device?, ...sample}], or {"unavailable": reason}.
+  // [{family, when: "start"|"end", device?, ...sample}, then one {when: "busy", benchmark,
+  // family, device?, busy_samples, sm_clock_MHz (the lowest), sm_clock_mean_MHz, power_W
+  // (the highest), temperature_C (the highest), throttle_reasons (all seen), ...} a
+  // benchmark the GPU was busy in], or {"unavailable": reason}.
   nlohmann::json to_json() const;
 
  private:
   void record(int device, const char* when);
+  GpuSample read(int device);
   void end_family();
+  void poll(std::chrono::milliseconds interval);
+  void stop_polling();
 
   std::map<int, GpuSampler> samplers_;  // key -1: the one unnamed GPU
+  std::mutex read_mutex_;               // one NVML reading at a time (the poller's and the run's)
   std::string reason_;
   std::string family_;               // running now
   std::vector<int> family_devices_;  // the GPUs it has run on, in order
   nlohmann::json samples_ = nlohmann::json::array();
+
+  mutable std::mutex busy_mutex_;  // the poller's view of the benchmark running, and what it read
+  std::condition_variable busy_changed_;
+  bool stopping_ = false;
+  std::string busy_benchmark_, family_of_busy_;
+  int busy_device_ = -1;
+  std::vector<BusyReadings> busy_;  // in the order the benchmarks ran
+  std::thread poller_;
 };
 
 // One line per reading of context.hdbench.gpu_conditions that shows a throttle reason

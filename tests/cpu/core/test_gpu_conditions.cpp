@@ -1,9 +1,12 @@
-// The GPU conditions log: throttle reasons, the per-family readings and the warnings,
-// from fake readings; and the path without NVML, which records why.
+// The GPU conditions log: throttle reasons, the per-family readings, the busy readings
+// and the warnings, from fake readings; and the path without NVML, which records why.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/gpu_conditions.hpp"
@@ -110,6 +113,91 @@ TEST(GpuConditions, WithoutNvmlTheReasonIsRecorded) {
   ASSERT_TRUE(j.is_object());
   EXPECT_EQ(j["unavailable"], reason);
   EXPECT_TRUE(gpu_throttle_warnings(j).empty());
+}
+
+// A sampler for the busy readings: the run's own readings (start, end: the test's thread)
+// read an idle GPU at 1980 MHz; the poller's alternate 1980 MHz unthrottled and 1650 MHz
+// at the power cap, or read idle when `idle` is set. Counts the poller's readings.
+struct BusyFake {
+  std::thread::id run_thread = std::this_thread::get_id();
+  std::atomic<int> polled{0};
+  std::atomic<bool> idle{false};
+  GpuSampler sampler() {
+    return [this] {
+      if (std::this_thread::get_id() == run_thread) return fake(1980, throttle::kGpuIdle);
+      const int n = polled++;
+      if (idle) return fake(1980, throttle::kGpuIdle);
+      return n % 2 ? fake(1650, throttle::kSwPowerCap) : fake(1980, 0);
+    };
+  }
+  // Waits (at most 10 s: a test, not a benchmark) until the poller has read `n` more times.
+  void wait_for(int n) {
+    const int until = polled + n;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (polled < until && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_GE(polled.load(), until) << "the poller did not read";
+  }
+};
+
+TEST(GpuConditions, ABusyGpuIsReadWhileItsBenchmarkRuns) {
+  BusyFake gpu;
+  GpuConditionsLog log(gpu.sampler(), "", std::chrono::milliseconds(1));
+  log.on_benchmark("mlp", -1, "mlp/step/gpu/large");
+  gpu.wait_for(4);
+  log.on_benchmark("mlp", -1, "mlp/step/gpu/small");
+  gpu.wait_for(4);
+  log.finish();
+  const int polled = gpu.polled;
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(gpu.polled.load(), polled) << "finish() stops the poller";
+  const nlohmann::json j = log.to_json();
+  ASSERT_EQ(j.size(), 4u);  // mlp's start and end, then one busy reading a benchmark
+  EXPECT_EQ(j[1]["when"], "end");
+  int busy_samples = 0;
+  for (int i : {2, 3}) {
+    EXPECT_EQ(j[i]["when"], "busy");
+    EXPECT_EQ(j[i]["family"], "mlp");
+    EXPECT_GE(j[i]["busy_samples"].get<int>(), 1);
+    busy_samples += j[i]["busy_samples"].get<int>();
+    EXPECT_FALSE(j[i].contains("device"));  // one unnamed GPU
+  }
+  EXPECT_EQ(j[2]["benchmark"], "mlp/step/gpu/large");
+  EXPECT_EQ(j[3]["benchmark"], "mlp/step/gpu/small");
+  EXPECT_EQ(busy_samples, polled);  // every reading of a busy GPU is kept, under the benchmark it was asked for
+  // Four readings at least alternate 1980 and 1650 MHz: the lowest, the mean between, the power cap seen.
+  EXPECT_EQ(j[2]["sm_clock_MHz"], 1650);
+  EXPECT_GT(j[2]["sm_clock_mean_MHz"].get<double>(), 1650.0);
+  EXPECT_LT(j[2]["sm_clock_mean_MHz"].get<double>(), 1980.0);
+  EXPECT_EQ(j[2]["sm_clock_max_MHz"], 1980);
+  EXPECT_EQ(j[2]["throttle_reasons"], nlohmann::json::array({"sw_power_cap"}));
+  EXPECT_EQ(j[2]["power_W"], 350.5);
+  const std::vector<std::string> warnings = gpu_throttle_warnings(j);
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_EQ(warnings[0], "mlp (busy in mlp/step/gpu/large): clocks throttled: sw_power_cap (SM 1650 MHz of 1980)");
+}
+
+TEST(GpuConditions, AnIdleGpuLeavesNoBusyReading) {
+  BusyFake gpu;
+  gpu.idle = true;
+  GpuConditionsLog log(gpu.sampler(), "", std::chrono::milliseconds(1));
+  log.on_benchmark("mlp", -1, "mlp/step/cpu/small");  // a CPU benchmark: the GPU waits
+  gpu.wait_for(3);
+  log.finish();
+  const nlohmann::json j = log.to_json();
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["when"], "start");
+  EXPECT_EQ(j[1]["when"], "end");
+}
+
+TEST(GpuConditions, WithoutABusyIntervalNothingPolls) {
+  BusyFake gpu;
+  {
+    GpuConditionsLog log(gpu.sampler(), "");
+    log.on_benchmark("mlp", -1, "mlp/step/gpu/large");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }  // destroyed without finish(): no thread left behind either
+  EXPECT_EQ(gpu.polled.load(), 0);
 }
 
 }  // namespace

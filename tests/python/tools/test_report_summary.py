@@ -487,6 +487,28 @@ def test_summary_warns_when_the_gpu_was_throttled():
     assert "**Warning:**" not in report_summary.summarize_reports([("r.json", report)])
 
 
+def test_benchmarks_that_ran_throttled_are_one_warning():
+    """Made up for the test: readings while three benchmarks kept the GPU busy, two of them at the power cap. One
+    line says how many, why, and where the SM clock fell lowest; an unthrottled busy reading says nothing."""
+    report = synthetic_report()
+    busy = {"family": "mlp", "when": "busy", "sm_clock_max_MHz": 1980, "power_W": 699.0, "busy_samples": 12}
+    report["context"]["hdbench"]["gpu_conditions"] = [
+        {"family": "mlp", "when": "start", "throttle_reasons": ["gpu_idle"], "sm_clock_MHz": 345},
+        {"family": "mlp", "when": "end", "throttle_reasons": []},
+        {**busy, "benchmark": "mlp/step/gpu/small", "throttle_reasons": [], "sm_clock_MHz": 1980,
+         "sm_clock_mean_MHz": 1980.0},
+        {**busy, "benchmark": "mlp/step/gpu/large/bf16", "throttle_reasons": ["sw_power_cap"], "sm_clock_MHz": 1590,
+         "sm_clock_mean_MHz": 1702.4},
+        {**busy, "benchmark": "mlp/gemm/gpu/bf16", "throttle_reasons": ["sw_power_cap", "hw_slowdown"],
+         "sm_clock_MHz": 1755, "sm_clock_mean_MHz": 1801.0}]
+    text = report_summary.summarize_reports([("r.json", report)])
+    warnings = [line for line in text.splitlines() if "**Warning:**" in line]
+    assert warnings == ["- **Warning:** 2 benchmarks ran with the GPU's clocks throttled (hw_slowdown, sw_power_cap); "
+                        "the SM clock fell lowest in `mlp/step/gpu/large/bf16`: 1,590 of 1,980 MHz, mean 1,702 over 12 "
+                        "readings. Their figures may be low: `context.hdbench.gpu_conditions`, `when: busy`, names "
+                        "each."]
+
+
 def test_summary_gives_the_noise_by_family_and_says_when_a_headline_is_noisy():
     """Made up for the test: counters of the stopping rule on three transfers. The pageable copy stopped at the
     timeout above its target: the noise table names its family (not the run), the families that settled are

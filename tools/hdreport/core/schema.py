@@ -151,7 +151,8 @@ SYSTEM = Obj({
                  "kernel": STR}),
     "gpus": List(GPU),
     "driver_version_string": STR, "runtime_version_string": STR, "gpu_unavailable_reason": STR})
-GPU_CONDITION = Obj({"family": STR, "when": STR, "device": INT, "throttle_reasons": List(STR)},
+GPU_CONDITION = Obj({"family": STR, "when": STR, "device": INT, "throttle_reasons": List(STR), "benchmark": STR,
+                     "busy_samples": INT},
                     patterns=[(r".*_(MHz|W|C)", NUM)])
 
 

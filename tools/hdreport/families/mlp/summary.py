@@ -215,18 +215,43 @@ def gpu_throttling(report: dict) -> list[str]:
         readings = ctx.get("hdbench", {}).get("gpu_conditions")
         if not isinstance(readings, list):
             continue
+        where = f" ({src})" if src and len(contexts) > 1 else ""
+        busy = []
         for r in readings:
             reasons = [n for n in r.get("throttle_reasons", []) if n != "gpu_idle"]
             if not reasons:
                 continue
+            if r.get("when") == "busy":
+                busy.append((r, reasons))
+                continue
             clocks = f", SM {r['sm_clock_MHz']} of {r['sm_clock_max_MHz']} MHz" \
                 if "sm_clock_MHz" in r and "sm_clock_max_MHz" in r else ""
             temp = f", {r['temperature_C']} °C" if "temperature_C" in r else ""
-            where = f" ({src})" if src and len(contexts) > 1 else ""
             lines.append(f"- **Warning:** the GPU's clocks were throttled at the {r.get('when', '?')} of the "
                          f"`{r.get('family', '?')}` family{where}: {', '.join(reasons)}{clocks}{temp}. "
                          "Its figures may be low.")
+        if busy:
+            lines.append(_busy_throttling(busy, where))
     return lines
+
+
+def _busy_throttling(busy: list[tuple[dict, list[str]]], where: str) -> str:
+    """One warning for every benchmark whose GPU read throttled while it ran (the busy readings: one a
+    benchmark, so a power-capped run would otherwise take a line per GEMM-heavy benchmark): how many,
+    the reasons, and the one whose clock fell lowest."""
+    reasons = sorted({n for _, rs in busy for n in rs})
+    clocked = [r for r, _ in busy if "sm_clock_MHz" in r]
+    lowest = ""
+    if clocked:
+        r = min(clocked, key=lambda r: r["sm_clock_MHz"])
+        of = f" of {r['sm_clock_max_MHz']:,}" if "sm_clock_max_MHz" in r else ""
+        mean = f", mean {r['sm_clock_mean_MHz']:,.0f}" if "sm_clock_mean_MHz" in r else ""
+        lowest = (f"; the SM clock fell lowest in `{r.get('benchmark', '?')}`: {r['sm_clock_MHz']:,}{of} MHz"
+                  f"{mean} over {r.get('busy_samples', '?')} readings")
+    n = len(busy)
+    return (f"- **Warning:** {n} benchmark{'s' if n != 1 else ''} ran with the GPU's clocks throttled{where} "
+            f"({', '.join(reasons)}){lowest}. Their figures may be low: `context.hdbench.gpu_conditions`, "
+            "`when: busy`, names each.")
 
 
 MATCH = ("model", "processor", "optimizer", "dtype", "mode", "data", "batch")
