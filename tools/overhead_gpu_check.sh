@@ -15,9 +15,11 @@ BUDGET_S=${BUDGET_S:-200}
 # shellcheck source=tools/gpu_budget.sh
 source "$here/gpu_budget.sh"
 ex=$bundle/examples/fashion_mnist
-# At 1000 steps about 15 s a run on an H100 host, seven runs.
-step overhead 115 python3 "$bundle/tools/profile_overhead.py" "$work/overhead.json" \
-  --lib "$bundle/lib/libhdbench_inject.so" --rounds 1 --timeout 40 -- \
+# At 1000 steps about 15 s a run (H100 and H200 hosts): a warm-up, then seven runs a round
+# (OVERHEAD_ROUNDS, default 1).
+rounds=${OVERHEAD_ROUNDS:-1}
+step overhead $((15 + rounds * 105)) python3 "$bundle/tools/profile_overhead.py" "$work/overhead.json" \
+  --lib "$bundle/lib/libhdbench_inject.so" --rounds "$rounds" --timeout 40 -- \
   python3 "$ex/tutorial_style.py" --steps "$steps"
 step plain_stalls 40 python3 "$bundle/probes/python_gc/step_stalls.py" "$ex/tutorial_style.py" --steps 2000 \
   -- --json "$work/plain-stalls.json"

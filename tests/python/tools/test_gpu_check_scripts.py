@@ -110,6 +110,15 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
     assert (tmp_path / "out" / "results.tgz").is_file()
 
 
+def test_the_profile_check_leaves_the_default_preset_out_when_asked(tmp_path):
+    b = bundle(tmp_path)
+    for wanted, out in (("1", tmp_path / "with"), ("0", tmp_path / "without")):
+        result, _ = run(b / "tools" / "profile_gpu_check.sh", out, 200, 0, "10", "1", QUICK_ABLATION="1",
+                        DEFAULT_PRESET=wanted)
+        assert result.returncode == 0, result.stderr
+        assert ("default" in steps_of(out)) == (wanted == "1")
+
+
 def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
     """OVERHEAD_ROUNDS=N: tools/profile_overhead.py between the profiles and the ablation (here
     it refuses the stand-in bundle's missing library, and the step logs its exit), then the
