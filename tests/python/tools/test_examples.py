@@ -371,18 +371,22 @@ exec "$REAL_PYTHON" "$@"
 """
 
 
-def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_failed(tmp_path):
-    need_torch()
+def failing_calls(tmp_path: Path, calls: str) -> dict:
+    """The environment that makes the ablation's Python fail on these calls (numbers counted from 1)."""
     wrapper = tmp_path / "python"
     wrapper.write_text(FAIL_ON_CALLS)
     wrapper.chmod(0o755)
+    return {"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "COUNTER": str(tmp_path / "n"), "FAIL_CALLS": calls}
+
+
+def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_failed(tmp_path):
+    need_torch()
     out = tmp_path / "ablation.json"
     # Call 1 is the warm-up, calls 2-10 round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack,
     # fix_gc, fix_all, well_written), 11-19 round 2, one variant further on (fix_workers first, plain last):
     # fix_item fails in round 2 only (call 14), fix_pack in both rounds (calls 7 and 15).
     run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--repeat", 2, "--", "--synthetic",
-                       env={"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "COUNTER": str(tmp_path / "n"),
-                            "FAIL_CALLS": "7 14 15"})
+                       env=failing_calls(tmp_path, "7 14 15"))
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.count("FAILED (exit 3)") == 3
     report = json.loads(out.read_text())
@@ -407,14 +411,10 @@ def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_fail
 
 def test_a_failed_warmup_is_kept_apart_and_the_rounds_still_run(tmp_path):
     need_torch()
-    wrapper = tmp_path / "python"
-    wrapper.write_text(FAIL_ON_CALLS)
-    wrapper.chmod(0o755)
     out = tmp_path / "ablation.json"
     # Calls 1 and 2 are the warm-ups (both fail), 3 and 4 the round (plain, fix_pin).
     run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--variants", "fix_pin", "--warmup", 2,
-                       "--", "--synthetic", env={"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable,
-                                                 "COUNTER": str(tmp_path / "n"), "FAIL_CALLS": "1 2"})
+                       "--", "--synthetic", env=failing_calls(tmp_path, "1 2"))
     assert run.returncode == 0 and run.stdout.count("FAILED (exit 3)") == 2, run.stdout + run.stderr
     report = json.loads(out.read_text())
     assert report["warmup"] == {"runs": 2, "wall_s_runs": [None, None]} and report["failed"] == []
