@@ -1,6 +1,7 @@
 #include "trace/trace_analysis.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -56,6 +57,41 @@ std::vector<TimeSpan> timed_spans(const std::vector<Record>& records, std::uint6
     }
   }
   return merged(std::move(spans));
+}
+
+std::vector<KernelTime> kernel_times(const std::vector<Record>& records, int device, std::vector<TimeSpan> spans,
+                                     std::size_t top) {
+  spans = merged(std::move(spans));
+  std::map<std::string, KernelTime> by_name;
+  for (const Record& r : records) {
+    if (r.kind != RecordKind::kernel || r.device != device) continue;
+    if (r.end_ns < r.start_ns) {
+      throw std::invalid_argument("kernel_times: record '" + r.name + "' ends before it starts");
+    }
+    auto it = std::lower_bound(spans.begin(), spans.end(), r.start_ns,
+                               [](const TimeSpan& s, std::uint64_t t) { return s.to_ns < t; });
+    double us = 0.0;
+    bool inside = false;
+    for (; it != spans.end() && it->from_ns <= r.end_ns; ++it) {
+      const std::uint64_t start = std::max(r.start_ns, it->from_ns), end = std::min(r.end_ns, it->to_ns);
+      if (start < end) {
+        us += us_between(start, end);
+        inside = true;
+      }
+    }
+    if (!inside) continue;
+    KernelTime& k = by_name[r.name];
+    k.name = r.name;
+    ++k.launches;
+    k.total_us += us;
+  }
+  std::vector<KernelTime> out;
+  out.reserve(by_name.size());
+  for (auto& [name, k] : by_name) out.push_back(std::move(k));
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KernelTime& a, const KernelTime& b) { return a.total_us > b.total_us; });
+  if (out.size() > top) out.resize(top);
+  return out;
 }
 
 GpuActivity summarize_gpu_activity(const std::vector<Record>& records, int device, std::vector<TimeSpan> spans) {

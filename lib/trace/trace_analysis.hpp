@@ -52,6 +52,22 @@ inline GpuActivity summarize_gpu_activity(const std::vector<Record>& records, in
   return summarize_gpu_activity(records, device, std::vector<TimeSpan>{{from_ns, to_ns}});
 }
 
+// One kernel's time on the GPU in the spans, by the GPU's own clock: what a step's parts
+// take with no event between them (an eager MLP step's parts, timed between CUDA events,
+// came to 1.2x their planned GEMM time on the H200, where PyTorch's profiled GEMM kernels
+// did not).
+struct KernelTime {
+  std::string name;
+  std::size_t launches = 0;  // records that ran inside a span, even in part
+  double total_us = 0.0;     // their time clipped to the spans
+};
+
+// The kernels of `device` in the spans (merged first where they overlap), by name, the
+// most total time first, at most `top`. Throws std::invalid_argument as
+// summarize_gpu_activity does.
+std::vector<KernelTime> kernel_times(const std::vector<Record>& records, int device, std::vector<TimeSpan> spans,
+                                     std::size_t top);
+
 // The CUPTI-measured bandwidth of copies, in GB/s (1e9 B/s): total bytes over total
 // copy duration, for the copies named `copy_kind` (e.g. "HtoD") whose host side has
 // memory kind `host_kind` (the destination for "DtoH", else the source), that lie

@@ -29,8 +29,13 @@ void add_figures_from_counters(nlohmann::json& row, const std::map<std::string, 
   if (row.value("measured_over", "") == "timed ranges" && steps > 0) {
     row["kernels_per_step"] = row.value("kernels", 0.0) / steps;
     row["copies_per_step"] = row.value("copies", 0.0) / steps;
+    if (row.contains("top_kernels")) {
+      for (nlohmann::json& k : row["top_kernels"]) k["per_step_us"] = k.value("total_us", 0.0) / steps;
+    }
   }
 }
+
+constexpr std::size_t kTopKernels = 12;  // a large MLP step launches 11 GEMMs and a few small kernels
 
 nlohmann::json gpu_activity_row(const std::vector<Record>& records, const BenchmarkWindow& w, int device,
                                 const RecordSample& sample) {
@@ -76,6 +81,16 @@ nlohmann::json gpu_activity_row(const std::vector<Record>& records, const Benchm
     }
   }
   row["cupti_copy_GB/s"] = cupti;
+  // The kernels that took the most GPU time, each launch's mean beside its total: what a
+  // step's GEMMs take on the GPU's clock, to hold against the plan's timings of each alone.
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelTime& k : kernel_times(records, device, spans, kTopKernels)) {
+    kernels.push_back({{"name", k.name},
+                       {"launches", k.launches},
+                       {"total_us", k.total_us},
+                       {"mean_us", k.total_us / static_cast<double>(k.launches)}});
+  }
+  if (!kernels.empty()) row["top_kernels"] = kernels;
   return row;
 }
 

@@ -323,6 +323,34 @@ TEST(TraceAnalysis, ClipsRecordsToTheWindow) {
   EXPECT_EQ(a.copies, 1u);
 }
 
+TEST(TraceAnalysis, KernelTimesAreByNameClippedToTheSpansMostFirst) {
+  // Spans 0-10 and 20-30. gemm: 1-4 and 21-29 (3 + 8 us); relu: 5-6 and 8-12 (1 + 2 us
+  // clipped); loss: 12-18, between the spans, is left out; a kernel of GPU 1 and a copy too.
+  auto kernel = [](const char* name, double from, double to, int device = 0) {
+    Record r = gpu(RecordKind::kernel, device, 7, us(from), us(to));
+    r.name = name;
+    return r;
+  };
+  const std::vector<Record> records{kernel("gemm", 1, 4),
+                                    kernel("relu", 5, 6),
+                                    kernel("relu", 8, 12),
+                                    kernel("loss", 12, 18),
+                                    kernel("gemm", 21, 29),
+                                    kernel("gemm", 2, 9, 1),
+                                    copy("HtoD", us(0), us(10), 1, MemoryKind::pinned, MemoryKind::device)};
+  const std::vector<KernelTime> k = kernel_times(records, 0, {{us(20), us(30)}, {us(0), us(10)}}, 5);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "gemm");
+  EXPECT_EQ(k[0].launches, 2u);
+  EXPECT_DOUBLE_EQ(k[0].total_us, 11.0);
+  EXPECT_EQ(k[1].name, "relu");
+  EXPECT_EQ(k[1].launches, 2u);
+  EXPECT_DOUBLE_EQ(k[1].total_us, 3.0);
+  EXPECT_EQ(kernel_times(records, 0, {{us(0), us(10)}, {us(20), us(30)}}, 1).size(), 1u);  // the top one only
+  EXPECT_TRUE(kernel_times(records, 0, {}, 5).empty());
+  EXPECT_THROW(kernel_times({kernel("bad", 3, 2)}, 0, {{us(0), us(5)}}, 5), std::invalid_argument);
+}
+
 TEST(TraceAnalysis, IgnoresOtherDevicesAndHostRecordsAndCountsMemsetsAsBusyOnly) {
   const GpuActivity a =
       summarize_gpu_activity({gpu(RecordKind::kernel, 1, 7, us(0), us(10)), host(RecordKind::range, 100, us(0), us(10)),

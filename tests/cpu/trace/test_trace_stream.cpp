@@ -313,8 +313,10 @@ TEST(TraceRowFigures, KernelsPerStepAreTheTimedRangesKernelsOverTheirSteps) {
                              {{"name", "transfer/y/manual_time"}, {"counters", {{"bandwidth_GB/s", 55.0}}}}});
   const auto counters = counters_by_benchmark(benchmarks);
   nlohmann::json step = timed_row("mlp/step/x", 2, 1200, 100);
+  step["top_kernels"] = nlohmann::json::array({{{"name", "gemm"}, {"launches", 500}, {"total_us", 2000.0}}});
   add_figures_from_counters(step, counters);
   EXPECT_DOUBLE_EQ(step["kernels_per_step"].get<double>(), 12.0);
+  EXPECT_DOUBLE_EQ(step["top_kernels"][0]["per_step_us"].get<double>(), 20.0);  // 2000 us over 100 steps
   EXPECT_DOUBLE_EQ(step["copies_per_step"].get<double>(), 1.0);
   EXPECT_FALSE(step.contains("event_timed_GB/s"));
 

@@ -47,6 +47,11 @@ def test_trace_is_recorded_or_the_report_says_why_not(hdbench_bin, tmp_path):
         assert row["measured_over"] == "timed ranges" and row["timed_ranges"] >= 1, row
         assert row["kernels" if engine == "sm" else "copies"] >= 1, row
         assert 0 < row["gpu_busy_percent"] <= 100 + 1e-9, row
+        # An SM copy's kernel is its top kernel, its time within the timed ranges' window.
+        if engine == "sm":
+            top = row["top_kernels"]
+            assert top and all(k["launches"] >= 1 and 0 < k["total_us"] <= row["window_us"] + 1e-6 for k in top), row
+            assert [k["total_us"] for k in top] == sorted((k["total_us"] for k in top), reverse=True), row
 
 
 def test_trace_not_asked_leaves_no_status(hdbench_bin, tmp_path):
