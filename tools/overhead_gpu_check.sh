@@ -3,7 +3,8 @@
 # hdbench_profile's recording costs the tutorial (tools/profile_overhead.py, one round of
 # plain and six recordings), the plain tutorial's own step stalls and the collections inside
 # them (probes/python_gc/step_stalls.py), both for issue 38's overhead; then, with what is
-# left, issue 41's large GPU step beside PyTorch's. Each step has a timeout cut to what is
+# left, issue 41's large GPU step (its GPU clocks while it runs, its kernels in a trace)
+# beside PyTorch's. Each step has a timeout cut to what is
 # left of BUDGET_S (default 200 s); timings.txt and results.tgz are written whatever happens.
 #   bundle/tools/overhead_gpu_check.sh OUT_DIR [STEPS]
 set -uo pipefail
@@ -27,6 +28,13 @@ pack
 step gpu_large 40 "$bundle/hdbench" --hdbench_families=mlp --hdbench_mlp_processors=gpu --hdbench_mlp_data=device \
   --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 --hdbench_mlp_dtypes=tf32,bf16 \
   --hdbench_mlp_modes=eager,graph --hdbench_out="$work/gpu-large.json"
+# The same step's kernels by the GPU's clock (derived.gpu_activity's top_kernels): its GEMM
+# kernels in the step against the plan's timings of each alone, where its parts timed
+# between events came to 1.2x them in bf16 on the H200. The trace itself stays there.
+step gpu_large_traced 40 "$bundle/hdbench" --hdbench_families=mlp --hdbench_mlp_processors=gpu \
+  --hdbench_mlp_data=device --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 \
+  --hdbench_mlp_dtypes=tf32,bf16 --hdbench_mlp_modes=eager --benchmark_filter='mlp/step' \
+  --hdbench_trace="$work/large.trace.json.gz" --hdbench_trace_budget=4000 --hdbench_out="$work/gpu-large-traced.json"
 step pytorch_gpu_large 60 python3 "$bundle/baselines/pytorch/pytorch_baseline.py" --families mlp --processors gpu \
   --models 784x4096x4096x4096x10 --batches 8192 --dtypes tf32,bf16 --optimizers sgd --modes eager,graph \
   --data device --out "$work/pytorch-gpu-large.json"

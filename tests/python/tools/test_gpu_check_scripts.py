@@ -110,6 +110,18 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
     assert (tmp_path / "out" / "results.tgz").is_file()
 
 
+def test_the_overhead_check_runs_every_step_and_brings_its_results_back(tmp_path):
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 200, 0, "10")
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(tmp_path / "out")
+    assert list(steps) == ["overhead", "plain_stalls", "gpu_large", "gpu_large_traced", "pytorch_gpu_large"]
+    assert steps["gpu_large_traced"].startswith("rc=0")  # the stand-in hdbench
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        names = {Path(n).name for n in tar.getnames()}
+    assert {"gpu-large.json", "gpu-large-traced.json", "overhead.log"} <= names
+
+
 def test_the_profile_check_leaves_the_default_preset_out_when_asked(tmp_path):
     b = bundle(tmp_path)
     for wanted, out in (("1", tmp_path / "with"), ("0", tmp_path / "without")):
