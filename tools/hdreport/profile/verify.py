@@ -59,7 +59,7 @@ class Row:
     what: str  # what was fixed
     claim: str  # what the profile said, its price included
     measured: Measured | None
-    verdict: str  # held, missed, or not measured
+    verdict: str  # held, missed, beyond the recording, or not measured
     note: str = ""  # how far off, the rounds disagreeing
 
     @property
@@ -234,6 +234,32 @@ def off_by(predicted: float, saving: float) -> str:
     return f"{(predicted - saving) / saving * 100:+.0f}%".replace("-", "−")
 
 
+# What the recording allows a fix that leaves the host's batch building alone to save, from
+# the model's parts (profile.model.seconds): dropping the per-step reads lets the host run
+# ahead of the GPU, so a step shrinks by at most the reads' wait (R) and the GPU's busy time
+# (G); pinning removes the pageable copies' staging (L_pg) and at most the GPU's time.
+# Totals over the profiled steps, scaled as the prices are.
+# Packing removes the small copies' calls (S) and at most all staging and GPU time.
+RECORDING_BOUND = {"item": (("R", "G"), "the reads' wait R and the GPU's busy time G"),
+                   "pin": (("L_pg", "G"), "the pageable copies' staging L_pg and the GPU's busy time G"),
+                   "pack": (("S", "L_pg", "G"), "the small copies' calls S, the staging L_pg and the GPU's time G")}
+
+
+def beyond_the_recording(habit: str, m: Measured, model: dict, scale: float, tolerance: float) -> Row | None:
+    """A measured saving larger than the recording allows (RECORDING_BOUND, with the tolerance) is
+    no verdict on the price: the fixed run and plain differ by more than the fix (a cold or noisy
+    plain run: the H200's one round of 2026-11-27 "saved" 1.72 s by dropping reads bounded at 0.26 s)."""
+    parts, words = RECORDING_BOUND.get(habit, ((), ""))
+    have = (model.get("seconds") or {})
+    if not parts or any(k not in have for k in parts):
+        return None
+    bound = sum(have[k] for k in parts) * scale
+    if m.median_s <= bound * (1 + tolerance):
+        return None
+    return Row("", "", m, "beyond the recording",
+               f"saved more than {words} allow ({seconds(bound)}): plain and the fixed run differ by more than the fix")
+
+
 def priced_row(what: str, claim: str, m: Measured, price: float, tolerance: float) -> Row:
     """A price held against a measured saving: the verdict, how far off, and whether the rounds disagree."""
     verdict, note = judged(m, held_band(price, tolerance))
@@ -282,6 +308,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
         if m is None:
             rows.append(Row(what, claim, None, "not measured"))
+            continue
+        if (beyond := beyond_the_recording(habit, m, model, scale, tolerance)) is not None:
+            rows.append(Row(what, claim, m, beyond.verdict, beyond.note))
             continue
         if priced_alone:
             rows.append(priced_row(what, claim, m, p, tolerance))
@@ -376,8 +405,10 @@ def format_report(result: dict) -> str:
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
-    unmeasured = len(rows) - held - missed
+    beyond = sum(r.verdict == "beyond the recording" for r in rows)
+    unmeasured = len(rows) - held - missed - beyond
     out += ["", f"**{held} of {len(rows)} held, {missed} missed**"
+            + (f", {beyond} measured beyond what the recording allows (no verdict)" if beyond else "")
             + (f", {unmeasured} not measured" if unmeasured else "") + "."]
     return "\n".join(out)
 
