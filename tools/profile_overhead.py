@@ -59,7 +59,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--parts", default=",".join(PARTS),
                         help=f"the recordings beside plain, comma-separated (default {','.join(PARTS)})")
     parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take (default 120)")
-    parser.add_argument("--warmup", type=int, default=1, help="runs of plain before the rounds, not counted (default 1)")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="runs of plain before the rounds, not counted (default 1)")
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.command = argv[split + 1:]

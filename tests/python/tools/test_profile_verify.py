@@ -265,7 +265,8 @@ def test_the_h100_first_run_as_measured():
     assert table["`--fix workers` alone"] == ["`input_pipeline` saves 6.94 s", "1.81 s", "one", "missed (+283%)"]
     # dropping the reads "saved" more than the reads' wait and the GPU's time allow: no verdict
     assert table["`--fix item` alone"][1:3] == ["742.0 ms", "one"]
-    assert table["`--fix item` alone"][3].startswith("beyond the recording") and "(337.0 ms)" in table["`--fix item` alone"][3]
+    item = table["`--fix item` alone"][3]
+    assert item.startswith("beyond the recording") and "(337.0 ms)" in item
     assert table["`well_written.py`"][-1] == "held (−11%)"
     assert table["`well_written.py` profiled"][-1] == "missed (`input_pipeline` 579.8 ms)"
     assert result.returncode == 1 and "(3000 steps, 1 round, cuda)" in result.stdout
@@ -326,7 +327,8 @@ def test_the_h200_run_of_2026_11_27_as_measured():
     assert table["`--fix item` alone"][1:3] == ["1.72 s", "one"]
     assert table["`--fix item` alone"][3].startswith("beyond the recording (saved more than the reads' wait R and "
                                                      "the GPU's busy time G allow (260.4 ms)")
-    assert table["`--fix pin` alone"][3].startswith("beyond the recording") and "(487.6 ms)" in table["`--fix pin` alone"][3]
+    pin = table["`--fix pin` alone"][3]
+    assert pin.startswith("beyond the recording") and "(487.6 ms)" in pin
     assert table["`--fix pack` alone"][3].startswith("beyond the recording")
     assert table["`--fix gc` alone"][3] == "missed"
     assert table["the top finding"][-1] == "held" and table["`well_written.py` profiled"][-1] == "held"
