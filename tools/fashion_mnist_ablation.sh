@@ -2,13 +2,13 @@
 # examples/fashion_mnist/ one habit at a time (issue 38 item 4): tutorial_style.py plain,
 # with each --fix alone (workers, gather, pin, item, pack), with --fix all, and well_written.py,
 # each with the same --steps and --batch, --repeat N rounds (default 1). Each round runs
-# every variant once, in that order (round-robin: a drift of the machine spreads over all
-# variants instead of landing on one), each round starting one variant further on (round 2
-# begins with the second variant, the first going last), and before round 1 --warmup N runs
-# of plain (default 1) that count for nothing: on an H200 host the first run of a burst
-# was 20-25% slower than the same run later, which, with plain always first, priced every
-# fix 1-2 s too high (reports/reference/h200-2026-11-27). Each run has its own timeout. Prints each run's result
-# line prefixed with its round ("[R/N] "), and writes OUT_JSON:
+# every variant once (round-robin: a drift of the machine spreads over all variants instead
+# of landing on one), each round starting one variant further on (round 2 begins with the
+# second variant, the first going last), and before round 1 --warmup N runs of plain
+# (default 1) that count for nothing: on an H200 host the first run of a burst was 20-25%
+# slower than the same run later, which, with plain always first, priced every fix 1-2 s
+# too high (reports/reference/h200-2026-11-27). Each run has its own timeout. Prints each
+# run's result line prefixed with its round ("[R/N] "), and writes OUT_JSON:
 #   {"steps": N, "batch": B, "device": D, "repeat": N, "failed": [names],
 #    "variants": {"plain": {"rc": 0, "wall_s": …, "batch_wait_s": …, "steps_per_s": …,
 #                           "final_loss": …, "mean_loss": …, "fix": "none", "saved_s": 0.0,
@@ -30,14 +30,14 @@
 # variant is {"rc": N, "failed": true, "timed_out": rc is 124 or 137, "tail": its last lines,
 # "runs": 0, "failed_runs": N} (rc, timed_out, tail: of its last run) and is listed in
 # "failed". "warmup": {"runs": N, "wall_s_runs": [...]} keeps the warm-up runs' times (null
-# where one failed; a failed warm-up does not stop the rounds). The JSON is written all the same, and the script exits 1 if any variant failed
-# in every round (2: a usage error).
+# where one failed; a failed warm-up does not stop the rounds). The JSON is written all the
+# same, and the script exits 1 if any variant failed in every round (2: a usage error).
 #   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
 #                                   [--variants LIST] [--max-seconds S] [--warmup N] [-- SCRIPT_ARGS...]
 # Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, --warmup 1, every variant above.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
 # fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g. fix_workers+pin);
-# plain always runs first, since every saving is taken against it.
+# plain is always one of them, since every saving is taken against it; it leads round 1.
 # --max-seconds S: start no round that would end past S seconds from the start (its length
 # taken as the longest round so far), so that a caller's timeout never kills the script
 # before it writes the JSON; the first round always runs. Then "repeat" is the rounds run

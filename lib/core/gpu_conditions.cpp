@@ -176,11 +176,8 @@ void BusyReadings::add(const GpuSample& sample) {
 
 GpuConditionsLog::GpuConditionsLog(GpuSampler sampler, std::string reason_when_none,
                                    std::chrono::milliseconds busy_interval)
-    : reason_(std::move(reason_when_none)) {
-  if (sampler) samplers_.emplace(-1, std::move(sampler));
-  if (!samplers_.empty() && busy_interval.count() > 0)
-    poller_ = std::thread([this, busy_interval] { poll(busy_interval); });
-}
+    : GpuConditionsLog(std::map<int, GpuSampler>{{-1, std::move(sampler)}}, std::move(reason_when_none),
+                       busy_interval) {}
 
 GpuConditionsLog::GpuConditionsLog(std::map<int, GpuSampler> samplers, std::string reason_when_none,
                                    std::chrono::milliseconds busy_interval)

@@ -237,18 +237,19 @@ def off_by(predicted: float, saving: float) -> str:
 # What the recording allows a fix that leaves the host's batch building alone to save, from
 # the model's parts (profile.model.seconds): dropping the per-step reads lets the host run
 # ahead of the GPU, so a step shrinks by at most the reads' wait (R) and the GPU's busy time
-# (G); pinning removes the pageable copies' staging (L_pg) and at most the GPU's time.
+# (G); pinning removes the pageable copies' staging (L_pg) and at most the GPU's time;
+# packing removes the small copies' calls (S) and at most all staging and GPU time.
 # Totals over the profiled steps, scaled as the prices are.
-# Packing removes the small copies' calls (S) and at most all staging and GPU time.
 RECORDING_BOUND = {"item": (("R", "G"), "the reads' wait R and the GPU's busy time G"),
                    "pin": (("L_pg", "G"), "the pageable copies' staging L_pg and the GPU's busy time G"),
                    "pack": (("S", "L_pg", "G"), "the small copies' calls S, the staging L_pg and the GPU's time G")}
 
 
-def beyond_the_recording(habit: str, m: Measured, model: dict, scale: float, tolerance: float) -> Row | None:
-    """A measured saving larger than the recording allows (RECORDING_BOUND, with the tolerance) is
-    no verdict on the price: the fixed run and plain differ by more than the fix (a cold or noisy
-    plain run: the H200's one round of 2026-11-27 "saved" 1.72 s by dropping reads bounded at 0.26 s)."""
+def beyond_the_recording(habit: str, m: Measured, model: dict, scale: float, tolerance: float) -> str | None:
+    """Why a measured saving larger than the recording allows (RECORDING_BOUND, with the tolerance)
+    is no verdict on the price, or None: the fixed run and plain differ by more than the fix (a cold
+    or noisy plain run: the H200's one round of 2026-11-27 "saved" 1.72 s by dropping reads bounded
+    at 0.26 s)."""
     parts, words = RECORDING_BOUND.get(habit, ((), ""))
     have = (model.get("seconds") or {})
     if not parts or any(k not in have for k in parts):
@@ -256,8 +257,7 @@ def beyond_the_recording(habit: str, m: Measured, model: dict, scale: float, tol
     bound = sum(have[k] for k in parts) * scale
     if m.median_s <= bound * (1 + tolerance):
         return None
-    return Row("", "", m, "beyond the recording",
-               f"saved more than {words} allow ({seconds(bound)}): plain and the fixed run differ by more than the fix")
+    return f"saved more than {words} allow ({seconds(bound)}): plain and the fixed run differ by more than the fix"
 
 
 def priced_row(what: str, claim: str, m: Measured, price: float, tolerance: float) -> Row:
@@ -310,7 +310,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             rows.append(Row(what, claim, None, "not measured"))
             continue
         if (beyond := beyond_the_recording(habit, m, model, scale, tolerance)) is not None:
-            rows.append(Row(what, claim, m, beyond.verdict, beyond.note))
+            rows.append(Row(what, claim, m, "beyond the recording", beyond))
             continue
         if priced_alone:
             rows.append(priced_row(what, claim, m, p, tolerance))
