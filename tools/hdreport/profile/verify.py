@@ -238,20 +238,32 @@ def off_by(predicted: float, saving: float) -> str:
 # the model's parts (profile.model.seconds): dropping the per-step reads lets the host run
 # ahead of the GPU, so a step shrinks by at most the reads' wait (R) and the GPU's busy time
 # (G); pinning removes the pageable copies' staging (L_pg) and at most the GPU's time;
-# packing removes the small copies' calls (S) and at most all staging and GPU time.
-# Totals over the profiled steps, scaled as the prices are.
+# packing removes the small copies' calls (S) and at most all staging and GPU time. Freezing
+# the objects set-up made (gc) removes host time and nothing else: at most every collection
+# the steps held (model.step_spread.gc_s, where the collections were timed). Totals over the
+# profiled steps, scaled as the prices are.
 RECORDING_BOUND = {"item": (("R", "G"), "the reads' wait R and the GPU's busy time G"),
                    "pin": (("L_pg", "G"), "the pageable copies' staging L_pg and the GPU's busy time G"),
-                   "pack": (("S", "L_pg", "G"), "the small copies' calls S, the staging L_pg and the GPU's time G")}
+                   "pack": (("S", "L_pg", "G"), "the small copies' calls S, the staging L_pg and the GPU's time G"),
+                   "gc": (("gc_s",), "the steps' garbage collections")}
+
+
+def recording_parts(model: dict) -> dict:
+    """The model's parts a bound may name: its seconds, and the collections' time where timed."""
+    parts = dict(model.get("seconds") or {})
+    gc_s = (model.get("step_spread") or {}).get("gc_s")
+    if model.get("collections_timed") and _number(gc_s):
+        parts["gc_s"] = gc_s
+    return parts
 
 
 def beyond_the_recording(habit: str, m: Measured, model: dict, scale: float, tolerance: float) -> str | None:
     """Why a measured saving larger than the recording allows (RECORDING_BOUND, with the tolerance)
     is no verdict on the price, or None: the fixed run and plain differ by more than the fix (a cold
     or noisy plain run: the H200's one round of 2026-11-27 "saved" 1.72 s by dropping reads bounded
-    at 0.26 s)."""
+    at 0.26 s, and 2.11 s by freezing set-up's objects where the steps' collections took 0.30 s)."""
     parts, words = RECORDING_BOUND.get(habit, ((), ""))
-    have = (model.get("seconds") or {})
+    have = recording_parts(model)
     if not parts or any(k not in have for k in parts):
         return None
     bound = sum(have[k] for k in parts) * scale
