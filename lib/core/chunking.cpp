@@ -38,4 +38,26 @@ std::vector<Chunk> split_evenly(std::size_t total, std::size_t parts, std::size_
   return shares;
 }
 
+std::vector<Chunk> ramp_pieces(Chunk chunk, std::size_t min_piece, bool shrinking, int halvings,
+                               std::size_t alignment) {
+  if (alignment == 0) throw std::invalid_argument("ramp_pieces: alignment must be positive");
+  // Sizes smallest first: halve the first piece, the smaller half going in front.
+  std::vector<std::size_t> sizes{chunk.bytes};
+  for (int i = 0; i < halvings; ++i) {
+    const std::size_t half = sizes.front() / 2 / alignment * alignment;
+    if (half == 0 || half < min_piece) break;
+    sizes.front() -= half;
+    sizes.insert(sizes.begin(), half);
+  }
+  if (shrinking) std::reverse(sizes.begin(), sizes.end());
+  std::vector<Chunk> pieces;
+  pieces.reserve(sizes.size());
+  std::size_t offset = chunk.offset;
+  for (const std::size_t bytes : sizes) {
+    pieces.push_back({offset, bytes});
+    offset += bytes;
+  }
+  return pieces;
+}
+
 }  // namespace hdbench

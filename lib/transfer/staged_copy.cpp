@@ -19,11 +19,12 @@ StagedCopier::StagedCopier(const StagedCopyConfig& config)
   }
   slots_per_lane_ = std::max(2, config.slots / config.threads);
   for (int t = 0; t < config.threads; ++t) {
-    Lane lane{Stream(fmt::format("staged/lane {}", t)), {}, {}};
+    Lane lane{Stream(fmt::format("staged/lane {}", t)), {}, {}, {}};
     for (int s = 0; s < slots_per_lane_; ++s) {
       lane.slots.emplace_back(HostMemoryKind::pinned, config.chunk_bytes);
       lane.done.emplace_back(cudaEventDisableTiming);
     }
+    for (int p = 0; p < kRampedPieces; ++p) lane.piece_done.emplace_back(cudaEventDisableTiming);
     lanes_.push_back(std::move(lane));
   }
 }
@@ -50,12 +51,20 @@ void StagedCopier::host_to_device(void* device_dst, const void* pageable_src, st
     for (std::size_t i = static_cast<std::size_t>(lane_index); i < chunks.size(); i += threads, ++used) {
       const std::size_t s = used % static_cast<std::size_t>(slots_per_lane_);
       if (used >= static_cast<std::size_t>(slots_per_lane_)) lane.done[s].synchronize();  // its last DMA is done
-      {
-        nvtx::ScopedRange range(kStagedNvtx, "staged/h2d/memcpy", chunks[i].bytes);
-        std::memcpy(lane.slots[s].data(), src + chunks[i].offset, chunks[i].bytes);
+      auto* slot = static_cast<unsigned char*>(lane.slots[s].data());
+      // The lane's first chunk in growing pieces: the copy engine starts after a sixteenth of
+      // a chunk, not after every lane's whole first chunk (staged_copy.hpp).
+      const std::vector<Chunk> pieces =
+          used == 0 ? ramp_pieces(chunks[i], kMinStagedPiece, false, kRampedPieces - 1) : std::vector{chunks[i]};
+      for (const Chunk& piece : pieces) {
+        unsigned char* staged = slot + (piece.offset - chunks[i].offset);
+        {
+          nvtx::ScopedRange range(kStagedNvtx, "staged/h2d/memcpy", piece.bytes);
+          std::memcpy(staged, src + piece.offset, piece.bytes);
+        }
+        HDBENCH_CUDA_CHECK(
+            cudaMemcpyAsync(dst + piece.offset, staged, piece.bytes, cudaMemcpyHostToDevice, lane.stream.get()));
       }
-      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(dst + chunks[i].offset, lane.slots[s].data(), chunks[i].bytes,
-                                         cudaMemcpyHostToDevice, lane.stream.get()));
       lane.done[s].record(lane.stream.get());
     }
     lane.stream.synchronize();
@@ -71,26 +80,48 @@ void StagedCopier::device_to_host(void* pageable_dst, const void* device_src, st
   team_.run(config_.threads, [&](int lane_index) {
     Lane& lane = lanes_[static_cast<std::size_t>(lane_index)];
     const auto first = static_cast<std::size_t>(lane_index);
-    // The lane's k-th chunk is chunk first + k * threads, in slot k % per_lane.
-    const auto issue = [&](std::size_t k) {
-      const std::size_t i = first + k * threads;
-      const std::size_t s = k % per_lane;
-      HDBENCH_CUDA_CHECK(cudaMemcpyAsync(lane.slots[s].data(), src + chunks[i].offset, chunks[i].bytes,
-                                         cudaMemcpyDeviceToHost, lane.stream.get()));
-      lane.done[s].record(lane.stream.get());
-    };
     const std::size_t mine = first < chunks.size() ? (chunks.size() - first + threads - 1) / threads : 0;
+    // The lane's last chunk in shrinking pieces, each with an event of its own: the host
+    // drains all but the last sixteenth while the copy engine moves the rest, so the copy
+    // ends a small piece's memcpy after the last DMA, not a whole chunk's (staged_copy.hpp).
+    const std::vector<Chunk> last_pieces =
+        mine == 0 ? std::vector<Chunk>{}
+                  : ramp_pieces(chunks[first + (mine - 1) * threads], kMinStagedPiece, true, kRampedPieces - 1);
+    // The lane's k-th chunk is chunk first + k * threads, in slot k % per_lane.
+    const auto slot_of_k = [&](std::size_t k) { return static_cast<unsigned char*>(lane.slots[k % per_lane].data()); };
+    const auto issue = [&](std::size_t k) {
+      const Chunk& chunk = chunks[first + k * threads];
+      if (k + 1 < mine) {
+        HDBENCH_CUDA_CHECK(
+            cudaMemcpyAsync(slot_of_k(k), src + chunk.offset, chunk.bytes, cudaMemcpyDeviceToHost, lane.stream.get()));
+        lane.done[k % per_lane].record(lane.stream.get());
+        return;
+      }
+      for (std::size_t p = 0; p < last_pieces.size(); ++p) {
+        const Chunk& piece = last_pieces[p];
+        HDBENCH_CUDA_CHECK(cudaMemcpyAsync(slot_of_k(k) + (piece.offset - chunk.offset), src + piece.offset,
+                                           piece.bytes, cudaMemcpyDeviceToHost, lane.stream.get()));
+        lane.piece_done[p].record(lane.stream.get());
+      }
+    };
+    const auto drain = [&](const Chunk& piece, const unsigned char* staged) {
+      nvtx::ScopedRange range(kStagedNvtx, "staged/d2h/memcpy", piece.bytes);
+      std::memcpy(dst + piece.offset, staged, piece.bytes);
+    };
     // Every slot's DMA in flight; drain chunk k while the next ones are moving.
     for (std::size_t k = 0; k < mine && k < per_lane; ++k) issue(k);
     for (std::size_t k = 0; k < mine; ++k) {
-      const std::size_t i = first + k * threads;
-      const std::size_t s = k % per_lane;
-      lane.done[s].synchronize();
-      {
-        nvtx::ScopedRange range(kStagedNvtx, "staged/d2h/memcpy", chunks[i].bytes);
-        std::memcpy(dst + chunks[i].offset, lane.slots[s].data(), chunks[i].bytes);
+      const Chunk& chunk = chunks[first + k * threads];
+      if (k + 1 < mine) {
+        lane.done[k % per_lane].synchronize();
+        drain(chunk, slot_of_k(k));
+        if (k + per_lane < mine) issue(k + per_lane);
+        continue;
       }
-      if (k + per_lane < mine) issue(k + per_lane);
+      for (std::size_t p = 0; p < last_pieces.size(); ++p) {
+        lane.piece_done[p].synchronize();
+        drain(last_pieces[p], slot_of_k(k) + (last_pieces[p].offset - chunk.offset));
+      }
     }
   });
 }

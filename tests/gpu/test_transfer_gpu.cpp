@@ -5,6 +5,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "core/chunking.hpp"
 #include "core/cuda.hpp"
 #include "core/host_pattern.hpp"
 #include "core/system.hpp"
@@ -74,6 +75,33 @@ TEST(StagedCopy, MovesSizesThatAreNotAMultipleOfTheChunk) {
       HDBENCH_CUDA_CHECK(cudaStreamSynchronize(copier.stream()));
       copier.device_to_host(host.data(), device.data(), bytes);
       EXPECT_EQ(check_host_pattern_on_cpu(host.data(), bytes, kSeed + 1), "") << bytes;
+    }
+  }
+}
+
+// A lane's first H2D chunk and last D2H chunk move in pieces (ramp_pieces): every byte still
+// lands once, whether a lane has several chunks, one, a partial one or none.
+TEST(StagedCopy, RampedEndsMoveEveryByte) {
+  SKIP_WITHOUT_GPU();
+  constexpr std::size_t kChunk = 1 << 20;  // ramped into 64, 64, 128, 256 and 512 KiB pieces
+  ASSERT_EQ(ramp_pieces({0, kChunk}, kMinStagedPiece).size(), static_cast<std::size_t>(kRampedPieces));
+  for (int threads : {1, 3}) {
+    StagedCopier copier({kChunk, threads, 2 * threads});
+    for (std::size_t bytes : {std::size_t{300} << 10, std::size_t{2} << 20, (std::size_t{5} << 20) + 12345}) {
+      PageableBuffer host(bytes);
+      DeviceBuffer device(bytes);
+      fill_pattern_host(host.data(), bytes, kSeed + 3);
+      fill_device_bytes(device.data(), 0, bytes);
+      copier.host_to_device(device.data(), host.data(), bytes);
+      EXPECT_EQ(check_device_pattern(device.data(), bytes, kSeed + 3, copier.stream()), "")
+          << threads << " threads, " << bytes << " bytes";
+
+      std::memset(host.data(), 0, bytes);
+      kernels::fill_pattern(device.data(), bytes, kSeed + 4, copier.stream());
+      HDBENCH_CUDA_CHECK(cudaStreamSynchronize(copier.stream()));
+      copier.device_to_host(host.data(), device.data(), bytes);
+      EXPECT_EQ(check_host_pattern_on_cpu(host.data(), bytes, kSeed + 4), "")
+          << threads << " threads, " << bytes << " bytes";
     }
   }
 }

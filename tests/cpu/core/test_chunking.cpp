@@ -81,6 +81,51 @@ TEST(PlanChunks, HugeTotalsDoNotWrapAround) {
   EXPECT_EQ(plan_chunks(kMax, kMax), (std::vector<Chunk>{{0, kMax}}));
 }
 
+constexpr std::size_t KiB = 1024;
+
+TEST(RampPieces, GrowFromASixteenthOfTheChunk) {
+  EXPECT_EQ(ramp_pieces({0, 4096 * KiB}, 64 * KiB), (std::vector<Chunk>{{0, 256 * KiB},
+                                                                        {256 * KiB, 256 * KiB},
+                                                                        {512 * KiB, 512 * KiB},
+                                                                        {1024 * KiB, 1024 * KiB},
+                                                                        {2048 * KiB, 2048 * KiB}}));
+  // Shrinking: the same sizes largest first, from the chunk's own offset.
+  EXPECT_EQ(ramp_pieces({8192 * KiB, 4096 * KiB}, 64 * KiB, true), (std::vector<Chunk>{{8192 * KiB, 2048 * KiB},
+                                                                                       {10240 * KiB, 1024 * KiB},
+                                                                                       {11264 * KiB, 512 * KiB},
+                                                                                       {11776 * KiB, 256 * KiB},
+                                                                                       {12032 * KiB, 256 * KiB}}));
+}
+
+TEST(RampPieces, StopHalvingAtTheSmallestPiece) {
+  EXPECT_EQ(ramp_pieces({0, 256 * KiB}, 64 * KiB),
+            (std::vector<Chunk>{{0, 64 * KiB}, {64 * KiB, 64 * KiB}, {128 * KiB, 128 * KiB}}));
+  EXPECT_EQ(ramp_pieces({0, 127 * KiB}, 64 * KiB), (std::vector<Chunk>{{0, 127 * KiB}}));  // whole
+  EXPECT_EQ(ramp_pieces({0, 1000}, 0), (std::vector<Chunk>{{0, 1000}}));  // under one aligned unit: whole
+  EXPECT_EQ(ramp_pieces({0, 0}, 0), (std::vector<Chunk>{{0, 0}}));
+}
+
+TEST(RampPieces, CoverOddChunksInAlignedPiecesButTheLargest) {
+  for (std::size_t total : odd_totals()) {
+    for (bool shrinking : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "total " << total << " shrinking " << shrinking);
+      const std::vector<Chunk> pieces = ramp_pieces({0, total}, 4096, shrinking);
+      expect_exact_cover(pieces, total);
+      EXPECT_LE(pieces.size(), 5u);
+      const std::size_t largest = shrinking ? 0 : pieces.size() - 1;
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (pieces.size() > 1) {
+          EXPECT_GE(pieces[i].bytes, 4096u) << i;
+        }
+        if (i != largest) {
+          EXPECT_EQ(pieces[i].bytes % 4096, 0u) << i;
+        }
+      }
+    }
+  }
+  EXPECT_THROW(ramp_pieces({0, 100}, 1, false, 4, 0), std::invalid_argument);
+}
+
 TEST(SplitEvenly, CoversEveryByteOnceInNearEqualAlignedShares) {
   for (std::size_t total : odd_totals()) {
     for (std::size_t parts : {1, 2, 3, 4, 7, 8, 16, 64, 1000, 5000}) {
