@@ -205,7 +205,8 @@ double copy_alone_samples_per_s(PinMode pinning, std::size_t batch_bytes, std::s
 }
 
 void set_loader_counters(benchmark::State& state, const Suite& suite, const LoaderCase& c, const Loader& loader,
-                         const Dataset& dataset, const std::vector<double>& seconds, std::optional<double> copy_alone) {
+                         const Dataset& dataset, const std::vector<double>& seconds, std::optional<double> copy_alone,
+                         double drain_seconds) {
   const LoaderStats stats = loader.stats();
   const SampleStats epoch = summarize(seconds);
   const double total_seconds = epoch.mean * static_cast<double>(epoch.count);
@@ -222,9 +223,15 @@ void set_loader_counters(benchmark::State& state, const Suite& suite, const Load
   k["stall_us_per_batch"] = 1e6 * stats.consumer_wait_seconds / batches;
   k["worker_busy_percent"] = 100.0 * stats.build_seconds / (total_seconds * std::max(1, c.workers));
   k["queue_occupancy_batches"] = stats.ready_batches_sum / batches;
-  // What the consumer's own work per batch allows (its time outside next()'s wait):
-  // when samples/s is near it, the consumer is the bound and more workers cannot help.
-  const double consumer_seconds = std::max(0.0, total_seconds - stats.consumer_wait_seconds);
+  // What the consumer's own work per batch allows (its time outside next()'s wait and the
+  // epoch's drain): when samples/s is near it, the consumer is the bound and more workers
+  // cannot help. The drain is the device's, not the consumer's: counted in, a copy-bound
+  // epoch's backlog read as consumer time (64 µs a batch at 16 workers on the H200 host of
+  // 2026-11-26, where a batch's copy alone takes 61 µs).
+  const double consumer_seconds = std::max(0.0, total_seconds - stats.consumer_wait_seconds - drain_seconds);
+  if (c.consumer == LoaderConsumer::gpu) {
+    k["epoch_drain_us"] = 1e6 * drain_seconds / std::max<double>(1.0, static_cast<double>(epoch.count));
+  }
   k["consumer_us_per_batch"] = 1e6 * consumer_seconds / batches;
   if (consumer_seconds > 0.0) {
     k["consumer_bound_samples/s"] = static_cast<double>(stats.samples) / consumer_seconds;
@@ -291,13 +298,16 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
   const std::size_t epoch_bytes = BatchLayout{dataset.pixels_per_sample()}.batch_bytes(dataset.size());
   std::vector<std::pair<std::size_t, std::uint64_t>> checksums;  // (epoch, sum)
   std::size_t epoch = 0;
+  double drain_seconds = 0.0;  // the epochs' ends: the device finishing what was issued
   const std::vector<double> seconds = run_samples(state, suite.stopping_rule(), [&] {  // a sample is one epoch
     nvtx::ScopedRange range(kLoaderNvtx, timed_range, epoch_bytes);
     HostTimer timer;
     loader.start_epoch(epoch);
     while (const std::optional<Batch> batch = loader.next()) consumer.consume(loader, *batch);
+    const double issued = timer.elapsed_seconds();
     consumer.finish_epoch();
     const double elapsed = timer.elapsed_seconds();
+    drain_seconds += elapsed - issued;
     checksums.emplace_back(epoch, consumer.take_checksum());
     ++epoch;
     return elapsed;
@@ -311,7 +321,7 @@ void run_loader_case(benchmark::State& state, const Suite& suite, FamilyState& f
       return;
     }
   }
-  set_loader_counters(state, suite, c, loader, dataset, seconds, copy_alone);
+  set_loader_counters(state, suite, c, loader, dataset, seconds, copy_alone, drain_seconds);
 }
 
 // Per consumer, pinning mode and per-sample cost: the fastest batch size and worker

@@ -67,6 +67,15 @@ pack
 step loader 60 "$hd" --hdbench_families=loader --hdbench_loader_consumers=gpu --hdbench_loader_costs_us=0 \
   --hdbench_loader_batches=1024 --hdbench_loader_workers=8,16 --hdbench_loader_pinning=direct \
   --hdbench_loader_build=split --hdbench_out="$work/loader.json"
+# The 16-worker one traced: whether its copies run at the rate of the copy alone with gaps
+# between them (CUPTI's HtoD/pinned GB/s and the idle gaps in derived.gpu_activity), or
+# slower beside 16 builders writing memory; epoch_drain_us says how far they lag the host.
+step loader_traced 40 "$hd" --hdbench_families=loader --hdbench_loader_consumers=gpu --hdbench_loader_costs_us=0 \
+  --hdbench_loader_batches=1024 --hdbench_loader_workers=16 --hdbench_loader_pinning=direct \
+  --hdbench_loader_build=split --hdbench_trace="$work/loader.trace.json.gz" --hdbench_trace_budget=20000 \
+  --hdbench_out="$work/loader-traced.json"
+# The staged copy with its ramped ends (new since 2026-11-27, never run on a GPU): at 16
+# threads it was 0.70 / 0.86 of its bound H2D and 0.75 / 0.83 D2H at 64 / 256 MiB.
 step staged 60 "$hd" --hdbench_families=staged --hdbench_preset=default --hdbench_out="$work/staged.json"
 
 for f in "$work"/*.json; do

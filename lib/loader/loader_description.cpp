@@ -57,7 +57,13 @@ FamilyDescription loader_description() {
       {"worker_busy_percent", "time the workers spent building, over workers × the timed epochs' time"},
       {"queue_occupancy_batches",
        "ready batches waiting when the consumer asked for one, on average (0 with 0 workers)"},
-      {"consumer_us_per_batch", "the consumer's own time per batch (the epochs' time less its waits in `next()`)",
+      {"consumer_us_per_batch",
+       "the consumer's own time per batch (the epochs' time less its waits in `next()` and, `gpu`, the epochs' "
+       "drains)",
+       Better::lower},
+      {"epoch_drain_us",
+       "`gpu`: the end of an epoch, its last batch issued, waiting for the device to finish the copies and kernels "
+       "already queued: how far the copies lag the host (a copy-bound epoch ends with a long one), per epoch",
        Better::lower},
       {"consumer_bound_samples/s",
        "the rate the consumer's own time per batch alone allows: when `samples/s` is near it and the queue is full, "
