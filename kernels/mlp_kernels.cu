@@ -398,6 +398,31 @@ void launch_softmax(const float* logits, const std::int32_t* labels, int batch, 
   check_launch("softmax_cross_entropy_kernel");
 }
 
+// A 32x32 tile of src read along its rows and written along dst's rows, through shared
+// memory (one column of padding keeps the transposed reads off a single bank): both the
+// global reads and writes are coalesced. Blocks of 32x8 threads, four elements a thread;
+// x tiles the rows of src, y its columns.
+constexpr int kTile = 32;
+constexpr int kTileRowsPerPass = 8;
+
+__global__ void transpose_kernel(const float* __restrict__ src, int rows, int cols, std::int64_t src_ld,
+                                 float* __restrict__ dst, std::int64_t dst_ld) {
+  __shared__ float tile[kTile][kTile + 1];
+  const std::int64_t r0 = static_cast<std::int64_t>(blockIdx.x) * kTile;
+  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.y) * kTile;
+  for (int i = static_cast<int>(threadIdx.y); i < kTile; i += kTileRowsPerPass) {
+    const std::int64_t r = r0 + i;
+    const std::int64_t c = c0 + threadIdx.x;
+    if (r < rows && c < cols) tile[i][threadIdx.x] = src[r * src_ld + c];
+  }
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.y); i < kTile; i += kTileRowsPerPass) {
+    const std::int64_t c = c0 + i;
+    const std::int64_t r = r0 + threadIdx.x;
+    if (c < cols && r < rows) dst[c * dst_ld + r] = tile[threadIdx.x][i];
+  }
+}
+
 template <typename T>
 void launch_bias_activation(T* y, const float* bias, int rows, int width, int ld, bool relu, cudaStream_t stream) {
   const std::size_t count = static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
@@ -464,6 +489,22 @@ void launch_fill(T* out, std::size_t count, std::uint64_t seed, float low, float
 }
 
 }  // namespace
+
+void transpose(const float* src, int rows, int cols, int src_ld, float* dst, int dst_ld, cudaStream_t stream) {
+  check_transpose(rows, cols, src_ld, dst_ld);
+  if (rows == 0 || cols == 0) return;
+  const dim3 grid(static_cast<unsigned>((rows + kTile - 1) / kTile), static_cast<unsigned>((cols + kTile - 1) / kTile));
+  transpose_kernel<<<grid, dim3(kTile, kTileRowsPerPass), 0, stream>>>(src, rows, cols, src_ld, dst, dst_ld);
+  check_launch("transpose_kernel");
+}
+
+void check_transpose(int rows, int cols, int src_ld, int dst_ld) {
+  if (rows < 0 || cols < 0) throw std::invalid_argument("transpose: negative rows or columns");
+  if (src_ld < cols) throw std::invalid_argument("transpose: the source's ld is below its columns");
+  if (dst_ld < rows) throw std::invalid_argument("transpose: the destination's ld is below the source's rows");
+  // The grid's y dimension holds 65535 tiles of columns.
+  if ((cols + kTile - 1) / kTile > 65535) throw std::invalid_argument("transpose: more than 2097120 columns");
+}
 
 void cast_to_bf16(const float* in, __nv_bfloat16* out, std::size_t count, cudaStream_t stream) {
   if (count == 0) return;

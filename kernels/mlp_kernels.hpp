@@ -93,6 +93,14 @@ void bias_gradient(const __nv_bfloat16* dy, float* db, int rows, int width, cuda
 int bias_gradient_row_chunks(int rows, int width) noexcept;
 std::size_t bias_gradient_partials_needed(int width) noexcept;
 
+// dst[c][r] = src[r][c] for r < rows and c < cols: src's rows `src_ld` elements apart,
+// dst's `dst_ld` apart (a tf32 weight gradient's layer input made batch-contiguous, so the
+// GEMM reads one operand along K). Tiled through shared memory: reads and writes coalesced.
+// check_transpose (called first) throws std::invalid_argument for an ld below its width,
+// negative sizes or more columns than one grid holds, before anything is launched.
+void transpose(const float* src, int rows, int cols, int src_ld, float* dst, int dst_ld, cudaStream_t stream);
+void check_transpose(int rows, int cols, int src_ld, int dst_ld);
+
 // Optimizers over the whole flat parameter array (padding included: a zero gradient
 // keeps a zero parameter zero). torch.optim semantics, see OptimizerConfig.
 // `parameters_bf16` (nullable) receives the bf16 copy the bf16 GEMMs read.

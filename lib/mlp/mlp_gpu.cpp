@@ -68,6 +68,10 @@ ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, Ml
   a.second_moment = take(optimizer == OptimizerKind::adam ? params * 4 : 0);
   a.parameters_bf16 = take(bf16 ? params * 2 : 0);
   a.images_bf16 = take(bf16 ? max_batch * static_cast<std::size_t>(shape.inputs()) * 2 : 0);
+  int widest_input = 0;
+  for (std::size_t l = 0; l < layers; ++l) widest_input = std::max(widest_input, shape.fan_in(l));
+  a.input_transposed =
+      take(dtype == MlpDtype::tf32 ? max_batch * static_cast<std::size_t>(widest_input) * sizeof(float) : 0);
   for (std::size_t l = 0; l < layers; ++l) {
     const bool hidden = l + 1 < layers;  // the logits stay fp32 for the softmax
     const int width = hidden ? shape.fan_out(l) : logits_room;
@@ -176,7 +180,13 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
 
   for (std::size_t l = layers; l-- > 0;) {
     const LayerPlan& p = plan.layers[l];
-    p.weight_gradient->run(l == 0 ? input : output(l - 1), dy(l), stream);
+    const void* layer_input = l == 0 ? input : output(l - 1);
+    if (p.weight_gradient_transposed) {
+      transpose_input(l, batch, layer_input);
+      p.weight_gradient->run(input_transposed(), dy(l), stream);
+    } else {
+      p.weight_gradient->run(layer_input, dy(l), stream);
+    }
     if (!p.weight_gradient_fused) bias_gradient_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
     if (gradient_ready) gradient_ready(l);
     end_gemm_part(l, "weight_gradient");
@@ -189,6 +199,11 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
     }
     end_gemm_part(l, "input_gradient");
   }
+}
+
+void GpuMlp::Impl::transpose_input(std::size_t l, int batch, const void* layer_input) {
+  const int in = shape.fan_in(l);
+  kernels::transpose(static_cast<const float*>(layer_input), batch, in, in, input_transposed(), batch, stream);
 }
 
 bool GpuMlp::Impl::narrow_input_gradient_supported(std::size_t l) const noexcept {

@@ -40,6 +40,25 @@ const char* to_string(OwnKernelPolicy policy) noexcept {
   return "?";
 }
 
+const char* to_string(TransposePolicy policy) noexcept {
+  switch (policy) {
+    case TransposePolicy::measure:
+      return "measure";
+    case TransposePolicy::always:
+      return "always";
+    case TransposePolicy::never:
+      return "never";
+  }
+  return "?";
+}
+
+bool choose_transposed_input(TransposePolicy policy, bool available, std::optional<double> direct_microseconds,
+                             std::optional<double> transposed_microseconds) noexcept {
+  if (!available || policy == TransposePolicy::never) return false;
+  if (policy == TransposePolicy::always) return true;
+  return direct_microseconds && transposed_microseconds && *transposed_microseconds < *direct_microseconds;
+}
+
 std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> candidates, EpiloguePolicy policy) {
   std::optional<std::size_t> first_available;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -135,7 +154,11 @@ std::string describe(const PlanChoices& choices) {
     const char* kept = g.own_kernel ? "kernel" : (g.fused ? "fused" : "plain");
     text += fmt::format("; L{} {} {} (fused {}, plain {}", g.layer, g.gemm, kept, us(g.fused_microseconds),
                         us(g.plain_microseconds));
-    text += g.kernel_microseconds ? fmt::format(", kernel {})", us(g.kernel_microseconds)) : std::string(")");
+    text += g.kernel_microseconds ? fmt::format(", kernel {}", us(g.kernel_microseconds)) : std::string();
+    if (g.transposed_input) text += fmt::format(", input transposed; as stored {}", us(g.other_way_microseconds));
+    if (!g.transposed_input && g.other_way_microseconds)
+      text += fmt::format(", input transposed {}", us(g.other_way_microseconds));
+    text += ")";
     // The algorithm, where timing kept another than the heuristic's first.
     if (g.algorithm_retuned)
       text += fmt::format(" algorithm {} of {} timed ({} against the first's {})", g.algorithm_rank + 1,

@@ -25,6 +25,12 @@ enum class PaddingPolicy { measure, padded, unpadded };
 // (kernels/mlp_narrow_kernels.hpp): timed against the GEMM's ways when the epilogues are
 // measured, kept whenever the shape allows it, or never tried.
 enum class OwnKernelPolicy { measure, always, never };
+// tf32 weight gradients reading their layer's input transposed (batch-contiguous, made by a
+// transpose kernel before the GEMM) so one operand is K-major: timed against the GEMM on
+// the input as stored, kept whenever it exists, or never tried. Only tf32: with both
+// operands contiguous along M or N its GEMMs ran at 0.63-0.65 of the square's best on an
+// H200 (baselines/pytorch/gemm_layouts.py), bf16's at 0.98-1.01.
+enum class TransposePolicy { measure, always, never };
 
 // How a GpuMlp chooses; measure both unless a test forces one side. A forced choice
 // that does not exist (no fused algorithm on this device) falls back to what does.
@@ -37,11 +43,13 @@ struct PlanPolicy {
   // against eager steps) cannot leave it to their timings.
   bool time_algorithms = true;
   OwnKernelPolicy own_kernels = OwnKernelPolicy::measure;
+  TransposePolicy transposed_inputs = TransposePolicy::measure;
 };
 
 const char* to_string(EpiloguePolicy policy) noexcept;
 const char* to_string(PaddingPolicy policy) noexcept;
 const char* to_string(OwnKernelPolicy policy) noexcept;
+const char* to_string(TransposePolicy policy) noexcept;
 
 // One way to run a GEMM: nullopt microseconds when it does not exist (cuBLASLt offered
 // no algorithm for the fused epilogue) or was not timed (a forced policy).
@@ -62,6 +70,12 @@ std::optional<std::size_t> choose_epilogue(std::span<const EpilogueCandidate> ca
 // forced epilogue policy, that policy's GEMM is kept).
 std::optional<std::size_t> choose_with_own_kernel(std::span<const EpilogueCandidate> candidates,
                                                   EpiloguePolicy epilogues, OwnKernelPolicy own_kernels);
+
+// Whether a tf32 weight gradient reads its input transposed: `available` when the plan
+// made that way (tf32, and cuBLASLt had an algorithm for it); measured, only when both ways
+// were timed and the transposed one (the transpose included) took less.
+bool choose_transposed_input(TransposePolicy policy, bool available, std::optional<double> direct_microseconds,
+                             std::optional<double> transposed_microseconds) noexcept;
 
 // The leading dimension a padded output layer uses: the width rounded up to 16
 // elements in bf16 and 8 in fp32/tf32 (32 bytes: what the aligned cutlass kernels
@@ -85,6 +99,11 @@ struct GemmChoice {
   // and its time (nullopt where it was not a candidate or not timed).
   bool own_kernel = false;
   std::optional<double> kernel_microseconds = std::nullopt;
+  // A tf32 weight gradient may read its input transposed (TransposePolicy): whether that
+  // way was kept (the times above are then its own, the transpose included), and the best
+  // time of the way not kept (nullopt where there was no other way, or it was not timed).
+  bool transposed_input = false;
+  std::optional<double> other_way_microseconds = std::nullopt;
   // The kept way's cuBLASLt algorithm (lt::Gemm::algorithm()): whether timing kept
   // another than the heuristic's first that ran, its rank in the heuristic's list (0: the
   // first), how many were timed, and the GEMM alone (no fallback kernel) with the first

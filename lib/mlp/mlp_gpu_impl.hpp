@@ -45,6 +45,7 @@ struct ArenaLayout {
   Slot second_moment;         // Adam's v
   Slot parameters_bf16;       // bf16 copy the bf16 GEMMs read, same offsets
   Slot images_bf16;           // bf16 copy of the input batch
+  Slot input_transposed;      // tf32: a layer's input made batch-contiguous for its weight gradient
   std::vector<Slot> outputs;  // [l]: layer l's output [max_batch × fan_out]; hidden in the GEMM type, logits fp32
                               // with room for the padded leading dimension (padded_width)
   std::vector<Slot> masks;    // [l] for hidden l: cuBLASLt's ReLU bit-mask, mask_ld[l] bits per sample
@@ -70,6 +71,7 @@ struct LayerPlan {
   bool writes_mask = false;                 // the forward wrote the ReLU bit-mask the next layer's DRELU reads
   std::optional<lt::Gemm> weight_gradient;  // dWᵀ = Xᵀ·dY (+ bias gradient, BGRADB)
   bool weight_gradient_fused = false;
+  bool weight_gradient_transposed = false;  // reads input_transposed, filled by transpose_input first
   std::optional<lt::Gemm> input_gradient;  // dXᵀ = W·dYᵀ (∘ ReLU mask of the layer below, DRELU); not for layer 0
   bool input_gradient_fused = false;
   bool input_gradient_own_kernel = false;  // hdbench's kernel in place of input_gradient (left empty)
@@ -129,6 +131,7 @@ struct GpuMlp::Impl {
   float* gradients() const noexcept { return at<float>(arena_layout.gradients); }
   __nv_bfloat16* parameters_bf16() const noexcept { return at<__nv_bfloat16>(arena_layout.parameters_bf16); }
   __nv_bfloat16* images_bf16() const noexcept { return at<__nv_bfloat16>(arena_layout.images_bf16); }
+  float* input_transposed() const noexcept { return at<float>(arena_layout.input_transposed); }
   void* output(std::size_t layer) const noexcept { return at<char>(arena_layout.outputs[layer]); }
   // The gradient w.r.t. layer l's output: the logits' in dy[0], then alternating.
   void* dy(std::size_t layer) const noexcept { return at<char>(arena_layout.dy[(shape.layers() - 1 - layer) % 2]); }
@@ -151,6 +154,8 @@ struct GpuMlp::Impl {
   void forward_fallback(std::size_t layer, int batch, int ld);
   void bias_gradient_fallback(std::size_t layer, int batch, int ld);
   void relu_gradient_fallback(std::size_t layer, int batch);  // the ReLU gradient of layer-1's output
+  // Layer l's input ([batch × fan_in], fp32) transposed into input_transposed ([fan_in × batch]).
+  void transpose_input(std::size_t layer, int batch, const void* layer_input);
   // Layer l's input gradient with the ReLU gradient of layer l-1, in hdbench's kernel in
   // place of the GEMM (kernels/mlp_narrow_kernels.hpp), where the kernel takes the layer;
   // `ld` is the leading dimension of layer l's output gradient.

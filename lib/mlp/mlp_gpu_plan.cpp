@@ -22,8 +22,12 @@
 // input gradient has a third candidate, hdbench's kernel in place of the GEMM (with the
 // ReLU gradient in the same pass: kernels/mlp_narrow_kernels.hpp), timed the same way
 // (choose_with_own_kernel). A fused epilogue cuBLASLt does not offer is simply not a
-// candidate. PlanPolicy forces either side for tests. The choices and timings are in
-// the plan's PlanChoices.
+// candidate. In tf32 each weight gradient is planned a second way, its input first
+// transposed into a batch-contiguous copy (kernels::transpose) so the GEMM reads A along K:
+// with both operands contiguous along M or N, tf32 GEMMs ran at 0.63-0.65 of the square's
+// best on an H200 and the step's weight gradients so (bf16 does not care). That way is
+// kept when it took less, its transpose included (choose_transposed_input). PlanPolicy
+// forces either side for tests. The choices and timings are in the plan's PlanChoices.
 #include <cuda_bf16.h>
 
 #include <algorithm>
@@ -73,8 +77,10 @@ struct Planned {
   std::optional<lt::Gemm> gemm;  // empty when hdbench's own kernel replaces the GEMM
   bool fused = false;
   bool own_kernel = false;
+  bool exists = true;  // false: no candidate had an algorithm (only where none had to)
   GemmChoice choice;
   double chosen_microseconds = 0.0;
+  std::optional<double> timed_microseconds;  // the same, nullopt where it was not timed
 };
 
 lt::GemmSpec plain_of(lt::GemmSpec spec) {
@@ -109,9 +115,12 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
   };
   // `fused_specs`: the fused variants to try in turn (the first cuBLASLt plans is the
   // candidate); `fallback` does the plain GEMM's missing epilogue; `own_kernel`, where
-  // given, does the GEMM and its epilogue in hdbench's kernel instead.
+  // given, does the GEMM and its epilogue in hdbench's kernel instead; `prologue`, where
+  // given, runs before either GEMM (the transpose of a transposed input) and is timed with
+  // it. Without `plain_must_exist` a spec no algorithm takes leaves `exists` false.
   const auto choose = [&](std::size_t layer, const char* name, std::initializer_list<lt::GemmSpec> fused_specs,
-                          const lt::GemmSpec& plain_spec, auto fallback, const std::function<void()>& own_kernel = {}) {
+                          const lt::GemmSpec& plain_spec, auto fallback, const std::function<void()>& own_kernel = {},
+                          const std::function<void()>& prologue = {}, bool plain_must_exist = true) {
     Planned planned;
     planned.choice.layer = layer;
     planned.choice.gemm = name;
@@ -123,18 +132,32 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
       }
     }
     std::optional<lt::Gemm> plain;
-    if (policy.epilogues != EpiloguePolicy::fused || !fused) plain = plan_plain(plain_spec);
+    if (policy.epilogues != EpiloguePolicy::fused || !fused)
+      plain = plain_must_exist ? std::optional<lt::Gemm>(plan_plain(plain_spec)) : plan_gemm(plain_of(plain_spec));
     const bool own = own_kernel && policy.own_kernels != OwnKernelPolicy::never;
+    if (!fused && !plain && !own) {
+      planned.exists = false;
+      return planned;
+    }
+    const auto before = [&] {
+      if (prologue) prologue();
+    };
     std::array<EpilogueCandidate, 3> timed{
         EpilogueCandidate{.fused = true, .microseconds = std::nullopt, .available = fused.has_value()},
         EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = plain.has_value()},
         EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = own}};
     if (fused && (measure || policy.padding == PaddingPolicy::measure)) {
-      timed[0].microseconds = time_microseconds([&] { fused->run(stream); }, policy.timing_repeats);
+      timed[0].microseconds = time_microseconds(
+          [&] {
+            before();
+            fused->run(stream);
+          },
+          policy.timing_repeats);
     }
     if (plain && (measure || policy.padding == PaddingPolicy::measure)) {
       timed[1].microseconds = time_microseconds(
           [&] {
+            before();
             plain->run(stream);
             fallback();
           },
@@ -153,6 +176,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     planned.choice.plain_microseconds = timed[1].microseconds;
     planned.choice.kernel_microseconds = timed[2].microseconds;
     planned.chosen_microseconds = timed[pick].microseconds.value_or(0.0);
+    planned.timed_microseconds = timed[pick].microseconds;
     if (!planned.gemm) return planned;
     const lt::AlgorithmChoice& algorithm = planned.gemm->algorithm();
     planned.choice.algorithm_retuned = algorithm.retuned();
@@ -230,10 +254,36 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     fused_weight.epilogue = CUBLASLT_EPILOGUE_BGRADB;
     fused_weight.bias = gradients() + layout.layers[l].bias;
     fused_weight.bias_type = CUDA_R_32F;
-    Planned w =
-        choose(l, "weight_gradient", {fused_weight}, weight, [&, l, ld] { bias_gradient_fallback(l, batch, ld); });
+    const auto bias_fallback = [&, l, ld] { bias_gradient_fallback(l, batch, ld); };
+    Planned w = choose(l, "weight_gradient", {fused_weight}, weight, bias_fallback);
+    // tf32: the same with the input transposed first, so A is read along K (TransposePolicy).
+    const bool timing = measure || policy.padding == PaddingPolicy::measure;
+    const bool try_transposed =
+        input_transposed() != nullptr && (policy.transposed_inputs == TransposePolicy::always ||
+                                          (policy.transposed_inputs == TransposePolicy::measure && timing));
+    if (try_transposed) {
+      const auto transpose = [&, l] { transpose_input(l, batch, layer_input(l)); };
+      transpose();  // the candidates' trial runs read what the step will
+      lt::GemmSpec weight_t = weight;
+      weight_t.transpose_a = true;
+      weight_t.lda = batch;
+      weight_t.a = input_transposed();
+      lt::GemmSpec fused_weight_t = fused_weight;
+      fused_weight_t.transpose_a = true;
+      fused_weight_t.lda = batch;
+      fused_weight_t.a = input_transposed();
+      Planned t = choose(l, "weight_gradient", {fused_weight_t}, weight_t, bias_fallback, {}, transpose, false);
+      if (choose_transposed_input(policy.transposed_inputs, t.exists, w.timed_microseconds, t.timed_microseconds)) {
+        t.choice.transposed_input = true;
+        t.choice.other_way_microseconds = w.timed_microseconds;
+        w = std::move(t);
+      } else {
+        w.choice.other_way_microseconds = t.timed_microseconds;
+      }
+    }
     p.weight_gradient = std::move(w.gemm);
     p.weight_gradient_fused = w.fused;
+    p.weight_gradient_transposed = w.choice.transposed_input;
     plan.choices.gemms.push_back(w.choice);
     double total = w.chosen_microseconds;
     if (l == 0) return total;

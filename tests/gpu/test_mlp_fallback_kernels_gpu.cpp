@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -144,6 +145,39 @@ void check_narrow_input_gradient() {
         const float g = widen(got[r * inputs + i]);
         if (!(std::abs(g - expected) <= relative * magnitude + 1e-30) && bad++ == 0)
           ADD_FAILURE() << "[" << r << "][" << i << "]: " << g << ", expected " << expected;
+      }
+    }
+    EXPECT_EQ(bad, 0u);
+  }
+}
+
+// The tf32 weight gradient's transposed input: every element lands where it should, at
+// sizes that leave partial tiles on both sides and with rows wider than their data, and
+// nothing beyond dst's rows is written.
+TEST(MlpFallbackKernelsGpu, TransposeMovesEveryElementAcrossPartialTiles) {
+  SKIP_WITHOUT_GPU();
+  constexpr float kUntouched = -7.0f;
+  for (const auto& [rows, cols, src_ld, dst_ld] :
+       {std::array{1, 1, 1, 1}, std::array{37, 784, 784, 37}, std::array{33, 31, 40, 35}, std::array{128, 64, 64, 128},
+        std::array{1000, 3, 5, 1003}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " src_ld " + std::to_string(src_ld) + " dst_ld " +
+                 std::to_string(dst_ld));
+    std::vector<float> src(static_cast<std::size_t>(rows) * src_ld);
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i % 65521) + 0.5f;
+    const DeviceBuffer device_src = upload(src);
+    DeviceBuffer device_dst = upload(std::vector<float>(static_cast<std::size_t>(cols) * dst_ld, kUntouched));
+    Stream stream;
+    kernels::transpose(static_cast<const float*>(device_src.data()), rows, cols, src_ld,
+                       static_cast<float*>(device_dst.data()), dst_ld, stream.get());
+    stream.synchronize();
+    const std::vector<float> got = download<float>(device_dst, static_cast<std::size_t>(cols) * dst_ld);
+    std::size_t bad = 0;
+    for (int c = 0; c < cols; ++c) {
+      for (int r = 0; r < dst_ld; ++r) {
+        const float expected = r < rows ? src[static_cast<std::size_t>(r) * src_ld + c] : kUntouched;
+        const float value = got[static_cast<std::size_t>(c) * dst_ld + r];
+        if (value != expected && bad++ == 0)
+          ADD_FAILURE() << "dst[" << c << "][" << r << "] " << value << ", expected " << expected;
       }
     }
     EXPECT_EQ(bad, 0u);

@@ -116,6 +116,8 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   if (policy.epilogues != EpiloguePolicy::measure || policy.padding != PaddingPolicy::measure)
     name += std::string("_") + to_string(policy.epilogues) + "_" + to_string(policy.padding);
   if (policy.own_kernels != OwnKernelPolicy::measure) name += std::string("_kernel_") + to_string(policy.own_kernels);
+  if (policy.transposed_inputs != TransposePolicy::measure)
+    name += std::string("_transposed_") + to_string(policy.transposed_inputs);
   return name;
 }
 
@@ -128,6 +130,12 @@ std::vector<PlanPolicy> forced_policies() {
   for (EpiloguePolicy epilogues : {EpiloguePolicy::fused, EpiloguePolicy::unfused})
     for (PaddingPolicy padding : {PaddingPolicy::unpadded, PaddingPolicy::padded})
       policies.push_back({.epilogues = epilogues, .padding = padding, .time_algorithms = false});
+  // tf32's weight gradients reading their input transposed, plain (the bias gradient in
+  // hdbench's kernel) and, in the last policy, fused (BGRADB).
+  policies.push_back({.epilogues = EpiloguePolicy::unfused,
+                      .padding = PaddingPolicy::padded,
+                      .time_algorithms = false,
+                      .transposed_inputs = TransposePolicy::always});
   // hdbench's kernel in place of the output layer's input-gradient GEMM, at both logits
   // layouts (last: GraphReplayEqualsEagerSteps takes the last two under the sanitizers).
   policies.push_back({.epilogues = EpiloguePolicy::unfused,
@@ -137,7 +145,8 @@ std::vector<PlanPolicy> forced_policies() {
   policies.push_back({.epilogues = EpiloguePolicy::fused,
                       .padding = PaddingPolicy::padded,
                       .time_algorithms = false,
-                      .own_kernels = OwnKernelPolicy::always});
+                      .own_kernels = OwnKernelPolicy::always,
+                      .transposed_inputs = TransposePolicy::always});
   return policies;
 }
 
@@ -231,6 +240,19 @@ TEST_P(MlpGpuVersusCpu, GradientsLogitsLossAndUpdateMatchTheCpuModel) {
     EXPECT_EQ(own_kernels, 0u);
   } else {
     EXPECT_LE(own_kernels, 1u);
+  }
+  // Weight gradients reading their input transposed: tf32 only, every one where forced (the
+  // transposed plain GEMM exists wherever the one it replaces does), none where not timed.
+  std::size_t transposed = 0;
+  for (const GemmChoice& g : choices.gemms) transposed += g.transposed_input ? 1 : 0;
+  if (c.dtype != MlpDtype::tf32 || c.policy.transposed_inputs == TransposePolicy::never) {
+    EXPECT_EQ(transposed, 0u);
+  } else if (c.policy.transposed_inputs == TransposePolicy::always) {
+    EXPECT_EQ(transposed, shape.layers());
+  } else if (c.policy.epilogues != EpiloguePolicy::measure && c.policy.padding != PaddingPolicy::measure) {
+    EXPECT_EQ(transposed, 0u);
+  } else {
+    EXPECT_LE(transposed, shape.layers());
   }
 
   const std::vector<float> logits = gpu.logits();
@@ -451,7 +473,8 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
     policies = {policies.front(), policies[policies.size() - 2], policies.back()};
   for (const auto& [dtype, policy, kind, size] : graph_cases(policies)) {
     SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(policy.epilogues) + "/" + to_string(policy.padding) +
-                 "/kernel " + to_string(policy.own_kernels) + " " + to_string(kind) + " batch " + std::to_string(size));
+                 "/kernel " + to_string(policy.own_kernels) + "/transposed " + to_string(policy.transposed_inputs) +
+                 " " + to_string(kind) + " batch " + std::to_string(size));
     Stream stream;
     const Batch batch = random_batch(shape, size, 9, stream.get());
     const auto* images = batch.device_images.as<const float>();

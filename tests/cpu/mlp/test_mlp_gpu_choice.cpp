@@ -158,6 +158,56 @@ TEST(MlpGpuChoice, AKeptKernelIsNamedAndCountedByItsOwnTime) {
   EXPECT_FALSE(choices.chosen_microseconds().has_value());
 }
 
+TEST(MlpGpuChoice, AWeightGradientReadsItsInputTransposedOnlyWhenThatWayIsFaster) {
+  // The H200's tf32 weight gradient at 4096x4096, K = 8192: both operands MN-major 1,056 us,
+  // one K-major ~690 us plus a transpose (made-up 70 us).
+  EXPECT_TRUE(choose_transposed_input(TransposePolicy::measure, true, 1056.5, 760.0));
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::measure, true, 700.0, 760.0));
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::measure, true, 700.0, 700.0));  // a tie keeps it as stored
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::measure, true, std::nullopt, 760.0));  // not timed
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::measure, true, 1056.5, std::nullopt));
+  EXPECT_TRUE(choose_transposed_input(TransposePolicy::always, true, std::nullopt, std::nullopt));
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::never, true, 1056.5, 760.0));
+  // Not there (not tf32, or no algorithm): never, whatever the policy.
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::always, false, 1056.5, 760.0));
+  EXPECT_FALSE(choose_transposed_input(TransposePolicy::measure, false, 1056.5, 760.0));
+}
+
+TEST(MlpGpuChoice, ATransposedInputIsNamedWithTheOtherWaysTime) {
+  PlanChoices choices;
+  choices.gemms.push_back({.layer = 1,
+                           .gemm = "weight_gradient",
+                           .fused = true,
+                           .fused_microseconds = 760.0,
+                           .plain_microseconds = 801.0,
+                           .transposed_input = true,
+                           .other_way_microseconds = 1056.5});
+  choices.gemms.push_back({.layer = 0,
+                           .gemm = "weight_gradient",
+                           .fused = true,
+                           .fused_microseconds = 190.0,
+                           .plain_microseconds = 230.0,
+                           .other_way_microseconds = 205.0});
+  EXPECT_EQ(describe(choices),
+            "fused 2/2; L1 weight_gradient fused (fused 760.0us, plain 801.0us, input transposed; as stored "
+            "1056.5us); L0 weight_gradient fused (fused 190.0us, plain 230.0us, input transposed 205.0us)");
+  // The kept way's time counts, its transpose included.
+  ASSERT_TRUE(choices.chosen_microseconds().has_value());
+  EXPECT_DOUBLE_EQ(*choices.chosen_microseconds(), 760.0 + 190.0);
+}
+
+TEST(MlpGpuChoice, TheTransposeRefusesBadShapesBeforeLaunching) {
+  // Checked on the host, so no GPU is needed; the null pointers are never read.
+  EXPECT_NO_THROW(kernels::check_transpose(8192, 4096, 4096, 8192));
+  EXPECT_NO_THROW(kernels::check_transpose(0, 0, 0, 0));
+  EXPECT_THROW(kernels::check_transpose(-1, 4, 4, 4), std::invalid_argument);
+  EXPECT_THROW(kernels::check_transpose(8, 4, 3, 8), std::invalid_argument);  // source rows narrower than the data
+  EXPECT_THROW(kernels::check_transpose(8, 4, 4, 7), std::invalid_argument);  // destination rows too
+  EXPECT_THROW(kernels::check_transpose(1, 65535 * 32 + 1, 65535 * 32 + 1, 1), std::invalid_argument);
+  EXPECT_THROW(kernels::transpose(nullptr, 8, 4, 3, nullptr, 8, nullptr), std::invalid_argument);
+  EXPECT_NO_THROW(kernels::transpose(nullptr, 0, 4, 4, nullptr, 0, nullptr));  // nothing to move, nothing launched
+}
+
 TEST(MlpGpuChoice, TheNarrowInputGradientKernelTakesOnlyWhatItCan) {
   // Checked on the host before any launch, so no GPU is needed; the pointers are never read.
   alignas(16) static float buffer[8];
