@@ -21,11 +21,11 @@ cat "$work/gpu.txt"
 hd=$bundle/hdbench
 pt=(python3 "$bundle/baselines/pytorch/pytorch_baseline.py" --families mlp)
 
-# The fused step first, hdbench's kernel for the output layer's input gradient and the
-# optimizers' vector kernels (neither ran on a GPU yet): checked against the CPU model,
-# float64 and the scalar kernels, bit-equal to the graph replay; then memcheck, racecheck
-# and synccheck over them.
-new_kernels='*Fused*:MlpFallbackKernelsGpu.Narrow*:MlpKernelsGpu.Optimizer*'
+# The fused step first, hdbench's kernel for the output layer's input gradient, the
+# optimizers' vector kernels and the tf32 weight gradients' transpose (the last never ran on
+# a GPU yet): checked against the CPU model, float64 and the scalar kernels, bit-equal to
+# the graph replay; then memcheck, racecheck and synccheck over them.
+new_kernels='*Fused*:MlpFallbackKernelsGpu.Narrow*:MlpFallbackKernelsGpu.Transpose*:MlpKernelsGpu.Optimizer*'
 step fused_tests 60 "$bundle/hdbench_gpu_tests" --gtest_filter="$new_kernels:MlpGpu*"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 # ROOF_SANITIZERS=0 leaves them out, for a call too short for every row (a lease's last minutes).
