@@ -70,8 +70,9 @@ ArenaLayout make_arena_layout(const MlpShape& shape, OptimizerKind optimizer, Ml
   a.images_bf16 = take(bf16 ? max_batch * static_cast<std::size_t>(shape.inputs()) * 2 : 0);
   int widest_input = 0;
   for (std::size_t l = 0; l < layers; ++l) widest_input = std::max(widest_input, shape.fan_in(l));
-  a.input_transposed =
-      take(dtype == MlpDtype::tf32 ? max_batch * static_cast<std::size_t>(widest_input) * sizeof(float) : 0);
+  a.input_transposed = take(dtype == MlpDtype::tf32 ? align_up(max_batch, kTransposedLdFloats) *
+                                                          static_cast<std::size_t>(widest_input) * sizeof(float)
+                                                    : 0);
   for (std::size_t l = 0; l < layers; ++l) {
     const bool hidden = l + 1 < layers;  // the logits stay fp32 for the softmax
     const int width = hidden ? shape.fan_out(l) : logits_room;
@@ -203,7 +204,8 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
 
 void GpuMlp::Impl::transpose_input(std::size_t l, int batch, const void* layer_input) {
   const int in = shape.fan_in(l);
-  kernels::transpose(static_cast<const float*>(layer_input), batch, in, in, input_transposed(), batch, stream);
+  kernels::transpose(static_cast<const float*>(layer_input), batch, in, in, input_transposed(),
+                     mlp_gpu_detail::transposed_ld(batch), stream);
 }
 
 bool GpuMlp::Impl::narrow_input_gradient_supported(std::size_t l) const noexcept {

@@ -27,6 +27,13 @@ constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 constexpr std::size_t kArenaAlignment = 256;
 // cuBLASLt's rule for the ReLU bit-mask's leading dimension (in bits).
 constexpr std::size_t kMaskLdBits = 128;
+// A transposed input's rows (one per input feature, the batch along them) start 16 bytes
+// apart at least, as tf32's tensor-core GEMMs want, whatever the batch.
+constexpr std::size_t kTransposedLdFloats = 4;
+inline int transposed_ld(int batch) noexcept {
+  return static_cast<int>((static_cast<std::size_t>(batch) + kTransposedLdFloats - 1) / kTransposedLdFloats *
+                          kTransposedLdFloats);
+}
 
 // A buffer in the model's one device allocation.
 struct Slot {

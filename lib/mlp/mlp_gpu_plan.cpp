@@ -266,11 +266,11 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
       transpose();  // the candidates' trial runs read what the step will
       lt::GemmSpec weight_t = weight;
       weight_t.transpose_a = true;
-      weight_t.lda = batch;
+      weight_t.lda = mlp_gpu_detail::transposed_ld(batch);
       weight_t.a = input_transposed();
       lt::GemmSpec fused_weight_t = fused_weight;
       fused_weight_t.transpose_a = true;
-      fused_weight_t.lda = batch;
+      fused_weight_t.lda = weight_t.lda;
       fused_weight_t.a = input_transposed();
       Planned t = choose(l, "weight_gradient", {fused_weight_t}, weight_t, bias_fallback, {}, transpose, false);
       if (choose_transposed_input(policy.transposed_inputs, t.exists, w.timed_microseconds, t.timed_microseconds)) {

@@ -346,5 +346,22 @@ TEST(MlpGpuChoice, TheArenaHasRoomForThePaddedLogits) {
   EXPECT_EQ(wide.dy[0].bytes, kBatch * 16 * 2);
 }
 
+// tf32 keeps room for the widest layer input transposed, its rows 16 bytes apart at any
+// batch; the other dtypes never transpose and hold nothing for it.
+TEST(MlpGpuChoice, OnlyTf32HoldsATransposedInput) {
+  const MlpShape shape = parse_mlp_shape("784x4096x10");
+  for (std::size_t batch : {std::size_t{37}, std::size_t{8192}}) {
+    const auto tf32 = mlp_gpu_detail::make_arena_layout(shape, OptimizerKind::sgd, MlpDtype::tf32, batch);
+    EXPECT_EQ(tf32.input_transposed.bytes, 4096 * ((batch + 3) / 4 * 4) * sizeof(float)) << batch;
+    EXPECT_EQ(tf32.input_transposed.offset % mlp_gpu_detail::kArenaAlignment, 0u);
+    for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::bf16})
+      EXPECT_FALSE(
+          mlp_gpu_detail::make_arena_layout(shape, OptimizerKind::sgd, dtype, batch).input_transposed.present());
+  }
+  EXPECT_EQ(mlp_gpu_detail::transposed_ld(37), 40);
+  EXPECT_EQ(mlp_gpu_detail::transposed_ld(8192), 8192);
+  EXPECT_EQ(mlp_gpu_detail::transposed_ld(1), 4);
+}
+
 }  // namespace
 }  // namespace hdbench
