@@ -15,7 +15,9 @@
 // release(fence). A fence (e.g. "wait for the event recorded after the H2D copy") is
 // run by whoever reuses the slot next, so a slot is never overwritten while a copy
 // still reads it. With 0 workers the consumer's own thread builds each batch inside
-// next(), as PyTorch does with num_workers=0.
+// next(), as PyTorch does with num_workers=0. With workers, a sampler thread shuffles the
+// next epoch's order (epoch + 1, and epoch 0 from the start) while the current one runs,
+// so start_epoch() of that epoch only takes it; any other epoch is shuffled there.
 //
 // Thread safety: next(), release(), start_epoch() and stop() belong to one consumer
 // thread. Destroying the loader stops and joins every thread it started, mid-epoch
@@ -103,6 +105,7 @@ struct LoaderStats {
   double fence_seconds = 0.0;          // builders and the pin thread waiting in slot fences
   double first_batch_seconds = 0.0;    // from start_epoch() to its first batch, summed over epochs
   std::size_t epochs = 0;              // epochs whose first batch was delivered
+  std::size_t epochs_prepared = 0;     // epochs started with the order the sampler thread shuffled ahead
   std::size_t parts_built = 0;         // batch parts built (one per batch when whole)
   double ready_batches_sum = 0.0;      // ready batches seen by each next(), summed
   std::size_t worker_wakeups = 0;      // times a waiting worker (or the pin thread) woke up
@@ -137,6 +140,9 @@ class Loader {
   const LoaderConfig& config() const noexcept;
   LoaderStats stats() const;
   void reset_stats();
+  // The epoch whose order the sampler thread has shuffled ahead and start_epoch() of that
+  // epoch will take, if any (never with 0 workers).
+  std::optional<std::size_t> prepared_epoch() const;
 
  private:
   struct State;

@@ -285,13 +285,56 @@ TEST(LoaderShutdown, StoppingMidEpochLeavesNoThreadAndNoMemory) {
       // Settled: a thread the last loader joined can stay listed in /proc/self/task for a
       // moment after its join returns (the kernel wakes the joiner before it unlists the
       // thread), which failed this check once in a ctest run on the 2-core VM.
-      const std::size_t expected = threads_before + static_cast<std::size_t>(workers);
+      // The workers and, with workers, the sampler thread.
+      const std::size_t expected = threads_before + static_cast<std::size_t>(workers) + (workers > 0 ? 1 : 0);
       EXPECT_EQ(settled_thread_count(expected), expected);
       run_epoch(loader, 0, 3);
     }
     EXPECT_EQ(live_loader_slot_bytes(), 0u);
     EXPECT_EQ(settled_thread_count(threads_before), threads_before);
   }
+}
+
+// Waits (at most 10 s: the sampler thread is never scheduled otherwise) until the loader
+// holds `epoch`'s order shuffled ahead.
+bool order_prepared(const Loader& loader, std::size_t epoch) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (loader.prepared_epoch() != epoch) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// The sampler thread shuffles the next epoch while one runs: start_epoch() of that epoch
+// takes it, any other epoch shuffles its own, and every epoch delivers its sampler order.
+TEST(LoaderSampler, TheNextEpochsOrderIsShuffledAheadAndTakenOnlyByItsEpoch) {
+  const Dataset& data = small_dataset();
+  for (BatchBuild build : all_batch_builds()) {
+    SCOPED_TRACE(to_string(build));
+    Loader loader(data, config_for(8, 3, true, false, true, build));
+    const auto expect_order = [&](std::size_t epoch) {
+      EXPECT_EQ(run_epoch(loader, epoch).ids, delivered_ids(data.size(), 8, true, false, 7, epoch)) << epoch;
+    };
+    ASSERT_TRUE(order_prepared(loader, 0));  // asked for at construction
+    expect_order(0);
+    EXPECT_EQ(loader.stats().epochs_prepared, 1u);
+    ASSERT_TRUE(order_prepared(loader, 1));
+    expect_order(1);
+    EXPECT_EQ(loader.stats().epochs_prepared, 2u);
+    ASSERT_TRUE(order_prepared(loader, 2));
+    expect_order(5);  // not the prepared one: shuffled in start_epoch, the prepared 2 dropped
+    EXPECT_EQ(loader.stats().epochs_prepared, 2u);
+    ASSERT_TRUE(order_prepared(loader, 6));
+    expect_order(6);
+    expect_order(6);  // again, right away: whatever the sampler holds by then, the same order
+    EXPECT_GE(loader.stats().epochs_prepared, 3u);
+  }
+  // Without workers everything is the consumer's: no sampler thread, nothing prepared.
+  Loader alone(data, config_for(8, 0));
+  run_epoch(alone, 0);
+  EXPECT_FALSE(alone.prepared_epoch().has_value());
+  EXPECT_EQ(alone.stats().epochs_prepared, 0u);
 }
 
 TEST(LoaderShutdown, StopThenNextThrowsAndStopIsIdempotent) {
