@@ -59,7 +59,8 @@ def steps_of(out: Path) -> dict[str, str]:
 
 
 ROOF_STEPS = ["fused_tests", "fused_memcheck", "fused_racecheck", "fused_synccheck", "gpu_small", "gpu_large",
-              "gemm_layouts", "pytorch_gpu_small", "pytorch_gpu_large", "cpu_steps", "pytorch_cpu", "loader", "staged"]
+              "gemm_layouts", "pytorch_gpu_small", "pytorch_gpu_large", "cpu_steps", "pytorch_cpu", "loader",
+              "loader_traced", "staged"]
 
 
 def test_the_roof_check_runs_every_step_and_brings_its_results_back(tmp_path):
