@@ -74,7 +74,7 @@ FamilyDescription loader_description() {
       {"threads_per_core",
        "the loader's threads (workers, the consumer, the pin thread) over the host's logical cores: above 1, a "
        "worker descheduled in the middle of the batch the consumer waits for holds up every batch after it, and more "
-       "workers cost time"},
+       "workers cost time (the sampler thread, idle but for one shuffle an epoch, is not counted)"},
       {"copy_alone_samples/s",
        "`gpu`: the H2D copy of one batch from host memory of the run's kind, back to back with nothing else running, "
        "the fastest of 5 trials of 16 copies (pinned: queued behind a spin gate, so the host's issuing is not timed), "
