@@ -16,7 +16,11 @@
 // chunk after the last DMA (4 MiB at a thread's 13 GB/s: 0.3 ms; 0.75 of the bound at
 // 64 MiB): a lane's last D2H chunk comes in shrinking pieces, each drained once its own
 // DMA is done. Pieces stop halving at kMinStagedPiece, where a DMA's fixed cost of a few
-// microseconds would begin to show.
+// microseconds would begin to show. A fluid model of an H2D copy's two stages (the host's memcpy
+// bandwidth shared by the lanes, the DMAs first come first served at a fixed cost each)
+// gives 0.64 / 0.87 of the bound at 64 / 256 MiB with whole chunks (0.70 / 0.86 measured)
+// and 0.85-0.93 / 0.94-0.97 ramped, for 0.5-2 µs a DMA; four halvings did best over
+// that range (two: 0.82-0.86 at 64 MiB). Not yet measured.
 #pragma once
 
 #include <cstddef>
