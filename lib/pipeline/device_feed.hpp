@@ -18,8 +18,10 @@ namespace hdbench {
 // The event a loader slot's fence waits on: blocking sync, so a builder waiting for the
 // copy that last read its slot sleeps instead of spinning (cudaEventSynchronize spins by
 // default) on a core the consumer, which issues every copy, may need. On the H100 host the
-// consumer took 80 µs of its own time a batch with 16 workers against 39 with 8, with
-// batches waiting; builders spinning in fences is the likely cause (not yet measured).
+// consumer's time read 80 µs a batch with 16 workers against 39 with 8, with batches
+// waiting; builders spinning in fences was the suspect. That reading counted the epoch's
+// drain (the device finishing queued copies) as the consumer's: the benchmark's
+// consumer_us_per_batch leaves it out since 2026-11-27 (epoch_drain_us).
 Event slot_fence_event();
 
 struct DeviceBatch {
