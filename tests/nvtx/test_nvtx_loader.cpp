@@ -1,5 +1,6 @@
-// The loader's NVTX conventions: worker threads named "loader/worker N", a collate
-// range per batch on the thread that built it, with the batch's bytes. On a GPU also
+// The loader's NVTX conventions: worker threads named "loader/worker N" (and the sampler
+// thread "loader/sampler"), a collate range per batch on the thread that built it, with
+// the batch's bytes. On a GPU also
 // the pin thread ("loader/pin") with a pin range per batch, the named copy stream and
 // a copy range per batch.
 #include <gtest/gtest.h>
@@ -60,9 +61,10 @@ TEST_F(NvtxRanges, LoaderWorkersAreNamedAndRangeEveryCollate) {
     while (loader.next()) loader.release();
   }
   const Seen s = seen(since_start());
-  std::set<std::string> worker_names;
-  for (const auto& [tid, name] : s.thread_names) worker_names.insert(name);
-  EXPECT_EQ(worker_names, (std::set<std::string>{"loader/worker 0", "loader/worker 1"}));
+  std::set<std::string> thread_names;
+  for (const auto& [tid, name] : s.thread_names) thread_names.insert(name);
+  // The workers, and the sampler thread that shuffles the next epoch's order.
+  EXPECT_EQ(thread_names, (std::set<std::string>{"loader/sampler", "loader/worker 0", "loader/worker 1"}));
   for (int batch = 0; batch < 4; ++batch) {
     const std::string name = "loader/nvtx-test/batch " + std::to_string(batch) + "/collate";
     ASSERT_EQ(s.ranges.count(name), 1u) << name;
