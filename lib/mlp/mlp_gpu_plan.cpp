@@ -79,8 +79,7 @@ struct Planned {
   bool own_kernel = false;
   bool exists = true;  // false: no candidate had an algorithm (only where none had to)
   GemmChoice choice;
-  double chosen_microseconds = 0.0;
-  std::optional<double> timed_microseconds;  // the same, nullopt where it was not timed
+  std::optional<double> timed_microseconds;  // the kept way's time, nullopt where it was not timed
 };
 
 lt::GemmSpec plain_of(lt::GemmSpec spec) {
@@ -101,6 +100,8 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
   const cublasComputeType_t compute = dtype == MlpDtype::tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   void* workspace = at<char>(arena_layout.workspace);
   const bool measure = policy.epilogues == EpiloguePolicy::measure;
+  // Candidates are timed where either the epilogues or the logits' layout are measured.
+  const bool timing = measure || policy.padding == PaddingPolicy::measure;
   // Each GEMM keeps the fastest of the heuristic's algorithms (cublaslt.hpp, Tuning), unless
   // the policy keeps its first.
   const lt::Tuning tuning{.candidates = policy.time_algorithms ? lt::kTimeCandidates.candidates : 1,
@@ -146,7 +147,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
         EpilogueCandidate{.fused = true, .microseconds = std::nullopt, .available = fused.has_value()},
         EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = plain.has_value()},
         EpilogueCandidate{.fused = false, .microseconds = std::nullopt, .available = own}};
-    if (fused && (measure || policy.padding == PaddingPolicy::measure)) {
+    if (fused && timing) {
       timed[0].microseconds = time_microseconds(
           [&] {
             before();
@@ -154,7 +155,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
           },
           policy.timing_repeats);
     }
-    if (plain && (measure || policy.padding == PaddingPolicy::measure)) {
+    if (plain && timing) {
       timed[1].microseconds = time_microseconds(
           [&] {
             before();
@@ -163,8 +164,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
           },
           policy.timing_repeats);
     }
-    if (own && (measure || policy.padding == PaddingPolicy::measure))
-      timed[2].microseconds = time_microseconds(own_kernel, policy.timing_repeats);
+    if (own && timing) timed[2].microseconds = time_microseconds(own_kernel, policy.timing_repeats);
     // Plain always exists unless fused does.
     const std::size_t pick = choose_with_own_kernel(timed, policy.epilogues, policy.own_kernels).value();
     planned.fused = pick == 0;
@@ -175,7 +175,6 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     planned.choice.fused_microseconds = timed[0].microseconds;
     planned.choice.plain_microseconds = timed[1].microseconds;
     planned.choice.kernel_microseconds = timed[2].microseconds;
-    planned.chosen_microseconds = timed[pick].microseconds.value_or(0.0);
     planned.timed_microseconds = timed[pick].microseconds;
     if (!planned.gemm) return planned;
     const lt::AlgorithmChoice& algorithm = planned.gemm->algorithm();
@@ -230,7 +229,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     p.forward_fused = planned.fused;
     p.writes_mask = hidden && planned.fused;
     plan.choices.gemms.push_back(planned.choice);
-    return planned.chosen_microseconds;
+    return planned.timed_microseconds.value_or(0.0);
   };
   const auto plan_backward = [&](StepPlan& plan, std::size_t l, int ld) {
     LayerPlan& p = plan.layers[l];
@@ -257,7 +256,6 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     const auto bias_fallback = [&, l, ld] { bias_gradient_fallback(l, batch, ld); };
     Planned w = choose(l, "weight_gradient", {fused_weight}, weight, bias_fallback);
     // tf32: the same with the input transposed first, so A is read along K (TransposePolicy).
-    const bool timing = measure || policy.padding == PaddingPolicy::measure;
     const bool try_transposed =
         input_transposed() != nullptr && (policy.transposed_inputs == TransposePolicy::always ||
                                           (policy.transposed_inputs == TransposePolicy::measure && timing));
@@ -285,7 +283,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     p.weight_gradient_fused = w.fused;
     p.weight_gradient_transposed = w.choice.transposed_input;
     plan.choices.gemms.push_back(w.choice);
-    double total = w.chosen_microseconds;
+    double total = w.timed_microseconds.value_or(0.0);
     if (l == 0) return total;
 
     const lt::GemmSpec input_grad{.m = in,
@@ -320,7 +318,7 @@ StepPlan GpuMlp::Impl::build_plan(std::size_t batch_size, const void* input) {
     p.input_gradient_fused = x.fused;
     p.input_gradient_own_kernel = x.own_kernel;
     plan.choices.gemms.push_back(x.choice);
-    return total + x.chosen_microseconds;
+    return total + x.timed_microseconds.value_or(0.0);
   };
 
   // Hidden layers once, then the output layer under each layout worth trying.

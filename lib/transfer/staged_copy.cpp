@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <stdexcept>
 
 #include "core/chunking.hpp"
@@ -87,41 +88,37 @@ void StagedCopier::device_to_host(void* pageable_dst, const void* device_src, st
     const std::vector<Chunk> last_pieces =
         mine == 0 ? std::vector<Chunk>{}
                   : ramp_pieces(chunks[first + (mine - 1) * threads], kMinStagedPiece, true, kRampedPieces - 1);
-    // The lane's k-th chunk is chunk first + k * threads, in slot k % per_lane.
-    const auto slot_of_k = [&](std::size_t k) { return static_cast<unsigned char*>(lane.slots[k % per_lane].data()); };
-    const auto issue = [&](std::size_t k) {
-      const Chunk& chunk = chunks[first + k * threads];
-      if (k + 1 < mine) {
-        HDBENCH_CUDA_CHECK(
-            cudaMemcpyAsync(slot_of_k(k), src + chunk.offset, chunk.bytes, cudaMemcpyDeviceToHost, lane.stream.get()));
-        lane.done[k % per_lane].record(lane.stream.get());
-        return;
-      }
-      for (std::size_t p = 0; p < last_pieces.size(); ++p) {
-        const Chunk& piece = last_pieces[p];
-        HDBENCH_CUDA_CHECK(cudaMemcpyAsync(slot_of_k(k) + (piece.offset - chunk.offset), src + piece.offset,
-                                           piece.bytes, cudaMemcpyDeviceToHost, lane.stream.get()));
-        lane.piece_done[p].record(lane.stream.get());
-      }
+    // The lane's k-th chunk is chunk first + k * threads, in slot k % per_lane: whole, with
+    // its slot's event, or the last one in its pieces, each with an event of its own.
+    const auto pieces_of = [&](std::size_t k) {
+      return k + 1 < mine ? std::span<const Chunk>(&chunks[first + k * threads], 1)
+                          : std::span<const Chunk>(last_pieces);
     };
-    const auto drain = [&](const Chunk& piece, const unsigned char* staged) {
-      nvtx::ScopedRange range(kStagedNvtx, "staged/d2h/memcpy", piece.bytes);
-      std::memcpy(dst + piece.offset, staged, piece.bytes);
+    const auto event_of = [&](std::size_t k, std::size_t p) -> Event& {
+      return k + 1 < mine ? lane.done[k % per_lane] : lane.piece_done[p];
+    };
+    const auto staged = [&](std::size_t k, const Chunk& piece) {
+      return static_cast<unsigned char*>(slot_of(first + k * threads)) +
+             (piece.offset - chunks[first + k * threads].offset);
+    };
+    const auto issue = [&](std::size_t k) {
+      const std::span<const Chunk> pieces = pieces_of(k);
+      for (std::size_t p = 0; p < pieces.size(); ++p) {
+        HDBENCH_CUDA_CHECK(cudaMemcpyAsync(staged(k, pieces[p]), src + pieces[p].offset, pieces[p].bytes,
+                                           cudaMemcpyDeviceToHost, lane.stream.get()));
+        event_of(k, p).record(lane.stream.get());
+      }
     };
     // Every slot's DMA in flight; drain chunk k while the next ones are moving.
     for (std::size_t k = 0; k < mine && k < per_lane; ++k) issue(k);
     for (std::size_t k = 0; k < mine; ++k) {
-      const Chunk& chunk = chunks[first + k * threads];
-      if (k + 1 < mine) {
-        lane.done[k % per_lane].synchronize();
-        drain(chunk, slot_of_k(k));
-        if (k + per_lane < mine) issue(k + per_lane);
-        continue;
+      const std::span<const Chunk> pieces = pieces_of(k);
+      for (std::size_t p = 0; p < pieces.size(); ++p) {
+        event_of(k, p).synchronize();
+        nvtx::ScopedRange range(kStagedNvtx, "staged/d2h/memcpy", pieces[p].bytes);
+        std::memcpy(dst + pieces[p].offset, staged(k, pieces[p]), pieces[p].bytes);
       }
-      for (std::size_t p = 0; p < last_pieces.size(); ++p) {
-        lane.piece_done[p].synchronize();
-        drain(last_pieces[p], slot_of_k(k) + (last_pieces[p].offset - chunk.offset));
-      }
+      if (k + per_lane < mine) issue(k + per_lane);
     }
   });
 }
