@@ -24,14 +24,23 @@ H100B = ROOT / "reports" / "reference" / "h100-2026-11-26b" / "profiles"
 H200B = ROOT / "reports" / "reference" / "h200-2026-11-27" / "profiles"
 
 
-def rows(text: str) -> dict[str, list[str]]:
-    """The verdict table: first cell -> the other cells."""
-    out = {}
+def rows(text: str, header: str = "| fixed") -> dict[str, list[str]]:
+    """The table whose header starts `header` (the verdicts by default): first cell -> the other cells."""
+    out, inside = {}, False
     for line in text.splitlines():
-        if line.startswith("| ") and not line.startswith("| fixed"):
+        if line.startswith(header):
+            inside = True
+        elif inside and not line.startswith("|"):
+            break
+        elif inside and not line.startswith("|---"):
             cells = [c.strip() for c in line.strip("|").split(" | ")]
             out[cells[0]] = cells[1:]
     return out
+
+
+def splits(text: str) -> dict[str, list[str]]:
+    """The table of each run's batch wait and rest, the model's beside the measured."""
+    return rows(text, "| run ")
 
 
 def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, together=None, span=10.0,
@@ -58,14 +67,17 @@ def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, to
     return report
 
 
-def ablation(steps: int = 1000, **walls) -> dict:
-    """An ablation of these variants' per-round wall times (plain's included), as the script writes it."""
+def ablation(steps: int = 1000, waits: dict | None = None, **walls) -> dict:
+    """An ablation of these variants' per-round wall times (plain's included), as the script writes
+    it; `waits`, a variant's per-round batch waits where it gives them."""
     rounds = len(walls["plain"])
     variants = {}
     for name, runs in walls.items():
         ordered = sorted(runs)
         median = (ordered[(rounds - 1) // 2] + ordered[rounds // 2]) / 2
         variants[name] = {"rc": 0, "wall_s": median, "runs": rounds, "wall_s_runs": runs}
+        if waits and name in waits:
+            variants[name].update(batch_wait_s=sorted(waits[name])[rounds // 2], batch_wait_s_runs=waits[name])
     for name, v in variants.items():
         paired = [p - w for p, w in zip(walls["plain"], walls[name])]
         v["saved_s"] = variants["plain"]["wall_s"] - v["wall_s"]
@@ -473,3 +485,49 @@ def test_fix_all_is_priced_as_the_habits_its_result_line_names(tmp_path):
     abl["variants"]["fix_all"]["fix"] = "gather+item+pack+pin+workers"
     table = rows(verify(tmp_path, prof, abl).stdout)
     assert table["`--fix all` (the model)"] == ["every habit fixed saves 3.00 s", "2.00 s", "one", "missed (+50%)"]
+
+
+def test_each_run_is_split_into_its_batch_wait_and_the_rest(tmp_path):
+    """A price can hold on the whole while its parts are off the other way: workers and pin
+    priced at 4.0 s and measured at 4.0 s, with the batch wait priced at 0.5 s where it took
+    1.5 s (and the rest 1.0 s the other way). The split shows it; the verdict stands."""
+    prof = profile(alone={"workers": 3.0}, with_={"pin+workers": 4.0})
+    prof["profile"]["model"]["batch_wait_with_s"] = {"none": 6.0, "workers": 2.0, "pin": 6.0, "pin+workers": 0.5}
+    abl = ablation(plain=[10.0], fix_workers=[7.0], **{"fix_workers+pin": [6.0]},
+                   waits={"plain": [6.0], "fix_workers": [2.1], "fix_workers+pin": [1.5]})
+    result = verify(tmp_path, prof, abl)
+    assert rows(result.stdout)["`--fix workers,pin`"][-1] == "held (+0%)"
+    table = splits(result.stdout)
+    assert table["plain"] == ["6.00 s (+0%)", "6.00 s", "4.00 s (+0%)", "4.00 s"]
+    assert table["`--fix workers`"] == ["2.00 s (−5%)", "2.10 s", "5.00 s (+2%)", "4.90 s"]
+    assert table["`--fix pin,workers`"] == ["500.0 ms (−67%)", "1.50 s", "5.50 s (+22%)", "4.50 s"]
+    # off: beyond the tolerance of the measured part and the floor (2% of the 10 s span)
+    assert "Off by more than 25% (and the floor): `--fix pin,workers`: the batch wait." in result.stdout
+    assert result.returncode == 0  # the split informs; the verdicts alone set the exit code
+
+
+def test_no_split_without_the_models_batch_waits_or_the_ablations(tmp_path):
+    prof = profile(alone={"workers": 3.0})
+    prof["profile"]["model"].pop("batch_wait_with_s", None)  # a report made before the field
+    waits = {"plain": [6.0], "fix_workers": [2.1]}
+    assert "Where each run's time went" not in verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[7.0],
+                                                                                 waits=waits)).stdout
+    prof["profile"]["model"]["batch_wait_with_s"] = {"none": 6.0, "workers": 2.0}
+    without = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[7.0]))  # an ablation without batch waits
+    assert without.returncode == 0 and "Where each run's time went" not in without.stdout
+
+
+def test_the_pin_threads_pull_is_where_workers_and_pin_go_wrong_on_both_hosts():
+    """Workers and pin on the H200 of 2026-11-27 (one cold round) and the H100 of 2026-11-26b
+    (three rounds): the model waits 0.1-0.3 s for batches where the runs waited 0.8-0.9 s, the
+    training thread waiting for the pin thread, and prices the pin thread's pull on the rest at
+    2.4-3.3 s where the rest grew by 1.1 s (H100) or not at all (H200). The H100's price held
+    on the whole by errors that cancel."""
+    h200 = run_report_tool("verify", H200B / "prof-tutorial.json", H200B / "ablation.json")
+    assert splits(h200.stdout)["`--fix pin,workers`"] == ["288.4 ms (−67%)", "882.0 ms", "6.52 s (+97%)", "3.30 s"]
+    assert splits(h200.stdout)["`--fix workers`"] == ["3.91 s (+13%)", "3.47 s", "3.49 s (−0%)", "3.50 s"]
+    h100 = run_report_tool("verify", H100B / "prof-tutorial.json", H100B / "ablation-call1.json",
+                           H100B / "ablation-call2.json")
+    assert rows(h100.stdout)["`--fix workers,pin`"][-1] == "held (−5%; rounds disagree)"
+    assert splits(h100.stdout)["`--fix pin,workers`"] == ["115.7 ms (−86%)", "842.0 ms", "4.59 s (+24%)", "3.70 s"]
+    assert "`--fix pin,workers`: the batch wait;" in h100.stdout

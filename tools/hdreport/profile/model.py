@@ -215,6 +215,12 @@ class Step:
         return self.batches if "pack" in fixes else self.tensors
 
     def time(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> int:
+        return self.parts(fixes, pin_cost, handover)[0]
+
+    def parts(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> tuple[int, int]:
+        """(the step's time with `fixes` applied, B' of it: the training thread's wait for its
+        batches, what the example's `batch_wait_s` measures). An ablation holds each part
+        apart, so a price right on the whole by errors that cancel in its parts shows."""
         frozen = "gc" in fixes  # the full collections gone: what set-up made frozen out of their reach
         B = self.B - (self.gc_full_B if frozen else 0)
         pin_thread = 0  # the share of the pin thread's work the training thread waits through
@@ -242,7 +248,7 @@ class Step:
                 B + L_pg + L_pin + S + O
             R = max(0, self.R - window)
         G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
-        return max(G, B + L_pg + L_pin + S + O + R + pin_thread)
+        return max(G, B + L_pg + L_pin + S + O + R + pin_thread), B
 
 
 @dataclass
@@ -265,9 +271,19 @@ class Model:
         none, h = frozenset(), self.handover
         return sum(max(0, s.time(none, p, h) - s.time(fixes, p, h)) for s, p in zip(self.steps, self.pin_costs)) * NS
 
+    def batch_wait_s(self, fixes) -> float:
+        """The training thread's wait for its batches with `fixes` applied (B' over the steps)."""
+        fixes, h = frozenset(fixes), self.handover
+        return sum(s.parts(fixes, p, h)[1] for s, p in zip(self.steps, self.pin_costs)) * NS
+
     def priced_fixes(self) -> tuple:
         """The fixes this recording can price: gc only where the collections were timed."""
         return FIXES if self.collections_timed else tuple(f for f in FIXES if f != "gc")
+
+    def ablated_sets(self) -> list:
+        """No fix, each fix alone, and the example's habits together (gc only where priced)."""
+        return [(), *((f,) for f in self.priced_fixes()),
+                *(c for c in HABIT_SETS if "gc" not in c or self.collections_timed)]
 
     def total(self, field: str) -> float:
         return sum(getattr(s, field) for s in self.steps) * NS
@@ -309,8 +325,10 @@ class Model:
                 "saving_alone_s": {f: self.saving_s({f}) for f in self.priced_fixes()},
                 # the example's habits fixed together, two or more (key: the fixes sorted, joined
                 # by '+'): what an ablation of several habits at once is held against
-                "saving_with_s": {"+".join(c): self.saving_s(c) for c in HABIT_SETS
-                                  if "gc" not in c or self.collections_timed},
+                "saving_with_s": {"+".join(c): self.saving_s(c) for c in self.ablated_sets() if len(c) > 1},
+                # B' with no fix, each fix alone and the habits together (keys as above): what
+                # an ablation's batch wait is held against, apart from the rest of its time
+                "batch_wait_with_s": {"+".join(c) or "none": self.batch_wait_s(c) for c in self.ablated_sets()},
                 "collections_timed": self.collections_timed,
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 

@@ -127,7 +127,9 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
             variants[name] = {"failed": True, "runs": 0}
             continue
         fix = next((d["variants"][name]["fix"] for _, d in loaded if d["variants"].get(name, {}).get("fix")), None)
+        waits = [w for _, d in loaded for w in _batch_waits(d["variants"].get(name) or {})]
         variants[name] = {"wall_s": statistics.median(walls), "runs": len(walls), "wall_s_runs": walls,
+                          **({"batch_wait_s_runs": waits} if len(waits) == len(walls) else {}),
                           **({"saved_s_range": [min(paired), max(paired)]} if paired else {}),
                           **({"fix": fix} if fix else {})}
     stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
@@ -148,6 +150,16 @@ def _rounds(variant: dict) -> list:
     """A variant's wall time round by round (None where a round's run failed)."""
     runs = variant.get("wall_s_runs")
     return list(runs) if isinstance(runs, list) and all(r is None or _number(r) for r in runs) else [variant["wall_s"]]
+
+
+def _batch_waits(variant: dict) -> list:
+    """A variant's batch wait round by round, where every round of it says (else [])."""
+    if variant.get("failed"):
+        return []
+    runs = variant.get("batch_wait_s_runs")
+    if isinstance(runs, list) and runs and all(_number(r) for r in runs):
+        return list(runs)
+    return [variant["batch_wait_s"]] if _number(variant.get("batch_wait_s")) else []
 
 
 def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
@@ -371,13 +383,84 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None,
                         "held" if not found else "missed",
                         ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
+    parts = split_rows(model, ablation, alone, scale, tolerance, floor)
     used = {"plain", "well_written", matching, *(f"fix_{h}" for h in HABITS), *priced_together}
     unused = [n for n in ablation["variants"] if n not in used]
     return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
             "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
-            "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows,
+            "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
             "warmed_up": warmed_up(ablation)}
+
+
+@dataclass
+class Split:
+    """A run's time in two parts, the model's beside the measured: the training thread's wait
+    for its batches (the example's `batch_wait_s`) and the rest of its wall time."""
+    what: str
+    batch_model_s: float
+    batch_measured_s: float
+    rest_model_s: float
+    rest_measured_s: float
+    off: list  # the parts off by more than the tolerance and the floor: "the batch wait", "the rest"
+
+
+def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance: float, floor: float) -> list:
+    """Each measured run of the program (plain and every fixed variant the model priced) split
+    into its batch wait and the rest, the model's (`batch_wait_with_s`, and the run's time as
+    plain's less the price, scaled as the prices are) beside the measured: a price can hold on
+    the whole while its parts are off the other way (the H100's workers-and-pin of 2026-11-26:
+    the pin thread's pull on the training thread priced at 3.1 s where the rest grew by 1.1 s,
+    the batch wait priced at 0.1 s where it measured 0.8 s). Empty for a profile made before
+    `batch_wait_with_s` or an ablation that gives no batch waits."""
+    waits = model.get("batch_wait_with_s") or {}
+    plain = ablation["variants"]["plain"]
+    out = []
+    for name, v in ablation["variants"].items():
+        if name != "plain" and not name.startswith("fix_"):
+            continue  # well_written.py is another program: the model prices this one's fixes
+        fixes = sorted(fixes_of(ablation, name, alone))
+        key = "+".join(fixes) or "none"
+        price = 0.0 if not fixes else alone.get(key) if len(fixes) == 1 else (model.get("saving_with_s") or {}).get(key)
+        batch_waits = _batch_waits(v)
+        if key not in waits or price is None or not batch_waits or v.get("failed"):
+            continue
+        walls = _rounds(v)
+        rests = [w - b for w, b in zip(walls, batch_waits) if w is not None] if len(walls) == len(batch_waits) else []
+        batch = statistics.median(batch_waits)
+        rest = statistics.median(rests) if rests else v["wall_s"] - batch
+        batch_model = waits[key] * scale
+        rest_model = plain["wall_s"] - price * scale - batch_model
+        off = [part for part, mine, theirs in (("the batch wait", batch_model, batch), ("the rest", rest_model, rest))
+               if abs(mine - theirs) > max(tolerance * abs(theirs), floor)]
+        what = "plain" if not fixes else f"`--fix {','.join(fixes)}`"
+        out.append(Split(what, batch_model, batch, rest_model, rest, off))
+    return out
+
+
+def percent_off(model: float, measured: float) -> str:
+    if measured <= 0:
+        return ""
+    return f" ({(model - measured) / measured * 100:+.0f}%)".replace("-", "−")
+
+
+def format_split(result: dict) -> list:
+    """The parts table and what it shows, or nothing where there are no parts."""
+    parts = result.get("parts") or []
+    if not parts:
+        return []
+    out = ["", "Where each run's time went, the model's parts (scaled as the prices are) beside the measured: "
+           "the training thread's wait for its batches (`batch_wait_s`) and the rest of its wall time.", ""]
+    out += table(["run", "batch wait: model", "measured", "the rest: model", "measured"],
+                 [[p.what, seconds(p.batch_model_s) + percent_off(p.batch_model_s, p.batch_measured_s),
+                   seconds(p.batch_measured_s), seconds(p.rest_model_s) + percent_off(p.rest_model_s, p.rest_measured_s),
+                   seconds(p.rest_measured_s)] for p in parts])
+    off = [p for p in parts if p.off]
+    if off:
+        out += ["", f"Off by more than {result['tolerance'] * 100:.0f}% (and the floor): "
+                + "; ".join(f"{p.what}: {' and '.join(p.off)}" for p in off)
+                + ". A price there that holds on the whole holds by errors that cancel."]
+    return out
 
 
 def seconds(s: float | None) -> str:
@@ -414,6 +497,7 @@ def format_report(result: dict) -> str:
                    (f"{seconds(r.measured.range_s[0])} to {seconds(r.measured.range_s[1])}"
                     if r.measured and r.measured.range_s else "one" if r.measured and r.measured.runs == 1 else "–"),
                    r.verdict + (f" ({r.note})" if r.note else "")] for r in rows])
+    out += format_split(result)
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
