@@ -20,7 +20,9 @@
 # wall_s, batch_wait_s, steps_per_s: the median over the variant's successful runs; *_runs:
 # every round's value in round order, null where that round's run failed; runs: how many
 # succeeded; wall_s_spread: (max - min) / median of wall_s (0 for one run); final_loss,
-# mean_loss, fix, result_line: from its last successful run. saved_s: plain's median wall_s
+# mean_loss, fix, result_line: from its last successful run. rest_off_cpu_s (its median) and
+# rest_off_cpu_s_runs: where every successful run's line gives it (tutorial_style.py), the
+# training thread's time off the CPU outside its batch waits. saved_s: plain's median wall_s
 # minus the variant's, the measured saving to hold against what hdbench_profile predicts
 # fixing that habit would save; saved_s_range: [min, max] of plain's wall_s minus the
 # variant's in the same round, over the rounds where both succeeded (absent when none did).
@@ -133,6 +135,7 @@ out, logs, steps, batch, device, repeat, asked, stopped, warmup, *names = sys.ar
 logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
+OPTIONAL = ("rest_off_cpu_s",)  # tutorial_style.py's since 2026-11-27; well_written.py gives none
 
 
 def one_run(name, rnd):
@@ -142,8 +145,9 @@ def one_run(name, rnd):
     last = lines[-1] if lines else ""
     fields = dict(re.findall(r"(\w+)=(\S+)", last)) if re.match(r"^\w+: steps=", last) else {}
     ok = rc == 0 and set(FLOATS) <= set(fields)
-    return rc, lines, ({**{k: float(fields[k]) for k in FLOATS}, "fix": fields.get("fix"), "result_line": last}
-                       if ok else None)
+    optional = {k: float(fields[k]) for k in OPTIONAL if re.fullmatch(r"[0-9.]+", fields.get(k, ""))}
+    return rc, lines, ({**{k: float(fields[k]) for k in FLOATS}, **optional, "fix": fields.get("fix"),
+                        "result_line": last} if ok else None)
 
 
 variants, failed, per_round = {}, [], {}
@@ -166,6 +170,10 @@ for name in names:
     entry["runs"] = len(good)
     entry["wall_s_runs"] = per_round[name]
     entry["batch_wait_s_runs"] = [r["batch_wait_s"] if r else None for _, _, r in runs]
+    for k in OPTIONAL:
+        if all(k in r for r in good):
+            entry[k] = round(statistics.median(r[k] for r in good), 6)
+            entry[f"{k}_runs"] = [r[k] if r else None for _, _, r in runs]
     entry["wall_s_spread"] = round((max(walls) - min(walls)) / entry["wall_s"], 4) if entry["wall_s"] else 0.0
     if bad:
         entry.update(failed_runs=len(bad), failed_rounds=[rnd for rnd, _, _ in bad], tail=bad[-1][2][-5:])

@@ -169,6 +169,10 @@ def main() -> None:
         gc.freeze()
 
     start = common.start_clock(device)
+    # (measurement: the training thread's CPU time, so the time it spent off the CPU outside
+    # its batch waits shows: waiting for the GIL held by the pin thread, or for autograd's
+    # device thread in backward, which the fixes leave alone)
+    cpu_start, batch_wait_cpu = time.thread_time(), 0.0
     # Each sample comes as three tensors: image, label and a per-sample loss weight
     # (the data set stays so under --fix pack too: only the collate differs).
     dataset = TensorDataset(images, labels, weights)
@@ -207,9 +211,10 @@ def main() -> None:
     loss_sum = torch.zeros((), dtype=torch.float64, device=device) if "item" in fixes else 0.0
     model.train()
     while step < args.steps:
-        waited = time.perf_counter()  # (measurement: host time spent waiting for batches)
+        waited, waited_cpu = time.perf_counter(), time.thread_time()  # (measurement: waiting for batches)
         for batch in loader:
             batch_wait += time.perf_counter() - waited
+            batch_wait_cpu += time.thread_time() - waited_cpu
             if "pack" in fixes:
                 # --fix pack: one copy a batch, split on the device.
                 batch_images, batch_labels, batch_weights = unpack(batch.to(device, non_blocking=pin))
@@ -254,12 +259,14 @@ def main() -> None:
                 print(f"step {step:6d}  loss {last_loss:.4f}", flush=True)
             if step == args.steps:
                 break
-            waited = time.perf_counter()
+            waited, waited_cpu = time.perf_counter(), time.thread_time()
     if "item" in fixes:
         last_loss, loss_sum = loss.item(), loss_sum.item()  # the run's only other reads of the device
     wall = common.stop_clock(device, start)
+    rest_cpu = time.thread_time() - cpu_start - batch_wait_cpu
     print(common.result_line("tutorial_style", args, device, data, wall, last_loss, loss_sum / args.steps,
-                             batch_wait, fix="+".join(sorted(fixes)) or "none"), flush=True)
+                             batch_wait, fix="+".join(sorted(fixes)) or "none",
+                             rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu)), flush=True)
 
 
 if __name__ == "__main__":

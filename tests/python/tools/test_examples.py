@@ -28,7 +28,7 @@ SCRIPTS = ("tutorial_style", "well_written")
 RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+) hidden=(?P<hidden>\d+) "
                     r"device=(?P<device>\S+) data=(?P<data>\S+) wall_s=(?P<wall>[\d.]+) "
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
-                    r"batch_wait_s=(?P<wait>[\d.]+)(?: fix=(?P<fix>\S+))?$")
+                    r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?(?: fix=(?P<fix>\S+))?$")
 FIXES = ("workers", "gather", "pin", "item", "pack", "gc")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
 
@@ -123,9 +123,12 @@ def test_the_result_line_is_what_the_tests_read():
     m = RESULT.match(line)
     assert m and m["steps"] == "20" and m["rate"] == "10.0" and m["final"] == "0.2500" and m["wait"] == "0.125"
     assert m["fix"] is None
-    line = common.result_line("tutorial_style", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125, fix="item+pin")
+    line = common.result_line("tutorial_style", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125, fix="item+pin",
+                              rest_off_cpu_s=0.25)
     m = RESULT.match(line)
-    assert m and m["wait"] == "0.125" and m["fix"] == "item+pin"
+    assert m and m["wait"] == "0.125" and m["fix"] == "item+pin" and m["off_cpu"] == "0.250"
+    without = common.result_line("well_written", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125)
+    assert RESULT.match(without)["off_cpu"] is None and "rest_off_cpu_s" not in without
 
 
 def test_the_tutorial_marks_each_habit_and_the_fix_that_removes_it():
@@ -216,6 +219,8 @@ def tutorial_with_fix(*fix, data: tuple = ("--synthetic",), steps: int = 5, batc
     run = run_script("tutorial_style", "--device", "cpu", "--steps", steps, "--batch", batch, "--log-every", 2,
                      "--workers", 2, *data, *fix)
     r = result_of(run)
+    # the time off the CPU outside the batch waits is part of that time (each printed to 1 ms)
+    assert r["off_cpu"] is not None and float(r["off_cpu"]) <= float(r["wall"]) - float(r["wait"]) + 0.002, r
     return r, [line for line in run.stdout.splitlines() if line.startswith("step ")]
 
 
@@ -314,6 +319,12 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
         assert v["wall_s_spread"] == 0 and v["saved_s_range"] == [v["saved_s"], v["saved_s"]] and "failed_runs" not in v
     assert variants["plain"]["fix"] == "none" and variants["fix_pin"]["fix"] == "pin"
     assert variants["fix_all"]["fix"] == "gather+gc+item+pack+pin+workers" and variants["well_written"]["fix"] is None
+    # the tutorial's time off the CPU outside its batch waits is carried; well_written.py gives none
+    for name, v in variants.items():
+        if name == "well_written":
+            assert "rest_off_cpu_s" not in v and "rest_off_cpu_s_runs" not in v
+        else:
+            assert v["rest_off_cpu_s_runs"] == [v["rest_off_cpu_s"]] and 0 <= v["rest_off_cpu_s"] <= v["wall_s"], name
 
 
 def test_the_ablation_writes_its_json_when_variants_fail(tmp_path):

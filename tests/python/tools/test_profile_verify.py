@@ -504,6 +504,26 @@ def test_each_run_is_split_into_its_batch_wait_and_the_rest(tmp_path):
     # off: beyond the tolerance of the measured part and the floor (2% of the 10 s span)
     assert "Off by more than 25% (and the floor): `--fix pin,workers`: the batch wait." in result.stdout
     assert result.returncode == 0  # the split informs; the verdicts alone set the exit code
+    assert "off the CPU" not in result.stdout  # this ablation does not say it
+
+
+def test_the_split_carries_the_time_off_the_cpu_where_the_runs_give_it(tmp_path):
+    """tutorial_style.py's rest_off_cpu_s, measured only: the median over the rounds, across files."""
+    prof = profile(alone={"workers": 3.0}, with_={"pin+workers": 4.0})
+    prof["profile"]["model"]["batch_wait_with_s"] = {"none": 6.0, "workers": 2.0, "pin+workers": 0.5}
+    first = ablation(plain=[10.0, 10.2], fix_workers=[7.0, 7.2], waits={"plain": [6.0, 6.1], "fix_workers": [2.1, 2.0]})
+    first["variants"]["plain"]["rest_off_cpu_s_runs"] = [0.5, 0.7]
+    first["variants"]["fix_workers"]["rest_off_cpu_s_runs"] = [0.6, 0.9]
+    second = ablation(plain=[10.1], fix_workers=[7.1], waits={"plain": [6.2], "fix_workers": [2.2]})
+    second["variants"]["plain"]["rest_off_cpu_s"] = 0.4
+    second["variants"]["fix_workers"]["rest_off_cpu_s"] = 0.8
+    (tmp_path / "p.json").write_text(json.dumps(prof))
+    (tmp_path / "a.json").write_text(json.dumps(first))
+    (tmp_path / "b.json").write_text(json.dumps(second))
+    result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a.json", tmp_path / "b.json")
+    table = splits(result.stdout)
+    assert table["plain"][-1] == "500.0 ms" and table["`--fix workers`"][-1] == "800.0 ms"
+    assert table["plain"][1] == "6.10 s" and "(`rest_off_cpu_s`: waiting for the GIL" in result.stdout
 
 
 def test_no_split_without_the_models_batch_waits_or_the_ablations(tmp_path):

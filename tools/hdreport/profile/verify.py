@@ -128,8 +128,10 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
             continue
         fix = next((d["variants"][name]["fix"] for _, d in loaded if d["variants"].get(name, {}).get("fix")), None)
         waits = [w for _, d in loaded for w in _batch_waits(d["variants"].get(name) or {})]
+        off_cpu = [w for _, d in loaded for w in _runs_of(d["variants"].get(name) or {}, "rest_off_cpu_s")]
         variants[name] = {"wall_s": statistics.median(walls), "runs": len(walls), "wall_s_runs": walls,
                           **({"batch_wait_s_runs": waits} if len(waits) == len(walls) else {}),
+                          **({"rest_off_cpu_s_runs": off_cpu} if len(off_cpu) == len(walls) else {}),
                           **({"saved_s_range": [min(paired), max(paired)]} if paired else {}),
                           **({"fix": fix} if fix else {})}
     stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
@@ -152,14 +154,20 @@ def _rounds(variant: dict) -> list:
     return list(runs) if isinstance(runs, list) and all(r is None or _number(r) for r in runs) else [variant["wall_s"]]
 
 
-def _batch_waits(variant: dict) -> list:
-    """A variant's batch wait round by round, where every round of it says (else [])."""
+def _runs_of(variant: dict, field: str) -> list:
+    """A variant's `field` round by round (`field`_runs), where every round of it says, else
+    its one value, else []."""
     if variant.get("failed"):
         return []
-    runs = variant.get("batch_wait_s_runs")
+    runs = variant.get(f"{field}_runs")
     if isinstance(runs, list) and runs and all(_number(r) for r in runs):
         return list(runs)
-    return [variant["batch_wait_s"]] if _number(variant.get("batch_wait_s")) else []
+    return [variant[field]] if _number(variant.get(field)) else []
+
+
+def _batch_waits(variant: dict) -> list:
+    """A variant's batch wait round by round, where every round of it says (else [])."""
+    return _runs_of(variant, "batch_wait_s")
 
 
 def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
@@ -403,6 +411,9 @@ class Split:
     rest_model_s: float
     rest_measured_s: float
     off: list  # the parts off by more than the tolerance and the floor: "the batch wait", "the rest"
+    # of the rest, the training thread's time off the CPU (the GIL, autograd's device thread),
+    # where the example says (tutorial_style.py's rest_off_cpu_s); the model does not price it
+    off_cpu_s: float | None = None
 
 
 def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance: float, floor: float) -> list:
@@ -434,7 +445,9 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         off = [part for part, mine, theirs in (("the batch wait", batch_model, batch), ("the rest", rest_model, rest))
                if abs(mine - theirs) > max(tolerance * abs(theirs), floor)]
         what = "plain" if not fixes else f"`--fix {','.join(fixes)}`"
-        out.append(Split(what, batch_model, batch, rest_model, rest, off))
+        off_cpu = _runs_of(v, "rest_off_cpu_s")
+        out.append(Split(what, batch_model, batch, rest_model, rest, off,
+                         statistics.median(off_cpu) if off_cpu else None))
     return out
 
 
@@ -449,12 +462,16 @@ def format_split(result: dict) -> list:
     parts = result.get("parts") or []
     if not parts:
         return []
+    off_cpu = any(p.off_cpu_s is not None for p in parts)
     out = ["", "Where each run's time went, the model's parts (scaled as the prices are) beside the measured: "
-           "the training thread's wait for its batches (`batch_wait_s`) and the rest of its wall time.", ""]
-    out += table(["run", "batch wait: model", "measured", "the rest: model", "measured"],
+           "the training thread's wait for its batches (`batch_wait_s`) and the rest of its wall time"
+           + (", and of the rest the time that thread was off the CPU (`rest_off_cpu_s`: waiting for the GIL or "
+              "for autograd's device thread; measured only)" if off_cpu else "") + ".", ""]
+    out += table(["run", "batch wait: model", "measured", "the rest: model", "measured"]
+                 + (["off the CPU"] if off_cpu else []),
                  [[p.what, seconds(p.batch_model_s) + percent_off(p.batch_model_s, p.batch_measured_s),
                    seconds(p.batch_measured_s), seconds(p.rest_model_s) + percent_off(p.rest_model_s, p.rest_measured_s),
-                   seconds(p.rest_measured_s)] for p in parts])
+                   seconds(p.rest_measured_s)] + ([seconds(p.off_cpu_s)] if off_cpu else []) for p in parts])
     off = [p for p in parts if p.off]
     if off:
         out += ["", f"Off by more than {result['tolerance'] * 100:.0f}% (and the floor): "
