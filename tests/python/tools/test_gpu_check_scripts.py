@@ -6,6 +6,7 @@ returns nothing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -111,16 +112,40 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
     assert (tmp_path / "out" / "results.tgz").is_file()
 
 
+EXAMPLE_STAND_IN = """import sys
+print(f"{sys.argv[0].rsplit('/', 1)[-1][:-3]}: steps=10 wall_s=1.000 batch_wait_s=0.100")
+"""
+
+
 def test_the_overhead_check_runs_every_step_and_brings_its_results_back(tmp_path):
     b = bundle(tmp_path)
+    (b / "lib" / "libhdbench_inject.so").write_text("")  # profile_overhead.py checks that it is there
+    for name in ("well_written", "tutorial_style"):
+        (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
     result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 200, 0, "10")
     assert result.returncode == 0, result.stderr
     steps = steps_of(tmp_path / "out")
-    assert list(steps) == ["overhead", "plain_stalls", "gpu_large", "gpu_large_traced", "pytorch_gpu_large"]
+    assert list(steps) == ["overhead_well", "overhead_tutorial", "gpu_large", "gpu_large_traced", "pytorch_gpu_large"]
     assert steps["gpu_large_traced"].startswith("rc=0")  # the stand-in hdbench
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         names = {Path(n).name for n in tar.getnames()}
-    assert {"gpu-large.json", "gpu-large-traced.json", "overhead.log"} <= names
+    assert {"gpu-large.json", "gpu-large-traced.json", "overhead_well.log", "overhead_tutorial.log"} <= names
+    # issue 38's targets as set: each program plain and under the whole recording, in rounds
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        for name, rounds, argv_end in (("overhead-well.json", 3, ["well_written.py", "--steps", "2000"]),
+                                       ("overhead-tutorial.json", 2, ["tutorial_style.py", "--steps", "10"])):
+            data = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(name)))
+            assert set(data["variants"]) == {"plain", "all"} and data["rounds"] == rounds, name
+            assert [Path(data["command"][-3]).name, *data["command"][-2:]] == argv_end
+            assert len(data["variants"]["all"]["wall_s_runs"]) == rounds
+
+
+def test_the_overhead_check_times_the_recordings_parts_when_asked(tmp_path):
+    result, _ = run(bundle(tmp_path) / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 200, 0, "10",
+                    OVERHEAD_PARTS="1")
+    assert result.returncode == 0, result.stderr
+    assert list(steps_of(tmp_path / "out")) == ["overhead_well", "overhead_tutorial", "overhead", "plain_stalls",
+                                                "gpu_large", "gpu_large_traced", "pytorch_gpu_large"]
 
 
 def test_the_profile_check_leaves_the_default_preset_out_when_asked(tmp_path):
