@@ -226,3 +226,28 @@ def test_gpu_vs_cpu_pairs_steps_of_one_run_as_the_summary_does():
         assert "3.0×" not in labels and "1.5×" not in labels
     finally:
         close(figs)
+
+
+def test_the_gpu_steps_data_sources_take_their_own_colours():
+    """Four GPU steps (pageable, pinned and device data, eager and graph) and the CPU step: coloured
+    by processor they were four shades of one green (the H200 default run of 2026-11-27); the
+    data source's colours tell them apart, the CPU's host data keeps the CPU's colour, and the
+    two device-data steps differ by mode's line style."""
+    from hdreport.core import style
+    from hdreport.families.mlp.figures import MLP_SERIES
+
+    runs = [("cpu", "eager", "host"), ("gpu", "eager", "pageable"), ("gpu", "eager", "pinned"),
+            ("gpu", "eager", "device"), ("gpu", "graph", "device")]
+    params = [{"implementation": "hdbench", "processor": p, "mode": m, "data": d} for p, m, d in runs]
+    assert style.colour_key_of(MLP_SERIES, [tuple(p.get(k) for k in MLP_SERIES) for p in params]) == "data"
+    styles = style.assign_styles(MLP_SERIES, params)
+    look = {(p, m, d): styles[("hdbench", p, m, d, None)] for p, m, d in runs}
+    assert look[("cpu", "eager", "host")]["color"] == style.COLOURS["processor"]["cpu"]
+    assert look[("gpu", "eager", "pageable")]["color"] == style.COLOURS["memory"]["pageable"]
+    assert look[("gpu", "eager", "pinned")]["color"] == style.COLOURS["memory"]["pinned"]
+    assert look[("gpu", "eager", "device")]["color"] == style.COLOURS["memory"]["device"]
+    assert look[("gpu", "graph", "device")]["linestyle"] == "--" and look[("gpu", "eager", "device")]["linestyle"] == "-"
+    # Where the processor tells the series apart as well as any key, it keeps colouring them.
+    both = [{"implementation": "hdbench", "processor": p, "mode": "eager", "data": d} for p, d in (("cpu", "host"),
+                                                                                                   ("gpu", "device"))]
+    assert style.colour_key_of(MLP_SERIES, [tuple(p.get(k) for k in MLP_SERIES) for p in both]) == "processor"

@@ -8,12 +8,16 @@
   the transfer variant: solid is the plain case.
 - Counts without a colour of their own (threads, batch, workers, chunk size) take
   ordered colours from one sequential palette, light to dark by value.
+- Of a figure's params with fixed colours, the one that leaves the fewest series on one
+  colour colours it (the MLP figures' GPU steps by their data source, not all green).
 - Within one figure no two series share a colour: a second series of the same kind
   gets a shade of its kind's colour (and a line style of its own).
 - Sizes in bytes are written KiB / MiB / GiB (binary), rates in GB/s (1e9 bytes/s).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from hdreport.core import described
 from hdreport.core.units import short_number, size_text  # noqa: F401  (figures write sizes as style.size_text)
@@ -131,11 +135,12 @@ def ordinal_colours(n: int) -> list[str]:
 def assign_styles(series_keys: tuple[str, ...], all_params: list[dict]) -> dict[tuple, dict]:
     """{series values: {colour, linestyle, marker}} for the series of one figure.
 
-    The colour comes from the first of `series_keys` with fixed colours (else ordered
-    colours by the first key's value); line style and marker from the first key with
-    line styles, else by rank of the remaining keys. Series sharing a colour get shades."""
+    The colour comes from the key with fixed colours that tells the series apart best
+    (`colour_key_of`; else ordered colours by the first key's value); line style and marker
+    from the first other key with line styles, else by rank of the remaining keys. Series
+    sharing a colour get shades."""
     values = sorted({tuple(p.get(k) for k in series_keys) for p in all_params}, key=_order)
-    colour_key = next((k for k in series_keys if k in COLOURS), series_keys[0] if series_keys else None)
+    colour_key = colour_key_of(series_keys, values)
     style_keys = [k for k in series_keys if k != colour_key]
     ordinal = None
     if colour_key is not None and colour_key not in COLOURS:
@@ -163,6 +168,24 @@ def assign_styles(series_keys: tuple[str, ...], all_params: list[dict]) -> dict[
         styles[v] = {"color": mix(base, towards, amount), "linestyle": linestyle,
                      "marker": MARKERS[len(styles) % len(MARKERS)]}
     return styles
+
+
+def colour_key_of(series_keys: tuple[str, ...], values: list[tuple]) -> str | None:
+    """Of the keys with fixed colours, the one whose colours leave the fewest of the figure's
+    series (`values`, one tuple a series) on one colour, then the one giving the most colours;
+    the first such in `series_keys`. A reader tells two shades of a colour apart, not four:
+    the MLP figures' GPU steps, all of one processor, are told apart by their data source's
+    colour. Without fixed colours, the first key (ordered colours by its value)."""
+    fixed = [k for k in series_keys if k in COLOURS]
+    if not fixed:
+        return series_keys[0] if series_keys else None
+
+    def crowding(key: str) -> tuple[int, int]:
+        i = series_keys.index(key)
+        bases = Counter(COLOURS[key].get(str(v[i]), "#7f7f7f") for v in values)
+        return max(bases.values(), default=0), -len(bases)
+
+    return min(fixed, key=crowding)  # min keeps the first of equals
 
 
 def _order_one(value):

@@ -21,9 +21,12 @@ from hdreport.core import bars, style
 from hdreport.core.facets import Spec
 from hdreport.core.schema import ok_run, ok_runs
 
-# The data a GPU step starts from: already on the device, or copied from host memory.
+# The data a GPU step starts from: already on the device, or copied from host memory (the
+# memory kinds' colours); the CPU step's, in host memory, the CPU's colour, so that a figure
+# coloured by data source still tells the CPU step from the GPU's.
 style.register_look(
-    colours={"data": {"device": "#3b3b3b", "host": "#3b3b3b", "pinned": "#1f77b4", "pageable": "#d62728"}},
+    colours={"data": {"device": "#3b3b3b", "host": style.COLOURS["processor"]["cpu"], "pinned": "#1f77b4",
+                      "pageable": "#d62728"}},
     linestyles={"data": {"device": "-", "host": "-", "pinned": "--", "pageable": ":"}})
 
 COUNTER = "TFLOP/s"
