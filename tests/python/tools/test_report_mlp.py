@@ -246,7 +246,8 @@ def test_the_gpu_steps_data_sources_take_their_own_colours():
     assert look[("gpu", "eager", "pageable")]["color"] == style.COLOURS["memory"]["pageable"]
     assert look[("gpu", "eager", "pinned")]["color"] == style.COLOURS["memory"]["pinned"]
     assert look[("gpu", "eager", "device")]["color"] == style.COLOURS["memory"]["device"]
-    assert look[("gpu", "graph", "device")]["linestyle"] == "--" and look[("gpu", "eager", "device")]["linestyle"] == "-"
+    assert look[("gpu", "graph", "device")]["linestyle"] == "--"
+    assert look[("gpu", "eager", "device")]["linestyle"] == "-"
     # Where the processor tells the series apart as well as any key, it keeps colouring them.
     both = [{"implementation": "hdbench", "processor": p, "mode": "eager", "data": d} for p, d in (("cpu", "host"),
                                                                                                    ("gpu", "device"))]

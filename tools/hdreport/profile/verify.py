@@ -470,7 +470,8 @@ def format_split(result: dict) -> list:
     out += table(["run", "batch wait: model", "measured", "the rest: model", "measured"]
                  + (["off the CPU"] if off_cpu else []),
                  [[p.what, seconds(p.batch_model_s) + percent_off(p.batch_model_s, p.batch_measured_s),
-                   seconds(p.batch_measured_s), seconds(p.rest_model_s) + percent_off(p.rest_model_s, p.rest_measured_s),
+                   seconds(p.batch_measured_s),
+                   seconds(p.rest_model_s) + percent_off(p.rest_model_s, p.rest_measured_s),
                    seconds(p.rest_measured_s)] + ([seconds(p.off_cpu_s)] if off_cpu else []) for p in parts])
     off = [p for p in parts if p.off]
     if off:
