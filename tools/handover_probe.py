@@ -23,6 +23,12 @@ before each batch, and times on this thread
                     pinned_not_measured where CUDA is not available
     packed_pin_thread_batch_s  the same for the batch's bytes as one tensor (what packing
                     leaves the pin thread); null likewise
+    pin_cycle_batch_s  with pin_memory=True, the pin thread's own time a batch (taking it
+                    over and pinning it): batches taken back to back, this thread only
+                    waiting for them (the GIL released), the median interval between two
+                    once the batches prefetched at start-up are gone; the workers, building
+                    nothing, keep ahead. No step fed by that pin thread is shorter. Null
+                    likewise
     gather_batch_s  building the batch on this thread by gathering it whole, as the
                     per_sample_batches fix advises: a DataLoader without workers over a data
                     set held in memory (larger than the caches), each tensor's --rows rows of
@@ -213,7 +219,8 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
         return statistics.median(take_batches(loader(shape, False), batches, read=True))
 
     out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
-           "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pinned_not_measured": "",
+           "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pin_cycle_batch_s": None,
+           "pinned_not_measured": "",
            "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
     if torch.cuda.is_available():
@@ -228,7 +235,20 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
             time.sleep(0.2)  # let the pin thread take those over before the timing starts
             return max(0.0, slowdown_s(lambda: next(it), lambda: host_work(scratch, ops), batches))
 
+        def pin_cycle_s(shape: list[int]) -> float:
+            taken = 2 * batches  # the first half covers what the workers prefetched while starting
+            it = iter(DataLoader(Batches(shape, taken + 1), batch_size=None, num_workers=workers, pin_memory=True,
+                                 prefetch_factor=4))
+            next(it)  # the workers' start-up
+            arrivals = []
+            for _ in range(taken):
+                next(it)
+                arrivals.append(time.perf_counter())
+            gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
+            return statistics.median(gaps[len(gaps) // 2:])
+
         out["pin_thread_batch_s"] = pin_thread_s(sizes)
+        out["pin_cycle_batch_s"] = pin_cycle_s(sizes)
         # packed, the pin thread pins one tensor a batch instead of several
         out["packed_pin_thread_batch_s"] = pin_thread_s([sum(sizes)]) if len(sizes) > 1 else out["pin_thread_batch_s"]
     else:

@@ -131,6 +131,10 @@ class Handover:
     # fix), `gather_rows` rows a batch; where not measured, the batch's bytes at GATHER_GBPS
     gather_batch_s: float | None = None
     gather_rows: int | None = None
+    # the pin thread's own time a batch, its consumer only waiting: no step it feeds is
+    # shorter. Measured for the reader and the next model (the H200's workers-and-pin steps
+    # of 2026-11-27 ran at about the pin thread's pace); the prices do not use it yet
+    pin_cycle_batch_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -168,6 +172,7 @@ class Handover:
                 "pinned_batch_s": self.pinned_batch_s, "pin_thread_batch_s": self.pin_thread_batch_s,
                 "packed_pin_thread_batch_s": self.packed_pin_thread_batch_s,
                 "gather_batch_s": self.gather_batch_s, "gather_rows": self.gather_rows,
+                **({"pin_cycle_batch_s": self.pin_cycle_batch_s} if self.pin_cycle_batch_s is not None else {}),
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -182,7 +187,7 @@ def handover_of(summary: dict | None) -> Handover:
     return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
                     tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
                     summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"),
-                    summary.get("gather_batch_s"), summary.get("gather_rows"))
+                    summary.get("gather_batch_s"), summary.get("gather_rows"), summary.get("pin_cycle_batch_s"))
 
 
 @dataclass
