@@ -420,10 +420,10 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
     """Each measured run of the program (plain and every fixed variant the model priced) split
     into its batch wait and the rest, the model's (`batch_wait_with_s`, and the run's time as
     plain's less the price, scaled as the prices are) beside the measured: a price can hold on
-    the whole while its parts are off the other way (the H100's workers-and-pin of 2026-11-26:
-    the pin thread's pull on the training thread priced at 3.1 s where the rest grew by 1.1 s,
-    the batch wait priced at 0.1 s where it measured 0.8 s). Empty for a profile made before
-    `batch_wait_with_s` or an ablation that gives no batch waits."""
+    the whole while its parts are off the other way (the H100's workers-and-pin of 2026-11-26,
+    held at −5%: the pin thread's pull on the training thread priced at 2.4 s where the rest
+    grew by 1.1 s, the batch wait priced at 0.12 s where it measured 0.84 s). Empty for a
+    profile made before `batch_wait_with_s` or an ablation that gives no batch waits."""
     waits = model.get("batch_wait_with_s") or {}
     plain = ablation["variants"]["plain"]
     out = []
