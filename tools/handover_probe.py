@@ -211,8 +211,8 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
     import torch
     from torch.utils.data import DataLoader
 
-    def loader(shape: list[int], pin: bool):
-        return DataLoader(Batches(shape, batches + 1), batch_size=None, num_workers=workers, pin_memory=pin,
+    def loader(shape: list[int], pin: bool, count: int = batches + 1):
+        return DataLoader(Batches(shape, count), batch_size=None, num_workers=workers, pin_memory=pin,
                           prefetch_factor=4)
 
     def handed_over_s(shape: list[int]) -> float:
@@ -237,8 +237,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
 
         def pin_cycle_s(shape: list[int]) -> float:
             taken = 2 * batches  # the first half covers what the workers prefetched while starting
-            it = iter(DataLoader(Batches(shape, taken + 1), batch_size=None, num_workers=workers, pin_memory=True,
-                                 prefetch_factor=4))
+            it = iter(loader(shape, True, taken + 1))
             next(it)  # the workers' start-up
             arrivals = []
             for _ in range(taken):

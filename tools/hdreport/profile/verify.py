@@ -127,7 +127,7 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
             variants[name] = {"failed": True, "runs": 0}
             continue
         fix = next((d["variants"][name]["fix"] for _, d in loaded if d["variants"].get(name, {}).get("fix")), None)
-        waits = [w for _, d in loaded for w in _batch_waits(d["variants"].get(name) or {})]
+        waits = [w for _, d in loaded for w in _runs_of(d["variants"].get(name) or {}, "batch_wait_s")]
         off_cpu = [w for _, d in loaded for w in _runs_of(d["variants"].get(name) or {}, "rest_off_cpu_s")]
         variants[name] = {"wall_s": statistics.median(walls), "runs": len(walls), "wall_s_runs": walls,
                           **({"batch_wait_s_runs": waits} if len(waits) == len(walls) else {}),
@@ -163,11 +163,6 @@ def _runs_of(variant: dict, field: str) -> list:
     if isinstance(runs, list) and runs and all(_number(r) for r in runs):
         return list(runs)
     return [variant[field]] if _number(variant.get(field)) else []
-
-
-def _batch_waits(variant: dict) -> list:
-    """A variant's batch wait round by round, where every round of it says (else [])."""
-    return _runs_of(variant, "batch_wait_s")
 
 
 def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
@@ -433,7 +428,7 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         fixes = sorted(fixes_of(ablation, name, alone))
         key = "+".join(fixes) or "none"
         price = 0.0 if not fixes else alone.get(key) if len(fixes) == 1 else (model.get("saving_with_s") or {}).get(key)
-        batch_waits = _batch_waits(v)
+        batch_waits = _runs_of(v, "batch_wait_s")
         if key not in waits or price is None or not batch_waits or v.get("failed"):
             continue
         walls = _rounds(v)
