@@ -48,16 +48,9 @@ void TraceStream::consume(std::vector<Record>& records) {
       if (analysed && w->analysed) {
         ++totals_.late;
       } else if (analysed) {
-        // Kernel names are long and the analysis never reads them.
-        Record copy = r.kind == RecordKind::kernel ? Record{} : r;
-        if (r.kind == RecordKind::kernel) {
-          copy.kind = r.kind;
-          copy.start_ns = r.start_ns;
-          copy.end_ns = r.end_ns;
-          copy.device = r.device;
-          copy.stream = r.stream;
-        }
-        w->records.push_back(std::move(copy));
+        // Kept whole, the kernel's name too: the row names the top kernels by it (an H100
+        // trace of 2026-11-28 lumped every kernel under "" when names were dropped here).
+        w->records.push_back(r);
       }
     }
     kept_.push_back(std::move(r));

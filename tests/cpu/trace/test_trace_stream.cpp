@@ -286,6 +286,27 @@ TEST(TraceStreamDevices, EachWindowIsAnalysedOnItsOwnGpu) {
   EXPECT_EQ(rows[1]["kernels"], 2);
 }
 
+TEST(TraceStreamKernels, TheRowNamesEachTopKernel) {
+  TempDir dir;
+  TraceStream stream(dir.path / "t.json", 0, 100);
+  stream.started(0);
+  stream.window_started("step", 0);
+  Record gemm = kernel(3, 0, 6'000), update = kernel(3, 6'000, 8'000), gemm2 = kernel(3, 8'000, 14'000);
+  gemm.name = gemm2.name = "sm90_gemm";
+  update.name = "sgd_update";
+  std::vector<Record> batch{gemm, update, gemm2, range(0, 14'000, "step/timed")};
+  stream.consume(batch);
+  stream.window_ended("step", 20'000);
+  const json rows = stream.finish(metadata(), json::array());
+  ASSERT_EQ(rows.size(), 1u);
+  const json& top = rows[0]["top_kernels"];
+  ASSERT_EQ(top.size(), 2u) << rows[0];
+  EXPECT_EQ(top[0]["name"], "sm90_gemm");
+  EXPECT_EQ(top[0]["launches"], 2);
+  EXPECT_DOUBLE_EQ(top[0]["total_us"].get<double>(), 12.0);
+  EXPECT_EQ(top[1]["name"], "sgd_update");
+}
+
 TEST(TraceStreamBudget, ZeroIsRejected) { EXPECT_THROW(TraceStream("x.json", 0, 0), std::invalid_argument); }
 
 }  // namespace

@@ -50,7 +50,8 @@ def test_trace_is_recorded_or_the_report_says_why_not(hdbench_bin, tmp_path):
         # An SM copy's kernel is its top kernel, its time within the timed ranges' window.
         if engine == "sm":
             top = row["top_kernels"]
-            assert top and all(k["launches"] >= 1 and 0 < k["total_us"] <= row["window_us"] + 1e-6 for k in top), row
+            assert top and all(k["name"] and k["launches"] >= 1 and 0 < k["total_us"] <= row["window_us"] + 1e-6
+                               for k in top), row
             assert [k["total_us"] for k in top] == sorted((k["total_us"] for k in top), reverse=True), row
 
 
