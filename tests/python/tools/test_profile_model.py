@@ -104,8 +104,9 @@ def test_the_tutorials_steps_are_cut_at_its_reads(tmp_path):
     s = model.summary()
     assert s["steps"] == STEPS - 1 and s["per_step_reads"] and s["batches"] == STEPS - 1
     per_step = {k: round(v * 1e3, 6) for k, v in s["per_step_ms"].items()}  # us
-    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "O": 200, "L_idle": 50,
-                        "launch_calls": 50, "G": 357}
+    # H: of O's 200 us, the 145 outside CUDA calls (less 50 of launches and the read's 5 us call)
+    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "O": 200, "H": 145,
+                        "L_idle": 50, "launch_calls": 50, "G": 357}
 
 
 def test_each_fix_alone_and_all_together(tmp_path):
@@ -123,16 +124,17 @@ def test_each_fix_alone_and_all_together(tmp_path):
     assert model.saving_s({"item"}) == pytest.approx(n * 15 * US)
     assert model.saving_s({"launch"}) == pytest.approx(n * 50 * US)
     assert model.saving_s({"overlap"}) == 0
-    # workers and pin: the pin thread takes the batches over (the training thread waits 300 us),
-    # but half its work (3 x 650 us + 321.126 us of pinning = 2271.126 us) holds the training
-    # thread up: 300 + 20 (the small copies' calls) + 200 + 10 + 1135.563 = 1665.563 us a
-    # step, 989.437 us saved, far more than the two alone (153.874).
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 989.437 * US)
+    # workers and pin: the pin thread takes the batches over (the training thread waits 300 us:
+    # 300 + 20 of the small copies' calls + 200 + 10 = 530 us of its own), but the two share the
+    # GIL: half the pin thread's work (3 x 650 us + 321.126 us of pinning = 2271.126 us) is
+    # 1135.563 us of GIL, and the training thread holds it 145 us: 1280.563 us a step, 1374.437
+    # saved, far more than the two alone (153.874).
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1374.437 * US)
     # Everything: pack leaves the pin thread one tensor (650 + 321.126 us, half of it 485.563),
-    # the training thread 300 + 145 (O less the launch idle and the read's call) = 445 us:
-    # 930.563 us a step, above the GPU's 357 - 251 + 114.387 (the images' DMA at the pinned
-    # 28.07 GB/s) = 220.4 us: 1724.437 us saved.
-    assert model.saving_s(FIXES) == pytest.approx(n * 1724.437 * US)
+    # the training thread 300 + 145 (O less the launch idle and the read's call) = 445 us of
+    # its own; the GIL 145 + 485.563 = 630.563 us a step, above the GPU's 357 - 251 + 114.387
+    # (the images' DMA at the pinned 28.07 GB/s) = 220.4 us: 2024.437 us saved.
+    assert model.saving_s(FIXES) == pytest.approx(n * 2024.437 * US)
 
 
 def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path):
@@ -151,9 +153,10 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
     assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
     # workers and pack: 1200 us a batch, and the 30 us of extra copies gone: 837 us.
     assert model.saving_s({"workers", "pack"}) == pytest.approx(n * 837 * US)
-    # workers and pin: the training thread waits 250 us a batch; half the pin thread's 1500 +
-    # 321.126 us (910.563) holds it up: 250 + 20 + 200 + 10 + 910.563 = 1390.563, 1264.437 saved.
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1264.437 * US)
+    # workers and pin: the training thread waits 250 us a batch (480 us of its own with the small
+    # copies' 20, the rest's 200 and the read's 10); half the pin thread's 1500 + 321.126 us is
+    # its GIL time (910.563), beside the training thread's 145: 1055.563 us, 1599.437 saved.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1599.437 * US)
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
     assert "1.5 ms to take over" in pipeline["assumption"] and "1.2 ms packed as one tensor" in \
         pipeline["assumption"] and "250 µs a batch with pin_memory" in pipeline["assumption"]
@@ -162,24 +165,45 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
 
 
 def test_a_pin_thread_measured_here_replaces_its_fitted_share(tmp_path):
-    """The probe also measured what the pin thread's work on a batch costs the training thread
-    (the GIL): 120 µs. It replaces half the pin thread's own time."""
+    """The probe also measured the pin thread's GIL time a batch: 120 µs. It replaces half the pin
+    thread's own time, and where the two threads' GIL time is less than the training thread's
+    own path, the step is that path."""
     measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "measured here by the probe",
                         pin_thread_batch_s=120e-6)
     p = tutorial_h200(STEPS)
     p.write(tmp_path)
     _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: measured)
     n = STEPS - 1
-    # workers and pin: 250 us waiting for the pin thread, 120 us of its work on this thread, the
-    # small copies' calls (20), the rest (200) and the read (10): 600 us a step, 2055 saved
-    # (half the pin thread's own time, 910.563 us, had left 1264.437 saved).
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 2055 * US)
+    # workers and pin: 250 us waiting for the pin thread, the small copies' calls (20), the rest
+    # (200) and the read (10): 480 us a step, above the GIL's 145 + 120: 2175 saved.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 2175 * US)
+    assert model.batch_wait_s({"workers", "pin"}) == pytest.approx(n * 250 * US)
     # workers alone does not touch the pin thread: 507 us, as with the share.
     assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
     assert model.summary()["handover"]["pin_thread_batch_s"] == 120e-6
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
-    assert "its pin thread's work 120 µs a batch more (the GIL)" in pipeline["assumption"]
-    assert "half holds up" not in pipeline["assumption"]
+    assert "its pin thread holding the GIL 120 µs a batch, which the training thread shares" in pipeline["assumption"]
+    assert "half its working time" not in pipeline["assumption"]
+
+
+def test_the_pin_threads_own_pace_bounds_the_step_and_the_wait_is_for_the_batch(tmp_path):
+    """The probe's pin_cycle_batch_s: the pin thread hands a batch over no faster than that, so
+    no step it feeds is shorter; the training thread spends the difference waiting for its batch.
+    Packed, it is scaled as packing scales the pin thread's GIL time."""
+    p = tutorial_h200(STEPS)
+    p.write(tmp_path)
+    handover = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe",
+                        pin_thread_batch_s=120e-6, packed_pin_thread_batch_s=60e-6, pin_cycle_batch_s=1000e-6)
+    model = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: handover)[2]
+    n = STEPS - 1
+    # own path 480 us, the GIL 145 + 120 = 265, the pin thread's pace 1000: 1000 us a step, 1655
+    # saved; the training thread waits 250 + (1000 - 480) = 770 us a step for its batches.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1655 * US)
+    assert model.batch_wait_s({"workers", "pin"}) == pytest.approx(n * 770 * US)
+    # packed, the pace is 1000 x 60 / 120 = 500 us against an own path of 460: 2155 saved.
+    assert model.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2155 * US)
+    # workers alone has no pin thread: 507 us, as without the pace
+    assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
 
 
 def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
@@ -195,18 +219,19 @@ def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
         return analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: handover)[2]
 
     scaled = model_with(Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe",
-                                 pin_thread_batch_s=120e-6))
-    # 250 us waiting for the pin thread, 96 of its work (120 x 1200 / 1500), no extra copies with
-    # pack, the rest (200) and the read (10): 556 us a step where 2655 were, 2099 saved.
-    assert scaled.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2099 * US)
+                                 pin_thread_batch_s=600e-6))
+    # The training thread's own path: 250 us waiting for the pin thread, no extra copies with
+    # pack, the rest (200) and the read (10): 460 us. The GIL: its 145 us and the pin thread's
+    # 480 (600 x 1200 / 1500): 625 us a step where 2655 were, 2030 saved.
+    assert scaled.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2030 * US)
     packed = model_with(Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe",
-                                 pin_thread_batch_s=120e-6, packed_pin_thread_batch_s=50e-6))
-    assert packed.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2145 * US)
-    assert packed.saving_s({"workers", "pin"}) == pytest.approx(n * 2055 * US)  # not packed: 120 us
+                                 pin_thread_batch_s=600e-6, packed_pin_thread_batch_s=400e-6))
+    assert packed.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2110 * US)  # 145 + 400
+    assert packed.saving_s({"workers", "pin"}) == pytest.approx(n * 1910 * US)  # not packed: 145 + 600
     summary = packed.summary()
-    assert summary["handover"]["packed_pin_thread_batch_s"] == 50e-6
+    assert summary["handover"]["packed_pin_thread_batch_s"] == 400e-6
     # every combination of the example's habits is priced together, under its sorted name
-    assert summary["saving_with_s"]["pack+pin+workers"] == pytest.approx(n * 2145 * US)
+    assert summary["saving_with_s"]["pack+pin+workers"] == pytest.approx(n * 2110 * US)
     # the habits tutorial_style.py fixes, two or more at a time: of the five this recording
     # prices, 10 + 10 + 5 + 1 (gc is priced only where Python's collections were timed)
     assert len(summary["saving_with_s"]) == 26 and "gather+item+pack+pin+workers" in summary["saving_with_s"]
@@ -240,7 +265,9 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
                               None, handover_for=lambda shape: measured)
     (workers,) = section["findings_left_out"]
     assert workers["id"] == "input_pipeline" and workers["saving_alone_s"] == pytest.approx(n * 507 * US)
-    assert workers["saving_added_s"] == pytest.approx(n * (1264.437 - 1803.874) * US)  # it would cost time
+    # workers, pin and gather (in the workers): 145 us of the training thread's GIL and half the pin
+    # thread's 1500 + 321.126 us, 1055.563 us a step (1599.437 saved): it would cost time
+    assert workers["saving_added_s"] == pytest.approx(n * (1599.437 - 1803.874) * US)
     handover = section["model"]["handover"]
     assert handover["gather_batch_s"] == 300e-6 and handover["gather_rows"] == 1024
 
@@ -282,18 +309,19 @@ def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):
     a, _, model, found = run(tmp_path, tutorial_h200(STEPS))
     n, span = STEPS - 1, a.totals["span_s"]
     # pin alone 96.874, workers alone 57, pack alone 30 (under 2% of the span: 53.6 us a step),
-    # but each adds more to the others: added last to all of them workers save 1542.563 us,
-    # pin 272.437 and pack 670, so all three are kept; item adds 15, overlap nothing.
+    # but each adds more to the others: added last to all of them workers save 1907.563 us,
+    # pin 637.437 and pack 650, so all three are kept; item adds 15, overlap nothing.
     assert [f["id"] for f in found] == ["pageable_to_pinned", "input_pipeline", "pack_small_copies"]
     pin, workers, pack = found
     assert pin["saving_alone_s"] == pytest.approx(n * 96.874 * US) == pytest.approx(pin["saving_s"])
     assert workers["saving_alone_s"] == pytest.approx(n * 57 * US)
-    assert workers["saving_s"] == pytest.approx(n * (989.437 - 96.874) * US)
+    assert workers["saving_s"] == pytest.approx(n * (1374.437 - 96.874) * US)
     assert pack["saving_alone_s"] == pytest.approx(n * 30 * US)
-    # pin, workers and pack: 300 + 200 + 10 + 485.563 = 995.563 us a step, 1659.437 saved.
-    assert pack["saving_s"] == pytest.approx(n * (1659.437 - 989.437) * US)
-    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 1659.437 * US)
-    assert n * 1659.437 * US <= span
+    # pin, workers and pack: the training thread's own 300 + 200 + 10 = 510 us under the GIL's
+    # 145 + 485.563 (half the pin thread's 650 + 321.126): 630.563 us a step, 2024.437 saved.
+    assert pack["saving_s"] == pytest.approx(n * (2024.437 - 1374.437) * US)
+    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 2024.437 * US)
+    assert n * 2024.437 * US <= span
     # Build 2007 us a batch against 648 us for the rest of a step: 4 workers keep up, one spare.
     assert "num_workers=5" in workers["advice"] and "pin_memory=True" in workers["advice"]
     assert "650 µs a tensor" in workers["assumption"] and "host memcpy" in pin["assumption"]
@@ -309,9 +337,9 @@ def test_pinning_alone_is_priced_at_the_staging_without_a_memcpy_rate(tmp_path):
                                                      Ceilings(base))
     # Pinning on the thread costs what the 403 us call did: 408 - 403 + 10 (the small waits) = 15 us.
     assert model.saving_s({"pin"}) == pytest.approx(19 * 15 * US) and model.pin_rate_source == ""
-    # With workers the pin thread pins (3 x 650 + 403 = 2353 us, half of it 1176.5): workers
-    # and pin leave 300 + 20 + 200 + 10 + 1176.5 = 1706.5 us of 2655: 948.5 us saved.
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(19 * 948.5 * US)
+    # With workers the pin thread pins (3 x 650 + 403 = 2353 us, half of it 1176.5 of GIL): with
+    # the training thread's 145 us, 1321.5 us of 2655 (its own path is 530): 1333.5 us saved.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(19 * 1333.5 * US)
     pin = next(f for f in found if f["fix"] == "pin")
     assert "what the driver's staging took" in pin["assumption"]
 
@@ -395,11 +423,11 @@ def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(
     report = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
     parts = {key: lines for key, _, lines, _ in sections([("p.json", report)])}
     answer = "\n".join(parts["profile"])
-    # 19 x 1659.437 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
-    assert "3 changes would save **31.5 ms (61.9%)** of the program's 50.9 ms span together" in answer
+    # 19 x 2024.437 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
+    assert "3 changes would save **38.5 ms (75.5%)** of the program's 50.9 ms span together" in answer
     assert "Build batches off the training thread" in answer and "Assumes: Enough workers keep up" in answer
     # workers pay more once batches are pinned: what a finding adds above its price alone leads
-    assert "saves **17 ms, 33.3% of the span, once the changes above it are made** (1.08 ms alone)" in answer
+    assert "saves **24.3 ms, 47.6% of the span, once the changes above it are made** (1.08 ms alone)" in answer
     idle = "\n".join(parts["profile-idle"])
     first_row = next(line for line in idle.splitlines() if line.startswith("| the host's input pipeline"))
     assert "38.1 ms" in first_row

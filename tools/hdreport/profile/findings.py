@@ -94,7 +94,8 @@ ASSUMPTION = {
 
 def handover_text(h: Handover) -> str:
     """What the input_pipeline finding assumes a batch from a worker costs the training thread."""
-    gil = "whose pin thread's work half holds up the training thread (the GIL)"
+    # The two threads share Python's GIL: a step takes at least both threads' time holding it.
+    gil = "its pin thread holding the GIL half its working time, which the training thread shares"
     if not h.measured:
         return (f"a batch from a worker still costs the training thread {duration_text(HANDOVER_TENSOR_S)} a tensor "
                 f"to take over (PyTorch's queue and shared memory), {duration_text(HANDOVER_PINNED_S)} a batch with "
@@ -103,7 +104,10 @@ def handover_text(h: Handover) -> str:
     pinned = (f"{duration_text(h.pinned_batch_s)} a batch with pin_memory" if h.pinned_batch_s is not None else
               f"{duration_text(HANDOVER_PINNED_S)} a batch with pin_memory (as on H100 and H200 hosts)")
     if h.pin_thread_batch_s is not None:
-        gil = f"and its pin thread's work {duration_text(h.pin_thread_batch_s)} a batch more (the GIL)"
+        gil = f"its pin thread holding the GIL {duration_text(h.pin_thread_batch_s)} a batch, which the training " \
+              "thread shares"
+    if h.pin_cycle_batch_s is not None:
+        gil += f", and handing a batch over every {duration_text(h.pin_cycle_batch_s)} at best"
     return (f"a batch from a worker still costs the training thread {duration_text(h.batch_s)} to take over "
             f"(PyTorch's queue, shared memory and the first read of its pages), {duration_text(h.packed_batch_s)} "
             f"packed as one tensor, {pinned}, {gil} ({h.source})")

@@ -16,12 +16,25 @@ sum of what that thread did in it:
     R       the wait in the step's blocking read (the GPU finishing the step)
     O       the rest: launches, Python, anything else (L_idle of it with the GPU idle
             inside launch calls)
+    H       of O, the host work outside CUDA calls that the thread did while no other thread
+            of its process was launching (in backward() it waits, the GIL released, for
+            autograd's device thread): its share of Python's GIL
     G       the GPU's busy time in the step (a bound: no fix makes a step shorter than it;
             pinning shortens it by what its pageable DMA records lose at the pinned rate)
 
 Each fix changes some of these (FIXES); the time with a set of fixes applied is
 
-    T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R' + pin thread's share)
+    T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R')     (the training thread's own path)
+    and with workers and pin, besides, at least
+           H' + the pin thread's GIL time a step        the GIL is one: the pin thread, a
+                                                        Python thread, holds it for its
+                                                        work on each batch (measured by the
+                                                        probe: pin_thread_batch_s, else
+                                                        PIN_THREAD_GIL_SHARE of that work)
+           and the pin thread's own pace                it cannot hand batches over faster
+                                                        (the probe's pin_cycle_batch_s)
+           the time these add over the own path is the training thread waiting for its
+           batches (B' grows by it)
     B'     = min(B, gathering the batches)              gather (no workers): each batch gathered
                                                         whole, one index_select a tensor: the
                                                         probe's gather of a batch shaped as the
@@ -31,18 +44,14 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
                                                         PyTorch's worker queue and shared
                                                         memory, on this thread: Handover)
            = min(B, batches x HANDOVER_PINNED_S)        workers and pin: the pin thread takes
-                                                        the batches over; a Python thread, it
-                                                        adds what its work costs the training
-                                                        thread (the GIL): measured per batch
-                                                        (with pack, for one tensor a batch),
-                                                        else PIN_THREAD_GIL_SHARE of its own
-                                                        time (the hand-over and the pinning)
+                                                        the batches over (the probe's
+                                                        pinned_batch_s where measured)
     L_pg'  = pinning on this thread (0 with workers)    pin: bytes at the host memcpy rate,
                                                         else what the staging took
     L_pin' = 0                                          overlap
     S'     = 0 with pack; the calls alone with pin      pack / pin
     O'     = O - L_idle                                 launch
-    B', O' less the full collections in them            gc: gc.freeze() after set-up leaves a
+    B', O', H' less the full collections in them        gc: gc.freeze() after set-up leaves a
                                                         full (generation 2) collection nothing
                                                         old to scan (B less them before workers
                                                         or gather replace B: the smaller wins)
@@ -66,6 +75,7 @@ from itertools import combinations
 
 from hdreport.profile.analysis import NS
 from hdreport.profile.host import feeding_threads
+from hdreport.profile.intervals import Union
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
 MIN_MARKED_STEPS = 10  # as many ranges of one name, at least, to be a loop's iterations
@@ -87,14 +97,25 @@ STALL_FACTOR = 5
 # - with pin_memory the pin thread takes the batches over and the training thread waits
 #   0.21-0.43 ms a batch (H100 0.21 with one tensor; H200 0.28 with one, 0.43 with three);
 # - the pin thread is a Python thread: its work (the hand-over and the pinning copy) holds
-#   the GIL much of the time, so about half of it lands on the training thread's step (the
-#   share that puts the workers-and-pin and all-fixed runs of both hosts within 12%).
+#   the GIL much of the time; where the probe could not measure how much, half of it.
+#   Its GIL time does not add to the training thread's step: the two share the GIL, so the
+#   step takes at least the sum of their GIL times (an H100 host, 2026-11-28, three rounds:
+#   workers and pin 2.51 ms a step against 1.01 ms of the training thread's recorded GIL
+#   time, 0.93 scaled to the plain run, plus the probe's 1.87 ms; the training thread's
+#   time off the CPU grew 0.40 ms a batch with pin, where adding the probe's whole 1.87 ms
+#   had priced the step at 3.7 ms).
 # Stated in the findings. All three are measured on the user's machine where hdbench_profile
 # can run tools/handover_probe.py (Handover; the last two need CUDA, for pin_memory); these
 # serve where it cannot.
 HANDOVER_TENSOR_S = 0.65e-3
 HANDOVER_PINNED_S = 0.30e-3
 PIN_THREAD_GIL_SHARE = 0.5
+# Another thread's calls this close together are one stretch of its work (autograd's device
+# thread launching backward's kernels some tens of µs apart): while it runs, the training
+# thread waits in backward() without the GIL. On the H100 recording of 2026-11-28 the
+# training thread's GIL time came to 1.27 / 1.12 / 1.01 ms a step with 20 / 50 / 100 µs;
+# 100 µs matches its time on the CPU measured unrecorded (0.97 ms a step, thread_time).
+BURST_GAP_NS = 100_000
 # What gathering a batch whole costs the training thread where tools/handover_probe.py could
 # not measure it: examples/fashion_mnist/well_written.py's own gathers on an H100 host
 # (2,001 batches of 804,864 bytes, 0.31 ms each: reports/reference/h100-2026-11-26b,
@@ -132,8 +153,7 @@ class Handover:
     gather_batch_s: float | None = None
     gather_rows: int | None = None
     # the pin thread's own time a batch, its consumer only waiting: no step it feeds is
-    # shorter. Measured for the reader and the next model (the H200's workers-and-pin steps
-    # of 2026-11-27 ran at about the pin thread's pace); the prices do not use it yet
+    # shorter (the H200's workers-and-pin steps of 2026-11-27 ran at about its pace)
     pin_cycle_batch_s: float | None = None
 
     @property
@@ -166,6 +186,16 @@ class Handover:
                 per_batch *= self.packed_batch_s / self.batch_s
             return round(step.batches * per_batch / NS)
         return round(PIN_THREAD_GIL_SHARE * (self.ns(step, fixes) + pin_cost))
+
+    def pin_cycle_ns(self, step: "Step", fixes: frozenset) -> int:
+        """The pin thread's own pace over a step's batches (0 where not measured); packed, scaled
+        as packing scales its GIL time."""
+        if self.pin_cycle_batch_s is None:
+            return 0
+        per_batch = self.pin_cycle_batch_s
+        if "pack" in fixes and self.packed_pin_thread_batch_s is not None and self.pin_thread_batch_s:
+            per_batch *= self.packed_pin_thread_batch_s / self.pin_thread_batch_s
+        return round(step.batches * per_batch / NS)
 
     def summary(self) -> dict:
         return {"measured": self.measured, "batch_s": self.batch_s, "packed_batch_s": self.packed_batch_s,
@@ -206,6 +236,7 @@ class Step:
     extra_copies: int = 0
     R: int = 0
     O: int = 0
+    H: int = 0  # of O: the thread's GIL time (host work outside CUDA calls, no other thread launching)
     L_idle: int = 0
     launch_calls: int = 0
     G: int = 0
@@ -228,11 +259,10 @@ class Step:
         apart, so a price right on the whole by errors that cancel in its parts shows."""
         frozen = "gc" in fixes  # the full collections gone: what set-up made frozen out of their reach
         B = self.B - (self.gc_full_B if frozen else 0)
-        pin_thread = 0  # the share of the pin thread's work the training thread waits through
+        pin_thread = None  # with workers and pin: (its GIL time, its own pace) over the step's batches
         if "workers" in fixes and "pin" in fixes:
             B = min(B, handover.pinned_ns(self))
-            # the pin thread's own work: taking the batches over and copying them into pinned memory
-            pin_thread = handover.pin_thread_ns(self, fixes, pin_cost)
+            pin_thread = handover.pin_thread_ns(self, fixes, pin_cost), handover.pin_cycle_ns(self, fixes)
         elif "workers" in fixes:
             B = min(B, handover.ns(self, fixes))
         elif "gather" in fixes:  # with workers the gather runs in them: the hand-over is what is left here
@@ -253,7 +283,13 @@ class Step:
                 B + L_pg + L_pin + S + O
             R = max(0, self.R - window)
         G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
-        return max(G, B + L_pg + L_pin + S + O + R + pin_thread), B
+        own = B + L_pg + L_pin + S + O + R
+        host = own
+        if pin_thread is not None:  # the GIL shared with the pin thread, and the pin thread's pace
+            gil, cycle = pin_thread
+            H = max(0, self.H - (self.gc_full - self.gc_full_B if frozen else 0))
+            host = max(own, H + gil, cycle)
+        return max(G, host), B + host - own
 
 
 @dataclass
@@ -319,7 +355,7 @@ class Model:
 
     def summary(self) -> dict:
         n = len(self.steps)
-        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "L_idle", "launch_calls", "G")
+        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "H", "L_idle", "launch_calls", "G")
         return {"steps": n, "per_step_reads": self.per_step_reads, "steps_cut_at": self.steps_cut_at,
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
@@ -383,10 +419,11 @@ def ns_at(n_bytes: int, gbps: float | None) -> int | None:
 
 
 def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_copies: list, busy, rate,
-          pinned_rate, shapes: Counter) -> tuple:
+          pinned_rate, shapes: Counter, others: Union) -> tuple:
     """One step of thread `t`, [start, end]: `copies` are the H2D copies whose calls start in it;
     `read` is the key of the blocking call that ends it (its wait is R, never a copy's), or
-    None, and `read_copies` the reads that ended in it."""
+    None, and `read_copies` the reads that ended in it; `others` the stretches the process's
+    other threads were launching through."""
     s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0)
     # the read's copy call: the copies that ended in the read's wait, issued in the step
     s.R_call = sum(c.call[1] - c.call[0] for c in read_copies if start <= c.call[0] < end)
@@ -432,9 +469,29 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
         if cause == "launching":
             s.launch_calls += e - b
             s.L_idle += (e - b) - busy.overlap(b, e)
+        elif cause == "host":
+            s.H += (e - b) - others.overlap(b, e)
     s.G = busy.overlap(start, end)
     s.O = max(0, s.T - s.B - s.L_pg - s.L_pin - s.S - s.R)
     return s, pin_cost
+
+
+def bursts(threads: list) -> Union:
+    """The stretches `threads` were working through: their calls, joined across gaps of up to
+    BURST_GAP_NS."""
+    spans = []
+    for t in threads:
+        at = None
+        for start, end, _, _ in t.calls:
+            if at is not None and start - at[1] <= BURST_GAP_NS:
+                at[1] = max(at[1], end)
+                continue
+            if at is not None:
+                spans.append(tuple(at))
+            at = [start, end]
+        if at is not None:
+            spans.append(tuple(at))
+    return Union(spans)
 
 
 def build(a, threads: dict, ceilings) -> Model:
@@ -453,6 +510,7 @@ def build(a, threads: dict, ceilings) -> Model:
             continue
         mine = [c for c in a.copies if c.pid == pid and c.call is not None and c.call[3] == t.tid]
         h2d = [c for c in mine if c.direction == "h2d"]
+        others = bursts([o for o in threads.values() if o.pid == pid and o is not t])
         launches = sorted(b for b, _, cause, _ in t.calls if cause == "launching")
         devices = {c.device for c in a.copies if c.pid == pid} or set(a.busy)
         device = min(devices) if devices else None
@@ -475,7 +533,7 @@ def build(a, threads: dict, ceilings) -> Model:
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
                 s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
-                             read_copies[read], busy, rate, pinned_rate, shapes)
+                             read_copies[read], busy, rate, pinned_rate, shapes, others)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
@@ -485,7 +543,7 @@ def build(a, threads: dict, ceilings) -> Model:
             name, spans = marked
             for (start, end), after in zip(spans, [b for b, _ in spans[1:]] + [spans[-1][1]]):
                 s, p = _step(a, t, start, after, issued_in(start, after), launches, None, [], busy, rate,
-                             pinned_rate, shapes)
+                             pinned_rate, shapes, others)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [spans[0][0], spans[-1][1]]
@@ -493,7 +551,7 @@ def build(a, threads: dict, ceilings) -> Model:
         else:
             first, last = t.segments[0][0], t.segments[-1][1]
             s, p = _step(a, t, first, last, issued_in(first, last), launches, None, [], busy, rate, pinned_rate,
-                         shapes)
+                         shapes, others)
             steps.append(s)
             pin_costs.append(p)
             bounds_all += [t.segments[0][0], t.segments[-1][1]]
