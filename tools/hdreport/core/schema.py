@@ -358,7 +358,8 @@ PROFILE = Obj({
     "findings": List(FINDING),
     "model": Obj({"steps": INT, "per_step_reads": BOOL, "saving_together_s": NUM,
                   "saving_alone_s": Obj(rest=NUM), "saving_with_s": Obj(rest=NUM),
-                  "batch_wait_with_s": Obj(rest=NUM), "seconds": Obj(rest=NUM),
+                  "batch_wait_with_s": Obj(rest=NUM), "unslowed_with_s": Obj(rest=List(NUM)),
+                  "seconds": Obj(rest=NUM),
                   "per_step_ms": Obj(rest=NUM)}),
 }, required=("schema", "command", "exit", "wall_s", "recorded", "processes", "baseline", "trace"),
     rule=_recorded_has_results)

@@ -253,20 +253,29 @@ class Step:
     def time(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> int:
         return self.parts(fixes, pin_cost, handover)[0]
 
-    def parts(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> tuple[int, int]:
+    def parts(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> tuple[int, int, int, int]:
         """(the step's time with `fixes` applied, B' of it: the training thread's wait for its
-        batches, what the example's `batch_wait_s` measures). An ablation holds each part
-        apart, so a price right on the whole by errors that cancel in its parts shows."""
+        batches, what the example's `batch_wait_s` measures; and of each, the part not taken
+        from the recording, which the recording did not slow: a hand-over or gather the probe
+        measured (or the constants), the pin thread's GIL time or pace). An ablation holds each
+        part apart, so a price right on the whole by errors that cancel in its parts shows.
+        Both unslowed parts are those of the time that ends the step: the batch wait's is the
+        same as the step's when the pin thread sets it (B' then takes what it adds)."""
         frozen = "gc" in fixes  # the full collections gone: what set-up made frozen out of their reach
         B = self.B - (self.gc_full_B if frozen else 0)
         pin_thread = None  # with workers and pin: (its GIL time, its own pace) over the step's batches
         if "workers" in fixes and "pin" in fixes:
-            B = min(B, handover.pinned_ns(self))
+            made = handover.pinned_ns(self)
             pin_thread = handover.pin_thread_ns(self, fixes, pin_cost), handover.pin_cycle_ns(self, fixes)
         elif "workers" in fixes:
-            B = min(B, handover.ns(self, fixes))
+            made = handover.ns(self, fixes)
         elif "gather" in fixes:  # with workers the gather runs in them: the hand-over is what is left here
-            B = min(B, handover.gather_ns(self))
+            made = handover.gather_ns(self)
+        else:
+            made = None
+        unslowed = 0
+        if made is not None and made < B:
+            B = unslowed = made
         pinning = 0 if "workers" in fixes else pin_cost
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
@@ -289,7 +298,9 @@ class Step:
             gil, cycle = pin_thread
             H = max(0, self.H - (self.gc_full - self.gc_full_B if frozen else 0))
             host = max(own, H + gil, cycle)
-        return max(G, host), B + host - own
+            if host > own:
+                unslowed = gil if host == H + gil else cycle
+        return max(G, host), B + host - own, unslowed if host >= G else 0, unslowed
 
 
 @dataclass
@@ -314,8 +325,17 @@ class Model:
 
     def batch_wait_s(self, fixes) -> float:
         """The training thread's wait for its batches with `fixes` applied (B' over the steps)."""
+        return self._sum_of_part(fixes, 1)
+
+    def unslowed_s(self, fixes) -> tuple[float, float]:
+        """Of the steps' time and of their batch wait with `fixes` applied, the parts not taken
+        from the recording (Step.parts): to be held against a run made without the recording,
+        the recorded rest is scaled by how much the recording slowed the steps, these not."""
+        return self._sum_of_part(fixes, 2), self._sum_of_part(fixes, 3)
+
+    def _sum_of_part(self, fixes, index: int) -> float:
         fixes, h = frozenset(fixes), self.handover
-        return sum(s.parts(fixes, p, h)[1] for s, p in zip(self.steps, self.pin_costs)) * NS
+        return sum(s.parts(fixes, p, h)[index] for s, p in zip(self.steps, self.pin_costs)) * NS
 
     def priced_fixes(self) -> tuple:
         """The fixes this recording can price: gc only where the collections were timed."""
@@ -370,6 +390,9 @@ class Model:
                 # B' with no fix, each fix alone and the habits together (keys as above): what
                 # an ablation's batch wait is held against, apart from the rest of its time
                 "batch_wait_with_s": {"+".join(c) or "none": self.batch_wait_s(c) for c in self.ablated_sets()},
+                # of the time and the batch wait with them, the parts the recording did not slow
+                # (the probe's, the constants'): [step time, batch wait], keys as above
+                "unslowed_with_s": {"+".join(c): list(self.unslowed_s(c)) for c in self.ablated_sets() if c},
                 "collections_timed": self.collections_timed,
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 

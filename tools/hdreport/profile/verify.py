@@ -23,7 +23,10 @@ device are taken as one, their rounds together (`merged_ablations`). Each row ho
 - with `--well`, the well-written program's profile has no finding.
 
 Prices are scaled to the ablation's steps from the steps the profiled command ran (its
-`--steps`; unscaled when it has none).
+`--steps`; unscaled when it has none). Where the model cut the steps, the recorded part of a
+price is scaled as the recording slowed the steps and the part the recording did not slow
+(`model.unslowed_with_s`: a hand-over, a gather or a pin thread measured by the probe) is
+held as it was measured (`held_price`).
 Each verdict is taken on the medians; where the rounds' paired savings (`saved_s_range`)
 would give another verdict, the row says the rounds disagree: more rounds would settle it.
 One round has no spread to show. The exit code is 1 when a verdict misses, else 0; bad
@@ -220,6 +223,16 @@ def price_scale(model: dict, ablation: dict, steps: int | None) -> tuple[float, 
     return (ablation["steps"] / steps if steps else 1.0), None
 
 
+def held_price(model: dict, key: str, price: float, scale: float) -> float:
+    """A price (T_none - T_F, the profiled steps' time) as run without the recording: f x T_none
+    less f x (T_F - P) + P, where P is the part of T_F the recording did not slow (the probe's
+    hand-over, gather or pin thread: `unslowed_with_s`, keyed by the fixes sorted and joined by
+    '+'): f x price - (1 - f) x P. On the H100 of 2026-11-26b (steps 1.20x as long recorded) the
+    pin thread's 3.1 s scaled with the rest priced workers and pin 0.5 s high."""
+    unslowed = (model.get("unslowed_with_s") or {}).get(key)
+    return price * scale - (1 - scale) * unslowed[0] if unslowed else price * scale
+
+
 # --- the verdicts ---------------------------------------------------------------------
 
 def held_band(predicted: float, tolerance: float) -> tuple[float, float]:
@@ -317,7 +330,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         if m is None and habit not in alone and not finding:
             continue  # a habit this profile's model does not know (a report made before it)
         price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else None)
-        p = price * scale if price is not None else None
+        p = held_price(model, habit, price, scale) if price is not None else None
         what = f"`--fix {habit}` alone"
         # a finding kept for what it adds after the others (pinning or packing may pay only once
         # workers build the batches) claims nothing for its fix alone but that it is under the floor
@@ -343,8 +356,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             rows.append(priced_row(what, claim, m, p, tolerance))
         else:
             rows.append(Row(what, claim, m, *judged(m, (float("-inf"), floor))))
-    together = model.get("saving_together_s", sum(f["saving_s"] for f in findings)) * scale
     advised = sorted(by_fix)
+    together_s = model.get("saving_together_s", sum(f["saving_s"] for f in findings))
+    together = held_price(model, "+".join(advised), together_s, scale)
     # the findings' fixes made together, where one variant made exactly those (one fix is its own row above)
     matching = next((n for n in ablation["variants"] if len(advised) > 1 and
                      sorted(fixes_of(ablation, n, alone)) == advised), None)
@@ -362,7 +376,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         m = measured(ablation, name)
         if price is None or m is None:
             continue
-        p = price * scale
+        p = held_price(model, "+".join(sorted(fixes)), price, scale)
         priced_together.append(name)
         what, claim = (("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}") if name == "fix_all" else
                        (f"`--fix {name[len('fix_'):].replace('+', ',')}`",
@@ -435,8 +449,9 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         rests = [w - b for w, b in zip(walls, batch_waits) if w is not None] if len(walls) == len(batch_waits) else []
         batch = statistics.median(batch_waits)
         rest = statistics.median(rests) if rests else v["wall_s"] - batch
-        batch_model = waits[key] * scale
-        rest_model = plain["wall_s"] - price * scale - batch_model
+        unslowed = (model.get("unslowed_with_s") or {}).get(key)
+        batch_model = waits[key] * scale + ((1 - scale) * unslowed[1] if unslowed else 0.0)
+        rest_model = plain["wall_s"] - held_price(model, key, price, scale) - batch_model
         off = [part for part, mine, theirs in (("the batch wait", batch_model, batch), ("the rest", rest_model, rest))
                if abs(mine - theirs) > max(tolerance * abs(theirs), floor)]
         what = "plain" if not fixes else f"`--fix {','.join(fixes)}`"
@@ -493,7 +508,8 @@ def format_report(result: dict) -> str:
            + (f"; {result['stopped']}" if result["stopped"] else "") + ".",
            (f"Prices are held as shares of the profiled steps' {seconds(result['profiled_s'])}, applied to plain's "
             f"median {seconds(result['plain_s'])} (×{result['scale']:.3g}): the recording made the steps "
-            f"{result['profiled_s'] / result['plain_s']:.2f}x as long. " if result["profiled_s"] else
+            f"{result['profiled_s'] / result['plain_s']:.2f}x as long; what the probe measured (a hand-over, a gather, "
+            f"the pin thread) is held as measured. " if result["profiled_s"] else
             f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
             if result["profiled_steps"] and result["scale"] != 1 else
             "The profiled command gives no `--steps`: prices not scaled to the ablation's steps. "
