@@ -19,15 +19,24 @@ Each run's time is the command's own `wall_s=` on its last line when it prints o
 examples do, so start-up is left out), else the run as timed from here; `batch_wait_s=` is
 kept where printed. Writes OUT (JSON):
 
-    {"command": [...], "rounds": R, "parts": [...], "warmup_wall_s_runs": [...],
+    {"command": [...], "rounds": R, "rounds_run": n, "stopped": why or null, "max_seconds": S or null,
+     "parts": [...], "warmup_wall_s_runs": [...],
      "variants": {"plain": {"wall_s": median, "wall_s_runs": [...], "batch_wait_s": median or null,
                             "timed_by": "wall_s printed" | "from outside", "failed_runs": n},
                   "none": {..., "ratio_to_plain": wall_s / plain's}, ...}}
 
-and prints a table. Exit 0; 1 when a variant failed in every round; 2 on bad usage.
+after the warm-up and again after every round (atomically), the medians over the runs so
+far, so that a caller's timeout leaves the rounds done; "stopped" says why rounds_run < R
+(while a round runs: that it was under way, which a file left so means it was cut off).
+--max-seconds S (counted from the start, the warm-up included) starts no round that would
+end past S: a round is taken to last as long as the longest so far from outside, the
+first as the longest warm-up run times the variants (with no warm-up the first always
+runs). Prints a table. Exit 0; 1 when a variant failed in every round (or none ran); 2 on
+bad usage.
 
     python3 tools/profile_overhead.py OUT.json --lib build/release/lib/libhdbench_inject.so
-        [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--warmup 1] [--timeout 120] -- python3 train.py ...
+        [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--warmup 1] [--timeout 120] [--max-seconds S]
+        -- python3 train.py ...
 
 Its usage line names `out` and the options; the command goes after `--`.
 """
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -43,6 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from hdreport.profile.launch import python_path
@@ -61,6 +72,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--timeout", type=float, default=120, help="seconds a run may take (default 120)")
     parser.add_argument("--warmup", type=int, default=1,
                         help="runs of plain before the rounds, not counted (default 1)")
+    parser.add_argument("--max-seconds", help="start no round that would end past this many seconds from the "
+                        "start (default: no limit)")
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.command = argv[split + 1:]
@@ -79,6 +92,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"--warmup={args.warmup}: between 0 and 10")
     if not args.timeout > 0:
         parser.error("--timeout: a positive number of seconds")
+    if args.max_seconds is not None:
+        try:
+            seconds = float(args.max_seconds)
+        except ValueError:
+            seconds = math.nan
+        if not (seconds > 0 and math.isfinite(seconds)):
+            parser.error(f"--max-seconds={args.max_seconds}: a positive number of seconds")
+        args.max_seconds = seconds
     return args
 
 
@@ -125,15 +146,58 @@ def median_or_none(values: list) -> float | None:
     return statistics.median(values) if values else None
 
 
-def measure(args: argparse.Namespace) -> dict:
+def summary(args: argparse.Namespace, runs: dict[str, list], warmup: list, stopped: str | None) -> dict:
+    """The JSON of the runs so far."""
+    variants = {}
+    for name, results in runs.items():
+        good = [r for r in results if r]
+        variants[name] = {"wall_s": median_or_none([r["wall_s"] for r in good]),
+                          "wall_s_runs": [r["wall_s"] if r else None for r in results],
+                          "batch_wait_s": median_or_none([r["batch_wait_s"] for r in good]),
+                          "timed_by": good[-1]["timed_by"] if good else None,
+                          "failed_runs": len(results) - len(good)}
+    plain = variants["plain"]["wall_s"]
+    for name in args.parts:
+        wall = variants[name]["wall_s"]
+        variants[name]["ratio_to_plain"] = wall / plain if wall is not None and plain else None
+    return {"command": args.command, "rounds": args.rounds, "rounds_run": len(runs["plain"]), "stopped": stopped,
+            "max_seconds": args.max_seconds, "parts": args.parts, "warmup_wall_s_runs": warmup,
+            "variants": variants}
+
+
+def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]) -> dict:
+    """Runs the warm-up and the rounds, calling save(the JSON so far) before each round (after
+    the warm-up or the round before); returns the final JSON."""
     names = ["plain", *args.parts]
     runs: dict[str, list] = {name: [] for name in names}
-    warmup = []
+    warmup, warmup_outside = [], []
     for w in range(1, args.warmup + 1):
+        t0 = time.monotonic()
         result = run_once(args.command, environment(args.lib, None, ""), args.timeout)
+        warmup_outside.append(time.monotonic() - t0)
         warmup.append(result["wall_s"] if result else None)
         print(f"[warm-up {w}] plain: {f'{warmup[-1]:.3f} s' if result else 'failed'} (not counted)", flush=True)
+    took: list[float] = []  # each round's length from outside, start-ups included
     for round_ in range(1, args.rounds + 1):
+        # A round lasts as long as the longest so far; before the first, a warm-up run for each
+        # variant (a little short: the recorded runs take longer than plain); with neither, the
+        # first round always runs.
+        if took:
+            longest, basis = max(took), ""
+        elif warmup_outside:
+            longest = max(warmup_outside) * len(names)
+            basis = f" (the warm-up's {max(warmup_outside):.1f} s for each of {len(names)} runs)"
+        else:
+            longest = None
+        elapsed = time.monotonic() - began
+        if args.max_seconds is not None and longest is not None and elapsed + longest > args.max_seconds:
+            stopped = (f"round {round_} of {args.rounds} not started: a round takes up to {longest:.1f} s{basis} "
+                       f"and {args.max_seconds:g} s (--max-seconds) would pass ({elapsed:.1f} s gone)")
+            print(stopped, flush=True)
+            return summary(args, runs, warmup, stopped)
+        save(summary(args, runs, warmup, f"round {round_} of {args.rounds} under way when written "
+                                          "(a file left so was cut off in it)"))
+        t0 = time.monotonic()
         shift = (round_ - 1) % len(names)
         for name in names[shift:] + names[:shift]:
             with tempfile.TemporaryDirectory(prefix="hdbench_overhead-") as folder:
@@ -142,20 +206,8 @@ def measure(args: argparse.Namespace) -> dict:
             runs[name].append(result)
             shown = f"{result['wall_s']:.3f} s" if result else "failed"
             print(f"[{round_}/{args.rounds}] {name}: {shown}", flush=True)
-    variants = {}
-    for name in names:
-        good = [r for r in runs[name] if r]
-        variants[name] = {"wall_s": median_or_none([r["wall_s"] for r in good]),
-                          "wall_s_runs": [r["wall_s"] if r else None for r in runs[name]],
-                          "batch_wait_s": median_or_none([r["batch_wait_s"] for r in good]),
-                          "timed_by": good[-1]["timed_by"] if good else None,
-                          "failed_runs": len(runs[name]) - len(good)}
-    plain = variants["plain"]["wall_s"]
-    for name in args.parts:
-        wall = variants[name]["wall_s"]
-        variants[name]["ratio_to_plain"] = wall / plain if wall is not None and plain else None
-    return {"command": args.command, "rounds": args.rounds, "parts": args.parts, "warmup_wall_s_runs": warmup,
-            "variants": variants}
+        took.append(time.monotonic() - t0)
+    return summary(args, runs, warmup, None)
 
 
 def table(result: dict) -> str:
@@ -169,14 +221,19 @@ def table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
-    args = parse_args(argv)
-    result = measure(args)
-    out = Path(args.out)
+def write(out: Path, result: dict) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     temp = out.with_name(out.name + ".tmp")
     temp.write_text(json.dumps(result, indent=2) + "\n")
-    temp.replace(out)  # whole or not at all
+    temp.replace(out)  # whole or not at all, even when a kill lands mid-write
+
+
+def main(argv: list[str]) -> int:
+    began = time.monotonic()
+    args = parse_args(argv)
+    out = Path(args.out)
+    result = measure(args, began, lambda so_far: write(out, so_far))
+    write(out, result)
     print(table(result))
     return 1 if any(v["wall_s"] is None for v in result["variants"].values()) else 0
 

@@ -130,14 +130,34 @@ def test_the_overhead_check_runs_every_step_and_brings_its_results_back(tmp_path
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         names = {Path(n).name for n in tar.getnames()}
     assert {"gpu-large.json", "gpu-large-traced.json", "overhead_well.log", "overhead_tutorial.log"} <= names
-    # issue 38's targets as set: each program plain and under the whole recording, in rounds
+    # issue 38's targets as set: each program plain and under the whole recording, in rounds,
+    # stopping its rounds 10 s inside the step's limit (120 s and 95 s, in a budget of 200 s)
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
-        for name, rounds, argv_end in (("overhead-well.json", 3, ["well_written.py", "--steps", "2000"]),
-                                       ("overhead-tutorial.json", 2, ["tutorial_style.py", "--steps", "10"])):
+        for name, rounds, max_s, argv_end in (
+                ("overhead-well.json", 3, 110, ["well_written.py", "--steps", "2000"]),
+                ("overhead-tutorial.json", 2, 85, ["tutorial_style.py", "--steps", "10"])):
             data = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(name)))
             assert set(data["variants"]) == {"plain", "all"} and data["rounds"] == rounds, name
             assert [Path(data["command"][-3]).name, *data["command"][-2:]] == argv_end
             assert len(data["variants"]["all"]["wall_s_runs"]) == rounds
+            assert data["rounds_run"] == rounds and data["stopped"] is None
+            assert 0 < data["max_seconds"] <= max_s, name  # less only where the budget ran short
+
+
+def test_the_overhead_checks_rounds_stop_within_what_is_left_of_the_budget(tmp_path):
+    """A 60 s budget cuts the first overhead step's limit to 60 s at most: its tool stops its
+    rounds by 50 s, and the next step's by what is left of the budget then, less 10 s."""
+    b = bundle(tmp_path)
+    (b / "lib" / "libhdbench_inject.so").write_text("")
+    for name in ("well_written", "tutorial_style"):
+        (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
+    result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 60, 0, "10")
+    assert result.returncode == 0, result.stderr
+    assert steps_of(tmp_path / "out")["overhead_well"].startswith("rc=0")
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        for name in ("overhead-well.json", "overhead-tutorial.json"):
+            data = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(name)))
+            assert 0 < data["max_seconds"] <= 50, name
 
 
 def test_the_overhead_check_times_the_recordings_parts_when_asked(tmp_path):
