@@ -508,7 +508,7 @@ def format_report(result: dict) -> str:
            + (f"; {result['stopped']}" if result["stopped"] else "") + ".",
            (f"Prices are held as shares of the profiled steps' {seconds(result['profiled_s'])}, applied to plain's "
             f"median {seconds(result['plain_s'])} (×{result['scale']:.3g}): the recording made the steps "
-            f"{result['profiled_s'] / result['plain_s']:.2f}x as long; what the probe measured (a hand-over, a gather, "
+            f"{result['profiled_s'] / result['plain_s']:.2f}x as long. What the probe measured (a hand-over, a gather, "
             f"the pin thread) is held as measured. " if result["profiled_s"] else
             f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
             if result["profiled_steps"] and result["scale"] != 1 else
