@@ -159,6 +159,18 @@ def test_gemm_peaks_are_each_reports_own():
     close(figs)
 
 
+def test_the_gemm_peak_is_the_fastest_sample_the_steps_are_rated_against():
+    """A GEMM run's best_TFLOP/s (its fastest sample) is what a step's fraction_of_gemm_rate is
+    taken against: the peak line draws it, not the median (an H100's tf32 GEMM, 2026-11-28: the
+    median 375 TFLOP/s, the fastest sample 405)."""
+    from hdreport.families.mlp.figures import gemm_peaks
+    fast = gemm("hdbench", "gpu", "tf32", 375.0)
+    fast["counters"]["best_TFLOP/s"] = 405.0
+    assert gemm_peaks([fast]) == [(405.0, "gpu tf32 GEMM peak 405 TFLOP/s")]
+    del fast["counters"]["best_TFLOP/s"]  # a report without it (PyTorch's, or older): its median
+    assert gemm_peaks([fast]) == [(375.0, "gpu tf32 GEMM peak 375 TFLOP/s")]
+
+
 def test_gpu_busy_figure_draws_gpu_epochs_only():
     runs = [epoch("cpu", 128, 2, "pageable"), epoch("cpu", 1024, 2, "pageable"),
             epoch("gpu", 128, 0, "direct", busy=35.0), epoch("gpu", 1024, 0, "direct", busy=80.0),

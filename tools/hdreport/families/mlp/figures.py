@@ -41,11 +41,15 @@ def gemm_peaks(benchmarks: list[dict], prefix: str = "") -> list[tuple[float, st
     """[(TFLOP/s, label)]: per processor and dtype, the fastest successful GEMM run among
     `benchmarks` (over the CPU's thread counts, and hdbench's and PyTorch's GEMMs alike);
     the label says which run it was, e.g. `cpu fp32 GEMM peak 0.32 TFLOP/s (threads=2)`.
+    A run's rate is its fastest sample's (`best_TFLOP/s`) where it has one: the rate the
+    steps' `fraction_of_gemm_rate` is taken against, so the line and that share agree (an
+    H100's tf32 line at the median 375 TFLOP/s beside steps rated against 405).
     `prefix` starts each label (the machine, when several reports share a figure)."""
     best: dict[tuple, tuple[float, dict]] = {}
     for b in benchmarks:
         p = b.get("params", {})
-        rate = b.get("counters", {}).get(COUNTER)
+        counters = b.get("counters", {})
+        rate = counters.get("best_" + COUNTER, counters.get(COUNTER))
         if p.get("family") != "mlp" or p.get("variant") != "gemm" or not ok_run(b) or rate is None:
             continue
         key = (p.get("processor"), p.get("dtype"))
