@@ -36,7 +36,10 @@ done
 pack
 
 # The GPU steps: the small model (fused against graph), the large one against its GEMM rate.
-gpu=(--hdbench_families=mlp --hdbench_mlp_processors=gpu --hdbench_mlp_data=device)
+# The GEMMs and the steps only: the epochs have axes of their own (--hdbench_mlp_epoch_*) and
+# ran in each of these steps before (18 runs, 20 s on an H100, 2026-11-28).
+gpu=(--hdbench_families=mlp --hdbench_mlp_processors=gpu --hdbench_mlp_data=device
+  --benchmark_filter='mlp/(gemm|step)/')
 step gpu_small 60 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x32x10 --hdbench_mlp_batches=128,1024 \
   --hdbench_mlp_dtypes=fp32,bf16 --hdbench_mlp_modes=eager,graph,fused --hdbench_out="$work/gpu-small.json"
 step gpu_large 90 "$hd" "${gpu[@]}" --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 \

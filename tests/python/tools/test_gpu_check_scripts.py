@@ -130,6 +130,10 @@ def test_the_overhead_check_runs_every_step_and_brings_its_results_back(tmp_path
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         names = {Path(n).name for n in tar.getnames()}
     assert {"gpu-large.json", "gpu-large-traced.json", "overhead_well.log", "overhead_tutorial.log"} <= names
+    # the large step's GEMMs and steps, not the epochs (their own axes: 20 s of a lease's call before)
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        log = next(tar.extractfile(m).read().decode() for m in tar.getmembers() if Path(m.name).name == "gpu_large.log")
+    assert "--benchmark_filter=mlp/(gemm|step)/" in log
     # issue 38's targets as set: each program plain and under the whole recording, in rounds,
     # stopping its rounds 10 s inside the step's limit (120 s and 95 s, in a budget of 200 s)
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
