@@ -200,6 +200,13 @@ def test_the_pin_threads_own_pace_bounds_the_step_and_the_wait_is_for_the_batch(
     # saved; the training thread waits 250 + (1000 - 480) = 770 us a step for its batches.
     assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1655 * US)
     assert model.batch_wait_s({"workers", "pin"}) == pytest.approx(n * 770 * US)
+    # the 520 us the pin thread adds may be spent waiting for batches or in the training thread's
+    # own work: the batch wait without it (the probe's 250 us hand-over, unslowed) is kept beside
+    assert model.own_batch_wait_s({"workers", "pin"}) == pytest.approx((n * 250 * US, n * 250 * US))
+    assert model.unslowed_s({"workers", "pin"}) == pytest.approx((n * 1000 * US, n * 1000 * US))
+    summary = model.summary()
+    assert summary["own_batch_wait_with_s"]["pin+workers"] == pytest.approx([n * 250 * US, n * 250 * US])
+    assert "workers" not in summary["own_batch_wait_with_s"]  # no pin thread: nothing to place
     # packed, the pace is 1000 x 60 / 120 = 500 us against an own path of 460: 2155 saved.
     assert model.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2155 * US)
     # workers alone has no pin thread: 507 us, as without the pace

@@ -359,6 +359,7 @@ PROFILE = Obj({
     "model": Obj({"steps": INT, "per_step_reads": BOOL, "saving_together_s": NUM,
                   "saving_alone_s": Obj(rest=NUM), "saving_with_s": Obj(rest=NUM),
                   "batch_wait_with_s": Obj(rest=NUM), "unslowed_with_s": Obj(rest=List(NUM)),
+                  "own_batch_wait_with_s": Obj(rest=List(NUM)),
                   "seconds": Obj(rest=NUM),
                   "per_step_ms": Obj(rest=NUM)}),
 }, required=("schema", "command", "exit", "wall_s", "recorded", "processes", "baseline", "trace"),

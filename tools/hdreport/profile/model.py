@@ -72,6 +72,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
+from typing import NamedTuple
 
 from hdreport.profile.analysis import NS
 from hdreport.profile.host import feeding_threads
@@ -220,6 +221,19 @@ def handover_of(summary: dict | None) -> Handover:
                     summary.get("gather_batch_s"), summary.get("gather_rows"), summary.get("pin_cycle_batch_s"))
 
 
+class StepParts(NamedTuple):
+    """A step's time with a set of fixes applied, and its parts (ns)."""
+    T: int  # the step's time
+    B: int  # of it, the training thread's wait for its batches (what `batch_wait_s` measures)
+    T_unslowed: int  # of T, what the recording did not slow (the probe's parts)
+    B_unslowed: int  # of B, the same
+    # B without the time the GIL shared with the pin thread adds over the training thread's own
+    # path: the model cannot tell whether the runs wait that time for their batches or for the
+    # GIL in their own work, so the batch wait is somewhere from B_own to B (B_own = B without it)
+    B_own: int
+    B_own_unslowed: int
+
+
 @dataclass
 class Step:
     T: int = 0
@@ -253,14 +267,14 @@ class Step:
     def time(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> int:
         return self.parts(fixes, pin_cost, handover)[0]
 
-    def parts(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> tuple[int, int, int, int]:
-        """(the step's time with `fixes` applied, B' of it: the training thread's wait for its
-        batches, what the example's `batch_wait_s` measures; and of each, the part not taken
+    def parts(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> StepParts:
+        """The step's time with `fixes` applied, B' of it (the training thread's wait for its
+        batches, what the example's `batch_wait_s` measures), and of each the part not taken
         from the recording, which the recording did not slow: a hand-over or gather the probe
-        measured (or the constants), the pin thread's GIL time or pace). An ablation holds each
+        measured (or the constants), the pin thread's GIL time or pace. An ablation holds each
         part apart, so a price right on the whole by errors that cancel in its parts shows.
-        Both unslowed parts are those of the time that ends the step: the batch wait's is the
-        same as the step's when the pin thread sets it (B' then takes what it adds)."""
+        Where the pin thread sets the step, B' takes what it adds over the training thread's
+        own path, and its unslowed part is the step's."""
         frozen = "gc" in fixes  # the full collections gone: what set-up made frozen out of their reach
         B = self.B - (self.gc_full_B if frozen else 0)
         pin_thread = None  # with workers and pin: (its GIL time, its own pace) over the step's batches
@@ -276,6 +290,8 @@ class Step:
         unslowed = 0
         if made is not None and made < B:
             B = unslowed = made
+        else:
+            made = None  # the recorded build stays: nothing of B' is the probe's
         pinning = 0 if "workers" in fixes else pin_cost
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
@@ -300,7 +316,8 @@ class Step:
             host = max(own, H + gil, cycle)
             if host > own:
                 unslowed = gil if host == H + gil else cycle
-        return max(G, host), B + host - own, unslowed if host >= G else 0, unslowed
+        own_unslowed = B if made is not None else 0
+        return StepParts(max(G, host), B + host - own, unslowed if host >= G else 0, unslowed, B, own_unslowed)
 
 
 @dataclass
@@ -332,6 +349,10 @@ class Model:
         from the recording (Step.parts): to be held against a run made without the recording,
         the recorded rest is scaled by how much the recording slowed the steps, these not."""
         return self._sum_of_part(fixes, 2), self._sum_of_part(fixes, 3)
+
+    def own_batch_wait_s(self, fixes) -> tuple[float, float]:
+        """B' without the GIL's time (StepParts.B_own) and its unslowed part, over the steps."""
+        return self._sum_of_part(fixes, 4), self._sum_of_part(fixes, 5)
 
     def _sum_of_part(self, fixes, index: int) -> float:
         fixes, h = frozenset(fixes), self.handover
@@ -393,6 +414,10 @@ class Model:
                 # of the time and the batch wait with them, the parts the recording did not slow
                 # (the probe's, the constants'): [step time, batch wait], keys as above
                 "unslowed_with_s": {"+".join(c): list(self.unslowed_s(c)) for c in self.ablated_sets() if c},
+                # where the pin thread adds time over the training thread's own path: the batch wait
+                # without it and its unslowed part (the runs wait that time for batches or the GIL)
+                "own_batch_wait_with_s": {"+".join(c): list(own) for c in self.ablated_sets()
+                                          if c and (own := self.own_batch_wait_s(c))[0] < self.batch_wait_s(c)},
                 "collections_timed": self.collections_timed,
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 

@@ -423,6 +423,10 @@ class Split:
     # of the rest, the training thread's time off the CPU (the GIL, autograd's device thread),
     # where the example says (tutorial_style.py's rest_off_cpu_s); the model does not price it
     off_cpu_s: float | None = None
+    # where the pin thread's share of the GIL adds time the model cannot place (the batch wait or
+    # the rest): the batch wait without it; the batch wait is then a range, from this to
+    # batch_model_s, and the rest from rest_model_s up by as much
+    batch_model_low_s: float | None = None
 
 
 def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance: float, floor: float) -> list:
@@ -452,13 +456,27 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         unslowed = (model.get("unslowed_with_s") or {}).get(key)
         batch_model = waits[key] * scale + ((1 - scale) * unslowed[1] if unslowed else 0.0)
         rest_model = plain["wall_s"] - held_price(model, key, price, scale) - batch_model
-        off = [part for part, mine, theirs in (("the batch wait", batch_model, batch), ("the rest", rest_model, rest))
-               if abs(mine - theirs) > max(tolerance * abs(theirs), floor)]
+        own = (model.get("own_batch_wait_with_s") or {}).get(key)
+        low = own[0] * scale + (1 - scale) * own[1] if own else batch_model  # the GIL's time in the rest
+        spans = (("the batch wait", low, batch_model, batch), ("the rest", rest_model, rest_model + batch_model - low,
+                                                                rest))
+        off = [part for part, lo, hi, theirs in spans if outside(lo, hi, theirs) > max(tolerance * abs(theirs), floor)]
         what = "plain" if not fixes else f"`--fix {','.join(fixes)}`"
         off_cpu = _runs_of(v, "rest_off_cpu_s")
         out.append(Split(what, batch_model, batch, rest_model, rest, off,
-                         statistics.median(off_cpu) if off_cpu else None))
+                         statistics.median(off_cpu) if off_cpu else None, low if own else None))
     return out
+
+
+def outside(low: float, high: float, measured: float) -> float:
+    """How far `measured` lies outside [low, high] (0 inside)."""
+    return max(low - measured, measured - high, 0.0)
+
+
+def span_text(low: float, high: float, measured: float) -> str:
+    """A model's part as a range, and how far outside it the measurement lies, if it does."""
+    near = low if measured < low else high if measured > high else None
+    return f"{seconds(low)} to {seconds(high)}" + (percent_off(near, measured) if near is not None else "")
 
 
 def percent_off(model: float, measured: float) -> str:
@@ -479,16 +497,28 @@ def format_split(result: dict) -> list:
               "for autograd's device thread; measured only)" if off_cpu else "") + ".", ""]
     out += table(["run", "batch wait: model", "measured", "the rest: model", "measured"]
                  + (["off the CPU"] if off_cpu else []),
-                 [[p.what, seconds(p.batch_model_s) + percent_off(p.batch_model_s, p.batch_measured_s),
+                 [[p.what, model_part(p.batch_model_low_s, p.batch_model_s, p.batch_measured_s),
                    seconds(p.batch_measured_s),
-                   seconds(p.rest_model_s) + percent_off(p.rest_model_s, p.rest_measured_s),
+                   model_part(p.rest_model_s, p.rest_model_s + p.batch_model_s - p.batch_model_low_s
+                              if p.batch_model_low_s is not None else None, p.rest_measured_s),
                    seconds(p.rest_measured_s)] + ([seconds(p.off_cpu_s)] if off_cpu else []) for p in parts])
+    if any(p.batch_model_low_s is not None for p in parts):
+        out += ["", "A range: the time the pin thread's share of the GIL adds over the training thread's own path, "
+                "which the model cannot place between the wait for batches and the rest."]
     off = [p for p in parts if p.off]
     if off:
         out += ["", f"Off by more than {result['tolerance'] * 100:.0f}% (and the floor): "
                 + "; ".join(f"{p.what}: {' and '.join(p.off)}" for p in off)
                 + ". A price there that holds on the whole holds by errors that cancel."]
     return out
+
+
+def model_part(a: float | None, b: float | None, measured: float) -> str:
+    """The model's part: one figure with how far off it is, or where it is a range (a to b), the range."""
+    if a is None or b is None:
+        one = b if a is None else a
+        return seconds(one) + percent_off(one, measured)
+    return span_text(a, b, measured)
 
 
 def seconds(s: float | None) -> str:
