@@ -33,8 +33,9 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
                                                         PIN_THREAD_GIL_SHARE of that work)
            and the pin thread's own pace                it cannot hand batches over faster
                                                         (the probe's pin_cycle_batch_s)
-           the time these add over the own path is the training thread waiting for its
-           batches (B' grows by it)
+           the time these add over the own path is spent waiting for batches or for the
+           GIL in the thread's own work, which the recording cannot tell apart: B' grows
+           by it, and B' without it is kept beside (StepParts.B_own)
     B'     = min(B, gathering the batches)              gather (no workers): each batch gathered
                                                         whole, one index_select a tensor: the
                                                         probe's gather of a batch shaped as the
@@ -265,7 +266,7 @@ class Step:
         return self.batches if "pack" in fixes else self.tensors
 
     def time(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> int:
-        return self.parts(fixes, pin_cost, handover)[0]
+        return self.parts(fixes, pin_cost, handover).T
 
     def parts(self, fixes: frozenset, pin_cost: int, handover: Handover = FITTED) -> StepParts:
         """The step's time with `fixes` applied, B' of it (the training thread's wait for its
@@ -342,21 +343,22 @@ class Model:
 
     def batch_wait_s(self, fixes) -> float:
         """The training thread's wait for its batches with `fixes` applied (B' over the steps)."""
-        return self._sum_of_part(fixes, 1)
+        return self._sum_of_part(fixes, "B")
 
     def unslowed_s(self, fixes) -> tuple[float, float]:
         """Of the steps' time and of their batch wait with `fixes` applied, the parts not taken
         from the recording (Step.parts): to be held against a run made without the recording,
         the recorded rest is scaled by how much the recording slowed the steps, these not."""
-        return self._sum_of_part(fixes, 2), self._sum_of_part(fixes, 3)
+        return self._sum_of_part(fixes, "T_unslowed"), self._sum_of_part(fixes, "B_unslowed")
 
     def own_batch_wait_s(self, fixes) -> tuple[float, float]:
         """B' without the GIL's time (StepParts.B_own) and its unslowed part, over the steps."""
-        return self._sum_of_part(fixes, 4), self._sum_of_part(fixes, 5)
+        return self._sum_of_part(fixes, "B_own"), self._sum_of_part(fixes, "B_own_unslowed")
 
-    def _sum_of_part(self, fixes, index: int) -> float:
+    def _sum_of_part(self, fixes, part: str) -> float:
+        """A StepParts field with `fixes` applied, over the steps, seconds."""
         fixes, h = frozenset(fixes), self.handover
-        return sum(s.parts(fixes, p, h)[index] for s, p in zip(self.steps, self.pin_costs)) * NS
+        return sum(getattr(s.parts(fixes, p, h), part) for s, p in zip(self.steps, self.pin_costs)) * NS
 
     def priced_fixes(self) -> tuple:
         """The fixes this recording can price: gc only where the collections were timed."""
