@@ -391,6 +391,9 @@ def test_what_the_probe_measured_is_held_as_measured_and_the_recorded_rest_scale
     table = rows(verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[6.6])).stdout)
     assert table["`--fix workers` alone"][:2] == ["`input_pipeline` saves 3.40 s", "3.40 s"]
     assert table["`--fix workers` alone"][-1] == "held (+0%)"
+    prof["profile"]["model"]["unslowed_with_s"] = {"workers": [3.0]}  # not a pair: read as absent, no crash
+    assert rows(verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[6.6])).stdout)[
+        "`--fix workers` alone"][0] == "`input_pipeline` saves 4.00 s"
     del prof["profile"]["model"]["unslowed_with_s"]  # a report made before the field: all of it scaled
     assert rows(verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[6.6])).stdout)[
         "`--fix workers` alone"][0] == "`input_pipeline` saves 4.00 s"

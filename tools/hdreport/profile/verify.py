@@ -229,8 +229,15 @@ def held_price(model: dict, key: str, price: float, scale: float) -> float:
     hand-over, gather or pin thread: `unslowed_with_s`, keyed by the fixes sorted and joined by
     '+'): f x price - (1 - f) x P. On the H100 of 2026-11-26b (steps 1.20x as long recorded) the
     pin thread's 3.1 s scaled with the rest priced workers and pin 0.5 s high."""
-    unslowed = (model.get("unslowed_with_s") or {}).get(key)
+    unslowed = model_pair(model, "unslowed_with_s", key)
     return price * scale - (1 - scale) * unslowed[0] if unslowed else price * scale
+
+
+def model_pair(model: dict, field: str, key: str) -> list | None:
+    """`model[field][key]` where it is a pair of numbers ([step time, batch wait] parts), else None
+    (a report made before the field; the schema checks only that it is a list of numbers)."""
+    pair = (model.get(field) or {}).get(key)
+    return pair if isinstance(pair, list) and len(pair) == 2 and all(_number(x) for x in pair) else None
 
 
 # --- the verdicts ---------------------------------------------------------------------
@@ -453,10 +460,10 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         rests = [w - b for w, b in zip(walls, batch_waits) if w is not None] if len(walls) == len(batch_waits) else []
         batch = statistics.median(batch_waits)
         rest = statistics.median(rests) if rests else v["wall_s"] - batch
-        unslowed = (model.get("unslowed_with_s") or {}).get(key)
+        unslowed = model_pair(model, "unslowed_with_s", key)
         batch_model = waits[key] * scale + ((1 - scale) * unslowed[1] if unslowed else 0.0)
         rest_model = plain["wall_s"] - held_price(model, key, price, scale) - batch_model
-        own = (model.get("own_batch_wait_with_s") or {}).get(key)
+        own = model_pair(model, "own_batch_wait_with_s", key)
         low = own[0] * scale + (1 - scale) * own[1] if own else batch_model  # the GIL's time in the rest
         spans = (("the batch wait", low, batch_model, batch), ("the rest", rest_model, rest_model + batch_model - low,
                                                                 rest))
