@@ -171,6 +171,23 @@ def test_the_gemm_peak_is_the_fastest_sample_the_steps_are_rated_against():
     assert gemm_peaks([fast]) == [(375.0, "gpu tf32 GEMM peak 375 TFLOP/s")]
 
 
+def test_a_figure_of_one_batch_size_draws_series_that_coincide_apart():
+    """One batch size in the whole figure: each series is one marker, and two that measured
+    alike would draw on one spot (an H100's eager and graph steps, 2026-11-28). Hollow markers of
+    falling sizes keep each in sight; a figure of several batch sizes keeps its filled ones."""
+    one = report([step("hdbench", "gpu", 8192, 3144.0), step("pytorch", "gpu", 8192, 3150.0)])
+    figs, _ = hdbench_report.build_figures([("one.json", one)])
+    lines = [ln for ln in figs[STEP_US].axes[0].get_lines() if ln.get_gid() == "series"]
+    assert len(lines) == 2 and all(ln.get_markerfacecolor() == "none" for ln in lines)
+    assert lines[0].get_markersize() > lines[1].get_markersize()
+    close(figs)
+    several = report([step("hdbench", "gpu", b, 100.0 + b) for b in (128, 1024)])
+    figs, _ = hdbench_report.build_figures([("two.json", several)])
+    (line,) = [ln for ln in figs[STEP_US].axes[0].get_lines() if ln.get_gid() == "series"]
+    assert line.get_markerfacecolor() != "none" and line.get_markersize() == 5
+    close(figs)
+
+
 def test_gpu_busy_figure_draws_gpu_epochs_only():
     runs = [epoch("cpu", 128, 2, "pageable"), epoch("cpu", 1024, 2, "pageable"),
             epoch("gpu", 128, 0, "direct", busy=35.0), epoch("gpu", 1024, 0, "direct", busy=80.0),

@@ -203,6 +203,10 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                              squeeze=False, sharex=True, sharey="row" if spec.cols else False)
     drawn, tops = [], []
     legend = {}
+    # One x value in the whole figure (one batch size, say): each series is a lone marker, and
+    # series that measured alike draw on one spot (an H100's eager and graph steps, 2026-11-28).
+    # Hollow markers of falling sizes keep every one of them in sight.
+    lone = len({p.x for p in pts}) == 1
     for i, row in enumerate(rows):
         for j, col in enumerate(cols):
             ax = axes[i][j]
@@ -217,11 +221,13 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                                 ha="center", va="bottom", gid="null_note")
                     continue
                 by_series[tuple(p.params.get(k) for k in series_keys)][p.x].append(p)
-            for key in sorted(by_series, key=style._order):
+            for n, key in enumerate(sorted(by_series, key=style._order)):
                 xs = sorted(by_series[key])
                 ys = [statistics.median(q.y for q in by_series[key][x]) for x in xs]
                 label = style.label_of(series_keys, dict(zip(series_keys, key))) or spec.title
-                line, = ax.plot(xs, ys, label=label, gid="series", linewidth=1.8, markersize=5, **styles[key])
+                marks = {"markersize": max(4, 14 - 5 * n), "markerfacecolor": "none", "markeredgewidth": 1.6} \
+                    if lone else {"markersize": 5}
+                line, = ax.plot(xs, ys, label=label, gid="series", linewidth=1.8, **marks, **styles[key])
                 legend.setdefault(label, line)
                 drawn += [(q.benchmark, q.source, x, q.y) for x in xs for q in by_series[key][x]]
             for comp in _companions_for(companion_points, spec, col):
