@@ -112,9 +112,10 @@ def test_the_tutorials_steps_are_cut_at_its_reads(tmp_path):
 def test_each_fix_alone_and_all_together(tmp_path):
     _, _, model, _ = run(tmp_path, tutorial_h200(STEPS))
     n = STEPS - 1
-    # workers: the build (2007 us) becomes taking 3 tensors over from the workers at 650 us
-    # each (1950 us): 57 us a step. Little, as on the H100, where workers alone saved 1.8 s of 11.4.
-    assert model.saving_s({"workers"}) == pytest.approx(n * 57 * US)
+    # workers: the build (2007 us) becomes taking a batch of 3 tensors over from the workers at
+    # 1000 us a batch and 290 us a tensor (1870 us): 137 us a step. Little, as on the H100, where
+    # workers alone saved 1.8 s of 11.4.
+    assert model.saving_s({"workers"}) == pytest.approx(n * 137 * US)
     # pin with num_workers=0: the 408 us of call and wait become pinning 3211264 B on the thread
     # at 10 GB/s (321.126 us), and the small copies lose their waits (30 -> 20): 96.874 us.
     assert model.saving_s({"pin"}) == pytest.approx(n * 96.874 * US)
@@ -126,15 +127,15 @@ def test_each_fix_alone_and_all_together(tmp_path):
     assert model.saving_s({"overlap"}) == 0
     # workers and pin: the pin thread takes the batches over (the training thread waits 300 us:
     # 300 + 20 of the small copies' calls + 200 + 10 = 530 us of its own), but the two share the
-    # GIL: half the pin thread's work (3 x 650 us + 321.126 us of pinning = 2271.126 us) is
-    # 1135.563 us of GIL, and the training thread holds it 145 us: 1280.563 us a step, 1374.437
-    # saved, far more than the two alone (153.874).
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1374.437 * US)
-    # Everything: pack leaves the pin thread one tensor (650 + 321.126 us, half of it 485.563),
-    # the training thread 300 + 145 (O less the launch idle and the read's call) = 445 us of
-    # its own; the GIL 145 + 485.563 = 630.563 us a step, above the GPU's 357 - 251 + 114.387
-    # (the images' DMA at the pinned 28.07 GB/s) = 220.4 us: 2024.437 us saved.
-    assert model.saving_s(FIXES) == pytest.approx(n * 2024.437 * US)
+    # GIL: the pin thread holds it 560 us a batch, 310 a tensor (930) and 321.126 us pinning,
+    # 1811.126 us, and the training thread 145 us: 1956.126 us a step, 698.874 saved, far more
+    # than the two alone (233.874).
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 698.874 * US)
+    # Everything: pack leaves the pin thread one tensor (560 + 310 + 321.126 = 1191.126 us), the
+    # training thread 300 + 145 (O less the launch idle and the read's call) = 445 us of its own;
+    # the GIL 145 + 1191.126 = 1336.126 us a step, above the GPU's 357 - 251 + 114.387 (the
+    # images' DMA at the pinned 28.07 GB/s) = 220.4 us: 1318.874 us saved.
+    assert model.saving_s(FIXES) == pytest.approx(n * 1318.874 * US)
 
 
 def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path):
@@ -154,9 +155,10 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
     # workers and pack: 1200 us a batch, and the 30 us of extra copies gone: 837 us.
     assert model.saving_s({"workers", "pack"}) == pytest.approx(n * 837 * US)
     # workers and pin: the training thread waits 250 us a batch (480 us of its own with the small
-    # copies' 20, the rest's 200 and the read's 10); half the pin thread's 1500 + 321.126 us is
-    # its GIL time (910.563), beside the training thread's 145: 1055.563 us, 1599.437 saved.
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1599.437 * US)
+    # copies' 20, the rest's 200 and the read's 10); the pin thread was not measured: its GIL time
+    # is the constants' 560 us a batch and 310 a tensor with the 321.126 us pinning copy
+    # (1811.126), beside the training thread's 145: 1956.126 us, 698.874 saved.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 698.874 * US)
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
     assert "1.5 ms to take over" in pipeline["assumption"] and "1.2 ms packed as one tensor" in \
         pipeline["assumption"] and "250 µs a batch with pin_memory" in pipeline["assumption"]
@@ -164,10 +166,10 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
     assert model.summary()["handover"]["measured"] is True
 
 
-def test_a_pin_thread_measured_here_replaces_its_fitted_share(tmp_path):
-    """The probe also measured the pin thread's GIL time a batch: 120 µs. It replaces half the pin
-    thread's own time, and where the two threads' GIL time is less than the training thread's
-    own path, the step is that path."""
+def test_a_pin_thread_measured_here_replaces_the_constants(tmp_path):
+    """The probe also measured the pin thread's GIL time a batch: 120 µs. It replaces the constants
+    (PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S and the pinning copy), and where the two threads' GIL
+    time is less than the training thread's own path, the step is that path."""
     measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "measured here by the probe",
                         pin_thread_batch_s=120e-6)
     p = tutorial_h200(STEPS)
@@ -183,7 +185,7 @@ def test_a_pin_thread_measured_here_replaces_its_fitted_share(tmp_path):
     assert model.summary()["handover"]["pin_thread_batch_s"] == 120e-6
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
     assert "its pin thread holding the GIL 120 µs a batch, which the training thread shares" in pipeline["assumption"]
-    assert "half its working time" not in pipeline["assumption"]
+    assert "560 µs a batch" not in pipeline["assumption"]  # the constants' figure, where nothing was measured
 
 
 def test_the_pin_threads_own_pace_bounds_the_step_and_the_wait_is_for_the_batch(tmp_path):
@@ -272,9 +274,10 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
                               None, handover_for=lambda shape: measured)
     (workers,) = section["findings_left_out"]
     assert workers["id"] == "input_pipeline" and workers["saving_alone_s"] == pytest.approx(n * 507 * US)
-    # workers, pin and gather (in the workers): 145 us of the training thread's GIL and half the pin
-    # thread's 1500 + 321.126 us, 1055.563 us a step (1599.437 saved): it would cost time
-    assert workers["saving_added_s"] == pytest.approx(n * (1599.437 - 1803.874) * US)
+    # workers, pin and gather (in the workers): 145 us of the training thread's GIL and the pin
+    # thread's (not measured: 560 + 3 x 310 + 321.126 us), 1956.126 us a step (698.874 saved):
+    # it would cost time
+    assert workers["saving_added_s"] == pytest.approx(n * (698.874 - 1803.874) * US)
     handover = section["model"]["handover"]
     assert handover["gather_batch_s"] == 300e-6 and handover["gather_rows"] == 1024
 
@@ -315,23 +318,23 @@ def test_the_hand_over_is_asked_only_of_a_program_that_built_batches_itself(tmp_
 def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):
     a, _, model, found = run(tmp_path, tutorial_h200(STEPS))
     n, span = STEPS - 1, a.totals["span_s"]
-    # pin alone 96.874, workers alone 57, pack alone 30 (under 2% of the span: 53.6 us a step),
-    # but each adds more to the others: added last to all of them workers save 1907.563 us,
-    # pin 637.437 and pack 650, so all three are kept; item adds 15, overlap nothing.
-    assert [f["id"] for f in found] == ["pageable_to_pinned", "input_pipeline", "pack_small_copies"]
-    pin, workers, pack = found
-    assert pin["saving_alone_s"] == pytest.approx(n * 96.874 * US) == pytest.approx(pin["saving_s"])
-    assert workers["saving_alone_s"] == pytest.approx(n * 57 * US)
-    assert workers["saving_s"] == pytest.approx(n * (1374.437 - 96.874) * US)
+    # workers alone 137, pin alone 96.874, pack alone 30 (under 2% of the span: 53.6 us a step),
+    # but each adds more to the others, so all three are kept; item adds 15, overlap nothing.
+    assert [f["id"] for f in found] == ["input_pipeline", "pageable_to_pinned", "pack_small_copies"]
+    workers, pin, pack = found
+    assert workers["saving_alone_s"] == pytest.approx(n * 137 * US) == pytest.approx(workers["saving_s"])
+    assert pin["saving_alone_s"] == pytest.approx(n * 96.874 * US)
+    assert pin["saving_s"] == pytest.approx(n * (698.874 - 137) * US)
     assert pack["saving_alone_s"] == pytest.approx(n * 30 * US)
     # pin, workers and pack: the training thread's own 300 + 200 + 10 = 510 us under the GIL's
-    # 145 + 485.563 (half the pin thread's 650 + 321.126): 630.563 us a step, 2024.437 saved.
-    assert pack["saving_s"] == pytest.approx(n * (2024.437 - 1374.437) * US)
-    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 2024.437 * US)
-    assert n * 2024.437 * US <= span
+    # 145 + 1191.126 (the pin thread's 560 + 310 + 321.126): 1336.126 us a step, 1318.874 saved.
+    assert pack["saving_s"] == pytest.approx(n * (1318.874 - 698.874) * US)
+    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 1318.874 * US)
+    assert n * 1318.874 * US <= span
     # Build 2007 us a batch against 648 us for the rest of a step: 4 workers keep up, one spare.
     assert "num_workers=5" in workers["advice"] and "pin_memory=True" in workers["advice"]
-    assert "650 µs a tensor" in workers["assumption"] and "host memcpy" in pin["assumption"]
+    assert "290 µs a tensor to take over" in workers["assumption"] and "host memcpy" in pin["assumption"]
+    assert "GIL 560 µs a batch and 310 µs a tensor" in workers["assumption"]
     for f in found:
         assert f["what"].endswith(".") and f["evidence"].endswith(".") and f["assumption"].endswith(".")
 
@@ -344,9 +347,9 @@ def test_pinning_alone_is_priced_at_the_staging_without_a_memcpy_rate(tmp_path):
                                                      Ceilings(base))
     # Pinning on the thread costs what the 403 us call did: 408 - 403 + 10 (the small waits) = 15 us.
     assert model.saving_s({"pin"}) == pytest.approx(19 * 15 * US) and model.pin_rate_source == ""
-    # With workers the pin thread pins (3 x 650 + 403 = 2353 us, half of it 1176.5 of GIL): with
-    # the training thread's 145 us, 1321.5 us of 2655 (its own path is 530): 1333.5 us saved.
-    assert model.saving_s({"workers", "pin"}) == pytest.approx(19 * 1333.5 * US)
+    # With workers the pin thread holds the GIL 560 + 3 x 310 us and pins (403 us): 1893 us, with
+    # the training thread's 145 us, 2038 us of 2655 (its own path is 530): 617 us saved.
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(19 * 617 * US)
     pin = next(f for f in found if f["fix"] == "pin")
     assert "what the driver's staging took" in pin["assumption"]
 
@@ -430,11 +433,11 @@ def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(
     report = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
     parts = {key: lines for key, _, lines, _ in sections([("p.json", report)])}
     answer = "\n".join(parts["profile"])
-    # 19 x 2024.437 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
-    assert "3 changes would save **38.5 ms (75.5%)** of the program's 50.9 ms span together" in answer
+    # 19 x 1318.874 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
+    assert "3 changes would save **25.1 ms (49.2%)** of the program's 50.9 ms span together" in answer
     assert "Build batches off the training thread" in answer and "Assumes: Enough workers keep up" in answer
-    # workers pay more once batches are pinned: what a finding adds above its price alone leads
-    assert "saves **24.3 ms, 47.6% of the span, once the changes above it are made** (1.08 ms alone)" in answer
+    # pinning pays more once workers build the batches: what a finding adds above its price alone leads
+    assert "saves **10.7 ms, 21.0% of the span, once the changes above it are made** (1.84 ms alone)" in answer
     idle = "\n".join(parts["profile-idle"])
     first_row = next(line for line in idle.splitlines() if line.startswith("| the host's input pipeline"))
     assert "38.1 ms" in first_row
@@ -450,7 +453,7 @@ def test_a_profile_is_made_again_from_its_kept_records(tmp_path):
     section["findings"] = []  # as an older model might have said
     old = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
     again = reanalysed(old, recording, base)
-    assert [f["id"] for f in again["profile"]["findings"]] == ["pageable_to_pinned", "input_pipeline",
+    assert [f["id"] for f in again["profile"]["findings"]] == ["input_pipeline", "pageable_to_pinned",
                                                                "pack_small_copies"]
     assert again["profile"]["wall_s"] == 2.5 and again["profile"]["command"] == ["python3", "t.py"]
     assert "reanalysed" in again["context"]["hdbench"] and old["profile"]["findings"] == []

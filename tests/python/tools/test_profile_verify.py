@@ -296,13 +296,14 @@ def test_the_h200_model_v2_run_as_measured():
     assert table["`--fix gather` alone"] == ["`per_sample_batches` saves 1.44 s", "–", "–", "not measured"]
     assert table["`well_written.py`"] == ["the findings together save 1.44 s", "1.51 s", "1.21 s to 1.81 s",
                                           "held (−4%)"]
-    # workers priced 140 ms alone, under the 144 ms floor, measured 220 ms (one round −123 ms)
-    assert table["`--fix workers` alone"][-1] == "missed (rounds disagree)"
-    # This probe measured no pin thread: its GIL time is the fallback share of its work. With the
-    # two threads' GIL time a floor (fe20280) both are priced high; adding the share had priced
-    # workers and pin 34% low and every habit fixed 3% high.
-    assert table["`--fix workers,pin`"][-1] == "missed (+54%; rounds disagree)"
-    assert table["`--fix all` (the model)"][-1] == "missed (+32%; rounds disagree)"
+    # workers priced 164 ms alone (the hand-over's constants a batch and a tensor), measured 220 ms
+    # (one round −123 ms): left out beside the findings, so priced as a fix alone
+    assert table["`--fix workers` alone"][-1] == "missed (−25%; rounds disagree)"
+    # This probe measured no pin thread: its GIL time is the constants a batch and a tensor, the
+    # medians the probe measured on four other hosts. Half the pin thread's own work (the share
+    # taken before) priced workers and pin 54% high and every habit fixed 32% high.
+    assert table["`--fix workers,pin`"][-1] == "held (−8%; rounds disagree)"
+    assert table["`--fix all` (the model)"][-1] == "held (+17%; rounds disagree)"
     assert table["`--fix pin` alone"][-1] == "not measured"
     assert table["`well_written.py` profiled"][-1] == "held"
     assert "the recording made the steps 0.99x as long" in result.stdout

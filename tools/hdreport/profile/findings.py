@@ -33,8 +33,8 @@ from __future__ import annotations
 import math
 
 from hdreport.profile.analysis import Analysis
-from hdreport.profile.model import (FIXES, GATHER_GBPS, HANDOVER_PINNED_S, HANDOVER_TENSOR_S, Handover,
-                                    savings)
+from hdreport.profile.model import (FIXES, GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
+                                    PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S, Handover, savings)
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
@@ -95,12 +95,13 @@ ASSUMPTION = {
 def handover_text(h: Handover) -> str:
     """What the input_pipeline finding assumes a batch from a worker costs the training thread."""
     # The two threads share Python's GIL: a step takes at least both threads' time holding it.
-    gil = "its pin thread holding the GIL half its working time, which the training thread shares"
+    gil = (f"its pin thread holding the GIL {duration_text(PIN_THREAD_BATCH_S)} a batch and "
+           f"{duration_text(PIN_THREAD_TENSOR_S)} a tensor besides the pinning copy, which the training thread shares")
     if not h.measured:
-        return (f"a batch from a worker still costs the training thread {duration_text(HANDOVER_TENSOR_S)} a tensor "
-                f"to take over (PyTorch's queue and shared memory), {duration_text(HANDOVER_PINNED_S)} a batch with "
-                f"pin_memory, {gil} (measured on H100 and H200 hosts with PyTorch 2.11; a recording without "
-                "workers cannot show it)")
+        return (f"a batch from a worker still costs the training thread {duration_text(HANDOVER_BATCH_S)} and "
+                f"{duration_text(HANDOVER_TENSOR_S)} a tensor to take over (PyTorch's queue and shared memory), "
+                f"{duration_text(HANDOVER_PINNED_S)} a batch with pin_memory, {gil} (the medians measured on H100 "
+                "and H200 hosts with PyTorch 2.11; a recording without workers cannot show it)")
     pinned = (f"{duration_text(h.pinned_batch_s)} a batch with pin_memory" if h.pinned_batch_s is not None else
               f"{duration_text(HANDOVER_PINNED_S)} a batch with pin_memory (as on H100 and H200 hosts)")
     if h.pin_thread_batch_s is not None:

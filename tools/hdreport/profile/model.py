@@ -30,7 +30,7 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
                                                         Python thread, holds it for its
                                                         work on each batch (measured by the
                                                         probe: pin_thread_batch_s, else
-                                                        PIN_THREAD_GIL_SHARE of that work)
+                                                        constants a batch and a tensor)
            and the pin thread's own pace                it cannot hand batches over faster
                                                         (the probe's pin_cycle_batch_s)
            the time these add over the own path is spent waiting for batches or for the
@@ -89,29 +89,37 @@ DIGITS = re.compile(r"\d+")
 # recording's): an H100 host's profiled tutorial had 13 of 16-126 ms among steps of 3 ms,
 # 4.6% of its steps' time, most of it in the host's batch building.
 STALL_FACTOR = 5
-# What a batch from a DataLoader worker still costs the training thread, which a recording
-# with num_workers=0 cannot show, measured by tools/fashion_mnist_ablation.sh and
-# tools/profile_gpu_check.sh (PyTorch 2.11, 16-vCPU hosts, 2026-11-26):
+# What a batch from a DataLoader worker costs the training thread, which a recording with
+# num_workers=0 cannot show. tools/handover_probe.py measures it on the user's machine
+# (Handover) where hdbench_profile can run it (the pin thread's parts need CUDA, for
+# pin_memory); the constants below serve where it cannot: the medians of the probe's own
+# measurements on three H100 hosts and one H200 host (PyTorch 2.11, 16 vCPUs; the
+# `model.handover` of reports/reference/*/profiles/prof-*.json, 2026-11-26 to 2026-11-28):
 # - without pin_memory the training thread takes each tensor off the worker queue and maps
-#   its shared memory: on an H100 host 4.72 s of batch wait for 3000 batches of 3 tensors,
-#   and the copies that first touch the fresh pages slower too: about 0.65 ms a tensor in
-#   all (an H200 host: 0.46 ms a tensor of batch wait);
+#   its shared memory, and its first read faults the fresh pages in: 1.29 ms a batch of one
+#   786 KiB tensor (20 probes, 0.89-2.02), 1.86 ms a batch of three (4 probes, 1.66-2.12):
+#   a part a batch and a part a tensor, HANDOVER_BATCH_S + HANDOVER_TENSOR_S a tensor;
 # - with pin_memory the pin thread takes the batches over and the training thread waits
-#   0.21-0.43 ms a batch (H100 0.21 with one tensor; H200 0.28 with one, 0.43 with three);
-# - the pin thread is a Python thread: its work (the hand-over and the pinning copy) holds
-#   the GIL much of the time; where the probe could not measure how much, half of it.
+#   0.21-0.43 ms a batch (the ablations of 2026-11-26: H100 0.21 with one tensor; H200 0.28
+#   with one, 0.43 with three);
+# - the pin thread is a Python thread: its work on a batch (the hand-over and the pinning
+#   copy) holds the GIL 0.90 ms a batch of one tensor (11 probes, 0.83-1.18), 1.52 ms a
+#   batch of three (4 probes, 1.30-1.87): PIN_THREAD_BATCH_S + PIN_THREAD_TENSOR_S a tensor
+#   + the pinning copy (the bytes at the host memcpy rate, some 0.03 ms of those). Half its
+#   working time, the share taken before the probe measured it, priced the H200's workers
+#   and pin of 2026-11-26 (model-v2, no probe) 54% above the saving measured.
 #   Its GIL time does not add to the training thread's step: the two share the GIL, so the
 #   step takes at least the sum of their GIL times (an H100 host, 2026-11-28, three rounds:
 #   workers and pin 2.51 ms a step against 1.01 ms of the training thread's recorded GIL
 #   time, 0.93 scaled to the plain run, plus the probe's 1.87 ms; the training thread's
 #   time off the CPU grew 0.40 ms a batch with pin, where adding the probe's whole 1.87 ms
 #   had priced the step at 3.7 ms).
-# Stated in the findings. All three are measured on the user's machine where hdbench_profile
-# can run tools/handover_probe.py (Handover; the last two need CUDA, for pin_memory); these
-# serve where it cannot.
-HANDOVER_TENSOR_S = 0.65e-3
+# Stated in the findings.
+HANDOVER_BATCH_S = 1.0e-3
+HANDOVER_TENSOR_S = 0.29e-3
 HANDOVER_PINNED_S = 0.30e-3
-PIN_THREAD_GIL_SHARE = 0.5
+PIN_THREAD_BATCH_S = 0.56e-3
+PIN_THREAD_TENSOR_S = 0.31e-3
 # Another thread's calls this close together are one stretch of its work (autograd's device
 # thread launching backward's kernels some tens of µs apart): while it runs, the training
 # thread waits in backward() without the GIL. On the H100 recording of 2026-11-28 the
@@ -145,7 +153,7 @@ class Handover:
     tensor_bytes: tuple = ()  # the batch the probe measured
     source: str = ""  # how it was measured, or why it was not
     # what the pin thread's work on a batch costs the training thread (the GIL), measured
-    # with pin_memory where CUDA was there; else PIN_THREAD_GIL_SHARE of that work
+    # with pin_memory where CUDA was there; else PIN_THREAD_BATCH_S and PIN_THREAD_TENSOR_S
     pin_thread_batch_s: float | None = None
     # the same for the batch's bytes as one tensor (packed, the pin thread pins one tensor a
     # batch); where not measured, pin_thread_batch_s scaled as the hand-over is by packing
@@ -165,7 +173,7 @@ class Handover:
     def ns(self, step: "Step", fixes: frozenset) -> int:
         """The hand-over of a step's batches on the thread that takes them from the workers."""
         if not self.measured:
-            return round(step.tensors_after(fixes) * HANDOVER_TENSOR_S / NS)
+            return round((step.batches * HANDOVER_BATCH_S + step.tensors_after(fixes) * HANDOVER_TENSOR_S) / NS)
         return round(step.batches * (self.packed_batch_s if "pack" in fixes else self.batch_s) / NS)
 
     def gather_ns(self, step: "Step") -> int:
@@ -179,7 +187,8 @@ class Handover:
 
     def pin_thread_ns(self, step: "Step", fixes: frozenset, pin_cost: int) -> int:
         """What the pin thread's work (the hand-over and the pinning) costs the training
-        thread's step: measured per batch, or PIN_THREAD_GIL_SHARE of that work."""
+        thread's step: measured per batch, else the constants (PIN_THREAD_BATCH_S a batch,
+        PIN_THREAD_TENSOR_S a tensor) and the pinning copy."""
         if self.pin_thread_batch_s is not None:
             per_batch = self.pin_thread_batch_s
             if "pack" in fixes and self.packed_pin_thread_batch_s is not None:
@@ -187,7 +196,8 @@ class Handover:
             elif "pack" in fixes and self.measured and self.batch_s > 0:  # scaled as packing scales the hand-over
                 per_batch *= self.packed_batch_s / self.batch_s
             return round(step.batches * per_batch / NS)
-        return round(PIN_THREAD_GIL_SHARE * (self.ns(step, fixes) + pin_cost))
+        per_batch = step.batches * PIN_THREAD_BATCH_S + step.tensors_after(fixes) * PIN_THREAD_TENSOR_S
+        return round(per_batch / NS) + pin_cost
 
     def pin_cycle_ns(self, step: "Step", fixes: frozenset) -> int:
         """The pin thread's own pace over a step's batches (0 where not measured); packed, scaled
