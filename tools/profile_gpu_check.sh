@@ -55,8 +55,14 @@ fi
 # Every habit fixed alone, and workers with pin (the pin thread takes the batches over),
 # REPEAT rounds round-robin (the whole ablation), or with QUICK_ABLATION=1 only the variants
 # the model's largest prices rest on.
-variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_gc,fix_workers+pin,fix_all,well_written
+# fix_workers+pin+pack: on four hosts every habit fixed took about as long as workers and pin
+# (2026-11-28b: 2.14 against 2.04 ms a step), where the model prices packing under the pin thread
+# 0.5 ms a step faster (its GIL time a batch of one tensor, not three): this variant isolates it.
+# ABLATION_VARIANTS=LIST runs those variants instead.
+variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_gc,fix_workers+pin,fix_workers+pin+pack,fix_all
+variants=$variants,well_written
 [[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_gc,fix_workers+pin,fix_all,well_written
+variants=${ABLATION_VARIANTS:-$variants}
 # The profile's findings made together, where they are two or more of the script's habits: the
 # saving verify holds their sum against, measured as one run (fix_gather+pin, say).
 together=$(python3 - "$work/prof-tutorial.json" <<'PY' 2>/dev/null

@@ -210,3 +210,17 @@ def test_the_ablation_measures_the_profiles_findings_together(tmp_path):
     assert result.returncode == 0, result.stderr
     assert ("ablation variants: plain,fix_gather,fix_workers,fix_gc,fix_workers+pin,fix_all,well_written,"
             "fix_gather+pin") in result.stdout
+
+
+def test_the_whole_ablation_isolates_packing_under_the_pin_thread_and_a_lease_may_choose(tmp_path):
+    """The whole ablation runs workers, pin and pack together (every habit fixed measured about as
+    long as workers and pin where the model priced packing faster); ABLATION_VARIANTS replaces
+    the list."""
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1")
+    assert result.returncode == 0, result.stderr
+    listed = next(line for line in result.stdout.splitlines() if line.startswith("ablation variants: "))
+    assert "fix_workers+pin,fix_workers+pin+pack,fix_all" in listed
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out2", 120, 0, "10", "1",
+                    ABLATION_VARIANTS="plain,fix_workers+pin+pack")
+    assert "ablation variants: plain,fix_workers+pin+pack\n" in result.stdout
