@@ -23,6 +23,7 @@ H100 = ROOT / "reports" / "reference" / "h100-2026-11-26" / "profiles" / "first-
 H100B = ROOT / "reports" / "reference" / "h100-2026-11-26b" / "profiles"
 H200B = ROOT / "reports" / "reference" / "h200-2026-11-27" / "profiles"
 H100C = ROOT / "reports" / "reference" / "h100-2026-11-28" / "profiles"
+H100D = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles"
 
 
 def rows(text: str, header: str = "| fixed") -> dict[str, list[str]]:
@@ -380,6 +381,27 @@ def test_the_h100_run_of_2026_11_28_three_warm_rounds():
     split = splits(result.stdout)
     assert split["`--fix pin,workers`"][-1] == "2.09 s"  # the training thread off the CPU, measured
     assert result.returncode == 1 and "**6 of 11 held, 1 missed**" in result.stdout
+
+
+def test_the_h100_run_of_2026_11_28b_every_habit_alone():
+    """reports/reference/h100-2026-11-28b: the whole ablation at 1000 steps, two rounds, and a
+    third round of plain, pin, item and pack alone. Pin, item and pack are not worth fixing alone
+    and measured so; pinning alone cost time in two rounds of three (with num_workers=0 the
+    training thread pins each batch itself). Every habit fixed is priced 53% high: the fixed
+    run's rest (1.84 s) is longer than the model's 1.12-1.36 s."""
+    result = run_report_tool("verify", H100D / "prof-tutorial.json", H100D / "ablation.json", H100D / "ablation2.json",
+                             "--well", H100D / "prof-well.json")
+    table = rows(result.stdout)
+    assert "(1000 steps, 3 rounds, cuda)" in result.stdout and "made the steps 1.24x as long" in result.stdout
+    for habit in ("pin", "item", "pack"):
+        assert table[f"`--fix {habit}` alone"][0].startswith("not worth fixing")
+        assert table[f"`--fix {habit}` alone"][-1] == "held (rounds disagree)"
+    assert table["`--fix pin` alone"][1] == "−773.0 ms"
+    assert table["`--fix gather` alone"][-1] == "held (+8%; rounds disagree)" and table["the top finding"][-1] == "held"
+    assert table["`--fix workers,pin`"][-1] == "held (+5%; rounds disagree)"
+    assert table["`--fix all` (the model)"][-1] == "missed (+53%; rounds disagree)"
+    assert splits(result.stdout)["`--fix gather,gc,item,pack,pin,workers`"][-2] == "1.84 s"
+    assert result.returncode == 1 and "**8 of 11 held, 2 missed**" in result.stdout
 
 
 def test_what_the_probe_measured_is_held_as_measured_and_the_recorded_rest_scaled(tmp_path):
