@@ -29,6 +29,11 @@ before each batch, and times on this thread
                     once the batches prefetched at start-up are gone; the workers, building
                     nothing, keep ahead. No step fed by that pin thread is shorter. Null
                     likewise
+    pin_here_batch_s  pinning a batch on this thread, as DataLoader(pin_memory=True) does with
+                    num_workers=0: each tensor of a freshly built pageable batch pinned with
+                    tensor.pin_memory() (PyTorch's pinned allocator and its copy, which may
+                    run on its intra-op threads): what pinning alone costs the training
+                    thread where the batch copy used to be staged. Null likewise
     gather_batch_s  building the batch on this thread by gathering it whole, as the
                     per_sample_batches fix advises: a DataLoader without workers over a data
                     set held in memory (larger than the caches), each tensor's --rows rows of
@@ -220,6 +225,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
 
     out = {"batch_s": handed_over_s(sizes), "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
            "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pin_cycle_batch_s": None,
+           "pin_here_batch_s": None,
            "pinned_not_measured": "",
            "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
@@ -246,6 +252,17 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
             gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
             return statistics.median(gaps[len(gaps) // 2:])
 
+        def pin_here_s(shape: list[int]) -> float:
+            times = []
+            for i in range(batches + 1):
+                batch = Batches(shape, batches + 1)[i]  # fresh pageable tensors, written
+                start = time.perf_counter()
+                pinned = [t.pin_memory() for t in batch]
+                times.append(time.perf_counter() - start)
+                del pinned  # back to the pinned allocator's cache, as a batch dies after its step
+            return statistics.median(times[1:])  # the first pays for the allocator's first blocks
+
+        out["pin_here_batch_s"] = pin_here_s(sizes)
         out["pin_thread_batch_s"] = pin_thread_s(sizes)
         out["pin_cycle_batch_s"] = pin_cycle_s(sizes)
         # packed, the pin thread pins one tensor a batch instead of several

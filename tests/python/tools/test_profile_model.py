@@ -671,3 +671,30 @@ def test_the_summary_says_how_much_of_the_steps_stalls_hold(tmp_path):
             "the steps).") in model_lines(report)[0]
     del report["profile"]["model"]["step_spread"]  # a report made before it
     assert model_lines(report)[0].endswith("4,000 µs a step on average.")
+
+
+def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcpy_rate(tmp_path):
+    """The probe pinned a batch of the recorded shape on one thread in 500 µs (PyTorch's pinned
+    allocator and copy; an H100 host's pinning alone cost 0.3-0.9 ms a batch, where a memcpy of
+    the batch takes 0.03 ms). Pinning alone then costs more than the staging it removes: priced
+    nothing, not the 96.874 µs a step the memcpy rate gave."""
+    measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe", gather_batch_s=300e-6,
+                        gather_rows=1024, pin_here_batch_s=500e-6)
+    tutorial_h200(STEPS).write(tmp_path)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: measured)
+    n = STEPS - 1
+    # pin alone: the 408 us of staging call and wait become 500 us of pinning (the small copies'
+    # waits 30 -> 20): 2655 + 92 - 10 = 2737 us, longer than plain: nothing saved
+    assert model.saving_s({"pin"}) == 0
+    # gather and pin: 300 + 500 (pinning on the thread) + 20 + 200 + 10 = 1030 us a step, 1625 saved
+    assert model.saving_s({"gather", "pin"}) == pytest.approx(n * 1625 * US)
+    # with workers the pin thread pins: the training thread's pinning is gone, as before
+    assert model.summary()["handover"]["pin_here_batch_s"] == 500e-6
+    # gather and pin together save less than gather alone (1707 us): pinning is not advised
+    assert [f["id"] for f in found] == ["per_sample_batches"]
+    # pinned in 100 us a batch, pinning pays alone (408 + 10 - 100 us), and says what it assumed
+    again = Handover(**{**measured.__dict__, "pin_here_batch_s": 100e-6})
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: again)
+    assert model.saving_s({"pin"}) == pytest.approx(n * (96.874 + 321.126 - 100) * US)
+    pin = next(f for f in found if f["fix"] == "pin")
+    assert "100 µs a batch, measured here by pinning a batch of its shape on one thread" in pin["assumption"]

@@ -220,6 +220,9 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     priced = savings(model, kept)
     pin_rate = (model.pin_rate_source if model.pin_rate_source else
                 "what the driver's staging took (no host memcpy rate in the baseline)")
+    if model.handover.pin_here_batch_s is not None:
+        pin_rate = (f"{duration_text(model.handover.pin_here_batch_s)} a batch, measured here by pinning a batch of "
+                    "its shape on one thread (tools/handover_probe.py)")
     fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate,
              "gather": gather_text(model.handover)}
     out = []

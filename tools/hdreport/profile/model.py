@@ -143,9 +143,10 @@ class Handover:
     """What taking a batch over from a DataLoader worker costs the training thread, seconds.
     Measured (tools/handover_probe.py, with batches shaped as the program's: `batch_s` as it
     sends them, `packed_batch_s` the same bytes as one tensor, `pinned_batch_s` with
-    pin_memory where CUDA was there), or the constants above (`measured` False): a tensor's
-    hand-over, whatever its size. A measured hand-over keeps what a batch's bytes cost
-    (their pages faulted in on first read) when it is packed; the constants do not."""
+    pin_memory where CUDA was there), or the constants above (`measured` False): a batch's
+    part and each tensor's, whatever their size. A measured hand-over keeps what a batch's
+    bytes cost (their pages faulted in on first read) when it is packed; the constants keep
+    the batch's part."""
 
     batch_s: float | None = None
     packed_batch_s: float | None = None
@@ -165,6 +166,12 @@ class Handover:
     # the pin thread's own time a batch, its consumer only waiting: no step it feeds is
     # shorter (the H200's workers-and-pin steps of 2026-11-27 ran at about its pace)
     pin_cycle_batch_s: float | None = None
+    # pinning a batch on the training thread (pin_memory with num_workers=0): each tensor of a
+    # fresh pageable batch pinned with tensor.pin_memory(), measured where CUDA was there; else
+    # the pageable bytes at the host memcpy rate (the recording's pin_cost). On an H100 host
+    # (2026-11-28b) pinning alone made the batch wait 0.3-0.9 ms a batch longer in two rounds
+    # of three, where a memcpy of its 786 KiB takes 0.03 ms.
+    pin_here_batch_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -184,6 +191,11 @@ class Handover:
 
     def pinned_ns(self, step: "Step") -> int:
         return round(step.batches * (HANDOVER_PINNED_S if self.pinned_batch_s is None else self.pinned_batch_s) / NS)
+
+    def pin_here_ns(self, step: "Step", pin_cost: int) -> int:
+        """Pinning a step's batches on the training thread: measured a batch, else `pin_cost`
+        (the recording's pageable bytes at the host memcpy rate). Packing pins the same bytes."""
+        return pin_cost if self.pin_here_batch_s is None else round(step.batches * self.pin_here_batch_s / NS)
 
     def pin_thread_ns(self, step: "Step", fixes: frozenset, pin_cost: int) -> int:
         """What the pin thread's work (the hand-over and the pinning) costs the training
@@ -215,6 +227,7 @@ class Handover:
                 "packed_pin_thread_batch_s": self.packed_pin_thread_batch_s,
                 "gather_batch_s": self.gather_batch_s, "gather_rows": self.gather_rows,
                 **({"pin_cycle_batch_s": self.pin_cycle_batch_s} if self.pin_cycle_batch_s is not None else {}),
+                **({"pin_here_batch_s": self.pin_here_batch_s} if self.pin_here_batch_s is not None else {}),
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -229,7 +242,8 @@ def handover_of(summary: dict | None) -> Handover:
     return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
                     tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
                     summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"),
-                    summary.get("gather_batch_s"), summary.get("gather_rows"), summary.get("pin_cycle_batch_s"))
+                    summary.get("gather_batch_s"), summary.get("gather_rows"), summary.get("pin_cycle_batch_s"),
+                    summary.get("pin_here_batch_s"))
 
 
 class StepParts(NamedTuple):
@@ -303,7 +317,7 @@ class Step:
             B = unslowed = made
         else:
             made = None  # the recorded build stays: nothing of B' is the probe's
-        pinning = 0 if "workers" in fixes else pin_cost
+        pinning = 0 if "workers" in fixes else handover.pin_here_ns(self, pin_cost)
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
         S = 0 if "pack" in fixes else self.S_call if "pin" in fixes else self.S
