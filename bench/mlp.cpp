@@ -329,6 +329,8 @@ void run_gpu_step(benchmark::State& state, const Suite& suite, MlpRun& family, c
   }
   GpuMlp mlp(c.model, default_optimizer(c.optimizer), c.dtype, batch, initial, stream.get());
   mlp.name_ranges(c.name);
+  // overlap: the graph with each layer's update on a stream of its own, under the GEMMs below
+  mlp.set_update_overlap(c.mode == StepMode::overlap);
   if (time_gpu_step(state, suite, family, c, mlp, pool, on_device, stream.get()) == 0) return;
   // Where an eager step's time goes, measured in place after the timed steps (one more
   // step, with an event between its parts): a replayed graph runs the same kernels.

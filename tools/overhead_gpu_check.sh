@@ -54,9 +54,10 @@ fi
 pack
 # The GEMMs (the rate the steps are rated against) and the steps only: the epochs have axes of
 # their own (--hdbench_mlp_epoch_*), and on 2026-11-28 their 18 runs took 20 s of this step.
+# overlap: the graph with each layer's update under the backward GEMMs below it, beside graph.
 step gpu_large 40 "$bundle/hdbench" --hdbench_families=mlp --hdbench_mlp_processors=gpu --hdbench_mlp_data=device \
   --hdbench_mlp_models=784x4096x4096x4096x10 --hdbench_mlp_batches=8192 --hdbench_mlp_dtypes=tf32,bf16 \
-  --hdbench_mlp_modes=eager,graph --benchmark_filter='mlp/(gemm|step)/' --hdbench_out="$work/gpu-large.json"
+  --hdbench_mlp_modes=eager,graph,overlap --benchmark_filter='mlp/(gemm|step)/' --hdbench_out="$work/gpu-large.json"
 # The same step's kernels by the GPU's clock (derived.gpu_activity's top_kernels): its GEMM
 # kernels in the step against the plan's timings of each alone, where its parts timed
 # between events came to 1.2x them in bf16 on the H200. The trace itself stays there.

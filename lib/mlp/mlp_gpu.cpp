@@ -191,7 +191,10 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
     if (!p.weight_gradient_fused) bias_gradient_fallback(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
     if (gradient_ready) gradient_ready(l);
     end_gemm_part(l, "weight_gradient");
-    if (l == 0) break;  // the images need no gradient
+    if (l == 0) {  // the images need no gradient
+      weights_done(l);
+      break;
+    }
     if (p.input_gradient_own_kernel) {
       narrow_input_gradient(l, batch, l + 1 < layers ? shape.fan_out(l) : plan.logits_ld);
     } else {
@@ -199,7 +202,21 @@ void GpuMlp::Impl::enqueue_gradients(const StepPlan& plan, const float* images, 
       if (!p.input_gradient_fused) relu_gradient_fallback(l, batch);
     }
     end_gemm_part(l, "input_gradient");
+    weights_done(l);
   }
+}
+
+void GpuMlp::Impl::weights_done(std::size_t l) {
+  if (!updating_per_layer) return;
+  // Layer l's weights (and their bf16 copy) are read for the last time in this step, and
+  // its weight and bias gradients are written: the update stream takes it from here.
+  weights_read[l].record(stream);
+  HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(update_stream->get(), weights_read[l].get(), 0));
+  const std::size_t first = layout.layers[l].weight;
+  const std::size_t end = l + 1 < shape.layers() ? layout.layers[l + 1].weight : layout.total;
+  // The backward pass runs from the last layer down: Adam's step count advances once,
+  // before the first layer's update.
+  enqueue_update(first, end - first, update_stream->get(), l + 1 == shape.layers());
 }
 
 void GpuMlp::Impl::transpose_input(std::size_t l, int batch, const void* layer_input) {
@@ -275,24 +292,67 @@ void GpuMlp::Impl::relu_gradient_fallback(std::size_t l, int batch) {
   }
 }
 
-void GpuMlp::Impl::enqueue_optimizer() {
-  const nvtx::ScopedRange range(kMlpNvtx, ranges.optimizer, layout.total * sizeof(float));
+void GpuMlp::Impl::enqueue_update(std::size_t first, std::size_t count, cudaStream_t on, bool advance) {
+  const nvtx::ScopedRange range(kMlpNvtx, ranges.optimizer, count * sizeof(float));
   const OptimizerConfig& o = optimizer;
-  float* first_moment = at<float>(arena_layout.first_moment);
+  float* first_moment = at<float>(arena_layout.first_moment) + first;
+  __nv_bfloat16* copy = bf16() ? parameters_bf16() + first : nullptr;
   if (o.kind == OptimizerKind::sgd) {
-    kernels::sgd_momentum_update(parameters(), gradients(), first_moment, parameters_bf16(), layout.total,
-                                 o.learning_rate, o.momentum, stream);
+    kernels::sgd_momentum_update(parameters() + first, gradients() + first, first_moment, copy, count, o.learning_rate,
+                                 o.momentum, on);
   } else {
-    kernels::advance_adam_step(adam_state(), o.learning_rate, o.beta1, o.beta2, stream);
-    kernels::adam_update(parameters(), gradients(), first_moment, at<float>(arena_layout.second_moment),
-                         parameters_bf16(), layout.total, o.beta1, o.beta2, o.epsilon, adam_state(), stream);
+    if (advance) kernels::advance_adam_step(adam_state(), o.learning_rate, o.beta1, o.beta2, on);
+    kernels::adam_update(parameters() + first, gradients() + first, first_moment,
+                         at<float>(arena_layout.second_moment) + first, copy, count, o.beta1, o.beta2, o.epsilon,
+                         adam_state(), on);
   }
+}
+
+void GpuMlp::Impl::enqueue_optimizer() {
+  enqueue_update(0, layout.total, stream, true);
   end_part(StepPartKind::update, "update");
 }
 
+void GpuMlp::Impl::enqueue_step(const StepPlan& plan, const float* images, const std::int32_t* labels,
+                                std::size_t batch) {
+  // The overlap needs the update after each layer's last read and nothing between the
+  // backward pass and the update: not with an all-reduce in between, not while the parts
+  // are timed one after another.
+  if (!overlap_update || gradient_ready || part_marks != nullptr) {
+    enqueue_gradients(plan, images, labels, batch);
+    enqueue_optimizer();
+    return;
+  }
+  updating_per_layer = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{updating_per_layer};
+  enqueue_gradients(plan, images, labels, batch);
+  updates_done->record(update_stream->get());
+  HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(stream, updates_done->get(), 0));
+}
+
+void GpuMlp::set_update_overlap(bool overlap) {
+  Impl& m = *impl_;
+  if (overlap && !m.update_stream) {
+    m.update_stream.emplace("mlp/update");
+    m.weights_read.clear();
+    for (std::size_t l = 0; l < m.shape.layers(); ++l) m.weights_read.emplace_back(cudaEventDisableTiming);
+    m.updates_done.emplace(cudaEventDisableTiming);
+  }
+  m.overlap_update = overlap;
+}
+
+bool GpuMlp::update_overlap() const noexcept { return impl_->overlap_update; }
+
 void GpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
-  compute_gradients(images, labels, batch);
-  apply_optimizer();
+  Impl& m = *impl_;
+  m.check_batch(images, labels, batch);
+  const StepPlan& plan = m.plan_for(batch, images);
+  m.enqueue_step(plan, images, labels, batch);
+  m.last_batch = batch;
+  m.last_plan = &plan;
 }
 
 void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch) {
@@ -343,10 +403,7 @@ void GpuMlp::capture_step(const float* images, const std::int32_t* labels, std::
   if (m.has_graph) HDBENCH_CUDA_CHECK(cudaStreamSynchronize(m.stream));
   m.graph = GraphExec();
   m.has_graph = false;
-  m.graph = GraphExec::capture(m.stream, [&] {
-    m.enqueue_gradients(plan, images, labels, batch);
-    m.enqueue_optimizer();
-  });
+  m.graph = GraphExec::capture(m.stream, [&] { m.enqueue_step(plan, images, labels, batch); });
   m.has_graph = true;
   m.graph_batch = batch;
   m.graph_plan = &plan;

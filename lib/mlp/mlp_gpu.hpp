@@ -3,10 +3,11 @@
 // own kernel, whichever measured faster when the batch size was planned (and the
 // output layer stored padded when that measured faster: mlp_gpu_choice.hpp), one softmax-cross-entropy
 // kernel that also writes the logits' gradient, the loss and the correct count, and
-// one optimizer kernel across the whole flat parameter array. fp32, tf32 (fp32
-// operands, tensor-core products) and bf16 (bf16 GEMM operands, fp32 accumulation,
-// gradients and master weights). The step runs eagerly, or captured once into a CUDA
-// graph and replayed.
+// one optimizer kernel across the whole flat parameter array (or, with
+// set_update_overlap, one a layer on a second stream, overlapped with the backward
+// pass). fp32, tf32 (fp32 operands, tensor-core products) and bf16 (bf16 GEMM operands,
+// fp32 accumulation, gradients and master weights). The step runs eagerly, or captured
+// once into a CUDA graph and replayed.
 //
 // Same layout and initial values as the CPU model (mlp_model.hpp): row-major
 // activations [batch × width], weights [fan_out × fan_in], so parameters and
@@ -71,6 +72,19 @@ class GpuMlp {
   // recorded between its parts, waits for it, and returns each part's time on the GPU in
   // the step's order (mlp_gpu_parts.hpp): where the step's time goes, in place.
   std::vector<StepPart> time_step_parts(const float* images, const std::int32_t* labels, std::size_t batch);
+
+  // Where step() (and a capture of it) runs the update. false (the default): one update
+  // across the whole flat parameter array once the backward pass is done. true: each
+  // layer's update on a second stream of the model's own, as soon as the backward pass has
+  // last read that layer's weights (its input gradient; layer 0's weight gradient), so
+  // it overlaps the GEMMs of the layers below; the stream waits for the last of them before
+  // the step ends, so the next step (or a read of the parameters) sees them all. Both give
+  // the same parameters bit for bit: the update is element by element either way. Not for
+  // compute_gradients/apply_optimizer, whose caller may change the gradients in between,
+  // nor with a gradient-ready hook (a data-parallel step's all-reduce must end first), nor
+  // in time_step_parts, whose parts follow one another: those keep the update after.
+  void set_update_overlap(bool overlap);
+  bool update_overlap() const noexcept;
 
   // Captures step(images, labels, batch) into a CUDA graph (the pointers and batch are
   // baked in), replacing any earlier capture. replay() enqueues it on the stream.

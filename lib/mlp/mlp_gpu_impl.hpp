@@ -128,6 +128,14 @@ struct GpuMlp::Impl {
     std::vector<StepPart> parts;
   };
   PartMarks* part_marks = nullptr;
+  // set_update_overlap(true): the update's own stream, an event per layer recorded once the
+  // backward pass has last read its weights, and one the step's stream waits on at its end.
+  // Made when the overlap is asked for, never inside a capture.
+  bool overlap_update = false;
+  std::optional<Stream> update_stream;
+  std::vector<Event> weights_read;
+  std::optional<Event> updates_done;
+  bool updating_per_layer = false;  // while enqueue_step enqueues a step with the overlap
 
   template <typename T>
   T* at(const Slot& slot) const noexcept {
@@ -183,6 +191,15 @@ struct GpuMlp::Impl {
   StepPlan build_plan(std::size_t batch, const void* input);
   void enqueue_gradients(const StepPlan& plan, const float* images, const std::int32_t* labels, std::size_t batch);
   void enqueue_optimizer();
+  // The whole step: the gradients, then the update after them, or per layer on the update
+  // stream where set_update_overlap asked for it and nothing rules it out.
+  void enqueue_step(const StepPlan& plan, const float* images, const std::int32_t* labels, std::size_t batch);
+  // The update of [first, first + count) of the flat parameters on `on` (Adam's step count
+  // advanced first where `advance`).
+  void enqueue_update(std::size_t first, std::size_t count, cudaStream_t on, bool advance);
+  // Called by the backward pass once it has last read layer l's weights: with the overlap,
+  // the layer's update goes to the update stream after an event on the step's stream.
+  void weights_done(std::size_t layer);
   std::vector<float> download(const void* device, std::size_t count) const;
 };
 

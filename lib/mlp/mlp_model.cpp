@@ -77,6 +77,8 @@ const char* to_string(StepMode mode) noexcept {
       return "graph";
     case StepMode::fused:
       return "fused";
+    case StepMode::overlap:
+      return "overlap";
   }
   return "?";
 }
@@ -94,7 +96,7 @@ std::optional<OptimizerKind> optimizer_from_string(std::string_view name) {
 }
 
 std::optional<StepMode> step_mode_from_string(std::string_view name) {
-  for (StepMode m : {StepMode::eager, StepMode::graph, StepMode::fused})
+  for (StepMode m : {StepMode::eager, StepMode::graph, StepMode::fused, StepMode::overlap})
     if (name == to_string(m)) return m;
   return std::nullopt;
 }

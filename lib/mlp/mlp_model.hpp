@@ -50,8 +50,11 @@ enum class OptimizerKind { sgd, adam };  // sgd is SGD with (heavy-ball) momentu
 // A GPU step enqueued call by call (eager), captured once into a CUDA graph and
 // replayed (graph), or computed by two fused kernels of hdbench's own (forward, loss,
 // backward and the SGD-momentum update; small two-layer fp32 models only, mlp_fused.hpp)
-// captured into a graph and replayed (fused).
-enum class StepMode { eager, graph, fused };
+// captured into a graph and replayed (fused), or replayed from a graph as `graph` is with
+// each layer's update on a second stream as soon as the backward pass has last read that
+// layer's weights, overlapped with the GEMMs of the layers below (overlap; GpuMlp's
+// set_update_overlap).
+enum class StepMode { eager, graph, fused, overlap };
 
 const char* to_string(MlpDtype dtype) noexcept;
 const char* to_string(OptimizerKind kind) noexcept;

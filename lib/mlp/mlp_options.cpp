@@ -74,9 +74,10 @@ void declare_mlp_flags(FlagParser& flags, MlpOptions& o, const OptionLimits& lim
   Axis<StepMode> modes = enum_axis<StepMode>(
       "mlp_modes",
       "eager, graph (GPU: the step captured once into a CUDA graph), fused (GPU: two fused kernels of hdbench's own "
-      "replayed from a graph; two-layer fp32 SGD models with hidden <= 64 and classes <= 16, others skipped) "
-      "(default eager,graph; the full preset adds fused)",
-      step_mode_from_string, {StepMode::eager, StepMode::graph, StepMode::fused});
+      "replayed from a graph; two-layer fp32 SGD models with hidden <= 64 and classes <= 16, others skipped), "
+      "overlap (GPU: the graph with each layer's update on a second stream, overlapped with the backward GEMMs "
+      "of the layers below) (default eager,graph; the full preset adds fused and overlap)",
+      step_mode_from_string, {StepMode::eager, StepMode::graph, StepMode::fused, StepMode::overlap});
   modes.quick = std::vector<StepMode>{StepMode::eager};
   // A new mode adds cases, and time, to a run: the default preset keeps eager and graph.
   modes.standard = std::vector<StepMode>{StepMode::eager, StepMode::graph};

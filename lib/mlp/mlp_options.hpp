@@ -19,8 +19,9 @@ struct MlpOptions {
   std::vector<MlpDtype> dtypes = {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16};
   std::vector<OptimizerKind> optimizers = {OptimizerKind::sgd};
   // fused (two kernels of hdbench's own for small two-layer fp32 SGD models, replayed
-  // from a graph) runs in the full preset and on request; default: eager and graph.
-  std::vector<StepMode> modes = {StepMode::eager, StepMode::graph, StepMode::fused};
+  // from a graph) and overlap (the graph with the update overlapped with the backward
+  // pass) run in the full preset and on request; default: eager and graph.
+  std::vector<StepMode> modes = {StepMode::eager, StepMode::graph, StepMode::fused, StepMode::overlap};
   std::vector<BatchSource> data = all_batch_sources();
   // Empty: the CPU step runs with the fastest of a short sweep (cpu_threads.hpp),
   // per model and batch; --hdbench_mlp_threads=LIST runs exactly these counts.

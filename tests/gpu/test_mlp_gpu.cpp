@@ -503,6 +503,97 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
   }
 }
 
+// set_update_overlap: each layer's update on the model's second stream, overlapped with the
+// backward GEMMs below it, eager and replayed from a graph. The update is element by element,
+// so the parameters (fp32 masters, and in bf16 the copies the next forward reads) are the
+// serial step's bit for bit, with either optimizer (Adam's step count advanced once a step)
+// and across a model of one layer (its only update has nothing to overlap).
+TEST(MlpGpu, OverlappedUpdateEqualsTheUpdateAfterTheBackwardPass) {
+  SKIP_WITHOUT_GPU();
+  // Forced to the last choice, so that the twins plan alike (tf32's transposed inputs too).
+  const PlanPolicy policy{.epilogues = EpiloguePolicy::fused,
+                          .padding = PaddingPolicy::unpadded,
+                          .time_algorithms = false,
+                          .own_kernels = OwnKernelPolicy::never,
+                          .transposed_inputs = TransposePolicy::always};
+  // Under the sanitizers the small model alone (see sanitizer_sized).
+  std::vector<const char*> models{"784x64x32x10", "784x10"};
+  if (testing_support::under_compute_sanitizer()) models = {"784x32x10"};
+  for (const char* model : models) {
+    const MlpShape shape = parse_mlp_shape(model);
+    const std::vector<float> initial = initial_parameters(shape, 29);
+    for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) {
+      for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+        for (bool replayed : {false, true}) {
+          SCOPED_TRACE(std::string(model) + " " + to_string(dtype) + " " + to_string(kind) +
+                       (replayed ? " graph" : " eager"));
+          Stream stream;
+          const Batch batch = random_batch(shape, kMaxBatch, 13, stream.get());
+          const auto* images = batch.device_images.as<const float>();
+          const auto* labels = batch.device_labels.as<const std::int32_t>();
+          TwinModels twins(shape, kind, dtype, initial, policy, stream.get());
+          GpuMlp& serial = twins.first;
+          GpuMlp& overlapped = twins.second;
+          EXPECT_FALSE(overlapped.update_overlap());
+          overlapped.set_update_overlap(true);
+          EXPECT_TRUE(overlapped.update_overlap());
+          if (replayed) {
+            serial.capture_step(images, labels, kMaxBatch);
+            overlapped.capture_step(images, labels, kMaxBatch);
+            EXPECT_EQ(overlapped.parameters(), initial) << "capturing must not run the step";
+          }
+          for (int step = 0; step < 3; ++step) {
+            for (GpuMlp* m : {&serial, &overlapped}) {
+              if (replayed) {
+                m->replay();
+              } else {
+                m->step(images, labels, kMaxBatch);
+              }
+            }
+            // The loss comes from the forward pass, which read the parameters the last
+            // step's updates wrote: equal only if the stream waited for all of them.
+            EXPECT_EQ(serial.last_result().loss, overlapped.last_result().loss) << "step " << step;
+          }
+          const std::vector<float> a = serial.parameters();
+          const std::vector<float> b = overlapped.parameters();
+          ASSERT_EQ(a.size(), b.size());
+          EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
+          EXPECT_NE(b, initial);
+        }
+      }
+    }
+  }
+}
+
+// Where the overlap cannot hold, the update stays after the backward pass: time_step_parts
+// times the parts one after another (the update last), and compute_gradients/apply_optimizer
+// leave the caller the gradients in between.
+TEST(MlpGpu, OverlappedUpdateStepsAsideForTimedPartsAndTheSplitStep) {
+  SKIP_WITHOUT_GPU();
+  const MlpShape shape = parse_mlp_shape("784x64x32x10");
+  const std::vector<float> initial = initial_parameters(shape, 31);
+  const PlanPolicy policy{
+      .epilogues = EpiloguePolicy::unfused, .padding = PaddingPolicy::padded, .time_algorithms = false};
+  Stream stream;
+  const Batch batch = random_batch(shape, kMaxBatch, 17, stream.get());
+  const auto* images = batch.device_images.as<const float>();
+  const auto* labels = batch.device_labels.as<const std::int32_t>();
+  TwinModels twins(shape, OptimizerKind::sgd, MlpDtype::fp32, initial, policy, stream.get());
+  twins.second.set_update_overlap(true);
+  const std::vector<StepPart> parts = twins.second.time_step_parts(images, labels, kMaxBatch);
+  ASSERT_FALSE(parts.empty());
+  EXPECT_EQ(parts.back().kind, StepPartKind::update);
+  EXPECT_EQ(parts.back().name, "update");
+  twins.first.step(images, labels, kMaxBatch);
+  twins.first.compute_gradients(images, labels, kMaxBatch);
+  twins.first.apply_optimizer();
+  twins.second.compute_gradients(images, labels, kMaxBatch);
+  twins.second.apply_optimizer();
+  const std::vector<float> a = twins.first.parameters();
+  const std::vector<float> b = twins.second.parameters();
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
+}
+
 // time_step_parts is a step like any other, with events between its parts: the same
 // result bit for bit as step() on a twin model, and its parts named in the step's order.
 TEST(MlpGpu, TimedStepPartsAreTheStepInItsOrder) {

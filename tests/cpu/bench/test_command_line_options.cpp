@@ -124,7 +124,7 @@ TEST(ParseCommandLine, MlpDefaults) {
   EXPECT_EQ(o.mlp.processors, all_processors());
   EXPECT_EQ(o.mlp.dtypes, (std::vector<MlpDtype>{MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}));
   EXPECT_EQ(o.mlp.optimizers, (std::vector<OptimizerKind>{OptimizerKind::sgd}));
-  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph, StepMode::fused}));
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph, StepMode::fused, StepMode::overlap}));
   EXPECT_EQ(o.mlp.data, all_batch_sources());
   EXPECT_TRUE(o.mlp.threads.empty());  // auto: the step sweeps 1, 2, 4, ... cores
   EXPECT_EQ(o.mlp.cores, test_limits().hardware_threads);

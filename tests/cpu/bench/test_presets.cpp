@@ -81,7 +81,7 @@ TEST(Presets, FullKeepsTheDeclaredDefaults) {
   EXPECT_EQ(o.core.memory_kinds, all_host_memory_kinds());
   EXPECT_EQ(o.loader.workers, (std::vector<int>{0, 1, 2, 4, 8, 16}));
   EXPECT_EQ(o.mlp.models.size(), 3u);
-  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph, StepMode::fused}));
+  EXPECT_EQ(o.mlp.modes, (std::vector<StepMode>{StepMode::eager, StepMode::graph, StepMode::fused, StepMode::overlap}));
 }
 
 TEST(Presets, AnExplicitAxisFlagOverridesItsPresetInEitherOrder) {

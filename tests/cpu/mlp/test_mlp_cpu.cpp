@@ -79,9 +79,10 @@ TEST(MlpShape, RejectsMalformedStrings) {
 TEST(MlpModel, NamesRoundTrip) {
   for (MlpDtype d : {MlpDtype::fp32, MlpDtype::tf32, MlpDtype::bf16}) EXPECT_EQ(mlp_dtype_from_string(to_string(d)), d);
   for (OptimizerKind k : {OptimizerKind::sgd, OptimizerKind::adam}) EXPECT_EQ(optimizer_from_string(to_string(k)), k);
-  for (StepMode m : {StepMode::eager, StepMode::graph, StepMode::fused})
+  for (StepMode m : {StepMode::eager, StepMode::graph, StepMode::fused, StepMode::overlap})
     EXPECT_EQ(step_mode_from_string(to_string(m)), m);
   EXPECT_STREQ(to_string(StepMode::fused), "fused");
+  EXPECT_STREQ(to_string(StepMode::overlap), "overlap");
   EXPECT_FALSE(step_mode_from_string("compile"));
   EXPECT_FALSE(mlp_dtype_from_string("fp16"));
   EXPECT_FALSE(optimizer_from_string("lamb"));
