@@ -18,11 +18,13 @@ FOLDER = Path(__file__).resolve().parents[3] / "reports" / "reference" / "h100-2
 # As the README runs them, from the folder: the summary and the page quote these paths.
 REPORTS = ["default-h100.json", "dataparallel-h100.json", "../h100-2026-11-23/pytorch-h100.json"]
 SUMMARY, PAGE = FOLDER / "hdbench-h100-2026-11-23b.md", FOLDER / "hdbench-h100-2026-11-23b.html"
+# With this Python: its matplotlib is the one the SVGs name (another `python3` on the PATH
+# may carry another, which redraws every figure).
 REDRAW = (f"if the change is meant, redraw them: cd {FOLDER.relative_to(FOLDER.parents[2])} && "
-          "T=../../../tools/hdbench_report.py R='default-h100.json dataparallel-h100.json "
-          "../h100-2026-11-23/pytorch-h100.json' && python3 $T plot $R -o figures && "
-          "python3 $T summarize $R -o hdbench-h100-2026-11-23b.md && "
-          "python3 $T html $R -o hdbench-h100-2026-11-23b.html")
+          f"P={sys.executable} T=../../../tools/hdbench_report.py R='default-h100.json dataparallel-h100.json "
+          "../h100-2026-11-23/pytorch-h100.json' && $P $T plot $R -o figures && "
+          "$P $T summarize $R -o hdbench-h100-2026-11-23b.md && "
+          "$P $T html $R -o hdbench-h100-2026-11-23b.html")
 
 
 @pytest.fixture(scope="module")

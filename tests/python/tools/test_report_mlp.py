@@ -281,3 +281,27 @@ def test_the_gpu_steps_data_sources_take_their_own_colours():
     both = [{"implementation": "hdbench", "processor": p, "mode": "eager", "data": d} for p, d in (("cpu", "host"),
                                                                                                    ("gpu", "device"))]
     assert style.colour_key_of(MLP_SERIES, [tuple(p.get(k) for k in MLP_SERIES) for p in both]) == "processor"
+
+
+def test_gemm_peaks_close_together_label_without_overprinting():
+    """Two reports' GPU GEMM peaks 4% apart (hdbench's and PyTorch's on an H100, 2026-11-22):
+    each label set just above its line printed over the other. The lower line's label goes
+    below it; lines far apart keep theirs above."""
+    import matplotlib
+
+    reports = [("a.json", report([step("hdbench", "gpu", 128, 20.0, 0.7), gemm("hdbench", "gpu", "fp32", 51.6),
+                                  gemm("hdbench", "cpu", "fp32", 0.3, threads=2)], host="box-a")),
+               ("b.json", report([step("pytorch", "gpu", 128, 30.0, 0.5), gemm("pytorch", "gpu", "fp32", 49.6)],
+                                 host="box-b"))]
+    figs, _ = hdbench_report.build_figures(reports)
+    fig = figs[TFLOPS]
+    ax = panels(fig)["fp32"]
+    fig.canvas.draw()
+    labels = {t.get_text(): t for t in ax.texts if "GEMM peak" in t.get_text()}
+    high, low = labels["gpu fp32 GEMM peak 51.6 TFLOP/s"], labels["gpu fp32 GEMM peak 49.6 TFLOP/s (pytorch)"]
+    assert high.get_va() == "bottom" and low.get_va() == "top"
+    assert labels["cpu fp32 GEMM peak 0.3 TFLOP/s (threads=2)"].get_va() == "bottom"  # alone down there
+    renderer = fig.canvas.get_renderer()
+    a, b = high.get_window_extent(renderer), low.get_window_extent(renderer)
+    assert not matplotlib.transforms.Bbox.intersection(a, b) or a.y0 >= b.y1
+    close(figs)

@@ -26,6 +26,10 @@ from hdreport.core.schema import ok_run
 
 # Params that never make a series of their own.
 IGNORED = {"family", "device", "run_name", "samples", "dataset", "m", "n", "k", "slots", "memory_kind"}
+# A reference line's label sits just above it; where another line runs closer above than
+# the label is tall (hdbench's GEMM peak and PyTorch's, 4% apart), it goes below instead.
+REFERENCE_FONT_PT = 7.5
+LABEL_ROOM_PT = 2 + 1.3 * REFERENCE_FONT_PT  # the offset and a line of text
 
 
 @dataclass
@@ -201,7 +205,7 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                                 "linestyle": "-", "marker": None}
     fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.4 * len(cols) + 0.6, 3.3 * len(rows) + 1.6),
                              squeeze=False, sharex=True, sharey="row" if spec.cols else False)
-    drawn, tops = [], []
+    drawn, tops, labelled = [], [], []
     legend = {}
     # One x value in the whole figure (one batch size, say): each series is a lone marker, and
     # series that measured alike draw on one spot (an H100's eager and graph steps, 2026-11-28).
@@ -246,8 +250,8 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
             refs = spec.references(spec, panel, reports) if spec.references else []
             for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
                 ax.axhline(y, color=grey, linestyle="--", linewidth=1.1, label=text, gid="reference")
-                ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"), xytext=(0, 2),
-                            textcoords="offset points", fontsize=7.5, color=grey, va="bottom")
+            if refs:
+                labelled.append((ax, refs))
             _scales(ax, spec, pts)  # the figure's points: its panels share one x axis
             if refs and not spec.ylim:
                 tops.append((ax, max(y for y, _ in refs)))
@@ -261,6 +265,13 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
     for ax, top in tops:  # after every panel is drawn: shared axes know all their data by now
         low, high = ax.get_ylim()
         ax.set_ylim(low, max(high, top * (1.6 if not spec.linear_y else 1.08)))
+    for ax, refs in labelled:  # once the y limits are final: where the lines fall on the page
+        heights = [_points_up(ax, y) for y, _ in refs]
+        for k, ((y, text), grey) in enumerate(zip(refs, style.REFERENCE_GREYS)):
+            below = _label_below(k, heights)
+            ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"), xytext=(0, -2 if below else 2),
+                        textcoords="offset points", fontsize=REFERENCE_FONT_PT, color=grey,
+                        va="top" if below else "bottom")
     constant = _constant_text(pts, series_keys, spec, fig_layout["figure_values"])
     subtitle = machine + (f" · {constant}" if constant else "")
     title = spec.title
@@ -287,6 +298,19 @@ def _values(points, key):
     if key is None:
         return [None]
     return sorted({p.params.get(key) for p in points}, key=style._order_one)
+
+
+def _points_up(ax, y: float) -> float:
+    """How far up the figure the height y of ax's data lies, in points."""
+    return float(ax.transData.transform((0, y))[1]) * 72 / ax.figure.dpi
+
+
+def _label_below(k: int, heights: list) -> bool:
+    """Whether reference k's label goes below its line: where another line lies above it
+    closer than a label is tall (or at the same height, drawn first), so that the label
+    set above this line would print over that one's."""
+    h = heights[k]
+    return any((0 < other - h < LABEL_ROOM_PT or (other == h and m < k)) for m, other in enumerate(heights) if m != k)
 
 
 def _scales(ax, spec, points):
