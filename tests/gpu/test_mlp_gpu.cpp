@@ -459,6 +459,30 @@ struct TwinModels {
   GpuMlp second;
 };
 
+// Twin models on one stream of their own, and a random batch of `size` samples on the device:
+// what the bit-for-bit tests below step.
+struct TwinRun {
+  TwinRun(const MlpShape& shape, std::size_t size, std::uint32_t seed, OptimizerKind kind, MlpDtype dtype,
+          std::span<const float> initial, const PlanPolicy& policy)
+      : batch(random_batch(shape, size, seed, stream.get())),
+        images(batch.images_on_device()),
+        labels(batch.labels_on_device()),
+        twins(shape, kind, dtype, initial, policy, stream.get()) {}
+  Stream stream;
+  Batch batch;
+  const float* images;
+  const std::int32_t* labels;
+  TwinModels twins;
+};
+
+// The two models' fp32 master parameters agree bit for bit (they wait for their streams).
+void expect_same_parameters(GpuMlp& a, GpuMlp& b, const std::string& what) {
+  const std::vector<float> x = a.parameters();
+  const std::vector<float> y = b.parameters();
+  ASSERT_EQ(x.size(), y.size());
+  EXPECT_EQ(std::memcmp(x.data(), y.data(), x.size() * sizeof(float)), 0) << what;
+}
+
 TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
   SKIP_WITHOUT_GPU();
   const MlpShape shape = parse_mlp_shape(sanitizer_sized("784x64x32x10"));
@@ -475,13 +499,11 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
     SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(policy.epilogues) + "/" + to_string(policy.padding) +
                  "/kernel " + to_string(policy.own_kernels) + "/transposed " + to_string(policy.transposed_inputs) +
                  " " + to_string(kind) + " batch " + std::to_string(size));
-    Stream stream;
-    const Batch batch = random_batch(shape, size, 9, stream.get());
-    const auto* images = batch.device_images.as<const float>();
-    const auto* labels = batch.device_labels.as<const std::int32_t>();
-    TwinModels twins(shape, kind, dtype, initial, policy, stream.get());
-    GpuMlp& eager = twins.first;
-    GpuMlp& graph = twins.second;
+    TwinRun run(shape, size, 9, kind, dtype, initial, policy);
+    const float* images = run.images;
+    const std::int32_t* labels = run.labels;
+    GpuMlp& eager = run.twins.first;
+    GpuMlp& graph = run.twins.second;
     EXPECT_FALSE(graph.captured());
     EXPECT_THROW(graph.replay(), std::logic_error);
     graph.capture_step(images, labels, size);
@@ -495,11 +517,8 @@ TEST(MlpGpu, GraphReplayEqualsEagerSteps) {
       EXPECT_EQ(e.loss, g.loss) << "step " << step;
       EXPECT_EQ(e.correct, g.correct) << "step " << step;
     }
-    const std::vector<float> e = eager.parameters();
-    const std::vector<float> g = graph.parameters();
-    ASSERT_EQ(e.size(), g.size());
-    EXPECT_EQ(std::memcmp(e.data(), g.data(), e.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
-    EXPECT_NE(e, initial);
+    expect_same_parameters(eager, graph, "parameters differ after 3 steps");
+    EXPECT_NE(eager.parameters(), initial);
   }
 }
 
@@ -527,13 +546,11 @@ TEST(MlpGpu, OverlappedUpdateEqualsTheUpdateAfterTheBackwardPass) {
         for (bool replayed : {false, true}) {
           SCOPED_TRACE(std::string(model) + " " + to_string(dtype) + " " + to_string(kind) +
                        (replayed ? " graph" : " eager"));
-          Stream stream;
-          const Batch batch = random_batch(shape, kMaxBatch, 13, stream.get());
-          const auto* images = batch.device_images.as<const float>();
-          const auto* labels = batch.device_labels.as<const std::int32_t>();
-          TwinModels twins(shape, kind, dtype, initial, policy, stream.get());
-          GpuMlp& serial = twins.first;
-          GpuMlp& overlapped = twins.second;
+          TwinRun run(shape, kMaxBatch, 13, kind, dtype, initial, policy);
+          const float* images = run.images;
+          const std::int32_t* labels = run.labels;
+          GpuMlp& serial = run.twins.first;
+          GpuMlp& overlapped = run.twins.second;
           EXPECT_FALSE(overlapped.update_overlap());
           overlapped.set_update_overlap(true);
           EXPECT_TRUE(overlapped.update_overlap());
@@ -554,11 +571,8 @@ TEST(MlpGpu, OverlappedUpdateEqualsTheUpdateAfterTheBackwardPass) {
             // step's updates wrote: equal only if the stream waited for all of them.
             EXPECT_EQ(serial.last_result().loss, overlapped.last_result().loss) << "step " << step;
           }
-          const std::vector<float> a = serial.parameters();
-          const std::vector<float> b = overlapped.parameters();
-          ASSERT_EQ(a.size(), b.size());
-          EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << "parameters differ after 3 steps";
-          EXPECT_NE(b, initial);
+          expect_same_parameters(serial, overlapped, "parameters differ after 3 steps");
+          EXPECT_NE(overlapped.parameters(), initial);
         }
       }
     }
@@ -574,11 +588,10 @@ TEST(MlpGpu, OverlappedUpdateStepsAsideForTimedPartsAndTheSplitStep) {
   const std::vector<float> initial = initial_parameters(shape, 31);
   const PlanPolicy policy{
       .epilogues = EpiloguePolicy::unfused, .padding = PaddingPolicy::padded, .time_algorithms = false};
-  Stream stream;
-  const Batch batch = random_batch(shape, kMaxBatch, 17, stream.get());
-  const auto* images = batch.device_images.as<const float>();
-  const auto* labels = batch.device_labels.as<const std::int32_t>();
-  TwinModels twins(shape, OptimizerKind::sgd, MlpDtype::fp32, initial, policy, stream.get());
+  TwinRun run(shape, kMaxBatch, 17, OptimizerKind::sgd, MlpDtype::fp32, initial, policy);
+  const float* images = run.images;
+  const std::int32_t* labels = run.labels;
+  TwinModels& twins = run.twins;
   twins.second.set_update_overlap(true);
   const std::vector<StepPart> parts = twins.second.time_step_parts(images, labels, kMaxBatch);
   ASSERT_FALSE(parts.empty());
@@ -589,9 +602,7 @@ TEST(MlpGpu, OverlappedUpdateStepsAsideForTimedPartsAndTheSplitStep) {
   twins.first.apply_optimizer();
   twins.second.compute_gradients(images, labels, kMaxBatch);
   twins.second.apply_optimizer();
-  const std::vector<float> a = twins.first.parameters();
-  const std::vector<float> b = twins.second.parameters();
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0);
+  expect_same_parameters(twins.first, twins.second, "parameters differ after 2 steps");
 }
 
 // time_step_parts is a step like any other, with events between its parts: the same
@@ -606,23 +617,18 @@ TEST(MlpGpu, TimedStepPartsAreTheStepInItsOrder) {
   for (MlpDtype dtype : {MlpDtype::fp32, MlpDtype::bf16}) {
     for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
       SCOPED_TRACE(std::string(to_string(dtype)) + " " + to_string(kind));
-      Stream stream;
-      const Batch batch = random_batch(shape, kMaxBatch, 5, stream.get());
-      const auto* images = batch.device_images.as<const float>();
-      const auto* labels = batch.device_labels.as<const std::int32_t>();
-      TwinModels twins(shape, kind, dtype, initial, policy, stream.get());
-      GpuMlp& plain = twins.first;
-      GpuMlp& timed = twins.second;
+      TwinRun run(shape, kMaxBatch, 5, kind, dtype, initial, policy);
+      const float* images = run.images;
+      const std::int32_t* labels = run.labels;
+      GpuMlp& plain = run.twins.first;
+      GpuMlp& timed = run.twins.second;
       std::vector<StepPart> parts;
       for (int step = 0; step < 2; ++step) {  // the second step's plan already exists
         plain.step(images, labels, kMaxBatch);
         parts = timed.time_step_parts(images, labels, kMaxBatch);
         EXPECT_EQ(plain.last_result().loss, timed.last_result().loss) << "step " << step;
       }
-      const std::vector<float> p = plain.parameters();
-      const std::vector<float> t = timed.parameters();
-      ASSERT_EQ(p.size(), t.size());
-      EXPECT_EQ(std::memcmp(p.data(), t.data(), p.size() * sizeof(float)), 0) << "parameters differ";
+      expect_same_parameters(plain, timed, "parameters differ");
 
       std::vector<std::string> names;
       for (const StepPart& part : parts) {
