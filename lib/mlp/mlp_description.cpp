@@ -36,6 +36,8 @@ FamilyDescription mlp_description() {
        "hdbench's own (forward, loss and backward to the hidden layer; weight gradients with the SGD-momentum update "
        "fused in), captured into a CUDA graph and replayed: two-layer fp32 SGD models with inputs <= 2048, hidden <= "
        "64, classes <= 16, any other case skipped with the reason (the full preset and `--hdbench_mlp_modes=fused`); "
+       "`overlap`: `graph` with each layer's update on a second stream once the backward pass has last read its "
+       "weights, overlapped with the GEMMs of the layers below (the full preset and `--hdbench_mlp_modes=overlap`); "
        "`compile`: PyTorch's `torch.compile`",
        {"step"}},
       {"data",
@@ -119,29 +121,35 @@ FamilyDescription mlp_description() {
       {"first_loss", "`step`: the loss of the first step (real samples; a non-finite loss fails the run)"},
       {"final_loss", "`step`: the loss of the last step (real samples; a non-finite loss fails the run)"},
       {"fused_epilogues",
-       "GPU `step` (modes eager and graph): how many of the step's GEMMs ran with a fused cuBLASLt epilogue; the "
+       "GPU `step` (modes eager, graph and overlap): how many of the step's GEMMs ran with a fused cuBLASLt epilogue; "
+       "the "
        "others ran plain, followed "
        "by hdbench's own kernel, because cuBLASLt offered no fused algorithm or the plain way measured faster at plan "
        "time"},
       {"planned_gemms",
-       "GPU `step` (modes eager and graph): the step's GEMMs in all; the benchmark's `label` (\"plan: fused 5/8; L2 "
+       "GPU `step` (modes eager, graph and overlap): the step's GEMMs in all; the benchmark's `label` (\"plan: fused "
+       "5/8; L2 "
        "weight_gradient plain "
        "(fused 557.2us, plain 44.0us); …; logits ld 16 (padded …, unpadded …)\") lists each GEMM's choice with both "
        "candidates' plan-time times and the output layer's leading dimension"},
       {"planned_gemm_us",
-       "GPU `step` (modes eager and graph): the step's GEMMs as the plan timed each alone with its chosen epilogue "
+       "GPU `step` (modes eager, graph and overlap): the step's GEMMs as the plan timed each alone with its chosen "
+       "epilogue "
        "(fused, or plain + hdbench's kernel), summed; absent when a forced policy left one untimed",
        Better::lower},
       {"retuned_gemms",
-       "GPU `step` (modes eager and graph): how many of the step's GEMMs kept another cuBLASLt algorithm than the "
+       "GPU `step` (modes eager, graph and overlap): how many of the step's GEMMs kept another cuBLASLt algorithm than "
+       "the "
        "heuristic's first: the plan times up to 8 of those it offers and keeps the fastest; the `label` gives each "
        "such GEMM's algorithm and both times"},
       {"planned_gemm_heuristic_us",
-       "GPU `step` (modes eager and graph): planned_gemm_us had every GEMM kept the heuristic's first algorithm (from "
+       "GPU `step` (modes eager, graph and overlap): planned_gemm_us had every GEMM kept the heuristic's first "
+       "algorithm (from "
        "the plan's own timings of both): what timing the algorithms saved is the difference",
        Better::lower},
       {"gemm_share_of_step",
-       "GPU `step` (modes eager and graph): planned_gemm_us over step_us, the GEMMs' share of the step; the rest is "
+       "GPU `step` (modes eager, graph and overlap): planned_gemm_us over step_us, the GEMMs' share of the step; the "
+       "rest is "
        "the loss, the optimizer's update, launches and the gaps between kernels (left out above 1: the GEMMs timed "
        "alone would then have taken longer than the whole step)"},
       {"in_step_us",

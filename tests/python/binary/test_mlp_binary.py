@@ -35,10 +35,11 @@ def test_step_grid_has_typed_params(quick_report):
     for b in cpu:
         assert b["params"]["dtype"] == "fp32" and b["params"]["data"] == "host" and b["params"]["mode"] == "eager"
         assert b["name"].endswith(f"/threads:{b['params']['threads']}/manual_time")
-    # per model and batch: 3 dtypes x (eager with 3 data sources + graph and fused on device)
-    assert len(gpu) == 2 * 2 * 3 * 5
+    # per model and batch: 3 dtypes x (eager with 3 data sources + graph, fused and overlap on device)
+    assert len(gpu) == 2 * 2 * 3 * 6
     assert {(b["params"]["mode"], b["params"]["data"]) for b in gpu} == {
-        ("eager", "device"), ("eager", "pageable"), ("eager", "pinned"), ("graph", "device"), ("fused", "device")}
+        ("eager", "device"), ("eager", "pageable"), ("eager", "pinned"), ("graph", "device"), ("fused", "device"),
+        ("overlap", "device")}
     for b in steps:
         p = b["params"]
         assert p["implementation"] == "hdbench" and p["optimizer"] == "sgd"
