@@ -253,9 +253,9 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
             return statistics.median(gaps[len(gaps) // 2:])
 
         def pin_here_s(shape: list[int]) -> float:
-            times = []
+            times, fresh = [], Batches(shape, batches + 1)
             for i in range(batches + 1):
-                batch = Batches(shape, batches + 1)[i]  # fresh pageable tensors, written
+                batch = fresh[i]  # fresh pageable tensors, written
                 start = time.perf_counter()
                 pinned = [t.pin_memory() for t in batch]
                 times.append(time.perf_counter() - start)

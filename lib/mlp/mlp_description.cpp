@@ -121,37 +121,29 @@ FamilyDescription mlp_description() {
       {"first_loss", "`step`: the loss of the first step (real samples; a non-finite loss fails the run)"},
       {"final_loss", "`step`: the loss of the last step (real samples; a non-finite loss fails the run)"},
       {"fused_epilogues",
-       "GPU `step` (modes eager, graph and overlap): how many of the step's GEMMs ran with a fused cuBLASLt epilogue; "
-       "the "
-       "others ran plain, followed "
-       "by hdbench's own kernel, because cuBLASLt offered no fused algorithm or the plain way measured faster at plan "
-       "time"},
+       "GPU `step` (modes eager, graph and overlap): how many of the step's GEMMs ran with a fused cuBLASLt "
+       "epilogue; the others ran plain, followed by hdbench's own kernel, because cuBLASLt offered no fused "
+       "algorithm or the plain way measured faster at plan time"},
       {"planned_gemms",
        "GPU `step` (modes eager, graph and overlap): the step's GEMMs in all; the benchmark's `label` (\"plan: fused "
-       "5/8; L2 "
-       "weight_gradient plain "
-       "(fused 557.2us, plain 44.0us); …; logits ld 16 (padded …, unpadded …)\") lists each GEMM's choice with both "
-       "candidates' plan-time times and the output layer's leading dimension"},
+       "5/8; L2 weight_gradient plain (fused 557.2us, plain 44.0us); …; logits ld 16 (padded …, unpadded …)\") lists "
+       "each GEMM's choice with both candidates' plan-time times and the output layer's leading dimension"},
       {"planned_gemm_us",
        "GPU `step` (modes eager, graph and overlap): the step's GEMMs as the plan timed each alone with its chosen "
-       "epilogue "
-       "(fused, or plain + hdbench's kernel), summed; absent when a forced policy left one untimed",
+       "epilogue (fused, or plain + hdbench's kernel), summed; absent when a forced policy left one untimed",
        Better::lower},
       {"retuned_gemms",
-       "GPU `step` (modes eager, graph and overlap): how many of the step's GEMMs kept another cuBLASLt algorithm than "
-       "the "
-       "heuristic's first: the plan times up to 8 of those it offers and keeps the fastest; the `label` gives each "
-       "such GEMM's algorithm and both times"},
+       "GPU `step` (modes eager, graph and overlap): how many of the step's GEMMs kept another cuBLASLt algorithm "
+       "than the heuristic's first: the plan times up to 8 of those it offers and keeps the fastest; the `label` "
+       "gives each such GEMM's algorithm and both times"},
       {"planned_gemm_heuristic_us",
        "GPU `step` (modes eager, graph and overlap): planned_gemm_us had every GEMM kept the heuristic's first "
-       "algorithm (from "
-       "the plan's own timings of both): what timing the algorithms saved is the difference",
+       "algorithm (from the plan's own timings of both): what timing the algorithms saved is the difference",
        Better::lower},
       {"gemm_share_of_step",
        "GPU `step` (modes eager, graph and overlap): planned_gemm_us over step_us, the GEMMs' share of the step; the "
-       "rest is "
-       "the loss, the optimizer's update, launches and the gaps between kernels (left out above 1: the GEMMs timed "
-       "alone would then have taken longer than the whole step)"},
+       "rest is the loss, the optimizer's update, launches and the gaps between kernels (left out above 1: the GEMMs "
+       "timed alone would then have taken longer than the whole step)"},
       {"in_step_us",
        "GPU `step`, mode `eager`: one more step after the timed ones, with a CUDA event recorded between its parts "
        "(the input's cast to bf16, each GEMM with its fused epilogue or hdbench's kernel after it, the loss, the "

@@ -346,21 +346,20 @@ void GpuMlp::set_update_overlap(bool overlap) {
 
 bool GpuMlp::update_overlap() const noexcept { return impl_->overlap_update; }
 
+const StepPlan& GpuMlp::Impl::begin_step(const float* images, const std::int32_t* labels, std::size_t batch) {
+  check_batch(images, labels, batch);
+  const StepPlan& plan = plan_for(batch, images);
+  last_batch = batch;
+  last_plan = &plan;
+  return plan;
+}
+
 void GpuMlp::step(const float* images, const std::int32_t* labels, std::size_t batch) {
-  Impl& m = *impl_;
-  m.check_batch(images, labels, batch);
-  const StepPlan& plan = m.plan_for(batch, images);
-  m.enqueue_step(plan, images, labels, batch);
-  m.last_batch = batch;
-  m.last_plan = &plan;
+  impl_->enqueue_step(impl_->begin_step(images, labels, batch), images, labels, batch);
 }
 
 void GpuMlp::compute_gradients(const float* images, const std::int32_t* labels, std::size_t batch) {
-  impl_->check_batch(images, labels, batch);
-  const StepPlan& plan = impl_->plan_for(batch, images);
-  impl_->enqueue_gradients(plan, images, labels, batch);
-  impl_->last_batch = batch;
-  impl_->last_plan = &plan;
+  impl_->enqueue_gradients(impl_->begin_step(images, labels, batch), images, labels, batch);
 }
 
 void GpuMlp::apply_optimizer() { impl_->enqueue_optimizer(); }

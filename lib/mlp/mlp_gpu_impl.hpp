@@ -186,6 +186,9 @@ struct GpuMlp::Impl {
   void end_gemm_part(std::size_t layer, const char* gemm);
 
   void check_batch(const float* images, const std::int32_t* labels, std::size_t batch) const;
+  // A step's start: the batch checked, its plan (made on first use), and the batch and plan
+  // recorded as the last step's (for last_result and logits).
+  const StepPlan& begin_step(const float* images, const std::int32_t* labels, std::size_t batch);
   // The plan for this batch and images' alignment, built on first use (outside any capture).
   const StepPlan& plan_for(std::size_t batch, const float* images);
   StepPlan build_plan(std::size_t batch, const void* input);

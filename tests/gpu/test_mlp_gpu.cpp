@@ -547,16 +547,14 @@ TEST(MlpGpu, OverlappedUpdateEqualsTheUpdateAfterTheBackwardPass) {
           SCOPED_TRACE(std::string(model) + " " + to_string(dtype) + " " + to_string(kind) +
                        (replayed ? " graph" : " eager"));
           TwinRun run(shape, kMaxBatch, 13, kind, dtype, initial, policy);
-          const float* images = run.images;
-          const std::int32_t* labels = run.labels;
           GpuMlp& serial = run.twins.first;
           GpuMlp& overlapped = run.twins.second;
           EXPECT_FALSE(overlapped.update_overlap());
           overlapped.set_update_overlap(true);
           EXPECT_TRUE(overlapped.update_overlap());
           if (replayed) {
-            serial.capture_step(images, labels, kMaxBatch);
-            overlapped.capture_step(images, labels, kMaxBatch);
+            serial.capture_step(run.images, run.labels, kMaxBatch);
+            overlapped.capture_step(run.images, run.labels, kMaxBatch);
             EXPECT_EQ(overlapped.parameters(), initial) << "capturing must not run the step";
           }
           for (int step = 0; step < 3; ++step) {
@@ -564,7 +562,7 @@ TEST(MlpGpu, OverlappedUpdateEqualsTheUpdateAfterTheBackwardPass) {
               if (replayed) {
                 m->replay();
               } else {
-                m->step(images, labels, kMaxBatch);
+                m->step(run.images, run.labels, kMaxBatch);
               }
             }
             // The loss comes from the forward pass, which read the parameters the last

@@ -208,8 +208,8 @@ class Handover:
             elif "pack" in fixes and self.measured and self.batch_s > 0:  # scaled as packing scales the hand-over
                 per_batch *= self.packed_batch_s / self.batch_s
             return round(step.batches * per_batch / NS)
-        per_batch = step.batches * PIN_THREAD_BATCH_S + step.tensors_after(fixes) * PIN_THREAD_TENSOR_S
-        return round(per_batch / NS) + pin_cost
+        held = step.batches * PIN_THREAD_BATCH_S + step.tensors_after(fixes) * PIN_THREAD_TENSOR_S
+        return round(held / NS) + pin_cost
 
     def pin_cycle_ns(self, step: "Step", fixes: frozenset) -> int:
         """The pin thread's own pace over a step's batches (0 where not measured); packed, scaled
