@@ -45,7 +45,7 @@ if ((${OVERHEAD_ROUNDS:-0} > 0)); then
   ((overhead_s > left)) && overhead_s=$left
   overhead_max_s=$((overhead_s > 10 ? overhead_s - 10 : 1))
   step overhead "$overhead_s" python3 "$bundle/tools/profile_overhead.py" "$work/overhead.json" \
-    --lib "$bundle/lib/libhdbench_inject.so" --rounds "$OVERHEAD_ROUNDS" --max-seconds "$overhead_max_s" -- \
+    --lib "$bundle/lib/libhdbench_inject.so" --rounds "$OVERHEAD_ROUNDS" --max-seconds "$overhead_max_s" --target 1.05 -- \
     python3 "$ex/tutorial_style.py" --steps "${OVERHEAD_STEPS:-1000}"
   # The plain tutorial's own stalls and Python's collections inside them (the profiled H100
   # steps stalled about every 460 steps, as the script's full collections recur on a CPU run).

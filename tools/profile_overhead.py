@@ -23,7 +23,9 @@ kept where printed. Writes OUT (JSON):
      "parts": [...], "warmup_wall_s_runs": [...],
      "variants": {"plain": {"wall_s": median, "wall_s_runs": [...], "batch_wait_s": median or null,
                             "timed_by": "wall_s printed" | "from outside", "failed_runs": n},
-                  "none": {..., "ratio_to_plain": wall_s / plain's}, ...}}
+                  "none": {..., "ratio_to_plain": wall_s / plain's, "ratio_gmean": r,
+                           "ratio_interval_95": [low, high], and with --target "target",
+                           "verdict": "met" | "missed" | "cannot tell", "why", "runs_to_tell"}, ...}}
 
 after the warm-up and again after every round (atomically), the medians over the runs so
 far, so that a caller's timeout leaves the rounds done; "stopped" says why rounds_run < R
@@ -31,12 +33,19 @@ far, so that a caller's timeout leaves the rounds done; "stopped" says why round
 --max-seconds S (counted from the start, the warm-up included) starts no round that would
 end past S: a round is taken to last as long as the longest so far from outside, the
 first as the longest warm-up run times the variants (with no warm-up the first always
-runs). Prints a table. Exit 0; 1 when a variant failed in every round (or none ran); 2 on
-bad usage.
+runs). The ratio of medians is what each run's middle reads; the verdict rests on the
+interval (hdreport/profile/overhead.py: the geometric means' ratio, Welch's t on the runs'
+log times): `met` or `missed` only where the whole interval is on one side of --target, else
+`cannot tell` and how many runs of each would tell at the spread measured (on an H100 host
+two rounds of the tutorial read 1.25x, 0.88-1.78x: three runs each might tell it from 1.05x).
+--judge OLD.json prints the table of a file written before, judged against --target, and
+runs nothing. Prints a table. Exit 0; 1 when a variant failed in every round (or none ran);
+2 on bad usage.
 
     python3 tools/profile_overhead.py OUT.json --lib build/release/lib/libhdbench_inject.so
         [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--warmup 1] [--timeout 120] [--max-seconds S]
-        -- python3 train.py ...
+        [--target 1.05] -- python3 train.py ...
+    python3 tools/profile_overhead.py --judge OLD.json [--target 1.05]
 
 Its usage line names `out` and the options; the command goes after `--`.
 """
@@ -56,6 +65,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hdreport.profile import overhead
 from hdreport.profile.launch import python_path
 
 PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
@@ -64,8 +74,11 @@ RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s)=([0-9.]+)")
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="profile_overhead.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", help="the JSON file to write")
-    parser.add_argument("--lib", required=True, help="libhdbench_inject.so")
+    parser.add_argument("out", nargs="?", help="the JSON file to write")
+    parser.add_argument("--lib", help="libhdbench_inject.so")
+    parser.add_argument("--target", help="the overhead allowed, a ratio to plain (issue 38: 1.10 on "
+                        "well_written.py, 1.05 on tutorial_style.py): a verdict on each recording")
+    parser.add_argument("--judge", metavar="OLD.json", help="judge a file written before; run nothing")
     parser.add_argument("--rounds", type=int, default=2, help="rounds, each running every variant once (default 2)")
     parser.add_argument("--parts", default=",".join(PARTS),
                         help=f"the recordings beside plain, comma-separated (default {','.join(PARTS)})")
@@ -77,8 +90,24 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
     args.command = argv[split + 1:]
+    if args.target is not None:
+        given = args.target
+        try:
+            args.target = float(given)
+        except ValueError:
+            args.target = math.nan
+        if not (args.target > 0 and math.isfinite(args.target)):
+            parser.error(f"--target={given}: a ratio to plain above 0, such as 1.05")
+    if args.judge is not None:
+        if args.out or args.lib or args.command:
+            parser.error("--judge runs nothing: give it no OUT, --lib or command")
+        return args
+    if not args.out:
+        parser.error("give the JSON file to write (or --judge OLD.json)")
     if not args.command:
         parser.error("no command after `--`")
+    if not args.lib:
+        parser.error("--lib: give libhdbench_inject.so")
     if not Path(args.lib).is_file():
         parser.error(f"--lib={args.lib}: no such file "
                      "(build it: cmake --build --preset release --target hdbench_inject)")
@@ -146,6 +175,17 @@ def median_or_none(values: list) -> float | None:
     return statistics.median(values) if values else None
 
 
+def judged(variants: dict, parts: list, target: float | None) -> dict:
+    """`variants` with each recording's ratio to plain, its interval and, with a target, its
+    verdict (hdreport/profile/overhead.py), from the runs' wall times."""
+    plain = variants["plain"]
+    for name in parts:
+        v = variants[name]
+        v["ratio_to_plain"] = v["wall_s"] / plain["wall_s"] if v["wall_s"] is not None and plain["wall_s"] else None
+        v.update(overhead.judge(plain["wall_s_runs"], v["wall_s_runs"], target))
+    return variants
+
+
 def summary(args: argparse.Namespace, runs: dict[str, list], warmup: list, stopped: str | None) -> dict:
     """The JSON of the runs so far."""
     variants = {}
@@ -156,13 +196,10 @@ def summary(args: argparse.Namespace, runs: dict[str, list], warmup: list, stopp
                           "batch_wait_s": median_or_none([r["batch_wait_s"] for r in good]),
                           "timed_by": good[-1]["timed_by"] if good else None,
                           "failed_runs": len(results) - len(good)}
-    plain = variants["plain"]["wall_s"]
-    for name in args.parts:
-        wall = variants[name]["wall_s"]
-        variants[name]["ratio_to_plain"] = wall / plain if wall is not None and plain else None
+    judged(variants, args.parts, args.target)
     return {"command": args.command, "rounds": args.rounds, "rounds_run": len(runs["plain"]), "stopped": stopped,
             "max_seconds": args.max_seconds, "parts": args.parts, "warmup_wall_s_runs": warmup,
-            "variants": variants}
+            "target": args.target, "variants": variants}
 
 
 def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]) -> dict:
@@ -211,14 +248,19 @@ def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]
 
 
 def table(result: dict) -> str:
-    lines = ["| recorded | wall_s (median) | runs | batch_wait_s | × plain |", "|---|---:|---|---:|---:|"]
+    target = result.get("target")
+    head = "× plain, geometric mean (95%)" + (f": against {target:.2f}x" if target else "")
+    lines = [f"| recorded | wall_s (median) | runs | batch_wait_s | × plain | {head} |",
+             "|---|---:|---|---:|---:|---|"]
     for name, v in result["variants"].items():
         runs = ", ".join("failed" if w is None else f"{w:.3f}" for w in v["wall_s_runs"])
         wall = "–" if v["wall_s"] is None else f"{v['wall_s']:.3f} s"
         wait = "–" if v["batch_wait_s"] is None else f"{v['batch_wait_s']:.3f} s"
-        ratio = v.get("ratio_to_plain")
-        lines.append(f"| {name} | {wall} | {runs} | {wait} | {'–' if ratio is None else f'{ratio:.3f}'} |")
-    return "\n".join(lines)
+        ratio = "–" if v.get("ratio_to_plain") is None else f"{v['ratio_to_plain']:.3f}"
+        judgement = overhead.described(v) if name != "plain" else ""
+        lines.append(f"| {name} | {wall} | {runs} | {wait} | {ratio} | {judgement} |")
+    why = [f"- {name}: {v['why']}" for name, v in result["variants"].items() if v.get("verdict") == "cannot tell"]
+    return "\n".join(lines + ([""] + why if why else []))
 
 
 def write(out: Path, result: dict) -> None:
@@ -228,9 +270,26 @@ def write(out: Path, result: dict) -> None:
     temp.replace(out)  # whole or not at all, even when a kill lands mid-write
 
 
+def judge_file(path: Path, target: float | None) -> int:
+    """Prints the table of a file profile_overhead.py wrote, judged against `target` (else the
+    file's own target): 0, or 2 where it is not such a file."""
+    try:
+        result = json.loads(path.read_text())
+        parts, variants = result["parts"], result["variants"]
+        judged(variants, parts, target if target is not None else result.get("target"))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({e})", file=sys.stderr)
+        return 2
+    result["target"] = target if target is not None else result.get("target")
+    print(table(result))
+    return 0
+
+
 def main(argv: list[str]) -> int:
     began = time.monotonic()
     args = parse_args(argv)
+    if args.judge is not None:
+        return judge_file(Path(args.judge), args.target)
     out = Path(args.out)
     result = measure(args, began, lambda so_far: write(out, so_far))
     write(out, result)

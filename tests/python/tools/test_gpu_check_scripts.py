@@ -137,11 +137,13 @@ def test_the_overhead_check_runs_every_step_and_brings_its_results_back(tmp_path
     # issue 38's targets as set: each program plain and under the whole recording, in rounds,
     # stopping its rounds 10 s inside the step's limit (120 s and 95 s, in a budget of 200 s)
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
-        for name, rounds, max_s, argv_end in (
-                ("overhead-well.json", 3, 110, ["well_written.py", "--steps", "2000"]),
-                ("overhead-tutorial.json", 2, 85, ["tutorial_style.py", "--steps", "10"])):
+        for name, rounds, max_s, target, argv_end in (
+                ("overhead-well.json", 3, 110, 1.10, ["well_written.py", "--steps", "2000"]),
+                ("overhead-tutorial.json", 2, 85, 1.05, ["tutorial_style.py", "--steps", "10"])):
             data = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith(name)))
             assert set(data["variants"]) == {"plain", "all"} and data["rounds"] == rounds, name
+            # judged against its own target (met, missed or cannot tell: the stand-in's times)
+            assert data["target"] == target and data["variants"]["all"]["verdict"] in ("met", "missed", "cannot tell")
             assert [Path(data["command"][-3]).name, *data["command"][-2:]] == argv_end
             assert len(data["variants"]["all"]["wall_s_runs"]) == rounds
             assert data["rounds_run"] == rounds and data["stopped"] is None

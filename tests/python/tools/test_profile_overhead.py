@@ -7,6 +7,7 @@ run must take time, a sleep sets the least it takes, and a slower machine only t
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -15,6 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from hdreport.profile import overhead
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOL = ROOT / "tools" / "profile_overhead.py"
@@ -185,3 +188,96 @@ def test_a_kill_in_round_2_leaves_the_json_of_round_1(tmp_path, program):
     assert v["plain"]["wall_s_runs"] == [2.0] and v["none"]["wall_s_runs"] == [2.02]
     assert v["none"]["ratio_to_plain"] == pytest.approx(1.01) and v["plain"]["failed_runs"] == 0
     assert not out.with_name(out.name + ".tmp").exists()
+
+
+# ---- the verdict: an interval from the runs, and "cannot tell" where it holds the target ----
+
+def test_t_is_the_table_at_whole_degrees_and_between_them_elsewhere():
+    assert overhead.t95(1) == 12.706 and overhead.t95(2) == 4.303 and overhead.t95(30) == 2.042
+    assert 4.303 < overhead.t95(1.5) < 12.706 and overhead.t95(math.inf) == 1.96
+    assert 1.96 < overhead.t95(200) < overhead.t95(40) < 2.042
+
+
+def test_the_interval_and_verdict_hand_worked():
+    """Log times 0 and 0.2 plain, 0.3 and 0.5 recorded: a ratio of e^0.3, each set's variance
+    0.02, Welch's standard error 0.1414 with 2 degrees of freedom (t 4.303): e^(0.3 +- 0.6086).
+    Against 1.05 the interval holds the target; at this spread 4 runs of each would tell
+    (t(6) 2.447 x sqrt(0.04 / 4) = 0.2447 under the distance 0.3 - ln 1.05 = 0.2512; 3 runs:
+    t(4) 2.776 x sqrt(0.04 / 3) = 0.3206, not under it)."""
+    plain, recorded = [1.0, math.exp(0.2)], [math.exp(0.3), math.exp(0.5)]
+    judged = overhead.judge(plain, recorded, 1.05)
+    assert judged["ratio_gmean"] == pytest.approx(math.exp(0.3))
+    assert judged["ratio_interval_95"] == pytest.approx([math.exp(0.3 - 0.6086), math.exp(0.3 + 0.6086)], rel=1e-3)
+    assert judged["verdict"] == "cannot tell" and judged["runs_to_tell"] == 4
+    assert judged["why"] == "1.05x is inside the 95% interval: about 4 runs of each would tell, at this spread"
+    assert overhead.judge(plain, recorded, 3.0)["verdict"] == "met"
+    assert overhead.judge(plain, recorded, 0.5)["verdict"] == "missed"
+    assert "target" not in overhead.judge(plain, recorded, None)
+
+
+def test_runs_that_agree_give_a_point_and_a_verdict_either_way():
+    assert overhead.judge([2.0, 2.0], [2.4, 2.4], 1.05) | {"ratio_gmean": None} == {
+        "ratio_gmean": None, "ratio_interval_95": [pytest.approx(1.2), pytest.approx(1.2)], "target": 1.05,
+        "verdict": "missed", "why": "the whole 95% interval is over 1.05x", "runs_to_tell": None}
+    assert overhead.judge([2.0, 2.0], [2.03, 2.03], 1.05)["verdict"] == "met"
+
+
+def test_one_run_or_a_failed_one_is_not_an_interval():
+    assert overhead.judge([2.0], [2.4, 2.5], 1.05)["verdict"] == "cannot tell"
+    assert overhead.judge([2.0, None], [2.4, 2.5], 1.05)["why"] == "fewer than two runs of plain or of the recording"
+    assert overhead.ratio_interval([2.0, 2.1, None], [2.4, 2.5]) is not None
+    assert overhead.runs_to_tell([1.0, 1.2], [1.05, 1.05 * 1.2], 1.05) is None  # the ratio is the target
+
+
+def test_a_spread_this_wide_says_no_count_of_runs_will_do():
+    plain, recorded = [2.0, 3.0, 2.5], [2.6, 2.0, 3.1]  # a ratio near 1.05, spread over 20%
+    judged = overhead.judge(plain, recorded, 1.05)
+    assert judged["verdict"] == "cannot tell" and (judged["runs_to_tell"] is None or judged["runs_to_tell"] > 100)
+
+
+def test_the_h100_tutorial_overhead_of_2026_11_28b_could_not_tell_1_05x():
+    """Two rounds read 1.25x by the medians: the interval 0.88-1.78x holds 1.05x, and at
+    their spread about three runs of each would tell (what the next lease runs)."""
+    reference = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "overhead" / "overhead-tutorial.json"
+    result = subprocess.run([sys.executable, str(TOOL), "--judge", str(reference), "--target", "1.05"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "| all | 4.313 s | 4.480, 4.146 | 2.630 s | 1.250 | 1.251 (0.879-1.781): cannot tell |" in result.stdout
+    assert "- all: 1.05x is inside the 95% interval: about 3 runs of each would tell" in result.stdout
+
+
+def test_a_target_judges_every_recording_in_the_json_and_the_table(tmp_path, program):
+    path, lib = program
+    out = tmp_path / "overhead.json"
+    result = run(tmp_path, out, "--lib", lib, "--rounds", 2, "--parts", "gc,all", "--target", "1.05",
+                 "--", sys.executable, path, tmp_path / "log")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert report["target"] == 1.05
+    v = report["variants"]
+    assert v["all"]["verdict"] == "missed" and v["all"]["ratio_gmean"] == pytest.approx(1.2)
+    assert v["gc"]["verdict"] == "met" and v["gc"]["ratio_interval_95"] == [pytest.approx(1.015)] * 2
+    assert "verdict" not in v["plain"]
+    assert "| all | 2.400 s | 2.400, 2.400 | 1.200 s | 1.200 | 1.200 (1.200-1.200): missed |" in result.stdout
+    judged = run(tmp_path, "--judge", out, "--target", "1.3")
+    assert judged.returncode == 0 and "1.200 (1.200-1.200): met |" in judged.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--judge", "J", "--target", "0"], "--target=0: a ratio to plain above 0"),
+    (["--judge", "J", "--target", "fast"], "--target=fast: a ratio to plain above 0"),
+    (["--judge", "J", "--lib", "x.so"], "--judge runs nothing"),
+    (["--judge", "J", "--", "true"], "--judge runs nothing"),
+    (["--", "true"], "give the JSON file to write (or --judge OLD.json)"),
+    (["o.json", "--", "true"], "--lib: give libhdbench_inject.so"),
+])
+def test_bad_judge_or_target_usage_exits_2(tmp_path, args, message):
+    (tmp_path / "J").write_text("{}")
+    result = run(tmp_path, *[str(tmp_path / "J") if a == "J" else a for a in args])
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_judging_a_file_this_tool_did_not_write_exits_2(tmp_path):
+    (tmp_path / "other.json").write_text('{"benchmarks": []}')
+    result = run(tmp_path, "--judge", tmp_path / "other.json")
+    assert result.returncode == 2 and "not a file this tool wrote" in result.stderr
