@@ -6,7 +6,7 @@
     hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
     hdbench_report.py compare BEFORE AFTER [--threshold PERCENT]   (two profile reports)
-    hdbench_report.py verify PROFILE ABLATION... [--well PROFILE] [--tolerance PERCENT]
+    hdbench_report.py verify PROFILE ABLATION... [--well PROFILE] [--fixed PROFILE] [--tolerance PERCENT]
     hdbench_report.py reanalyse PROFILE RECORDS_DIR [--baseline REPORT] -o OUT
 
 The work is done by the package beside this file, hdreport/ (its __init__.py shows
@@ -143,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     p_verify.add_argument("ablation", nargs="+", help="tools/fashion_mnist_ablation.sh's JSON; several of the same "
                                                       "program, steps, batch and device are one, their rounds together")
     p_verify.add_argument("--well", help="hdbench_profile's report of the well-written program: it should find nothing")
+    p_verify.add_argument("--fixed", help="hdbench_profile's report of the program with every habit fixed: its "
+                                          "findings against what well_written measured faster than fix_all")
     p_verify.add_argument("--tolerance", type=float, default=25.0,
                           help="percent of the measured saving a price may be off by (default 25)")
     p_again = sub.add_parser("reanalyse", help="a profile report made again from its kept records by this "
@@ -163,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         if missing is not None:
             return missing
     files = [args.base, args.new] if args.command == "compare" else \
-        [args.profile, *args.ablation] + ([args.well] if args.well else []) if args.command == "verify" else \
+        [args.profile, *args.ablation] + [p for p in (args.well, args.fixed) if p] if args.command == "verify" else \
         [args.profile, args.records] if args.command == "reanalyse" else args.reports
     try:
         if args.command == "compare":
@@ -254,8 +256,9 @@ def run_verify(args) -> int:
     verify = hdreport.profile.verify
     reports = [profile_report(path) for path in [args.profile] + ([args.well] if args.well else [])]
     ablation = verify.merged_ablations([(path, verify.load_ablation(path)) for path in args.ablation])
+    fixed = profile_report(args.fixed) if args.fixed else None
     result = verify.verify(args.profile, reports[0], ", ".join(args.ablation), ablation, args.tolerance / 100,
-                           (args.well, reports[1]) if args.well else None)
+                           (args.well, reports[1]) if args.well else None, fixed)
     print(verify.format_report(result))
     return verify.exit_code(result)
 

@@ -94,6 +94,13 @@ cp "$work/verify.log" "$work/verify.md" 2>/dev/null
 pack  # what has run so far comes back even if the call is cut later
 step prof_tutorial_all 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-all.json" \
   --hdbench_records="$work/rec-tutorial-all" -- python3 "$ex/tutorial_style.py" --steps "$steps" --fix all
+# The all-fixed program (workers and pin, the tutorials' advice) profiled against what
+# well_written.py ran faster than it: what its pin thread's share of the GIL costs (verify --fixed).
+if [[ -f $work/prof-tutorial-all.json ]]; then
+  step verify_fixed 30 python3 "$bundle/tools/hdbench_report.py" verify "$work/prof-tutorial.json" \
+    "$work/ablation.json" --well "$work/prof-well.json" --fixed "$work/prof-tutorial-all.json"
+  cp "$work/verify_fixed.log" "$work/verify.md" 2>/dev/null
+fi
 # Issue 39: the default preset under its own budget, with what is left (at most 4 minutes).
 # DEFAULT_PRESET=0 leaves it out (a lease that measured it already: its ablation takes the time).
 left=$((budget - (SECONDS - start) - 25))

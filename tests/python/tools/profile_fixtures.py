@@ -275,6 +275,36 @@ def well_written_h200(steps: int = 20, pid: int = 4646) -> Program:
     return p
 
 
+PACKED_BATCH_BYTES = 256 * 786 * 4  # a batch of 256 as one tensor: 784 pixels, label and weight a row
+
+
+def workers_and_pin(steps: int = 20, pid: int = 4747, pinning_thread: bool = True) -> Program:
+    """tutorial_style.py --fix workers,pin,pack (a read every step kept), shaped after the
+    H100 recording of 2026-11-28b, a step of 1420 us:
+
+        0-300       the training thread waits for its batch from the pin thread: no CUDA call
+        300-310     cudaMemcpyAsync of the packed batch from pinned memory, its DMA 310-330
+        400-1305    10 launches, 5 us calls 100 us apart, Python between; kernels of 10 us
+        1400-1420   loss.item(): a 5 us cudaMemcpyAsync and a 15 us cudaStreamSynchronize
+
+    With `pinning_thread` a second thread (tid 2) allocated the pinned blocks in the first step,
+    before the model's (which begin at its read: 4 cudaHostAlloc calls) and launches nothing:
+    PyTorch's pin_memory thread.
+    Per step: B = 300, R = 15, O = 1105, H = 1040 (90 + 9 x 95 + 95), G = 122."""
+    p = Program(pid)
+    if pinning_thread:
+        for i in range(4):
+            p.api(20 * i, 20 * i + 10, "cudaHostAlloc", thread=2)
+    for step in range(steps):
+        t = 1420 * step
+        p.copy(t + 310, 20, PACKED_BATCH_BYTES, host="pinned", call_at=(t + 300, t + 310))
+        for k in range(10):
+            p.kernel(t + 410 + 100 * k, 10, launch=(t + 400 + 100 * k, t + 405 + 100 * k))
+        p.copy(t + 1410, 2, 4, direction="DtoH", host="pinned", call_at=(t + 1400, t + 1405))
+        p.sync(t + 1405, t + 1420)
+    return p
+
+
 def main(argv: list[str]) -> int:
     """The fake injection: a recording written as if libhdbench_inject.so ran in this process."""
     which = argv[0] if argv else "tutorial"

@@ -15,11 +15,18 @@ from hdreport.profile.model import FITTED, FIXES, Handover
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
 from hdreport.profile.report import report as make_report
-from profile_fixtures import BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, well_written, \
-    well_written_h200
+from profile_fixtures import BATCH_BYTES, PACKED_BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, \
+    well_written, well_written_h200, workers_and_pin
 
 US = 1e-6
 STEPS = 20  # fixture steps; the model sees 19 (a step runs from one read's end to the next's)
+
+
+def analyse_all_of(folder, program: Program, handover: Handover):
+    """analyse_all of `program` written into `folder`, with `handover` as the probe's answer."""
+    folder.mkdir(parents=True, exist_ok=True)
+    program.write(folder)
+    return analyse_all(read_recording(folder), Ceilings(baseline_report()), lambda shape: handover)
 
 
 def run(tmp_path, program: Program, baseline: bool = True):
@@ -698,3 +705,63 @@ def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcp
     assert model.saving_s({"pin"}) == pytest.approx(n * (96.874 + 321.126 - 100) * US)
     pin = next(f for f in found if f["fix"] == "pin")
     assert "100 µs a batch, measured here by pinning a batch of its shape on one thread" in pin["assumption"]
+
+
+# --- a program with workers and pin already: the pin thread's share of the GIL ---------------
+
+PIN_PROBE = Handover(1.2e-3, 1.1e-3, 134e-6, (PACKED_BATCH_BYTES,), "the probe", pin_thread_batch_s=900e-6,
+                     gather_batch_s=70e-6, gather_rows=256)
+
+
+def test_a_pin_thread_is_a_pinning_thread_that_launches_nothing_beside_pinned_batches(tmp_path):
+    _, _, model, _ = analyse_all_of(tmp_path / "a", workers_and_pin(STEPS), PIN_PROBE)
+    assert model.pin_thread and model.summary()["pin_thread"]
+    _, _, model, _ = analyse_all_of(tmp_path / "b", workers_and_pin(STEPS, pinning_thread=False), PIN_PROBE)
+    assert not model.pin_thread
+    launching = workers_and_pin(STEPS)
+    launching.kernel(50, 5, launch=(40, 45), thread=2)  # it launches: a thread of the loop, not a pin thread
+    _, _, model, _ = analyse_all_of(tmp_path / "c", launching, PIN_PROBE)
+    assert not model.pin_thread
+    _, _, model, _ = analyse_all_of(tmp_path / "d", tutorial_h200(STEPS), PIN_PROBE)  # pageable batches
+    assert not model.pin_thread
+
+
+def test_gathering_on_the_training_thread_frees_the_pin_threads_gil_time(tmp_path):
+    """A step of 1420 us: B 300 (the wait for the batch), O 1105, H 1040, R 15. The probe's pin
+    thread holds the GIL 900 us a batch: 300 of it inside the wait, 600 in the training thread's
+    own Python. Gathered on the training thread (70 us) the step is 70 + (1105 - 600) + 15 =
+    590 us, 830 us a step saved: the pin thread's 900 less the gather's 70. Workers and pin
+    are the recording's own: they save nothing."""
+    _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS), PIN_PROBE)
+    n = STEPS - 1
+    assert model.saving_s({"gather"}) == pytest.approx(n * 830 * US)
+    assert model.saving_s({"workers"}) == model.saving_s({"pin"}) == model.saving_s({"workers", "pin"}) == 0
+    assert model.pin_thread_s() == pytest.approx(n * 900 * US)
+    # the freed 600 us are the probe's, not the recording's: off the step unscaled
+    assert model.unslowed_s({"gather"}) == pytest.approx((n * (70 - 600) * US, n * 70 * US))
+    (finding,) = found
+    assert finding["id"] == "pin_thread_gil" and finding["fix"] == "gather"
+    assert finding["saving_alone_s"] == pytest.approx(n * 830 * US)
+    assert "DataLoader's pin_memory thread" in finding["what"] and "holds the GIL about 900 µs a batch" in \
+        finding["what"] and "waited 300 µs a batch for its batches" in finding["what"]
+    assert "900 µs a batch, measured here (the probe)" in finding["assumption"]
+    assert "well_written.py" in finding["advice"] and "no pin_memory thread" in finding["advice"]
+
+
+def test_the_pin_threads_gil_time_from_the_constants_where_no_probe_ran(tmp_path):
+    """No probe: the pin thread's GIL time is 560 us a batch and 310 a tensor (870 us for the
+    one-tensor batch), and a gather of 804,864 B at 2.56 GB/s (314.4 us) is slower than the
+    300 us wait, which stays: 570 us of the training thread's own Python freed a step."""
+    _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS), FITTED)
+    n = STEPS - 1
+    assert model.saving_s({"gather"}) == pytest.approx(n * 570 * US)
+    (finding,) = found
+    assert finding["id"] == "pin_thread_gil" and "560 µs a batch and 310 µs a tensor" in finding["assumption"]
+
+
+def test_without_the_pin_thread_the_same_loop_is_per_sample_batches(tmp_path):
+    """The same loop with no pinning thread seen: its 300 us wait is over three times the 70 us
+    gather, priced as batches built slowly (230 us a step), nothing freed besides."""
+    _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS, pinning_thread=False), PIN_PROBE)
+    assert model.saving_s({"gather"}) == pytest.approx((STEPS - 1) * 230 * US)
+    assert [f["id"] for f in found] == ["per_sample_batches"]

@@ -13,6 +13,9 @@ saves nothing.
     input_pipeline       the GPU waits while the training thread builds batches (num_workers=0)
     per_sample_batches   the training thread builds each batch far slower than gathering it whole
                          (a Dataset indexed sample by sample and the default collate)
+    pin_thread_gil       the batches come from DataLoader's pin_memory thread, a Python thread
+                         whose GIL time the training thread waits through (the gather fix on a
+                         program with workers and pin already)
     pageable_to_pinned   pageable copies: the staging in their calls and the waits after them
     overlap_copies       pinned copies the host still waits for (no non_blocking)
     pack_small_copies    a batch sent as several copies back to back: the extra copies
@@ -51,6 +54,12 @@ IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "page
        "overlap": "overlap_copies", "pack": "pack_small_copies", "item": "drop_blocking_reads",
        "launch": "launch_bound", "gc": "full_collections"}
 
+def finding_id(fix: str, model) -> str:
+    """The finding a fix makes: gathering on the training thread, where a pin thread feeds the
+    steps, is rid of the pin thread (the batches are no sample-by-sample build)."""
+    return "pin_thread_gil" if fix == "gather" and model.pin_thread else IDS[fix]
+
+
 ADVICE = {
     "input_pipeline": "build batches off the training thread: DataLoader(num_workers={workers}, "
                       "persistent_workers=True, pin_memory=True): with pin_memory the pin thread, not the "
@@ -59,6 +68,10 @@ ADVICE = {
                           "the batch's rows a tensor (a Dataset whose __getitem__ takes the batch's indices, a "
                           "BatchSampler as the DataLoader's sampler, batch_size=None); best gathered straight into "
                           "a pinned buffer and copied one batch ahead (examples/fashion_mnist/well_written.py)",
+    "pin_thread_gil": "gather each batch whole on the training thread, straight into a pinned buffer allocated "
+                      "once, and copy it one batch ahead with non_blocking=True (examples/fashion_mnist/"
+                      "well_written.py): no DataLoader workers and no pin_memory thread, so no other Python thread "
+                      "of the process takes the GIL from the training loop",
     "pageable_to_pinned": "pin_memory=True on the DataLoader (or tensor.pin_memory()), "
                           "then .to(device, non_blocking=True)",
     "overlap_copies": "non_blocking=True on copies from pinned memory; prefetch the next batch on a side stream",
@@ -77,6 +90,8 @@ ADVICE = {
 ASSUMPTION = {
     "input_pipeline": "enough workers keep up; {handover}",
     "per_sample_batches": "the data set fits in host memory as tensors; {gather}",
+    "pin_thread_gil": "the pin thread's GIL time ({pin_thread}) is time the training thread waits through, in "
+                      "its wait for batches first, then in its own Python; {gather}",
     "pageable_to_pinned": "the training thread no longer stages or waits for the copy; with num_workers=0 it "
                           "still copies each batch into pinned memory itself, priced at {pin_rate}",
     "overlap_copies": "the host stops waiting for these copies; the kernels that use them wait on the GPU",
@@ -112,6 +127,14 @@ def handover_text(h: Handover) -> str:
     return (f"a batch from a worker still costs the training thread {duration_text(h.batch_s)} to take over "
             f"(PyTorch's queue, shared memory and the first read of its pages), {duration_text(h.packed_batch_s)} "
             f"packed as one tensor, {pinned}, {gil} ({h.source})")
+
+
+def pin_thread_text(h: Handover) -> str:
+    """What the pin_thread_gil finding assumes the pin thread's GIL time a batch is."""
+    if h.pin_thread_batch_s is not None:
+        return f"{duration_text(h.pin_thread_batch_s)} a batch, measured here ({h.source})"
+    return (f"{duration_text(PIN_THREAD_BATCH_S)} a batch and {duration_text(PIN_THREAD_TENSOR_S)} a tensor besides "
+            "the pinning copy: the medians measured on H100 and H200 hosts with PyTorch 2.11, not here")
 
 
 def gather_text(h: Handover) -> str:
@@ -167,6 +190,18 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"while the GPU waited ({duration_text(by_cause['input_pipeline'])} of GPU idle time)",
                 f"{_per_step(model, 'B')} of input pipeline a step over {steps} against "
                 f"{_per_step(model, 'T')} a step in all; GPU busy {_per_step(model, 'G')} a step")
+    if fix == "gather" and model.pin_thread:
+        batches = sum(s.batches for s in model.steps) or 1
+        gathered = model.gather_s()
+        return (f"the training thread takes its batches from DataLoader's pin_memory thread (another thread of its "
+                f"process pinned their memory and launches nothing), a Python thread that holds the GIL about "
+                f"{duration_text(model.pin_thread_s() / batches)} a batch, time the training thread's own Python "
+                f"waits through: it waited {duration_text(model.total('B') / batches)} a batch for its batches and "
+                f"spent {duration_text(model.total('H') / batches)} a batch in Python between CUDA calls, where "
+                f"gathering a batch whole on it takes {duration_text(gathered / batches)}",
+                f"{batches} batches of {sum(s.batch_bytes for s in model.steps) / batches / 1e3:,.0f} kB over "
+                f"{steps}, {_per_step(model, 'T')} a step; the pin thread's GIL time "
+                f"{duration_text(model.pin_thread_s())} in all against {duration_text(gathered)} gathered whole")
     if fix == "gather":
         batches = sum(s.batches for s in model.steps) or 1
         gathered = model.gather_s()
@@ -224,10 +259,10 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
         pin_rate = (f"{duration_text(model.handover.pin_here_batch_s)} a batch, measured here by pinning a batch of "
                     "its shape on one thread (tools/handover_probe.py)")
     fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate,
-             "gather": gather_text(model.handover)}
+             "gather": gather_text(model.handover), "pin_thread": pin_thread_text(model.handover)}
     out = []
     for fix, (alone, added) in priced.items():
-        key = IDS[fix]
+        key = finding_id(fix, model)
         what, evidence = what_and_evidence(fix, model, a, idle)
         out.append({"id": key, "fix": fix, "saving_s": added, "saving_alone_s": alone,
                     "saving_fraction_of_span": added / span, "saving_alone_fraction_of_span": alone / span,
@@ -245,9 +280,11 @@ def eligible(model) -> list:
 
 def gathers_pay(model) -> bool:
     """The training thread builds its batches in at least GATHER_GATE times what gathering
-    them whole costs here (a program that gathers already is not told to)."""
+    them whole costs here (a program that gathers already is not told to), or a pin thread
+    feeds them (what a gather on the training thread removes is the pin thread's GIL time,
+    priced by the model and kept only above the floor as any fix)."""
     gathered = model.gather_s()
-    return gathered > 0 and model.total("B") >= GATHER_GATE * gathered
+    return gathered > 0 and (model.pin_thread or model.total("B") >= GATHER_GATE * gathered)
 
 
 def chosen(model, candidates: list, floor: float) -> list:
@@ -280,7 +317,7 @@ def left_out(model, found: list[dict], span: float) -> list[dict]:
         alone = model.saving_s({fix})
         if fix in fixes or alone < floor:
             continue
-        out.append({"id": IDS[fix], "fix": fix, "saving_alone_s": alone,
+        out.append({"id": finding_id(fix, model), "fix": fix, "saving_alone_s": alone,
                     "saving_added_s": model.saving_s({*fixes, fix}) - together})
     return out
 

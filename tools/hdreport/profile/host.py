@@ -35,6 +35,9 @@ from hdreport.profile.analysis import VERSION_TAIL
 from hdreport.profile.intervals import Union
 
 CAUSES = ("input_pipeline", "python_gc", "host", "copy_call", "blocked", "launching", "cuda_other", "outside_steps")
+# The calls that pin host memory: a thread that makes them and launches nothing is a pinning
+# thread (PyTorch's DataLoader pin_memory thread allocates its pinned blocks so).
+PINNING_CALLS = ("cudaHostAlloc", "cudaMallocHost", "cudaHostRegister")
 LOADER_RANGE = re.compile(r"dataloader|__next__|collate|fetch|loader", re.I)
 
 
@@ -60,6 +63,7 @@ class Thread:
     collections: Union | None = None  # Python's garbage collections on this thread (None: not timed)
     full_collections: Union | None = None  # of them, the full (generation 2) ones
     ranges: list = field(default_factory=list)  # its NVTX ranges: (start, end, name)
+    pinning_calls: int = 0  # its calls that pinned host memory (PINNING_CALLS)
     segments: list = field(default_factory=list)  # (start, end, cause), contiguous from the first call's start
     starts: list = field(default_factory=list)
 
@@ -135,6 +139,7 @@ def threads_of(recording, copies) -> dict:
         key = (api["pid"], api["thread"])
         thread = threads.setdefault(key, Thread(*key))
         thread.calls.append((api["start_ns"], api["end_ns"], call_category(api["name"]), i))
+        thread.pinning_calls += VERSION_TAIL.sub("", api["name"]) in PINNING_CALLS
     for c in copies:
         if c.direction == "h2d" and c.call_index is not None and c.host_kind != "device":
             thread = threads.get((c.pid, c.call[3]))

@@ -41,6 +41,10 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
                                                         probe's gather of a batch shaped as the
                                                         program's (Handover.gather_batch_s),
                                                         else the batches' bytes at GATHER_GBPS
+    O'     = O - min(H, P - B)                          gather, where a pin thread fed the steps
+                                                        (below): it is gone, and with it the GIL
+                                                        time P it took, which the training thread
+                                                        waited through in B first, then in O
            = min(B, hand-over of the batches)           workers (each batch comes through
                                                         PyTorch's worker queue and shared
                                                         memory, on this thread: Handover)
@@ -60,6 +64,17 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
              call is gone from O
              next step until its next blocking point: window = B' (+ the pageable call
              before its wait) while blocking copies remain, else the whole host step
+
+A recording may have workers and pin already (the tutorials' advice): the batches the
+feeding thread copies come from pinned memory, and another thread of its process, which
+launches nothing, pinned host memory (PyTorch's pin_memory thread allocating its pinned
+blocks): a pin thread (Step.pin_thread). The workers and pin fixes then change nothing, and
+the gather fix (each batch gathered on the training thread, straight into a pinned buffer:
+examples/fashion_mnist/well_written.py) removes the pin thread: its GIL time a step P is
+Handover.pin_thread_ns of the recorded batches (the probe's, else the constants). On four
+hosts whose every-habit-fixed tutorial was profiled (2026-11-26 to 28), P less a gather came
+to 0.83-0.85 ms a batch where the three with a measured gather ran that program 0.71-0.74 ms
+a batch slower than well_written.py (+12 to +18%).
 
 A fix's saving alone is the sum over steps of T - T({fix}); findings are listed by it,
 and each one's `saving_s` is what it adds to the fixes listed before it (so the savings
@@ -250,7 +265,8 @@ class StepParts(NamedTuple):
     """A step's time with a set of fixes applied, and its parts (ns)."""
     T: int  # the step's time
     B: int  # of it, the training thread's wait for its batches (what `batch_wait_s` measures)
-    T_unslowed: int  # of T, what the recording did not slow (the probe's parts)
+    T_unslowed: int  # of T, what the recording did not slow (the probe's parts; less the pin thread's GIL time a
+    # gather frees, the probe's too)
     B_unslowed: int  # of B, the same
     # B without the time the GIL shared with the pin thread adds over the training thread's own
     # path: the model cannot tell whether the runs wait that time for their batches or for the
@@ -285,6 +301,9 @@ class Step:
     gc_full: int = 0  # of them, the full (generation 2) ones: what gc.freeze() after set-up removes
     gc_full_B: int = 0  # the part of gc_full inside B
     gc_full_count: int = 0  # the full collections that began in the step
+    # the batches came pinned from another thread of the process that pinned them and launches
+    # nothing: PyTorch's pin_memory thread (workers and pin are the recording's own)
+    pin_thread: bool = False
 
     def tensors_after(self, fixes: frozenset) -> int:
         return self.batches if "pack" in fixes else self.tensors
@@ -300,6 +319,8 @@ class Step:
         part apart, so a price right on the whole by errors that cancel in its parts shows.
         Where the pin thread sets the step, B' takes what it adds over the training thread's
         own path, and its unslowed part is the step's."""
+        if self.pin_thread:  # workers and pin are there already: only the gather changes the feeding
+            fixes = fixes - {"workers", "pin"}
         frozen = "gc" in fixes  # the full collections gone: what set-up made frozen out of their reach
         B = self.B - (self.gc_full_B if frozen else 0)
         pin_thread = None  # with workers and pin: (its GIL time, its own pace) over the step's batches
@@ -322,6 +343,10 @@ class Step:
         L_pin = 0 if "overlap" in fixes else self.L_pin
         S = 0 if "pack" in fixes else self.S_call if "pin" in fixes else self.S
         O = self.O - self.L_idle if "launch" in fixes else self.O
+        freed = 0  # the pin thread's GIL time the gather takes out of O (a probe's or constants' figure)
+        if self.pin_thread and "gather" in fixes:
+            freed = min(self.H, O, max(0, handover.pin_thread_ns(self, frozenset(), pin_cost) - self.B))
+            O -= freed
         if frozen:
             O = max(0, O - (self.gc_full - self.gc_full_B))
         R = self.R
@@ -342,7 +367,10 @@ class Step:
             if host > own:
                 unslowed = gil if host == H + gil else cycle
         own_unslowed = B if made is not None else 0
-        return StepParts(max(G, host), B + host - own, unslowed if host >= G else 0, unslowed, B, own_unslowed)
+        # the freed GIL time is the probe's: as the recording did not slow it, it comes off the
+        # step unscaled (T_unslowed less it)
+        step_unslowed = unslowed - freed if host >= G else 0
+        return StepParts(max(G, host), B + host - own, step_unslowed, unslowed, B, own_unslowed)
 
 
 @dataclass
@@ -357,6 +385,16 @@ class Model:
     # how the steps were cut: "reads", "range NAME" (NVTX iteration markers) or "" (one stretch)
     steps_cut_at: str = ""
     collections_timed: bool = False  # Python's collections were timed on the feeding threads: gc is priced
+
+    @property
+    def pin_thread(self) -> bool:
+        """A pin thread fed the steps' batches (Step.pin_thread): workers and pin are in place."""
+        return any(s.pin_thread for s in self.steps)
+
+    def pin_thread_s(self) -> float:
+        """The pin thread's GIL time over the steps' batches (Handover.pin_thread_ns), seconds."""
+        return sum(self.handover.pin_thread_ns(s, frozenset(), p) for s, p in zip(self.steps, self.pin_costs)
+                   if s.pin_thread) * NS
 
     def saving_s(self, fixes) -> float:
         fixes = frozenset(fixes)
@@ -424,6 +462,7 @@ class Model:
         n = len(self.steps)
         parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "H", "L_idle", "launch_calls", "G")
         return {"steps": n, "per_step_reads": self.per_step_reads, "steps_cut_at": self.steps_cut_at,
+                "pin_thread": self.pin_thread,
                 "seconds": {f: self.total(f) for f in parts},
                 "per_step_ms": {f: self.total(f) / n * 1e3 if n else 0.0 for f in parts},
                 "step_spread": self.step_spread(),
@@ -493,12 +532,13 @@ def ns_at(n_bytes: int, gbps: float | None) -> int | None:
 
 
 def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_copies: list, busy, rate,
-          pinned_rate, shapes: Counter, others: Union) -> tuple:
+          pinned_rate, shapes: Counter, others: Union, pin_thread: bool) -> tuple:
     """One step of thread `t`, [start, end]: `copies` are the H2D copies whose calls start in it;
     `read` is the key of the blocking call that ends it (its wait is R, never a copy's), or
     None, and `read_copies` the reads that ended in it; `others` the stretches the process's
-    other threads were launching through."""
-    s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0)
+    other threads were launching through; `pin_thread`: a pin thread fed its batches."""
+    s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0,
+             pin_thread=pin_thread)
     # the read's copy call: the copies that ended in the read's wait, issued in the step
     s.R_call = sum(c.call[1] - c.call[0] for c in read_copies if start <= c.call[0] < end)
     by_cause = t.time_by_cause(start, end, collections=False)
@@ -550,6 +590,14 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     return s, pin_cost
 
 
+def has_pin_thread(t, threads: dict, h2d: list) -> bool:
+    """Feeding thread `t`'s batches came from a pin thread: most of its H2D bytes went from
+    pinned memory, and another thread of its process pinned host memory and launched nothing."""
+    pinned = sum(c.bytes for c in h2d if c.host_kind == "pinned")
+    pinners = [o for o in threads.values() if o.pid == t.pid and o is not t and o.pinning_calls and not o.launches]
+    return bool(pinners) and 2 * pinned >= sum(c.bytes for c in h2d) > 0
+
+
 def bursts(threads: list) -> Union:
     """The stretches `threads` were working through: their calls, joined across gaps of up to
     BURST_GAP_NS."""
@@ -593,6 +641,7 @@ def build(a, threads: dict, ceilings) -> Model:
             continue
         h2d.sort(key=lambda c: c.call[0])
         h2d_starts = [c.call[0] for c in h2d]
+        pin_thread = has_pin_thread(t, threads, h2d)
 
         def issued_in(start: int, end: int) -> list:
             return h2d[bisect_left(h2d_starts, start):bisect_left(h2d_starts, end)]
@@ -607,7 +656,7 @@ def build(a, threads: dict, ceilings) -> Model:
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
                 s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
-                             read_copies[read], busy, rate, pinned_rate, shapes, others)
+                             read_copies[read], busy, rate, pinned_rate, shapes, others, pin_thread)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
@@ -617,7 +666,7 @@ def build(a, threads: dict, ceilings) -> Model:
             name, spans = marked
             for (start, end), after in zip(spans, [b for b, _ in spans[1:]] + [spans[-1][1]]):
                 s, p = _step(a, t, start, after, issued_in(start, after), launches, None, [], busy, rate,
-                             pinned_rate, shapes, others)
+                             pinned_rate, shapes, others, pin_thread)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [spans[0][0], spans[-1][1]]
@@ -625,7 +674,7 @@ def build(a, threads: dict, ceilings) -> Model:
         else:
             first, last = t.segments[0][0], t.segments[-1][1]
             s, p = _step(a, t, first, last, issued_in(first, last), launches, None, [], busy, rate, pinned_rate,
-                         shapes, others)
+                         shapes, others, pin_thread)
             steps.append(s)
             pin_costs.append(p)
             bounds_all += [t.segments[0][0], t.segments[-1][1]]

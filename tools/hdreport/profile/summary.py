@@ -35,6 +35,7 @@ TITLES = {
     "move_once": "Move data to the device once",
     "input_pipeline": "Build batches off the training thread",
     "per_sample_batches": "Gather each batch whole, not sample by sample",
+    "pin_thread_gil": "Gather on the training thread: the pin thread takes its GIL",
     "launch_bound": "Launch fewer, larger kernels",
     "full_collections": "Freeze set-up's objects out of Python's collector",
 }

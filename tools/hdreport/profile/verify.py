@@ -20,7 +20,11 @@ device are taken as one, their rounds together (`merged_ablations`). Each row ho
 - every variant that fixed several habits (`fix_all`, `fix_workers+pin`; the habits from its
   result line's `fix` field) against the model's price for them together (`saving_with_s`);
 - the top finding is the habit whose fix alone measured the largest saving;
-- with `--well`, the well-written program's profile has no finding.
+- with `--well`, the well-written program's profile has no finding;
+- with `--fixed`, the profile of the program with every habit fixed (`fix_all`): its findings
+  together against what `well_written.py` measured faster than it (`fixed_row`; nothing worth
+  fixing holds when that is under its floor). Workers and pin are the tutorials' advice, and
+  what they leave behind (the pin thread's share of the GIL) is what that profile must find.
 
 Prices are scaled to the ablation's steps from the steps the profiled command ran (its
 `--steps`; unscaled when it has none). Where the model cut the steps, the recorded part of a
@@ -313,8 +317,35 @@ def priced_row(what: str, claim: str, m: Measured, price: float, tolerance: floa
     return Row(what, claim, m, verdict, "; ".join(x for x in (off_by(price, m.median_s), note) if x))
 
 
+def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
+    """The all-fixed program's profile against `well_written.py`: its findings' fixes together
+    (priced as shares of its own profiled steps, applied to `fix_all`'s median) against
+    fix_all's median wall time less well_written's, the rounds paired where both ran as many."""
+    profile = report["profile"]
+    model = profile.get("model") or {}
+    fixed, well = ablation["variants"].get("fix_all") or {}, ablation["variants"].get("well_written") or {}
+    what = "`--fix all` profiled, against `well_written.py`"
+    if fixed.get("failed") or well.get("failed") or not fixed or not well:
+        return Row(what, "–", None, "not measured", "needs fix_all and well_written in the ablation")
+    T = (model.get("seconds") or {}).get("T")
+    scale = fixed["wall_s"] / T if (model.get("per_step_reads") or model.get("steps_cut_at")) and _number(T) and T > 0 \
+        else 1.0
+    mine, theirs = _rounds(fixed), _rounds(well)
+    paired = [f - w for f, w in zip(mine, theirs) if f is not None and w is not None] if len(mine) == len(theirs) else []
+    runs = min(int(fixed.get("runs", 1)), int(well.get("runs", 1)))
+    m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
+    findings = profile.get("findings") or []
+    floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
+    if not findings:
+        return Row(what, f"nothing worth fixing: under {seconds(floor)}", m, *judged(m, (float("-inf"), floor)))
+    fixes = "+".join(sorted(f["fix"] for f in findings))
+    price = held_price(model, fixes, model.get("saving_together_s", sum(f["saving_s"] for f in findings)), scale)
+    claim = ", ".join(f"`{f['id']}`" for f in findings) + f" save{'s' if len(findings) == 1 else ''} {seconds(price)}"
+    return priced_row(what, claim, m, price, tolerance)
+
+
 def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, tolerance: float = DEFAULT_TOLERANCE,
-           well: tuple | None = None) -> dict:
+           well: tuple | None = None, fixed: dict | None = None) -> dict:
     """The rows, with what they were made from."""
     profile = report["profile"]
     if not profile.get("recorded"):
@@ -407,6 +438,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         rows.append(Row("`well_written.py` profiled", "nothing worth fixing", None,
                         "held" if not found else "missed",
                         ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
+    if fixed is not None:
+        rows.append(fixed_row(fixed, ablation, tolerance))
     parts = split_rows(model, ablation, alone, scale, tolerance, floor)
     used = {"plain", "well_written", matching, *(f"fix_{h}" for h in HABITS), *priced_together}
     unused = [n for n in ablation["variants"] if n not in used]
