@@ -744,7 +744,7 @@ def test_gathering_on_the_training_thread_frees_the_pin_threads_gil_time(tmp_pat
     assert finding["saving_alone_s"] == pytest.approx(n * 830 * US)
     assert "DataLoader's pin_memory thread" in finding["what"] and "holds the GIL about 900 µs a batch" in \
         finding["what"] and "waited 300 µs a batch for its batches" in finding["what"]
-    assert "900 µs a batch, measured here (the probe)" in finding["assumption"]
+    assert "The pin thread holds the GIL 900 µs a batch (the probe), time the training thread" in finding["assumption"]
     assert "well_written.py" in finding["advice"] and "no pin_memory thread" in finding["advice"]
 
 

@@ -90,7 +90,7 @@ ADVICE = {
 ASSUMPTION = {
     "input_pipeline": "enough workers keep up; {handover}",
     "per_sample_batches": "the data set fits in host memory as tensors; {gather}",
-    "pin_thread_gil": "the pin thread's GIL time ({pin_thread}) is time the training thread waits through, in "
+    "pin_thread_gil": "the pin thread holds the GIL {pin_thread}, time the training thread waits through, in "
                       "its wait for batches first, then in its own Python; {gather}",
     "pageable_to_pinned": "the training thread no longer stages or waits for the copy; with num_workers=0 it "
                           "still copies each batch into pinned memory itself, priced at {pin_rate}",
@@ -132,7 +132,7 @@ def handover_text(h: Handover) -> str:
 def pin_thread_text(h: Handover) -> str:
     """What the pin_thread_gil finding assumes the pin thread's GIL time a batch is."""
     if h.pin_thread_batch_s is not None:
-        return f"{duration_text(h.pin_thread_batch_s)} a batch, measured here ({h.source})"
+        return f"{duration_text(h.pin_thread_batch_s)} a batch ({h.source})"
     return (f"{duration_text(PIN_THREAD_BATCH_S)} a batch and {duration_text(PIN_THREAD_TENSOR_S)} a tensor besides "
             "the pinning copy: the medians measured on H100 and H200 hosts with PyTorch 2.11, not here")
 
