@@ -214,16 +214,17 @@ def profiled_steps(profile: dict) -> int | None:
     return None
 
 
-def price_scale(model: dict, ablation: dict, steps: int | None) -> tuple[float, float | None]:
+def price_scale(model: dict, ablation: dict, steps: int | None, variant: str = "plain") -> tuple[float, float | None]:
     """(what a price is multiplied by to be held against the ablation, the profiled steps' time
     it is a share of, or None). Where the model cut the program into steps (at its per-step
     reads, or at NVTX ranges marking its iterations), its steps' time T is the profiled
-    loop's: a price is that share of it, applied to plain's median wall time, so the
-    recording's own slowing of the program (both sides of every price) does not count as a
-    saving; else prices are scaled by steps alone."""
+    loop's: a price is that share of it, applied to the median wall time of the ablation's
+    run of the profiled program (`variant`: plain, or fix_all for the all-fixed program's
+    profile), so the recording's own slowing of the program (both sides of every price) does
+    not count as a saving; else prices are scaled by steps alone."""
     T = (model.get("seconds") or {}).get("T")
     if (model.get("per_step_reads") or model.get("steps_cut_at")) and _number(T) and T > 0:
-        return ablation["variants"]["plain"]["wall_s"] / T, T
+        return ablation["variants"][variant]["wall_s"] / T, T
     return (ablation["steps"] / steps if steps else 1.0), None
 
 
@@ -327,9 +328,7 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     what = "`--fix all` profiled, against `well_written.py`"
     if fixed.get("failed") or well.get("failed") or not fixed or not well:
         return Row(what, "–", None, "not measured", "needs fix_all and well_written in the ablation")
-    T = (model.get("seconds") or {}).get("T")
-    scale = fixed["wall_s"] / T if (model.get("per_step_reads") or model.get("steps_cut_at")) and _number(T) and T > 0 \
-        else 1.0
+    scale, _ = price_scale(model, ablation, profiled_steps(profile), "fix_all")
     mine, theirs = _rounds(fixed), _rounds(well)
     paired = [f - w for f, w in zip(mine, theirs) if f is not None and w is not None] if len(mine) == len(theirs) else []
     runs = min(int(fixed.get("runs", 1)), int(well.get("runs", 1)))
