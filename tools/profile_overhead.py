@@ -22,6 +22,7 @@ kept where printed. Writes OUT (JSON):
     {"command": [...], "rounds": R, "rounds_run": n, "stopped": why or null, "max_seconds": S or null,
      "parts": [...], "warmup_wall_s_runs": [...],
      "variants": {"plain": {"wall_s": median, "wall_s_runs": [...], "batch_wait_s": median or null,
+                            "batch_wait_off_cpu_s", "rest_off_cpu_s": medians or null,
                             "timed_by": "wall_s printed" | "from outside", "failed_runs": n},
                   "none": {..., "ratio_to_plain": wall_s / plain's, "ratio_gmean": r,
                            "ratio_interval_95": [low, high], and with --target "target",
@@ -69,7 +70,11 @@ from hdreport.profile import overhead
 from hdreport.profile.launch import python_path
 
 PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
-RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s)=([0-9.]+)")
+RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s)=([0-9.]+)")
+# What the command's line may give beside wall_s, kept as each variant's median: the
+# tutorial's batch wait and, of it and of the rest, the training thread's time off the CPU
+# (is a recorded batch wait longer on the CPU, or waiting?).
+EXTRA_FIELDS = ("batch_wait_s", "batch_wait_off_cpu_s", "rest_off_cpu_s")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -166,8 +171,8 @@ def run_once(command: list[str], env: dict, timeout: float) -> dict | None:
     fields = dict(RESULT_FIELD.findall(lines[-1])) if lines else {}
     if "wall_s" in fields:
         return {"wall_s": float(fields["wall_s"]), "timed_by": "wall_s printed",
-                "batch_wait_s": float(fields["batch_wait_s"]) if "batch_wait_s" in fields else None}
-    return {"wall_s": outside, "timed_by": "from outside", "batch_wait_s": None}
+                **{k: float(fields[k]) if k in fields else None for k in EXTRA_FIELDS}}
+    return {"wall_s": outside, "timed_by": "from outside", **dict.fromkeys(EXTRA_FIELDS)}
 
 
 def median_or_none(values: list) -> float | None:
@@ -193,7 +198,7 @@ def summary(args: argparse.Namespace, runs: dict[str, list], warmup: list, stopp
         good = [r for r in results if r]
         variants[name] = {"wall_s": median_or_none([r["wall_s"] for r in good]),
                           "wall_s_runs": [r["wall_s"] if r else None for r in results],
-                          "batch_wait_s": median_or_none([r["batch_wait_s"] for r in good]),
+                          **{k: median_or_none([r[k] for r in good]) for k in EXTRA_FIELDS},
                           "timed_by": good[-1]["timed_by"] if good else None,
                           "failed_runs": len(results) - len(good)}
     judged(variants, args.parts, args.target)
@@ -250,15 +255,21 @@ def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]
 def table(result: dict) -> str:
     target = result.get("target")
     head = "× plain, geometric mean (95%)" + (f": against {target:.2f}x" if target else "")
-    lines = [f"| recorded | wall_s (median) | runs | batch_wait_s | × plain | {head} |",
-             "|---|---:|---|---:|---:|---|"]
+    # the training thread's time off the CPU, in its batch waits and in the rest, where the command gives it
+    off_cpu = any(v.get("batch_wait_off_cpu_s") is not None for v in result["variants"].values())
+    lines = [f"| recorded | wall_s (median) | runs | batch_wait_s |{' off the CPU: wait, rest |' if off_cpu else ''}"
+             f" × plain | {head} |", "|---|---:|---|---:|" + ("---:|" if off_cpu else "") + "---:|---|"]
+
+    def secs(x) -> str:
+        return "–" if x is None else f"{x:.3f} s"
+
     for name, v in result["variants"].items():
         runs = ", ".join("failed" if w is None else f"{w:.3f}" for w in v["wall_s_runs"])
-        wall = "–" if v["wall_s"] is None else f"{v['wall_s']:.3f} s"
-        wait = "–" if v["batch_wait_s"] is None else f"{v['batch_wait_s']:.3f} s"
+        off = f" {secs(v.get('batch_wait_off_cpu_s'))}, {secs(v.get('rest_off_cpu_s'))} |" if off_cpu else ""
         ratio = "–" if v.get("ratio_to_plain") is None else f"{v['ratio_to_plain']:.3f}"
         judgement = overhead.described(v) if name != "plain" else ""
-        lines.append(f"| {name} | {wall} | {runs} | {wait} | {ratio} | {judgement} |")
+        lines.append(f"| {name} | {secs(v['wall_s'])} | {runs} | {secs(v['batch_wait_s'])} |{off} {ratio} | "
+                     f"{judgement} |")
     why = [f"- {name}: {v['why']}" for name, v in result["variants"].items() if v.get("verdict") == "cannot tell"]
     return "\n".join(lines + ([""] + why if why else []))
 

@@ -266,7 +266,8 @@ def main() -> None:
     rest_cpu = time.thread_time() - cpu_start - batch_wait_cpu
     print(common.result_line("tutorial_style", args, device, data, wall, last_loss, loss_sum / args.steps,
                              batch_wait, fix="+".join(sorted(fixes)) or "none",
-                             rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu)), flush=True)
+                             rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu),
+                             batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu)), flush=True)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,8 @@ SCRIPTS = ("tutorial_style", "well_written")
 RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+) hidden=(?P<hidden>\d+) "
                     r"device=(?P<device>\S+) data=(?P<data>\S+) wall_s=(?P<wall>[\d.]+) "
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
-                    r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?(?: fix=(?P<fix>\S+))?$")
+                    r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?"
+                    r"(?: batch_wait_off_cpu_s=(?P<wait_off_cpu>[\d.]+))?(?: fix=(?P<fix>\S+))?$")
 FIXES = ("workers", "gather", "pin", "item", "pack", "gc")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
 
@@ -124,9 +125,10 @@ def test_the_result_line_is_what_the_tests_read():
     assert m and m["steps"] == "20" and m["rate"] == "10.0" and m["final"] == "0.2500" and m["wait"] == "0.125"
     assert m["fix"] is None
     line = common.result_line("tutorial_style", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125, fix="item+pin",
-                              rest_off_cpu_s=0.25)
+                              rest_off_cpu_s=0.25, batch_wait_off_cpu_s=0.0625)
     m = RESULT.match(line)
     assert m and m["wait"] == "0.125" and m["fix"] == "item+pin" and m["off_cpu"] == "0.250"
+    assert m["wait_off_cpu"] == "0.062"
     without = common.result_line("well_written", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125)
     assert RESULT.match(without)["off_cpu"] is None and "rest_off_cpu_s" not in without
 

@@ -281,3 +281,25 @@ def test_judging_a_file_this_tool_did_not_write_exits_2(tmp_path):
     (tmp_path / "other.json").write_text('{"benchmarks": []}')
     result = run(tmp_path, "--judge", tmp_path / "other.json")
     assert result.returncode == 2 and "not a file this tool wrote" in result.stderr
+
+
+OFF_CPU_PROGRAM = """import os
+recorded = "HDBENCH_PROFILE_RECORD" in os.environ
+print(f"t: wall_s={3.0 if recorded else 2.5} batch_wait_s=1.5 rest_off_cpu_s={0.4 if recorded else 0.3} "
+      f"batch_wait_off_cpu_s={0.2 if recorded else 0.1}")
+"""
+
+
+def test_the_time_off_the_cpu_is_kept_where_the_command_gives_it(tmp_path, program):
+    """tutorial_style.py's line gives the training thread's time off the CPU in its batch
+    waits and in the rest: each variant keeps their medians, and the table shows them."""
+    path = tmp_path / "offcpu.py"
+    path.write_text(OFF_CPU_PROGRAM)
+    _, lib = program
+    out = tmp_path / "overhead.json"
+    result = run(tmp_path, out, "--lib", lib, "--rounds", 2, "--parts", "all", "--", sys.executable, path)
+    assert result.returncode == 0, result.stderr
+    v = json.loads(out.read_text())["variants"]
+    assert v["plain"]["batch_wait_off_cpu_s"] == 0.1 and v["plain"]["rest_off_cpu_s"] == 0.3
+    assert v["all"]["batch_wait_off_cpu_s"] == 0.2 and v["all"]["rest_off_cpu_s"] == 0.4
+    assert "| plain | 2.500 s | 2.500, 2.500 | 1.500 s | 0.100 s, 0.300 s | – |  |" in result.stdout
