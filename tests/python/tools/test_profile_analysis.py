@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,8 @@ from hdreport.profile.report import NO_CUDA, analyse_all, baseline_section, not_
 from hdreport.profile.report import report as make_report
 from hdreport.profile.report import write as write_report
 from profile_fixtures import MiB, KiB, Program, baseline_report, tutorial, well_written
+
+ROOT = Path(__file__).resolve().parents[3]
 
 US = 1e-6
 
@@ -311,3 +314,33 @@ def test_gzipped_records_read_as_plain_ones(tmp_path):
     (zipped / (path.name + ".gz")).write_bytes(gzip.compress(path.read_bytes()))
     a, b = read_recording(plain), read_recording(zipped)
     assert len(b.copies) == len(a.copies) > 0 and b.processes[0].complete and b.processes[0].pid == a.processes[0].pid
+
+
+# --- a class timed by DMA records against a DMA rate ------------------------------------------
+
+def test_pinned_copies_timed_by_their_dma_records_are_held_against_the_rate_bytes_flow_at(tmp_path):
+    """The fixture's 4 MiB pinned batches, 140 us DMA records each (29.96 GB/s): against the
+    per-copy runs around 4 MiB (1 MiB at 20 GB/s, 52.43 us; 64 MiB at 50 GB/s, 1342.18 us)
+    bytes flow at 63 MiB / 1289.75 us = 51.22 GB/s once a copy runs; the per-copy rate at
+    4 MiB (30.0 GB/s) would hold a copy that leaves its fixed cost out against one that pays it."""
+    well_written(10).write(tmp_path)
+    a = analyse_recording(read_recording(tmp_path), Ceilings(baseline_report()))
+    row = next(r for r in a.classes if r["src"] == "pinned" and r["mean_bytes"] == 4 * MiB)
+    assert row["timed_by"] == "copy record"
+    assert row["ceiling_GB/s"] == pytest.approx(63 * MiB / 1289.75e-6 / 1e9, rel=1e-4)
+    assert row["fraction_of_ceiling"] == pytest.approx(row["achieved_GB/s"] / row["ceiling_GB/s"])
+    assert "the rate bytes flow at between 1 MiB (52.4 µs) and 64 MiB (1.34 ms)" in row["ceiling_source"]
+
+
+def test_the_h100_all_fixed_batches_get_a_fraction_not_a_ceiling_problem():
+    """The H100 of 2026-11-28b: the all-fixed tutorial's 786 KiB pinned batches ran at 45.3 GB/s
+    by their DMA records, over the baseline's per-copy 38.9 GB/s at that size (so no fraction
+    was published, and the report blamed the baseline). Between its 64 KiB (5.73 us) and 1 MiB
+    (25.12 us) runs bytes flow at 50.7 GB/s: 0.89 of it."""
+    baseline = json.loads((ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles" / "baseline.json")
+                          .read_text())
+    ceilings = Ceilings(baseline)
+    rate, source = ceilings.dma_gbps("h2d", "pinned", 804864)
+    assert rate == pytest.approx(50.7, abs=0.1) and "fixed cost left out" in source
+    assert ceilings.gbps("h2d", "pinned", 804864)[0] == pytest.approx(38.85, abs=0.01)
+    assert 45.33 / rate == pytest.approx(0.894, abs=0.005)

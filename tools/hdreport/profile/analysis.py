@@ -238,7 +238,11 @@ def _class_rows(copies: list[Copy], ceilings: Ceilings) -> list[dict]:
         end_to_end = sum(1 for c in members if c.timed_end_to_end)
         mean = n_bytes / len(members)
         kind = src if direction == "h2d" else dst if direction == "d2h" else ""
-        ceiling, source = ceilings.gbps(direction, kind, mean) if mean > 0 else (None, "copies of 0 bytes")
+        # Timed by DMA records alone, held against a DMA rate (a pageable copy's record leaves
+        # its staging out besides: no rate makes it right, ceiling_problem says so).
+        by_record = not end_to_end and kind != "pageable"
+        ceiling, source = (ceilings.dma_gbps if by_record else ceilings.gbps)(direction, kind, mean) if mean > 0 \
+            else (None, "copies of 0 bytes")
         pinned = ceilings.gbps(direction, "pinned", mean)[0] if mean > 0 else None
         # Copies CUPTI timed at 0 ns (0-byte ones) have no rate: 0, and no fraction below.
         achieved = n_bytes / time_s / 1e9 if time_s > 0 else 0.0
