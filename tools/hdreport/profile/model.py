@@ -71,10 +71,11 @@ launches nothing, pinned host memory (PyTorch's pin_memory thread allocating its
 blocks): a pin thread (Step.pin_thread). The workers and pin fixes then change nothing, and
 the gather fix (each batch gathered on the training thread, straight into a pinned buffer:
 examples/fashion_mnist/well_written.py) removes the pin thread: its GIL time a step P is
-Handover.pin_thread_ns of the recorded batches (the probe's, else the constants). On four
-hosts whose every-habit-fixed tutorial was profiled (2026-11-26 to 28), P less a gather came
-to 0.83-0.85 ms a batch where the three with a measured gather ran that program 0.71-0.74 ms
-a batch slower than well_written.py (+12 to +18%).
+Handover.pin_thread_ns of the recorded batches (the probe's, else the constants). On the
+three hosts whose every-habit-fixed tutorial was profiled with a measured gather (2026-11-27
+and 28), P less a gather came to 0.82-0.85 ms a batch where that program ran 0.71-0.74 ms a
+batch slower than well_written.py (+12 to +18%); on a fourth, with the constant gather,
+0.55 against 0.83.
 
 A fix's saving alone is the sum over steps of T - T({fix}); findings are listed by it,
 and each one's `saving_s` is what it adds to the fixes listed before it (so the savings
