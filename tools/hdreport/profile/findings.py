@@ -54,9 +54,11 @@ IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "page
        "overlap": "overlap_copies", "pack": "pack_small_copies", "item": "drop_blocking_reads",
        "launch": "launch_bound", "gc": "full_collections"}
 
+
 def finding_id(fix: str, model) -> str:
-    """The finding a fix makes: gathering on the training thread, where a pin thread feeds the
-    steps, is rid of the pin thread (the batches are no sample-by-sample build)."""
+    """The finding a fix makes. Where a pin thread feeds the steps, gathering on the training
+    thread removes that thread: its batches are not built sample by sample, so the finding is
+    pin_thread_gil, not per_sample_batches."""
     return "pin_thread_gil" if fix == "gather" and model.pin_thread else IDS[fix]
 
 
