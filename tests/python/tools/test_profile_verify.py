@@ -650,6 +650,12 @@ def test_the_all_fixed_profile_is_held_against_what_well_written_ran_faster(tmp_
     result = verify(tmp_path, profile(), ablation(plain=[10.0], fix_all=[7.0]), "--fixed", tmp_path / "f.json")
     assert rows(result.stdout)["`--fix all` profiled, against `well_written.py`"][-1] == \
         "not measured (needs fix_all and well_written in the ablation)"
+    empty = profile(findings=(), T=7.1)
+    empty["profile"]["recorded"] = False
+    (tmp_path / "f.json").write_text(json.dumps(empty))
+    result = verify(tmp_path, profile(), abl, "--fixed", tmp_path / "f.json")
+    assert rows(result.stdout)["`--fix all` profiled, against `well_written.py`"][-1] == \
+        "not measured (its profile recorded nothing)"
 
 
 def test_the_all_fixed_profiles_made_before_the_pin_thread_was_priced_miss_it():

@@ -328,6 +328,8 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     what = "`--fix all` profiled, against `well_written.py`"
     if fixed.get("failed") or well.get("failed") or not fixed or not well:
         return Row(what, "–", None, "not measured", "needs fix_all and well_written in the ablation")
+    if not profile.get("recorded"):
+        return Row(what, "–", None, "not measured", "its profile recorded nothing")
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "fix_all")
     mine, theirs = _rounds(fixed), _rounds(well)
     paired = [f - w for f, w in zip(mine, theirs) if f is not None and w is not None] if len(mine) == len(theirs) else []
