@@ -14,6 +14,7 @@ from hdreport.profile.baseline import Ceilings
 from hdreport.profile.model import FITTED, FIXES, Handover
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
+from hdreport.profile.summary import model_lines
 from hdreport.profile.report import report as make_report
 from profile_fixtures import BATCH_BYTES, PACKED_BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, \
     well_written, well_written_h200, workers_and_pin
@@ -746,6 +747,16 @@ def test_gathering_on_the_training_thread_frees_the_pin_threads_gil_time(tmp_pat
         finding["what"] and "waited 300 µs a batch for its batches" in finding["what"]
     assert "The pin thread holds the GIL 900 µs a batch (the probe), time the training thread" in finding["assumption"]
     assert "well_written.py" in finding["advice"] and "no pin_memory thread" in finding["advice"]
+
+
+def test_the_summary_says_a_pin_thread_fed_the_steps(tmp_path):
+    for name, program, said in (("pin", workers_and_pin(STEPS), True), ("plain", tutorial_h200(STEPS), False)):
+        (tmp_path / name).mkdir()
+        program.write(tmp_path / name)
+        section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path / name), {},
+                                  baseline_report(), None, handover_for=lambda shape: PIN_PROBE)
+        text = " ".join(model_lines({"profile": section}))
+        assert ("Its batches came from a pin thread" in text and "PyTorch's pin_memory thread" in text) == said, name
 
 
 def test_the_pin_threads_gil_time_from_the_constants_where_no_probe_ran(tmp_path):

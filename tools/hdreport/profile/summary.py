@@ -140,6 +140,9 @@ def model_lines(report: dict) -> list[str]:
     rows = [[name, f"{per[key] * 1e3:,.0f} µs", share(per[key], per["T"]) if key != "G" else ""]
             for name, key in parts if per.get(key, 0) > 0]
     text = f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average."
+    if m.get("pin_thread"):  # absent from reports made before it
+        text += (" Its batches came from a pin thread (another thread of its process pinned their memory and "
+                 "launched nothing: PyTorch's pin_memory thread), whose share of the GIL its time here includes.")
     spread = m.get("step_spread") or {}  # absent from reports made before it
     if spread.get("stalls") and cut_at:
         text += (f" Half the steps took under {spread['median_ms'] * 1e3:,.0f} µs; {spread['stalls']:,} took over "
