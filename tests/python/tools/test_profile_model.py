@@ -7,18 +7,20 @@ the synthetic baseline's round GB/s (profile_fixtures.py's docstring)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from hdreport.profile.baseline import Ceilings
-from hdreport.profile.model import FITTED, FIXES, Handover
+from hdreport.profile.model import FITTED, FIXES, Handover, Model, Step, handover_of
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
-from hdreport.profile.summary import model_lines
+from hdreport.profile.summary import model_lines, pace_text
 from hdreport.profile.report import report as make_report
 from profile_fixtures import BATCH_BYTES, PACKED_BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, \
     well_written, well_written_h200, workers_and_pin
 
+ROOT = Path(__file__).resolve().parents[3]
 US = 1e-6
 STEPS = 20  # fixture steps; the model sees 19 (a step runs from one read's end to the next's)
 
@@ -776,3 +778,35 @@ def test_without_the_pin_thread_the_same_loop_is_per_sample_batches(tmp_path):
     _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS, pinning_thread=False), PIN_PROBE)
     assert model.saving_s({"gather"}) == pytest.approx((STEPS - 1) * 230 * US)
     assert [f["id"] for f in found] == ["per_sample_batches"]
+
+
+# --- the pace over the run -------------------------------------------------------------------
+
+def test_the_pace_is_each_tenths_median_step_and_batch_wait():
+    """40 steps: the first 20 of 1 ms (a batch wait of 0.5 ms), the last 20 of 2 ms (1.5 ms):
+    tenths of 4 steps, their medians 1 ms five times and then 2 ms; the summary says it."""
+    steps = [Step(T=1_000_000, B=500_000) for _ in range(20)] + [Step(T=2_000_000, B=1_500_000) for _ in range(20)]
+    spread = Model(steps, (0, 1), [0] * 40, "", True).step_spread()
+    assert spread["pace_median_ms"] == pytest.approx([1.0] * 5 + [2.0] * 5)
+    assert spread["pace_batch_wait_ms"] == pytest.approx([0.5] * 5 + [1.5] * 5)
+    text = pace_text(spread)
+    assert "their median steps took 1 ms to 2 ms (2.00x)" in text
+    assert "the batch wait 500 µs to 1.5 ms (3.00x), which makes no CUDA call" in text
+    even = Model([Step(T=1_000_000, B=500_000) for _ in range(40)], (0, 1), [0] * 40, "", True).step_spread()
+    assert pace_text(even) == "" and pace_text({}) == ""
+    assert "pace_median_ms" not in Model(steps[:19], (0, 1), [0] * 19, "", True).step_spread()  # under 2 a tenth
+
+
+def test_the_h100_2026_11_28b_tutorial_ran_at_two_paces():
+    """Its recording, made again: the tenths' median steps 3.04 to 5.12 ms, the batch building
+    (no CUDA call) 1.68 to 3.39 ms. Its fastest stretches ran as fast as the fastest plain run
+    of that lease (3.06 ms a step): the 1.24x between whole runs carries the host's slow
+    stretches."""
+    run = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles"
+    kept = json.loads((run / "prof-tutorial.json").read_text())["profile"]["model"]["handover"]
+    _, _, model, _ = analyse_all(read_recording(run / "records" / "tutorial"),
+                                 Ceilings(json.loads((run / "baseline.json").read_text())), lambda _: handover_of(kept))
+    spread = model.step_spread()
+    assert min(spread["pace_median_ms"]) == pytest.approx(3.04, abs=0.01)
+    assert max(spread["pace_median_ms"]) == pytest.approx(5.12, abs=0.01)
+    assert max(spread["pace_batch_wait_ms"]) / min(spread["pace_batch_wait_ms"]) == pytest.approx(2.02, abs=0.01)

@@ -85,6 +85,7 @@ add up to the saving of all of them together, never more than the steps' time).
 from __future__ import annotations
 
 import re
+import statistics
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass
@@ -105,6 +106,13 @@ DIGITS = re.compile(r"\d+")
 # recording's): an H100 host's profiled tutorial had 13 of 16-126 ms among steps of 3 ms,
 # 4.6% of its steps' time, most of it in the host's batch building.
 STALL_FACTOR = 5
+# The steps cut into this many stretches in order, the median step of each: a host whose speed
+# changes over a run (other load, CPU frequency) shows it. Every reference recording of the
+# tutorial did, its batch building (no CUDA call) most: the tenths' medians ranged 1.28-1.79x
+# (2026-11-26 to 28), the H100 of 2026-11-28b's 3.04 to 5.21 ms against a plain run's median
+# of 3.33 ms a step, so a whole run compared with another measures the host's phases too.
+PACE_PARTS = 10
+PACE_SPREAD_SAID = 1.2  # a spread this wide (slowest stretch's median over the fastest's) is said
 # What a batch from a DataLoader worker costs the training thread, which a recording with
 # num_workers=0 cannot show. tools/handover_probe.py measures it on the user's machine
 # (Handover) where hdbench_profile can run it (the pin thread's parts need CUDA, for
@@ -452,12 +460,23 @@ class Model:
         spread = {"median_ms": median * NS * 1e3, "p90_ms": times[min(n - 1, int(0.9 * n))] * NS * 1e3,
                   "p99_ms": times[min(n - 1, int(0.99 * n))] * NS * 1e3, "max_ms": times[-1] * NS * 1e3,
                   "stalls": len(stalls), "stall_excess_s": sum(t - median for t in stalls) * NS,
-                  "stall_factor": STALL_FACTOR}
+                  "stall_factor": STALL_FACTOR, **self.pace()}
         if self.collections_timed:  # how much of the stalls Python's collections hold
             stalled = [s for s in self.steps if s.T > STALL_FACTOR * median]
             spread.update(stalls_with_gc=sum(1 for s in stalled if s.gc), stall_gc_s=sum(s.gc for s in stalled) * NS,
                           gc_s=sum(s.gc for s in self.steps) * NS)
         return spread
+
+    def pace(self) -> dict:
+        """The steps in PACE_PARTS stretches, in order: each stretch's median step and median
+        batch wait (ms), where there are at least two steps a stretch; else {}."""
+        n = len(self.steps)
+        size = n // PACE_PARTS
+        if size < 2:
+            return {}
+        stretches = [self.steps[i * size:(i + 1) * size] for i in range(PACE_PARTS)]
+        return {"pace_median_ms": [statistics.median(s.T for s in part) * NS * 1e3 for part in stretches],
+                "pace_batch_wait_ms": [statistics.median(s.B for s in part) * NS * 1e3 for part in stretches]}
 
     def summary(self) -> dict:
         n = len(self.steps)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY, published_classes
+from hdreport.profile.model import PACE_SPREAD_SAID
 from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
 from hdreport.core.units import binary_unit
@@ -154,7 +155,23 @@ def model_lines(report: dict) -> list[str]:
             text += (f" {spread['stalls_with_gc']:,} of them held a Python garbage collection "
                      f"({duration(spread['stall_gc_s'])} of collections in them; "
                      f"{duration(spread['gc_s'])} in all the steps).")
+    text += pace_text(spread)
     return [text, ""] + table(["a step", "time", "share"], rows)
+
+
+def pace_text(spread: dict) -> str:
+    """A sentence on the steps' pace over the run where it changed by PACE_SPREAD_SAID or more
+    ("" otherwise, and for reports made before `pace_median_ms`)."""
+    pace, waits = spread.get("pace_median_ms") or [], spread.get("pace_batch_wait_ms") or []
+    if not pace or min(pace) <= 0 or max(pace) < PACE_SPREAD_SAID * min(pace):
+        return ""
+    text = (f" The pace changed over the run: cut into {len(pace)} stretches in order, their median steps took "
+            f"{duration(min(pace) / 1e3)} to {duration(max(pace) / 1e3)} ({max(pace) / min(pace):.2f}x)")
+    if waits and min(waits) > 0 and max(waits) >= PACE_SPREAD_SAID * min(waits):
+        text += (f", the batch wait {duration(min(waits) / 1e3)} to {duration(max(waits) / 1e3)} "
+                 f"({max(waits) / min(waits):.2f}x), which makes no CUDA call")
+    return text + (": the host ran slower in some stretches than in others, so a saving measured as the "
+                   "difference of two whole runs carries that spread.")
 
 
 def _label(path: str, several: bool) -> str:
