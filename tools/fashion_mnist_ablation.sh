@@ -23,7 +23,8 @@
 # mean_loss, fix, result_line: from its last successful run. rest_off_cpu_s (its median) and
 # rest_off_cpu_s_runs: where every successful run's line gives it (tutorial_style.py), the
 # training thread's time off the CPU outside its batch waits; batch_wait_off_cpu_s and its
-# _runs the same, of its batch waits. saved_s: plain's median wall_s
+# _runs the same, of its batch waits; pace_spread and its _runs, the slowest --log-every
+# stretch's time a step over the fastest's (the host's speed changing within a run). saved_s: plain's median wall_s
 # minus the variant's, the measured saving to hold against what hdbench_profile predicts
 # fixing that habit would save; saved_s_range: [min, max] of plain's wall_s minus the
 # variant's in the same round, over the rounds where both succeeded (absent when none did).
@@ -136,8 +137,9 @@ out, logs, steps, batch, device, repeat, asked, stopped, warmup, *names = sys.ar
 logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
-# tutorial_style.py's since 2026-11-27 and 2026-11-28; well_written.py gives neither
-OPTIONAL = ("rest_off_cpu_s", "batch_wait_off_cpu_s")
+# tutorial_style.py's since 2026-11-27 and 2026-11-28 (pace_spread: with three --log-every
+# stretches or more); well_written.py gives none
+OPTIONAL = ("rest_off_cpu_s", "batch_wait_off_cpu_s", "pace_spread")
 
 
 def one_run(name, rnd):

@@ -70,11 +70,12 @@ from hdreport.profile import overhead
 from hdreport.profile.launch import python_path
 
 PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
-RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s)=([0-9.]+)")
+RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s|pace_spread)=([0-9.]+)")
 # What the command's line may give beside wall_s, kept as each variant's median: the
 # tutorial's batch wait and, of it and of the rest, the training thread's time off the CPU
-# (is a recorded batch wait longer on the CPU, or waiting?).
-EXTRA_FIELDS = ("batch_wait_s", "batch_wait_off_cpu_s", "rest_off_cpu_s")
+# (is a recorded batch wait longer on the CPU, or waiting?), and its pace_spread (did the
+# host's speed change within the run, plain or recorded?).
+EXTRA_FIELDS = ("batch_wait_s", "batch_wait_off_cpu_s", "rest_off_cpu_s", "pace_spread")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:

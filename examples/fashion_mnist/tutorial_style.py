@@ -210,6 +210,10 @@ def main() -> None:
     # sum is, so that mean_loss is the same number.
     loss_sum = torch.zeros((), dtype=torch.float64, device=device) if "item" in fixes else 0.0
     model.train()
+    # (measurement: the wall time a step of each --log-every stretch, so a run whose host ran
+    # slower in some stretches than others shows it: pace_spread, the slowest stretch over the
+    # fastest, the first left out for its warm-up and workers' start)
+    pace_mark, paces = time.perf_counter(), []
     while step < args.steps:
         waited, waited_cpu = time.perf_counter(), time.thread_time()  # (measurement: waiting for batches)
         for batch in loader:
@@ -257,6 +261,9 @@ def main() -> None:
             # makes its loss.item() the only read of the device, every --log-every steps).
             if step % args.log_every == 0:
                 print(f"step {step:6d}  loss {last_loss:.4f}", flush=True)
+                now = time.perf_counter()
+                paces.append((now - pace_mark) / args.log_every)
+                pace_mark = now
             if step == args.steps:
                 break
             waited, waited_cpu = time.perf_counter(), time.thread_time()
@@ -267,7 +274,8 @@ def main() -> None:
     print(common.result_line("tutorial_style", args, device, data, wall, last_loss, loss_sum / args.steps,
                              batch_wait, fix="+".join(sorted(fixes)) or "none",
                              rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu),
-                             batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu)), flush=True)
+                             batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu),
+                             pace_spread=max(paces[1:]) / min(paces[1:]) if len(paces) >= 3 else None), flush=True)
 
 
 if __name__ == "__main__":
