@@ -26,7 +26,9 @@ kept where printed. Writes OUT (JSON):
                             "timed_by": "wall_s printed" | "from outside", "failed_runs": n},
                   "none": {..., "ratio_to_plain": wall_s / plain's, "ratio_gmean": r,
                            "ratio_interval_95": [low, high], and with --target "target",
-                           "verdict": "met" | "missed" | "cannot tell", "why", "runs_to_tell"}, ...}}
+                           "verdict": "met" | "missed" | "cannot tell", "why", "runs_to_tell",
+                           where the command gives pace_best_ms: "pace_best": the same judgement of
+                           the runs' fastest stretches}, ...}}
 
 after the warm-up and again after every round (atomically), the medians over the runs so
 far, so that a caller's timeout leaves the rounds done; "stopped" says why rounds_run < R
@@ -70,12 +72,16 @@ from hdreport.profile import overhead
 from hdreport.profile.launch import python_path
 
 PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
-RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s|pace_spread)=([0-9.]+)")
+RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s|pace_spread|pace_best_ms)"
+                          r"=([0-9.]+)")
 # What the command's line may give beside wall_s, kept as each variant's median: the
 # tutorial's batch wait and, of it and of the rest, the training thread's time off the CPU
-# (is a recorded batch wait longer on the CPU, or waiting?), and its pace_spread (did the
-# host's speed change within the run, plain or recorded?).
-EXTRA_FIELDS = ("batch_wait_s", "batch_wait_off_cpu_s", "rest_off_cpu_s", "pace_spread")
+# (is a recorded batch wait longer on the CPU, or waiting?), its pace_spread (did the host's
+# speed change within the run, plain or recorded?) and pace_best_ms, its fastest stretch's
+# time a step, which is also judged against plain's as the wall time is (`pace_best`): the
+# recording costs each CUDA call alike, so its cost shows in the fastest stretches too, and
+# they leave the host's slow stretches out.
+EXTRA_FIELDS = ("batch_wait_s", "batch_wait_off_cpu_s", "rest_off_cpu_s", "pace_spread", "pace_best_ms")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -189,6 +195,8 @@ def judged(variants: dict, parts: list, target: float | None) -> dict:
         v = variants[name]
         v["ratio_to_plain"] = v["wall_s"] / plain["wall_s"] if v["wall_s"] is not None and plain["wall_s"] else None
         v.update(overhead.judge(plain["wall_s_runs"], v["wall_s_runs"], target))
+        if plain.get("pace_best_ms_runs") and v.get("pace_best_ms_runs"):
+            v["pace_best"] = overhead.judge(plain["pace_best_ms_runs"], v["pace_best_ms_runs"], target)
     return variants
 
 
@@ -200,6 +208,9 @@ def summary(args: argparse.Namespace, runs: dict[str, list], warmup: list, stopp
         variants[name] = {"wall_s": median_or_none([r["wall_s"] for r in good]),
                           "wall_s_runs": [r["wall_s"] if r else None for r in results],
                           **{k: median_or_none([r[k] for r in good]) for k in EXTRA_FIELDS},
+                          # the fastest stretches' paces round by round, where every run gave one
+                          **({"pace_best_ms_runs": [r["pace_best_ms"] if r else None for r in results]}
+                             if good and all(r["pace_best_ms"] is not None for r in good) else {}),
                           "timed_by": good[-1]["timed_by"] if good else None,
                           "failed_runs": len(results) - len(good)}
     judged(variants, args.parts, args.target)
@@ -258,8 +269,10 @@ def table(result: dict) -> str:
     head = "× plain, geometric mean (95%)" + (f": against {target:.2f}x" if target else "")
     # the training thread's time off the CPU, in its batch waits and in the rest, where the command gives it
     off_cpu = any(v.get("batch_wait_off_cpu_s") is not None for v in result["variants"].values())
+    best = any("pace_best" in v for v in result["variants"].values())
     lines = [f"| recorded | wall_s (median) | runs | batch_wait_s |{' off the CPU: wait, rest |' if off_cpu else ''}"
-             f" × plain | {head} |", "|---|---:|---|---:|" + ("---:|" if off_cpu else "") + "---:|---|"]
+             f" × plain | {head} |{' the fastest stretches × plain (95%) |' if best else ''}",
+             "|---|---:|---|---:|" + ("---:|" if off_cpu else "") + "---:|---|" + ("---|" if best else "")]
 
     def secs(x) -> str:
         return "–" if x is None else f"{x:.3f} s"
@@ -269,8 +282,9 @@ def table(result: dict) -> str:
         off = f" {secs(v.get('batch_wait_off_cpu_s'))}, {secs(v.get('rest_off_cpu_s'))} |" if off_cpu else ""
         ratio = "–" if v.get("ratio_to_plain") is None else f"{v['ratio_to_plain']:.3f}"
         judgement = overhead.described(v) if name != "plain" else ""
+        paced = f" {overhead.described(v['pace_best']) if 'pace_best' in v else ''} |" if best else ""
         lines.append(f"| {name} | {secs(v['wall_s'])} | {runs} | {secs(v['batch_wait_s'])} |{off} {ratio} | "
-                     f"{judgement} |")
+                     f"{judgement} |{paced}")
     why = [f"- {name}: {v['why']}" for name, v in result["variants"].items() if v.get("verdict") == "cannot tell"]
     return "\n".join(lines + ([""] + why if why else []))
 

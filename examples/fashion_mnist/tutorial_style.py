@@ -212,7 +212,8 @@ def main() -> None:
     model.train()
     # (measurement: the wall time a step of each --log-every stretch, so a run whose host ran
     # slower in some stretches than others shows it: pace_spread, the slowest stretch over the
-    # fastest, the first left out for its warm-up and workers' start)
+    # fastest, and pace_best_ms, the fastest's, the first left out for its warm-up and workers'
+    # start)
     pace_mark, paces = time.perf_counter(), []
     while step < args.steps:
         waited, waited_cpu = time.perf_counter(), time.thread_time()  # (measurement: waiting for batches)
@@ -275,7 +276,8 @@ def main() -> None:
                              batch_wait, fix="+".join(sorted(fixes)) or "none",
                              rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu),
                              batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu),
-                             pace_spread=max(paces[1:]) / min(paces[1:]) if len(paces) >= 3 else None), flush=True)
+                             pace_spread=max(paces[1:]) / min(paces[1:]) if len(paces) >= 3 else None,
+                             pace_best_ms=min(paces[1:]) * 1e3 if len(paces) >= 3 else None), flush=True)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
                     r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?"
                     r"(?: batch_wait_off_cpu_s=(?P<wait_off_cpu>[\d.]+))?(?: pace_spread=(?P<pace>[\d.]+))?"
+                    r"(?: pace_best_ms=(?P<pace_best>[\d.]+))?"
                     r"(?: fix=(?P<fix>\S+))?$")
 FIXES = ("workers", "gather", "pin", "item", "pack", "gc")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
@@ -126,10 +127,10 @@ def test_the_result_line_is_what_the_tests_read():
     assert m and m["steps"] == "20" and m["rate"] == "10.0" and m["final"] == "0.2500" and m["wait"] == "0.125"
     assert m["fix"] is None
     line = common.result_line("tutorial_style", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125, fix="item+pin",
-                              rest_off_cpu_s=0.25, batch_wait_off_cpu_s=0.0625, pace_spread=1.5)
+                              rest_off_cpu_s=0.25, batch_wait_off_cpu_s=0.0625, pace_spread=1.5, pace_best_ms=3.25)
     m = RESULT.match(line)
     assert m and m["wait"] == "0.125" and m["fix"] == "item+pin" and m["off_cpu"] == "0.250"
-    assert m["wait_off_cpu"] == "0.062" and m["pace"] == "1.500"
+    assert m["wait_off_cpu"] == "0.062" and m["pace"] == "1.500" and m["pace_best"] == "3.2500"
     without = common.result_line("well_written", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125)
     assert RESULT.match(without)["off_cpu"] is None and "rest_off_cpu_s" not in without
 
@@ -240,6 +241,8 @@ def test_each_fix_trains_on_the_same_batches_to_the_same_losses(fix, tmp_path):
     assert fixed_log == plain_log and len(plain_log) == 4  # the loss every --log-every 2 steps, unchanged
     # four stretches of 2 steps: the pace's spread over the last three, the slowest over the fastest
     assert float(plain["pace"]) >= 1.0 and float(fixed["pace"]) >= 1.0
+    # the fastest stretch, 2 steps at pace_best ms each, lies inside the run's wall time (printed to 1 ms)
+    assert 0 < 2 * float(plain["pace_best"]) <= float(plain["wall"]) * 1e3 + 1
 
 
 def test_fix_all_on_synthetic_data_prints_the_plain_losses_and_well_written_agrees():

@@ -332,7 +332,8 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
         return Row(what, "–", None, "not measured", "its profile recorded nothing")
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "fix_all")
     mine, theirs = _rounds(fixed), _rounds(well)
-    paired = [f - w for f, w in zip(mine, theirs) if f is not None and w is not None] if len(mine) == len(theirs) else []
+    paired = ([f - w for f, w in zip(mine, theirs) if f is not None and w is not None]
+              if len(mine) == len(theirs) else [])
     runs = min(int(fixed.get("runs", 1)), int(well.get("runs", 1)))
     m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
     findings = profile.get("findings") or []
