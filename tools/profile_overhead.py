@@ -301,12 +301,12 @@ def judge_file(path: Path, target: float | None) -> int:
     file's own target): 0, or 2 where it is not such a file."""
     try:
         result = json.loads(path.read_text())
-        parts, variants = result["parts"], result["variants"]
-        judged(variants, parts, target if target is not None else result.get("target"))
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        if target is not None:
+            result["target"] = target
+        judged(result["variants"], result["parts"], result.get("target"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({e})", file=sys.stderr)
         return 2
-    result["target"] = target if target is not None else result.get("target")
     print(table(result))
     return 0
 

@@ -272,12 +272,13 @@ def main() -> None:
         last_loss, loss_sum = loss.item(), loss_sum.item()  # the run's only other reads of the device
     wall = common.stop_clock(device, start)
     rest_cpu = time.thread_time() - cpu_start - batch_wait_cpu
+    steady = paces[1:] if len(paces) >= 3 else []  # the stretches after the first, when two or more
     print(common.result_line("tutorial_style", args, device, data, wall, last_loss, loss_sum / args.steps,
                              batch_wait, fix="+".join(sorted(fixes)) or "none",
                              rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu),
                              batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu),
-                             pace_spread=max(paces[1:]) / min(paces[1:]) if len(paces) >= 3 else None,
-                             pace_best_ms=min(paces[1:]) * 1e3 if len(paces) >= 3 else None), flush=True)
+                             pace_spread=max(steady) / min(steady) if steady else None,
+                             pace_best_ms=min(steady) * 1e3 if steady else None), flush=True)
 
 
 if __name__ == "__main__":

@@ -50,14 +50,22 @@ def _welch(plain_logs: list, recorded_logs: list) -> tuple[float, float]:
     return math.sqrt(a + b), df
 
 
-def ratio_interval(plain: list, recorded: list) -> dict | None:
-    """{"ratio", "low", "high"}: recorded over plain, the geometric means' ratio and its 95%
-    interval, from the runs' wall times (None where a run failed is left out); None with
-    fewer than two runs of either, or a time that is not positive."""
+def _logs(plain: list, recorded: list) -> tuple[list, list] | None:
+    """The runs' log times, a failed run (None) left out; None with fewer than two runs of
+    either, or a time that is not positive."""
     plain, recorded = [w for w in plain if w is not None], [w for w in recorded if w is not None]
     if len(plain) < 2 or len(recorded) < 2 or min(plain + recorded) <= 0:
         return None
-    pl, rl = [math.log(w) for w in plain], [math.log(w) for w in recorded]
+    return [math.log(w) for w in plain], [math.log(w) for w in recorded]
+
+
+def ratio_interval(plain: list, recorded: list) -> dict | None:
+    """{"ratio", "low", "high"}: recorded over plain, the geometric means' ratio and its 95%
+    interval, from the runs' wall times (_logs: None where they do not give one)."""
+    logs = _logs(plain, recorded)
+    if logs is None:
+        return None
+    pl, rl = logs
     gap = statistics.fmean(rl) - statistics.fmean(pl)
     error, df = _welch(pl, rl)
     half = t95(df) * error
@@ -68,15 +76,15 @@ def runs_to_tell(plain: list, recorded: list, target: float) -> int | None:
     """How many runs of each, at the spread these runs show, put the interval of their
     ratio wholly on one side of `target` (at least the runs there are); None where the ratio
     is the target's (no count tells them apart) or past MAX_RUNS_TO_TELL."""
-    plain, recorded = [w for w in plain if w is not None], [w for w in recorded if w is not None]
-    if len(plain) < 2 or len(recorded) < 2:
+    logs = _logs(plain, recorded)
+    if logs is None:
         return None
-    pl, rl = [math.log(w) for w in plain], [math.log(w) for w in recorded]
+    pl, rl = logs
     distance = abs(statistics.fmean(rl) - statistics.fmean(pl) - math.log(target))
     spread = statistics.variance(pl) + statistics.variance(rl)  # a run of each, their variances
     if distance == 0:
         return None
-    for n in range(max(len(plain), len(recorded)), MAX_RUNS_TO_TELL + 1):
+    for n in range(max(len(pl), len(rl)), MAX_RUNS_TO_TELL + 1):
         if t95(2 * n - 2) * math.sqrt(spread / n) < distance:
             return n
     return None
