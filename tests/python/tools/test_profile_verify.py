@@ -73,9 +73,10 @@ def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, to
     return report
 
 
-def ablation(steps: int = 1000, waits: dict | None = None, **walls) -> dict:
+def ablation(steps: int = 1000, waits: dict | None = None, paces: dict | None = None, **walls) -> dict:
     """An ablation of these variants' per-round wall times (plain's included), as the script writes
-    it; `waits`, a variant's per-round batch waits where it gives them."""
+    it; `waits`, a variant's per-round batch waits where it gives them; `paces`, its per-round
+    fastest stretches' time a step (ms, `pace_best_ms`)."""
     rounds = len(walls["plain"])
     variants = {}
     for name, runs in walls.items():
@@ -84,6 +85,10 @@ def ablation(steps: int = 1000, waits: dict | None = None, **walls) -> dict:
         variants[name] = {"rc": 0, "wall_s": median, "runs": rounds, "wall_s_runs": runs}
         if waits and name in waits:
             variants[name].update(batch_wait_s=sorted(waits[name])[rounds // 2], batch_wait_s_runs=waits[name])
+        if paces and name in paces:
+            ordered = sorted(paces[name])
+            variants[name].update(pace_best_ms=(ordered[(rounds - 1) // 2] + ordered[rounds // 2]) / 2,
+                                  pace_best_ms_runs=paces[name])
     for name, v in variants.items():
         paired = [p - w for p, w in zip(walls["plain"], walls[name])]
         v["saved_s"] = variants["plain"]["wall_s"] - v["wall_s"]
@@ -236,6 +241,47 @@ def test_ablations_of_the_same_program_are_one_their_rounds_together(tmp_path):
     (tmp_path / "a3.json").write_text(json.dumps(other))
     bad = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a3.json")
     assert bad.returncode == 2 and "a3.json: steps 2000, where" in bad.stderr and len(bad.stderr.splitlines()) == 1
+
+
+def test_each_claim_is_held_on_the_fastest_stretches_too(tmp_path):
+    """Plain's fastest stretches ran 4.0 ms a step, its median wall 10 s over 1000 steps: a price,
+    its share of plain's wall, is held on the fastest stretches as that share of 4.0 s. Workers,
+    priced 1.0 s (a tenth), hold there at 0.4 s; pin, not recommended, against the floor's share,
+    200 ms x 0.4 = 80 ms. The wall times' verdicts alone set the exit code."""
+    prof = profile(findings=[("workers", 1.0, 1.0)], alone={"pin": 0.05})
+    walls = dict(plain=[10.0, 10.0, 10.0], fix_workers=[9.0, 9.0, 9.0], fix_pin=[9.9, 9.9, 9.9])
+    held = verify(tmp_path, prof, ablation(paces={"plain": [4.0, 4.0, 4.1], "fix_workers": [3.6, 3.62, 3.6],
+                                                  "fix_pin": [3.95, 3.95, 3.95]}, **walls))
+    table = rows(held.stdout)
+    # 4.0 - 3.6 = 0.4 ms a step, paired 0.4, 0.38, 0.5 ms: 380 to 500 ms over the steps
+    assert table["`--fix workers` alone"][-2:] == ["held (+0%)", "400.0 ms (380.0 ms to 500.0 ms): held (+0%)"]
+    # 50 ms a step, paired 50, 50, 150 ms: one round above the 80 ms floor
+    assert table["`--fix pin` alone"][-1] == "50.0 ms (50.0 ms to 150.0 ms): held (rounds disagree)"
+    assert table["`well_written.py`"][-1] == "–"  # well_written.py gives no paces
+    assert "a price is held there as the same share of plain's fastest pace, 4.00 s over the steps" in held.stdout
+    assert held.stdout.rstrip().endswith("; on the fastest stretches 2 of 2 held, 0 missed.")
+    # The fix saved 1.0 s of wall time but nothing on the fastest stretches (the slow ones ran
+    # faster): missed there, held on the wall, exit 0.
+    flat = verify(tmp_path, prof, ablation(paces={"plain": [4.0] * 3, "fix_workers": [4.0] * 3}, **walls))
+    assert rows(flat.stdout)["`--fix workers` alone"][-1] == "0 µs (0 µs to 0 µs): missed (the fix measured no saving)"
+    assert "on the fastest stretches 0 of 1 held, 1 missed." in flat.stdout and flat.returncode == 0
+    # without plain's paces, no column
+    bare = verify(tmp_path, prof, ablation(paces={"fix_workers": [3.6] * 3}, **walls))
+    assert "on the fastest stretches" not in bare.stdout and bare.returncode == 0
+
+
+def test_merged_ablations_keep_every_rounds_fastest_stretch(tmp_path):
+    prof = profile(findings=[("workers", 1.0, 1.0)])
+    first = ablation(plain=[10.0], fix_workers=[9.0], paces={"plain": [4.0], "fix_workers": [3.5]})
+    second = ablation(plain=[10.0, 10.0], fix_workers=[9.0, 9.0], paces={"plain": [4.2, 4.1],
+                                                                         "fix_workers": [3.6, 3.7]})
+    (tmp_path / "p.json").write_text(json.dumps(prof))
+    (tmp_path / "a1.json").write_text(json.dumps(first))
+    (tmp_path / "a2.json").write_text(json.dumps(second))
+    result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a2.json")
+    # medians 4.1 and 3.6 ms: 500 ms; paired 0.5, 0.6, 0.4 ms a step. Held against 0.1 x 4.1 s = 410 ms
+    # (328 to 547 ms): the 600 ms round lies beyond.
+    assert rows(result.stdout)["`--fix workers` alone"][-1] == "500.0 ms (400.0 ms to 600.0 ms): held (−18%; rounds disagree)"
 
 
 def test_a_well_written_profile_with_a_finding_misses(tmp_path):

@@ -33,6 +33,9 @@ price is scaled as the recording slowed the steps and the part the recording did
 held as it was measured (`held_price`).
 Each verdict is taken on the medians; where the rounds' paired savings (`saved_s_range`)
 would give another verdict, the row says the rounds disagree: more rounds would settle it.
+Where the runs give their fastest stretch's pace (`pace_best_ms`), each claim is also held on
+the fastest stretches (`paced`, `Paces`): a host's slow stretches, as long in a plain run as in
+a fixed one, are left out there; the exit code follows the wall times' verdicts alone.
 One round has no spread to show. The exit code is 1 when a verdict misses, else 0; bad
 input is 2 (the command line's ReportError).
 """
@@ -68,6 +71,11 @@ class Row:
     measured: Measured | None
     verdict: str  # held, missed, beyond the recording, or not measured
     note: str = ""  # how far off, the rounds disagreeing
+    # the same claim held on the runs' fastest stretches (`paced`): None where the ablation gives
+    # no paces for this row (well_written.py gives none; an ablation made before 2026-11-28)
+    paced: Measured | None = None
+    paced_verdict: str = ""
+    paced_note: str = ""
 
     @property
     def missed(self) -> bool:
@@ -136,9 +144,12 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
         fix = next((d["variants"][name]["fix"] for _, d in loaded if d["variants"].get(name, {}).get("fix")), None)
         waits = [w for _, d in loaded for w in _runs_of(d["variants"].get(name) or {}, "batch_wait_s")]
         off_cpu = [w for _, d in loaded for w in _runs_of(d["variants"].get(name) or {}, "rest_off_cpu_s")]
+        paces = [w for _, d in loaded for w in _runs_of(d["variants"].get(name) or {}, "pace_best_ms")]
         variants[name] = {"wall_s": statistics.median(walls), "runs": len(walls), "wall_s_runs": walls,
                           **({"batch_wait_s_runs": waits} if len(waits) == len(walls) else {}),
                           **({"rest_off_cpu_s_runs": off_cpu} if len(off_cpu) == len(walls) else {}),
+                          **({"pace_best_ms": statistics.median(paces), "pace_best_ms_runs": paces}
+                             if len(paces) == len(walls) else {}),
                           **({"saved_s_range": [min(paired), max(paired)]} if paired else {}),
                           **({"fix": fix} if fix else {})}
     stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
@@ -198,6 +209,33 @@ def measured(ablation: dict, name: str) -> Measured | None:
     r = v.get("saved_s_range")
     runs = int(v.get("runs", 1))
     return Measured(saved, tuple(r) if r is not None and runs > 1 else None, runs)
+
+
+def paced(ablation: dict, name: str) -> Measured | None:
+    """The saving on the runs' fastest stretches: plain's fastest `--log-every` stretch's time a
+    step (tutorial_style.py's `pace_best_ms`, the first stretch left out) less the variant's, times
+    the steps, the rounds paired as the wall times are; None where either does not give it. A
+    host's slow stretches (on every GPU host so far a run's stretches differed by 1.3-1.8x, in
+    plain and fixed runs alike) are left out of it; a fix's cost at the start (workers starting)
+    is too."""
+    plain, v = ablation["variants"]["plain"], ablation["variants"].get(name)
+    if not v or v.get("failed") or not _number(plain.get("pace_best_ms")) or not _number(v.get("pace_best_ms")):
+        return None
+    per_step_s = ablation["steps"] / 1e3  # ms a step, times the steps, in seconds
+    mine, theirs = _runs_of(v, "pace_best_ms"), _runs_of(plain, "pace_best_ms")
+    paired = [(p - w) * per_step_s for p, w in zip(theirs, mine)] if len(mine) == len(theirs) > 1 else []
+    return Measured((plain["pace_best_ms"] - v["pace_best_ms"]) * per_step_s,
+                    (min(paired), max(paired)) if paired else None, int(v.get("runs", 1)))
+
+
+def pace_scale(ablation: dict, scale: float) -> float | None:
+    """What a price is multiplied by to be held on the fastest stretches: its share of plain's
+    median wall time (`scale`) applied to plain's fastest pace over the steps instead; None where
+    plain gives no pace."""
+    plain = ablation["variants"]["plain"]
+    if not _number(plain.get("pace_best_ms")) or not plain.get("wall_s"):
+        return None
+    return scale * plain["pace_best_ms"] * ablation["steps"] / 1e3 / plain["wall_s"]
 
 
 def profiled_steps(profile: dict) -> int | None:
@@ -312,10 +350,45 @@ def beyond_the_recording(habit: str, m: Measured, model: dict, scale: float, tol
     return f"saved more than {words} allow ({seconds(bound)}): plain and the fixed run differ by more than the fix"
 
 
-def priced_row(what: str, claim: str, m: Measured, price: float, tolerance: float) -> Row:
-    """A price held against a measured saving: the verdict, how far off, and whether the rounds disagree."""
+def priced_verdict(m: Measured, price: float, tolerance: float) -> tuple[str, str]:
+    """A price held against a measured saving: the verdict, and how far off and whether the
+    rounds disagree."""
     verdict, note = judged(m, held_band(price, tolerance))
-    return Row(what, claim, m, verdict, "; ".join(x for x in (off_by(price, m.median_s), note) if x))
+    return verdict, "; ".join(x for x in (off_by(price, m.median_s), note) if x)
+
+
+def priced_row(what: str, claim: str, m: Measured, price: float, tolerance: float) -> Row:
+    return Row(what, claim, m, *priced_verdict(m, price, tolerance))
+
+
+@dataclass
+class Paces:
+    """What holds a row's claim on the runs' fastest stretches: the ablation, the model, the
+    scale (`pace_scale`) and the floor there."""
+    ablation: dict
+    model: dict
+    scale: float | None
+    floor: float
+    tolerance: float
+
+    def hold(self, row: Row, name: str | None, key: str | None = None, price: float | None = None,
+             habit: str | None = None) -> Row:
+        """`row` with its claim held on variant `name`'s fastest stretches: `price` (a recorded
+        price, keyed for `held_price` by `key`) as a price, or without one against the floor;
+        `habit`, a fix alone, is first held against what the recording allows. `row` unchanged
+        where there are no paces to hold it on."""
+        m = paced(self.ablation, name) if name and self.scale is not None else None
+        if m is None:
+            return row
+        row.paced = m
+        if habit and (why := beyond_the_recording(habit, m, self.model, self.scale, self.tolerance)) is not None:
+            row.paced_verdict, row.paced_note = "beyond the recording", why
+        elif price is None:
+            row.paced_verdict, row.paced_note = judged(m, (float("-inf"), self.floor))
+        else:
+            row.paced_verdict, row.paced_note = priced_verdict(m, held_price(self.model, key, price, self.scale),
+                                                               self.tolerance)
+        return row
 
 
 def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
@@ -363,6 +436,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     by_fix = {f.get("fix") or next((h for h, i in FINDING_OF.items() if i == f.get("id")), None): f for f in findings}
     alone = model.get("saving_alone_s") or {}
     left_out = {f.get("fix"): f for f in profile.get("findings_left_out") or []}
+    fast = pace_scale(ablation, scale)
+    paces = Paces(ablation, model, fast, floor * fast / scale if fast is not None and scale else 0.0, tolerance)
     rows = []
     for habit in HABITS:
         m = measured(ablation, f"fix_{habit}")
@@ -390,12 +465,12 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             rows.append(Row(what, claim, None, "not measured"))
             continue
         if (beyond := beyond_the_recording(habit, m, model, scale, tolerance)) is not None:
-            rows.append(Row(what, claim, m, "beyond the recording", beyond))
-            continue
-        if priced_alone:
-            rows.append(priced_row(what, claim, m, p, tolerance))
+            row = Row(what, claim, m, "beyond the recording", beyond)
+        elif priced_alone:
+            row = priced_row(what, claim, m, p, tolerance)
         else:
-            rows.append(Row(what, claim, m, *judged(m, (float("-inf"), floor))))
+            row = Row(what, claim, m, *judged(m, (float("-inf"), floor)))
+        rows.append(paces.hold(row, f"fix_{habit}", habit, price if priced_alone else None, habit=habit))
     advised = sorted(by_fix)
     together_s = model.get("saving_together_s", sum(f["saving_s"] for f in findings))
     together = held_price(model, "+".join(advised), together_s, scale)
@@ -408,7 +483,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             continue
         m = measured(ablation, name)
         claim = f"the findings together save {seconds(together)}"
-        rows.append(priced_row(what, claim, m, together, tolerance) if m else Row(what, claim, None, "not measured"))
+        rows.append(paces.hold(priced_row(what, claim, m, together, tolerance), name, "+".join(advised), together_s)
+                    if m else Row(what, claim, None, "not measured"))
     priced_together = []
     for name in ablation["variants"]:
         fixes = fixes_of(ablation, name, alone)
@@ -421,7 +497,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         what, claim = (("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}") if name == "fix_all" else
                        (f"`--fix {name[len('fix_'):].replace('+', ',')}`",
                         f"the model prices them together at {seconds(p)}"))
-        rows.append(priced_row(what, claim, m, p, tolerance))
+        rows.append(paces.hold(priced_row(what, claim, m, p, tolerance), name, "+".join(sorted(fixes)), price))
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}
     singles = {h: m for h, m in singles.items() if m is not None}
     if findings:
@@ -449,7 +525,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
-            "warmed_up": warmed_up(ablation)}
+            "warmed_up": warmed_up(ablation),
+            "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
+                              if fast is not None else None)}
 
 
 @dataclass
@@ -593,21 +671,47 @@ def format_report(result: dict) -> str:
               " The ablation ran no warm-up and plain first in every round: plain's time may carry the first "
               "run's cost (on an H200 host the first run of a burst took about 1.25x the next ones), which makes "
               "every fix look better than it is."), ""]
-    out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"],
+    paced_rows = [r for r in rows if r.paced is not None]
+    if paced_rows:
+        out += ["On the fastest stretches: each run's fastest `--log-every` stretch's time a step (`pace_best_ms`), "
+                "plain's less the fixed run's, times the steps, the saving with the host's slow stretches (and a "
+                "fix's start) left out; a price is held there as the same share of plain's fastest pace, "
+                f"{seconds(result['paced_plain_s'])} over the steps. The exit code follows the wall times' verdicts.",
+                ""]
+    out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"]
+                 + (["on the fastest stretches"] if paced_rows else []),
                  [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
-                   (f"{seconds(r.measured.range_s[0])} to {seconds(r.measured.range_s[1])}"
-                    if r.measured and r.measured.range_s else "one" if r.measured and r.measured.runs == 1 else "–"),
-                   r.verdict + (f" ({r.note})" if r.note else "")] for r in rows])
+                   rounds_text(r.measured), r.verdict + (f" ({r.note})" if r.note else "")]
+                  + ([paced_text(r)] if paced_rows else []) for r in rows])
     out += format_split(result)
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
     beyond = sum(r.verdict == "beyond the recording" for r in rows)
     unmeasured = len(rows) - held - missed - beyond
+    paced_held = sum(r.paced_verdict == "held" for r in paced_rows)
+    paced_missed = sum(r.paced_verdict == "missed" for r in paced_rows)
     out += ["", f"**{held} of {len(rows)} held, {missed} missed**"
             + (f", {beyond} measured beyond what the recording allows (no verdict)" if beyond else "")
-            + (f", {unmeasured} not measured" if unmeasured else "") + "."]
+            + (f", {unmeasured} not measured" if unmeasured else "")
+            + (f"; on the fastest stretches {paced_held} of {len(paced_rows)} held, {paced_missed} missed"
+               if paced_rows else "") + "."]
     return "\n".join(out)
+
+
+def rounds_text(m: Measured | None) -> str:
+    """The rounds' paired savings as a range, `one` for one round, `–` for none."""
+    if m and m.range_s:
+        return f"{seconds(m.range_s[0])} to {seconds(m.range_s[1])}"
+    return "one" if m and m.runs == 1 else "–"
+
+
+def paced_text(r: Row) -> str:
+    """A row's saving on the fastest stretches, its rounds and its verdict there, or `–`."""
+    if r.paced is None:
+        return "–"
+    spread = f" ({rounds_text(r.paced)})" if r.paced.range_s else ""
+    return f"{seconds(r.paced.median_s)}{spread}: {r.paced_verdict}" + (f" ({r.paced_note})" if r.paced_note else "")
 
 
 def exit_code(result: dict) -> int:
