@@ -263,7 +263,8 @@ def test_each_claim_is_held_on_the_fastest_stretches_too(tmp_path):
     # The fix saved 1.0 s of wall time but nothing on the fastest stretches (the slow ones ran
     # faster): missed there, held on the wall, exit 0.
     flat = verify(tmp_path, prof, ablation(paces={"plain": [4.0] * 3, "fix_workers": [4.0] * 3}, **walls))
-    assert rows(flat.stdout)["`--fix workers` alone"][-1] == "0 µs (0 µs to 0 µs): missed (the fix measured no saving)"
+    assert rows(flat.stdout)["`--fix workers` alone"][-1] == \
+        "0 µs (0 µs to 0 µs): missed (the fix measured no saving)"
     assert "on the fastest stretches 0 of 1 held, 1 missed." in flat.stdout and flat.returncode == 0
     # without plain's paces, no column
     bare = verify(tmp_path, prof, ablation(paces={"fix_workers": [3.6] * 3}, **walls))
@@ -281,7 +282,8 @@ def test_merged_ablations_keep_every_rounds_fastest_stretch(tmp_path):
     result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a2.json")
     # medians 4.1 and 3.6 ms: 500 ms; paired 0.5, 0.6, 0.4 ms a step. Held against 0.1 x 4.1 s = 410 ms
     # (328 to 547 ms): the 600 ms round lies beyond.
-    assert rows(result.stdout)["`--fix workers` alone"][-1] == "500.0 ms (400.0 ms to 600.0 ms): held (−18%; rounds disagree)"
+    assert rows(result.stdout)["`--fix workers` alone"][-1] == \
+        "500.0 ms (400.0 ms to 600.0 ms): held (−18%; rounds disagree)"
 
 
 def test_a_well_written_profile_with_a_finding_misses(tmp_path):

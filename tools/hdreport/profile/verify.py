@@ -521,7 +521,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     parts = split_rows(model, ablation, alone, scale, tolerance, floor)
     used = {"plain", "well_written", matching, *(f"fix_{h}" for h in HABITS), *priced_together}
     unused = [n for n in ablation["variants"] if n not in used]
-    return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance, "steps": ablation["steps"],
+    return {"profile": profile_path, "ablation": ablation_path, "unused": unused, "tolerance": tolerance,
+            "steps": ablation["steps"],
             "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
