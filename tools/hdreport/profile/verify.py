@@ -650,9 +650,7 @@ def seconds(s: float | None) -> str:
 
 def format_report(result: dict) -> str:
     rows = result["rows"]
-    held = sum(r.verdict == "held" for r in rows)
-    missed = sum(r.missed for r in rows)
-    out = ["# hdbench_profile's prices against the measured fixes", "",
+    out = ["# hdbench_profile's prices against the measured fixes", "", verdict_line(rows), "",
            f"Profile `{result['profile']}`; ablation `{result['ablation']}` ({result['steps']} steps, "
            f"{result['rounds']} round{'s' if result['rounds'] != 1 else ''}"
            + (f", {result['device']}" if result['device'] else "") + ")"
@@ -688,16 +686,23 @@ def format_report(result: dict) -> str:
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
+    return "\n".join(out)
+
+
+def verdict_line(rows: list) -> str:
+    """The report's answer, first under its title: how many claims held and missed."""
+    held = sum(r.verdict == "held" for r in rows)
+    missed = sum(r.missed for r in rows)
     beyond = sum(r.verdict == "beyond the recording" for r in rows)
     unmeasured = len(rows) - held - missed - beyond
+    paced_rows = [r for r in rows if r.paced is not None]
     paced_held = sum(r.paced_verdict == "held" for r in paced_rows)
     paced_missed = sum(r.paced_verdict == "missed" for r in paced_rows)
-    out += ["", f"**{held} of {len(rows)} held, {missed} missed**"
+    return (f"**{held} of {len(rows)} held, {missed} missed**"
             + (f", {beyond} measured beyond what the recording allows (no verdict)" if beyond else "")
             + (f", {unmeasured} not measured" if unmeasured else "")
             + (f"; on the fastest stretches {paced_held} of {len(paced_rows)} held, {paced_missed} missed"
-               if paced_rows else "") + "."]
-    return "\n".join(out)
+               if paced_rows else "") + ".")
 
 
 def rounds_text(m: Measured | None) -> str:
