@@ -305,6 +305,29 @@ def workers_and_pin(steps: int = 20, pid: int = 4747, pinning_thread: bool = Tru
     return p
 
 
+def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDeviceSynchronize") -> Program:
+    """A loop timed with torch.cuda.synchronize() at the end of every step and no per-step
+    read (us), a step of 870:
+
+        0-200       the training thread builds the batch: no CUDA call
+        200-208     cudaMemcpyAsync of 786 KiB from pinned memory, its DMA 210-250
+        260-535     10 launches, 5 us calls 30 us apart; kernels of 60 us back to back from
+                    265, the last ending at 865
+        540-867     the synchronize (`name`), waiting for the GPU
+        867-870     Python
+
+    Cut at the synchronizes, per step: B = 203 (the 3 us after the last synchronize and the
+    200), R = 327, O = 340, G = 640 (the 40 us DMA and 600 us of kernels)."""
+    p = Program(pid)
+    for step in range(steps):
+        t = 870 * step
+        p.copy(t + 210, 40, PACKED_BATCH_BYTES, host="pinned", call_at=(t + 200, t + 208))
+        for k in range(10):
+            p.kernel(t + 265 + 60 * k, 60, launch=(t + 260 + 30 * k, t + 265 + 30 * k))
+        p.sync(t + 540, t + 867, name=name)
+    return p
+
+
 def main(argv: list[str]) -> int:
     """The fake injection: a recording written as if libhdbench_inject.so ran in this process."""
     which = argv[0] if argv else "tutorial"

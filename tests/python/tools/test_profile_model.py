@@ -18,7 +18,7 @@ from hdreport.profile.report import analyse_all, baseline_section, profile_secti
 from hdreport.profile.summary import model_lines, pace_text
 from hdreport.profile.report import report as make_report
 from profile_fixtures import BATCH_BYTES, PACKED_BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, \
-    well_written, well_written_h200, workers_and_pin
+    well_written, well_written_h200, workers_and_pin, synchronize_every_step
 
 ROOT = Path(__file__).resolve().parents[3]
 US = 1e-6
@@ -558,7 +558,8 @@ def test_the_summary_says_where_the_steps_were_cut(tmp_path):
     assert "20 steps, cut where the NVTX ranges that mark its iterations start (`step #`)" in \
         model_lines({"profile": {"model": model}})[0]
     model.update(steps=1, steps_cut_at="")
-    assert "one stretch (no per-step blocking read or NVTX range" in model_lines({"profile": {"model": model}})[0]
+    assert "one stretch (no per-step blocking read or synchronize, or NVTX range" in \
+        model_lines({"profile": {"model": model}})[0]
 
 
 def loop_with_a_collection(tmp_path, with_collections: bool = True):
@@ -779,6 +780,59 @@ def test_without_the_pin_thread_the_same_loop_is_per_sample_batches(tmp_path):
     _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS, pinning_thread=False), PIN_PROBE)
     assert model.saving_s({"gather"}) == pytest.approx((STEPS - 1) * 230 * US)
     assert [f["id"] for f in found] == ["per_sample_batches"]
+
+
+# --- steps that end in a synchronize -------------------------------------------------------
+
+def test_steps_end_at_a_per_step_synchronize_where_there_is_no_read(tmp_path):
+    """A step of 870 us cut at its torch.cuda.synchronize(): B 203, R 327 (the wait), O 340,
+    G 640. Dropping the synchronize, the host runs ahead (no blocking copy left): the step is
+    the larger of the GPU's 640 and the host's own 543, 230 us a step saved, found as
+    drop_step_synchronizes with the advice to time with events."""
+    _, _, model, found = analyse_all_of(tmp_path, synchronize_every_step(STEPS), PIN_PROBE)
+    n = STEPS - 1
+    summary = model.summary()
+    assert summary["steps_cut_at"] == "synchronizes" and not summary["per_step_reads"] and summary["steps"] == n
+    per = summary["per_step_ms"]
+    assert (per["B"], per["R"], per["O"], per["G"]) == pytest.approx((0.203, 0.327, 0.340, 0.640))
+    assert model.saving_s({"item"}) == pytest.approx(n * 230 * US)
+    (finding,) = found
+    assert finding["id"] == "drop_step_synchronizes" and finding["fix"] == "item"
+    assert "in a blocking synchronize at the end of every step" in finding["what"]
+    assert "torch.cuda.synchronize()" in finding["advice"] and "torch.cuda.Event" in finding["advice"]
+
+
+def test_a_stream_synchronize_ends_steps_and_an_event_synchronize_does_not(tmp_path):
+    _, _, model, _ = analyse_all_of(tmp_path / "s", synchronize_every_step(STEPS, name="cudaStreamSynchronize_v3020"),
+                                    PIN_PROBE)
+    assert model.steps_cut_at == "synchronizes" and len(model.steps) == STEPS - 1
+    # well_written.py's event synchronize waits for its double buffer's copy, not for the step
+    _, _, model, found = analyse_all_of(tmp_path / "e", synchronize_every_step(STEPS, name="cudaEventSynchronize"),
+                                        PIN_PROBE)
+    assert model.steps_cut_at == "" and len(model.steps) == 1 and not found
+    _, _, model, _ = analyse_all_of(tmp_path / "w", well_written_h200(STEPS), PIN_PROBE)
+    assert model.steps_cut_at == "" and len(model.steps) == 1
+
+
+def test_a_synchronize_a_copy_ended_in_is_that_copys_wait_not_a_steps_end(tmp_path):
+    """The plain tutorial's .to(device) is cudaMemcpyAsync then cudaStreamSynchronize: those
+    synchronizes are the copies' waits, and its steps end at its reads."""
+    _, _, model, _ = analyse_all_of(tmp_path, tutorial_h200(STEPS), PIN_PROBE)
+    assert model.steps_cut_at == "reads"
+    reads_removed = tutorial_h200(STEPS)
+    reads_removed.records = [r for r in reads_removed.records if not (r.get("type") == "copy" and r["bytes"] == 4)]
+    _, _, model, _ = analyse_all_of(tmp_path / "b", reads_removed, PIN_PROBE)
+    assert model.steps_cut_at == "synchronizes"  # each read's synchronize, its copy gone, is bare
+
+
+def test_the_summary_says_the_steps_end_in_a_synchronize(tmp_path):
+    from hdreport.profile.summary import model_lines
+
+    model = {"steps": 20, "per_step_reads": False, "steps_cut_at": "synchronizes",
+             "per_step_ms": {"T": 1.0, "B": 0.4, "R": 0.3}, "seconds": {"T": 0.02}}
+    text = model_lines({"profile": {"model": model}})
+    assert "20 steps, cut at the synchronize (no copy in it) that ends each" in text[0]
+    assert any("waiting in the step's synchronize" in line for line in text)
 
 
 # --- the pace over the run -------------------------------------------------------------------

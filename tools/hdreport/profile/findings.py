@@ -20,6 +20,8 @@ saves nothing.
     overlap_copies       pinned copies the host still waits for (no non_blocking)
     pack_small_copies    a batch sent as several copies back to back: the extra copies
     drop_blocking_reads  a blocking read every step (`loss.item()`): the overlap it prevents
+    drop_step_synchronizes  a synchronize every step (`torch.cuda.synchronize()`), where no read
+                         ends the steps: the same overlap prevented (the item fix)
     launch_bound         the GPU idle while the feeding thread is inside launch calls, when those
                          calls are at least half of the thread's own work
     full_collections     Python's full (generation 2) garbage collections on the feeding thread,
@@ -58,8 +60,13 @@ IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "page
 def finding_id(fix: str, model) -> str:
     """The finding a fix makes. Where a pin thread feeds the steps, gathering on the training
     thread removes that thread: its batches are not built sample by sample, so the finding is
-    pin_thread_gil, not per_sample_batches."""
-    return "pin_thread_gil" if fix == "gather" and model.pin_thread else IDS[fix]
+    pin_thread_gil, not per_sample_batches; where the steps end in a synchronize, not a read,
+    dropping it is drop_step_synchronizes."""
+    if fix == "gather" and model.pin_thread:
+        return "pin_thread_gil"
+    if fix == "item" and model.steps_cut_at == "synchronizes":
+        return "drop_step_synchronizes"
+    return IDS[fix]
 
 
 ADVICE = {
@@ -81,6 +88,9 @@ ADVICE = {
                          "and split it on the GPU",
     "drop_blocking_reads": "do not call loss.item() (or print a CUDA tensor) every step; accumulate on the GPU "
                            "and read every N steps",
+    "drop_step_synchronizes": "do not call torch.cuda.synchronize() (or stream.synchronize()) every step: it "
+                              "waits for all the GPU's work; to time steps, record torch.cuda.Event pairs and "
+                              "read them every N steps, or time N steps between two synchronizes",
     "launch_bound": "launch fewer, larger kernels: capture the step in a CUDA graph (torch.cuda.graphs, "
                     "torch.compile(mode='reduce-overhead')) or use larger batches",
     "full_collections": "call gc.freeze() once set-up is done (the data loaded, the model built, a first step "
@@ -101,6 +111,8 @@ ASSUMPTION = {
                          "the one copy costs what the largest copy costs now",
     "drop_blocking_reads": "the host runs ahead into the next step until it next waits (a blocking copy, "
                            "unless those are made non-blocking too), hiding the GPU's work behind its own",
+    "drop_step_synchronizes": "the host runs ahead into the next step until it next waits (a blocking copy, "
+                              "unless those are made non-blocking too), hiding the GPU's work behind its own",
     "launch_bound": "a graph removes the launch calls the GPU sat idle through; the Python between launches "
                     "is not counted, so the saving may be larger",
     "full_collections": "frozen, a full collection scans only what the loop made since, about nothing (the "
@@ -228,9 +240,10 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"{duration_text(model.total('S'))} of calls and waits",
                 f"{extra / max(1, n):.3g} extra copies and {_per_step(model, 'S')} a step over {steps}")
     if fix == "item":
-        return (f"the host waited {duration_text(model.total('R'))} in a blocking read at the end of every step, "
+        wait = "synchronize" if model.steps_cut_at == "synchronizes" else "read"
+        return (f"the host waited {duration_text(model.total('R'))} in a blocking {wait} at the end of every step, "
                 "so it never ran ahead of the GPU",
-                f"{_per_step(model, 'R')} a step waiting in the read over {steps}; host work before the next "
+                f"{_per_step(model, 'R')} a step waiting in the {wait} over {steps}; host work before the next "
                 f"wait {_per_step(model, 'B')} a step")
     if fix == "gc":
         full = sum(s.gc_full_count for s in model.steps)

@@ -38,6 +38,11 @@ CAUSES = ("input_pipeline", "python_gc", "host", "copy_call", "blocked", "launch
 # The calls that pin host memory: a thread that makes them and launches nothing is a pinning
 # thread (PyTorch's DataLoader pin_memory thread allocates its pinned blocks so).
 PINNING_CALLS = ("cudaHostAlloc", "cudaMallocHost", "cudaHostRegister")
+# The calls that wait for all of a device's or a stream's work (torch.cuda.synchronize(),
+# stream.synchronize()): made every step with no copy ending in them, they end each step as a
+# per-step read does. An event synchronize waits for one piece of work the program chose (a
+# double buffer's copy in well_written.py), not for the step, and is not one of them.
+STEP_SYNC_CALLS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cuCtxSynchronize", "cuStreamSynchronize")
 LOADER_RANGE = re.compile(r"dataloader|__next__|collate|fetch|loader", re.I)
 
 
@@ -64,6 +69,7 @@ class Thread:
     full_collections: Union | None = None  # of them, the full (generation 2) ones
     ranges: list = field(default_factory=list)  # its NVTX ranges: (start, end, name)
     pinning_calls: int = 0  # its calls that pinned host memory (PINNING_CALLS)
+    step_syncs: list = field(default_factory=list)  # api indices of its STEP_SYNC_CALLS
     segments: list = field(default_factory=list)  # (start, end, cause), contiguous from the first call's start
     starts: list = field(default_factory=list)
 
@@ -140,6 +146,8 @@ def threads_of(recording, copies) -> dict:
         thread = threads.setdefault(key, Thread(*key))
         thread.calls.append((api["start_ns"], api["end_ns"], call_category(api["name"]), i))
         thread.pinning_calls += VERSION_TAIL.sub("", api["name"]) in PINNING_CALLS
+        if VERSION_TAIL.sub("", api["name"]) in STEP_SYNC_CALLS:
+            thread.step_syncs.append(i)
     for c in copies:
         if c.direction == "h2d" and c.call_index is not None and c.host_kind != "device":
             thread = threads.get((c.pid, c.call[3]))

@@ -3,7 +3,9 @@ the program's critical path, alone and together.
 
 The feeding thread of each process (the one that launches and copies most) is cut into
 steps at its per-step blocking reads (`loss.item()`: a blocking D2H read of <= 1 KiB, when
-there are at least 10), else at the starts of the NVTX ranges that mark its iterations
+there are at least 10), else at its per-step synchronizes (`torch.cuda.synchronize()`: a
+device or stream synchronize no copy ended in, at least 10; R is then its wait, and the
+`item` fix drops it), else at the starts of the NVTX ranges that mark its iterations
 (`iteration_ranges`: one name, digits aside, at least 10 times, never overlapping, over at
 least half their stretch), else its whole recorded time is one step. A step's time T is the
 sum of what that thread did in it:
@@ -13,7 +15,7 @@ sum of what that thread did in it:
     L_pin   pinned copies the host waited for: the waits
     S       the extra copies of a batch sent in pieces (every H2D copy of a group issued
             back to back, no launch between, but its largest): their calls and waits
-    R       the wait in the step's blocking read (the GPU finishing the step)
+    R       the wait in the step's blocking read or synchronize (the GPU finishing the step)
     O       the rest: launches, Python, anything else (L_idle of it with the GPU idle
             inside launch calls)
     H       of O, the host work outside CUDA calls that the thread did while no other thread
@@ -623,6 +625,15 @@ def has_pin_thread(t, threads: dict, h2d: list) -> bool:
     return bool(pinners) and 2 * pinned >= sum(c.bytes for c in h2d) > 0
 
 
+def step_synchronizes(a, t, mine: list) -> list:
+    """Feeding thread `t`'s device and stream synchronizes in which none of its copies ended
+    (`mine`), by their end: torch.cuda.synchronize() at the end of a step waits for the GPU as
+    a per-step read does, so where there are no per-step reads the steps are cut at these."""
+    waited = {c.waited_by for c in mine if c.waited_by}
+    keys = [(t.pid, t.tid, i) for i in t.step_syncs]
+    return sorted((k for k in keys if k in a.blocking_calls and k not in waited), key=lambda k: a.blocking_calls[k][1])
+
+
 def bursts(threads: list) -> Union:
     """The stretches `threads` were working through: their calls, joined across gaps of up to
     BURST_GAP_NS."""
@@ -676,8 +687,11 @@ def build(a, threads: dict, ceilings) -> Model:
             if c.is_blocking_read and c.waited_by:
                 read_copies.setdefault(c.waited_by, []).append(c)
         reads = sorted(read_copies, key=lambda k: a.blocking_calls[k][1])
+        cut = "reads"
+        if len(reads) < MIN_BLOCKING_READS and len(syncs := step_synchronizes(a, t, mine)) >= MIN_BLOCKING_READS:
+            reads, read_copies, cut = syncs, {k: [] for k in syncs}, "synchronizes"
         if len(reads) >= MIN_BLOCKING_READS:
-            any_reads = True
+            any_reads = any_reads or cut == "reads"
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
                 s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
@@ -685,7 +699,7 @@ def build(a, threads: dict, ceilings) -> Model:
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
-            cuts.add("reads")
+            cuts.add(cut)
         elif marked := iteration_ranges(t.ranges):
             # each marked iteration runs from its range's start to the next one's (the last to its end)
             name, spans = marked

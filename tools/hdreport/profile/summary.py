@@ -33,6 +33,7 @@ TITLES = {
     "overlap_copies": "Overlap copies with compute",
     "pack_small_copies": "Pack small copies into fewer large ones",
     "drop_blocking_reads": "Drop blocking reads of device results",
+    "drop_step_synchronizes": "Drop the synchronize at the end of every step",
     "move_once": "Move data to the device once",
     "input_pipeline": "Build batches off the training thread",
     "per_sample_batches": "Gather each batch whole, not sample by sample",
@@ -132,12 +133,16 @@ def model_lines(report: dict) -> list[str]:
     per = m["per_step_ms"]
     cut_at = m.get("steps_cut_at", "reads" if m["per_step_reads"] else "")  # absent from reports made before it
     how = (f"{m['steps']:,} steps, cut at the blocking read that ends each" if m["per_step_reads"] else
+           f"{m['steps']:,} steps, cut at the synchronize (no copy in it) that ends each"
+           if cut_at == "synchronizes" else
            f"{m['steps']:,} steps, cut where the NVTX ranges that mark its iterations start "
            f"(`{cut_at.split(', ')[0].removeprefix('range ')}`)" if cut_at.startswith("range ") else
-           "one stretch (no per-step blocking read or NVTX range marking its iterations to cut steps at)")
+           "one stretch (no per-step blocking read or synchronize, or NVTX range marking its iterations, to cut "
+           "steps at)")
     parts = [("building batches (input pipeline)", "B"), ("pageable copies: calls and waits", "L_pg"),
              ("waiting for pinned copies", "L_pin"), ("extra copies of a batch", "S"),
-             ("waiting in the step's read", "R"), ("the rest: launches, Python", "O"), ("GPU busy (a bound)", "G")]
+             ("waiting in the step's " + ("synchronize" if cut_at == "synchronizes" else "read"), "R"),
+             ("the rest: launches, Python", "O"), ("GPU busy (a bound)", "G")]
     rows = [[name, f"{per[key] * 1e3:,.0f} µs", share(per[key], per["T"]) if key != "G" else ""]
             for name, key in parts if per.get(key, 0) > 0]
     text = f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average."
