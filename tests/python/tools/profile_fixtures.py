@@ -305,7 +305,8 @@ def workers_and_pin(steps: int = 20, pid: int = 4747, pinning_thread: bool = Tru
     return p
 
 
-def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDeviceSynchronize") -> Program:
+def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDeviceSynchronize",
+                           read: bool = False) -> Program:
     """A loop timed with torch.cuda.synchronize() at the end of every step and no per-step
     read (us), a step of 870:
 
@@ -317,14 +318,23 @@ def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDe
         867-870     Python
 
     Cut at the synchronizes, per step: B = 203 (the 3 us after the last synchronize and the
-    200), R = 327, O = 340, G = 640 (the 40 us DMA and 600 us of kernels)."""
+    200), R = 327, O = 340, G = 640 (the 40 us DMA and 600 us of kernels).
+
+    With `read`, loss.item() after the synchronize, a step of 880: a 4-byte read's
+    cudaMemcpyAsync 868-871 (its copy 869-870, done before its wait) and cudaStreamSynchronize
+    871-873, then 7 us of Python. Cut at the reads: B = 207, R = 2, R_call = 3, and in
+    O = 671 the synchronize's 327 (R_sync)."""
     p = Program(pid)
+    step_us = 880 if read else 870
     for step in range(steps):
-        t = 870 * step
+        t = step_us * step
         p.copy(t + 210, 40, PACKED_BATCH_BYTES, host="pinned", call_at=(t + 200, t + 208))
         for k in range(10):
             p.kernel(t + 265 + 60 * k, 60, launch=(t + 260 + 30 * k, t + 265 + 30 * k))
         p.sync(t + 540, t + 867, name=name)
+        if read:
+            p.copy(t + 869, 1, 4, direction="DtoH", host="pinned", call_at=(t + 868, t + 871))
+            p.sync(t + 871, t + 873)
     return p
 
 

@@ -115,7 +115,7 @@ def test_the_tutorials_steps_are_cut_at_its_reads(tmp_path):
     assert s["steps"] == STEPS - 1 and s["per_step_reads"] and s["batches"] == STEPS - 1
     per_step = {k: round(v * 1e3, 6) for k, v in s["per_step_ms"].items()}  # us
     # H: of O's 200 us, the 145 outside CUDA calls (less 50 of launches and the read's 5 us call)
-    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "O": 200, "H": 145,
+    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "R_sync": 0, "O": 200, "H": 145,
                         "L_idle": 50, "launch_calls": 50, "G": 357}
 
 
@@ -823,6 +823,28 @@ def test_a_synchronize_a_copy_ended_in_is_that_copys_wait_not_a_steps_end(tmp_pa
     reads_removed.records = [r for r in reads_removed.records if not (r.get("type") == "copy" and r["bytes"] == 4)]
     _, _, model, _ = analyse_all_of(tmp_path / "b", reads_removed, PIN_PROBE)
     assert model.steps_cut_at == "synchronizes"  # each read's synchronize, its copy gone, is bare
+
+
+def test_a_synchronize_every_step_beside_the_read_is_dropped_with_it(tmp_path):
+    """loss.item() and torch.cuda.synchronize() every step: cut at the reads (B 207, R 2,
+    R_call 3), the synchronize's 327 us in O (671). Dropping the read alone would leave the
+    host waiting in the synchronize (5 us saved); the item fix drops both: O' = 671 - 3 - 327 =
+    341, the host's own 548 under the GPU's 641 (the read's copy with the rest), 239 us a step
+    saved, and the finding says so."""
+    _, _, model, found = analyse_all_of(tmp_path, synchronize_every_step(STEPS, read=True), PIN_PROBE)
+    n = STEPS - 1
+    summary = model.summary()
+    assert summary["steps_cut_at"] == "reads" and summary["steps"] == n
+    per = summary["per_step_ms"]
+    assert (per["B"], per["R"], per["R_sync"], per["O"]) == pytest.approx((0.207, 0.002, 0.327, 0.671))
+    assert model.saving_s({"item"}) == pytest.approx(n * 239 * US)
+    (finding,) = found
+    assert finding["id"] == "drop_blocking_reads"
+    assert "and 6.2 ms in a synchronize (no copy in it) every step besides" in finding["what"]  # 19 x 327 us
+    assert "nor torch.cuda.synchronize(), every step" in finding["advice"]
+    # without the synchronizes the read's finding says nothing of them
+    _, _, model, _ = analyse_all_of(tmp_path / "t", tutorial_h200(STEPS), PIN_PROBE)
+    assert model.total("R_sync") == 0
 
 
 def test_the_summary_says_the_steps_end_in_a_synchronize(tmp_path):

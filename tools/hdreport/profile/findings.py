@@ -19,7 +19,8 @@ saves nothing.
     pageable_to_pinned   pageable copies: the staging in their calls and the waits after them
     overlap_copies       pinned copies the host still waits for (no non_blocking)
     pack_small_copies    a batch sent as several copies back to back: the extra copies
-    drop_blocking_reads  a blocking read every step (`loss.item()`): the overlap it prevents
+    drop_blocking_reads  a blocking read every step (`loss.item()`): the overlap it prevents (and
+                         with it a synchronize every step besides, which would keep it from)
     drop_step_synchronizes  a synchronize every step (`torch.cuda.synchronize()`), where no read
                          ends the steps: the same overlap prevented (the item fix)
     launch_bound         the GPU idle while the feeding thread is inside launch calls, when those
@@ -86,8 +87,8 @@ ADVICE = {
     "overlap_copies": "non_blocking=True on copies from pinned memory; prefetch the next batch on a side stream",
     "pack_small_copies": "move the batch as one tensor (a collate_fn that writes every part into one buffer) "
                          "and split it on the GPU",
-    "drop_blocking_reads": "do not call loss.item() (or print a CUDA tensor) every step; accumulate on the GPU "
-                           "and read every N steps",
+    "drop_blocking_reads": "do not call loss.item() (or print a CUDA tensor){syncs} every step; accumulate on "
+                           "the GPU and read every N steps",
     "drop_step_synchronizes": "do not call torch.cuda.synchronize() (or stream.synchronize()) every step: it "
                               "waits for all the GPU's work; to time steps, record torch.cuda.Event pairs and "
                               "read them every N steps, or time N steps between two synchronizes",
@@ -241,8 +242,10 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"{extra / max(1, n):.3g} extra copies and {_per_step(model, 'S')} a step over {steps}")
     if fix == "item":
         wait = "synchronize" if model.steps_cut_at == "synchronizes" else "read"
-        return (f"the host waited {duration_text(model.total('R'))} in a blocking {wait} at the end of every step, "
-                "so it never ran ahead of the GPU",
+        syncs = model.total("R_sync")
+        return (f"the host waited {duration_text(model.total('R'))} in a blocking {wait} at the end of every step"
+                + (f" and {duration_text(syncs)} in a synchronize (no copy in it) every step besides" if syncs else "")
+                + ", so it never ran ahead of the GPU",
                 f"{_per_step(model, 'R')} a step waiting in the {wait} over {steps}; host work before the next "
                 f"wait {_per_step(model, 'B')} a step")
     if fix == "gc":
@@ -274,7 +277,8 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
         pin_rate = (f"{duration_text(model.handover.pin_here_batch_s)} a batch, measured here by pinning a batch of "
                     "its shape on one thread (tools/handover_probe.py)")
     fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate,
-             "gather": gather_text(model.handover), "pin_thread": pin_thread_text(model.handover)}
+             "gather": gather_text(model.handover), "pin_thread": pin_thread_text(model.handover),
+             "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else ""}
     out = []
     for fix, (alone, added) in priced.items():
         key = finding_id(fix, model)

@@ -296,6 +296,9 @@ class Step:
     tensors: int = 0  # H2D copies of the batches: a tensor each
     batch_bytes: int = 0  # the bytes of those copies
     R_call: int = 0  # the read's own copy call (in O)
+    # the waits in the step's per-step synchronizes that do not end it (in O): a loop that reads
+    # its loss and calls torch.cuda.synchronize() every step; the item fix drops them with the read
+    R_sync: int = 0
     L_pg: int = 0
     L_pg_call: int = 0
     L_pin: int = 0
@@ -367,7 +370,7 @@ class Step:
             O = max(0, O - (self.gc_full - self.gc_full_B))
         R = self.R
         if "item" in fixes:
-            O -= self.R_call
+            O -= self.R_call + self.R_sync
             blocking_left = (self.L_pg and "pin" not in fixes) or (self.L_pin and "overlap" not in fixes) or \
                             (self.S and not fixes & {"pin", "pack"})
             window = B + (self.L_pg_call if self.L_pg and "pin" not in fixes else 0) if blocking_left else \
@@ -487,7 +490,7 @@ class Model:
 
     def summary(self) -> dict:
         n = len(self.steps)
-        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "O", "H", "L_idle", "launch_calls", "G")
+        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "R_sync", "O", "H", "L_idle", "launch_calls", "G")
         return {"steps": n, "per_step_reads": self.per_step_reads, "steps_cut_at": self.steps_cut_at,
                 "pin_thread": self.pin_thread,
                 "seconds": {f: self.total(f) for f in parts},
@@ -559,13 +562,16 @@ def ns_at(n_bytes: int, gbps: float | None) -> int | None:
 
 
 def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_copies: list, busy, rate,
-          pinned_rate, shapes: Counter, others: Union, pin_thread: bool) -> tuple:
+          pinned_rate, shapes: Counter, others: Union, pin_thread: bool, syncs: list = ()) -> tuple:
     """One step of thread `t`, [start, end]: `copies` are the H2D copies whose calls start in it;
     `read` is the key of the blocking call that ends it (its wait is R, never a copy's), or
     None, and `read_copies` the reads that ended in it; `others` the stretches the process's
-    other threads were launching through; `pin_thread`: a pin thread fed its batches."""
+    other threads were launching through; `pin_thread`: a pin thread fed its batches; `syncs`
+    the thread's per-step synchronizes (step_synchronizes), whose waits in it are R_sync."""
     s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0,
              pin_thread=pin_thread)
+    s.R_sync = sum(max(0, min(a.blocking_calls[k][1], end) - max(a.blocking_calls[k][0], start))
+                   for k in syncs if k != read)
     # the read's copy call: the copies that ended in the read's wait, issued in the step
     s.R_call = sum(c.call[1] - c.call[0] for c in read_copies if start <= c.call[0] < end)
     by_cause = t.time_by_cause(start, end, collections=False)
@@ -688,14 +694,17 @@ def build(a, threads: dict, ceilings) -> Model:
                 read_copies.setdefault(c.waited_by, []).append(c)
         reads = sorted(read_copies, key=lambda k: a.blocking_calls[k][1])
         cut = "reads"
-        if len(reads) < MIN_BLOCKING_READS and len(syncs := step_synchronizes(a, t, mine)) >= MIN_BLOCKING_READS:
+        syncs = step_synchronizes(a, t, mine)
+        if len(syncs) < MIN_BLOCKING_READS:
+            syncs = []  # a few in set-up or a checkpoint are no habit of the loop
+        if len(reads) < MIN_BLOCKING_READS and syncs:
             reads, read_copies, cut = syncs, {k: [] for k in syncs}, "synchronizes"
         if len(reads) >= MIN_BLOCKING_READS:
             any_reads = any_reads or cut == "reads"
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
                 s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
-                             read_copies[read], busy, rate, pinned_rate, shapes, others, pin_thread)
+                             read_copies[read], busy, rate, pinned_rate, shapes, others, pin_thread, syncs)
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
