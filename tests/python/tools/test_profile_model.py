@@ -115,8 +115,8 @@ def test_the_tutorials_steps_are_cut_at_its_reads(tmp_path):
     assert s["steps"] == STEPS - 1 and s["per_step_reads"] and s["batches"] == STEPS - 1
     per_step = {k: round(v * 1e3, 6) for k, v in s["per_step_ms"].items()}  # us
     # H: of O's 200 us, the 145 outside CUDA calls (less 50 of launches and the read's 5 us call)
-    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "R_sync": 0, "O": 200, "H": 145,
-                        "L_idle": 50, "launch_calls": 50, "G": 357}
+    assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "R_sync": 0, "O": 200,
+                        "H": 145, "L_idle": 50, "launch_calls": 50, "G": 357}
 
 
 def test_each_fix_alone_and_all_together(tmp_path):
