@@ -19,8 +19,9 @@ saves nothing.
     pageable_to_pinned   pageable copies: the staging in their calls and the waits after them
     overlap_copies       pinned copies the host still waits for (no non_blocking)
     pack_small_copies    a batch sent as several copies back to back: the extra copies
-    drop_blocking_reads  a blocking read every step (`loss.item()`): the overlap it prevents (and
-                         with it a synchronize every step besides, which would keep it from)
+    drop_blocking_reads  a blocking read every step (`loss.item()`): the overlap it prevents (a
+                         synchronize every step besides is dropped with it: left, it would still
+                         hold the host back)
     drop_step_synchronizes  a synchronize every step (`torch.cuda.synchronize()`), where no read
                          ends the steps: the same overlap prevented (the item fix)
     launch_bound         the GPU idle while the feeding thread is inside launch calls, when those

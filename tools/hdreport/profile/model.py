@@ -90,7 +90,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
@@ -699,12 +699,18 @@ def build(a, threads: dict, ceilings) -> Model:
             syncs = []  # a few in set-up or a checkpoint are no habit of the loop
         if len(reads) < MIN_BLOCKING_READS and syncs:
             reads, read_copies, cut = syncs, {k: [] for k in syncs}, "synchronizes"
+        sync_ends = [a.blocking_calls[k][1] for k in syncs]  # one thread's calls: in order, never overlapping
+
+        def syncs_in(start: int, end: int) -> list:
+            return syncs[bisect_right(sync_ends, start):bisect_left(sync_ends, end) + 1]
+
         if len(reads) >= MIN_BLOCKING_READS:
             any_reads = any_reads or cut == "reads"
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
                 s, p = _step(a, t, prev_end, read_end, issued_in(prev_end, read_end), launches, read,
-                             read_copies[read], busy, rate, pinned_rate, shapes, others, pin_thread, syncs)
+                             read_copies[read], busy, rate, pinned_rate, shapes, others, pin_thread,
+                             syncs_in(prev_end, read_end))
                 steps.append(s)
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
