@@ -89,7 +89,8 @@ ADVICE = {
     "pack_small_copies": "move the batch as one tensor (a collate_fn that writes every part into one buffer) "
                          "and split it on the GPU",
     "drop_blocking_reads": "do not call loss.item() (or print a CUDA tensor){syncs} every step; accumulate on "
-                           "the GPU and read every N steps",
+                           "the GPU and read every N steps (with fp16 autocast, GradScaler.step() reads its "
+                           "inf check every step too: bf16 autocast needs no scaler)",
     "drop_step_synchronizes": "do not call torch.cuda.synchronize() (or stream.synchronize()) every step: it "
                               "waits for all the GPU's work; to time steps, record torch.cuda.Event pairs and "
                               "read them every N steps, or time N steps between two synchronizes",
