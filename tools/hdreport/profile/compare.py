@@ -2,7 +2,11 @@
 its data movement, side by side.
 
 The realized change is the span's (from the first GPU record to the last: what the
-findings' savings are fractions of) and the wall time's, before -> after. Each finding,
+findings' savings are fractions of) and the wall time's, before -> after, and where both
+profiles cut their loops into steps the steps' time a batch (`model.seconds.T` over
+`model.batches`): the prices are made on the steps, and the span also holds start-up
+(workers starting) and what follows the loop, so the realized saving on the steps (that
+time a batch, before less after, over BEFORE's batches) is the like-for-like one. Each finding,
 paired by `id`, is **resolved** (in BEFORE only), **new** (in AFTER only), or, in both,
 **better** / **worse** when its saving fell / rose by more than the threshold (a
 fraction of BEFORE's saving), else **same**; the saving is `saving_alone_s` where the
@@ -108,6 +112,17 @@ class Side:
     def span(self) -> float | None:
         return self.profile["totals"]["span_s"] if self.recorded else None
 
+    @property
+    def step_s_a_batch(self) -> float | None:
+        """The loop's steps' time a batch (`model.seconds.T` over `model.batches`) where the model
+        cut the program into steps (at its reads, synchronizes or iteration ranges), else None:
+        one stretch holds set-up, not the loop alone."""
+        m = self.profile.get("model") if self.recorded else None
+        if not isinstance(m, dict) or not (m.get("per_step_reads") or m.get("steps_cut_at")):
+            return None
+        t, batches = (m.get("seconds") or {}).get("T"), m.get("batches")
+        return t / batches if is_number(t) and is_number(batches) and batches > 0 else None
+
 
 @dataclass
 class Comparison:
@@ -124,6 +139,17 @@ class Comparison:
     def realized_saving(self) -> float | None:
         """BEFORE's span minus AFTER's (negative when AFTER's is longer)."""
         return self.before.span - self.after.span if self.both_recorded else None
+
+    @property
+    def realized_on_steps(self) -> tuple | None:
+        """(BEFORE's steps' time a batch, AFTER's, BEFORE's batches, the saving over them) where
+        both profiles cut their loops into steps: like with like, as the prices are made on the
+        steps; the span also holds start-up (workers starting) and what follows the loop."""
+        b, a = self.before.step_s_a_batch, self.after.step_s_a_batch
+        if b is None or a is None:
+            return None
+        batches = self.before.profile["model"]["batches"]
+        return b, a, batches, (b - a) * batches
 
     @property
     def resolved(self) -> list[FindingChange]:
@@ -282,13 +308,18 @@ def header(c: Comparison) -> list[str]:
              change_text(b.profile["wall_s"], a.profile["wall_s"])]]
     if c.both_recorded:
         rows.append(["span", duration(b.span), duration(a.span), change_text(b.span, a.span)])
+        if (steps := c.realized_on_steps) is not None:
+            rows.append(["the loop's steps, a batch", duration(steps[0]), duration(steps[1]),
+                         change_text(steps[0], steps[1])])
     else:
         rows.append(["span", duration(b.span) if b.recorded else "– (nothing recorded)",
                      duration(a.span) if a.recorded else "– (nothing recorded)", ""])
     lines += table(["", "before", "after", "change"], rows) + [""]
     wall = f"wall {realized_text(b.profile['wall_s'], a.profile['wall_s'])}"
     if c.both_recorded:
-        lines.append(f"**Realized change:** span {realized_text(b.span, a.span)}; {wall}.")
+        steps = c.realized_on_steps
+        on_steps = f"; the loop's steps {realized_text(steps[0], steps[1])} a batch" if steps else ""
+        lines.append(f"**Realized change:** span {realized_text(b.span, a.span)}{on_steps}; {wall}.")
     else:
         lines.append(f"**Realized change:** {wall}; the span cannot be compared.")
     if not c.both_recorded:
@@ -366,8 +397,10 @@ def findings_section(c: Comparison) -> list[str]:
         after = saving_text(f.saving_after, c.after.span)
         if f.status == "resolved":
             change = "–"
-            real = (signed_saving(realized) + " (the whole span's change)" if len(resolved) == 1
-                    else "not separable")
+            steps = c.realized_on_steps
+            real = ("not separable" if len(resolved) > 1 else
+                    f"{signed_saving(steps[3])} on the loop's steps; {signed_saving(realized)} on the span" if steps
+                    else signed_saving(realized) + " (the whole span's change)")
         elif f.status == "new":
             change, real = "–", ""
         else:
@@ -412,17 +445,24 @@ def predicted_against_realized(c: Comparison) -> str:
     others = [f for f in c.findings if f.status in ("new", "worse", "better")]
     also = (f" Other findings changed too ({', '.join(f'`{one_line(f.id)}` {f.status}' for f in others)}); "
             "their part is in the realized figure as well.") if others else ""
+    on_steps = ""
+    if (steps := c.realized_on_steps) is not None:
+        before, after, batches, saved = steps
+        part = f" ({100 * saved / predicted:.0f}% of the prediction)" if predicted > 0 else ""
+        on_steps = (f" On the loop's steps, where the prices are made (the span also holds start-up, workers "
+                    f"starting, and what follows the loop), a batch took {duration(before)} before and "
+                    f"{duration(after)} after: {signed_saving(saved)} over BEFORE's {batches:,} batches{part}.")
     if len(resolved) == 1:
         f = resolved[0]
         return (f"**Predicted against realized:** one finding was resolved, `{one_line(f.id)}`: BEFORE predicted "
                 f"it would save {duration(f.saving_before)}{of_span(f.saving_before, c.before.span)}; {moved}, "
-                f"a realized saving of {signed_saving(realized)}{of}, attributed to it.{also}")
+                f"a realized saving of {signed_saving(realized)}{of}, attributed to it.{on_steps}{also}")
     return (f"**Predicted against realized:** {len(resolved)} findings were resolved at once, so what each "
             "saved cannot be separated. Their predicted savings sum to "
             f"{duration(predicted)}{of_span(predicted, c.before.span)} "
             + ("(`saving_s`: each counts what its fix adds to those ranked above it); " if alone else
                "(each priced alone: they may overlap, so the sum can overstate); ") +
-            f"realized: {moved}, a saving of {signed_saving(realized)} in all{of}.{also}")
+            f"realized: {moved}, a saving of {signed_saving(realized)} in all{of}.{on_steps}{also}")
 
 
 def assumption_lines(c: Comparison) -> list[str]:
