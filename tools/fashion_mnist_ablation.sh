@@ -95,11 +95,13 @@ if [[ -n $variants ]]; then
 fi
 run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, its exit status in $logs/NAME.ROUND.rc
   local name=$1 round=$2 script=tutorial_style fix=() rc=0
+  # well_written.py reads its loss every 100 steps, as tutorial_style.py logs it by default: its
+  # pace (pace_spread, pace_best_ms) is timed between those reads (SCRIPT_ARGS may set another)
   local tag="[$round/$repeat]" log=$logs/$name.$round
   [[ $round == warmup* ]] && tag="[${round}]"  # not "[R/N]": a warm-up's line is no round's
   case $name in
     plain) ;;
-    well_written) script=well_written ;;
+    well_written) script=well_written fix=(--log-every 100) ;;
     fix_*) fix=(--fix "$(tr + , <<<"${name#fix_}")") ;;
   esac
   echo "== $tag $name: $script.py ${fix[*]}"
@@ -139,7 +141,7 @@ logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
 # tutorial_style.py's since 2026-11-27 and 2026-11-28 (pace_spread: with three --log-every
-# stretches or more); well_written.py gives none
+# stretches or more); well_written.py gives the paces since 2026-11-28 (fourth session)
 OPTIONAL = ("rest_off_cpu_s", "batch_wait_off_cpu_s", "pace_spread", "pace_best_ms")
 
 

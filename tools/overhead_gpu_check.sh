@@ -41,7 +41,7 @@ tutorial_rounds=${OVERHEAD_TUTORIAL_ROUNDS:-2}
 # Each judged against its target: met or missed only where the runs' 95% interval is on one
 # side of it, else "cannot tell" and the runs that would (tools/profile_overhead.py).
 overhead_step overhead_well $((15 + 15 + well_rounds * 30)) "$work/overhead-well.json" --parts all --target 1.10 \
-  --rounds "$well_rounds" -- python3 "$ex/well_written.py" --steps 2000
+  --rounds "$well_rounds" -- python3 "$ex/well_written.py" --steps 2000 --log-every 100
 overhead_step overhead_tutorial $((15 + 16 + tutorial_rounds * 32)) "$work/overhead-tutorial.json" --parts all \
   --target 1.05 --rounds "$tutorial_rounds" -- python3 "$ex/tutorial_style.py" --steps "$steps"
 if [[ ${OVERHEAD_PARTS:-0} == 1 ]]; then

@@ -258,7 +258,8 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
     an H100 host's batch wait grew 1.2x with no CUDA call in it, cause unknown); `pace_spread`,
     the slowest --log-every stretch's wall time a step over the fastest's (the first left out):
     how much the host's speed changed within the run; `pace_best_ms`, the fastest stretch's
-    wall time a step (ms): a run's pace with the host's slow stretches left out.
+    wall time a step (ms): a run's pace with the host's slow stretches left out (well_written.py
+    gives both only with --log-every, its stretches being those between its reads).
     `fix`: tutorial_style.py's --fix habits joined by '+' (`none`, `pin`, `item+workers`), the
     last field; well_written.py has neither to give."""
     return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "

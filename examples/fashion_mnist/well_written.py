@@ -95,7 +95,8 @@ def main() -> None:
     parser = common.make_parser(__doc__)
     parser.add_argument("--log-every", type=common.positive_int, default=None,
                         help="print the mean loss of the last N steps every N steps, one read of the "
-                             "GPU's running sum each time (default: only at the end)")
+                             "GPU's running sum each time (default: only at the end); the run's pace "
+                             "(pace_spread, pace_best_ms) is then measured between those reads")
     args = parser.parse_args()
     device = common.pick_device(args.device)
     images, labels, weights, data = common.load_data(args)
@@ -108,6 +109,11 @@ def main() -> None:
     batches = Prefetcher(packed, common.ShuffledOrder(len(labels), args.seed), args.batch, args.steps, device)
     loss_sum = torch.zeros((), device=device)  # summed on the device: no read, no wait
     logged_sum, batch_wait = 0.0, 0.0
+    # (measurement, with --log-every: the wall time a step of each stretch between two reads,
+    # which wait for the GPU, so a stretch's host time is its steps' time; without reads the
+    # host runs ahead of the GPU and no stretch can be timed. pace_spread and pace_best_ms as
+    # tutorial_style.py gives them, the first stretch left out)
+    pace_mark, paces = time.perf_counter(), []
     model.train()
     for step in range(1, args.steps + 1):
         with common.step_range(device, step):  # each step marked, for a profiler's timeline
@@ -123,14 +129,19 @@ def main() -> None:
 
         if args.log_every and step % args.log_every == 0:
             total = loss_sum.item()  # one wait every log_every steps
+            now = time.perf_counter()
+            paces.append((now - pace_mark) / args.log_every)
+            pace_mark = now
             print(f"step {step:6d}  mean loss of the last {args.log_every} steps "
                   f"{(total - logged_sum) / args.log_every:.4f}", flush=True)
             logged_sum = total
     final_loss = loss.item()  # the only reads of the device the run needs
     mean_loss = loss_sum.item() / args.steps
     wall = common.stop_clock(device, start)
-    print(common.result_line("well_written", args, device, data, wall, final_loss, mean_loss, batch_wait),
-          flush=True)
+    steady = paces[1:] if len(paces) >= 3 else []
+    print(common.result_line("well_written", args, device, data, wall, final_loss, mean_loss, batch_wait,
+                             pace_spread=max(steady) / min(steady) if steady else None,
+                             pace_best_ms=min(steady) * 1e3 if steady else None), flush=True)
 
 
 if __name__ == "__main__":

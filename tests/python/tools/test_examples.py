@@ -254,6 +254,17 @@ def test_fix_all_on_synthetic_data_prints_the_plain_losses_and_well_written_agre
     assert float(good["final"]) == pytest.approx(float(fixed["final"]), rel=1e-3)
 
 
+def test_well_written_gives_its_pace_between_its_reads_only():
+    need_torch()
+    timed = result_of(run_script("well_written", "--device", "cpu", "--steps", 8, "--batch", 64, "--synthetic",
+                                 "--log-every", 2))
+    # four stretches of 2 steps, each ending in a read: the spread over the last three
+    assert float(timed["pace"]) >= 1.0 and 0 < 2 * float(timed["pace_best"]) <= float(timed["wall"]) * 1e3 + 1
+    untimed = result_of(run_script("well_written", "--device", "cpu", "--steps", 8, "--batch", 64, "--synthetic"))
+    assert untimed["pace"] is None and untimed["pace_best"] is None  # no reads: the host runs ahead, no stretch
+    assert untimed["final"] == timed["final"]  # the reads change nothing of the training
+
+
 def test_fix_pin_on_the_cpu_is_skipped_with_a_one_line_note():
     need_torch()
     run = run_script("tutorial_style", "--device", "cpu", "--steps", 3, "--batch", 64, "--synthetic", "--fix", "pin")
@@ -334,6 +345,20 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
             assert "rest_off_cpu_s" not in v and "rest_off_cpu_s_runs" not in v
         else:
             assert v["rest_off_cpu_s_runs"] == [v["rest_off_cpu_s"]] and 0 <= v["rest_off_cpu_s"] <= v["wall_s"], name
+
+
+def test_the_ablation_times_well_written_between_its_reads(tmp_path):
+    """well_written.py runs with --log-every 100 (as the tutorial logs), which SCRIPT_ARGS may
+    set otherwise: here every 2 of 8 steps, so its paces are kept as the tutorial's are."""
+    need_torch()
+    out = tmp_path / "ablation.json"
+    run = run_ablation(out, "--steps", 8, "--batch", 32, "--device", "cpu", "--variants", "plain,well_written",
+                       "--warmup", 0, "--", "--synthetic", "--log-every", 2)
+    assert run.returncode == 0, run.stdout + run.stderr
+    for name, v in json.loads(out.read_text())["variants"].items():
+        assert v["pace_spread_runs"] == [v["pace_spread"]] and v["pace_spread"] >= 1.0, name
+        assert v["pace_best_ms_runs"] == [v["pace_best_ms"]] and v["pace_best_ms"] > 0, name
+    assert re.search(r"^== \[1/1\] well_written: well_written.py --log-every 100$", run.stdout, re.M), run.stdout
 
 
 def test_the_ablation_writes_its_json_when_variants_fail(tmp_path):

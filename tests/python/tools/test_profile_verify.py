@@ -259,7 +259,8 @@ def test_each_claim_is_held_on_the_fastest_stretches_too(tmp_path):
     # 50 ms a step, paired 50, 50, 150 ms: one round above the 80 ms floor
     assert table["`--fix pin` alone"][-1] == "50.0 ms (50.0 ms to 150.0 ms): held (rounds disagree)"
     assert table["`well_written.py`"][-1] == "–"  # well_written.py gives no paces
-    assert "a price is held there as the same share of plain's fastest pace, 4.00 s over the steps" in held.stdout
+    assert "a price is held there as the same share of plain's (`fix_all`'s) fastest pace, 4.00 s over the " \
+           "steps for plain" in held.stdout
     assert held.stdout.splitlines()[2].endswith("; on the fastest stretches 2 of 2 held, 0 missed.")
     # The fix saved 1.0 s of wall time but nothing on the fastest stretches (the slow ones ran
     # faster): missed there, held on the wall, exit 0.
@@ -706,6 +707,23 @@ def test_the_all_fixed_profile_is_held_against_what_well_written_ran_faster(tmp_
     result = verify(tmp_path, profile(), abl, "--fixed", tmp_path / "f.json")
     assert rows(result.stdout)["`--fix all` profiled, against `well_written.py`"][-1] == \
         "not measured (its profile recorded nothing)"
+
+
+def test_the_all_fixed_profile_is_held_on_the_fastest_stretches_too(tmp_path):
+    """fix_all's fastest stretches ran 3.5 and 3.6 ms a step (median 3.55: 3.55 s over 1000 steps,
+    half its 7.1 s median), well_written.py's 2.5: 1.00 and 1.10 s saved, 1.05 s the median. The
+    2.1 s price, half of it on the fastest stretches, 1.05 s: held."""
+    abl = ablation(plain=[10.0, 10.0], fix_all=[7.0, 7.2], well_written=[5.2, 5.0],
+                   paces={"fix_all": [3.5, 3.6], "well_written": [2.5, 2.5]})
+    fixed = profile(findings=(("gather", 2.1, 2.1),), T=7.1)
+    (tmp_path / "f.json").write_text(json.dumps(fixed))
+    result = verify(tmp_path, profile(), abl, "--fixed", tmp_path / "f.json")
+    row = rows(result.stdout)["`--fix all` profiled, against `well_written.py`"]
+    assert row[-2:] == ["held (+5%)", "1.05 s (1.00 s to 1.10 s): held (+0%)"]
+    (tmp_path / "f.json").write_text(json.dumps(profile(findings=(), T=7.1)))  # nothing found: the floor's half
+    result = verify(tmp_path, profile(), abl, "--fixed", tmp_path / "f.json")
+    assert rows(result.stdout)["`--fix all` profiled, against `well_written.py`"][-1] == \
+        "1.05 s (1.00 s to 1.10 s): missed"
 
 
 def test_the_all_fixed_profiles_made_before_the_pin_thread_was_priced_miss_it():

@@ -211,15 +211,16 @@ def measured(ablation: dict, name: str) -> Measured | None:
     return Measured(saved, tuple(r) if r is not None and runs > 1 else None, runs)
 
 
-def paced(ablation: dict, name: str) -> Measured | None:
-    """The saving on the runs' fastest stretches: plain's fastest `--log-every` stretch's time a
-    step (tutorial_style.py's `pace_best_ms`, the first stretch left out) less the variant's, times
+def paced(ablation: dict, name: str, base: str = "plain") -> Measured | None:
+    """The saving on the runs' fastest stretches: `base`'s fastest `--log-every` stretch's time a
+    step (the examples' `pace_best_ms`, the first stretch left out) less variant `name`'s, times
     the steps, the rounds paired as the wall times are; None where either does not give it. A
     host's slow stretches (on every GPU host so far a run's stretches differed by 1.3-1.8x, in
     plain and fixed runs alike) are left out of it; a fix's cost at the start (workers starting)
     is too."""
-    plain, v = ablation["variants"]["plain"], ablation["variants"].get(name)
-    if not v or v.get("failed") or not _number(plain.get("pace_best_ms")) or not _number(v.get("pace_best_ms")):
+    plain, v = ablation["variants"].get(base) or {}, ablation["variants"].get(name)
+    if not v or v.get("failed") or plain.get("failed") or not _number(plain.get("pace_best_ms")) or \
+            not _number(v.get("pace_best_ms")):
         return None
     per_step_s = ablation["steps"] / 1e3  # ms a step, times the steps, in seconds
     mine, theirs = _runs_of(v, "pace_best_ms"), _runs_of(plain, "pace_best_ms")
@@ -228,11 +229,11 @@ def paced(ablation: dict, name: str) -> Measured | None:
                     (min(paired), max(paired)) if paired else None, int(v.get("runs", 1)))
 
 
-def pace_scale(ablation: dict, scale: float) -> float | None:
-    """What a price is multiplied by to be held on the fastest stretches: its share of plain's
-    median wall time (`scale`) applied to plain's fastest pace over the steps instead; None where
-    plain gives no pace."""
-    plain = ablation["variants"]["plain"]
+def pace_scale(ablation: dict, scale: float, base: str = "plain") -> float | None:
+    """What a price is multiplied by to be held on the fastest stretches: its share of `base`'s
+    median wall time (`scale`) applied to `base`'s fastest pace over the steps instead; None where
+    it gives no pace."""
+    plain = ablation["variants"].get(base) or {}
     if not _number(plain.get("pace_best_ms")) or not plain.get("wall_s"):
         return None
     return scale * plain["pace_best_ms"] * ablation["steps"] / 1e3 / plain["wall_s"]
@@ -370,6 +371,7 @@ class Paces:
     scale: float | None
     floor: float
     tolerance: float
+    base: str = "plain"  # the run the savings are taken from
 
     def hold(self, row: Row, name: str | None, key: str | None = None, price: float | None = None,
              habit: str | None = None) -> Row:
@@ -377,7 +379,7 @@ class Paces:
         price, keyed for `held_price` by `key`) as a price, or without one against the floor;
         `habit`, a fix alone, is first held against what the recording allows. `row` unchanged
         where there are no paces to hold it on."""
-        m = paced(self.ablation, name) if name and self.scale is not None else None
+        m = paced(self.ablation, name, self.base) if name and self.scale is not None else None
         if m is None:
             return row
         row.paced = m
@@ -411,12 +413,17 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
     findings = profile.get("findings") or []
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
+    fast = pace_scale(ablation, scale, "fix_all")
+    paces = Paces(ablation, model, fast, floor * fast / scale if fast is not None and scale else 0.0, tolerance,
+                  "fix_all")
     if not findings:
-        return Row(what, f"nothing worth fixing: under {seconds(floor)}", m, *judged(m, (float("-inf"), floor)))
+        row = Row(what, f"nothing worth fixing: under {seconds(floor)}", m, *judged(m, (float("-inf"), floor)))
+        return paces.hold(row, "well_written")
     fixes = "+".join(sorted(f["fix"] for f in findings))
-    price = held_price(model, fixes, model.get("saving_together_s", sum(f["saving_s"] for f in findings)), scale)
+    together = model.get("saving_together_s", sum(f["saving_s"] for f in findings))
+    price = held_price(model, fixes, together, scale)
     claim = ", ".join(f"`{f['id']}`" for f in findings) + f" save{'s' if len(findings) == 1 else ''} {seconds(price)}"
-    return priced_row(what, claim, m, price, tolerance)
+    return paces.hold(priced_row(what, claim, m, price, tolerance), "well_written", fixes, together)
 
 
 def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, tolerance: float = DEFAULT_TOLERANCE,
@@ -673,10 +680,11 @@ def format_report(result: dict) -> str:
     paced_rows = [r for r in rows if r.paced is not None]
     if paced_rows:
         out += ["On the fastest stretches: each run's fastest `--log-every` stretch's time a step (`pace_best_ms`), "
-                "plain's less the fixed run's, times the steps, the saving with the host's slow stretches (and a "
-                "fix's start) left out; a price is held there as the same share of plain's fastest pace, "
-                f"{seconds(result['paced_plain_s'])} over the steps. The exit code follows the wall times' verdicts.",
-                ""]
+                "plain's less the fixed run's (for the `--fix all` profile, `fix_all`'s less `well_written.py`'s), "
+                "times the steps, the saving with the host's slow stretches (and a fix's start) left out; a price "
+                "is held there as the same share of plain's (`fix_all`'s) fastest pace"
+                + (f", {seconds(result['paced_plain_s'])} over the steps for plain" if result["paced_plain_s"] else "")
+                + ". The exit code follows the wall times' verdicts.", ""]
     out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"]
                  + (["on the fastest stretches"] if paced_rows else []),
                  [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
