@@ -258,7 +258,7 @@ def test_each_claim_is_held_on_the_fastest_stretches_too(tmp_path):
     assert table["`--fix workers` alone"][-2:] == ["held (+0%)", "400.0 ms (380.0 ms to 500.0 ms): held (+0%)"]
     # 50 ms a step, paired 50, 50, 150 ms: one round above the 80 ms floor
     assert table["`--fix pin` alone"][-1] == "50.0 ms (50.0 ms to 150.0 ms): held (rounds disagree)"
-    assert table["`well_written.py`"][-1] == "–"  # well_written.py gives no paces
+    assert table["`well_written.py`"][-1] == "–"  # this well_written.py run gave no paces
     assert "a price is held there as the same share of plain's (`fix_all`'s) fastest pace, 4.00 s over the " \
            "steps for plain" in held.stdout
     assert held.stdout.splitlines()[2].endswith("; on the fastest stretches 2 of 2 held, 0 missed.")

@@ -72,7 +72,7 @@ class Row:
     verdict: str  # held, missed, beyond the recording, or not measured
     note: str = ""  # how far off, the rounds disagreeing
     # the same claim held on the runs' fastest stretches (`paced`): None where the ablation gives
-    # no paces for this row (well_written.py gives none; an ablation made before 2026-11-28)
+    # no paces for this row (well_written.py without --log-every gives none; an ablation made before 2026-11-28)
     paced: Measured | None = None
     paced_verdict: str = ""
     paced_note: str = ""
