@@ -261,13 +261,15 @@ def test_each_claim_is_held_on_the_fastest_stretches_too(tmp_path):
     assert table["`well_written.py`"][-1] == "–"  # this well_written.py run gave no paces
     assert "a price is held there as the same share of plain's (`fix_all`'s) fastest pace, 4.00 s over the " \
            "steps for plain" in held.stdout
-    assert held.stdout.splitlines()[2].endswith("; on the fastest stretches 2 of 2 held, 0 missed.")
+    assert held.stdout.splitlines()[2].endswith("; on the fastest stretches 3 of 3 held, 0 missed.")
     # The fix saved 1.0 s of wall time but nothing on the fastest stretches (the slow ones ran
     # faster): missed there, held on the wall, exit 0.
     flat = verify(tmp_path, prof, ablation(paces={"plain": [4.0] * 3, "fix_workers": [4.0] * 3}, **walls))
     assert rows(flat.stdout)["`--fix workers` alone"][-1] == \
         "0 µs (0 µs to 0 µs): missed (the fix measured no saving)"
     assert "on the fastest stretches 0 of 1 held, 1 missed." in flat.stdout and flat.returncode == 0
+    # the top finding asked again on the fastest stretches: workers saved 400 ms there, pin 50 ms
+    assert table["the top finding"][-1] == "400.0 ms (380.0 ms to 500.0 ms): held"
     # without plain's paces, no column
     bare = verify(tmp_path, prof, ablation(paces={"fix_workers": [3.6] * 3}, **walls))
     assert "on the fastest stretches" not in bare.stdout and bare.returncode == 0

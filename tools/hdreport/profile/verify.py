@@ -516,7 +516,14 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         else:
             best = max(singles, key=lambda h: singles[h].median_s)
             note = "" if top == best else f"`--fix {best}` measured {seconds(singles[best].median_s)}"
-            rows.append(Row("the top finding", claim, singles[top], "held" if top == best else "missed", note))
+            row = Row("the top finding", claim, singles[top], "held" if top == best else "missed", note)
+            on_paces = {h: m for h in singles if (m := paced(ablation, f"fix_{h}")) is not None}
+            if top in on_paces and len(on_paces) >= 2:  # the same question on the fastest stretches
+                best = max(on_paces, key=lambda h: on_paces[h].median_s)
+                row.paced, row.paced_verdict = on_paces[top], "held" if top == best else "missed"
+                row.paced_note = "" if top == best else \
+                    f"`--fix {best}` measured {seconds(on_paces[best].median_s)}"
+            rows.append(row)
     if well is not None:
         well_path, well_report = well
         found = (well_report["profile"].get("findings") or [])
