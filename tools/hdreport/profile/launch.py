@@ -179,7 +179,8 @@ def measure_handover(python: str | None, shape: tuple) -> Handover:
                                 None if m.get("gather_batch_s") is None else float(m["gather_batch_s"]),
                                 None if m.get("rows") is None else int(m["rows"]),
                                 None if m.get("pin_cycle_batch_s") is None else float(m["pin_cycle_batch_s"]),
-                                None if m.get("pin_here_batch_s") is None else float(m["pin_here_batch_s"]))
+                                None if m.get("pin_here_batch_s") is None else float(m["pin_here_batch_s"]),
+                                None if m.get("batch_take_s") is None else float(m["batch_take_s"]))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"
     say(f"the hand-over was not measured ({why}); the model takes {FITTED_SOURCE}")

@@ -200,6 +200,11 @@ class Handover:
     # (2026-11-28b) pinning alone made the batch wait 0.3-0.9 ms a batch longer in two rounds
     # of three, where a memcpy of its 786 KiB takes 0.03 ms.
     pin_here_batch_s: float | None = None
+    # of batch_s, taking the batch alone (its tensors not read): where the training thread pays
+    # it, in its wait for the batch; the rest, the fresh pages faulted in, lands where it first
+    # reads them (.to(device)). Kept, not yet priced: on three of five hosts the split of
+    # `--fix workers` had the batch wait priced 0.21-0.25 ms a batch high and the rest as low
+    batch_take_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -256,6 +261,7 @@ class Handover:
                 "gather_batch_s": self.gather_batch_s, "gather_rows": self.gather_rows,
                 **({"pin_cycle_batch_s": self.pin_cycle_batch_s} if self.pin_cycle_batch_s is not None else {}),
                 **({"pin_here_batch_s": self.pin_here_batch_s} if self.pin_here_batch_s is not None else {}),
+                **({"batch_take_s": self.batch_take_s} if self.batch_take_s is not None else {}),
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -271,7 +277,7 @@ def handover_of(summary: dict | None) -> Handover:
                     tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
                     summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"),
                     summary.get("gather_batch_s"), summary.get("gather_rows"), summary.get("pin_cycle_batch_s"),
-                    summary.get("pin_here_batch_s"))
+                    summary.get("pin_here_batch_s"), summary.get("batch_take_s"))
 
 
 class StepParts(NamedTuple):
