@@ -103,7 +103,8 @@ ADVICE = {
 }
 
 ASSUMPTION = {
-    "input_pipeline": "enough workers keep up; {handover}",
+    "input_pipeline": "enough workers keep up; {handover}; the workers' start (once a run, with "
+                      "persistent_workers) is not counted: a short run pays it besides",
     "per_sample_batches": "the data set fits in host memory as tensors; {gather}",
     "pin_thread_gil": "the pin thread holds the GIL {pin_thread}, time the training thread waits through, in "
                       "its wait for batches first, then in its own Python; {gather}",
