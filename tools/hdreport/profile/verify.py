@@ -373,6 +373,13 @@ class Paces:
     tolerance: float
     base: str = "plain"  # the run the savings are taken from
 
+    @classmethod
+    def of(cls, ablation: dict, model: dict, scale: float, floor: float, tolerance: float,
+           base: str = "plain") -> "Paces":
+        """The prices' `scale` and the wall's `floor` carried over to `base`'s fastest pace."""
+        fast = pace_scale(ablation, scale, base)
+        return cls(ablation, model, fast, floor * fast / scale if fast is not None and scale else 0.0, tolerance, base)
+
     def hold(self, row: Row, name: str | None, key: str | None = None, price: float | None = None,
              habit: str | None = None) -> Row:
         """`row` with its claim held on variant `name`'s fastest stretches: `price` (a recorded
@@ -413,9 +420,7 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
     findings = profile.get("findings") or []
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
-    fast = pace_scale(ablation, scale, "fix_all")
-    paces = Paces(ablation, model, fast, floor * fast / scale if fast is not None and scale else 0.0, tolerance,
-                  "fix_all")
+    paces = Paces.of(ablation, model, scale, floor, tolerance, "fix_all")
     if not findings:
         row = Row(what, f"nothing worth fixing: under {seconds(floor)}", m, *judged(m, (float("-inf"), floor)))
         return paces.hold(row, "well_written")
@@ -443,8 +448,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     by_fix = {f.get("fix") or next((h for h, i in FINDING_OF.items() if i == f.get("id")), None): f for f in findings}
     alone = model.get("saving_alone_s") or {}
     left_out = {f.get("fix"): f for f in profile.get("findings_left_out") or []}
-    fast = pace_scale(ablation, scale)
-    paces = Paces(ablation, model, fast, floor * fast / scale if fast is not None and scale else 0.0, tolerance)
+    paces = Paces.of(ablation, model, scale, floor, tolerance)
     rows = []
     for habit in HABITS:
         m = measured(ablation, f"fix_{habit}")
@@ -542,7 +546,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
             "warmed_up": warmed_up(ablation),
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
-                              if fast is not None else None)}
+                              if paces.scale is not None else None)}
 
 
 @dataclass
