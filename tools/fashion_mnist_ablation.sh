@@ -9,7 +9,7 @@
 # slower than the same run later, which, with plain always first, priced every fix 1-2 s
 # too high (reports/reference/h200-2026-11-27). Each run has its own timeout. Prints each
 # run's result line prefixed with its round ("[R/N] "), and writes OUT_JSON:
-#   {"steps": N, "batch": B, "device": D, "repeat": N, "failed": [names],
+#   {"steps": N, "batch": B, "device": D, "step_wait": W, "repeat": N, "failed": [names],
 #    "variants": {"plain": {"rc": 0, "wall_s": …, "batch_wait_s": …, "steps_per_s": …,
 #                           "final_loss": …, "mean_loss": …, "fix": "none", "saved_s": 0.0,
 #                           "saved_s_range": [0.0, 0.0], "runs": N, "wall_s_spread": …,
@@ -38,7 +38,8 @@
 # where one failed; a failed warm-up does not stop the rounds). The JSON is written all the
 # same, and the script exits 1 if any variant failed in every round (2: a usage error).
 #   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
-#                                   [--variants LIST] [--max-seconds S] [--warmup N] [-- SCRIPT_ARGS...]
+#                                   [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait W]
+#                                   [-- SCRIPT_ARGS...]
 # Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, --warmup 1, every variant above.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
 # fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g. fix_workers+pin);
@@ -47,20 +48,24 @@
 # taken as the longest round so far), so that a caller's timeout never kills the script
 # before it writes the JSON; the first round always runs. Then "repeat" is the rounds run
 # and "rounds_asked" and "stopped" (why) are added.
+# --step-wait W (item, sync or both; default item, the plain tutorial): tutorial_style.py's
+# --step-wait in every run of it, another program to hold hdbench_profile's prices of a loop
+# that synchronizes every step against (well_written.py has no per-step wait and runs as it
+# is); the JSON's "step_wait" says which.
 # SCRIPT_ARGS go to every run (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
 # run in round order (round 1's 8 runs are calls 1-8, round 2's are 9-16, …), then once more
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
-usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [--warmup N] [-- SCRIPT_ARGS...]"
+usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait item|sync|both] [-- SCRIPT_ARGS...]"
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
 out=${1:?$usage}
 shift
-steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 warmup=1 extra=()
+steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 warmup=1 step_wait=item extra=()
 while (($#)); do
   case $1 in
-    --steps | --batch | --device | --repeat | --variants | --max-seconds | --warmup)
+    --steps | --batch | --device | --repeat | --variants | --max-seconds | --warmup | --step-wait)
       (($# >= 2)) || { echo "$1 needs a value; $usage" >&2; exit 2; }
       name=${1#--}
       declare "${name//-/_}=$2"
@@ -75,6 +80,7 @@ repeat=$((10#$repeat))
 max_seconds=$((10#$max_seconds))
 [[ $warmup =~ ^[0-9]+$ ]] || { echo "--warmup needs a whole number of runs, not '$warmup'; $usage" >&2; exit 2; }
 warmup=$((10#$warmup))
+[[ $step_wait =~ ^(item|sync|both)$ ]] || { echo "--step-wait needs item, sync or both, not '$step_wait'; $usage" >&2; exit 2; }
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
@@ -94,19 +100,20 @@ if [[ -n $variants ]]; then
   done
 fi
 run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, its exit status in $logs/NAME.ROUND.rc
-  local name=$1 round=$2 script=tutorial_style fix=() rc=0
+  local name=$1 round=$2 script=tutorial_style opts=() rc=0
+  [[ $step_wait == item ]] || opts=(--step-wait "$step_wait")  # tutorial_style.py's; well_written.py has none
   # well_written.py reads its loss every 100 steps, as tutorial_style.py logs it by default: its
   # pace (pace_spread, pace_best_ms) is timed between those reads (SCRIPT_ARGS may set another)
   local tag="[$round/$repeat]" log=$logs/$name.$round
   [[ $round == warmup* ]] && tag="[${round}]"  # not "[R/N]": a warm-up's line is no round's
   case $name in
     plain) ;;
-    well_written) script=well_written fix=(--log-every 100) ;;
-    fix_*) fix=(--fix "$(tr + , <<<"${name#fix_}")") ;;
+    well_written) script=well_written opts=(--log-every 100) ;;
+    fix_*) opts+=(--fix "$(tr + , <<<"${name#fix_}")") ;;
   esac
-  echo "== $tag $name: $script.py ${fix[*]}"
+  echo "== $tag $name: $script.py ${opts[*]}"
   timeout -k 10 "$limit" "$python" "$examples/$script.py" --steps "$steps" --batch "$batch" --device "$device" \
-    "${fix[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
+    "${opts[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
   echo "$rc" >"$log.rc"
   if ((rc == 0)); then
     grep '^note:' "$log.log" | sed 's/^/   /' || true  # e.g. --fix pin skipped on cpu
@@ -132,11 +139,11 @@ for ((round = 1; round <= asked; round++)); do
   ((SECONDS - round_began > longest)) && longest=$((SECONDS - round_began))
 done
 
-"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "${names[@]}" <<'PY'
+"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "$step_wait" "${names[@]}" <<'PY'
 import json, re, statistics, sys
 from pathlib import Path
 
-out, logs, steps, batch, device, repeat, asked, stopped, warmup, *names = sys.argv[1:]
+out, logs, steps, batch, device, repeat, asked, stopped, warmup, step_wait, *names = sys.argv[1:]
 logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
@@ -195,7 +202,8 @@ for name, entry in variants.items():
 more = {"rounds_asked": int(asked), "stopped": stopped} if stopped else {}
 warm = [one_run("plain", f"warmup{w}")[2] for w in range(1, warmup + 1)]
 more["warmup"] = {"runs": warmup, "wall_s_runs": [r["wall_s"] if r else None for r in warm]}
-Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "repeat": repeat, **more,
+Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "step_wait": step_wait,
+                                 "repeat": repeat, **more,
                                  "failed": failed, "variants": variants}, indent=2) + "\n")
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
 print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else "")

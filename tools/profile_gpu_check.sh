@@ -4,7 +4,9 @@
 # thread's host memcpy), the tutorial and well-written Fashion-MNIST examples under the
 # profiler (raw records kept, so the recording can be analysed again), every habit fixed
 # alone and workers with pin, REPEAT rounds (tools/fashion_mnist_ablation.sh), each finding
-# held against its fix (hdbench_report.py verify), the trace GPU tests, the tutorial with its fixes under the profiler (for `compare`), and
+# held against its fix (hdbench_report.py verify), the trace GPU tests, the tutorial with its
+# fixes under the profiler (for `compare`), with STEP_WAITS the loops that synchronize every
+# step (each profiled and held against its own ablation), and
 # last, with what is left, the default preset under --hdbench_max_minutes (issue 39). Each
 # step has a timeout cut to what is left of BUDGET_S (default 420 s); the summary
 # (timings.txt) and results.tgz (reports, logs, records) are written whatever happens.
@@ -101,6 +103,24 @@ if [[ -f $work/prof-tutorial-all.json ]]; then
     "$work/ablation.json" --well "$work/prof-well.json" --fixed "$work/prof-tutorial-all.json"
   cp "$work/verify_fixed.log" "$work/verify.md" 2>/dev/null
 fi
+# STEP_WAITS="sync both" (default none): the loop that waits for the GPU every step otherwise
+# (tutorial_style.py --step-wait sync: a torch.cuda.synchronize() every step and no read; both:
+# the synchronize, then the read) profiled and held against its own ablation, plain against
+# --fix item, REPEAT rounds: the drop_step_synchronizes finding and the read's with the
+# synchronize's wait were priced on hand-worked fixtures only, never on a recording. At 1000
+# steps: about 15 s a profile and 12 s a run from outside (H100, 2026-11-28), some 80 s a wait
+# at two rounds: keep them that time with RESERVE_S, which the whole ablation leaves unspent.
+for wait in ${STEP_WAITS:-}; do
+  [[ $wait =~ ^(sync|both)$ ]] || { echo "STEP_WAITS: '$wait' is not sync or both" | tee -a "$out/timings.txt"; continue; }
+  step "prof_tutorial_$wait" 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-$wait.json" \
+    --hdbench_records="$work/rec-tutorial-$wait" -- python3 "$ex/tutorial_style.py" --steps "$steps" --step-wait "$wait"
+  FASHION_MNIST_ABLATION_TIMEOUT=60 step "ablation_$wait" 160 "$bundle/tools/fashion_mnist_ablation.sh" \
+    "$work/ablation-$wait.json" --steps "$steps" --device cuda --repeat "$repeat" --variants fix_item \
+    --step-wait "$wait" --max-seconds 120
+  step "verify_$wait" 30 python3 "$bundle/tools/hdbench_report.py" verify "$work/prof-tutorial-$wait.json" \
+    "$work/ablation-$wait.json"
+  pack
+done
 # Issue 39: the default preset under its own budget, with what is left (at most 4 minutes).
 # DEFAULT_PRESET=0 leaves it out (a lease that measured it already: its ablation takes the time).
 left=$((budget - (SECONDS - start) - 25))
@@ -118,6 +138,7 @@ done
 [[ -f $work/prof-tutorial-all.json ]] && python3 "$bundle/tools/hdbench_report.py" compare \
   "$work/prof-tutorial.json" "$work/prof-tutorial-all.json" >"$work/compare-tutorial-all.md" 2>&1
 cp "$work/ablation.json" "$work/verify.md" "$out/" 2>/dev/null
+for wait in ${STEP_WAITS:-}; do cp "$work/verify_$wait.log" "$out/verify-$wait.md" 2>/dev/null; done
 cp "$work/prof-tutorial.md" "$out/" 2>/dev/null
 cp "$work/default.md" "$out/" 2>/dev/null
 echo "total $((SECONDS - start)) s" | tee -a "$out/timings.txt"

@@ -248,7 +248,7 @@ def stop_clock(device, start: float) -> float:
 def result_line(script: str, args, device, data: str, wall_s: float, final_loss: float, mean_loss: float,
                 batch_wait_s: float, fix: str | None = None, rest_off_cpu_s: float | None = None,
                 batch_wait_off_cpu_s: float | None = None, pace_spread: float | None = None,
-                pace_best_ms: float | None = None) -> str:
+                pace_best_ms: float | None = None, step_wait: str | None = None) -> str:
     """The one line each script ends with (tests, tools/fashion_mnist_ablation.sh and people
     read it; keep the keys). `rest_off_cpu_s`: of the wall time outside the batch waits, what
     the training thread spent off the CPU (tutorial_style.py: the GIL, autograd's thread);
@@ -260,6 +260,7 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
     how much the host's speed changed within the run; `pace_best_ms`, the fastest stretch's
     wall time a step (ms): a run's pace with the host's slow stretches left out (well_written.py
     gives both only with --log-every, its stretches being those between its reads).
+    `step_wait`: tutorial_style.py's --step-wait where it is not the plain run's `item`.
     `fix`: tutorial_style.py's --fix habits joined by '+' (`none`, `pin`, `item+workers`), the
     last field; well_written.py has neither to give."""
     return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "
@@ -269,4 +270,5 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
             + (f" batch_wait_off_cpu_s={batch_wait_off_cpu_s:.3f}" if batch_wait_off_cpu_s is not None else "")
             + (f" pace_spread={pace_spread:.3f}" if pace_spread is not None else "")
             + (f" pace_best_ms={pace_best_ms:.4f}" if pace_best_ms is not None else "")
+            + (f" step_wait={step_wait}" if step_wait is not None else "")
             + (f" fix={fix}" if fix is not None else ""))

@@ -25,8 +25,23 @@ against what hdbench_profile predicts fixing it would save:
            leave the objects made so far (PyTorch's own among them) unscanned
   all      every one of them (with workers, the gathers run in the workers)
 
+--step-wait says how the loop waits for the GPU every step, a habit the plain run has in
+one form only (`item`, the default). The others are programs of their own, for holding
+hdbench_profile's prices of waits other than a read (docs/profiling.md):
+
+  item     loss.item() every step (the tutorials' habit: the plain run)
+  sync     torch.cuda.synchronize() every step, as a loop that times each step does, and
+           the loss read only every --log-every steps
+  both     torch.cuda.synchronize() and then loss.item() every step: the synchronize
+           takes the wait and the read finds the step done
+
+--fix item removes every per-step wait, whichever --step-wait (so `--step-wait sync
+--fix item` is the same program as `--fix item`). On --device cpu there is no GPU to
+wait for: synchronize is skipped with a note and only the reads differ.
+
     python3 examples/fashion_mnist/tutorial_style.py [--steps N] [--batch B] [--device cpu]
                                                      [--fix HABIT[,HABIT...]] [--workers W]
+                                                     [--step-wait item|sync|both]
 """
 
 from __future__ import annotations
@@ -49,6 +64,9 @@ FIXES = {
     "pin": "pinned batches, non_blocking copies",
     "workers": "DataLoader workers",
 }
+# --step-wait: what the loop does every step to wait for the GPU (without --fix item)
+STEP_WAITS = {"item": "loss.item() every step", "sync": "torch.cuda.synchronize() every step",
+              "both": "torch.cuda.synchronize() and loss.item() every step"}
 COLUMNS = common.PIXELS + 2  # a packed sample: 784 pixels, the label (as a float), the weight
 
 
@@ -151,9 +169,19 @@ def main() -> None:
                              f"Repeatable or comma-separated (default: none, every habit kept)")
     parser.add_argument("--workers", type=common.positive_int, default=4,
                         help="DataLoader worker processes under --fix workers (default 4)")
+    parser.add_argument("--step-wait", choices=STEP_WAITS, default="item",
+                        help=f"how the loop waits for the GPU every step until --fix item removes it: "
+                             f"{'; '.join(f'{name} ({what})' for name, what in STEP_WAITS.items())} "
+                             f"(default item, the tutorials' habit)")
     args = parser.parse_args()
     fixes = set().union(*args.fix)
     device = common.pick_device(args.device)
+    # what the loop does every step: read the loss, synchronize, or both (--fix item: neither)
+    reads_every_step = "item" not in fixes and args.step_wait in ("item", "both")
+    syncs_every_step = "item" not in fixes and args.step_wait in ("sync", "both") and device.type == "cuda"
+    if "item" not in fixes and args.step_wait != "item" and device.type != "cuda":
+        print(f"note: --step-wait {args.step_wait}: torch.cuda.synchronize() skipped on device {device}, "
+              f"which has no GPU to wait for (only the reads differ)", flush=True)
     pin = "pin" in fixes and device.type == "cuda"
     if "pin" in fixes and not pin:
         print(f"note: --fix pin skipped on device {device}: torch cannot pin memory without CUDA "
@@ -206,9 +234,9 @@ def main() -> None:
         loader = DataLoader(dataset, batch_size=args.batch, sampler=order, drop_last=True,
                             collate_fn=collate_packed if "pack" in fixes else None, **shared)
     step, last_loss, batch_wait = 0, float("nan"), 0.0
-    # --fix item: the sum stays on the device, in float64 as the host's Python float
-    # sum is, so that mean_loss is the same number.
-    loss_sum = torch.zeros((), dtype=torch.float64, device=device) if "item" in fixes else 0.0
+    # --fix item (and --step-wait sync): the sum stays on the device, in float64 as the host's
+    # Python float sum is, so that mean_loss is the same number.
+    loss_sum = 0.0 if reads_every_step else torch.zeros((), dtype=torch.float64, device=device)
     model.train()
     # (measurement: the wall time a step of each --log-every stretch, so a run whose host ran
     # slower in some stretches than others shows it: pace_spread, the slowest stretch over the
@@ -246,7 +274,14 @@ def main() -> None:
             optimizer.step()
             step += 1
 
-            if "item" in fixes:
+            if syncs_every_step:
+                # HABIT: with --step-wait sync or both, a synchronize every step (--fix item
+                # removes it): the host waits for the whole step to finish, as a loop that
+                # times each step with time.time() must: the profiler should find a device
+                # synchronize per step and the GPU idle while the host prepares the next
+                # batch, as with .item() every step (with both, the read then waits no more).
+                torch.cuda.synchronize(device)
+            if not reads_every_step:
                 loss_sum += loss.detach()  # --fix item: one add on the device, no read, no wait
                 if step % args.log_every == 0:
                     last_loss = loss.item()  # one wait every --log-every steps
@@ -268,7 +303,7 @@ def main() -> None:
             if step == args.steps:
                 break
             waited, waited_cpu = time.perf_counter(), time.thread_time()
-    if "item" in fixes:
+    if not reads_every_step:
         last_loss, loss_sum = loss.item(), loss_sum.item()  # the run's only other reads of the device
     wall = common.stop_clock(device, start)
     rest_cpu = time.thread_time() - cpu_start - batch_wait_cpu
@@ -278,7 +313,8 @@ def main() -> None:
                              rest_off_cpu_s=max(0.0, wall - batch_wait - rest_cpu),
                              batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu),
                              pace_spread=max(steady) / min(steady) if steady else None,
-                             pace_best_ms=min(steady) * 1e3 if steady else None), flush=True)
+                             pace_best_ms=min(steady) * 1e3 if steady else None,
+                             step_wait=None if args.step_wait == "item" else args.step_wait), flush=True)
 
 
 if __name__ == "__main__":

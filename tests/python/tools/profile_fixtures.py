@@ -338,6 +338,20 @@ def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDe
     return p
 
 
+def made_report(program: Program, folder: Path, command: list[str], wall_s: float) -> dict:
+    """The report hdbench_profile writes for a synthetic `program` run as `command` in `wall_s`,
+    judged against baseline_report() (folder: a new directory for its records)."""
+    from hdreport.profile.records import read_recording  # the tools', not needed as a fake injection
+    from hdreport.profile.report import baseline_section, profile_section, report
+
+    folder.mkdir()
+    program.write(folder)
+    base = baseline_report()
+    baseline = baseline_section("b.json", "given", base, "", "synthetic")
+    section = profile_section(command, 0, None, wall_s, read_recording(folder), baseline, base, None)
+    return report(section, base, [], "2026-11-20T10:00:00+0000", "x")
+
+
 def main(argv: list[str]) -> int:
     """The fake injection: a recording written as if libhdbench_inject.so ran in this process."""
     which = argv[0] if argv else "tutorial"

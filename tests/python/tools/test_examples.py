@@ -30,7 +30,7 @@ RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
                     r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?"
                     r"(?: batch_wait_off_cpu_s=(?P<wait_off_cpu>[\d.]+))?(?: pace_spread=(?P<pace>[\d.]+))?"
-                    r"(?: pace_best_ms=(?P<pace_best>[\d.]+))?"
+                    r"(?: pace_best_ms=(?P<pace_best>[\d.]+))?(?: step_wait=(?P<step_wait>\w+))?"
                     r"(?: fix=(?P<fix>\S+))?$")
 FIXES = ("workers", "gather", "pin", "item", "pack", "gc")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
@@ -243,6 +243,29 @@ def test_each_fix_trains_on_the_same_batches_to_the_same_losses(fix, tmp_path):
     assert float(plain["pace"]) >= 1.0 and float(fixed["pace"]) >= 1.0
     # the fastest stretch, 2 steps at pace_best ms each, lies inside the run's wall time (printed to 1 ms)
     assert 0 < 2 * float(plain["pace_best"]) <= float(plain["wall"]) * 1e3 + 1
+
+
+def test_each_step_wait_trains_to_the_plain_losses_and_fix_item_removes_it():
+    """--step-wait sync (a synchronize every step, the loss read every --log-every steps) and
+    both (a synchronize and a read every step) train as plain does; on the CPU there is no GPU
+    to synchronize with, which a one-line note says."""
+    need_torch()
+    plain, plain_log = tutorial_with_fix(steps=8)
+    assert plain["step_wait"] is None  # the plain tutorial's `item` goes unsaid: its lines read as before
+    for wait in ("sync", "both"):
+        run = run_script("tutorial_style", "--device", "cpu", "--steps", 8, "--batch", 64, "--log-every", 2,
+                         "--synthetic", "--step-wait", wait)
+        r = result_of(run)
+        assert (r["step_wait"], r["fix"], r["final"], r["mean"]) == (wait, "none", plain["final"], plain["mean"])
+        assert [line for line in run.stdout.splitlines() if line.startswith("step ")] == plain_log
+        notes = [line for line in run.stdout.splitlines() if line.startswith("note: ")]
+        assert len(notes) == 1 and f"--step-wait {wait}: torch.cuda.synchronize() skipped" in notes[0], run.stdout
+        fixed = run_script("tutorial_style", "--device", "cpu", "--steps", 8, "--batch", 64, "--log-every", 2,
+                           "--synthetic", "--step-wait", wait, "--fix", "item")
+        assert "note: " not in fixed.stdout  # nothing to skip: --fix item removed the per-step wait
+        assert (result_of(fixed)["final"], result_of(fixed)["fix"]) == (plain["final"], "item")
+    bad = run_script("tutorial_style", "--device", "cpu", "--steps", 1, "--synthetic", "--step-wait", "event")
+    assert bad.returncode == 2 and "--step-wait" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_fix_all_on_synthetic_data_prints_the_plain_losses_and_well_written_agrees():
@@ -478,6 +501,28 @@ def test_the_ablation_rejects_a_bad_repeat(tmp_path, bad):
     run = run_ablation(tmp_path / "a.json", "--steps", 1, "--repeat", bad)
     assert run.returncode == 2 and "--repeat needs a positive integer" in run.stderr, run.stdout + run.stderr
     assert not (tmp_path / "a.json").exists() and not run.stdout
+
+
+def test_the_ablation_runs_another_step_wait_in_tutorial_style_only(tmp_path):
+    """--step-wait sync: every tutorial_style.py run synchronizes every step (until --fix item),
+    well_written.py runs as it is, and the JSON says which program verify holds it for."""
+    need_torch()
+    out = tmp_path / "ablation.json"
+    run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--warmup", 0, "--step-wait", "sync",
+                       "--variants", "fix_item,well_written", "--", "--synthetic")
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert report["step_wait"] == "sync" and list(report["variants"]) == ["plain", "fix_item", "well_written"]
+    assert "tutorial_style.py --step-wait sync --fix item" in run.stdout
+    assert "well_written.py --log-every 100" in run.stdout and "well_written.py --step-wait" not in run.stdout
+    for name in ("plain", "fix_item"):
+        assert "step_wait=sync" in report["variants"][name]["result_line"]
+    from hdreport.profile.verify import ablation_step_wait
+
+    assert ablation_step_wait(report) == "sync" and ablation_step_wait({"variants": {"plain": {}}}) == "item"
+    bad = run_ablation(tmp_path / "b.json", "--steps", 1, "--step-wait", "event")
+    assert bad.returncode == 2 and "--step-wait needs item, sync or both" in bad.stderr
+    assert not (tmp_path / "b.json").exists()
 
 
 def test_the_ablation_rejects_an_unknown_argument(tmp_path):

@@ -202,6 +202,24 @@ def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
     assert "libhdbench_inject.so: no such file" in log
 
 
+def test_the_profile_check_holds_the_loops_that_synchronize_every_step_when_asked(tmp_path):
+    """STEP_WAITS: each --step-wait profiled, its own ablation of plain and --fix item, and verify;
+    a value that is no --step-wait is said and skipped."""
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 200, 0, "10", "1", QUICK_ABLATION="1",
+                    DEFAULT_PRESET="0", STEP_WAITS="sync event both")
+    assert result.returncode == 0, result.stderr
+    steps = list(steps_of(tmp_path / "out"))
+    assert steps[steps.index("prof_tutorial_all") + 1:] == [
+        "prof_tutorial_sync", "ablation_sync", "verify_sync", "STEP_WAITS:", "prof_tutorial_both", "ablation_both",
+        "verify_both"]
+    assert "STEP_WAITS: 'event' is not sync or both" in (tmp_path / "out" / "timings.txt").read_text()
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        log = next(tar.extractfile(m).read().decode() for m in tar.getmembers() if m.name.endswith("ablation_sync.log"))
+    # its --step-wait taken, it stops at the stand-in bundle, which has no tutorial script to run
+    assert "--step-wait needs" not in log and log.startswith("no ") and "tutorial_style.py" in log, log
+
+
 def test_the_ablation_measures_the_profiles_findings_together(tmp_path):
     """Two or more findings of the script's habits: their fixes made at once are one more variant,
     the measurement verify holds the findings' sum against."""

@@ -21,9 +21,6 @@ import pytest
 import profile_fixtures as fixtures
 from conftest import run_report_tool
 from hdreport.profile.compare import CLASS_KEY, classify, duration, sig3
-from hdreport.profile.records import read_recording
-from hdreport.profile.report import baseline_section, profile_section
-from hdreport.profile.report import report as make_report
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,15 +29,7 @@ WELL = FIXTURES / "profile" / "h200-2026-11-26-prof-well.json"
 BENCHMARKS = FIXTURES / "h100-2026-11-22" / "transfer.json"
 
 
-def made(program, folder: Path, command: list[str], wall_s: float) -> dict:
-    """The report hdbench_profile writes for a synthetic `program`, judged against fixtures' baseline."""
-    folder.mkdir()
-    program.write(folder)
-    base = fixtures.baseline_report()
-    baseline = baseline_section("b.json", "given", base, "", "synthetic")
-    section = profile_section(command, 0, None, wall_s, read_recording(folder),
-                                             baseline, base, None)
-    return make_report(section, base, [], "2026-11-20T10:00:00+0000", "x")
+made = fixtures.made_report
 
 
 @pytest.fixture(scope="module")

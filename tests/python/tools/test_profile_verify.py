@@ -785,3 +785,63 @@ def test_the_h200_2026_11_26_all_fixed_recording_has_a_pin_thread_as_recorded():
                              "--fixed", H200 / "prof-tutorial-all.json")
     assert rows(result.stdout)["`--fix all` profiled, against `well_written.py`"] == [
         "`pin_thread_gil` saves 516.0 ms", "306.0 ms", "79.0 ms to 533.0 ms", "missed (+69%; rounds disagree)"]
+
+
+# --- another program: tutorial_style.py --step-wait sync or both -----------------------------
+
+def synchronizing(tmp_path: Path, read: bool) -> dict:
+    """The profile of profile_fixtures.synchronize_every_step (20 steps, 19 cut), as run by
+    `tutorial_style.py --step-wait sync` (no read) or `both` (a read after the synchronize)."""
+    from profile_fixtures import made_report, synchronize_every_step
+
+    wait = "both" if read else "sync"
+    return made_report(synchronize_every_step(20, read=read), tmp_path / f"rec-{wait}",
+                       ["python3", "tutorial_style.py", "--steps", "20", "--step-wait", wait], 0.02)
+
+
+def synchronizing_ablation(wait: str, **walls) -> dict:
+    """ablation(**walls) as `fashion_mnist_ablation.sh ... -- --step-wait WAIT` writes it: each
+    run's result line says its --step-wait."""
+    abl = ablation(steps=20, **walls)
+    for name, v in abl["variants"].items():
+        v["result_line"] = (f"tutorial_style: steps=20 batch=256 hidden=512 device=cuda data=synthetic wall_s="
+                            f"{v['wall_s']:.3f} step_wait={wait} fix={'none' if name == 'plain' else name[4:]}")
+    return abl
+
+
+@pytest.mark.parametrize("read, price", [(False, 230 / 870), (True, 239 / 880)])
+def test_a_loop_that_synchronizes_every_step_is_held_against_its_own_ablation(tmp_path, read, price):
+    """The step-synchronize finding (no read: drop_step_synchronizes, 230 us of 870 a step) and the
+    read's with the synchronize's wait dropped too (239 us of 880) are each the `item` fix, held
+    against `--fix item` of the same --step-wait, as shares of plain's wall time."""
+    prof = synchronizing(tmp_path, read)
+    (finding,) = prof["profile"]["findings"]
+    assert finding["id"] == ("drop_blocking_reads" if read else "drop_step_synchronizes") and finding["fix"] == "item"
+    wait = "both" if read else "sync"
+    held = synchronizing_ablation(wait, plain=[10.0, 10.0], fix_item=[10.0 - 10 * price, 10.1 - 10 * price])
+    result = verify(tmp_path, prof, held)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"(20 steps, 2 rounds, cuda, `--step-wait {wait}`)" in result.stdout
+    said, saved, _, verdict = rows(result.stdout)["`--fix item` alone"]
+    assert said == f"`{finding['id']}` saves {10 * price:.2f} s" and verdict.startswith("held"), result.stdout
+    # a synchronize kept where the read went (a saving of the read's own call alone) misses
+    missed = synchronizing_ablation(wait, plain=[10.0], fix_item=[9.99])
+    assert verify(tmp_path, prof, missed).returncode == 1
+
+
+def test_a_profile_and_an_ablation_of_another_step_wait_are_bad_usage(tmp_path):
+    """Prices of the loop that synchronizes every step cannot be held against the plain
+    tutorial's savings, nor two ablations of different --step-wait merged."""
+    prof = synchronizing(tmp_path, read=False)
+    result = verify(tmp_path, prof, ablation(steps=20, plain=[10.0], fix_item=[9.0]))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert "profiled with --step-wait sync, where the ablation ran --step-wait item" in lines[0]
+    assert "`-- --step-wait sync`" in lines[0]
+    (tmp_path / "a1.json").write_text(json.dumps(synchronizing_ablation("sync", plain=[10.0], fix_item=[9.0])))
+    (tmp_path / "a2.json").write_text(json.dumps(synchronizing_ablation("both", plain=[10.0], fix_item=[9.0])))
+    result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a2.json")
+    assert result.returncode == 2 and "a2.json: --step-wait both, where" in result.stderr, result.stderr
+    # the plain tutorial's profile (no --step-wait) against its own ablation reads as before
+    result = verify(tmp_path, profile(), ablation(plain=[10.0], fix_workers=[9.0]))
+    assert result.returncode == 0 and "--step-wait" not in result.stdout

@@ -37,7 +37,8 @@ Where the runs give their fastest stretch's pace (`pace_best_ms`), each claim is
 the fastest stretches (`paced`, `Paces`): a host's slow stretches, as long in a plain run as in
 a fixed one, are left out there; the exit code follows the wall times' verdicts alone.
 One round has no spread to show. The exit code is 1 when a verdict misses, else 0; bad
-input is 2 (the command line's ReportError).
+input is 2 (the command line's ReportError), a profile and an ablation of tutorial_style.py
+run with different `--step-wait` among it (`same_program`).
 """
 
 from __future__ import annotations
@@ -126,6 +127,9 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
             if data.get(key) != first.get(key):
                 raise ReportError(f"{path}: {key} {data.get(key)!r}, where {first_path} has {first.get(key)!r}: "
                                   "only ablations of the same program, steps, batch and device are one measurement")
+        if ablation_step_wait(data) != ablation_step_wait(first):
+            raise ReportError(f"{path}: --step-wait {ablation_step_wait(data)}, where {first_path} has "
+                              f"{ablation_step_wait(first)}: only ablations of the same program are one measurement")
     variants: dict = {}
     names = dict.fromkeys(n for _, data in loaded for n in data["variants"])
     for name in names:
@@ -155,6 +159,7 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
     stopped = "; ".join(f"{Path(p).name}: {d['stopped']}" for p, d in loaded if d.get("stopped"))
     cold = [d for _, d in loaded if not warmed_up(d)]
     return {"steps": first["steps"], "batch": first.get("batch"), "device": first.get("device", ""),
+            "step_wait": ablation_step_wait(first),
             "repeat": max(len(v.get("wall_s_runs", [])) for v in variants.values()), "stopped": stopped,
             **({} if cold else {"warmup": {"runs": min(d["warmup"]["runs"] for _, d in loaded)}}),
             "variants": variants, "merged_from": [p for p, _ in loaded]}
@@ -239,18 +244,46 @@ def pace_scale(ablation: dict, scale: float, base: str = "plain") -> float | Non
     return scale * plain["pace_best_ms"] * ablation["steps"] / 1e3 / plain["wall_s"]
 
 
+def command_option(command: list, name: str) -> str | None:
+    """The last value a command line gives option `name` (`--steps N` or `--steps=N`), or None."""
+    found = None
+    for i, arg in enumerate(command):
+        if arg == name and i + 1 < len(command):
+            found = command[i + 1]
+        elif arg.startswith(name + "="):
+            found = arg[len(name) + 1:]
+    return found
+
+
 def profiled_steps(profile: dict) -> int | None:
     """The steps the profiled command ran (its `--steps N`), or None when it does not say.
     Not the model's steps: those are cut at the blocking reads it recognised (before
     2026-11-27 it missed reads whose copy ended before their synchronize began: an H100
     recording had 2,647 steps for 3,000 reads), or at NVTX ranges, or are one stretch."""
-    command = profile.get("command") or []
-    for i, arg in enumerate(command):
-        value = command[i + 1] if arg == "--steps" and i + 1 < len(command) else \
-            arg[len("--steps="):] if arg.startswith("--steps=") else None
-        if value is not None and re.fullmatch(r"\d+", value) and int(value) > 0:
-            return int(value)
-    return None
+    value = command_option(profile.get("command") or [], "--steps")
+    return int(value) if value is not None and re.fullmatch(r"\d+", value) and int(value) > 0 else None
+
+
+STEP_WAIT = re.compile(r"(?:^| )step_wait=(\w+)")
+
+
+def ablation_step_wait(ablation: dict) -> str:
+    """How the ablation's tutorial_style.py waited every step (its `--step-wait`): its plain run's
+    result line says where it is not the plain tutorial's `item` (a merged ablation keeps it)."""
+    if ablation.get("step_wait"):
+        return ablation["step_wait"]
+    m = STEP_WAIT.search((ablation["variants"].get("plain") or {}).get("result_line") or "")
+    return m.group(1) if m else "item"
+
+
+def same_program(profile_path: str, profile: dict, ablation: dict) -> None:
+    """ReportError unless the profiled command and the ablation ran tutorial_style.py with the
+    same `--step-wait` (a read, a synchronize or both every step are programs of their own)."""
+    ran, timed = command_option(profile.get("command") or [], "--step-wait") or "item", ablation_step_wait(ablation)
+    if ran != timed:
+        raise ReportError(f"{profile_path}: profiled with --step-wait {ran}, where the ablation ran --step-wait "
+                          f"{timed}: one program's prices cannot be held against another's savings (run the "
+                          f"ablation with `-- --step-wait {ran}`)")
 
 
 def price_scale(model: dict, ablation: dict, steps: int | None, variant: str = "plain") -> tuple[float, float | None]:
@@ -438,6 +471,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     if not profile.get("recorded"):
         raise ReportError(f"{profile_path}: recorded nothing ({profile.get('not_recorded_reason', '')}): "
                           "there are no prices to verify")
+    same_program(profile_path, profile, ablation)
     model = profile.get("model") or {}
     findings = profile.get("findings") or []
     steps = profiled_steps(profile)
@@ -544,7 +578,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "profiled_steps": steps, "scale": scale, "profiled_s": profiled_s,
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
-            "warmed_up": warmed_up(ablation),
+            "warmed_up": warmed_up(ablation), "step_wait": ablation_step_wait(ablation),
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
                               if paces.scale is not None else None)}
 
@@ -671,7 +705,8 @@ def format_report(result: dict) -> str:
     out = ["# hdbench_profile's prices against the measured fixes", "", verdict_line(rows), "",
            f"Profile `{result['profile']}`; ablation `{result['ablation']}` ({result['steps']} steps, "
            f"{result['rounds']} round{'s' if result['rounds'] != 1 else ''}"
-           + (f", {result['device']}" if result['device'] else "") + ")"
+           + (f", {result['device']}" if result['device'] else "")
+           + (f", `--step-wait {result['step_wait']}`" if result.get("step_wait", "item") != "item" else "") + ")"
            + (f"; {result['stopped']}" if result["stopped"] else "") + ".",
            (f"Prices are held as shares of the profiled steps' {seconds(result['profiled_s'])}, applied to plain's "
             f"median {seconds(result['plain_s'])} (×{result['scale']:.3g}): the recording made the steps "
