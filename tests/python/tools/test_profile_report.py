@@ -64,6 +64,22 @@ def test_the_fixture_is_a_valid_synthetic_profile_without_benchmarks():
         sorted((c["time_s"] for c in report["profile"]["copy_classes"]), reverse=True)
 
 
+def test_a_long_command_is_named_by_its_files_in_the_titles_and_whole_below():
+    """The H100's bundle ran /tmp/bundle/examples/fashion_mnist/tutorial_style.py: the titles
+    name tutorial_style.py and its options, the section on how it was profiled the whole line."""
+    report = fresh()
+    report["profile"]["command"] = ["python3", "/tmp/bundle/examples/fashion_mnist/tutorial_style.py", "--steps",
+                                    "1000", "--data-dir=/srv/fm/"]
+    text = summarize(report)
+    assert text.startswith("# hdbench_profile: `python3 tutorial_style.py --steps 1000 --data-dir=/srv/fm/` ")
+    assert "## Does `python3 tutorial_style.py --steps 1000 --data-dir=/srv/fm/` move data well" in text
+    assert "`python3 /tmp/bundle/examples/fashion_mnist/tutorial_style.py --steps 1000 --data-dir=/srv/fm/`" \
+        in text
+    report["profile"]["command"] = ["python3", "/a/train.py", *(f"--option-{i}=value" for i in range(9))]
+    title = summarize(report).splitlines()[0]  # still too long with its file names: cut
+    assert title.startswith("# hdbench_profile: `python3 train.py --option-0=value") and "…` on " in title
+
+
 def test_the_summary_opens_with_the_answer():
     text = summarize(fresh())
     assert text.startswith("# hdbench_profile: `python3 train.py --epochs 2` on NVIDIA H100 80GB HBM3 + ")

@@ -45,10 +45,19 @@ def profiled(reports) -> list:
 
 def command_text(profile: dict, limit: int | None = None) -> str:
     """The profiled command as a shell would read it, fit for Markdown code (no backticks, one
-    line), cut to `limit` characters."""
-    text = shlex.join(profile.get("command", [])) or "(no command)"
-    text = " ".join(text.replace("`", "'").split())
-    return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
+    line); with `limit`, where it is longer, its paths cut to their file names (a title names
+    `python3 train.py --steps 1000`, not `python3 /tmp/bundle/examples/fashion_mnist/tra…`)
+    and then the whole cut to `limit` characters."""
+    def shown(args: list) -> str:
+        return " ".join(shlex.join(args).replace("`", "'").split()) or "(no command)"
+
+    command = [str(a) for a in profile.get("command", [])]
+    text = shown(command)
+    if limit is None or len(text) <= limit:
+        return text
+    text = shown([a.rstrip("/").rsplit("/", 1)[-1] if "/" in a.rstrip("/") and not a.startswith("-") else a
+                  for a in command])
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def machine_of(report: dict) -> str:
