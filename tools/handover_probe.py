@@ -17,6 +17,11 @@ before each batch, and times on this thread
                     Measured only: the model does not yet split the hand-over so (on a 2-vCPU
                     VM taking was 0.67 of it for one 786 KiB tensor, 0.70 for three)
     packed_batch_s  the same for the batch's bytes as one tensor (what packing leaves)
+    workers_start_s starting --workers workers: from iter() over a fresh DataLoader to its
+                    first batch (the median of the three loaders above, each starting its
+                    own): what a program pays once with persistent_workers, every epoch
+                    without. Measured only: the model does not price it yet (a 2-vCPU VM took
+                    30-70 ms for 2-4 workers, the first batch included)
     pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
                     where CUDA is available; null, with pinned_not_measured saying why
     pin_thread_batch_s  with pin_memory=True, what the pin thread's work on the next batch
@@ -172,13 +177,16 @@ def read_all(batch) -> None:
         t.clone()
 
 
-def take_batches(loader, batches: int, read: bool) -> list[float]:
-    """Seconds this thread spends per batch, the workers given time to get ahead before each:
+def take_batches(loader, batches: int, read: bool) -> tuple[list[float], float]:
+    """(seconds this thread spends per batch, the workers given time to get ahead before each:
     taking it, and with `read` reading it fresh less reading it again warm (paired batch by
-    batch, so a busy moment of the machine lands on both sides)."""
+    batch, so a busy moment of the machine lands on both sides); seconds from iter() to the
+    first batch, the workers' start)."""
     times = []
+    started = time.perf_counter()
     it = iter(loader)
     next(it)  # the workers' start-up is not a hand-over
+    start_s = time.perf_counter() - started
     for _ in range(batches):
         time.sleep(0.005)  # the workers refill the queue: what is timed is the hand-over, not a wait
         start = time.perf_counter()
@@ -192,7 +200,7 @@ def take_batches(loader, batches: int, read: bool) -> list[float]:
             times.append((taken - start) + max(0.0, (fresh - taken) - (warm - fresh)))
         else:
             times.append(taken - start)
-    return times
+    return times, start_s
 
 
 def host_work(tensor, ops: int) -> float:
@@ -225,19 +233,23 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
         return DataLoader(Batches(shape, count), batch_size=None, num_workers=workers, pin_memory=pin,
                           prefetch_factor=4)
 
-    def handed_over_s(shape: list[int]) -> float:
-        return statistics.median(take_batches(loader(shape, False), batches, read=True))
+    starts = []  # each unpinned loader's workers' start
 
-    out = {"batch_s": handed_over_s(sizes),
-           "batch_take_s": statistics.median(take_batches(loader(sizes, False), batches, read=False)),
-           "packed_batch_s": handed_over_s([sum(sizes)]), "pinned_batch_s": None,
+    def handed_over_s(shape: list[int], read: bool = True) -> float:
+        times, start_s = take_batches(loader(shape, False), batches, read)
+        starts.append(start_s)
+        return statistics.median(times)
+
+    out = {"batch_s": handed_over_s(sizes), "batch_take_s": handed_over_s(sizes, read=False),
+           "packed_batch_s": handed_over_s([sum(sizes)]), "workers_start_s": None, "pinned_batch_s": None,
            "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pin_cycle_batch_s": None,
            "pin_here_batch_s": None,
            "pinned_not_measured": "",
            "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
+    out["workers_start_s"] = statistics.median(starts)
     if torch.cuda.is_available():
-        out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))
+        out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False)[0])
         # About 10 ms of host work: longer than a worker's build and the pin thread's work on one batch.
         scratch = torch.zeros(16)
         ops = max(100, round(0.01 / max(1e-7, host_work(scratch, 1000) / 1000)))

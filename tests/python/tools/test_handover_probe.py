@@ -64,6 +64,7 @@ def test_a_real_run_measures_each_batch_shape():
     assert m["tensor_bytes"] == [65536, 1024] and m["batches"] == 10 and m["workers"] == 2
     assert m["batch_s"] > 0 and m["packed_batch_s"] > 0 and m["torch"]
     assert m["batch_take_s"] > 0  # taking alone: measured, kept beside batch_s (two loaders: no order held)
+    assert m["workers_start_s"] > 0  # starting two workers, to the first batch
     # a batch gathered whole: 256 rows (the 1024-byte tensor's 4-byte values) of 256 + 4 bytes
     assert m["gather_batch_s"] > 0 and m["rows"] == 256
     import_cuda = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],

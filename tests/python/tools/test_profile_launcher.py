@@ -200,7 +200,7 @@ def test_a_probe_that_gathered_a_batch_whole_prices_per_sample_batches(tmp_path,
     measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": None, "pin_thread_batch_s": None,
                 "packed_pin_thread_batch_s": None, "pinned_not_measured": "CUDA is not available",
                 "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2, "gather_batch_s": 300e-6,
-                "rows": 1024, "torch": "2.11.0", "batch_take_s": 1.0e-3}
+                "rows": 1024, "torch": "2.11.0", "batch_take_s": 1.0e-3, "workers_start_s": 0.045}
     python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
     result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
                      f"--hdbench_probe_python={python}", "--hdbench_out=p.json", "--", *fake("tutorial_h200"))
@@ -209,6 +209,7 @@ def test_a_probe_that_gathered_a_batch_whole_prices_per_sample_batches(tmp_path,
     assert p["model"]["handover"]["gather_batch_s"] == 300e-6 and p["model"]["handover"]["gather_rows"] == 1024
     assert "pin_cycle_batch_s" not in p["model"]["handover"]  # not measured without CUDA: left out
     assert p["model"]["handover"]["batch_take_s"] == 1.0e-3  # taking alone: kept beside batch_s
+    assert p["model"]["handover"]["workers_start_s"] == 0.045  # the workers' start: kept, not priced
     assert p["findings"][0]["id"] == "per_sample_batches"
     assert "300 µs (measured here by tools/handover_probe.py: 1024 random rows" in p["findings"][0]["assumption"]
     assert [f["id"] for f in p["findings_left_out"]] == ["input_pipeline"]
@@ -217,6 +218,7 @@ def test_a_probe_that_gathered_a_batch_whole_prices_per_sample_batches(tmp_path,
 def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": 250e-6, "pin_thread_batch_s": 120e-6,
                 "packed_pin_thread_batch_s": 90e-6, "pin_cycle_batch_s": 1.9e-3, "pinned_not_measured": "",
+                "workers_start_s": 0.045,
                 "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2, "torch": "2.11.0+cu130"}
     python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
     result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
@@ -232,6 +234,9 @@ def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     assert "its pin thread holding the GIL 120 µs a batch, which the training thread shares, and handing a " \
         "batch over every 1.9 ms at best" in pipeline["assumption"]
     assert "not measured" not in pipeline["assumption"]
+    # the workers' start, measured: said, not priced
+    assert "(once a run, with persistent_workers; 45.0 ms here for the probe's workers) is not counted" in \
+        pipeline["assumption"]
 
 
 @pytest.mark.parametrize("body, why", [

@@ -104,7 +104,7 @@ ADVICE = {
 
 ASSUMPTION = {
     "input_pipeline": "enough workers keep up; {handover}; the workers' start (once a run, with "
-                      "persistent_workers) is not counted: a short run pays it besides",
+                      "persistent_workers{workers_start}) is not counted: a short run pays it besides",
     "per_sample_batches": "the data set fits in host memory as tensors; {gather}",
     "pin_thread_gil": "the pin thread holds the GIL {pin_thread}, time the training thread waits through, in "
                       "its wait for batches first, then in its own Python; {gather}",
@@ -281,7 +281,10 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
                     "its shape on one thread (tools/handover_probe.py)")
     fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate,
              "gather": gather_text(model.handover), "pin_thread": pin_thread_text(model.handover),
-             "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else ""}
+             "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else "",
+             # the probe's workers started in this long, to their first batch
+             "workers_start": "" if model.handover.workers_start_s is None else
+             f"; {duration_text(model.handover.workers_start_s)} here for the probe's workers"}
     out = []
     for fix, (alone, added) in priced.items():
         key = finding_id(fix, model)

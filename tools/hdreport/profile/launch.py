@@ -166,21 +166,21 @@ def measure_handover(python: str | None, shape: tuple) -> Handover:
         else:
             try:
                 m = json.loads(result.stdout)
-                # absent from a probe older than the fields
-                pin_thread, packed_pin_thread = m.get("pin_thread_batch_s"), m.get("packed_pin_thread_batch_s")
-                return Handover(float(m["batch_s"]), float(m["packed_batch_s"]),
-                                None if m["pinned_batch_s"] is None else float(m["pinned_batch_s"]), tuple(shape),
+
+                def number(key: str, kind=float):  # absent (a probe older than the field) or null: None
+                    return None if m.get(key) is None else kind(m[key])
+
+                return Handover(float(m["batch_s"]), float(m["packed_batch_s"]), number("pinned_batch_s"), tuple(shape),
                                 f"measured here by tools/handover_probe.py: PyTorch {m['torch']}, the median of "
                                 f"{m['batches']} batches from {m['workers']} workers"
                                 + (f"; with pin_memory not measured: {m['pinned_not_measured']}"
                                    if m["pinned_batch_s"] is None else ""),
-                                None if pin_thread is None else float(pin_thread),
-                                None if packed_pin_thread is None else float(packed_pin_thread),
-                                None if m.get("gather_batch_s") is None else float(m["gather_batch_s"]),
-                                None if m.get("rows") is None else int(m["rows"]),
-                                None if m.get("pin_cycle_batch_s") is None else float(m["pin_cycle_batch_s"]),
-                                None if m.get("pin_here_batch_s") is None else float(m["pin_here_batch_s"]),
-                                None if m.get("batch_take_s") is None else float(m["batch_take_s"]))
+                                pin_thread_batch_s=number("pin_thread_batch_s"),
+                                packed_pin_thread_batch_s=number("packed_pin_thread_batch_s"),
+                                gather_batch_s=number("gather_batch_s"), gather_rows=number("rows", int),
+                                pin_cycle_batch_s=number("pin_cycle_batch_s"),
+                                pin_here_batch_s=number("pin_here_batch_s"), batch_take_s=number("batch_take_s"),
+                                workers_start_s=number("workers_start_s"))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"
     say(f"the hand-over was not measured ({why}); the model takes {FITTED_SOURCE}")

@@ -205,6 +205,10 @@ class Handover:
     # reads them (.to(device)). Kept, not yet priced: on three of five hosts the split of
     # `--fix workers` had the batch wait priced 0.21-0.25 ms a batch high and the rest as low
     batch_take_s: float | None = None
+    # starting the probe's workers, from iter() to the first batch: what the workers fix costs
+    # once a run with persistent_workers (every epoch without). Kept, not yet priced: a
+    # 1000-step ablation pays it in fix_workers' wall time, its fastest stretches do not
+    workers_start_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -262,6 +266,7 @@ class Handover:
                 **({"pin_cycle_batch_s": self.pin_cycle_batch_s} if self.pin_cycle_batch_s is not None else {}),
                 **({"pin_here_batch_s": self.pin_here_batch_s} if self.pin_here_batch_s is not None else {}),
                 **({"batch_take_s": self.batch_take_s} if self.batch_take_s is not None else {}),
+                **({"workers_start_s": self.workers_start_s} if self.workers_start_s is not None else {}),
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -273,11 +278,10 @@ def handover_of(summary: dict | None) -> Handover:
     """The Handover a report's `model.handover` holds (FITTED for a report without one)."""
     if not summary or not summary.get("measured"):
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
-    return Handover(summary["batch_s"], summary["packed_batch_s"], summary.get("pinned_batch_s"),
-                    tuple(summary.get("tensor_bytes", ())), summary.get("source", ""),
-                    summary.get("pin_thread_batch_s"), summary.get("packed_pin_thread_batch_s"),
-                    summary.get("gather_batch_s"), summary.get("gather_rows"), summary.get("pin_cycle_batch_s"),
-                    summary.get("pin_here_batch_s"), summary.get("batch_take_s"))
+    optional = ("pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s", "gather_batch_s", "gather_rows",
+                "pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s")
+    return Handover(summary["batch_s"], summary["packed_batch_s"], tensor_bytes=tuple(summary.get("tensor_bytes", ())),
+                    source=summary.get("source", ""), **{k: summary.get(k) for k in optional})
 
 
 class StepParts(NamedTuple):
