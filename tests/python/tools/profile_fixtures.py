@@ -338,9 +338,10 @@ def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDe
     return p
 
 
-def made_report(program: Program, folder: Path, command: list[str], wall_s: float) -> dict:
+def made_report(program: Program, folder: Path, command: list[str], wall_s: float, handover=None) -> dict:
     """The report hdbench_profile writes for a synthetic `program` run as `command` in `wall_s`,
-    judged against baseline_report() (folder: a new directory for its records)."""
+    judged against baseline_report() (folder: a new directory for its records), with
+    `handover` (a model.Handover) as the probe's answer where given."""
     from hdreport.profile.records import read_recording  # the tools', not needed as a fake injection
     from hdreport.profile.report import baseline_section, profile_section, report
 
@@ -348,7 +349,8 @@ def made_report(program: Program, folder: Path, command: list[str], wall_s: floa
     program.write(folder)
     base = baseline_report()
     baseline = baseline_section("b.json", "given", base, "", "synthetic")
-    section = profile_section(command, 0, None, wall_s, read_recording(folder), baseline, base, None)
+    section = profile_section(command, 0, None, wall_s, read_recording(folder), baseline, base, None,
+                              handover_for=None if handover is None else lambda _: handover)
     return report(section, base, [], "2026-11-20T10:00:00+0000", "x")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hdreport.profile.baseline import Ceilings
+from hdreport.profile.findings import MIN_SAVING_OF_SPAN, would_cost
 from hdreport.profile.model import FITTED, FIXES, Handover, Model, Step, handover_of
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
@@ -703,6 +704,14 @@ def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcp
     assert model.summary()["handover"]["pin_here_batch_s"] == 500e-6
     # gather and pin together save less than gather alone (1707 us): pinning is not advised
     assert [f["id"] for f in found] == ["per_sample_batches"]
+    # and the report says what pinning would cost: 82 us a step longer, above the floor (2% of
+    # the 20 steps' 53 ms span), with why
+    span = 20 * 2655 * US
+    (costly,) = would_cost(model, span)
+    assert costly["id"] == "pageable_to_pinned" and costly["cost_s"] == pytest.approx(n * 82 * US)
+    assert "pins each batch on the training thread, 500 µs a batch (measured here" in costly["why"]
+    assert "staging and waiting for its pageable copies take 408 µs a batch now" in costly["why"]
+    assert would_cost(model, 2 * n * 82 * US / MIN_SAVING_OF_SPAN) == []  # under the floor of a longer span
     # pinned in 100 us a batch, pinning pays alone (408 + 10 - 100 us), and says what it assumed
     again = Handover(**{**measured.__dict__, "pin_here_batch_s": 100e-6})
     _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: again)

@@ -426,6 +426,27 @@ def test_the_summary_names_a_fix_left_out_beside_the_findings():
             "them it would cost 2,629 ms more.") in text
 
 
+def test_the_summary_says_which_fix_would_cost_not_save_and_why(tmp_path):
+    """The H200 tutorial's recording with a probe that pinned a batch on one thread in 2 ms
+    (an H100 host's pinning alone cost 0.3-0.9 ms a batch): pin_memory=True with num_workers=0
+    would make the steps longer, and the summary says by how much and why."""
+    from hdreport.profile.model import Handover
+    from profile_fixtures import made_report, tutorial_h200
+
+    slow_pinning = Handover(1500e-6, 1200e-6, 250e-6, (3211264, 8192, 4096), "the probe", pin_here_batch_s=2e-3)
+    report = made_report(tutorial_h200(20), tmp_path / "rec", ["python3", "train.py"], 0.06, slow_pinning)
+    # 2000 us of pinning a step where the staging call and wait took 408 (the small copies' waits 10 less)
+    (costly,) = report["profile"]["would_cost"]
+    assert costly["fix"] == "pin" and costly["cost_s"] == pytest.approx(19 * (2000 - 408 - 10) * 1e-6)
+    text = summarize(report)
+    line = next(line for line in text.splitlines() if line.startswith("Would cost, not save: "))
+    assert line.startswith("Would cost, not save: `pageable_to_pinned` would make the steps 30.1 ms longer (")
+    assert "pins each batch on the training thread, 2.0 ms a batch (measured here by tools/handover_probe.py)" \
+        in line and line.endswith("the pin thread pins instead (input_pipeline).")
+    del report["profile"]["would_cost"]  # a report made before it
+    assert "Would cost" not in summarize(report)
+
+
 def test_a_profile_without_its_version_says_so_and_names_its_reanalysis():
     # The H100/H200 profiles were recorded from a bundle, where the tools found neither the
     # version nor the revision: their summary read "hdbench_profile  ()".

@@ -8,7 +8,9 @@ largest saving alone first, each for what it adds to those kept before it (`chos
 that adds less than 2% of the recorded span is dropped, so a well-written program gets none,
 and one that another makes pointless (workers, once batches are gathered whole on the
 training thread) is reported with its price alone (`left_out`), not listed as a finding that
-saves nothing.
+saves nothing. A fix that would make the steps longer by the floor or more is reported with
+what it would cost (`would_cost`): "will pinning pay?" is a question users ask, and pinning
+each batch on the training thread can take longer than the staging it removes.
 
     input_pipeline       the GPU waits while the training thread builds batches (num_workers=0)
     per_sample_batches   the training thread builds each batch far slower than gathering it whole
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import math
 
-from hdreport.profile.analysis import Analysis
+from hdreport.profile.analysis import NS, Analysis
 from hdreport.profile.model import (FIXES, GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
                                     PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S, Handover, savings)
 
@@ -345,6 +347,35 @@ def left_out(model, found: list[dict], span: float) -> list[dict]:
         out.append({"id": finding_id(fix, model), "fix": fix, "saving_alone_s": alone,
                     "saving_added_s": model.saving_s({*fixes, fix}) - together})
     return out
+
+
+def would_cost(model, span: float) -> list[dict]:
+    """The fixes that would make the steps longer by at least the floor (MIN_SAVING_OF_SPAN of
+    the span), alone: their id, fix, what they would cost (`cost_s`, and as a share of the
+    span) and why, so that the report answers "will it pay?" where it will not."""
+    if span <= 0 or not model.steps:
+        return []
+    out = []
+    for fix in model.priced_fixes():
+        cost = -model.net_saving_s({fix})
+        if cost >= MIN_SAVING_OF_SPAN * span:
+            out.append({"id": finding_id(fix, model), "fix": fix, "cost_s": cost, "cost_fraction_of_span": cost / span,
+                        "why": cost_reason(fix, model)})
+    return out
+
+
+def cost_reason(fix: str, model) -> str:
+    """Why a fix would make the steps longer, in one line."""
+    if fix == "pin":
+        batches = sum(s.batches for s in model.steps) or 1
+        h = model.handover
+        pinning = (f"{duration_text(h.pin_here_batch_s)} a batch (measured here by tools/handover_probe.py)"
+                   if h.pin_here_batch_s is not None else
+                   f"{duration_text(sum(model.pin_costs) * NS / batches)} a batch ({model.pin_rate_source})")
+        return (f"with num_workers=0, pin_memory=True pins each batch on the training thread, {pinning}, where "
+                f"staging and waiting for its pageable copies take {duration_text(model.total('L_pg') / batches)} "
+                "a batch now; with DataLoader workers the pin thread pins instead (input_pipeline)")
+    return "the step model's steps are longer with it than without"
 
 
 def saving_together_s(model, found: list[dict]) -> float:

@@ -432,6 +432,13 @@ class Model:
         none, h = frozenset(), self.handover
         return sum(max(0, s.time(none, p, h) - s.time(fixes, p, h)) for s, p in zip(self.steps, self.pin_costs)) * NS
 
+    def net_saving_s(self, fixes) -> float:
+        """The steps' time less their time with `fixes` applied, unclamped: below 0 where the
+        fixes make the steps longer (pinning on the training thread slower than the staging it
+        replaces), which saving_s, taken step by step from 0 up, never shows."""
+        fixes, h = frozenset(fixes), self.handover
+        return sum(s.time(frozenset(), p, h) - s.time(fixes, p, h) for s, p in zip(self.steps, self.pin_costs)) * NS
+
     def batch_wait_s(self, fixes) -> float:
         """The training thread's wait for its batches with `fixes` applied (B' over the steps)."""
         return self._sum_of_part(fixes, "B")

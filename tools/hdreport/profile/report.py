@@ -23,7 +23,7 @@ import json
 from hdreport.core import writer
 from hdreport.profile.analysis import analyse
 from hdreport.profile.baseline import Ceilings, describe_machine
-from hdreport.profile.findings import findings, left_out, saving_together_s
+from hdreport.profile.findings import findings, left_out, saving_together_s, would_cost
 from hdreport.profile.host import idle_by_cause, threads_of
 from hdreport.profile.model import build as build_model
 from hdreport.profile.model import handover_of
@@ -94,6 +94,8 @@ def profile_section(command: list[str], exit_code: int, signal_name: str | None,
         "findings": found,
         # fixes worth the floor alone that a finding makes pointless: why they are not advised
         "findings_left_out": left_out(model, found, a.totals["span_s"]),
+        # fixes that would make the steps longer by the floor or more: what each would cost, and why
+        "would_cost": would_cost(model, a.totals["span_s"]),
     }
 
 

@@ -240,6 +240,12 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
                             + (f"only {ms(f['saving_added_s'])} more with them" if f["saving_added_s"] >= 0 else
                                f"but on top of them it would cost {ms(-f['saving_added_s'])} more")
                             for f in left) + "."]
+    costly = p.get("would_cost") or []
+    if costly:
+        lines += ["", "Would cost, not save: " +
+                  "; ".join(f"`{one_line(f['id'])}` would make the steps {ms(f['cost_s'])} longer "
+                            f"({100 * f['cost_fraction_of_span']:.1f}% of the span): {one_line(f['why'])}"
+                            for f in costly) + "."]
     minor = [f for f in findings if f not in worth]
     if minor:
         lines += ["", f"Under {100 * WORTH_FIXING:.0f}% of the span each, not worth fixing on their own: " +
