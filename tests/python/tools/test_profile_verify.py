@@ -845,3 +845,21 @@ def test_a_profile_and_an_ablation_of_another_step_wait_are_bad_usage(tmp_path):
     # the plain tutorial's profile (no --step-wait) against its own ablation reads as before
     result = verify(tmp_path, profile(), ablation(plain=[10.0], fix_workers=[9.0]))
     assert result.returncode == 0 and "--step-wait" not in result.stdout
+
+
+def test_a_fix_the_profile_says_would_cost_is_held_as_a_negative_price(tmp_path):
+    """`would_cost`: pinning on the training thread priced 800 ms longer (its saving alone stops at
+    0). An H100 host's `--fix pin` ran 773 ms slower than plain: held within 25% of the cost; a
+    fix that saved instead misses."""
+    prof = profile(findings=[("workers", 1.0, 1.0)])
+    prof["profile"]["would_cost"] = [{"id": "pageable_to_pinned", "fix": "pin", "cost_s": 0.8,
+                                      "cost_fraction_of_span": 0.08, "why": "pinning on the training thread"}]
+    result = verify(tmp_path, prof, ablation(plain=[10.0, 10.0], fix_workers=[9.0, 9.0], fix_pin=[10.773, 10.8]))
+    assert rows(result.stdout)["`--fix pin` alone"] == [
+        "`pageable_to_pinned` would cost 800.0 ms", "−786.5 ms", "−800.0 ms to −773.0 ms", "held (+2%)"], result.stdout
+    assert result.returncode == 0
+    result = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], fix_pin=[9.9]))
+    assert rows(result.stdout)["`--fix pin` alone"][-1] == "missed (the fix measured a saving)"
+    assert result.returncode == 1
+    result = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], fix_pin=[10.3]))
+    assert rows(result.stdout)["`--fix pin` alone"][-1] == "missed (+167%)"  # it cost, but far less

@@ -15,6 +15,8 @@ device are taken as one, their rounds together (`merged_ablations`). Each row ho
   holds when fixing it measured less than the profile's floor (2% of its recorded span);
 - a habit another finding makes pointless (`findings_left_out`: workers, once batches are
   gathered whole) is held on its price alone, as a finding is;
+- a habit the profile says would make the steps longer (`would_cost`: pinning on the training
+  thread) is held as a negative price against the measured (negative) saving;
 - the findings' sum (`model.saving_together_s`) against `well_written.py`, and against the
   variant that made exactly the findings' fixes where there is one, within the tolerance;
 - every variant that fixed several habits (`fix_all`, `fix_workers+pin`; the habits from its
@@ -320,9 +322,12 @@ def model_pair(model: dict, field: str, key: str) -> list | None:
 # --- the verdicts ---------------------------------------------------------------------
 
 def held_band(predicted: float, tolerance: float) -> tuple[float, float]:
-    """The measured savings a price holds against: |predicted - saving| <= tolerance x saving."""
-    if predicted <= 0:
+    """The measured savings a price holds against: |predicted - saving| <= tolerance x |saving|
+    (a cost, `would_cost`, is a negative price, held against a negative saving)."""
+    if predicted == 0:
         return (1.0, 0.0)  # empty: a price of nothing is no finding
+    if predicted < 0:
+        return (predicted / (1 - tolerance), predicted / (1 + tolerance))
     return (predicted / (1 + tolerance), predicted / (1 - tolerance))
 
 
@@ -341,8 +346,12 @@ def judged(m: Measured, band: tuple[float, float]) -> tuple[str, str]:
 
 
 def off_by(predicted: float, saving: float) -> str:
-    if saving <= 0:
+    if saving <= 0 and (predicted >= 0 or saving == 0):
         return "the fix measured no saving"
+    if saving > 0 and predicted < 0:
+        return "the fix measured a saving"
+    if predicted < 0:  # a cost against a measured cost: + where the cost was priced high
+        return f"{(saving - predicted) / abs(saving) * 100:+.0f}%".replace("-", "−")
     return f"{(predicted - saving) / saving * 100:+.0f}%".replace("-", "−")
 
 
@@ -482,6 +491,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     by_fix = {f.get("fix") or next((h for h, i in FINDING_OF.items() if i == f.get("id")), None): f for f in findings}
     alone = model.get("saving_alone_s") or {}
     left_out = {f.get("fix"): f for f in profile.get("findings_left_out") or []}
+    costly = {f.get("fix"): f for f in profile.get("would_cost") or [] if _number(f.get("cost_s"))}
     paces = Paces.of(ablation, model, scale, floor, tolerance)
     rows = []
     for habit in HABITS:
@@ -490,6 +500,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         if m is None and habit not in alone and not finding:
             continue  # a habit this profile's model does not know (a report made before it)
         price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else None)
+        if habit in costly:  # the steps longer with it: a negative price (saving_alone_s stops at 0)
+            price = -costly[habit]["cost_s"]
         p = held_price(model, habit, price, scale) if price is not None else None
         what = f"`--fix {habit}` alone"
         # a finding kept for what it adds after the others (pinning or packing may pay only once
@@ -501,6 +513,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
                      f"(priced {seconds(p)})")
         elif finding:
             claim = f"`{finding['id']}` saves {seconds(p)}"
+        elif habit in costly:  # it would cost, not save: the cost is the claim
+            claim = f"`{costly[habit].get('id', habit)}` would cost {seconds(-p)}"
+            priced_alone = True
         elif habit in left_out:  # worth it alone, pointless beside the findings: its price alone still stands
             claim = f"`{left_out[habit]['id']}` not advised beside the findings; alone it saves {seconds(p)}"
             priced_alone = True
