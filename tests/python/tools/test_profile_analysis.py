@@ -270,7 +270,7 @@ def test_the_report_is_a_valid_hdbench_report(tmp_path):
     profile = loaded["profile"]
     assert list(profile) == ["schema", "synthetic", "command", "exit", "wall_s", "recorded", "not_recorded_reason",
                              "processes", "baseline", "trace", "totals", "copy_classes", "costs", "idle", "model",
-                             "findings", "findings_left_out"]
+                             "findings", "findings_left_out", "would_cost"]
     assert profile["schema"] == 2 and profile["synthetic"] is True and profile["recorded"] is True
     assert profile["baseline"]["note"] == "measured on host synthetic, not this one (another-host)"
     assert profile["findings"]

@@ -342,6 +342,30 @@ def test_numbers_at_the_ends_of_the_range_are_caught_or_drawn():
                 caught_or_harmless(changed(path, new), f"{path} to {new!r}", figure="copy_classes" in path)
 
 
+def test_a_would_cost_entry_of_another_type_or_missing_a_field_is_caught_at_load_or_harmless():
+    """The fixture predates `would_cost`: one entry (a fix that would lengthen the steps) is
+    added, and each of its fields retyped or deleted."""
+    entry = {"id": "launch_bound", "fix": "launch", "cost_s": 0.5, "cost_fraction_of_span": 0.04, "why": "a reason"}
+
+    def costly() -> dict:
+        report = fresh()
+        report["profile"]["would_cost"] = [dict(entry)]
+        return report
+
+    caught_or_harmless(costly(), "a valid entry", page=True)
+    assert "Would cost, not save: `launch_bound` would make the steps 500 ms longer (4.0% of the span): a reason." \
+        in summarize(costly())
+    for key, old in entry.items():
+        for new in [v for v in OTHER_VALUES if kind(v) != kind(old)]:
+            caught_or_harmless(with_change(costly(), ("profile", "would_cost", 0, key), new), f"{key} to {new!r}",
+                               figure=False)
+        caught_or_harmless(with_change(costly(), ("profile", "would_cost", 0, key), delete=True), f"delete {key}",
+                           figure=False)
+    for new in OTHER_VALUES:
+        caught_or_harmless(with_change(costly(), ("profile", "would_cost"), new), f"would_cost to {new!r}",
+                           figure=False)
+
+
 @pytest.mark.parametrize("command", ["summarize", "html", "plot"])
 def test_a_hostile_profile_exits_2_with_one_line_naming_the_file(tmp_path, command):
     cases = {"retyped.json": changed(("profile", "copy_classes", 0, "time_s"), "1.1"),

@@ -356,6 +356,9 @@ PROFILE = Obj({
     "copy_classes": List(COPY_CLASS),
     "costs": COSTS,
     "findings": List(FINDING),
+    # the summary reads every field of these
+    "would_cost": List(Obj({"id": STR, "fix": STR, "cost_s": NUM, "cost_fraction_of_span": NUM, "why": STR},
+                           required=("id", "cost_s", "cost_fraction_of_span", "why"))),
     "model": Obj({"steps": INT, "per_step_reads": BOOL, "saving_together_s": NUM,
                   "saving_alone_s": Obj(rest=NUM), "saving_with_s": Obj(rest=NUM),
                   "batch_wait_with_s": Obj(rest=NUM), "unslowed_with_s": Obj(rest=List(NUM)),
