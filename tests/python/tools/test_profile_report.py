@@ -471,6 +471,20 @@ def test_the_summary_says_which_fix_would_cost_not_save_and_why(tmp_path):
     assert "Would cost" not in summarize(report)
 
 
+def test_the_answer_gives_the_saving_as_a_share_of_the_loop_too():
+    """The H100's 1000-step tutorial of 2026-11-28b spent 5.7 s of its 9.86 s span before its
+    loop (loading data): the saving is 24.5% of the span but 58.3% of the loop's steps, the
+    share a run of more steps comes near. Where the loop is not known, the span's share alone."""
+    path = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-28b/profiles/prof-tutorial.json"
+    report = json.loads(path.read_text())
+    answer = answer_of(summarize(report))
+    assert ("would save **2,414 ms (24.5%)** of the program's 9.86 s span (58.3% of its 999 steps' 4.14 s, the "
+            "share a longer run would save); the largest alone") in answer
+    report["profile"]["model"].update(per_step_reads=False, steps_cut_at="")  # one stretch: no loop
+    assert "would save **2,414 ms (24.5%)** of the program's 9.86 s span; the largest alone" in \
+        answer_of(summarize(report))
+
+
 def test_a_profile_without_its_version_says_so_and_names_its_reanalysis():
     # The H100/H200 profiles were recorded from a bundle, where the tools found neither the
     # version nor the revision: their summary read "hdbench_profile  ()".

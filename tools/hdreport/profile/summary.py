@@ -183,6 +183,18 @@ def _label(path: str, several: bool) -> str:
     return f" (`{Path(path).name}`)" if several else ""
 
 
+def loop_share(model: dict, saving: float) -> str:
+    """Where the model cut the program's loop into steps, `saving` as a share of the steps' time:
+    the span holds set-up too (loading data, starting workers), so a run of more steps saves a
+    share nearer this one. '' where the loop is not known."""
+    T = (model.get("seconds") or {}).get("T")
+    steps = model.get("steps")
+    cut = model.get("per_step_reads") or model.get("steps_cut_at")
+    if not cut or not isinstance(T, (int, float)) or T <= 0 or not isinstance(steps, int) or steps < 2:
+        return ""
+    return f" ({share(saving, T)} of its {steps:,} steps' {duration(T)}, the share a longer run would save)"
+
+
 def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
     """The heading (the question) and the answer lines."""
     p = report["profile"]
@@ -208,8 +220,8 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
             together = p["model"]["saving_together_s"]
             lines.append(f"**No, not as well as it could**: {changes} would save **{ms(together)} "
                          f"({share(together, span)})** of the program's {duration(span)} span"
-                         f"{' together' if len(worth) > 1 else ''}; the largest alone, “{largest}”, saves "
-                         f"**{ms(alone_s(top))} ({share(alone_s(top), span)})**.")
+                         f"{' together' if len(worth) > 1 else ''}{loop_share(p['model'], together)}; the largest "
+                         f"alone, “{largest}”, saves **{ms(alone_s(top))} ({share(alone_s(top), span)})**.")
         else:  # schema 1: each finding priced alone, not to be added up
             lines.append(f"**No, not as well as it could**: {changes} would {'each ' if len(worth) > 1 else ''}"
                          f"save at least {100 * WORTH_FIXING:.0f}% of the program's {duration(span)} span; the "
