@@ -55,6 +55,7 @@ import sys
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
+import hdreport.profile.ablation
 import hdreport.profile.baseline
 import hdreport.profile.compare
 import hdreport.profile.records
@@ -255,7 +256,8 @@ def run_verify(args) -> int:
         return 2
     verify = hdreport.profile.verify
     reports = [profile_report(path) for path in [args.profile] + ([args.well] if args.well else [])]
-    ablation = verify.merged_ablations([(path, verify.load_ablation(path)) for path in args.ablation])
+    ablations = hdreport.profile.ablation
+    ablation = ablations.merged_ablations([(path, ablations.load_ablation(path)) for path in args.ablation])
     fixed = profile_report(args.fixed) if args.fixed else None
     result = verify.verify(args.profile, reports[0], ", ".join(args.ablation), ablation, args.tolerance / 100,
                            (args.well, reports[1]) if args.well else None, fixed)

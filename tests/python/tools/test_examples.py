@@ -517,7 +517,7 @@ def test_the_ablation_runs_another_step_wait_in_tutorial_style_only(tmp_path):
     assert "well_written.py --log-every 100" in run.stdout and "well_written.py --step-wait" not in run.stdout
     for name in ("plain", "fix_item"):
         assert "step_wait=sync" in report["variants"][name]["result_line"]
-    from hdreport.profile.verify import ablation_step_wait
+    from hdreport.profile.ablation import ablation_step_wait
 
     assert ablation_step_wait(report) == "sync" and ablation_step_wait({"variants": {"plain": {}}}) == "item"
     bad = run_ablation(tmp_path / "b.json", "--steps", 1, "--step-wait", "event")

@@ -16,6 +16,7 @@ only itself and the core.
     summary.py    the section's answer on the page, as a family's summary module
     compare.py    two profile reports, before and after, side by side
     verify.py     a profile's prices against the savings measured by fixing each habit alone
+    ablation.py   what tools/fashion_mnist_ablation.sh measured, as verify reads it
 
 The registry (hdreport/registry.py, SECTIONS) lists the section as `figures` and `summary`,
 as each family's package gives its own.

@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 
 from hdreport.profile.analysis import NS, Analysis
-from hdreport.profile.model import (FIXES, GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
+from hdreport.profile.model import (GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
                                     PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S, Handover, savings)
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
