@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a batch from a PyTorch DataLoader worker costs the training thread on this machine:
 the hand-over `hdbench_profile` prices its `input_pipeline` fix with, measured rather than
-taken from other hosts (tools/hdreport/profile/model.py, Handover).
+taken from other hosts (tools/hdreport/profile/handover.py, Handover).
 
 A recording made with num_workers=0 cannot show it: the training thread builds each batch
 itself. With workers it takes each tensor off the worker queue (a file descriptor over a

@@ -341,7 +341,7 @@ def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDe
 def made_report(program: Program, folder: Path, command: list[str], wall_s: float, handover=None) -> dict:
     """The report hdbench_profile writes for a synthetic `program` run as `command` in `wall_s`,
     judged against baseline_report() (folder: a new directory for its records), with
-    `handover` (a model.Handover) as the probe's answer where given."""
+    `handover` (a handover.Handover) as the probe's answer where given."""
     from hdreport.profile.records import read_recording  # the tools', not needed as a fake injection
     from hdreport.profile.report import baseline_section, profile_section, report
 

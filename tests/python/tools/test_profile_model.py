@@ -13,7 +13,8 @@ import pytest
 
 from hdreport.profile.baseline import Ceilings
 from hdreport.profile.findings import MIN_SAVING_OF_SPAN, would_cost
-from hdreport.profile.model import FITTED, FIXES, Handover, Model, Step, handover_of
+from hdreport.profile.handover import FITTED, Handover, handover_of
+from hdreport.profile.model import FIXES, Model, Step
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import analyse_all, baseline_section, profile_section, reanalysed
 from hdreport.profile.summary import model_lines, pace_text

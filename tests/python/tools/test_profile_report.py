@@ -454,7 +454,7 @@ def test_the_summary_says_which_fix_would_cost_not_save_and_why(tmp_path):
     """The H200 tutorial's recording with a probe that pinned a batch on one thread in 2 ms
     (an H100 host's pinning alone cost 0.3-0.9 ms a batch): pin_memory=True with num_workers=0
     would make the steps longer, and the summary says by how much and why."""
-    from hdreport.profile.model import Handover
+    from hdreport.profile.handover import Handover
     from profile_fixtures import made_report, tutorial_h200
 
     slow_pinning = Handover(1500e-6, 1200e-6, 250e-6, (3211264, 8192, 4096), "the probe", pin_here_batch_s=2e-3)

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_report_tool
-from hdreport.profile.model import Model, Step, handover_of
+from hdreport.profile.handover import handover_of
+from hdreport.profile.model import Model, Step
 from hdreport.profile.verify import held_price
 
 ROOT = Path(__file__).resolve().parents[3]

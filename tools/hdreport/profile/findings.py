@@ -42,8 +42,9 @@ from __future__ import annotations
 import math
 
 from hdreport.profile.analysis import NS, Analysis
-from hdreport.profile.model import (GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
-                                    PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S, Handover, savings)
+from hdreport.profile.handover import (GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
+                                       PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S, Handover)
+from hdreport.profile.model import savings
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound

@@ -28,7 +28,7 @@ from hdreport.core import writer
 from hdreport.core.schema import ReportError
 from hdreport.profile.baseline import check_baseline, find_newest
 from hdreport.profile.findings import duration_text
-from hdreport.profile.model import Handover
+from hdreport.profile.handover import Handover
 from hdreport.profile.records import read_recording
 from hdreport.profile.report import baseline_section, profile_section
 from hdreport.profile.report import report as make_report
