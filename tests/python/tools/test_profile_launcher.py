@@ -447,3 +447,21 @@ def test_no_baseline_is_measured_for_a_command_that_copied_nothing(tmp_path):
     assert not marker.exists()  # nothing to judge: no minutes spent measuring
     _, report = only_report(tmp_path)
     assert report["profile"]["recorded"] is False and report["profile"]["baseline"]["how"] == "none"
+
+
+def test_a_fix_that_would_cost_is_said_at_the_end_of_the_run(tmp_path, lib, baseline):
+    """The probe pinned a batch on one thread in 2 ms, where staging its copies took 408 µs:
+    pin_memory=True with num_workers=0 would make the steps longer, and the run says so."""
+    measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": 250e-6, "pin_thread_batch_s": 120e-6,
+                "packed_pin_thread_batch_s": 90e-6, "pin_cycle_batch_s": 1.9e-3, "pin_here_batch_s": 2e-3,
+                "pinned_not_measured": "", "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2,
+                "torch": "2.11.0+cu130"}
+    python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     f"--hdbench_probe_python={python}", "--hdbench_out=p.json", "--", *fake("tutorial_h200"))
+    assert result.returncode == 0, result.stderr
+    (costly,) = schema.load(str(tmp_path / "p.json"))["profile"]["would_cost"]
+    said = [line for line in result.stderr.splitlines() if "would cost, not save" in line]
+    assert said == [f"hdbench_profile: would cost, not save: pageable_to_pinned: ~{costly['cost_s'] * 1e3:.1f} ms "
+                    f"longer ({100 * costly['cost_fraction_of_span']:.1f}% of the span): {costly['why']}"]
+    assert "pins each batch on the training thread, 2.0 ms a batch" in said[0]

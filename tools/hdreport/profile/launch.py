@@ -353,6 +353,9 @@ def print_findings(section: dict, out: Path) -> None:
                 f"{f['advice']}")
         if len(section["findings"]) > 1:
             say(f"  together: ~{section['model']['saving_together_s'] * 1e3:.1f} ms")
+    for f in section.get("would_cost") or []:  # "will pinning pay?": where it will not, say so
+        say(f"would cost, not save: {f['id']}: ~{f['cost_s'] * 1e3:.1f} ms longer "
+            f"({100 * f['cost_fraction_of_span']:.1f}% of the span): {f['why']}")
     for p in section["processes"]:
         if p["note"]:
             say(f"process {p['pid']} ({p['command'] or '?'}): {p['note']}")
