@@ -306,7 +306,7 @@ def workers_and_pin(steps: int = 20, pid: int = 4747, pinning_thread: bool = Tru
 
 
 def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDeviceSynchronize",
-                           read: bool = False) -> Program:
+                           read: bool = False, read_every: int = 1) -> Program:
     """A loop timed with torch.cuda.synchronize() at the end of every step and no per-step
     read (us), a step of 870:
 
@@ -323,18 +323,22 @@ def synchronize_every_step(steps: int = 20, pid: int = 4848, name: str = "cudaDe
     With `read`, loss.item() after the synchronize, a step of 880: a 4-byte read's
     cudaMemcpyAsync 868-871 (its copy 869-870, done before its wait) and cudaStreamSynchronize
     871-873, then 7 us of Python. Cut at the reads: B = 207, R = 2, R_call = 3, and in
-    O = 671 the synchronize's 327 (R_sync)."""
+    O = 671 the synchronize's 327 (R_sync).
+
+    With `read_every` N > 1, the read only every N-th step (a loop that logs its loss every N
+    steps), that step 880 us, the others 870."""
     p = Program(pid)
-    step_us = 880 if read else 870
+    t = 0
     for step in range(steps):
-        t = step_us * step
+        reads = read and step % read_every == 0
         p.copy(t + 210, 40, PACKED_BATCH_BYTES, host="pinned", call_at=(t + 200, t + 208))
         for k in range(10):
             p.kernel(t + 265 + 60 * k, 60, launch=(t + 260 + 30 * k, t + 265 + 30 * k))
         p.sync(t + 540, t + 867, name=name)
-        if read:
+        if reads:
             p.copy(t + 869, 1, 4, direction="DtoH", host="pinned", call_at=(t + 868, t + 871))
             p.sync(t + 871, t + 873)
+        t += 880 if reads else 870
     return p
 
 

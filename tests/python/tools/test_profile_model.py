@@ -835,6 +835,26 @@ def test_a_synchronize_a_copy_ended_in_is_that_copys_wait_not_a_steps_end(tmp_pa
     assert model.steps_cut_at == "synchronizes"  # each read's synchronize, its copy gone, is bare
 
 
+def test_a_loop_that_synchronizes_every_step_and_logs_every_few_is_cut_at_the_synchronizes(tmp_path):
+    """tutorial_style.py --step-wait sync: a synchronize every step and the loss read every 5th
+    (60 steps: 12 reads, at least MIN_BLOCKING_READS, 60 synchronizes, SYNCS_PER_READ times as
+    many or more). Cut at the reads, its steps would be 5 of the loop's; cut at the
+    synchronizes, 59 steps, each read inside one (its 5 us kept in O: --fix item keeps the log
+    reads). Dropping the synchronizes saves what the fixture's steps without a read save, 230 us
+    (870 - 640), and 240 us where the step holds a read (880 - 640)."""
+    from hdreport.profile.model import SYNCS_PER_READ
+
+    _, _, model, found = analyse_all_of(tmp_path, synchronize_every_step(60, read=True, read_every=5), PIN_PROBE)
+    assert SYNCS_PER_READ * 12 <= 60
+    assert model.steps_cut_at == "synchronizes" and len(model.steps) == 59
+    assert 59 * 230 * US <= model.saving_s({"item"}) <= 59 * 240 * US
+    (finding,) = found
+    assert finding["id"] == "drop_step_synchronizes"
+    # a read every step beside the synchronize: as many reads as synchronizes, cut at the reads
+    _, _, model, _ = analyse_all_of(tmp_path / "every", synchronize_every_step(60, read=True), PIN_PROBE)
+    assert model.steps_cut_at == "reads" and len(model.steps) == 59
+
+
 def test_a_synchronize_every_step_beside_the_read_is_dropped_with_it(tmp_path):
     """loss.item() and torch.cuda.synchronize() every step: cut at the reads (B 207, R 2,
     R_call 3), the synchronize's 327 us in O (671). Dropping the read alone would leave the

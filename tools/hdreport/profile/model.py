@@ -4,7 +4,8 @@ the program's critical path, alone and together.
 The feeding thread of each process (the one that launches and copies most) is cut into
 steps at its per-step blocking reads (`loss.item()`: a blocking D2H read of <= 1 KiB, when
 there are at least 10), else at its per-step synchronizes (`torch.cuda.synchronize()`: a
-device or stream synchronize no copy ended in, at least 10; R is then its wait, and the
+device or stream synchronize no copy ended in, at least 10, and at least SYNCS_PER_READ
+times the reads, which then log every few steps inside them; R is then its wait, and the
 `item` fix drops it), else at the starts of the NVTX ranges that mark its iterations
 (`iteration_ranges`: one name, digits aside, at least 10 times, never overlapping, over at
 least half their stretch), else its whole recorded time is one step. A step's time T is the
@@ -102,6 +103,11 @@ from hdreport.profile.host import feeding_threads
 from hdreport.profile.intervals import Union
 
 MIN_BLOCKING_READS = 10  # fewer is a program reading a result, not one reading every step
+# A loop that synchronizes every step and reads its loss every few (to log it) ends its steps
+# at the synchronizes: with this many synchronizes a read or more, the reads are inside the steps
+# (tutorial_style.py --step-wait sync logs every 100 steps: 10 reads in 1000 steps of 1000
+# synchronizes, which cut at the reads made 10 steps of 100).
+SYNCS_PER_READ = 2
 MIN_MARKED_STEPS = 10  # as many ranges of one name, at least, to be a loop's iterations
 # The share of their stretch (first start to last end) such ranges cover, at least: a range
 # around the whole step, not one around a part of it (its forward pass, one layer).
@@ -556,7 +562,7 @@ def build(a, threads: dict, ceilings) -> Model:
         syncs = step_synchronizes(a, t, mine)
         if len(syncs) < MIN_BLOCKING_READS:
             syncs = []  # a few in set-up or a checkpoint are no habit of the loop
-        if len(reads) < MIN_BLOCKING_READS and syncs:
+        if syncs and (len(reads) < MIN_BLOCKING_READS or len(syncs) >= SYNCS_PER_READ * len(reads)):
             reads, read_copies, cut = syncs, {k: [] for k in syncs}, "synchronizes"
         sync_ends = [a.blocking_calls[k][1] for k in syncs]  # one thread's calls: in order, never overlapping
 
