@@ -20,8 +20,8 @@ before each batch, and times on this thread
     workers_start_s starting --workers workers: from iter() over a fresh DataLoader to its
                     first batch (the median of the three loaders above, each starting its
                     own): what a program pays once with persistent_workers, every epoch
-                    without. Measured only: the model does not price it yet (a 2-vCPU VM took
-                    30-70 ms for 2-4 workers, the first batch included)
+                    without. Measured only: the model does not price it yet (23 ms for two
+                    workers on a 2-vCPU VM)
     pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
                     where CUDA is available; null, with pinned_not_measured saying why
     pin_thread_batch_s  with pin_memory=True, what the pin thread's work on the next batch

@@ -520,6 +520,9 @@ def test_the_ablation_runs_another_step_wait_in_tutorial_style_only(tmp_path):
     from hdreport.profile.ablation import ablation_step_wait
 
     assert ablation_step_wait(report) == "sync" and ablation_step_wait({"variants": {"plain": {}}}) == "item"
+    # given among the scripts' own arguments instead, the runs' lines say it where the JSON's key does not
+    report["step_wait"] = "item"
+    assert ablation_step_wait(report) == "sync"
     bad = run_ablation(tmp_path / "b.json", "--steps", 1, "--step-wait", "event")
     assert bad.returncode == 2 and "--step-wait needs item, sync or both" in bad.stderr
     assert not (tmp_path / "b.json").exists()

@@ -801,7 +801,7 @@ def synchronizing(tmp_path: Path, read: bool) -> dict:
 
 
 def synchronizing_ablation(wait: str, **walls) -> dict:
-    """ablation(**walls) as `fashion_mnist_ablation.sh ... -- --step-wait WAIT` writes it: each
+    """ablation(**walls) as `fashion_mnist_ablation.sh ... --step-wait WAIT` writes it: each
     run's result line says its --step-wait."""
     abl = ablation(steps=20, **walls)
     for name, v in abl["variants"].items():
@@ -838,7 +838,7 @@ def test_a_profile_and_an_ablation_of_another_step_wait_are_bad_usage(tmp_path):
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert "profiled with --step-wait sync, where the ablation ran --step-wait item" in lines[0]
-    assert "`-- --step-wait sync`" in lines[0]
+    assert "run tools/fashion_mnist_ablation.sh with `--step-wait sync`" in lines[0]
     (tmp_path / "a1.json").write_text(json.dumps(synchronizing_ablation("sync", plain=[10.0], fix_item=[9.0])))
     (tmp_path / "a2.json").write_text(json.dumps(synchronizing_ablation("both", plain=[10.0], fix_item=[9.0])))
     result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a1.json", tmp_path / "a2.json")

@@ -187,9 +187,9 @@ STEP_WAIT = re.compile(r"(?:^| )step_wait=(\w+)")
 
 
 def ablation_step_wait(ablation: dict) -> str:
-    """How the ablation's tutorial_style.py waited every step (its `--step-wait`): its plain run's
-    result line says where it is not the plain tutorial's `item` (a merged ablation keeps it)."""
-    if ablation.get("step_wait"):
-        return ablation["step_wait"]
+    """How the ablation's tutorial_style.py waited every step (its `--step-wait`): what its plain
+    run's result line says (where it is not the plain tutorial's `item`; the script's option or
+    `--step-wait` among its SCRIPT_ARGS put it there), else the JSON's `step_wait` (a merged
+    ablation keeps it there), else `item`."""
     m = STEP_WAIT.search((ablation["variants"].get("plain") or {}).get("result_line") or "")
-    return m.group(1) if m else "item"
+    return m.group(1) if m else ablation.get("step_wait") or "item"

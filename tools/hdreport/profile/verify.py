@@ -106,8 +106,8 @@ def same_program(profile_path: str, profile: dict, ablation: dict) -> None:
     ran, timed = command_option(profile.get("command") or [], "--step-wait") or "item", ablation_step_wait(ablation)
     if ran != timed:
         raise ReportError(f"{profile_path}: profiled with --step-wait {ran}, where the ablation ran --step-wait "
-                          f"{timed}: one program's prices cannot be held against another's savings (run the "
-                          f"ablation with `-- --step-wait {ran}`)")
+                          f"{timed}: one program's prices cannot be held against another's savings (run "
+                          f"tools/fashion_mnist_ablation.sh with `--step-wait {ran}`)")
 
 
 def price_scale(model: dict, ablation: dict, steps: int | None, variant: str = "plain") -> tuple[float, float | None]:
