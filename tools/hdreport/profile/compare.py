@@ -39,6 +39,7 @@ from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
 from hdreport.core.units import binary_unit
 from hdreport.profile.baseline import is_profile_report
+from hdreport.profile.model import cut_into_steps
 from hdreport.profile.summary import TITLES  # the findings' names, as the summary gives them
 
 DEFAULT_THRESHOLD = 0.05
@@ -118,7 +119,7 @@ class Side:
         cut the program into steps (at its reads, synchronizes or iteration ranges), else None:
         one stretch holds set-up, not the loop alone."""
         m = self.profile.get("model") if self.recorded else None
-        if not isinstance(m, dict) or not (m.get("per_step_reads") or m.get("steps_cut_at")):
+        if not isinstance(m, dict) or not cut_into_steps(m):
             return None
         t, batches = (m.get("seconds") or {}).get("T"), m.get("batches")
         return t / batches if is_number(t) and is_number(batches) and batches > 0 else None

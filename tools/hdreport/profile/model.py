@@ -278,19 +278,21 @@ class Model:
         return sum(self.handover.pin_thread_ns(s, frozenset(), p) for s, p in zip(self.steps, self.pin_costs)
                    if s.pin_thread) * NS
 
-    def saving_s(self, fixes) -> float:
-        fixes = frozenset(fixes)
+    def _step_savings(self, fixes) -> list[int]:
+        """Each step's time less its time with `fixes` applied (ns; below 0 where they lengthen it)."""
+        fixes, none, h = frozenset(fixes), frozenset(), self.handover
         if not fixes:
-            return 0.0
-        none, h = frozenset(), self.handover
-        return sum(max(0, s.time(none, p, h) - s.time(fixes, p, h)) for s, p in zip(self.steps, self.pin_costs)) * NS
+            return []
+        return [s.time(none, p, h) - s.time(fixes, p, h) for s, p in zip(self.steps, self.pin_costs)]
+
+    def saving_s(self, fixes) -> float:
+        return sum(max(0, d) for d in self._step_savings(fixes)) * NS
 
     def net_saving_s(self, fixes) -> float:
         """The steps' time less their time with `fixes` applied, unclamped: below 0 where the
         fixes make the steps longer (pinning on the training thread slower than the staging it
         replaces), which saving_s, taken step by step from 0 up, never shows."""
-        fixes, h = frozenset(fixes), self.handover
-        return sum(s.time(frozenset(), p, h) - s.time(fixes, p, h) for s, p in zip(self.steps, self.pin_costs)) * NS
+        return sum(self._step_savings(fixes)) * NS
 
     def batch_wait_s(self, fixes) -> float:
         """The training thread's wait for its batches with `fixes` applied (B' over the steps)."""
@@ -385,6 +387,13 @@ class Model:
                                           if c and (own := self.own_batch_wait_s(c))[0] < self.batch_wait_s(c)},
                 "collections_timed": self.collections_timed,
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
+
+
+def cut_into_steps(summary: dict) -> bool:
+    """Whether a report's `model` (Model.summary()) cut the program's loop into steps, at its
+    reads, synchronizes or iteration ranges: its `seconds.T` is then the loop's time, where one
+    stretch holds set-up and all."""
+    return bool(summary.get("per_step_reads") or summary.get("steps_cut_at"))
 
 
 def iteration_ranges(ranges: list) -> tuple[str, list] | None:

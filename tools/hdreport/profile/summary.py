@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY, published_classes
-from hdreport.profile.model import PACE_SPREAD_SAID
+from hdreport.profile.model import PACE_SPREAD_SAID, cut_into_steps
 from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
 from hdreport.core.units import binary_unit
@@ -189,8 +189,7 @@ def loop_share(model: dict, saving: float) -> str:
     share nearer this one. '' where the loop is not known."""
     T = (model.get("seconds") or {}).get("T")
     steps = model.get("steps")
-    cut = model.get("per_step_reads") or model.get("steps_cut_at")
-    if not cut or not isinstance(T, (int, float)) or T <= 0 or not isinstance(steps, int) or steps < 2:
+    if not cut_into_steps(model) or not isinstance(T, (int, float)) or T <= 0 or not isinstance(steps, int) or steps < 2:
         return ""
     return f" ({share(saving, T)} of its {steps:,} steps' {duration(T)}, the share a longer run would save)"
 

@@ -54,7 +54,7 @@ from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
                                       paced, rounds_of, runs_of, warmed_up)
 from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, duration_text
-from hdreport.profile.model import HABITS  # tutorial_style.py's --fix names, also the model's fixes
+from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
 
 DEFAULT_TOLERANCE = 0.25
 FINDING_OF = {habit: IDS[habit] for habit in HABITS}
@@ -119,7 +119,7 @@ def price_scale(model: dict, ablation: dict, steps: int | None, variant: str = "
     profile), so the recording's own slowing of the program (both sides of every price) does
     not count as a saving; else prices are scaled by steps alone."""
     T = (model.get("seconds") or {}).get("T")
-    if (model.get("per_step_reads") or model.get("steps_cut_at")) and number(T) and T > 0:
+    if cut_into_steps(model) and number(T) and T > 0:
         return ablation["variants"][variant]["wall_s"] / T, T
     return (ablation["steps"] / steps if steps else 1.0), None
 
