@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # examples/fashion_mnist/ one habit at a time (issue 38 item 4): tutorial_style.py plain,
-# with each --fix alone (workers, gather, pin, item, pack), with --fix all, and well_written.py,
+# with each --fix alone (workers, gather, pin, item, pack, gc, graph), with --fix all, and
+# well_written.py (its step replayed as a CUDA graph; well_eager: the same with --eager),
 # each with the same --steps and --batch, --repeat N rounds (default 1). Each round runs
 # every variant once (round-robin: a drift of the machine spreads over all variants instead
 # of landing on one), each round starting one variant further on (round 2 begins with the
@@ -16,11 +17,13 @@
 #                           "wall_s_runs": [one per round], "batch_wait_s_runs": […],
 #                           "result_line": "…"},
 #                 "fix_workers": {…}, "fix_gather": {…}, "fix_pin": {…}, "fix_item": {…},
-#                 "fix_pack": {…}, "fix_gc": {…}, "fix_all": {…}, "well_written": {…}}}
+#                 "fix_pack": {…}, "fix_gc": {…}, "fix_graph": {…}, "fix_all": {…},
+#                 "well_written": {…}}}
 # wall_s, batch_wait_s, steps_per_s: the median over the variant's successful runs; *_runs:
 # every round's value in round order, null where that round's run failed; runs: how many
 # succeeded; wall_s_spread: (max - min) / median of wall_s (0 for one run); final_loss,
-# mean_loss, fix, result_line: from its last successful run. rest_off_cpu_s (its median) and
+# mean_loss, fix, step (well_written.py's: graph or eager), result_line: from its last
+# successful run. rest_off_cpu_s (its median) and
 # rest_off_cpu_s_runs: where every successful run's line gives it (tutorial_style.py), the
 # training thread's time off the CPU outside its batch waits; batch_wait_off_cpu_s and its
 # _runs the same, of its batch waits; pace_spread and its _runs, the slowest --log-every
@@ -42,7 +45,8 @@
 #                                   [-- SCRIPT_ARGS...]
 # Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, --warmup 1, every variant above.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
-# fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g. fix_workers+pin);
+# well_eager, fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g.
+# fix_workers+pin);
 # plain is always one of them, since every saving is taken against it; it leads round 1.
 # --max-seconds S: start no round that would end past S seconds from the start (its length
 # taken as the longest round so far), so that a caller's timeout never kills the script
@@ -53,7 +57,7 @@
 # that synchronizes every step against (well_written.py has no per-step wait and runs as it
 # is); the JSON's "step_wait" says which.
 # SCRIPT_ARGS go to every run (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
-# run in round order (round 1's 8 runs are calls 1-8, round 2's are 9-16, …), then once more
+# run in round order (with V variants, round 1's runs are calls 1-V, round 2's V+1-2V, …), then once more
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
@@ -88,14 +92,14 @@ mkdir -p "$(dirname "$out")"
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 
-names=(plain fix_workers fix_gather fix_pin fix_item fix_pack fix_gc fix_all well_written)
+names=(plain fix_workers fix_gather fix_pin fix_item fix_pack fix_gc fix_graph fix_all well_written)
 if [[ -n $variants ]]; then
-  habit='(workers|gather|pin|item|pack|gc)'
+  habit='(workers|gather|pin|item|pack|gc|graph)'
   IFS=, read -ra wanted <<<"$variants"
   names=(plain)
   for name in "${wanted[@]}"; do
-    [[ $name =~ ^(plain|well_written|fix_all|fix_$habit(\+$habit)*)$ ]] ||
-      { echo "--variants: unknown variant '$name' (plain, well_written, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, gather, pin, item, pack, gc); $usage" >&2; exit 2; }
+    [[ $name =~ ^(plain|well_written|well_eager|fix_all|fix_$habit(\+$habit)*)$ ]] ||
+      { echo "--variants: unknown variant '$name' (plain, well_written, well_eager, fix_all, fix_HABIT[+HABIT...] with HABIT one of workers, gather, pin, item, pack, gc, graph); $usage" >&2; exit 2; }
     [[ " ${names[*]} " == *" $name "* ]] || names+=("$name")
   done
 fi
@@ -109,6 +113,7 @@ run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, i
   case $name in
     plain) ;;
     well_written) script=well_written opts=(--log-every 100) ;;
+    well_eager) script=well_written opts=(--log-every 100 --eager) ;;
     fix_*) opts+=(--fix "$(tr + , <<<"${name#fix_}")") ;;
   esac
   echo "== $tag $name: $script.py ${opts[*]}"
@@ -161,7 +166,7 @@ def one_run(name, rnd):
     ok = rc == 0 and set(FLOATS) <= set(fields)
     optional = {k: float(fields[k]) for k in OPTIONAL if re.fullmatch(r"[0-9.]+", fields.get(k, ""))}
     return rc, lines, ({**{k: float(fields[k]) for k in FLOATS}, **optional, "fix": fields.get("fix"),
-                        "result_line": last} if ok else None)
+                        "step": fields.get("step"), "result_line": last} if ok else None)
 
 
 variants, failed, per_round = {}, [], {}
@@ -178,6 +183,8 @@ for name in names:
         continue
     last = good[-1]
     entry = {"rc": 0, **{k: last[k] for k in FLOATS}, "fix": last["fix"], "result_line": last["result_line"]}
+    if last["step"] is not None:  # well_written.py's
+        entry["step"] = last["step"]
     for k in MEDIANS:
         entry[k] = round(statistics.median(r[k] for r in good), 6)
     walls = [r["wall_s"] for r in good]

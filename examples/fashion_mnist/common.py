@@ -212,6 +212,75 @@ def warm_up(model, args, device) -> None:
         torch.cuda.synchronize(device)
 
 
+class GraphedStep:
+    """The training step (forward, loss, backward, optimizer step) captured once in a CUDA
+    graph and replayed every step: one launch a step where PyTorch run op by op makes some
+    30, each behind its Python and dispatch, for kernels of a few µs each on this small
+    model (the launch_bound finding's fix). PyTorch's whole-network capture: a few warm-up
+    steps on a side stream first (its libraries' lazy set-up must not happen in a capture),
+    the gradients set to None so that the captured backward writes them afresh each replay.
+
+    `step(*inputs)` is the whole step on the graph's input tensors, returning the loss; the
+    graph reads the addresses it was captured with, so each call copies the batch into
+    those inputs (`copy_`: from pageable host memory a blocking copy, as `.to()` is) and
+    replays. The returned loss is the graph's output, rewritten by every replay. The warm-up
+    runs on zeros (zero weights: a zero loss and zero gradients) and the parameters are put
+    back after it, so a graphed run trains to the same losses as one run op by op.
+
+    Without CUDA there is no graph: the same inputs, warm-up and restore run and `step` runs
+    op by op on them, so that a test on the CPU holds this plumbing to the plain run."""
+
+    WARM_UP_STEPS = 3  # as PyTorch's capture recipe does
+
+    def __init__(self, optimizer, examples, step):
+        import torch
+        self.inputs = [torch.zeros_like(x) for x in examples]
+        self.step, self.optimizer = step, optimizer
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        saved = [p.detach().clone() for p in params]
+        device = self.inputs[0].device
+        self.graph = None
+        if device.type == "cuda":
+            side = torch.cuda.Stream(device)
+            side.wait_stream(torch.cuda.current_stream(device))
+            with torch.cuda.stream(side):
+                for _ in range(self.WARM_UP_STEPS):
+                    optimizer.zero_grad(set_to_none=True)
+                    step(*self.inputs)
+            torch.cuda.current_stream(device).wait_stream(side)
+        else:
+            for _ in range(self.WARM_UP_STEPS):
+                optimizer.zero_grad(set_to_none=True)
+                step(*self.inputs)
+        with torch.no_grad():
+            for p, before in zip(params, saved):
+                p.copy_(before)
+        # momentum or Adam's moments: the warm-up's would stay in them (plain SGD keeps none;
+        # some PyTorch versions keep a momentum_buffer of None for it)
+        if any(isinstance(v, torch.Tensor) for state in optimizer.state.values() for v in state.values()):
+            raise RuntimeError("GraphedStep puts back the parameters after its warm-up, not an optimizer's state: "
+                               "use an optimizer without state (SGD without momentum) or restore it too")
+        optimizer.zero_grad(set_to_none=True)
+        if device.type == "cuda":
+            self.graph = torch.cuda.CUDAGraph()
+            try:
+                with torch.cuda.graph(self.graph):
+                    self.loss = step(*self.inputs)
+            except RuntimeError as e:
+                raise RuntimeError(f"capturing the training step in a CUDA graph failed ({e}); "
+                                   "run the step op by op instead (without the graph option)") from e
+
+    def __call__(self, *batch, non_blocking: bool = False):
+        """The loss of one step on `batch` (tensors shaped as the examples, on any device)."""
+        for into, x in zip(self.inputs, batch):
+            into.copy_(x, non_blocking=non_blocking)
+        if self.graph is None:
+            self.optimizer.zero_grad(set_to_none=True)
+            return self.step(*self.inputs)
+        self.graph.replay()
+        return self.loss
+
+
 @contextmanager
 def step_range(device, step: int):
     """An NVTX range "step N" around a training step on a GPU (none on the CPU, where
@@ -248,7 +317,7 @@ def stop_clock(device, start: float) -> float:
 def result_line(script: str, args, device, data: str, wall_s: float, final_loss: float, mean_loss: float,
                 batch_wait_s: float, fix: str | None = None, rest_off_cpu_s: float | None = None,
                 batch_wait_off_cpu_s: float | None = None, pace_spread: float | None = None,
-                pace_best_ms: float | None = None, step_wait: str | None = None) -> str:
+                pace_best_ms: float | None = None, step_wait: str | None = None, step: str | None = None) -> str:
     """The one line each script ends with (tests, tools/fashion_mnist_ablation.sh and people
     read it; keep the keys). `rest_off_cpu_s`: of the wall time outside the batch waits, what
     the training thread spent off the CPU (tutorial_style.py: the GIL, autograd's thread);
@@ -261,6 +330,7 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
     wall time a step (ms): a run's pace with the host's slow stretches left out (well_written.py
     gives both only with --log-every, its stretches being those between its reads).
     `step_wait`: tutorial_style.py's --step-wait where it is not the plain run's `item`.
+    `step`: well_written.py's `graph` (its step replayed as one CUDA graph) or `eager` (--eager).
     `fix`: tutorial_style.py's --fix habits joined by '+' (`none`, `pin`, `item+workers`), the
     last field; well_written.py has neither to give."""
     return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "
@@ -271,4 +341,5 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
             + (f" pace_spread={pace_spread:.3f}" if pace_spread is not None else "")
             + (f" pace_best_ms={pace_best_ms:.4f}" if pace_best_ms is not None else "")
             + (f" step_wait={step_wait}" if step_wait is not None else "")
+            + (f" step={step}" if step is not None else "")
             + (f" fix={fix}" if fix is not None else ""))

@@ -23,6 +23,10 @@ against what hdbench_profile predicts fixing it would save:
            and stacked by the default collate
   gc       gc.freeze() once set-up is done, so that Python's full garbage collections
            leave the objects made so far (PyTorch's own among them) unscanned
+  graph    the step (forward, loss, backward, optimizer step) captured once in a CUDA
+           graph and replayed every step, the batch copied into the graph's inputs (on
+           --device cpu there is no graph: the step runs op by op on those inputs, with
+           a note)
   all      every one of them (with workers, the gathers run in the workers)
 
 --step-wait says how the loop waits for the GPU every step, a habit the plain run has in
@@ -59,6 +63,7 @@ import common
 FIXES = {
     "gather": "batches gathered whole, not sample by sample",
     "gc": "set-up's objects frozen out of the garbage collector",
+    "graph": "the step replayed as one CUDA graph",
     "item": "no loss.item() every step",
     "pack": "one tensor a batch, not three",
     "pin": "pinned batches, non_blocking copies",
@@ -186,9 +191,32 @@ def main() -> None:
     if "pin" in fixes and not pin:
         print(f"note: --fix pin skipped on device {device}: torch cannot pin memory without CUDA "
               f"(the run is the same as without it)", flush=True)
+    if "graph" in fixes and device.type != "cuda":
+        print(f"note: --fix graph: no CUDA graph on device {device}; the step runs op by op on the graph's "
+              f"input tensors (the same losses)", flush=True)
     images, labels, weights, data = common.load_data(args)
     model, optimizer = common.build_model(args, device)  # moved to the device once, as it should be
     common.warm_up(model, args, device)
+
+    def train_step(*inputs):
+        """Forward, loss, backward and the optimizer's step on the batch's tensors on the device
+        (one packed tensor under --fix pack, split on the device); the loss."""
+        batch_images, batch_labels, batch_weights = unpack(inputs[0]) if "pack" in fixes else inputs
+        loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    # HABIT: the step launched op by op from Python (--fix graph removes it): some 30 kernels
+    # a step, each behind PyTorch's Python and dispatch, where this small model's kernels take
+    # a few µs each: the profiler should find the GPU idle while the training thread works
+    # through the step's launches (launch_bound). --fix graph: captured once, replayed each step.
+    graphed = None
+    if "graph" in fixes:
+        shapes = ([torch.zeros(args.batch * COLUMNS, device=device)] if "pack" in fixes else
+                  [torch.zeros(args.batch, common.PIXELS, device=device),
+                   torch.zeros(args.batch, dtype=torch.long, device=device), torch.zeros(args.batch, device=device)])
+        graphed = common.GraphedStep(optimizer, shapes, train_step)
     # HABIT: set-up's objects left to the garbage collector (--fix gc removes it): every
     # full collection scans all of them, about 100,000 from importing PyTorch alone (28-35
     # ms each on a 2-vCPU VM), and the per-sample batches' churn sets one off every few
@@ -248,9 +276,12 @@ def main() -> None:
         for batch in loader:
             batch_wait += time.perf_counter() - waited
             batch_wait_cpu += time.thread_time() - waited_cpu
-            if "pack" in fixes:
+            if graphed is not None:  # --fix graph: the batch copied into the graph's inputs, one launch
+                loss = graphed(*([batch] if "pack" in fixes else batch), non_blocking=pin)
+            elif "pack" in fixes:
                 # --fix pack: one copy a batch, split on the device.
-                batch_images, batch_labels, batch_weights = unpack(batch.to(device, non_blocking=pin))
+                optimizer.zero_grad(set_to_none=True)
+                loss = train_step(batch.to(device, non_blocking=pin))
             else:
                 batch_images, batch_labels, batch_weights = batch
                 # HABIT: .to(device) without non_blocking (--fix pin removes it) on a
@@ -267,11 +298,8 @@ def main() -> None:
                 # needs to call them a batch moved piecewise).
                 batch_labels = batch_labels.to(device, non_blocking=pin)
                 batch_weights = batch_weights.to(device, non_blocking=pin)
-
-            optimizer.zero_grad(set_to_none=True)
-            loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
-            loss.backward()
-            optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+                loss = train_step(batch_images, batch_labels, batch_weights)
             step += 1
 
             if syncs_every_step:

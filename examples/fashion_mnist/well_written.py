@@ -8,10 +8,14 @@ order and steps as tutorial_style.py, with the data movement written well:
   as one tensor with non_blocking=True on a side stream, one batch ahead, so the copy
   overlaps the previous step's kernels; the GPU splits it into images, labels, weights;
 - the loss is summed on the GPU and read once at the end (and every --log-every steps);
+- the step (split, forward, loss, backward, optimizer step, the loss summed) is captured
+  once in a CUDA graph and replayed: one launch a step where PyTorch op by op makes some
+  30, each behind its Python (--eager runs it op by op; on --device cpu there is no graph
+  and the step runs op by op on the graph's input tensor, with a note);
 - each step is marked with an NVTX range, where a profiler's timeline shows it;
 - what set-up made is frozen out of Python's garbage collector (gc.freeze()).
 
-    python3 examples/fashion_mnist/well_written.py [--steps N] [--batch B] [--device cpu]
+    python3 examples/fashion_mnist/well_written.py [--steps N] [--batch B] [--device cpu] [--eager]
 """
 
 from __future__ import annotations
@@ -80,15 +84,20 @@ class Prefetcher:
         return on_gpu
 
     def next(self):
-        """(images, labels, weights) of the next batch, on the device."""
+        """The next batch, packed, on the device (split it with `split`)."""
         packed = self.ready
         if self.cuda:
             current = torch.cuda.current_stream(self.device)
             current.wait_stream(self.side)  # the GPU waits for the copy; the host does not
             packed.record_stream(current)  # made on the side stream, used on this one
         self.ready = self._load()  # start the next batch's copy now, behind this step's kernels
-        # Split on the GPU: views, and one small kernel for the labels.
-        return packed[:, :common.PIXELS], packed[:, common.PIXELS].long(), packed[:, common.PIXELS + 1]
+        return packed
+
+
+def split(packed):
+    """(images, labels, weights) of a packed batch, on its device: views, and one small
+    kernel for the labels."""
+    return packed[:, :common.PIXELS], packed[:, common.PIXELS].long(), packed[:, common.PIXELS + 1]
 
 
 def main() -> None:
@@ -97,17 +106,35 @@ def main() -> None:
                         help="print the mean loss of the last N steps every N steps, one read of the "
                              "GPU's running sum each time (default: only at the end); the run's pace "
                              "(pace_spread, pace_best_ms) is then measured between those reads")
+    parser.add_argument("--eager", action="store_true",
+                        help="run the step op by op, not replayed as one CUDA graph (what the graph saves)")
     args = parser.parse_args()
     device = common.pick_device(args.device)
+    if not args.eager and device.type != "cuda":
+        print(f"note: no CUDA graph on device {device}: the step runs op by op on the graph's input tensor "
+              f"(the same losses; --eager leaves that tensor out)", flush=True)
     images, labels, weights, data = common.load_data(args)
     model, optimizer = common.build_model(args, device)
     common.warm_up(model, args, device)
+    loss_sum = torch.zeros((), device=device)  # summed on the device: no read, no wait
+
+    def train_step(packed):
+        """Split, forward, loss, backward, the optimizer's step and the loss summed: the step."""
+        batch_images, batch_labels, batch_weights = split(packed)
+        loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
+        loss.backward()
+        optimizer.step()
+        loss_sum.add_(loss.detach())
+        return loss
+
+    graphed = None if args.eager else common.GraphedStep(
+        optimizer, [torch.zeros(args.batch, COLUMNS, device=device)], train_step)
+    loss_sum.zero_()  # (the graph's warm-up added zeros; as it should be before the timed run)
     gc.freeze()  # set-up's objects out of the full collections' reach: they are never garbage
 
     start = common.start_clock(device)
     packed = pack(images, labels, weights, pin=device.type == "cuda")  # paid once, inside the timed run
     batches = Prefetcher(packed, common.ShuffledOrder(len(labels), args.seed), args.batch, args.steps, device)
-    loss_sum = torch.zeros((), device=device)  # summed on the device: no read, no wait
     logged_sum, batch_wait = 0.0, 0.0
     # (measurement, with --log-every: the wall time a step of each stretch between two reads,
     # which wait for the GPU, so a stretch's host time is its steps' time; without reads the
@@ -118,14 +145,13 @@ def main() -> None:
     for step in range(1, args.steps + 1):
         with common.step_range(device, step):  # each step marked, for a profiler's timeline
             waited = time.perf_counter()  # (measurement: host time spent getting the batch)
-            batch_images, batch_labels, batch_weights = batches.next()
+            batch = batches.next()
             batch_wait += time.perf_counter() - waited
-
-            optimizer.zero_grad(set_to_none=True)
-            loss = common.loss_fn(model(batch_images), batch_labels, batch_weights)
-            loss.backward()
-            optimizer.step()
-            loss_sum += loss.detach()
+            if graphed is not None:
+                loss = graphed(batch)  # copied into the graph's input on the GPU, then one launch
+            else:
+                optimizer.zero_grad(set_to_none=True)
+                loss = train_step(batch)
 
         if args.log_every and step % args.log_every == 0:
             total = loss_sum.item()  # one wait every log_every steps
@@ -141,7 +167,8 @@ def main() -> None:
     steady = paces[1:] if len(paces) >= 3 else []
     print(common.result_line("well_written", args, device, data, wall, final_loss, mean_loss, batch_wait,
                              pace_spread=max(steady) / min(steady) if steady else None,
-                             pace_best_ms=min(steady) * 1e3 if steady else None), flush=True)
+                             pace_best_ms=min(steady) * 1e3 if steady else None,
+                             step="eager" if args.eager else "graph"), flush=True)
 
 
 if __name__ == "__main__":

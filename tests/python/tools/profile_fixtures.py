@@ -251,7 +251,7 @@ def tutorial_h200(steps: int = 20, pid: int = 4545) -> Program:
     return p
 
 
-def well_written_h200(steps: int = 20, pid: int = 4646) -> Program:
+def well_written_h200(steps: int = 20, pid: int = 4646, ranges: bool = False) -> Program:
     """well_written.py as the H200 recorded it (us), a step of 1000, the GPU busy 155 us of it (the first
     kernel runs under the copy):
 
@@ -261,10 +261,15 @@ def well_written_h200(steps: int = 20, pid: int = 4646) -> Program:
                     its DMA 110-155
         130-904     12 launches, 4 us calls 70 us apart (Python between them); kernels of
                     10 us from 5 us after each call
-    No per-step read; one read of the final loss at the end."""
+    No per-step read; one read of the final loss at the end. With `ranges`, an NVTX range
+    "step N" around each step (0-990), as the script marks them: the model cuts its steps there.
+    Cut so, per step: B = 100, O = 900, X = 774 (the first launch's start, 130, to the last's
+    end, 904), 48 of it in 12 launch calls, G = 155."""
     p = Program(pid)
     for step in range(steps):
         t = 1000 * step
+        if ranges:
+            p.range(t, t + 990, f"step {step + 1}")
         p.sync(t, t + 2, name="cudaEventSynchronize")
         p.copy(t + 110, 45, 256 * 786 * 4, host="pinned", stream=14, call_at=(t + 102, t + 110))
         for k in range(12):

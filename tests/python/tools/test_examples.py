@@ -31,8 +31,8 @@ RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+
                     r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?"
                     r"(?: batch_wait_off_cpu_s=(?P<wait_off_cpu>[\d.]+))?(?: pace_spread=(?P<pace>[\d.]+))?"
                     r"(?: pace_best_ms=(?P<pace_best>[\d.]+))?(?: step_wait=(?P<step_wait>\w+))?"
-                    r"(?: fix=(?P<fix>\S+))?$")
-FIXES = ("workers", "gather", "pin", "item", "pack", "gc")  # tutorial_style.py --fix
+                    r"(?: step=(?P<step>graph|eager))?(?: fix=(?P<fix>\S+))?$")
+FIXES = ("workers", "gather", "pin", "item", "pack", "gc", "graph")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
 
 pytestmark = pytest.mark.skipif(not EXAMPLES.is_dir(), reason=f"{EXAMPLES} is not here (a bundle without examples/)")
@@ -288,6 +288,55 @@ def test_well_written_gives_its_pace_between_its_reads_only():
     assert untimed["final"] == timed["final"]  # the reads change nothing of the training
 
 
+def test_well_written_graphs_its_step_and_eager_runs_it_op_by_op_to_the_same_losses():
+    """On the CPU there is no graph: the default runs the step op by op on the graph's input
+    tensor, after its warm-up and with the parameters put back, and says so; --eager leaves the
+    graph's plumbing out. Both train to the same losses (the plumbing changes no number)."""
+    need_torch()
+    graphed = run_script("well_written", "--device", "cpu", "--steps", 6, "--batch", 64, "--synthetic")
+    eager = run_script("well_written", "--device", "cpu", "--steps", 6, "--batch", 64, "--synthetic", "--eager")
+    g, e = result_of(graphed), result_of(eager)
+    assert (g["step"], e["step"]) == ("graph", "eager")
+    assert (g["final"], g["mean"]) == (e["final"], e["mean"])
+    assert "note: no CUDA graph on device cpu" in graphed.stdout and "note:" not in eager.stdout
+
+
+def test_a_graphed_step_puts_back_what_its_warm_up_changed(tmp_path):
+    """GraphedStep's warm-up runs the step (the optimizer's too) on zeros; the parameters are put
+    back after it, and an optimizer that keeps state (momentum) is refused, not trained wrong."""
+    need_torch()
+    import torch
+    common = load_common()
+    model = torch.nn.Linear(4, 2)
+    before = [p.detach().clone() for p in model.parameters()]
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+
+    def step(x):  # a step that moves the weights even on zeros (the bias's gradient is not 0)
+        loss = model(x).sum() + 1.0
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    graphed = common.GraphedStep(optimizer, [torch.zeros(3, 4)], step)
+    assert all(torch.equal(p, b) for p, b in zip(model.parameters(), before))
+    x = torch.ones(3, 4)
+    with torch.no_grad():
+        expected = (model(x).sum() + 1.0).item()  # the step's loss, taken before its update
+    loss = graphed(x)
+    assert torch.equal(graphed.inputs[0], x) and loss.item() == pytest.approx(expected)
+    assert not all(torch.equal(p, b) for p, b in zip(model.parameters(), before))  # the step trained
+    with_momentum = torch.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+
+    def momentum_step(x):
+        loss = model(x).sum() + 1.0
+        loss.backward()
+        with_momentum.step()
+        return loss
+
+    with pytest.raises(RuntimeError, match="optimizer without state"):
+        common.GraphedStep(with_momentum, [torch.zeros(3, 4)], momentum_step)
+
+
 def test_fix_pin_on_the_cpu_is_skipped_with_a_one_line_note():
     need_torch()
     run = run_script("tutorial_style", "--device", "cpu", "--steps", 3, "--batch", 64, "--synthetic", "--fix", "pin")
@@ -361,7 +410,9 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
         assert v["runs"] == 1 and v["wall_s_runs"] == [v["wall_s"]] and v["batch_wait_s_runs"] == [v["batch_wait_s"]]
         assert v["wall_s_spread"] == 0 and v["saved_s_range"] == [v["saved_s"], v["saved_s"]] and "failed_runs" not in v
     assert variants["plain"]["fix"] == "none" and variants["fix_pin"]["fix"] == "pin"
-    assert variants["fix_all"]["fix"] == "gather+gc+item+pack+pin+workers" and variants["well_written"]["fix"] is None
+    assert variants["fix_all"]["fix"] == "gather+gc+graph+item+pack+pin+workers"
+    assert variants["well_written"]["fix"] is None and variants["well_written"]["step"] == "graph"
+    assert all("step" not in v for name, v in variants.items() if name != "well_written")
     # the tutorial's time off the CPU outside its batch waits is carried; well_written.py gives none
     for name, v in variants.items():
         if name == "well_written":
@@ -450,11 +501,11 @@ def failing_calls(tmp_path: Path, calls: str) -> dict:
 def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_failed(tmp_path):
     need_torch()
     out = tmp_path / "ablation.json"
-    # Call 1 is the warm-up, calls 2-10 round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack,
-    # fix_gc, fix_all, well_written), 11-19 round 2, one variant further on (fix_workers first, plain last):
-    # fix_item fails in round 2 only (call 14), fix_pack in both rounds (calls 7 and 15).
+    # Call 1 is the warm-up, calls 2-11 round 1 (plain, fix_workers, fix_gather, fix_pin, fix_item, fix_pack,
+    # fix_gc, fix_graph, fix_all, well_written), 12-21 round 2, one variant further on (fix_workers first, plain
+    # last): fix_item fails in round 2 only (call 15), fix_pack in both rounds (calls 7 and 16).
     run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--repeat", 2, "--", "--synthetic",
-                       env=failing_calls(tmp_path, "7 14 15"))
+                       env=failing_calls(tmp_path, "7 15 16"))
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.count("FAILED (exit 3)") == 3
     report = json.loads(out.read_text())
@@ -462,10 +513,10 @@ def test_the_ablation_keeps_a_variants_good_runs_and_fails_it_only_when_all_fail
     variants = report["variants"]
     pack = variants["fix_pack"]
     assert pack["failed"] and pack["rc"] == 3 and not pack["timed_out"] and pack["runs"] == 0
-    assert pack["failed_runs"] == 2 and "simulated failure of call 15" in pack["tail"][-1]
+    assert pack["failed_runs"] == 2 and "simulated failure of call 16" in pack["tail"][-1]
     item = variants["fix_item"]
     assert item["rc"] == 0 and not item.get("failed") and item["runs"] == 1 and item["failed_runs"] == 1
-    assert item["failed_rounds"] == [2] and "simulated failure of call 14" in item["tail"][-1]
+    assert item["failed_rounds"] == [2] and "simulated failure of call 15" in item["tail"][-1]
     assert item["wall_s_runs"][1] is None and item["batch_wait_s_runs"][1] is None
     assert item["wall_s"] == item["wall_s_runs"][0] and item["wall_s_spread"] == 0
     plain = variants["plain"]

@@ -116,9 +116,10 @@ def test_the_tutorials_steps_are_cut_at_its_reads(tmp_path):
     s = model.summary()
     assert s["steps"] == STEPS - 1 and s["per_step_reads"] and s["batches"] == STEPS - 1
     per_step = {k: round(v * 1e3, 6) for k, v in s["per_step_ms"].items()}  # us
-    # H: of O's 200 us, the 145 outside CUDA calls (less 50 of launches and the read's 5 us call)
+    # H: of O's 200 us, the 145 outside CUDA calls (less 50 of launches and the read's 5 us call);
+    # X: from the first launch's start (2450) to the last's end (2635), launches and Python
     assert per_step == {"T": 2655, "B": 2007, "L_pg": 408, "L_pin": 0, "S": 30, "R": 10, "R_sync": 0, "O": 200,
-                        "H": 145, "L_idle": 50, "launch_calls": 50, "G": 357}
+                        "H": 145, "L_idle": 50, "launch_calls": 50, "X": 185, "G": 357}
 
 
 def test_each_fix_alone_and_all_together(tmp_path):
@@ -132,10 +133,13 @@ def test_each_fix_alone_and_all_together(tmp_path):
     # at 10 GB/s (321.126 us), and the small copies lose their waits (30 -> 20): 96.874 us.
     assert model.saving_s({"pin"}) == pytest.approx(n * 96.874 * US)
     # pack: the two extra copies' calls and waits: 30 us. item: the 10 us read wait, hidden
-    # behind the next build, and the read's 5 us call. launch: 50 us of idle in launch calls.
+    # behind the next build, and the read's 5 us call.
     assert model.saving_s({"pack"}) == pytest.approx(n * 30 * US)
     assert model.saving_s({"item"}) == pytest.approx(n * 15 * US)
-    assert model.saving_s({"launch"}) == pytest.approx(n * 50 * US)
+    # graph: X's 185 us become a replay and a copy into its inputs, two 5 us launch calls (O:
+    # 200 -> 25), and the read then waits for all the step's GPU work after the one launch,
+    # the GPU's 357 us less the images' 251 us pageable DMA (R: 10 -> 106): 79 us a step.
+    assert model.saving_s({"graph"}) == pytest.approx(n * 79 * US)
     assert model.saving_s({"overlap"}) == 0
     # workers and pin: the pin thread takes the batches over (the training thread waits 300 us:
     # 300 + 20 of the small copies' calls + 200 + 10 = 530 us of its own), but the two share the
@@ -144,10 +148,11 @@ def test_each_fix_alone_and_all_together(tmp_path):
     # than the two alone (233.874).
     assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 698.874 * US)
     # Everything: pack leaves the pin thread one tensor (560 + 310 + 321.126 = 1191.126 us), the
-    # training thread 300 + 145 (O less the launch idle and the read's call) = 445 us of its own;
-    # the GIL 145 + 1191.126 = 1336.126 us a step, above the GPU's 357 - 251 + 114.387 (the
-    # images' DMA at the pinned 28.07 GB/s) = 220.4 us: 1318.874 us saved.
-    assert model.saving_s(FIXES) == pytest.approx(n * 1318.874 * US)
+    # training thread 300 + 30 (O less X, the read's call, plus the replay's 10) of its own; the
+    # GIL: the training thread's 145 less X's 135 of it, 10 + 1191.126 = 1201.126 us a step,
+    # above the GPU's 357 - 251 + 114.387 (the images' DMA at the pinned 28.07 GB/s) = 220.4 us:
+    # 1453.874 us saved.
+    assert model.saving_s(FIXES) == pytest.approx(n * 1453.874 * US)
 
 
 def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path):
@@ -405,25 +410,36 @@ def test_a_pinned_blocking_copy_is_an_overlap_finding(tmp_path):
     assert "overlap_copies" in {f["id"] for f in found}
 
 
-def test_a_launch_bound_loop(tmp_path):
+def test_a_well_written_loop_marked_in_steps_is_launch_bound(tmp_path):
+    """well_written.py's loop as the H200 recorded it, each step in its NVTX range: the GPU
+    busy 155 µs of each 1000, the rest the Python between 12 launches (X = 774 µs)."""
+    _, _, model, found = run(tmp_path, well_written_h200(STEPS, ranges=True))
+    assert model.steps_cut_at == "range step #" and len(model.steps) == STEPS
+    # X's 774 µs become two 4 µs launch calls: the host's step 100 (the gather) + 900 - 774 + 8
+    # = 234 µs, above the GPU's 155: 766 µs a step. No read: the steps do not wait for the GPU.
+    assert model.saving_s({"graph"}) == pytest.approx(STEPS * 766 * US)
+    assert [f["id"] for f in found] == ["launch_bound"] and "CUDA graph" in found[0]["advice"]
+    assert found[0]["saving_s"] == pytest.approx(STEPS * 766 * US)
+    assert "8 µs a step" in found[0]["assumption"] and "774 µs a step" in found[0]["what"]
+
+
+def test_a_loop_not_cut_into_steps_has_no_step_to_graph(tmp_path):
+    """The same loop without its ranges: one stretch of the whole run, which no graph captures."""
+    _, _, model, found = run(tmp_path, well_written_h200(STEPS))
+    assert model.steps_cut_at == "" and found == []
+
+
+def test_a_gpu_bound_loop_is_not_launch_bound(tmp_path):
+    """Steps marked by ranges whose kernels outlast their launches: a graph frees the host, but
+    the GPU sets the step."""
     p = Program()
-    t = 0
-    for k in range(2000):  # 8 µs launch calls back to back, 2 µs kernels: the GPU idles 6 µs in each
-        p.kernel(t + 7, 2, launch=(t, t + 8))
-        t += 9
+    for step in range(STEPS):
+        t = 1000 * step
+        p.range(t, t + 990, f"step {step}")
+        for k in range(10):  # 5 µs launch calls 10 µs apart; 95 µs kernels back to back from 10
+            p.kernel(t + 10 + 95 * k, 95, launch=(t + 10 * k, t + 10 * k + 5))
     _, _, model, found = run(tmp_path, p)
-    assert [f["id"] for f in found] == ["launch_bound"]
-    assert "CUDA graph" in found[0]["advice"]
-
-
-def test_a_python_bound_loop_is_not_launch_bound(tmp_path):
-    p = Program()
-    t = 0
-    for k in range(2000):  # 4 µs launch calls, 40 µs of Python between: host-bound, not launch-bound
-        p.kernel(t + 5, 2, launch=(t, t + 4))
-        t += 44
-    _, _, _, found = run(tmp_path, p)
-    assert found == []
+    assert model.saving_s({"graph"}) == 0 and found == []
 
 
 @pytest.mark.parametrize("make", [tutorial, well_written, tutorial_h200, well_written_h200])

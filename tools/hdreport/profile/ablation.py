@@ -193,3 +193,12 @@ def ablation_step_wait(ablation: dict) -> str:
     ablation keeps it there), else `item`."""
     m = STEP_WAIT.search((ablation["variants"].get("plain") or {}).get("result_line") or "")
     return m.group(1) if m else ablation.get("step_wait") or "item"
+
+
+def well_written_graphed(ablation: dict) -> bool:
+    """Whether well_written.py replayed its step as one CUDA graph (its result line's
+    `step=graph`, since 2026-11-28's sixth session). Before, and with --eager, it ran its step
+    op by op: then no variant held against it made the graph fix."""
+    line = (ablation["variants"].get("well_written") or {}).get("result_line") or ""
+    return " step=graph" in f" {line}"
+

@@ -26,8 +26,9 @@ each batch on the training thread can take longer than the staging it removes.
                          hold the host back)
     drop_step_synchronizes  a synchronize every step (`torch.cuda.synchronize()`), where no read
                          ends the steps: the same overlap prevented (the item fix)
-    launch_bound         the GPU idle while the feeding thread is inside launch calls, when those
-                         calls are at least half of the thread's own work
+    launch_bound         the step's kernels launched op by op: from its first launch call to its
+                         last, the launches and the Python between them, where a CUDA graph of
+                         the step would launch once (the graph fix), in a loop cut into steps
     full_collections     Python's full (generation 2) garbage collections on the feeding thread,
                          each scanning every object the program holds, PyTorch's own included
                          (timed only where the collections were: tools/profile_site)
@@ -47,7 +48,6 @@ from hdreport.profile.handover import (GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_P
 from hdreport.profile.model import savings
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
-LAUNCH_SHARE = 0.5  # launch calls at least this share of the thread's own work: launch-bound
 # A batch built on the training thread in under this many times what gathering it whole costs
 # here is taken to be gathered already: a program's gathers run in another cache and memory
 # state than the probe's (well_written.py's took 0.31 ms a batch on an H100 host, 0.52 ms on
@@ -59,7 +59,7 @@ GATHER_GATE = 3.0
 
 IDS = {"workers": "input_pipeline", "gather": "per_sample_batches", "pin": "pageable_to_pinned",
        "overlap": "overlap_copies", "pack": "pack_small_copies", "item": "drop_blocking_reads",
-       "launch": "launch_bound", "gc": "full_collections"}
+       "graph": "launch_bound", "gc": "full_collections"}
 
 
 def finding_id(fix: str, model) -> str:
@@ -97,8 +97,10 @@ ADVICE = {
     "drop_step_synchronizes": "do not call torch.cuda.synchronize() (or stream.synchronize()) every step: it "
                               "waits for all the GPU's work; to time steps, record torch.cuda.Event pairs and "
                               "read them every N steps, or time N steps between two synchronizes",
-    "launch_bound": "launch fewer, larger kernels: capture the step in a CUDA graph (torch.cuda.graphs, "
-                    "torch.compile(mode='reduce-overhead')) or use larger batches",
+    "launch_bound": "capture the whole step (forward, loss, backward, optimizer step) once in a CUDA graph and "
+                    "replay it, copying each batch into the graph's input tensors (torch.cuda.CUDAGraph after a few "
+                    "warm-up steps on a side stream: examples/fashion_mnist/well_written.py; or "
+                    "torch.compile(mode='reduce-overhead')); or fewer, larger steps (larger batches)",
     "full_collections": "call gc.freeze() once set-up is done (the data loaded, the model built, a first step "
                         "run): Python's full collections then leave every object made so far unscanned (importing "
                         "PyTorch alone makes about 100,000); or gc.disable() for the loop and gc.collect() between "
@@ -120,8 +122,11 @@ ASSUMPTION = {
                            "unless those are made non-blocking too), hiding the GPU's work behind its own",
     "drop_step_synchronizes": "the host runs ahead into the next step until it next waits (a blocking copy, "
                               "unless those are made non-blocking too), hiding the GPU's work behind its own",
-    "launch_bound": "a graph removes the launch calls the GPU sat idle through; the Python between launches "
-                    "is not counted, so the saving may be larger",
+    "launch_bound": "the step can be captured whole (fixed shapes; no read, synchronize or host decision "
+                    "between its first launch and its last); a graph replaces the launches and the Python "
+                    "between them with its replay and the copy of the batch into its inputs, priced as two of "
+                    "the step's launch calls ({replay} a step); a step that ends in a read then waits for all "
+                    "its GPU work after that one launch",
     "full_collections": "frozen, a full collection scans only what the loop made since, about nothing (the "
                         "tutorial's took 28-35 ms each on a 2-vCPU VM, a few ms once frozen); the young "
                         "generations' collections stay",
@@ -186,11 +191,10 @@ def _per_step(model, field: str) -> str:
     return duration_text(model.total(field) / max(1, len(model.steps)))
 
 
-def launch_bound(model) -> bool:
-    """The launch calls themselves are at least half of the feeding thread's own work (O):
-    a graph would remove most of it. A thread mostly in Python between launches is
-    host-bound, not launch-bound, and this finding does not price that."""
-    return model.total("launch_calls") >= LAUNCH_SHARE * model.total("O") > 0
+def graphable(model) -> bool:
+    """The loop was cut into steps (at reads, synchronizes or iteration ranges) that launch
+    kernels: a step a graph could capture. One stretch of a whole run is no step to capture."""
+    return bool(model.steps_cut_at) and model.total("X") > 0
 
 
 def workers_needed(model) -> int:
@@ -261,10 +265,12 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"{full} full collection{'s' if full != 1 else ''} over {steps}, {duration_text(model.total('gc_full') / max(1, full))} each "
                 f"on average; collections of every generation {duration_text(model.total('gc'))}, the GPU idle "
                 f"through {duration_text(by_cause.get('python_gc', 0.0))} of them")
-    return (f"the GPU sat idle {duration_text(model.total('L_idle'))} while the feeding thread was inside "
-            "kernel launch calls",
-            f"{_per_step(model, 'L_idle')} a step over {steps}; kernels busy {duration_text(a.totals['kernel_s'])} "
-            f"of the {duration_text(a.totals['span_s'])} span")
+    launches = sum(s.launches for s in model.steps)
+    return (f"the training thread launched each step's kernels one by one: {_per_step(model, 'X')} a step from its "
+            f"first launch call to its last (the launches and the Python between them), where the GPU was busy "
+            f"{_per_step(model, 'G')} a step",
+            f"{launches / max(1, n):.0f} launch calls a step ({_per_step(model, 'launch_calls')} in them, the GPU idle "
+            f"{_per_step(model, 'L_idle')} of it) over {steps}, {_per_step(model, 'T')} a step in all")
 
 
 def findings(a: Analysis, model, idle: dict) -> list[dict]:
@@ -287,7 +293,8 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
              "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else "",
              # the probe's workers started in this long, to their first batch
              "workers_start": "" if model.handover.workers_start_s is None else
-             f"; {duration_text(model.handover.workers_start_s)} here for the probe's workers"}
+             f"; {duration_text(model.handover.workers_start_s)} here for the probe's workers",
+             "replay": duration_text(sum(s.replay_ns() for s in model.steps) * NS / max(1, len(model.steps)))}
     out = []
     for fix, (alone, added) in priced.items():
         key = finding_id(fix, model)
@@ -300,10 +307,11 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
 
 
 def eligible(model) -> list:
-    """The fixes the recording gives reason to price: launch only when launch-bound, gather
-    only when batches are built far slower than a gather, gc only where collections were timed."""
+    """The fixes the recording gives reason to price: graph only in a loop cut into steps,
+    gather only when batches are built far slower than a gather, gc only where collections
+    were timed."""
     return [f for f in model.priced_fixes()
-            if (f != "launch" or launch_bound(model)) and (f != "gather" or gathers_pay(model))]
+            if (f != "graph" or graphable(model)) and (f != "gather" or gathers_pay(model))]
 
 
 def gathers_pay(model) -> bool:

@@ -18,7 +18,9 @@ sum of what that thread did in it:
             back to back, no launch between, but its largest): their calls and waits
     R       the wait in the step's blocking read or synchronize (the GPU finishing the step)
     O       the rest: launches, Python, anything else (L_idle of it with the GPU idle
-            inside launch calls)
+            inside launch calls; X of it from the step's first launch to its last: the
+            step's kernels launched op by op and the Python between them, outside copy
+            calls, waits, batch building and garbage collections)
     H       of O, the host work outside CUDA calls that the thread did while no other thread
             of its process was launching (in backward() it waits, the GIL released, for
             autograd's device thread): its share of Python's GIL
@@ -60,7 +62,15 @@ Each fix changes some of these (FIXES); the time with a set of fixes applied is
                                                         else what the staging took
     L_pin' = 0                                          overlap
     S'     = 0 with pack; the calls alone with pin      pack / pin
-    O'     = O - L_idle                                 launch
+    O'     = O - X + the graph's replay                 graph: the step captured in a CUDA graph
+                                                        and replayed, the batch copied into its
+                                                        inputs, a batch (Step.replay_ns: two of the
+                                                        step's launch calls a batch); a step that
+                                                        ends in a wait then waits for all the last
+                                                        batch's GPU work after its one launch:
+                                                        R' = max(R, G less the pageable copies'
+                                                        DMA, over the step's batches)
+                                                        (H' = H less X's part of H)
     B', O', H' less the full collections in them        gc: gc.freeze() after set-up leaves a
                                                         full (generation 2) collection nothing
                                                         old to scan (B less them before workers
@@ -130,11 +140,26 @@ PACE_SPREAD_SAID = 1.2  # a spread this wide (slowest stretch's median over the 
 # training thread's GIL time came to 1.27 / 1.12 / 1.01 ms a step with 20 / 50 / 100 µs;
 # 100 µs matches its time on the CPU measured unrecorded (0.97 ms a step, thread_time).
 BURST_GAP_NS = 100_000
-FIXES = ("workers", "gather", "pin", "overlap", "pack", "item", "launch", "gc")
-# The habits examples/fashion_mnist/tutorial_style.py --fix removes, in every combination of
-# two or more, sorted (the ablation's fix_workers+pin is "pin+workers").
-HABITS = ("workers", "gather", "pin", "item", "pack", "gc")
-HABIT_SETS = tuple(tuple(sorted(c)) for n in range(2, len(HABITS) + 1) for c in combinations(HABITS, n))
+# What a CUDA graph of the step replaces, between its first launch call and its last: the
+# launches, the Python between them (in backward() the wait for autograd's device thread too)
+# and other calls (allocation, events). Copies, waits, batch building and Python's garbage
+# collections stay, priced by their own fixes.
+GRAPHED = ("launching", "host", "cuda_other")
+# What a graph of the step leaves on the host of all that: its replay and the copy of the
+# batch into its inputs, each priced as one of the step's own launch calls. CUDA 12 launches
+# a straight-line graph in about a kernel launch's time; PyTorch's replay() and copy_() add
+# their Python, a few µs more a step (not measured: no recording here holds a graph).
+GRAPH_LAUNCHES = 2
+FIXES = ("workers", "gather", "pin", "overlap", "pack", "item", "graph", "gc")
+# The habits examples/fashion_mnist/tutorial_style.py --fix removes. Priced together: those
+# of the data movement in every combination of two or more, sorted (the ablation's
+# fix_workers+pin is "pin+workers"), and every habit at once, the graph's too (its --fix all;
+# also without gc, for recordings whose collections were not timed):
+# every combination of seven would double the sets the report prices for one ablation variant.
+HABITS = ("workers", "gather", "pin", "item", "pack", "gc", "graph")
+DATA_HABITS = HABITS[:-1]
+HABIT_SETS = (*(tuple(sorted(c)) for n in range(2, len(DATA_HABITS) + 1) for c in combinations(DATA_HABITS, n)),
+              tuple(sorted(HABITS)), tuple(sorted(set(HABITS) - {"gc"})))
 
 
 class StepParts(NamedTuple):
@@ -173,6 +198,10 @@ class Step:
     H: int = 0  # of O: the thread's GIL time (host work outside CUDA calls, no other thread launching)
     L_idle: int = 0
     launch_calls: int = 0
+    launches: int = 0  # the launch calls' count
+    X: int = 0  # of O: from the first launch call to the last, what a graph of the step replaces
+    X_H: int = 0  # of X, the part in H
+    ends_in_wait: bool = False  # the step ends in a blocking read or synchronize (R is its wait)
     G: int = 0
     G_pg_dma: int = 0  # the pageable copies' DMA records, which pinned copies shorten
     G_pinned_dma: int = 0  # the same bytes at the pinned ceiling (G_pg_dma without one)
@@ -183,6 +212,13 @@ class Step:
     # the batches came pinned from another thread of the process that pinned them and launches
     # nothing: PyTorch's pin_memory thread (workers and pin are the recording's own)
     pin_thread: bool = False
+
+    def replay_ns(self) -> int:
+        """A graph's replays and the copies of the batches into its inputs, one of each a batch
+        (a step cut at reads made every few iterations holds several): GRAPH_LAUNCHES of the
+        step's launch calls, on average, a batch."""
+        mean_launch = self.launch_calls // self.launches if self.launches else 0
+        return GRAPH_LAUNCHES * max(1, self.batches) * mean_launch
 
     def tensors_after(self, fixes: frozenset) -> int:
         return self.batches if "pack" in fixes else self.tensors
@@ -224,7 +260,8 @@ class Step:
         L_pg = pinning if "pin" in fixes and self.L_pg else self.L_pg
         L_pin = 0 if "overlap" in fixes else self.L_pin
         S = 0 if "pack" in fixes else self.S_call if "pin" in fixes else self.S
-        O = self.O - self.L_idle if "launch" in fixes else self.O
+        graph = "graph" in fixes
+        O = self.O - self.X + self.replay_ns() if graph else self.O
         freed = 0  # the pin thread's GIL time the gather takes out of O (a probe's or constants' figure)
         if self.pin_thread and "gather" in fixes:
             freed = min(self.H, O, max(0, handover.pin_thread_ns(self, frozenset(), pin_cost) - self.B))
@@ -232,19 +269,21 @@ class Step:
         if frozen:
             O = max(0, O - (self.gc_full - self.gc_full_B))
         R = self.R
+        if graph and self.ends_in_wait:  # the host waits, after the last launch, for all its GPU work
+            R = max(R, (self.G - self.G_pg_dma) // max(1, self.batches))
         if "item" in fixes:
             O -= self.R_call + self.R_sync
             blocking_left = (self.L_pg and "pin" not in fixes) or (self.L_pin and "overlap" not in fixes) or \
                             (self.S and not fixes & {"pin", "pack"})
             window = B + (self.L_pg_call if self.L_pg and "pin" not in fixes else 0) if blocking_left else \
                 B + L_pg + L_pin + S + O
-            R = max(0, self.R - window)
+            R = max(0, R - window)
         G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
         own = B + L_pg + L_pin + S + O + R
         host = own
         if pin_thread is not None:  # the GIL shared with the pin thread, and the pin thread's pace
             gil, cycle = pin_thread
-            H = max(0, self.H - (self.gc_full - self.gc_full_B if frozen else 0))
+            H = max(0, self.H - (self.gc_full - self.gc_full_B if frozen else 0) - (self.X_H if graph else 0))
             host = max(own, H + gil, cycle)
             if host > own:
                 unslowed = gil if host == H + gil else cycle
@@ -362,7 +401,7 @@ class Model:
 
     def summary(self) -> dict:
         n = len(self.steps)
-        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "R_sync", "O", "H", "L_idle", "launch_calls", "G")
+        parts = ("T", "B", "L_pg", "L_pin", "S", "R", "R_sync", "O", "H", "L_idle", "launch_calls", "X", "G")
         return {"steps": n, "per_step_reads": self.per_step_reads, "steps_cut_at": self.steps_cut_at,
                 "pin_thread": self.pin_thread,
                 "seconds": {f: self.total(f) for f in parts},
@@ -443,7 +482,7 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
     other threads were launching through; `pin_thread`: a pin thread fed its batches; `syncs`
     the thread's per-step synchronizes (step_synchronizes), whose waits in it are R_sync."""
     s = Step(T=end - start, R=a.blocking_calls[read][1] - a.blocking_calls[read][0] if read else 0,
-             pin_thread=pin_thread)
+             pin_thread=pin_thread, ends_in_wait=read is not None)
     s.R_sync = sum(max(0, min(a.blocking_calls[k][1], end) - max(a.blocking_calls[k][0], start))
                    for k in syncs if k != read)
     # the read's copy call: the copies that ended in the read's wait, issued in the step
@@ -486,12 +525,21 @@ def _step(a, t, start: int, end: int, copies: list, launches: list, read, read_c
                 pin_cost += pinning if pinning is not None else call
             elif c.blocking:
                 s.L_pin += wait
-    for b, e, cause in t.segments_in(start, end):
+    segments = list(t.segments_in(start, end))
+    launched = [(b, e) for b, e, cause in segments if cause == "launching"]
+    first, last = (launched[0][0], launched[-1][1]) if launched else (end, end)
+    for b, e, cause in segments:
+        mine = 0  # of the segment, the part in H
         if cause == "launching":
             s.launch_calls += e - b
+            s.launches += 1
             s.L_idle += (e - b) - busy.overlap(b, e)
         elif cause == "host":
-            s.H += (e - b) - others.overlap(b, e)
+            mine = (e - b) - others.overlap(b, e)
+            s.H += mine
+        if cause in GRAPHED and first <= b and e <= last:
+            s.X += e - b
+            s.X_H += mine
     s.G = busy.overlap(start, end)
     s.O = max(0, s.T - s.B - s.L_pg - s.L_pin - s.S - s.R)
     return s, pin_cost

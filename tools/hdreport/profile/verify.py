@@ -18,7 +18,9 @@ device are taken as one, their rounds together (ablation.py). Each row holds a p
 - a habit the profile says would make the steps longer (`would_cost`: pinning on the training
   thread) is held as a negative price against the measured (negative) saving;
 - the findings' sum (`model.saving_together_s`) against `well_written.py`, and against the
-  variant that made exactly the findings' fixes where there is one, within the tolerance;
+  variant that made exactly the findings' fixes where there is one, within the tolerance; a
+  `well_written.py` that ran its step op by op (before its graph, or --eager) made no graph
+  fix, so against it the findings are chosen again without it (`held_findings`);
 - every variant that fixed several habits (`fix_all`, `fix_workers+pin`; the habits from its
   result line's `fix` field) against the model's price for them together (`saving_with_s`);
 - the top finding is the habit whose fix alone measured the largest saving;
@@ -52,7 +54,7 @@ from dataclasses import dataclass
 from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
-                                      paced, rounds_of, runs_of, warmed_up)
+                                      paced, rounds_of, runs_of, warmed_up, well_written_graphed)
 from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, duration_text
 from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
 
@@ -264,6 +266,39 @@ class Paces:
         return row
 
 
+def held_findings(profile: dict, graphed: bool) -> tuple[list, float]:
+    """The findings' fixes, sorted, and their price together (as profiled), to hold against
+    well_written.py. Where it ran its step op by op (`graphed` false) neither side of the
+    comparison made the graph fix: the fixes are then chosen again without it, as
+    findings.chosen chooses, on the report's own prices (a fix alone `saving_alone_s`, several
+    `saving_with_s`) from the findings and those left out beside them (with the graph, the pin
+    thread's GIL time may no longer add the floor)."""
+    findings = profile.get("findings") or []
+    model = profile.get("model") or {}
+    fixes = sorted(f["fix"] for f in findings)
+    if graphed or "graph" not in fixes:
+        return fixes, model.get("saving_together_s", sum(f["saving_s"] for f in findings))
+
+    def price(chosen: list) -> float | None:
+        key = "+".join(sorted(chosen))
+        return 0.0 if not chosen else (model.get("saving_alone_s") or {}).get(key) if len(chosen) == 1 else \
+            (model.get("saving_with_s") or {}).get(key)
+
+    floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0)
+    candidates = [f for f in fixes + [f.get("fix") for f in profile.get("findings_left_out") or []]
+                  if f != "graph" and number(price([f]))]
+    kept: list = []
+    grew = True
+    while grew:
+        grew = False
+        for fix in sorted((f for f in candidates if f not in kept), key=lambda f: -price([f])):
+            more = price([*kept, fix])
+            if number(more) and more - price(kept) >= floor:
+                kept.append(fix)
+                grew = True
+    return sorted(kept), price(kept)
+
+
 def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     """The all-fixed program's profile against `well_written.py`: its findings' fixes together
     (priced as shares of its own profiled steps, applied to `fix_all`'s median) against
@@ -282,17 +317,20 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
               if len(mine) == len(theirs) else [])
     runs = min(int(fixed.get("runs", 1)), int(well.get("runs", 1)))
     m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
-    findings = profile.get("findings") or []
+    graphed = well_written_graphed(ablation)
+    chosen, together = held_findings(profile, graphed)
+    ids = {f["fix"]: f["id"] for f in [*(profile.get("findings_left_out") or []), *(profile.get("findings") or [])]}
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
     paces = Paces.of(ablation, model, scale, floor, tolerance, "fix_all")
-    if not findings:
-        row = Row(what, f"nothing worth fixing: under {seconds(floor)}", m, *judged(m, (float("-inf"), floor)))
+    op_by_op = "" if graphed or "graph" not in ids else " (`launch_bound` left out: `well_written.py` ran its step op by op)"
+    if not chosen:
+        row = Row(what, f"nothing worth fixing: under {seconds(floor)}{op_by_op}", m,
+                  *judged(m, (float("-inf"), floor)))
         return paces.hold(row, "well_written")
-    fixes = "+".join(sorted(f["fix"] for f in findings))
-    together = model.get("saving_together_s", sum(f["saving_s"] for f in findings))
+    fixes = "+".join(chosen)
     price = held_price(model, fixes, together, scale)
-    claim = ", ".join(f"`{f['id']}`" for f in findings) + f" save{'s' if len(findings) == 1 else ''} {seconds(price)}"
-    return paces.hold(priced_row(what, claim, m, price, tolerance), "well_written", fixes, together)
+    claim = ", ".join(f"`{ids[f]}`" for f in chosen) + f" save{'s' if len(chosen) == 1 else ''} {seconds(price)}"
+    return paces.hold(priced_row(what, claim + op_by_op, m, price, tolerance), "well_written", fixes, together)
 
 
 def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, tolerance: float = DEFAULT_TOLERANCE,
@@ -359,13 +397,19 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     # the findings' fixes made together, where one variant made exactly those (one fix is its own row above)
     matching = next((n for n in ablation["variants"] if len(advised) > 1 and
                      sorted(fixes_of(ablation, n, alone)) == advised), None)
-    for name, what in ((matching, f"the findings' fixes (`--fix {','.join(advised)}`)"),
-                       ("well_written", "`well_written.py`")):
+    graphed = well_written_graphed(ablation)
+    well_fixes, well_s = held_findings(profile, graphed)
+    well_price = held_price(model, "+".join(well_fixes), well_s, scale) if well_fixes else 0.0
+    for name, what, fixes, price, price_s in (
+            (matching, f"the findings' fixes (`--fix {','.join(advised)}`)", advised, together, together_s),
+            ("well_written", "`well_written.py`" + ("" if graphed or "graph" not in advised else
+                                                    " (its step op by op: `launch_bound` left out)"),
+             well_fixes, well_price, well_s)):
         if name is None:
             continue
         m = measured(ablation, name)
-        claim = f"the findings together save {seconds(together)}"
-        rows.append(paces.hold(priced_row(what, claim, m, together, tolerance), name, "+".join(advised), together_s)
+        claim = f"the findings together save {seconds(price)}"
+        rows.append(paces.hold(priced_row(what, claim, m, price, tolerance), name, "+".join(fixes), price_s)
                     if m else Row(what, claim, None, "not measured"))
     priced_together = []
     for name in ablation["variants"]:
