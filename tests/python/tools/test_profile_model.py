@@ -258,9 +258,11 @@ def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
     assert summary["handover"]["packed_pin_thread_batch_s"] == 400e-6
     # every combination of the example's habits is priced together, under its sorted name
     assert summary["saving_with_s"]["pack+pin+workers"] == pytest.approx(n * 2110 * US)
-    # the habits tutorial_style.py fixes, two or more at a time: of the five this recording
-    # prices, 10 + 10 + 5 + 1 (gc is priced only where Python's collections were timed)
-    assert len(summary["saving_with_s"]) == 26 and "gather+item+pack+pin+workers" in summary["saving_with_s"]
+    # the habits tutorial_style.py fixes, two or more at a time: of the five data habits this
+    # recording prices, 10 + 10 + 5 + 1 (gc is priced only where Python's collections were
+    # timed), and all of them with the graph's (--fix all where gc is not priced)
+    assert len(summary["saving_with_s"]) == 27 and "gather+item+pack+pin+workers" in summary["saving_with_s"]
+    assert "gather+graph+item+pack+pin+workers" in summary["saving_with_s"]
     assert "gc" not in summary["saving_alone_s"] and summary["collections_timed"] is False
 
 
@@ -281,20 +283,26 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
         pytest.approx(n * 507 * US)
     # gather and pin: 300 + 321.126 (pinning on the thread) + 20 + 200 + 10 = 851.126 us a step, 1803.874 saved
     assert model.saving_s({"gather", "pin"}) == pytest.approx(n * 1803.874 * US)
-    assert [(f["id"], f["fix"]) for f in found] == [("per_sample_batches", "gather"), ("pageable_to_pinned", "pin")]
-    gather, pin = found
+    assert [(f["id"], f["fix"]) for f in found] == [("per_sample_batches", "gather"), ("pageable_to_pinned", "pin"),
+                                                    ("launch_bound", "graph"), ("drop_blocking_reads", "item")]
+    gather, pin, graph, item = found
     assert gather["saving_s"] == gather["saving_alone_s"] == pytest.approx(n * 1707 * US)
     assert pin["saving_s"] == pytest.approx(n * 96.874 * US)
+    # then the graph: X's 185 us become 10 (O 200 -> 25), the read waits 106 us, not 10: 79 us.
+    # The read, alone 15 us, then hides those 106 us and its call's 5 behind the next step's
+    # 661 us of host work: it adds 111.
+    assert graph["saving_s"] == pytest.approx(graph["saving_alone_s"]) == pytest.approx(n * 79 * US)
+    assert item["saving_s"] == pytest.approx(n * 111 * US)
     assert "2.0 ms to get each batch, where gathering a batch whole on it takes 300 µs here" in gather["what"]
     assert "1024 random rows a batch" in gather["assumption"] and "index_select" in gather["advice"]
     section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path), {}, baseline_report(),
                               None, handover_for=lambda shape: measured)
     (workers,) = section["findings_left_out"]
     assert workers["id"] == "input_pipeline" and workers["saving_alone_s"] == pytest.approx(n * 507 * US)
-    # workers, pin and gather (in the workers): 145 us of the training thread's GIL and the pin
-    # thread's (not measured: 560 + 3 x 310 + 321.126 us), 1956.126 us a step (698.874 saved):
-    # it would cost time
-    assert workers["saving_added_s"] == pytest.approx(n * (698.874 - 1803.874) * US)
+    # workers beside the findings (pin, gather in the workers, the graph, no read): 10 us of the
+    # training thread's GIL (145 less the graph's 135) and the pin thread's (not measured: 560 +
+    # 3 x 310 + 321.126 us), 1821.126 us a step where the findings leave 661.126: it would cost time
+    assert workers["saving_added_s"] == pytest.approx(n * (661.126 - 1821.126) * US)
     handover = section["model"]["handover"]
     assert handover["gather_batch_s"] == 300e-6 and handover["gather_rows"] == 1024
 
@@ -335,19 +343,23 @@ def test_the_hand_over_is_asked_only_of_a_program_that_built_batches_itself(tmp_
 def test_findings_add_up_and_are_ranked_by_their_saving_alone(tmp_path):
     a, _, model, found = run(tmp_path, tutorial_h200(STEPS))
     n, span = STEPS - 1, a.totals["span_s"]
-    # workers alone 137, pin alone 96.874, pack alone 30 (under 2% of the span: 53.6 us a step),
-    # but each adds more to the others, so all three are kept; item adds 15, overlap nothing.
-    assert [f["id"] for f in found] == ["input_pipeline", "pageable_to_pinned", "pack_small_copies"]
-    workers, pin, pack = found
+    # workers alone 137, pin alone 96.874, graph alone 79, pack alone 30 (under 2% of the span:
+    # 53.6 us a step), but each adds more to the others, so all four are kept; item adds nothing
+    # then (the pin thread's GIL sets the step), overlap nothing.
+    assert [f["id"] for f in found] == ["input_pipeline", "pageable_to_pinned", "launch_bound", "pack_small_copies"]
+    workers, pin, graph, pack = found
+    # the graph after workers and pin: the training thread's share of the GIL 145 -> 10 us
+    assert graph["saving_s"] == pytest.approx(n * 135 * US)
     assert workers["saving_alone_s"] == pytest.approx(n * 137 * US) == pytest.approx(workers["saving_s"])
     assert pin["saving_alone_s"] == pytest.approx(n * 96.874 * US)
     assert pin["saving_s"] == pytest.approx(n * (698.874 - 137) * US)
     assert pack["saving_alone_s"] == pytest.approx(n * 30 * US)
-    # pin, workers and pack: the training thread's own 300 + 200 + 10 = 510 us under the GIL's
-    # 145 + 1191.126 (the pin thread's 560 + 310 + 321.126): 1336.126 us a step, 1318.874 saved.
-    assert pack["saving_s"] == pytest.approx(n * (1318.874 - 698.874) * US)
-    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 1318.874 * US)
-    assert n * 1318.874 * US <= span
+    # pin, workers, graph and pack: the training thread's own 300 + 25 + 106 = 431 us under the
+    # GIL's 10 + 1191.126 (the pin thread's 560 + 310 + 321.126): 1201.126 us a step, 1453.874
+    # saved, 620 of it added by pack.
+    assert pack["saving_s"] == pytest.approx(n * 620 * US)
+    assert sum(f["saving_s"] for f in found) == pytest.approx(n * 1453.874 * US)
+    assert n * 1453.874 * US <= span
     # Build 2007 us a batch against 648 us for the rest of a step: 4 workers keep up, one spare.
     assert "num_workers=5" in workers["advice"] and "pin_memory=True" in workers["advice"]
     assert "290 µs a tensor to take over" in workers["assumption"] and "host memcpy" in pin["assumption"]
@@ -431,15 +443,16 @@ def test_a_loop_not_cut_into_steps_has_no_step_to_graph(tmp_path):
 
 def test_a_gpu_bound_loop_is_not_launch_bound(tmp_path):
     """Steps marked by ranges whose kernels outlast their launches: a graph frees the host, but
-    the GPU sets the step."""
+    the GPU sets the step: it saves only the 10 µs the GPU idles a step, under the floor."""
     p = Program()
     for step in range(STEPS):
         t = 1000 * step
         p.range(t, t + 990, f"step {step}")
-        for k in range(10):  # 5 µs launch calls 10 µs apart; 95 µs kernels back to back from 10
-            p.kernel(t + 10 + 95 * k, 95, launch=(t + 10 * k, t + 10 * k + 5))
+        for k in range(10):  # 5 µs launch calls 10 µs apart; 99 µs kernels back to back from 10 to 1000
+            p.kernel(t + 10 + 99 * k, 99, launch=(t + 10 * k, t + 10 * k + 5))
     _, _, model, found = run(tmp_path, p)
-    assert model.saving_s({"graph"}) == 0 and found == []
+    # X 95 µs (0-95) -> two 5 µs launch calls: the host's step 1000 - 95 + 10 = 915 µs, the GPU's 990
+    assert model.saving_s({"graph"}) == pytest.approx(STEPS * 10 * US) and found == []
 
 
 @pytest.mark.parametrize("make", [tutorial, well_written, tutorial_h200, well_written_h200])
@@ -461,8 +474,8 @@ def test_the_summary_answers_with_the_savings_together_and_the_idle_gpus_causes(
     report = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
     parts = {key: lines for key, _, lines, _ in sections([("p.json", report)])}
     answer = "\n".join(parts["profile"])
-    # 19 x 1318.874 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
-    assert "3 changes would save **25.1 ms (49.2%)** of the program's 50.9 ms span together" in answer
+    # 19 x 1453.874 us together, of the 50.945 ms span (first DMA at 2152 us to the last read's end).
+    assert "4 changes would save **27.6 ms (54.2%)** of the program's 50.9 ms span together" in answer
     assert "Build batches off the training thread" in answer and "Assumes: Enough workers keep up" in answer
     # pinning pays more once workers build the batches: what a finding adds above its price alone leads
     assert "saves **10.7 ms, 21.0% of the span, once the changes above it are made** (1.84 ms alone)" in answer
@@ -482,7 +495,7 @@ def test_a_profile_is_made_again_from_its_kept_records(tmp_path):
     old = make_report(section, base, [], "2026-11-26T00:00:00+0000", "x")
     again = reanalysed(old, recording, base)
     assert [f["id"] for f in again["profile"]["findings"]] == ["input_pipeline", "pageable_to_pinned",
-                                                               "pack_small_copies"]
+                                                               "launch_bound", "pack_small_copies"]
     assert again["profile"]["wall_s"] == 2.5 and again["profile"]["command"] == ["python3", "t.py"]
     assert "reanalysed" in again["context"]["hdbench"] and old["profile"]["findings"] == []
 
@@ -630,8 +643,8 @@ def test_collections_move_no_price_but_their_own(tmp_path):
     alone, alone_without = model.summary()["saving_alone_s"], model_without.summary()["saving_alone_s"]
     assert alone.pop("gc") == pytest.approx(15_000 * US) and "gc" not in alone_without  # not timed: unpriced
     assert alone == alone_without
-    # all six habits two or more at a time: 15 + 20 + 15 + 6 + 1
-    assert len(model.summary()["saving_with_s"]) == 57 and model.summary()["collections_timed"]
+    # the six data habits two or more at a time: 15 + 20 + 15 + 6 + 1; all seven, and all but gc
+    assert len(model.summary()["saving_with_s"]) == 59 and model.summary()["collections_timed"]
     assert model.saving_s({"gc", "workers"}) == pytest.approx(model.saving_s({"workers"}) + 15_000 * US)
     assert {f["id"] for f in found} == {f["id"] for f in found_without} | {"full_collections"}
     gc_finding = next(f for f in found if f["id"] == "full_collections")
@@ -719,8 +732,9 @@ def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcp
     assert model.saving_s({"gather", "pin"}) == pytest.approx(n * 1625 * US)
     # with workers the pin thread pins: the training thread's pinning is gone, as before
     assert model.summary()["handover"]["pin_here_batch_s"] == 500e-6
-    # gather and pin together save less than gather alone (1707 us): pinning is not advised
-    assert [f["id"] for f in found] == ["per_sample_batches"]
+    # gather and pin together save less than gather alone (1707 us): pinning is not advised; the
+    # graph (79 us) and then dropping the read (111 us) are, as without the probe's pinning
+    assert [f["id"] for f in found] == ["per_sample_batches", "launch_bound", "drop_blocking_reads"]
     # and the report says what pinning would cost: 82 us a step longer, above the floor (2% of
     # the 20 steps' 53 ms span), with why
     span = 20 * 2655 * US
@@ -769,7 +783,14 @@ def test_gathering_on_the_training_thread_frees_the_pin_threads_gil_time(tmp_pat
     assert model.pin_thread_s() == pytest.approx(n * 900 * US)
     # the freed 600 us are the probe's, not the recording's: off the step unscaled
     assert model.unslowed_s({"gather"}) == pytest.approx((n * (70 - 600) * US, n * 70 * US))
-    (finding,) = found
+    # The graph (X 905 us of O, H 1040 of which X 855) alone: the pin thread stays and holds the
+    # GIL 900 us a batch, the training thread 1040 - 855 = 185 of its own: 1085 us a step, 335
+    # saved. After the gather it adds 398: 70 + (1105 - 905 + 10, all of it freed GIL time) + the
+    # read's wait, now the GPU's whole 122 us: 192 us a step. Dropping the read then hides 70 of it.
+    assert model.saving_s({"graph"}) == pytest.approx(n * 335 * US)
+    assert [f["id"] for f in found] == ["pin_thread_gil", "launch_bound", "drop_blocking_reads"]
+    finding, graph, item = found
+    assert graph["saving_s"] == pytest.approx(n * 398 * US) and item["saving_s"] == pytest.approx(n * 70 * US)
     assert finding["id"] == "pin_thread_gil" and finding["fix"] == "gather"
     assert finding["saving_alone_s"] == pytest.approx(n * 830 * US)
     assert "DataLoader's pin_memory thread" in finding["what"] and "holds the GIL about 900 µs a batch" in \
@@ -796,8 +817,11 @@ def test_the_pin_threads_gil_time_from_the_constants_where_no_probe_ran(tmp_path
     _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS), FITTED)
     n = STEPS - 1
     assert model.saving_s({"gather"}) == pytest.approx(n * 555.6 * US)
-    (finding,) = found
-    assert finding["id"] == "pin_thread_gil" and "560 µs a batch and 310 µs a tensor" in finding["assumption"]
+    # the graph alone: 870 + 185 (the training thread's Python left, 1040 - 855) = 1055 us a step
+    assert model.saving_s({"graph"}) == pytest.approx(n * 365 * US)
+    assert [f["id"] for f in found] == ["pin_thread_gil", "launch_bound", "drop_blocking_reads"]
+    finding = found[0]
+    assert "560 µs a batch and 310 µs a tensor" in finding["assumption"]
 
 
 def test_without_the_pin_thread_the_same_loop_is_per_sample_batches(tmp_path):
@@ -805,7 +829,9 @@ def test_without_the_pin_thread_the_same_loop_is_per_sample_batches(tmp_path):
     gather, priced as batches built slowly (230 us a step), nothing freed besides."""
     _, _, model, found = analyse_all_of(tmp_path, workers_and_pin(STEPS, pinning_thread=False), PIN_PROBE)
     assert model.saving_s({"gather"}) == pytest.approx((STEPS - 1) * 230 * US)
-    assert [f["id"] for f in found] == ["per_sample_batches"]
+    # no pin thread to bound it: the graph leaves 300 + 210 + the read's 122 us, 788 saved
+    assert model.saving_s({"graph"}) == pytest.approx((STEPS - 1) * 788 * US)
+    assert [f["id"] for f in found] == ["launch_bound", "per_sample_batches", "drop_blocking_reads"]
 
 
 # --- steps that end in a synchronize -------------------------------------------------------

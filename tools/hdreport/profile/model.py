@@ -30,7 +30,7 @@ sum of what that thread did in it:
 Each fix changes some of these (FIXES); the time with a set of fixes applied is
 
     T(F) = max(G, B' + L_pg' + L_pin' + S' + O' + R')     (the training thread's own path)
-    and with workers and pin, besides, at least
+    and with workers and pin (or a recorded pin thread and the graph), besides, at least
            H' + the pin thread's GIL time a step        the GIL is one: the pin thread, a
                                                         Python thread, holds it for its
                                                         work on each batch (measured by the
@@ -272,7 +272,7 @@ class Step:
         if graph and self.ends_in_wait:  # the host waits, after the last launch, for all its GPU work
             R = max(R, (self.G - self.G_pg_dma) // max(1, self.batches))
         if "item" in fixes:
-            O -= self.R_call + self.R_sync
+            O = max(0, O - self.R_call - self.R_sync)
             blocking_left = (self.L_pg and "pin" not in fixes) or (self.L_pin and "overlap" not in fixes) or \
                             (self.S and not fixes & {"pin", "pack"})
             window = B + (self.L_pg_call if self.L_pg and "pin" not in fixes else 0) if blocking_left else \
@@ -281,6 +281,11 @@ class Step:
         G = self.G - self.G_pg_dma + self.G_pinned_dma if "pin" in fixes else self.G
         own = B + L_pg + L_pin + S + O + R
         host = own
+        if self.pin_thread and graph and "gather" not in fixes:
+            # the recorded pin thread stays: with most of the training thread's Python gone, the
+            # GIL it holds a batch and its own pace bound the step (its H, less the graph's part,
+            # may still hold some of the waits for that GIL: a bound from below, no more)
+            pin_thread = handover.pin_thread_ns(self, fixes, pin_cost), handover.pin_cycle_ns(self, fixes)
         if pin_thread is not None:  # the GIL shared with the pin thread, and the pin thread's pace
             gil, cycle = pin_thread
             H = max(0, self.H - (self.gc_full - self.gc_full_B if frozen else 0) - (self.X_H if graph else 0))
