@@ -33,6 +33,11 @@ step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" 
   -- python3 "$ex/tutorial_style.py" --steps "$steps"
 step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench_records="$work/rec-well" -- \
   python3 "$ex/well_written.py" --steps "$steps"
+# well_written.py with its step op by op (--eager, as every lease before 2026-11-28's sixth
+# session ran it): its launch_bound finding's price, held by hand against the ablation's
+# well_eager less well_written (verify holds the tutorial's against fix_graph).
+step prof_well_eager 60 "${profile[@]}" --hdbench_out="$work/prof-well-eager.json" \
+  --hdbench_records="$work/rec-well-eager" -- python3 "$ex/well_written.py" --steps "$steps" --eager
 # OVERHEAD_ROUNDS=N (default 0: skipped): what each part of the recording costs the tutorial
 # (tools/profile_overhead.py: plain, then the library recording nothing, GPU activity, the
 # kept calls, NVTX, Python's collections, all), N rounds of OVERHEAD_STEPS (default 1000)
@@ -61,15 +66,17 @@ fi
 # (2026-11-28b: 2.14 against 2.04 ms a step), where the model prices packing under the pin thread
 # 0.5 ms a step faster (its GIL time a batch of one tensor, not three): this variant isolates it.
 # ABLATION_VARIANTS=LIST runs those variants instead.
-variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_gc,fix_workers+pin,fix_workers+pin+pack,fix_all
-variants=$variants,well_written
-[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_gc,fix_workers+pin,fix_all,well_written
+# fix_graph and well_eager: the step replayed as one CUDA graph (the launch_bound finding), in the
+# tutorial and in well_written.py, whose graph no lease has run yet.
+variants=plain,fix_workers,fix_gather,fix_pin,fix_item,fix_pack,fix_gc,fix_graph,fix_workers+pin,fix_workers+pin+pack
+variants=$variants,fix_all,well_written,well_eager
+[[ ${QUICK_ABLATION:-0} == 1 ]] && variants=plain,fix_gather,fix_workers,fix_gc,fix_graph,fix_workers+pin,fix_all,well_written,well_eager
 variants=${ABLATION_VARIANTS:-$variants}
 # The profile's findings made together, where they are two or more of the script's habits: the
 # saving verify holds their sum against, measured as one run (fix_gather+pin, say).
 together=$(python3 - "$work/prof-tutorial.json" <<'PY' 2>/dev/null
 import json, sys
-habits = {"workers", "gather", "pin", "item", "pack", "gc"}
+habits = {"workers", "gather", "pin", "item", "pack", "gc", "graph"}
 fixes = sorted(f.get("fix") for f in json.load(open(sys.argv[1]))["profile"]["findings"])
 if len(fixes) > 1 and set(fixes) <= habits:
     print("fix_" + "+".join(fixes))

@@ -214,9 +214,9 @@ def warm_up(model, args, device) -> None:
 
 class GraphedStep:
     """The training step (forward, loss, backward, optimizer step) captured once in a CUDA
-    graph and replayed every step: one launch a step where PyTorch run op by op makes some
-    30, each behind its Python and dispatch, for kernels of a few µs each on this small
-    model (the launch_bound finding's fix). PyTorch's whole-network capture: a few warm-up
+    graph and replayed every step: one launch a step where PyTorch run op by op makes about
+    25 (an H100 recording of the tutorial), each behind its Python and dispatch, for kernels
+    of a few µs each on this small model (the launch_bound finding's fix). PyTorch's whole-network capture: a few warm-up
     steps on a side stream first (its libraries' lazy set-up must not happen in a capture),
     the gradients set to None so that the captured backward writes them afresh each replay.
 

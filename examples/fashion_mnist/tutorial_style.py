@@ -207,7 +207,7 @@ def main() -> None:
         optimizer.step()
         return loss
 
-    # HABIT: the step launched op by op from Python (--fix graph removes it): some 30 kernels
+    # HABIT: the step launched op by op from Python (--fix graph removes it): 25 kernels
     # a step, each behind PyTorch's Python and dispatch, where this small model's kernels take
     # a few µs each: the profiler should find the GPU idle while the training thread works
     # through the step's launches (launch_bound). --fix graph: captured once, replayed each step.

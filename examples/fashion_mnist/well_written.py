@@ -9,8 +9,8 @@ order and steps as tutorial_style.py, with the data movement written well:
   overlaps the previous step's kernels; the GPU splits it into images, labels, weights;
 - the loss is summed on the GPU and read once at the end (and every --log-every steps);
 - the step (split, forward, loss, backward, optimizer step, the loss summed) is captured
-  once in a CUDA graph and replayed: one launch a step where PyTorch op by op makes some
-  30, each behind its Python (--eager runs it op by op; on --device cpu there is no graph
+  once in a CUDA graph and replayed: one launch a step where PyTorch op by op makes about
+  25, each behind its Python (--eager runs it op by op; on --device cpu there is no graph
   and the step runs op by op on the graph's input tensor, with a note);
 - each step is marked with an NVTX range, where a profiler's timeline shows it;
 - what set-up made is frozen out of Python's garbage collector (gc.freeze()).

@@ -106,7 +106,7 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
     result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION=quick)
     assert result.returncode == 0, result.stderr
     steps = steps_of(tmp_path / "out")
-    expected = ["baseline", "prof_tutorial", "prof_well", "ablation", "verify"] + \
+    expected = ["baseline", "prof_tutorial", "prof_well", "prof_well_eager", "ablation", "verify"] + \
         (["trace_tests"] if quick == "0" else []) + ["prof_tutorial_all"]  # no all-fixed profile: no verify_fixed
     assert list(steps)[:len(expected)] == expected, list(steps)
     assert (tmp_path / "out" / "results.tgz").is_file()
@@ -194,7 +194,7 @@ def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
                     OVERHEAD_ROUNDS="1")
     assert result.returncode == 0, result.stderr
     steps = steps_of(tmp_path / "out")
-    assert list(steps)[:5] == ["baseline", "prof_tutorial", "prof_well", "overhead", "plain_stalls"]
+    assert list(steps)[:6] == ["baseline", "prof_tutorial", "prof_well", "prof_well_eager", "overhead", "plain_stalls"]
     assert steps["overhead"].startswith("rc=2")
     assert steps["plain_stalls"].startswith("rc=2")  # the stand-in bundle has no tutorial script
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
@@ -230,8 +230,8 @@ def test_the_ablation_measures_the_profiles_findings_together(tmp_path):
         "json.dump({'profile': {'findings': [{'fix': 'pin'}, {'fix': 'gather'}]}}, open(out, 'w'))\n")
     result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION="1")
     assert result.returncode == 0, result.stderr
-    assert ("ablation variants: plain,fix_gather,fix_workers,fix_gc,fix_workers+pin,fix_all,well_written,"
-            "fix_gather+pin") in result.stdout
+    assert ("ablation variants: plain,fix_gather,fix_workers,fix_gc,fix_graph,fix_workers+pin,fix_all,well_written,"
+            "well_eager,fix_gather+pin") in result.stdout
 
 
 def test_the_whole_ablation_isolates_packing_under_the_pin_thread_and_a_lease_may_choose(tmp_path):

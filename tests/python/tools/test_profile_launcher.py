@@ -158,7 +158,8 @@ def test_a_recorded_tutorial_loop(tmp_path, lib, baseline):
     p = report["profile"]
     assert p["recorded"] is True and p["synthetic"] is True
     assert p["baseline"]["how"] == "given" and p["baseline"]["path"] == baseline
-    assert [f["id"] for f in p["findings"]] == ["input_pipeline", "pageable_to_pinned", "pack_small_copies"]
+    assert [f["id"] for f in p["findings"]] == ["input_pipeline", "pageable_to_pinned", "launch_bound",
+                                                "pack_small_copies"]
     # A step: 3 copies with their calls and syncs (9), 10 kernels and their launches, the read,
     # its call and its sync (3): 32 records.
     assert p["processes"][0]["complete"] is True and p["processes"][0]["records"] == 50 * 32
@@ -255,7 +256,7 @@ def test_a_hand_over_not_measured_says_why_and_takes_the_constants(tmp_path, lib
     assert handover["measured"] is False and why in handover["source"]
     # Priced as with the constants: the same findings as the recorded tutorial loop's.
     findings = schema.load(str(tmp_path / "p.json"))["profile"]["findings"]
-    assert [f["id"] for f in findings] == ["input_pipeline", "pageable_to_pinned", "pack_small_copies"]
+    assert [f["id"] for f in findings] == ["input_pipeline", "pageable_to_pinned", "launch_bound", "pack_small_copies"]
 
 
 def test_the_raw_records_are_kept_when_asked(tmp_path, lib, baseline):

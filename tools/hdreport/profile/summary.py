@@ -38,7 +38,7 @@ TITLES = {
     "input_pipeline": "Build batches off the training thread",
     "per_sample_batches": "Gather each batch whole, not sample by sample",
     "pin_thread_gil": "Gather on the training thread: the pin thread takes its GIL",
-    "launch_bound": "Launch fewer, larger kernels",
+    "launch_bound": "Capture the step in a CUDA graph",
     "full_collections": "Freeze set-up's objects out of Python's collector",
 }
 CAUSES = {
@@ -142,9 +142,10 @@ def model_lines(report: dict) -> list[str]:
     parts = [("building batches (input pipeline)", "B"), ("pageable copies: calls and waits", "L_pg"),
              ("waiting for pinned copies", "L_pin"), ("extra copies of a batch", "S"),
              ("waiting in the step's " + ("synchronize" if cut_at == "synchronizes" else "read"), "R"),
-             ("the rest: launches, Python", "O"), ("GPU busy (a bound)", "G")]
+             ("the rest: launches, Python", "O"),
+             ("of it, first launch to last: what a CUDA graph replaces", "X"), ("GPU busy (a bound)", "G")]
     rows = [[name, f"{per[key] * 1e3:,.0f} µs", share(per[key], per["T"]) if key != "G" else ""]
-            for name, key in parts if per.get(key, 0) > 0]
+            for name, key in parts if per.get(key, 0) > 0 and (key != "X" or cut_at)]
     text = f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average."
     if m.get("pin_thread"):  # absent from reports made before it
         text += (" Its batches came from a pin thread (another thread of its process pinned their memory and "

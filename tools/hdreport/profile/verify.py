@@ -275,7 +275,7 @@ def held_findings(profile: dict, graphed: bool) -> tuple[list, float]:
     thread's GIL time may no longer add the floor)."""
     findings = profile.get("findings") or []
     model = profile.get("model") or {}
-    fixes = sorted(f["fix"] for f in findings)
+    fixes = sorted(fix_of(f) for f in findings)
     if graphed or "graph" not in fixes:
         return fixes, model.get("saving_together_s", sum(f["saving_s"] for f in findings))
 
@@ -299,6 +299,11 @@ def held_findings(profile: dict, graphed: bool) -> tuple[list, float]:
     return sorted(kept), price(kept)
 
 
+def fix_of(finding: dict) -> str | None:
+    """A finding's fix, or in a report older than that field the habit its id names."""
+    return finding.get("fix") or next((h for h, i in FINDING_OF.items() if i == finding.get("id")), None)
+
+
 def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     """The all-fixed program's profile against `well_written.py`: its findings' fixes together
     (priced as shares of its own profiled steps, applied to `fix_all`'s median) against
@@ -319,7 +324,7 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
     graphed = well_written_graphed(ablation)
     chosen, together = held_findings(profile, graphed)
-    ids = {f["fix"]: f["id"] for f in [*(profile.get("findings_left_out") or []), *(profile.get("findings") or [])]}
+    ids = {fix_of(f): f["id"] for f in [*(profile.get("findings_left_out") or []), *(profile.get("findings") or [])]}
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
     paces = Paces.of(ablation, model, scale, floor, tolerance, "fix_all")
     op_by_op = "" if graphed or "graph" not in ids else " (`launch_bound` left out: `well_written.py` ran its step op by op)"
@@ -347,8 +352,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     scale, profiled_s = price_scale(model, ablation, steps)
     # the profile's own floor (findings.py): a fix it does not recommend saves less than this
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
-    # by the model's fix, or in a report older than that field by the finding's id
-    by_fix = {f.get("fix") or next((h for h, i in FINDING_OF.items() if i == f.get("id")), None): f for f in findings}
+    by_fix = {fix_of(f): f for f in findings}
     alone = model.get("saving_alone_s") or {}
     left_out = {f.get("fix"): f for f in profile.get("findings_left_out") or []}
     costly = {f.get("fix"): f for f in profile.get("would_cost") or [] if number(f.get("cost_s"))}
@@ -402,13 +406,13 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     well_price = held_price(model, "+".join(well_fixes), well_s, scale) if well_fixes else 0.0
     for name, what, fixes, price, price_s in (
             (matching, f"the findings' fixes (`--fix {','.join(advised)}`)", advised, together, together_s),
-            ("well_written", "`well_written.py`" + ("" if graphed or "graph" not in advised else
-                                                    " (its step op by op: `launch_bound` left out)"),
-             well_fixes, well_price, well_s)):
+            ("well_written", "`well_written.py`", well_fixes, well_price, well_s)):
         if name is None:
             continue
         m = measured(ablation, name)
-        claim = f"the findings together save {seconds(price)}"
+        claim = f"the findings together save {seconds(price)}" + (
+            " (`launch_bound` left out: it ran its step op by op)"
+            if name == "well_written" and not graphed and "graph" in advised else "")
         rows.append(paces.hold(priced_row(what, claim, m, price, tolerance), name, "+".join(fixes), price_s)
                     if m else Row(what, claim, None, "not measured"))
     priced_together = []
