@@ -65,7 +65,7 @@ def profile(steps: int = 1000, findings=(("workers", 1.0, 1.0),), alone=None, to
     p["findings"] = [{**template, "id": ids[fix], "fix": fix, "saving_s": s, "saving_alone_s": a}
                      for fix, s, a in findings]
     p["model"]["saving_alone_s"] = {"workers": 0.0, "pin": 0.0, "overlap": 0.0, "pack": 0.0, "item": 0.0,
-                                    "graph": 0.0, **{fix: a for fix, _, a in findings}, **(alone or {})}
+                                    **{fix: a for fix, _, a in findings}, **(alone or {})}
     p["model"]["saving_together_s"] = together if together is not None else sum(s for _, s, _ in findings)
     p["model"]["saving_with_s"] = dict(with_ or {})
     # every part of the steps' time scaled with T, so the parts stay the share of it they were
