@@ -61,6 +61,7 @@ import hdreport.profile.compare
 import hdreport.profile.records
 import hdreport.profile.report
 import hdreport.profile.verify
+import hdreport.profile.verify_text
 from hdreport import compare, figures, page, summary
 from hdreport.core.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
 from hdreport.core.schema import load as load_report
@@ -261,7 +262,7 @@ def run_verify(args) -> int:
     fixed = profile_report(args.fixed) if args.fixed else None
     result = verify.verify(args.profile, reports[0], ", ".join(args.ablation), ablation, args.tolerance / 100,
                            (args.well, reports[1]) if args.well else None, fixed)
-    print(verify.format_report(result))
+    print(hdreport.profile.verify_text.format_report(result))
     return verify.exit_code(result)
 
 

@@ -17,6 +17,7 @@ only itself and the core.
     summary.py    the section's answer on the page, as a family's summary module
     compare.py    two profile reports, before and after, side by side
     verify.py     a profile's prices against the savings measured by fixing each habit alone
+    verify_text.py  how verify's result reads: its answer line and tables
     ablation.py   what tools/fashion_mnist_ablation.sh measured, as verify reads it
 
 The registry (hdreport/registry.py, SECTIONS) lists the section as `figures` and `summary`,

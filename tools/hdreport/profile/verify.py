@@ -51,12 +51,12 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
                                       paced, rounds_of, runs_of, warmed_up, well_written_graphed)
-from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, duration_text
+from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN
 from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
+from hdreport.profile.verify_text import seconds
 
 DEFAULT_TOLERANCE = 0.25
 FINDING_OF = {habit: IDS[habit] for habit in HABITS}
@@ -529,134 +529,6 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
 def outside(low: float, high: float, measured: float) -> float:
     """How far `measured` lies outside [low, high] (0 inside)."""
     return max(low - measured, measured - high, 0.0)
-
-
-def span_text(low: float, high: float, measured: float) -> str:
-    """A model's part as a range, and how far outside it the measurement lies, if it does."""
-    near = low if measured < low else high if measured > high else None
-    return f"{seconds(low)} to {seconds(high)}" + (percent_off(near, measured) if near is not None else "")
-
-
-def percent_off(model: float, measured: float) -> str:
-    if measured <= 0:
-        return ""
-    return f" ({(model - measured) / measured * 100:+.0f}%)".replace("-", "−")
-
-
-def format_split(result: dict) -> list:
-    """The parts table and what it shows, or nothing where there are no parts."""
-    parts = result.get("parts") or []
-    if not parts:
-        return []
-    off_cpu = any(p.off_cpu_s is not None for p in parts)
-    out = ["", "Where each run's time went, the model's parts (scaled as the prices are) beside the measured: "
-           "the training thread's wait for its batches (`batch_wait_s`) and the rest of its wall time"
-           + (", and of the rest the time that thread was off the CPU (`rest_off_cpu_s`: waiting for the GIL or "
-              "for autograd's device thread; measured only)" if off_cpu else "") + ".", ""]
-    out += table(["run", "batch wait: model", "measured", "the rest: model", "measured"]
-                 + (["off the CPU"] if off_cpu else []),
-                 [[p.what, model_part(p.batch_model_low_s, p.batch_model_s, p.batch_measured_s),
-                   seconds(p.batch_measured_s),
-                   model_part(p.rest_model_s, p.rest_model_s + p.batch_model_s - p.batch_model_low_s
-                              if p.batch_model_low_s is not None else None, p.rest_measured_s),
-                   seconds(p.rest_measured_s)] + ([seconds(p.off_cpu_s)] if off_cpu else []) for p in parts])
-    if any(p.batch_model_low_s is not None for p in parts):
-        out += ["", "A range: the time the pin thread's share of the GIL adds over the training thread's own path, "
-                "which the model cannot place between the wait for batches and the rest."]
-    off = [p for p in parts if p.off]
-    if off:
-        out += ["", f"Off by more than {result['tolerance'] * 100:.0f}% (and the floor): "
-                + "; ".join(f"{p.what}: {' and '.join(p.off)}" for p in off)
-                + ". A price there that holds on the whole holds by errors that cancel."]
-    return out
-
-
-def model_part(a: float | None, b: float | None, measured: float) -> str:
-    """The model's part: one figure with how far off it is, or where it is a range (a to b), the range."""
-    if a is None or b is None:
-        one = b if a is None else a
-        return seconds(one) + percent_off(one, measured)
-    return span_text(a, b, measured)
-
-
-def seconds(s: float | None) -> str:
-    if s is None:
-        return "–"
-    return ("−" if s < 0 else "") + duration_text(abs(s))
-
-
-def format_report(result: dict) -> str:
-    rows = result["rows"]
-    out = ["# hdbench_profile's prices against the measured fixes", "", verdict_line(rows), "",
-           f"Profile `{result['profile']}`; ablation `{result['ablation']}` ({result['steps']} steps, "
-           f"{result['rounds']} round{'s' if result['rounds'] != 1 else ''}"
-           + (f", {result['device']}" if result['device'] else "")
-           + (f", `--step-wait {result['step_wait']}`" if result.get("step_wait", "item") != "item" else "") + ")"
-           + (f"; {result['stopped']}" if result["stopped"] else "") + ".",
-           (f"Prices are held as shares of the profiled steps' {seconds(result['profiled_s'])}, applied to plain's "
-            f"median {seconds(result['plain_s'])} (×{result['scale']:.3g}): the recording made the steps "
-            f"{result['profiled_s'] / result['plain_s']:.2f}x as long. What the probe measured (a hand-over, a gather, "
-            f"the pin thread) is held as measured. " if result["profiled_s"] else
-            f"Prices scaled from the {result['profiled_steps']} steps profiled to {result['steps']}. "
-            if result["profiled_steps"] and result["scale"] != 1 else
-            "The profiled command gives no `--steps`: prices not scaled to the ablation's steps. "
-            if not result["profiled_steps"] else "")
-           + f"A price holds within {result['tolerance'] * 100:.0f}% of the measured saving (plain's median wall "
-           f"time minus the fixed run's); a habit not recommended holds when fixing it saved under "
-           f"{seconds(result['floor_s'])} (the profile's floor: 2% of its recorded span)."
-           + ("" if result.get("warmed_up", True) else
-              " The ablation ran no warm-up and plain first in every round: plain's time may carry the first "
-              "run's cost (on an H200 host the first run of a burst took about 1.25x the next ones), which makes "
-              "every fix look better than it is."), ""]
-    paced_rows = [r for r in rows if r.paced is not None]
-    if paced_rows:
-        out += ["On the fastest stretches: each run's fastest `--log-every` stretch's time a step (`pace_best_ms`), "
-                "plain's less the fixed run's (for the `--fix all` profile, `fix_all`'s less `well_written.py`'s), "
-                "times the steps, the saving with the host's slow stretches (and a fix's start) left out; a price "
-                "is held there as the same share of plain's (`fix_all`'s) fastest pace"
-                + (f", {seconds(result['paced_plain_s'])} over the steps for plain" if result["paced_plain_s"] else "")
-                + ". The exit code follows the wall times' verdicts.", ""]
-    out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"]
-                 + (["on the fastest stretches"] if paced_rows else []),
-                 [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
-                   rounds_text(r.measured), r.verdict + (f" ({r.note})" if r.note else "")]
-                  + ([paced_text(r)] if paced_rows else []) for r in rows])
-    out += format_split(result)
-    if result["unused"]:
-        out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
-                + " (the profile prices each fix alone and its findings together)."]
-    return "\n".join(out)
-
-
-def verdict_line(rows: list) -> str:
-    """The report's answer, first under its title: how many claims held and missed."""
-    held = sum(r.verdict == "held" for r in rows)
-    missed = sum(r.missed for r in rows)
-    beyond = sum(r.verdict == "beyond the recording" for r in rows)
-    unmeasured = len(rows) - held - missed - beyond
-    paced_rows = [r for r in rows if r.paced is not None]
-    paced_held = sum(r.paced_verdict == "held" for r in paced_rows)
-    paced_missed = sum(r.paced_verdict == "missed" for r in paced_rows)
-    return (f"**{held} of {len(rows)} held, {missed} missed**"
-            + (f", {beyond} measured beyond what the recording allows (no verdict)" if beyond else "")
-            + (f", {unmeasured} not measured" if unmeasured else "")
-            + (f"; on the fastest stretches {paced_held} of {len(paced_rows)} held, {paced_missed} missed"
-               if paced_rows else "") + ".")
-
-
-def rounds_text(m: Measured | None) -> str:
-    """The rounds' paired savings as a range, `one` for one round, `–` for none."""
-    if m and m.range_s:
-        return f"{seconds(m.range_s[0])} to {seconds(m.range_s[1])}"
-    return "one" if m and m.runs == 1 else "–"
-
-
-def paced_text(r: Row) -> str:
-    """A row's saving on the fastest stretches, its rounds and its verdict there, or `–`."""
-    if r.paced is None:
-        return "–"
-    spread = f" ({rounds_text(r.paced)})" if r.paced.range_s else ""
-    return f"{seconds(r.paced.median_s)}{spread}: {r.paced_verdict}" + (f" ({r.paced_note})" if r.paced_note else "")
 
 
 def exit_code(result: dict) -> int:
