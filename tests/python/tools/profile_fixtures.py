@@ -119,6 +119,16 @@ class Program:
         if launch:
             self.api(launch[0], launch[1], "cudaLaunchKernel", thread, correlation)
 
+    def graph(self, launch: tuple, kernels: list, stream: int = 7, device: int = 0, thread: int = 1) -> None:
+        """A cudaGraphLaunch call (start, end) and the kernels (start, duration) its graph ran,
+        which carry its correlation id as CUPTI's records of a graph's kernels do."""
+        correlation = self._next()
+        for start, duration in kernels:
+            self.records.append({"type": "kernel", "start_ns": round(start * US),
+                                 "end_ns": round((start + duration) * US), "device": device, "stream": stream,
+                                 "name": "k", "correlation": correlation})
+        self.api(launch[0], launch[1], "cudaGraphLaunch", thread, correlation)
+
     def memset(self, start: float, duration: float, nbytes: int, stream: int = 7, device: int = 0) -> None:
         self.records.append({"type": "memset", "start_ns": round(start * US), "end_ns": round((start + duration) * US),
                              "device": device, "stream": stream, "bytes": nbytes, "correlation": self._next()})
@@ -275,6 +285,33 @@ def well_written_h200(steps: int = 20, pid: int = 4646, ranges: bool = False) ->
         for k in range(12):
             p.kernel(t + 135 + 70 * k, 10, launch=(t + 130 + 70 * k, t + 134 + 70 * k))
     end = 1000 * steps
+    p.copy(end + 10, 2, 4, direction="DtoH", host="pinned", call_at=(end, end + 5))
+    p.sync(end + 5, end + 15)
+    return p
+
+
+def well_written_graphed(steps: int = 20, pid: int = 4949) -> Program:
+    """well_written.py with its step replayed as one CUDA graph (us), a step of 300, each in
+    its NVTX range "step N" (0-290):
+
+        0-2         cudaEventSynchronize: the staging buffer is free again
+        2-102       the batch gathered into pinned memory (host work, then its copy)
+        102-110     cudaMemcpyAsync of 786 KiB from pinned memory on the side stream, its DMA 110-155
+        115-120     cudaMemcpyAsync of the batch into the graph's input, device to device, 160-162
+        125-131     cudaGraphLaunch: 12 kernels of 10 us back to back from 165
+        131-300     Python: the NVTX range's end, the loop
+
+    Per step: B = 100, X = 6 (the graph's launch alone), G = 167, T = 300: the host's step,
+    the gather most of it."""
+    p = Program(pid)
+    for step in range(steps):
+        t = 300 * step
+        p.range(t, t + 290, f"step {step + 1}")
+        p.sync(t, t + 2, name="cudaEventSynchronize")
+        p.copy(t + 110, 45, PACKED_BATCH_BYTES, host="pinned", stream=14, call_at=(t + 102, t + 110))
+        p.copy(t + 160, 2, PACKED_BATCH_BYTES, direction="DtoD", call_at=(t + 115, t + 120))
+        p.graph((t + 125, t + 131), [(t + 165 + 10 * k, 10) for k in range(12)])
+    end = 300 * steps
     p.copy(end + 10, 2, 4, direction="DtoH", host="pinned", call_at=(end, end + 5))
     p.sync(end + 5, end + 15)
     return p

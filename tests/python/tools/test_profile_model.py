@@ -20,7 +20,7 @@ from hdreport.profile.report import analyse_all, baseline_section, profile_secti
 from hdreport.profile.summary import model_lines, pace_text
 from hdreport.profile.report import report as make_report
 from profile_fixtures import BATCH_BYTES, PACKED_BATCH_BYTES, MiB, Program, baseline_report, tutorial, tutorial_h200, \
-    well_written, well_written_h200, workers_and_pin, synchronize_every_step
+    well_written, well_written_graphed, well_written_h200, workers_and_pin, synchronize_every_step
 
 ROOT = Path(__file__).resolve().parents[3]
 US = 1e-6
@@ -433,6 +433,17 @@ def test_a_well_written_loop_marked_in_steps_is_launch_bound(tmp_path):
     assert [f["id"] for f in found] == ["launch_bound"] and "CUDA graph" in found[0]["advice"]
     assert found[0]["saving_s"] == pytest.approx(STEPS * 766 * US)
     assert "8 µs a step" in found[0]["assumption"] and "774 µs a step" in found[0]["what"]
+
+
+def test_a_loop_replayed_as_a_graph_is_not_launch_bound(tmp_path):
+    """well_written.py as it is now: one cudaGraphLaunch a step, its kernels carrying the
+    launch's correlation. A graph of it leaves what it has: nothing to save, nothing found."""
+    a, _, model, found = run(tmp_path, well_written_graphed(STEPS))
+    assert model.steps_cut_at == "range step #" and len(model.steps) == STEPS
+    per_step = model.summary()["per_step_ms"]
+    assert round(per_step["X"] * 1e3, 6) == 6 and round(per_step["B"] * 1e3, 6) == 100
+    assert round(per_step["G"] * 1e3, 6) == 167  # the copies' DMA (45 + 2) and the graph's 120
+    assert model.saving_s({"graph"}) == 0 and found == []
 
 
 def test_a_loop_not_cut_into_steps_has_no_step_to_graph(tmp_path):
