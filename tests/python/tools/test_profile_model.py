@@ -579,7 +579,7 @@ def test_without_reads_or_markers_a_loop_is_one_stretch(tmp_path):
 
 
 def test_iteration_markers_are_one_name_repeated_never_overlapping_over_most_of_their_stretch():
-    from hdreport.profile.model import iteration_ranges
+    from hdreport.profile.steps import iteration_ranges
 
     steps = [(i * 1000, i * 1000 + 900, f"step {i}") for i in range(12)]
     assert iteration_ranges(steps) == ("step #", [(b, e) for b, e, _ in steps])
@@ -895,7 +895,7 @@ def test_a_loop_that_synchronizes_every_step_and_logs_every_few_is_cut_at_the_sy
     synchronizes, 59 steps, each read inside one (its 5 us kept in O: --fix item keeps the log
     reads). Dropping the synchronizes saves what the fixture's steps without a read save, 230 us
     (870 - 640), and 240 us where the step holds a read (880 - 640)."""
-    from hdreport.profile.model import SYNCS_PER_READ
+    from hdreport.profile.steps import SYNCS_PER_READ
 
     _, _, model, found = analyse_all_of(tmp_path, synchronize_every_step(60, read=True, read_every=5), PIN_PROBE)
     assert SYNCS_PER_READ * 12 <= 60

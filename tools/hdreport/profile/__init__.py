@@ -7,6 +7,7 @@ only itself and the core.
     report.py     the report hdbench_profile writes: the `profile` section, assembled
     findings.py   its advice, each with the time it would save
     model.py      the step model that prices each fix, alone and together
+    steps.py      the feeding thread's steps, cut from a recording, part by part
     handover.py   what a batch from a worker, the pin thread or a gather costs (the probe's, or constants)
     host.py       what each host thread did; the GPU's idle time by cause
     analysis.py   a recording's copy classes, totals and costs

@@ -26,7 +26,7 @@ from hdreport.profile.baseline import Ceilings, describe_machine
 from hdreport.profile.findings import findings, left_out, saving_together_s, would_cost
 from hdreport.profile.handover import handover_of
 from hdreport.profile.host import idle_by_cause, threads_of
-from hdreport.profile.model import build as build_model
+from hdreport.profile.steps import build as build_model
 from hdreport.profile.records import Recording
 
 SCHEMA = 2
