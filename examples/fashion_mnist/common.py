@@ -330,9 +330,10 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
     wall time a step (ms): a run's pace with the host's slow stretches left out (well_written.py
     gives both only with --log-every, its stretches being those between its reads).
     `step_wait`: tutorial_style.py's --step-wait where it is not the plain run's `item`.
-    `step`: well_written.py's `graph` (its step replayed as one CUDA graph) or `eager` (--eager).
+    `step`: well_written.py's `graph` (its step replayed as one CUDA graph) or `eager` (op by op:
+    --eager, or on the CPU, where there is no graph).
     `fix`: tutorial_style.py's --fix habits joined by '+' (`none`, `pin`, `item+workers`), the
-    last field; well_written.py has neither to give."""
+    last field; well_written.py has none to give."""
     return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "
             f"wall_s={wall_s:.3f} steps_per_s={args.steps / wall_s:.1f} final_loss={final_loss:.4f} "
             f"mean_loss={mean_loss:.4f} batch_wait_s={batch_wait_s:.3f}"

@@ -168,7 +168,9 @@ def main() -> None:
     print(common.result_line("well_written", args, device, data, wall, final_loss, mean_loss, batch_wait,
                              pace_spread=max(steady) / min(steady) if steady else None,
                              pace_best_ms=min(steady) * 1e3 if steady else None,
-                             step="eager" if args.eager else "graph"), flush=True)
+                             # what ran: a CUDA graph only where one was captured (not on the CPU)
+                             step="graph" if graphed is not None and graphed.graph is not None else "eager"),
+          flush=True)
 
 
 if __name__ == "__main__":
