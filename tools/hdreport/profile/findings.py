@@ -125,7 +125,7 @@ ASSUMPTION = {
     "launch_bound": "the step can be captured whole (fixed shapes; no read, synchronize or host decision "
                     "between its first launch and its last); a graph replaces the launches and the Python "
                     "between them with its replay and the copy of the batch into its inputs, priced as two of "
-                    "the step's launch calls ({replay} a step); a step that ends in a read then waits for all "
+                    "the step's launch calls ({replay}); a step that ends in a read then waits for all "
                     "its GPU work after that one launch",
     "full_collections": "frozen, a full collection scans only what the loop made since, about nothing (the "
                         "tutorial's took 28-35 ms each on a 2-vCPU VM, a few ms once frozen); the young "
@@ -197,6 +197,21 @@ def graphable(model) -> bool:
     return bool(model.steps_cut_at) and model.total("X") > 0
 
 
+def iterations(model) -> tuple[int, str]:
+    """What the graph finding counts its figures by: the loop's turns, (count, "step") where
+    each step holds about one batch, else (batches, "batch"): a loop cut at reads made every
+    100 turns (the tutorial's --fix item logs so) has steps of 100 batches, a graph each."""
+    n = max(1, len(model.steps))
+    batches = sum(s.batches for s in model.steps)
+    return (batches, "batch") if batches >= 1.5 * n else (n, "step")
+
+
+def replay_text(model) -> str:
+    """What the graph finding prices a replay at, with the copy into the graph's inputs."""
+    count, unit = iterations(model)
+    return f"{duration_text(sum(s.replay_ns() for s in model.steps) * NS / count)} a {unit}"
+
+
 def workers_needed(model) -> int:
     """Workers that keep up: a batch's build time over the rest of a step, plus one spare."""
     batches = sum(s.batches for s in model.steps) or 1
@@ -265,12 +280,18 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"{full} full collection{'s' if full != 1 else ''} over {steps}, {duration_text(model.total('gc_full') / max(1, full))} each "
                 f"on average; collections of every generation {duration_text(model.total('gc'))}, the GPU idle "
                 f"through {duration_text(by_cause.get('python_gc', 0.0))} of them")
+    count, unit = iterations(model)
     launches = sum(s.launches for s in model.steps)
-    return (f"the training thread launched each step's kernels one by one: {_per_step(model, 'X')} a step from its "
-            f"first launch call to its last (the launches and the Python between them), where the GPU was busy "
-            f"{_per_step(model, 'G')} a step",
-            f"{launches / max(1, n):.0f} launch calls a step ({_per_step(model, 'launch_calls')} in them, the GPU idle "
-            f"{_per_step(model, 'L_idle')} of it) over {steps}, {_per_step(model, 'T')} a step in all")
+
+    def per(field: str) -> str:
+        return duration_text(model.total(field) / count)
+
+    return (f"the training thread launched each {unit}'s kernels one by one: {per('X')} a {unit} from its first "
+            f"launch call to its last (the launches and the Python between them), where the GPU was busy "
+            f"{per('G')} a {unit}",
+            f"{launches / count:.0f} launch calls a {unit} ({per('launch_calls')} in them, the GPU idle "
+            f"{per('L_idle')} of it) over {steps}" + (f" of {count / max(1, n):.0f} batches each" if unit == "batch"
+                                                      else "") + f", {per('T')} a {unit} in all")
 
 
 def findings(a: Analysis, model, idle: dict) -> list[dict]:
@@ -294,7 +315,7 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
              # the probe's workers started in this long, to their first batch
              "workers_start": "" if model.handover.workers_start_s is None else
              f"; {duration_text(model.handover.workers_start_s)} here for the probe's workers",
-             "replay": duration_text(sum(s.replay_ns() for s in model.steps) * NS / max(1, len(model.steps)))}
+             "replay": replay_text(model)}
     out = []
     for fix, (alone, added) in priced.items():
         key = finding_id(fix, model)
