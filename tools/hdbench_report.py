@@ -6,7 +6,8 @@
     hdbench_report.py html REPORT... -o FILE.html
     hdbench_report.py compare BASE NEW [--threshold PERCENT] [--alpha P]
     hdbench_report.py compare BEFORE AFTER [--threshold PERCENT]   (two profile reports)
-    hdbench_report.py verify PROFILE ABLATION... [--well PROFILE] [--fixed PROFILE] [--tolerance PERCENT]
+    hdbench_report.py verify PROFILE ABLATION... [--well PROFILE] [--fixed PROFILE] [--eager PROFILE]
+                             [--tolerance PERCENT]
     hdbench_report.py reanalyse PROFILE RECORDS_DIR [--baseline REPORT] -o OUT
 
 The work is done by the package beside this file, hdreport/ (its __init__.py shows
@@ -147,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     p_verify.add_argument("--well", help="hdbench_profile's report of the well-written program: it should find nothing")
     p_verify.add_argument("--fixed", help="hdbench_profile's report of the program with every habit fixed: its "
                                           "findings against what well_written measured faster than fix_all")
+    p_verify.add_argument("--eager", help="hdbench_profile's report of well_written.py --eager (its step op by op): "
+                                          "its graph's price against what well_written measured faster than well_eager")
     p_verify.add_argument("--tolerance", type=float, default=25.0,
                           help="percent of the measured saving a price may be off by (default 25)")
     p_again = sub.add_parser("reanalyse", help="a profile report made again from its kept records by this "
@@ -167,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         if missing is not None:
             return missing
     files = [args.base, args.new] if args.command == "compare" else \
-        [args.profile, *args.ablation] + [p for p in (args.well, args.fixed) if p] if args.command == "verify" else \
+        [args.profile, *args.ablation] + [p for p in (args.well, args.fixed, args.eager) if p] \
+        if args.command == "verify" else \
         [args.profile, args.records] if args.command == "reanalyse" else args.reports
     try:
         if args.command == "compare":
@@ -260,8 +264,9 @@ def run_verify(args) -> int:
     ablations = hdreport.profile.ablation
     ablation = ablations.merged_ablations([(path, ablations.load_ablation(path)) for path in args.ablation])
     fixed = profile_report(args.fixed) if args.fixed else None
+    eager = profile_report(args.eager) if args.eager else None
     result = verify.verify(args.profile, reports[0], ", ".join(args.ablation), ablation, args.tolerance / 100,
-                           (args.well, reports[1]) if args.well else None, fixed)
+                           (args.well, reports[1]) if args.well else None, fixed, eager)
     print(hdreport.profile.verify_text.format_report(result))
     return verify.exit_code(result)
 

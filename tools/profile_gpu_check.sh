@@ -34,8 +34,8 @@ step prof_tutorial 100 "${profile[@]}" --hdbench_out="$work/prof-tutorial.json" 
 step prof_well 60 "${profile[@]}" --hdbench_out="$work/prof-well.json" --hdbench_records="$work/rec-well" -- \
   python3 "$ex/well_written.py" --steps "$steps"
 # well_written.py with its step op by op (--eager, as every lease before 2026-11-28's sixth
-# session ran it): its launch_bound finding's price, held by hand against the ablation's
-# well_eager less well_written (verify holds the tutorial's against fix_graph).
+# session ran it): its launch_bound finding's price, held against the ablation's well_eager less
+# well_written (verify --eager), as the tutorial's is against fix_graph.
 step prof_well_eager 60 "${profile[@]}" --hdbench_out="$work/prof-well-eager.json" \
   --hdbench_records="$work/rec-well-eager" -- python3 "$ex/well_written.py" --steps "$steps" --eager
 # OVERHEAD_ROUNDS=N (default 0: skipped): what each part of the recording costs the tutorial
@@ -96,8 +96,10 @@ FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation $((ablation_s + 30)) "$bundle/to
   "$work/ablation.json" --steps "$steps" --device cuda --repeat "$repeat" --variants "$variants" \
   --max-seconds "$ablation_s"
 # Each finding's price against the saving of its fix alone (issue 38's targets), in one table.
+eager=()
+[[ -f $work/prof-well-eager.json ]] && eager=(--eager "$work/prof-well-eager.json")
 step verify 30 python3 "$bundle/tools/hdbench_report.py" verify "$work/prof-tutorial.json" "$work/ablation.json" \
-  --well "$work/prof-well.json"
+  --well "$work/prof-well.json" "${eager[@]}"
 cp "$work/verify.log" "$work/verify.md" 2>/dev/null
 [[ ${QUICK_ABLATION:-0} == 1 ]] || step trace_tests 40 "$bundle/hdbench_gpu_tests" --gtest_filter='TraceGpu.*'
 pack  # what has run so far comes back even if the call is cut later
@@ -107,7 +109,7 @@ step prof_tutorial_all 60 "${profile[@]}" --hdbench_out="$work/prof-tutorial-all
 # well_written.py ran faster than it: what its pin thread's share of the GIL costs (verify --fixed).
 if [[ -f $work/prof-tutorial-all.json ]]; then
   step verify_fixed 30 python3 "$bundle/tools/hdbench_report.py" verify "$work/prof-tutorial.json" \
-    "$work/ablation.json" --well "$work/prof-well.json" --fixed "$work/prof-tutorial-all.json"
+    "$work/ablation.json" --well "$work/prof-well.json" --fixed "$work/prof-tutorial-all.json" "${eager[@]}"
   cp "$work/verify_fixed.log" "$work/verify.md" 2>/dev/null
 fi
 # STEP_WAITS="sync both" (default none): the loop that waits for the GPU every step otherwise

@@ -595,6 +595,32 @@ def test_the_graph_is_held_alone_and_against_a_graphed_well_written(tmp_path):
                                           "step op by op)", "5.90 s", "one", "missed (−32%)"]
 
 
+def test_well_written_run_op_by_op_is_held_against_its_graph(tmp_path):
+    """`--eager`: the profile of well_written.py --eager prices the graph alone; the ablation's
+    well_eager less well_written (its step replayed as a graph) measures it. Without a graphed
+    well_written.py there is nothing to hold it against."""
+    eager = profile(findings=[("graph", 1.4, 1.4)])
+    (tmp_path / "e.json").write_text(json.dumps(eager))
+    walls = dict(plain=[10.0, 10.2], well_eager=[10.0, 10.1], well_written=[8.5, 8.6])
+    graphed = ablation(**walls)
+    graphed["variants"]["well_written"]["result_line"] = "well_written: steps=1000 … step=graph"
+    # the eager profile's steps (T = 10 s) against well_eager's median 10.05 s: prices x 1.005
+    table = rows(verify(tmp_path, profile(), graphed, "--eager", tmp_path / "e.json").stdout)
+    assert table["`well_written.py --eager` profiled, against its graph"] == [
+        "`launch_bound` saves 1.41 s", "1.50 s", "1.50 s to 1.50 s", "held (−6%)"]
+    unadvised = profile(findings=[("workers", 1.0, 1.0)], alone={"graph": 0.06})
+    (tmp_path / "e.json").write_text(json.dumps(unadvised))
+    table = rows(verify(tmp_path, profile(), graphed, "--eager", tmp_path / "e.json").stdout)
+    assert table["`well_written.py --eager` profiled, against its graph"][0] == \
+        "not worth fixing: under 201.0 ms (priced 60.3 ms)"
+    assert table["`well_written.py --eager` profiled, against its graph"][-1] == "missed"
+    old = ablation(**walls)  # well_written.py ran op by op too: no graph measured
+    (tmp_path / "e.json").write_text(json.dumps(eager))
+    table = rows(verify(tmp_path, profile(), old, "--eager", tmp_path / "e.json").stdout)
+    assert table["`well_written.py --eager` profiled, against its graph"][-1] == (
+        "not measured (needs well_eager and well_written run as a graph in the ablation)")
+
+
 def test_a_finding_without_its_fix_field_is_paired_by_its_id(tmp_path):
     """A report older than the `fix` field (schema 1's findings had none)."""
     prof = profile(findings=[("workers", 1.0, 1.0)])

@@ -28,7 +28,10 @@ device are taken as one, their rounds together (ablation.py). Each row holds a p
 - with `--fixed`, the profile of the program with every habit fixed (`fix_all`): its findings
   together against what `well_written.py` measured faster than it (`fixed_row`; nothing worth
   fixing holds when that is under its floor). Workers and pin are the tutorials' advice, and
-  what they leave behind (the pin thread's share of the GIL) is what that profile must find.
+  what they leave behind (the pin thread's share of the GIL) is what that profile must find;
+- with `--eager`, the profile of `well_written.py --eager` (its step op by op): its price of
+  the graph alone against what `well_written.py`, its step replayed as a graph, ran faster
+  than it (`eager_row`).
 
 Prices are scaled to the ablation's steps from the steps the profiled command ran (its
 `--steps`; unscaled when it has none). Where the model cut the steps, the recorded part of a
@@ -304,6 +307,43 @@ def fix_of(finding: dict) -> str | None:
     return finding.get("fix") or next((h for h, i in FINDING_OF.items() if i == finding.get("id")), None)
 
 
+def faster(slow: dict, fast: dict) -> Measured:
+    """How much faster ablation variant `fast` ran than `slow`: their medians' difference, and
+    the rounds paired where both ran as many."""
+    mine, theirs = rounds_of(slow), rounds_of(fast)
+    paired = ([a - b for a, b in zip(mine, theirs) if a is not None and b is not None]
+              if len(mine) == len(theirs) else [])
+    runs = min(int(slow.get("runs", 1)), int(fast.get("runs", 1)))
+    return Measured(slow["wall_s"] - fast["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
+
+
+def eager_row(report: dict, ablation: dict, tolerance: float) -> Row:
+    """well_written.py run op by op (`--eager`) profiled: its price of the graph alone (the
+    launch_bound finding's fix) against what well_written.py, its step replayed as one CUDA
+    graph, measured faster than it (`well_eager` less `well_written`). A profile that does not
+    advise the graph holds when that is under its floor."""
+    profile = report["profile"]
+    model = profile.get("model") or {}
+    eager, well = ablation["variants"].get("well_eager") or {}, ablation["variants"].get("well_written") or {}
+    what = "`well_written.py --eager` profiled, against its graph"
+    if eager.get("failed") or well.get("failed") or not eager or not well or not well_written_graphed(ablation):
+        return Row(what, "–", None, "not measured", "needs well_eager and well_written run as a graph in the ablation")
+    if not profile.get("recorded"):
+        return Row(what, "–", None, "not measured", "its profile recorded nothing")
+    scale, _ = price_scale(model, ablation, profiled_steps(profile), "well_eager")
+    m = faster(eager, well)
+    floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
+    paces = Paces.of(ablation, model, scale, floor, tolerance, "well_eager")
+    finding = next((f for f in profile.get("findings") or [] if fix_of(f) == "graph"), None)
+    price = (model.get("saving_alone_s") or {}).get("graph", finding["saving_alone_s"] if finding else None)
+    p = held_price(model, "graph", price, scale) if number(price) else None
+    if finding is None:
+        claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
+        return paces.hold(Row(what, claim, m, *judged(m, (float("-inf"), floor))), "well_written")
+    return paces.hold(priced_row(what, f"`launch_bound` saves {seconds(p)}", m, p, tolerance), "well_written",
+                      "graph", price)
+
+
 def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     """The all-fixed program's profile against `well_written.py`: its findings' fixes together
     (priced as shares of its own profiled steps, applied to `fix_all`'s median) against
@@ -317,11 +357,7 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     if not profile.get("recorded"):
         return Row(what, "–", None, "not measured", "its profile recorded nothing")
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "fix_all")
-    mine, theirs = rounds_of(fixed), rounds_of(well)
-    paired = ([f - w for f, w in zip(mine, theirs) if f is not None and w is not None]
-              if len(mine) == len(theirs) else [])
-    runs = min(int(fixed.get("runs", 1)), int(well.get("runs", 1)))
-    m = Measured(fixed["wall_s"] - well["wall_s"], (min(paired), max(paired)) if len(paired) > 1 else None, runs)
+    m = faster(fixed, well)
     graphed = well_written_graphed(ablation)
     chosen, together = held_findings(profile, graphed)
     ids = {fix_of(f): f["id"] for f in [*(profile.get("findings_left_out") or []), *(profile.get("findings") or [])]}
@@ -339,7 +375,7 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
 
 
 def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, tolerance: float = DEFAULT_TOLERANCE,
-           well: tuple | None = None, fixed: dict | None = None) -> dict:
+           well: tuple | None = None, fixed: dict | None = None, eager: dict | None = None) -> dict:
     """The rows, with what they were made from."""
     profile = report["profile"]
     if not profile.get("recorded"):
@@ -455,6 +491,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
                         ", ".join(f"`{f['id']}` {seconds(f['saving_s'])}" for f in found)))
     if fixed is not None:
         rows.append(fixed_row(fixed, ablation, tolerance))
+    if eager is not None:
+        rows.append(eager_row(eager, ablation, tolerance))
     parts = split_rows(model, ablation, alone, scale, tolerance, floor)
     used = {"plain", "well_written", matching, *(f"fix_{h}" for h in HABITS), *priced_together}
     unused = [n for n in ablation["variants"] if n not in used]
