@@ -44,6 +44,11 @@ before each batch, and times on this thread
                     tensor.pin_memory() (PyTorch's pinned allocator and its copy, which may
                     run on its intra-op threads): what pinning alone costs the training
                     thread where the batch copy used to be staged. Null likewise
+    graph_replay_batch_s  what a step replayed as one CUDA graph leaves this thread a batch: the
+                    batch (its bytes, on the device) copied into the graph's input with copy_(),
+                    then the replay of a graph of GRAPH_KERNELS small kernels, the GPU idle before
+                    each (the launch_bound finding's fix, which the model prices otherwise as two
+                    of the recording's launch calls a batch). Null likewise
     gather_batch_s  building the batch on this thread by gathering it whole, as the
                     per_sample_batches fix advises: a DataLoader without workers over a data
                     set held in memory (larger than the caches), each tensor's --rows rows of
@@ -225,6 +230,40 @@ def slowdown_s(take_next, work, batches: int) -> float:
     return statistics.median(extra)
 
 
+# The kernels of the graph graph_replay_batch_s replays: as many as the tutorial's step ran (an
+# H100 recording: 12 launched by the training thread, 13 by autograd's). CUDA 12 launches a
+# straight-line graph in about constant time, so the count matters little.
+GRAPH_KERNELS = 25
+
+
+def graph_replay_s(total_bytes: int, batches: int) -> float:
+    """The median, over `batches`, of copying `total_bytes` on the device into a graph's input
+    and replaying the graph (GRAPH_KERNELS small kernels), timed on this thread with the GPU
+    idle before each: the host's part of a step replayed as a graph."""
+    import torch
+    source = torch.ones(max(1, total_bytes // 4), device="cuda")
+    into = torch.zeros_like(source)
+    small = torch.zeros(256, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # PyTorch's capture recipe: the ops run once before the capture
+        small.add_(into[:1])
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(GRAPH_KERNELS):
+            small.add_(into[:1])
+    times = []
+    for _ in range(batches + 1):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        into.copy_(source)
+        graph.replay()
+        times.append(time.perf_counter() - start)
+    torch.cuda.synchronize()
+    return statistics.median(times[1:])  # the first replay uploads the graph
+
+
 def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
     import torch
     from torch.utils.data import DataLoader
@@ -243,7 +282,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
     out = {"batch_s": handed_over_s(sizes), "batch_take_s": handed_over_s(sizes, read=False),
            "packed_batch_s": handed_over_s([sum(sizes)]), "workers_start_s": None, "pinned_batch_s": None,
            "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pin_cycle_batch_s": None,
-           "pin_here_batch_s": None,
+           "pin_here_batch_s": None, "graph_replay_batch_s": None, "graph_kernels": GRAPH_KERNELS,
            "pinned_not_measured": "",
            "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
@@ -282,6 +321,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
             return statistics.median(times[1:])  # the first pays for the allocator's first blocks
 
         out["pin_here_batch_s"] = pin_here_s(sizes)
+        out["graph_replay_batch_s"] = graph_replay_s(sum(sizes), batches)
         out["pin_thread_batch_s"] = pin_thread_s(sizes)
         out["pin_cycle_batch_s"] = pin_cycle_s(sizes)
         # packed, the pin thread pins one tensor a batch instead of several

@@ -219,7 +219,7 @@ def test_a_probe_that_gathered_a_batch_whole_prices_per_sample_batches(tmp_path,
 def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": 250e-6, "pin_thread_batch_s": 120e-6,
                 "packed_pin_thread_batch_s": 90e-6, "pin_cycle_batch_s": 1.9e-3, "pinned_not_measured": "",
-                "workers_start_s": 0.045,
+                "workers_start_s": 0.045, "graph_replay_batch_s": 40e-6,
                 "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2, "torch": "2.11.0+cu130"}
     python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
     result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
@@ -230,6 +230,10 @@ def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     assert handover["packed_pin_thread_batch_s"] == 90e-6
     assert handover["pin_cycle_batch_s"] == 1.9e-3  # the pin thread's pace: a floor under its steps
     assert "batch_take_s" not in handover  # a probe older than the field: left out
+    assert handover["graph_replay_batch_s"] == 40e-6  # what the graph leaves the thread a batch
+    # the graph alone: X's 185 µs become the probe's 40, the read waits 106 µs, not 10: 49 µs a step
+    model = schema.load(str(tmp_path / "p.json"))["profile"]["model"]
+    assert model["saving_alone_s"]["graph"] == pytest.approx(49 * 49e-6)
     pipeline = next(f for f in schema.load(str(tmp_path / "p.json"))["profile"]["findings"]
                     if f["id"] == "input_pipeline")
     assert "its pin thread holding the GIL 120 µs a batch, which the training thread shares, and handing a " \

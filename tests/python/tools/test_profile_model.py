@@ -435,6 +435,18 @@ def test_a_well_written_loop_marked_in_steps_is_launch_bound(tmp_path):
     assert "8 µs a step" in found[0]["assumption"] and "774 µs a step" in found[0]["what"]
 
 
+def test_the_graph_priced_at_the_probes_replay(tmp_path):
+    """Where the probe replayed a graph (CUDA there): 50 µs a batch to copy the batch into its
+    input and replay it, in place of two of the step's 4 µs launch calls."""
+    well_written_h200(STEPS, ranges=True).write(tmp_path)
+    replayed = Handover(source="the probe", graph_replay_batch_s=50e-6)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: replayed)
+    # the host's step 100 + 900 - 774 + 50 = 276 µs, above the GPU's 155: 724 µs a step saved
+    assert model.saving_s({"graph"}) == pytest.approx(STEPS * 724 * US)
+    assert "measured here at 50 µs a step (tools/handover_probe.py" in found[0]["assumption"]
+    assert model.summary()["handover"]["graph_replay_batch_s"] == 50e-6
+
+
 def test_a_loop_replayed_as_a_graph_is_not_launch_bound(tmp_path):
     """well_written.py as it is now: one cudaGraphLaunch a step, its kernels carrying the
     launch's correlation. A graph of it leaves what it has: nothing to save, nothing found."""

@@ -124,8 +124,8 @@ ASSUMPTION = {
                               "unless those are made non-blocking too), hiding the GPU's work behind its own",
     "launch_bound": "the step can be captured whole (fixed shapes; no read, synchronize or host decision "
                     "between its first launch and its last); a graph replaces the launches and the Python "
-                    "between them with its replay and the copy of the batch into its inputs, priced as two of "
-                    "the step's launch calls ({replay}); a step that ends in a read then waits for all "
+                    "between them with its replay and the copy of the batch into its inputs, {replay}; a step "
+                    "that ends in a read then waits for all "
                     "its GPU work after that one launch",
     "full_collections": "frozen, a full collection scans only what the loop made since, about nothing (the "
                         "tutorial's took 28-35 ms each on a 2-vCPU VM, a few ms once frozen); the young "
@@ -207,9 +207,13 @@ def iterations(model) -> tuple[int, str]:
 
 
 def replay_text(model) -> str:
-    """What the graph finding prices a replay at, with the copy into the graph's inputs."""
+    """What the graph finding prices a replay at, with the copy into the graph's inputs, and how."""
     count, unit = iterations(model)
-    return f"{duration_text(sum(s.replay_ns() for s in model.steps) * NS / count)} a {unit}"
+    each = f"{duration_text(sum(s.replay_ns(model.handover) for s in model.steps) * NS / count)} a {unit}"
+    if model.handover.graph_replay_batch_s is not None:
+        return (f"measured here at {each} (tools/handover_probe.py: a batch copied into a graph's input and a graph "
+                "of small kernels replayed)")
+    return f"priced as two of the step's launch calls ({each})"
 
 
 def workers_needed(model) -> int:

@@ -97,6 +97,10 @@ class Handover:
     # once a run with persistent_workers (every epoch without). Kept, not yet priced: a
     # 1000-step ablation pays it in fix_workers' wall time, its fastest stretches do not
     workers_start_s: float | None = None
+    # what a step replayed as one CUDA graph leaves the training thread a batch: the batch copied
+    # into the graph's input and the replay, measured where CUDA was there; else two of the
+    # recording's launch calls (model.Step.replay_ns)
+    graph_replay_batch_s: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -155,6 +159,8 @@ class Handover:
                 **({"pin_here_batch_s": self.pin_here_batch_s} if self.pin_here_batch_s is not None else {}),
                 **({"batch_take_s": self.batch_take_s} if self.batch_take_s is not None else {}),
                 **({"workers_start_s": self.workers_start_s} if self.workers_start_s is not None else {}),
+                **({"graph_replay_batch_s": self.graph_replay_batch_s} if self.graph_replay_batch_s is not None
+                   else {}),
                 "tensor_bytes": list(self.tensor_bytes),
                 "source": self.source}
 
@@ -167,6 +173,6 @@ def handover_of(summary: dict | None) -> Handover:
     if not summary or not summary.get("measured"):
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     optional = ("pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s", "gather_batch_s", "gather_rows",
-                "pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s")
+                "pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s", "graph_replay_batch_s")
     return Handover(summary["batch_s"], summary["packed_batch_s"], tensor_bytes=tuple(summary.get("tensor_bytes", ())),
                     source=summary.get("source", ""), **{k: summary.get(k) for k in optional})

@@ -180,7 +180,8 @@ def measure_handover(python: str | None, shape: tuple) -> Handover:
                                 gather_batch_s=number("gather_batch_s"), gather_rows=number("rows", int),
                                 pin_cycle_batch_s=number("pin_cycle_batch_s"),
                                 pin_here_batch_s=number("pin_here_batch_s"), batch_take_s=number("batch_take_s"),
-                                workers_start_s=number("workers_start_s"))
+                                workers_start_s=number("workers_start_s"),
+                                graph_replay_batch_s=number("graph_replay_batch_s"))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"
     say(f"the hand-over was not measured ({why}); the model takes {FITTED_SOURCE}")

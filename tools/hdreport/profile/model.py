@@ -112,10 +112,10 @@ STALL_FACTOR = 5
 # of 3.33 ms a step, so a whole run compared with another measures the host's phases too.
 PACE_PARTS = 10
 PACE_SPREAD_SAID = 1.2  # a spread this wide (slowest stretch's median over the fastest's) is said
-# What a graph of the step leaves on the host of all that: its replay and the copy of the
-# batch into its inputs, each priced as one of the step's own launch calls. CUDA 12 launches
-# a straight-line graph in about a kernel launch's time; PyTorch's replay() and copy_() add
-# their Python, a few µs more a step (not measured: no recording here holds a graph).
+# What a graph of the step leaves on the host, where the probe did not measure it
+# (graph_replay_batch_s: no CUDA there): its replay and the copy of the batch into its inputs,
+# each priced as one of the step's own launch calls. CUDA 12 launches a straight-line graph in
+# about a kernel launch's time; PyTorch's replay() and copy_() add their Python, a few µs more.
 GRAPH_LAUNCHES = 2
 FIXES = ("workers", "gather", "pin", "overlap", "pack", "item", "graph", "gc")
 # The habits examples/fashion_mnist/tutorial_style.py --fix removes. Priced together: those
@@ -180,10 +180,12 @@ class Step:
     # nothing: PyTorch's pin_memory thread (workers and pin are the recording's own)
     pin_thread: bool = False
 
-    def replay_ns(self) -> int:
+    def replay_ns(self, handover: Handover = FITTED) -> int:
         """A graph's replays and the copies of the batches into its inputs, one of each a batch
-        (a step cut at reads made every few iterations holds several): GRAPH_LAUNCHES of the
-        step's launch calls, on average, a batch."""
+        (a step cut at reads made every few iterations holds several): the probe's
+        graph_replay_batch_s a batch, else GRAPH_LAUNCHES of the step's launch calls, on average."""
+        if handover.graph_replay_batch_s is not None:
+            return round(max(1, self.batches) * handover.graph_replay_batch_s / NS)
         mean_launch = self.launch_calls // self.launches if self.launches else 0
         return GRAPH_LAUNCHES * max(1, self.batches) * mean_launch
 
@@ -228,7 +230,7 @@ class Step:
         L_pin = 0 if "overlap" in fixes else self.L_pin
         S = 0 if "pack" in fixes else self.S_call if "pin" in fixes else self.S
         graph = "graph" in fixes
-        O = self.O - self.X + self.replay_ns() if graph else self.O
+        O = self.O - self.X + self.replay_ns(handover) if graph else self.O
         freed = 0  # the pin thread's GIL time the gather takes out of O (a probe's or constants' figure)
         if self.pin_thread and "gather" in fixes:
             freed = min(self.H, O, max(0, handover.pin_thread_ns(self, frozenset(), pin_cost) - self.B))
