@@ -216,16 +216,18 @@ class GraphedStep:
     """The training step (forward, loss, backward, optimizer step) captured once in a CUDA
     graph and replayed every step: one launch a step where PyTorch run op by op makes about
     25 (an H100 recording of the tutorial), each behind its Python and dispatch, for kernels
-    of a few µs each on this small model (the launch_bound finding's fix). PyTorch's whole-network capture: a few warm-up
-    steps on a side stream first (its libraries' lazy set-up must not happen in a capture),
-    the gradients set to None so that the captured backward writes them afresh each replay.
+    of a few µs each on this small model (the launch_bound finding's fix). PyTorch's
+    whole-network capture: a few warm-up steps on a side stream first (its libraries' lazy
+    set-up must not happen in a capture), the gradients set to None so that the captured
+    backward writes them afresh each replay.
 
     `step(*inputs)` is the whole step on the graph's input tensors, returning the loss; the
     graph reads the addresses it was captured with, so each call copies the batch into
     those inputs (`copy_`: from pageable host memory a blocking copy, as `.to()` is) and
     replays. The returned loss is the graph's output, rewritten by every replay. The warm-up
-    runs on zeros (zero weights: a zero loss and zero gradients) and the parameters are put
-    back after it, so a graphed run trains to the same losses as one run op by op.
+    runs on zeros (per-sample loss weights of zero: a zero loss and zero gradients) and the
+    parameters are put back after it, so a graphed run trains to the same losses as one run
+    op by op.
 
     Without CUDA there is no graph: the same inputs, warm-up and restore run and `step` runs
     op by op on them, so that a test on the CPU holds this plumbing to the plain run."""

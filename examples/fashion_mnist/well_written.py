@@ -129,7 +129,7 @@ def main() -> None:
 
     graphed = None if args.eager else common.GraphedStep(
         optimizer, [torch.zeros(args.batch, COLUMNS, device=device)], train_step)
-    loss_sum.zero_()  # (the graph's warm-up added zeros; as it should be before the timed run)
+    loss_sum.zero_()  # the graph's warm-up steps added their (zero) losses: the sum starts afresh
     gc.freeze()  # set-up's objects out of the full collections' reach: they are never garbage
 
     start = common.start_clock(device)
