@@ -261,7 +261,7 @@ def tutorial_h200(steps: int = 20, pid: int = 4545) -> Program:
     return p
 
 
-def well_written_h200(steps: int = 20, pid: int = 4646, ranges: bool = False) -> Program:
+def well_written_h200(steps: int = 20, pid: int = 4646, ranges: bool = False, log_every: int = 0) -> Program:
     """well_written.py as the H200 recorded it (us), a step of 1000, the GPU busy 155 us of it (the first
     kernel runs under the copy):
 
@@ -274,7 +274,9 @@ def well_written_h200(steps: int = 20, pid: int = 4646, ranges: bool = False) ->
     No per-step read; one read of the final loss at the end. With `ranges`, an NVTX range
     "step N" around each step (0-990), as the script marks them: the model cuts its steps there.
     Cut so, per step: B = 100, O = 900, X = 774 (the first launch's start, 130, to the last's
-    end, 904), 48 of it in 12 launch calls, G = 155."""
+    end, 904), 48 of it in 12 launch calls, G = 155. With `log_every` N, every N-th step reads
+    the summed loss to log it (well_written.py --log-every N): a 4-byte read's 5 us call at
+    950 and its 10 us synchronize, inside the step."""
     p = Program(pid)
     for step in range(steps):
         t = 1000 * step
@@ -284,6 +286,9 @@ def well_written_h200(steps: int = 20, pid: int = 4646, ranges: bool = False) ->
         p.copy(t + 110, 45, 256 * 786 * 4, host="pinned", stream=14, call_at=(t + 102, t + 110))
         for k in range(12):
             p.kernel(t + 135 + 70 * k, 10, launch=(t + 130 + 70 * k, t + 134 + 70 * k))
+        if log_every and (step + 1) % log_every == 0:
+            p.copy(t + 952, 2, 4, direction="DtoH", host="pinned", call_at=(t + 950, t + 955))
+            p.sync(t + 955, t + 965)
     end = 1000 * steps
     p.copy(end + 10, 2, 4, direction="DtoH", host="pinned", call_at=(end, end + 5))
     p.sync(end + 5, end + 15)

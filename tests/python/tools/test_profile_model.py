@@ -458,6 +458,18 @@ def test_a_loop_replayed_as_a_graph_is_not_launch_bound(tmp_path):
     assert model.saving_s({"graph"}) == 0 and found == []
 
 
+def test_a_marked_loop_that_logs_every_few_steps_is_cut_at_its_marks(tmp_path):
+    """well_written.py --log-every 4 over 40 steps: 10 reads, as many as a loop reading every
+    step would need, but 40 marked iterations, four times the reads. Cut at the reads, a step
+    would be 4 iterations; cut at the marks, each read sits inside the step that logs it."""
+    _, _, model, found = run(tmp_path, well_written_h200(40, ranges=True, log_every=4))
+    assert model.steps_cut_at == "range step #" and len(model.steps) == 40
+    assert model.summary()["per_step_reads"] is False and model.total("R") == 0
+    # the graph as before: 766 µs a step, the reads' 15 µs staying in the steps that log
+    assert model.saving_s({"graph"}) == pytest.approx(40 * 766 * US)
+    assert [f["id"] for f in found] == ["launch_bound"]
+
+
 def test_a_loop_not_cut_into_steps_has_no_step_to_graph(tmp_path):
     """The same loop without its ranges: one stretch of the whole run, which no graph captures."""
     _, _, model, found = run(tmp_path, well_written_h200(STEPS))

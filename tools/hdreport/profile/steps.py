@@ -7,8 +7,10 @@ device or stream synchronize no copy ended in, at least 10, and at least SYNCS_P
 times the reads, which then log every few steps inside them; R is then its wait, and the
 `item` fix drops it), else at the starts of the NVTX ranges that mark its iterations
 (`iteration_ranges`: one name, digits aside, at least 10 times, never overlapping, over at
-least half their stretch), else its whole recorded time is one step. Each step holds what
-that thread did in it, part by part (model.Step: its time T and the parts that sum to it).
+least half their stretch; also where they are at least SYNCS_PER_READ times the reads or
+synchronizes, which then log every few iterations inside them), else its whole recorded
+time is one step. Each step holds what that thread did in it, part by part (model.Step: its
+time T and the parts that sum to it).
 """
 
 from __future__ import annotations
@@ -237,7 +239,10 @@ def build(a, threads: dict, ceilings) -> Model:
         def syncs_in(start: int, end: int) -> list:
             return syncs[bisect_right(sync_ends, start):bisect_left(sync_ends, end) + 1]
 
-        if len(reads) >= MIN_BLOCKING_READS:
+        marked = iteration_ranges(t.ranges)
+        # a loop that marks its iterations and reads (or synchronizes) only every few of them, to
+        # log: its steps are the marked iterations, the reads inside them
+        if len(reads) >= MIN_BLOCKING_READS and not (marked and len(marked[1]) >= SYNCS_PER_READ * len(reads)):
             any_reads = any_reads or cut == "reads"
             bounds = [a.blocking_calls[k] for k in reads]
             for (_, prev_end), (_, read_end), read in zip(bounds, bounds[1:], reads[1:]):
@@ -248,7 +253,7 @@ def build(a, threads: dict, ceilings) -> Model:
                 pin_costs.append(p)
             bounds_all += [bounds[0][1], bounds[-1][1]]
             cuts.add(cut)
-        elif marked := iteration_ranges(t.ranges):
+        elif marked:
             # each marked iteration runs from its range's start to the next one's (the last to its end)
             name, spans = marked
             for (start, end), after in zip(spans, [b for b, _ in spans[1:]] + [spans[-1][1]]):
