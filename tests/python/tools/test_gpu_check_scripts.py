@@ -234,6 +234,27 @@ def test_the_ablation_measures_the_profiles_findings_together(tmp_path):
             "well_eager,fix_gather+pin") in result.stdout
 
 
+def test_verify_holds_the_eager_well_written_profile_where_one_was_made(tmp_path):
+    """The eager well_written.py profile (prof_well_eager), where the profiler wrote it, goes to
+    verify as `--eager`, in both its calls; where it did not, verify runs without it."""
+    b = bundle(tmp_path)
+    (b / "tools" / "hdbench_profile.py").write_text(
+        "import json, sys\n"
+        "out = next(a.split('=', 1)[1] for a in sys.argv if a.startswith('--hdbench_out='))\n"
+        "if '--eager' not in sys.argv or 'EAGER' in __import__('os').environ:\n"
+        "    json.dump({'profile': {'findings': []}}, open(out, 'w'))\n")
+    (b / "tools" / "hdbench_report.py").write_text("import sys\nprint('verify args:', ' '.join(sys.argv[1:]))\n")
+    for eager in ("1", ""):
+        out = tmp_path / f"out{eager}"
+        result, _ = run(b / "tools" / "profile_gpu_check.sh", out, 120, 0, "10", "1", QUICK_ABLATION="1",
+                        DEFAULT_PRESET="0", **({"EAGER": "1"} if eager else {}))
+        assert result.returncode == 0, result.stderr
+        with tarfile.open(out / "results.tgz") as tar:
+            logs = {m.name.rsplit("/", 1)[-1]: tar.extractfile(m).read().decode() for m in tar.getmembers()
+                    if m.name.endswith("verify.log")}
+        assert ("--eager " in logs["verify.log"] and "prof-well-eager.json" in logs["verify.log"]) == bool(eager)
+
+
 def test_the_whole_ablation_isolates_packing_under_the_pin_thread_and_a_lease_may_choose(tmp_path):
     """The whole ablation runs workers, pin and pack together (every habit fixed measured about as
     long as workers and pin where the model priced packing faster); ABLATION_VARIANTS replaces
