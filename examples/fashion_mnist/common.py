@@ -14,7 +14,7 @@ import argparse
 import gzip
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
@@ -242,18 +242,15 @@ class GraphedStep:
         saved = [p.detach().clone() for p in params]
         device = self.inputs[0].device
         self.graph = None
-        if device.type == "cuda":
-            side = torch.cuda.Stream(device)
+        side = torch.cuda.Stream(device) if device.type == "cuda" else None
+        if side is not None:
             side.wait_stream(torch.cuda.current_stream(device))
-            with torch.cuda.stream(side):
-                for _ in range(self.WARM_UP_STEPS):
-                    optimizer.zero_grad(set_to_none=True)
-                    step(*self.inputs)
-            torch.cuda.current_stream(device).wait_stream(side)
-        else:
+        with torch.cuda.stream(side) if side is not None else nullcontext():
             for _ in range(self.WARM_UP_STEPS):
                 optimizer.zero_grad(set_to_none=True)
                 step(*self.inputs)
+        if side is not None:
+            torch.cuda.current_stream(device).wait_stream(side)
         with torch.no_grad():
             for p, before in zip(params, saved):
                 p.copy_(before)

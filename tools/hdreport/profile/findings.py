@@ -125,8 +125,7 @@ ASSUMPTION = {
     "launch_bound": "the step can be captured whole (fixed shapes; no read, synchronize or host decision "
                     "between its first launch and its last); a graph replaces the launches and the Python "
                     "between them with its replay and the copy of the batch into its inputs, {replay}; a step "
-                    "that ends in a read then waits for all "
-                    "its GPU work after that one launch",
+                    "that ends in a read then waits for all its GPU work after that one launch",
     "full_collections": "frozen, a full collection scans only what the loop made since, about nothing (the "
                         "tutorial's took 28-35 ms each on a 2-vCPU VM, a few ms once frozen); the young "
                         "generations' collections stay",
@@ -187,8 +186,9 @@ def sentence(text: str, capital: bool = True) -> str:
     return text if text.endswith(".") else text + "."
 
 
-def _per_step(model, field: str) -> str:
-    return duration_text(model.total(field) / max(1, len(model.steps)))
+def _per_step(model, field: str, count: int = 0) -> str:
+    """A part's time over the steps, a step (or over `count`, a batch say)."""
+    return duration_text(model.total(field) / max(1, count or len(model.steps)))
 
 
 def graphable(model) -> bool:
@@ -286,16 +286,13 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"through {duration_text(by_cause.get('python_gc', 0.0))} of them")
     count, unit = iterations(model)
     launches = sum(s.launches for s in model.steps)
-
-    def per(field: str) -> str:
-        return duration_text(model.total(field) / count)
-
-    return (f"the training thread launched each {unit}'s kernels one by one: {per('X')} a {unit} from its first "
-            f"launch call to its last (the launches and the Python between them), where the GPU was busy "
-            f"{per('G')} a {unit}",
-            f"{launches / count:.0f} launch calls a {unit} ({per('launch_calls')} in them, the GPU idle "
-            f"{per('L_idle')} of it) over {steps}" + (f" of {count / max(1, n):.0f} batches each" if unit == "batch"
-                                                      else "") + f", {per('T')} a {unit} in all")
+    return (f"the training thread launched each {unit}'s kernels one by one: {_per_step(model, 'X', count)} a "
+            f"{unit} from its first launch call to its last (the launches and the Python between them), where the "
+            f"GPU was busy {_per_step(model, 'G', count)} a {unit}",
+            f"{launches / count:.0f} launch calls a {unit} ({_per_step(model, 'launch_calls', count)} in them, the "
+            f"GPU idle {_per_step(model, 'L_idle', count)} of it) over {steps}"
+            + (f" of {count / max(1, n):.0f} batches each" if unit == "batch" else "")
+            + f", {_per_step(model, 'T', count)} a {unit} in all")
 
 
 def findings(a: Analysis, model, idle: dict) -> list[dict]:
@@ -306,7 +303,7 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     # The savings added are worked out over the kept fixes alone, so they sum to what those
     # save together.
     floor = MIN_SAVING_OF_SPAN * span
-    kept = chosen(model, eligible(model), floor)
+    kept = chosen(model.saving_s, eligible(model), floor)
     priced = savings(model, kept)
     pin_rate = (model.pin_rate_source if model.pin_rate_source else
                 "what the driver's staging took (no host memcpy rate in the baseline)")
@@ -348,17 +345,20 @@ def gathers_pay(model) -> bool:
     return gathered > 0 and (model.pin_thread or model.total("B") >= GATHER_GATE * gathered)
 
 
-def chosen(model, candidates: list, floor: float) -> list:
+def chosen(price, candidates: list, floor: float) -> list:
     """The fixes worth advising: largest saving alone first, each kept when it adds at least
     `floor` to the fixes kept before it; passes repeat until none is added, so that a fix that
-    pays only once another is made (packing once workers send the batches) is kept too."""
-    alone = {f: model.saving_s({f}) for f in candidates}
+    pays only once another is made (packing once workers send the batches) is kept too.
+    `price(fixes)`: what a set of fixes saves together (Model.saving_s; verify prices them from
+    a report), None where it is not priced, which keeps no fix that would need it."""
+    alone = {f: price({f}) or 0.0 for f in candidates}
     kept: list = []
     grew = True
     while grew:
         grew = False
         for f in sorted((f for f in candidates if f not in kept), key=lambda f: -alone[f]):
-            if model.saving_s({*kept, f}) - model.saving_s(kept) >= floor:
+            more = price({*kept, f})
+            if more is not None and more - price(set(kept)) >= floor:
                 kept.append(f)
                 grew = True
     return kept

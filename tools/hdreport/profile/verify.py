@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
                                       paced, rounds_of, runs_of, warmed_up, well_written_graphed)
-from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN
+from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, chosen
 from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
 from hdreport.profile.verify_text import seconds
 
@@ -272,33 +272,25 @@ class Paces:
 def held_findings(profile: dict, graphed: bool) -> tuple[list, float]:
     """The findings' fixes, sorted, and their price together (as profiled), to hold against
     well_written.py. Where it ran its step op by op (`graphed` false) neither side of the
-    comparison made the graph fix: the fixes are then chosen again without it, as
-    findings.chosen chooses, on the report's own prices (a fix alone `saving_alone_s`, several
-    `saving_with_s`) from the findings and those left out beside them (with the graph, the pin
-    thread's GIL time may no longer add the floor)."""
+    comparison made the graph fix: the fixes are then chosen again without it (findings.chosen)
+    on the report's own prices (a fix alone `saving_alone_s`, several `saving_with_s`) from the
+    findings and those left out beside them (with the graph, the pin thread's GIL time may no
+    longer add the floor)."""
     findings = profile.get("findings") or []
     model = profile.get("model") or {}
     fixes = sorted(fix_of(f) for f in findings)
     if graphed or "graph" not in fixes:
         return fixes, model.get("saving_together_s", sum(f["saving_s"] for f in findings))
 
-    def price(chosen: list) -> float | None:
-        key = "+".join(sorted(chosen))
-        return 0.0 if not chosen else (model.get("saving_alone_s") or {}).get(key) if len(chosen) == 1 else \
+    def price(fixes) -> float | None:
+        key = "+".join(sorted(fixes))
+        return 0.0 if not fixes else (model.get("saving_alone_s") or {}).get(key) if len(fixes) == 1 else \
             (model.get("saving_with_s") or {}).get(key)
 
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0)
     candidates = [f for f in fixes + [f.get("fix") for f in profile.get("findings_left_out") or []]
                   if f != "graph" and number(price([f]))]
-    kept: list = []
-    grew = True
-    while grew:
-        grew = False
-        for fix in sorted((f for f in candidates if f not in kept), key=lambda f: -price([f])):
-            more = price([*kept, fix])
-            if number(more) and more - price(kept) >= floor:
-                kept.append(fix)
-                grew = True
+    kept = chosen(price, candidates, floor)
     return sorted(kept), price(kept)
 
 
