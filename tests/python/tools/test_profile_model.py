@@ -746,8 +746,36 @@ def test_the_summary_says_how_much_of_the_steps_stalls_hold(tmp_path):
     report["profile"]["model"]["step_spread"].update(stalls_with_gc=2, stall_gc_s=0.015, gc_s=0.04)
     assert ("2 of them held a Python garbage collection (15 ms of collections in them; 40 ms in all "
             "the steps).") in model_lines(report)[0]
+    report["profile"]["model"]["step_spread"].update(stalls_with_gc=0)
+    assert "None of them held a Python garbage collection (40 ms in all the steps)." in model_lines(report)[0]
     del report["profile"]["model"]["step_spread"]  # a report made before it
     assert model_lines(report)[0].endswith("4,000 µs a step on average.")
+
+
+def test_steps_of_many_batches_read_per_batch():
+    """A loop that reads its loss every 100 turns is cut into steps of about 100 batches (the
+    H200's `--fix all` recording: 11 steps of 82 batches, 155,519 µs each): the step table
+    then reads per batch, the step's figure beside it; one stretch of a whole run too."""
+    from hdreport.profile.summary import model_lines
+
+    per = {"T": 164.0, "B": 20.5, "R": 0.0082, "O": 143.4918, "G": 9.02}
+    report = {"profile": {"model": {"steps": 10, "batches": 820, "per_step_reads": True, "per_step_ms": per,
+                                    "seconds": {"T": 1.64}}}}
+    lines = model_lines(report)
+    assert lines[0] == ("The thread that feeds the GPU, 10 steps, cut at the blocking read that ends each, 82 batches "
+                        "a step on average: 2,000 µs a batch (164,000 µs a step).")
+    rows = "\n".join(lines[2:])
+    assert "| a batch | time | share |" in rows
+    assert "| building batches (input pipeline) | 250 µs | 12.5% |" in rows
+    assert "| waiting in the step's read | 0.1 µs | 0.0% |" in rows
+    assert "| GPU busy (a bound) | 110 µs |  |" in rows
+    report["profile"]["model"].update(steps=1, per_step_reads=False, steps_cut_at="")
+    report["profile"]["model"]["per_step_ms"] = {k: v * 10 for k, v in per.items()}
+    assert model_lines(report)[0].endswith("to cut steps at), 820 batches: 2,000 µs a batch (1.64 s in all).")
+    report["profile"]["model"].update(steps=820, per_step_reads=True)  # a batch a step: as before
+    report["profile"]["model"]["per_step_ms"] = {k: v / 82 for k, v in per.items()}
+    assert model_lines(report)[0].endswith("2,000 µs a step on average.")
+    assert "| a step | time | share |" in "\n".join(model_lines(report))
 
 
 def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcpy_rate(tmp_path):

@@ -73,6 +73,11 @@ def duration(seconds: float) -> str:
     return ms(seconds) if abs(seconds) >= 1e-3 or seconds == 0 else f"{seconds * 1e6:.3g} µs"
 
 
+def micro(us: float) -> str:
+    """Microseconds, to one decimal under 10 (a read's wait shared over 82 batches: 0.1 µs)."""
+    return f"{us:,.1f} µs" if us < 10 else f"{us:,.0f} µs"
+
+
 def sentence(text: str) -> str:
     """A report's text on one line, ending in a full stop."""
     text = one_line(text)
@@ -125,6 +130,10 @@ def idle_lines(report: dict) -> list[str]:
     return lines + table(["the feeding thread was", "GPU idle", "share"], rows)
 
 
+# Batches a step, at least, for the step table to read per batch.
+BATCHES_READ_PER_BATCH = 2
+
+
 def model_lines(report: dict) -> list[str]:
     """A step of the feeding thread, as the fixes were priced."""
     m = report["profile"]["model"]
@@ -144,9 +153,21 @@ def model_lines(report: dict) -> list[str]:
              ("waiting in the step's " + ("synchronize" if cut_at == "synchronizes" else "read"), "R"),
              ("the rest: launches, Python", "O"),
              ("of it, first launch to last: what a CUDA graph replaces", "X"), ("GPU busy (a bound)", "G")]
-    rows = [[name, f"{per[key] * 1e3:,.0f} µs", share(per[key], per["T"]) if key != "G" else ""]
+    # Steps of many batches (a loop that reads every 100 turns, or one stretch) read per batch:
+    # 155,519 µs "a step" of 82 batches told a reader nothing about one turn of the loop.
+    batches = m.get("batches", 0) / m["steps"]
+    per_batch = batches >= BATCHES_READ_PER_BATCH
+    unit = "a batch" if per_batch else "a step"
+    each = batches if per_batch else 1.0
+    rows = [[name, micro(per[key] / each * 1e3), share(per[key], per["T"]) if key != "G" else ""]
             for name, key in parts if per.get(key, 0) > 0 and (key != "X" or cut_at)]
     text = f"The thread that feeds the GPU, {how}: {per['T'] * 1e3:,.0f} µs a step on average."
+    if per_batch and m["steps"] == 1:
+        text = (f"The thread that feeds the GPU, {how}, {batches:,.0f} batches: {micro(per['T'] / batches * 1e3)} "
+                f"a batch ({duration(per['T'] / 1e3)} in all).")
+    elif per_batch:
+        text = (f"The thread that feeds the GPU, {how}, {batches:,.{0 if batches >= 10 else 1}f} batches a step on "
+                f"average: {micro(per['T'] / batches * 1e3)} a batch ({per['T'] * 1e3:,.0f} µs a step).")
     if m.get("pin_thread"):  # absent from reports made before it
         text += (" Its batches came from a pin thread (another thread of its process pinned their memory and "
                  "launched nothing: PyTorch's pin_memory thread), whose share of the GIL its time here includes.")
@@ -157,12 +178,14 @@ def model_lines(report: dict) -> list[str]:
                  f"{duration(spread['stall_excess_s'])} beyond the median, "
                  f"{share(spread['stall_excess_s'], m['seconds']['T'])} of the steps' time: stalls of the program, "
                  "the machine or the recording, which every price below includes.")
-        if "stalls_with_gc" in spread:
+        if spread.get("stalls_with_gc") == 0:
+            text += f" None of them held a Python garbage collection ({duration(spread['gc_s'])} in all the steps)."
+        elif "stalls_with_gc" in spread:
             text += (f" {spread['stalls_with_gc']:,} of them held a Python garbage collection "
                      f"({duration(spread['stall_gc_s'])} of collections in them; "
                      f"{duration(spread['gc_s'])} in all the steps).")
     text += pace_text(spread)
-    return [text, ""] + table(["a step", "time", "share"], rows)
+    return [text, ""] + table([unit, "time", "share"], rows)
 
 
 def pace_text(spread: dict) -> str:
