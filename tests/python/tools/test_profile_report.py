@@ -169,6 +169,13 @@ def test_a_profile_that_recorded_nothing_says_why_first():
     assert "**Cannot tell: nothing was recorded.** CUPTI could not start: another profiler" in answer
     assert "killed by SIGKILL, exit code 137" in answer
     assert "## Where the copy time goes" not in text and "## How it was profiled" in text
+    # a CPU-only program: the reason starts its sentence, and no baseline is wanted, not missing
+    p.update(not_recorded_reason="the command made no CUDA calls (no process loaded the CUDA runtime)")
+    p["baseline"].update(how="none", path="", note="no copies were recorded: no baseline needed")
+    text = summarize(report)
+    assert ("**Cannot tell: nothing was recorded.** The command made no CUDA calls (no process loaded the CUDA "
+            "runtime).") in text
+    assert "- Baseline: none. No copies were recorded: no baseline needed.\n" in text
     built, _ = report_figures.build_figures([("p.json", report)])
     assert built == {}  # nothing to draw
 

@@ -30,7 +30,7 @@ from hdreport.profile.baseline import check_baseline, find_newest
 from hdreport.profile.findings import duration_text
 from hdreport.profile.handover import Handover
 from hdreport.profile.records import read_recording
-from hdreport.profile.report import baseline_section, profile_section
+from hdreport.profile.report import NO_BASELINE_NEEDED, baseline_section, profile_section
 from hdreport.profile.report import report as make_report
 from hdreport.profile.report import write as write_report
 
@@ -117,7 +117,7 @@ def choose_baseline(options: dict, given: dict | None, when: str,
     if newest:
         return newest[0], "newest", newest[1], "the newest report under reports/ with transfer copies"
     if not copies_recorded:
-        return "", "none", None, "no copies were recorded: no baseline needed"
+        return "", "none", None, f"no copies were recorded: {NO_BASELINE_NEEDED}"
     path, report, note = measure_baseline(options.get("bin"), when)
     return path, "measured" if report else "none", report, note
 

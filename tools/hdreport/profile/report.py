@@ -31,6 +31,8 @@ from hdreport.profile.records import Recording
 
 SCHEMA = 2
 NO_CUDA = "the command made no CUDA calls (no process loaded the CUDA runtime)"
+# A baseline's note that says none was wanted (no copies to judge), not that one is missing.
+NO_BASELINE_NEEDED = "no baseline needed"
 
 
 def not_recorded_reason(recording: Recording) -> str:
@@ -47,7 +49,8 @@ def baseline_section(path: str, how: str, report: dict | None, note: str, this_h
     """Where the ceilings came from: `how` is given, newest, measured or none."""
     if report is None:
         return {"path": path, "how": "none", "machine": "", "started_at": "",
-                "note": "; ".join(x for x in (note, "no baseline: fractions and savings need one") if x)}
+                "note": note if note.endswith(NO_BASELINE_NEEDED) else
+                "; ".join(x for x in (note, "no baseline: fractions and savings need one") if x)}
     host = report["context"].get("host_name", "")
     if host and this_host and host != this_host:
         note = "; ".join(x for x in (note, f"measured on host {host}, not this one ({this_host})") if x)

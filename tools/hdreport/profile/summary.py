@@ -81,7 +81,12 @@ def micro(us: float) -> str:
 def sentence(text: str) -> str:
     """A report's text on one line, ending in a full stop."""
     text = one_line(text)
-    return text if not text or text[-1] in ".!?)" else text + "."
+    return text if not text or text[-1] in ".!?" or text.endswith(".)") else text + "."
+
+
+def capital(text: str) -> str:
+    """`text` with its first letter a capital, for a reason that starts a sentence."""
+    return text[:1].upper() + text[1:]
 
 
 def share(part: float, whole: float) -> str:
@@ -227,7 +232,7 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
         lines += ["**Synthetic**: this profile was made by the test generator, not recorded from a program; its "
                   "numbers show the format only.", ""]
     if not p["recorded"]:
-        reason = sentence(p.get("not_recorded_reason") or "no reason given")
+        reason = capital(sentence(p.get("not_recorded_reason") or "no reason given"))
         lines += [f"**Cannot tell: nothing was recorded.** {reason}", "",
                   f"The program ran {duration(p['wall_s'])} ({exit_text(p)}); see how it was profiled below."]
         return question, lines
@@ -371,14 +376,15 @@ def run_lines(report: dict) -> list[str]:
     p = report["profile"]
     b = p["baseline"]
     how = HOW.get(b["how"], one_line(b["how"]))
+    note = capital(sentence(b["note"])) if b.get("note") else ""
     if b["how"] == "none" or not b.get("path"):
-        judged = "- Baseline: none (no report of this machine was given or found, and none was measured): the copies " \
-                 "have no ceiling to be judged against."
+        # the note says why there is none (no copies to judge, or what measuring one ran into)
+        judged = f"- Baseline: none. {note}" if note else (
+            "- Baseline: none (no report of this machine was given or found, and none was measured): the copies "
+            "have no ceiling to be judged against.")
     else:
         judged = (f"- Baseline: `{one_line(b['path'])}` ({how}), {one_line(b.get('machine') or 'machine unknown')}, "
-                  f"run {one_line(b.get('started_at') or '?')}.")
-    if b.get("note"):
-        judged += f" {sentence(b['note'])}"
+                  f"run {one_line(b.get('started_at') or '?')}.") + (f" {note}" if note else "")
     trace = (f"- Trace: `{one_line(p['trace'])}` (Chrome trace with Kineto's names: Perfetto and Holistic Trace "
              "Analysis read it)." if p.get("trace") else "- Trace: none written.")
     lines = [judged, trace, f"- The command: `{command_text(p)}`; ran {duration(p['wall_s'])}, {exit_text(p)} "
