@@ -217,9 +217,19 @@ def test_plot_writes_the_loaders_figures_and_names_the_heat_maps_source(tmp_path
 
 
 @pytest.mark.parametrize("value, text", [(0.5, "0.5"), (950.0, "950"), (12_345.0, "12.3k"), (123_456.0, "123k"),
-                                         (1_234_567.0, "1.23M"), (2.5e9, "2.5G")])
+                                         (1_234_567.0, "1.23M"), (2.5e9, "2.5G"), (999.6, "1k"),
+                                         (999_700.0, "1M")])
 def test_short_numbers(value, text):
     assert loader.figures.short_number(value) == text
+
+
+@pytest.mark.parametrize("value, text", [(0.05123, "0.0512"), (45.34, "45.3"), (999.4, "999"), (999.6, "1,000"),
+                                         (1023.4, "1,023"), (3012.2, "3,012"), (-1023.4, "-1,023"),
+                                         (1e12, "1e+12")])
+def test_three_digits_never_in_exponent_form(value, text):
+    """A device copy's 3,012 GB/s and a change of 1,023 KiB read so, not 3.01e+03 and 1e+03."""
+    from hdreport.core.units import digits3
+    assert digits3(value) == text
 
 
 def test_summary_names_whose_loader_each_row_measured(tmp_path):

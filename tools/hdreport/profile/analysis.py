@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from hdreport.core.units import digits3
 from hdreport.profile.baseline import Ceilings
 from hdreport.profile.intervals import Calls, Union
 from hdreport.profile.records import Recording
@@ -202,7 +203,7 @@ def ceiling_problem(row: dict) -> str:
     """Why a class's GB/s above its ceiling is not published as a fraction ("" when it is not above)."""
     if row["ceiling_GB/s"] is None or row["time_s"] <= 0 or row["achieved_GB/s"] <= row["ceiling_GB/s"]:
         return ""
-    rate = f"{row['achieved_GB/s']:.3g} GB/s is above the baseline's {row['ceiling_GB/s']:.3g} GB/s"
+    rate = f"{digits3(row['achieved_GB/s'])} GB/s is above the baseline's {digits3(row['ceiling_GB/s'])} GB/s"
     host = row["src"] if row["direction"] == "h2d" else row["dst"] if row["direction"] == "d2h" else ""
     # schema 1 rows have no `timed_by`: every copy was timed by its DMA record then
     if host == "pageable" and row.get("timed_by", "copy record") != "call and copy":

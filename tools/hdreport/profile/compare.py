@@ -37,7 +37,7 @@ from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
-from hdreport.core.units import binary_unit
+from hdreport.core.units import binary_unit, digits3
 from hdreport.profile.baseline import is_profile_report
 from hdreport.profile.model import cut_into_steps
 from hdreport.profile.summary import TITLES  # the findings' names, as the summary gives them
@@ -255,11 +255,11 @@ def size_text(n: float) -> str:
     sign = "-" if n < 0 else ""
     if unit == "B":
         return f"{sign}{abs(n):,.0f} B"
-    return f"{sign}{value:,.2f} {unit}" if unit == "GiB" else f"{sign}{value:.3g} {unit}"
+    return f"{sign}{value:,.2f} {unit}" if unit == "GiB" else f"{sign}{digits3(value)} {unit}"
 
 
 def count_text(n: float) -> str:
-    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.3g}"
+    return f"{n:,.0f}" if float(n).is_integer() else digits3(n)
 
 
 def total_text(key: str, value: float) -> str:
@@ -268,7 +268,7 @@ def total_text(key: str, value: float) -> str:
     if key.endswith("_bytes") or key == "bytes":
         return size_text(value)
     if key.endswith("GB/s"):
-        return f"{value:.3g} GB/s"
+        return f"{digits3(value)} GB/s"
     return count_text(value)
 
 
@@ -281,7 +281,7 @@ def total_change(key: str, before: float, after: float) -> str:
     elif key.endswith("_bytes"):
         delta = ("+" if d > 0 else "") + size_text(d) if d else "±0 B"
     else:
-        delta = f"{d:+,.0f}" if float(d).is_integer() else f"{d:+,.3g}"
+        delta = f"{d:+,.0f}" if float(d).is_integer() else ("+" if d > 0 else "") + digits3(d)
     return f"{delta} ({percent_change(before, after)})"
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from hdreport.core import style
 from hdreport.core.markdown import machine_name
+from hdreport.core.units import digits3
 from hdreport.profile.analysis import published_classes
 
 NAME = "profile_copy_classes"
@@ -141,7 +142,7 @@ def percent_text(fraction: float) -> str:
 
 
 def _rate_text(rate: float) -> str:
-    return f"{rate:.3g} GB/s" if rate >= 0.01 else f"{rate * 1e3:.3g} MB/s"
+    return f"{digits3(rate)} GB/s" if rate >= 0.01 else f"{rate * 1e3:.3g} MB/s"
 
 
 def draw(plt, report: dict, name: str):

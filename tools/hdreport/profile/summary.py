@@ -23,7 +23,7 @@ from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY, published_class
 from hdreport.profile.model import PACE_SPREAD_SAID, cut_into_steps
 from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
-from hdreport.core.units import binary_unit
+from hdreport.core.units import binary_unit, digits3
 
 WORTH_FIXING = 0.02  # a finding that saves less of the span is listed, not recommended
 MOST_OF_THE_TIME = 0.9  # the copy-class table shows the classes that make up this share of the copy time
@@ -99,7 +99,7 @@ def gib(n: float) -> str:
     value, unit = binary_unit(n)
     if unit == "GiB":
         return f"{value:,.2f} GiB"
-    return f"{value:,.3g} {unit}" if unit != "B" else f"{n:,.0f} B"
+    return f"{digits3(value)} {unit}" if unit != "B" else f"{n:,.0f} B"
 
 
 def one_line(text: str) -> str:
@@ -320,13 +320,13 @@ def copy_table(path: str, report: dict) -> list[str]:
         if c["ceiling_GB/s"] is None:
             ceiling, fraction = f"– ({ceiling_reason(c, p, short=True)})", "–"
         else:
-            ceiling = f"{c['ceiling_GB/s']:.3g}"
+            ceiling = digits3(c['ceiling_GB/s'])
             fraction = percent_text(c["fraction_of_ceiling"]) if c["fraction_of_ceiling"] is not None else \
                 "above it: see below" if c.get("ceiling_problem") else "–"
         rows.append([DIRECTIONS.get(c["direction"], one_line(c["direction"])), f"{one_line(c['src'])} → "
                      f"{one_line(c['dst'])}", "blocking" if c["blocking"] else "async",
                      one_line(bucket_text(c["size_bucket"])), f"{c['count']:,}", ms(c["time_s"]),
-                     f"{c['achieved_GB/s']:.3g}", ceiling, fraction])
+                     digits3(c['achieved_GB/s']), ceiling, fraction])
     lines = [f"{len(classes)} classes of copy took {duration(total)}; the {len(shown)} that took the most time "
              f"({share(running, total) or 'all'} of it):", ""]
     lines += table(["direction", "src → dst", "blocking", "size", "count", "time", "achieved GB/s",
