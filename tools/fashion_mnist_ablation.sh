@@ -22,8 +22,8 @@
 # wall_s, batch_wait_s, steps_per_s: the median over the variant's successful runs; *_runs:
 # every round's value in round order, null where that round's run failed; runs: how many
 # succeeded; wall_s_spread: (max - min) / median of wall_s (0 for one run); final_loss,
-# mean_loss, fix, step (well_written.py's: graph or eager), result_line: from its last
-# successful run. rest_off_cpu_s (its median) and
+# mean_loss, fix, step (well_written.py's, and --fix graph's: graph or eager), result_line:
+# from its last successful run. rest_off_cpu_s (its median) and
 # rest_off_cpu_s_runs: where every successful run's line gives it (tutorial_style.py), the
 # training thread's time off the CPU outside its batch waits; batch_wait_off_cpu_s and its
 # _runs the same, of its batch waits; pace_spread and its _runs, the slowest --log-every
@@ -183,7 +183,7 @@ for name in names:
         continue
     last = good[-1]
     entry = {"rc": 0, **{k: last[k] for k in FLOATS}, "fix": last["fix"], "result_line": last["result_line"]}
-    if last["step"] is not None:  # well_written.py's
+    if last["step"] is not None:  # well_written.py's, and tutorial_style.py's under --fix graph
         entry["step"] = last["step"]
     for k in MEDIANS:
         entry[k] = round(statistics.median(r[k] for r in good), 6)

@@ -212,6 +212,11 @@ def warm_up(model, args, device) -> None:
         torch.cuda.synchronize(device)
 
 
+def one_line(text: str) -> str:
+    """`text` on one line, its whitespace runs as single spaces (an error's message in a note)."""
+    return " ".join(text.split())
+
+
 class GraphedStep:
     """The training step (forward, loss, backward, optimizer step) captured once in a CUDA
     graph and replayed every step: one launch a step where PyTorch run op by op makes about
@@ -230,7 +235,11 @@ class GraphedStep:
     op by op.
 
     Without CUDA there is no graph: the same inputs, warm-up and restore run and `step` runs
-    op by op on them, so that a test on the CPU holds this plumbing to the plain run."""
+    op by op on them, so that a test on the CPU holds this plumbing to the plain run. Where the
+    capture fails, the step runs so too, with a note on standard error saying why (`failed`)
+    and the parameters put back again; the result line's `step=eager` then says what ran, and
+    the run still measures something (a lease's rows are not lost to a capture no machine
+    without a GPU can try)."""
 
     WARM_UP_STEPS = 3  # as PyTorch's capture recipe does
 
@@ -251,23 +260,42 @@ class GraphedStep:
                 step(*self.inputs)
         if side is not None:
             torch.cuda.current_stream(device).wait_stream(side)
-        with torch.no_grad():
-            for p, before in zip(params, saved):
-                p.copy_(before)
+        self.put_back(params, saved)
         # momentum or Adam's moments: the warm-up's would stay in them (plain SGD keeps none;
         # some PyTorch versions keep a momentum_buffer of None for it)
         if any(isinstance(v, torch.Tensor) for state in optimizer.state.values() for v in state.values()):
             raise RuntimeError("GraphedStep puts back the parameters after its warm-up, not an optimizer's state: "
                                "use an optimizer without state (SGD without momentum) or restore it too")
         optimizer.zero_grad(set_to_none=True)
-        if device.type == "cuda":
-            self.graph = torch.cuda.CUDAGraph()
+        self.failed = ""  # why the capture failed, where it did
+        if self.can_capture(device):
             try:
-                with torch.cuda.graph(self.graph):
-                    self.loss = step(*self.inputs)
+                self.graph, self.loss = self.capture(step)
             except RuntimeError as e:
-                raise RuntimeError(f"capturing the training step in a CUDA graph failed ({e}); "
-                                   "run the step op by op instead (without the graph option)") from e
+                self.graph, self.failed = None, one_line(str(e))
+                optimizer.zero_grad(set_to_none=True)  # gradients the failed capture may have left
+                self.put_back(params, saved)  # a capture runs nothing, but what failed may have
+                print(f"note: capturing the training step in a CUDA graph failed ({self.failed}); the step "
+                      "runs op by op (step=eager)", file=sys.stderr, flush=True)
+
+    @staticmethod
+    def put_back(params, saved) -> None:
+        import torch
+        with torch.no_grad():
+            for p, before in zip(params, saved):
+                p.copy_(before)
+
+    @staticmethod
+    def can_capture(device) -> bool:
+        return device.type == "cuda"
+
+    def capture(self, step):
+        """(the graph, its loss output): `step` on the inputs, captured."""
+        import torch
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            loss = step(*self.inputs)
+        return graph, loss
 
     def __call__(self, *batch, non_blocking: bool = False):
         """The loss of one step on `batch` (tensors shaped as the examples, on any device)."""
@@ -329,8 +357,9 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
     wall time a step (ms): a run's pace with the host's slow stretches left out (well_written.py
     gives both only with --log-every, its stretches being those between its reads).
     `step_wait`: tutorial_style.py's --step-wait where it is not the plain run's `item`.
-    `step`: well_written.py's `graph` (its step replayed as one CUDA graph) or `eager` (op by op:
-    --eager, or on the CPU, where there is no graph).
+    `step`: well_written.py's, and tutorial_style.py's under --fix graph: `graph` (the step
+    replayed as one CUDA graph) or `eager` (op by op: --eager, on the CPU, where there is no
+    graph, or where the capture failed).
     `fix`: tutorial_style.py's --fix habits joined by '+' (`none`, `pin`, `item+workers`), the
     last field; well_written.py has none to give."""
     return (f"{script}: steps={args.steps} batch={args.batch} hidden={args.hidden} device={device} data={data} "

@@ -342,7 +342,10 @@ def main() -> None:
                              batch_wait_off_cpu_s=max(0.0, batch_wait - batch_wait_cpu),
                              pace_spread=max(steady) / min(steady) if steady else None,
                              pace_best_ms=min(steady) * 1e3 if steady else None,
-                             step_wait=None if args.step_wait == "item" else args.step_wait), flush=True)
+                             step_wait=None if args.step_wait == "item" else args.step_wait,
+                             # --fix graph: what ran (op by op on the CPU, or where the capture failed)
+                             step=None if graphed is None else "graph" if graphed.graph is not None else "eager"),
+          flush=True)
 
 
 if __name__ == "__main__":

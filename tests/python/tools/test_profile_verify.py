@@ -595,6 +595,24 @@ def test_the_graph_is_held_alone_and_against_a_graphed_well_written(tmp_path):
                                           "step op by op)", "5.90 s", "one", "missed (−32%)"]
 
 
+def test_a_fix_graph_whose_capture_failed_is_not_held_as_the_graph(tmp_path):
+    """`--fix graph` whose capture failed ran its step op by op (`step=eager` in its result
+    line): its time says nothing of the graph, so the row is not measured, and a variant that
+    asked for it with others made the others only."""
+    prof = profile(findings=[("gather", 4.0, 4.0), ("graph", 2.0, 2.5)], together=6.0)
+    failed = ablation(plain=[10.0], fix_gather=[6.1], fix_graph=[10.0])
+    failed["variants"]["fix_graph"].update(step="eager", fix="graph")
+    table = rows(verify(tmp_path, prof, failed).stdout)
+    assert table["`--fix graph` alone"] == ["`launch_bound` saves 2.50 s", "–", "–",
+                                            "not measured (its capture failed: it ran op by op, step=eager)"]
+    from hdreport.profile.ablation import fixes_of
+    failed["variants"]["fix_gather+graph"] = {**failed["variants"]["fix_gather"], "fix": "gather+graph",
+                                              "step": "eager"}
+    assert fixes_of(failed, "fix_gather+graph", {}) == ["gather"]
+    failed["variants"]["fix_gather+graph"]["step"] = "graph"
+    assert fixes_of(failed, "fix_gather+graph", {}) == ["gather", "graph"]
+
+
 def test_well_written_run_op_by_op_is_held_against_its_graph(tmp_path):
     """`--eager`: the profile of well_written.py --eager prices the graph alone; the ablation's
     well_eager less well_written (its step replayed as a graph) measures it. Without a graphed

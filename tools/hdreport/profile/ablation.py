@@ -135,7 +135,8 @@ def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
         return []
     fix = (ablation["variants"].get(name) or {}).get("fix")
     if isinstance(fix, str) and fix not in ("", "none"):
-        return fix.split("+")
+        # --fix graph asked for, the step run op by op (its capture failed): not a fix it made
+        return [f for f in fix.split("+") if f != "graph" or not ran_eager(ablation, name)]
     if name == "fix_all":
         return [h for h in HABITS if h in priced]
     return name[len("fix_"):].split("+")
@@ -193,6 +194,13 @@ def ablation_step_wait(ablation: dict) -> str:
     ablation keeps it there), else `item`."""
     m = STEP_WAIT.search((ablation["variants"].get("plain") or {}).get("result_line") or "")
     return m.group(1) if m else ablation.get("step_wait") or "item"
+
+
+def ran_eager(ablation: dict, name: str) -> bool:
+    """Whether variant `name` says it ran its step op by op (`step=eager` in its result line):
+    tutorial_style.py under --fix graph where the capture failed, well_written.py with --eager."""
+    v = ablation["variants"].get(name) or {}
+    return v.get("step") == "eager" or " step=eager" in f" {v.get('result_line') or ''}"
 
 
 def well_written_graphed(ablation: dict) -> bool:

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
-                                      paced, rounds_of, runs_of, warmed_up, well_written_graphed)
+                                      paced, ran_eager, rounds_of, runs_of, warmed_up, well_written_graphed)
 from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, chosen
 from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
 from hdreport.profile.verify_text import seconds
@@ -415,6 +415,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             claim = f"not worth fixing: under {seconds(floor)}" + (f" (priced {seconds(p)})" if p is not None else "")
         if m is None:
             rows.append(Row(what, claim, None, "not measured"))
+            continue
+        if habit == "graph" and ran_eager(ablation, "fix_graph"):
+            rows.append(Row(what, claim, None, "not measured", "its capture failed: it ran op by op, step=eager"))
             continue
         if (beyond := beyond_the_recording(habit, m, model, scale, tolerance)) is not None:
             row = Row(what, claim, m, "beyond the recording", beyond)
