@@ -613,6 +613,31 @@ def test_a_fix_graph_whose_capture_failed_is_not_held_as_the_graph(tmp_path):
     assert fixes_of(failed, "fix_gather+graph", {}) == ["gather", "graph"]
 
 
+def test_a_variant_that_trained_to_other_losses_is_held_against_no_price(tmp_path):
+    """Every variant trains on the same samples in the same order: on every lease they printed
+    plain's losses to the digit. One that did not ran other work (a graph replaying stale
+    inputs would be fast and wrong): its row is not measured and the table says why; a loss
+    within LOSS_TOLERANCE is the same training."""
+    prof = profile(findings=[("gather", 4.0, 4.0), ("graph", 2.0, 2.5)], together=6.0)
+    walls = dict(plain=[10.0], fix_gather=[6.1], fix_graph=[5.0], fix_all=[4.2], well_written=[4.1])
+    abl = ablation(**walls)
+    for name, v in abl["variants"].items():
+        v["mean_loss"] = 0.5432
+    abl["variants"]["fix_gather"]["mean_loss"] = 0.54321  # the same training, printed a digit longer
+    abl["variants"]["fix_graph"]["mean_loss"] = 2.3026  # never learned: the inputs it replayed were zeros
+    result = verify(tmp_path, prof, abl)
+    table = rows(result.stdout)
+    assert table["`--fix graph` alone"] == ["`launch_bound` saves 2.50 s", "–", "–", "not measured"]
+    assert table["`--fix gather` alone"][-1].startswith("held")
+    assert ("**Trained to other losses than plain, so held against no price:** `fix_graph` (mean loss 2.3026 "
+            "against plain's 0.5432).") in result.stdout
+    abl["variants"]["fix_all"]["mean_loss"] = 0.6
+    (tmp_path / "fixed.json").write_text(json.dumps(profile(findings=[("gather", 0.1, 0.1)])))
+    table = rows(verify(tmp_path, prof, abl, "--fixed", tmp_path / "fixed.json").stdout)
+    assert table["`--fix all` profiled, against `well_written.py`"][-1] == (
+        "not measured (`fix_all` trained to other losses: mean loss 0.6000 against plain's 0.5432)")
+
+
 def test_well_written_run_op_by_op_is_held_against_its_graph(tmp_path):
     """`--eager`: the profile of well_written.py --eager prices the graph alone; the ablation's
     well_eager less well_written (its step replayed as a graph) measures it. Without a graphed

@@ -146,9 +146,31 @@ def number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+# How far a variant's mean loss may be from plain's and still be the same training, relative.
+# Every variant visits the same samples in the same order from the same weights: on every GPU
+# lease so far all of them printed plain's losses to the last digit (.4f). A variant that did
+# not (a graph replaying stale inputs, a batch split wrong) ran other work, and its time is
+# no fix's saving.
+LOSS_TOLERANCE = 1e-3
+
+
+def trained_otherwise(ablation: dict) -> dict[str, str]:
+    """The variants whose mean loss is not plain's (beyond LOSS_TOLERANCE), each with a note;
+    none where plain gives no mean loss (an ablation made before it was kept)."""
+    plain = (ablation["variants"].get("plain") or {}).get("mean_loss")
+    if not number(plain) or plain == 0:
+        return {}
+    return {name: f"mean loss {v['mean_loss']:.4f} against plain's {plain:.4f}"
+            for name, v in ablation["variants"].items()
+            if name != "plain" and not v.get("failed") and number(v.get("mean_loss"))
+            and abs(v["mean_loss"] / plain - 1) > LOSS_TOLERANCE}
+
+
 def measured(ablation: dict, name: str) -> Measured | None:
+    """Plain's median wall time less variant `name`'s, with the rounds' range; None where the
+    variant failed or trained to other losses than plain (`trained_otherwise`)."""
     v = ablation["variants"].get(name)
-    if not v or v.get("failed"):
+    if not v or v.get("failed") or name in trained_otherwise(ablation):
         return None
     saved = ablation["variants"]["plain"]["wall_s"] - v["wall_s"]
     r = v.get("saved_s_range")
@@ -165,7 +187,7 @@ def paced(ablation: dict, name: str, base: str = "plain") -> Measured | None:
     is too."""
     plain, v = ablation["variants"].get(base) or {}, ablation["variants"].get(name)
     if not v or v.get("failed") or plain.get("failed") or not number(plain.get("pace_best_ms")) or \
-            not number(v.get("pace_best_ms")):
+            not number(v.get("pace_best_ms")) or name in trained_otherwise(ablation):
         return None
     per_step_s = ablation["steps"] / 1e3  # ms a step, times the steps, in seconds
     mine, theirs = runs_of(v, "pace_best_ms"), runs_of(plain, "pace_best_ms")

@@ -56,7 +56,8 @@ from dataclasses import dataclass
 
 from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
-                                      paced, ran_eager, rounds_of, runs_of, warmed_up, well_written_graphed)
+                                      paced, ran_eager, rounds_of, runs_of, trained_otherwise, warmed_up,
+                                      well_written_graphed)
 from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, chosen
 from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
 from hdreport.profile.verify_text import seconds
@@ -320,6 +321,8 @@ def eager_row(report: dict, ablation: dict, tolerance: float) -> Row:
     what = "`well_written.py --eager` profiled, against its graph"
     if eager.get("failed") or well.get("failed") or not eager or not well or not well_written_graphed(ablation):
         return Row(what, "–", None, "not measured", "needs well_eager and well_written run as a graph in the ablation")
+    if otherwise := other_losses(ablation, "well_eager", "well_written"):
+        return Row(what, "–", None, "not measured", otherwise)
     if not profile.get("recorded"):
         return Row(what, "–", None, "not measured", "its profile recorded nothing")
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "well_eager")
@@ -336,6 +339,13 @@ def eager_row(report: dict, ablation: dict, tolerance: float) -> Row:
                       "graph", price)
 
 
+def other_losses(ablation: dict, *names: str) -> str:
+    """Why variants `names` cannot be held against each other ("" where they can): one of
+    them trained to other losses than plain (`trained_otherwise`)."""
+    otherwise = trained_otherwise(ablation)
+    return "; ".join(f"`{n}` trained to other losses: {otherwise[n]}" for n in names if n in otherwise)
+
+
 def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     """The all-fixed program's profile against `well_written.py`: its findings' fixes together
     (priced as shares of its own profiled steps, applied to `fix_all`'s median) against
@@ -346,6 +356,8 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     what = "`--fix all` profiled, against `well_written.py`"
     if fixed.get("failed") or well.get("failed") or not fixed or not well:
         return Row(what, "–", None, "not measured", "needs fix_all and well_written in the ablation")
+    if otherwise := other_losses(ablation, "fix_all", "well_written"):
+        return Row(what, "–", None, "not measured", otherwise)
     if not profile.get("recorded"):
         return Row(what, "–", None, "not measured", "its profile recorded nothing")
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "fix_all")
@@ -497,6 +509,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
             "warmed_up": warmed_up(ablation), "step_wait": ablation_step_wait(ablation),
+            "trained_otherwise": trained_otherwise(ablation),
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
                               if paces.scale is not None else None)}
 
@@ -530,6 +543,7 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
     profile made before `batch_wait_with_s` or an ablation that gives no batch waits."""
     waits = model.get("batch_wait_with_s") or {}
     plain = ablation["variants"]["plain"]
+    otherwise = trained_otherwise(ablation)
     out = []
     for name, v in ablation["variants"].items():
         if name != "plain" and not name.startswith("fix_"):
@@ -538,7 +552,7 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         key = "+".join(fixes) or "none"
         price = 0.0 if not fixes else alone.get(key) if len(fixes) == 1 else (model.get("saving_with_s") or {}).get(key)
         batch_waits = runs_of(v, "batch_wait_s")
-        if key not in waits or price is None or not batch_waits or v.get("failed"):
+        if key not in waits or price is None or not batch_waits or v.get("failed") or name in otherwise:
             continue
         walls = rounds_of(v)
         rests = [w - b for w, b in zip(walls, batch_waits) if w is not None] if len(walls) == len(batch_waits) else []

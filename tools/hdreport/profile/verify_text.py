@@ -93,6 +93,10 @@ def format_report(result: dict) -> str:
                 "is held there as the same share of plain's (`fix_all`'s) fastest pace"
                 + (f", {seconds(result['paced_plain_s'])} over the steps for plain" if result["paced_plain_s"] else "")
                 + ". The exit code follows the wall times' verdicts.", ""]
+    if result.get("trained_otherwise"):
+        out += ["**Trained to other losses than plain, so held against no price:** " + "; ".join(
+            f"`{n}` ({why})" for n, why in result["trained_otherwise"].items())
+            + ". Every variant visits the same samples in the same order: its time is of other work.", ""]
     out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"]
                  + (["on the fastest stretches"] if paced_rows else []),
                  [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
