@@ -213,7 +213,13 @@ Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "devi
                                  "repeat": repeat, **more,
                                  "failed": failed, "variants": variants}, indent=2) + "\n")
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
+# Every variant trains on the same samples in the same order: another mean loss is other work
+# (verify holds no price against it; hdreport/profile/ablation.py's LOSS_TOLERANCE, 0.1%).
+otherwise = [f"{n} {v['mean_loss']:.4f}" for n, v in variants.items() if n != "plain" and "mean_loss" in v
+             and plain.get("mean_loss") and abs(v["mean_loss"] / plain["mean_loss"] - 1) > 1e-3]
 print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else "")
-      + (f" (failed runs: {', '.join(partly)})" if partly else ""))
+      + (f" (failed runs: {', '.join(partly)})" if partly else "")
+      + (f" (trained to other losses than plain's {plain['mean_loss']:.4f}: {', '.join(otherwise)})"
+         if otherwise else ""))
 sys.exit(1 if failed else 0)
 PY
