@@ -155,3 +155,5 @@ for wait in ${STEP_WAITS:-}; do cp "$work/verify_$wait.log" "$out/verify-$wait.m
 cp "$work/prof-tutorial.md" "$out/" 2>/dev/null
 cp "$work/default.md" "$out/" 2>/dev/null
 echo "total $((SECONDS - start)) s" | tee -a "$out/timings.txt"
+# last, so it stands in the call's output tail: what ran (step=graph?), the variants, the verdicts
+python3 "$bundle/tools/lease_digest.py" "$work" | tee "$work/digest.txt"  # packed at exit; out/ keeps 8 files

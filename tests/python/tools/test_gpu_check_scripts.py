@@ -112,6 +112,45 @@ def test_the_profile_check_logs_every_step_without_a_gpu(tmp_path, quick):
     assert (tmp_path / "out" / "results.tgz").is_file()
 
 
+def test_the_profile_check_ends_with_a_digest_of_what_ran(tmp_path):
+    """The call's output comes back whole only in its tail: the profile check ends with the
+    digest, which says what is missing without failing."""
+    b = bundle(tmp_path)
+    result, _ = run(b / "tools" / "profile_gpu_check.sh", tmp_path / "out", 120, 0, "10", "1", QUICK_ABLATION="1",
+                    DEFAULT_PRESET="0")
+    assert result.returncode == 0, result.stderr
+    tail = result.stdout[result.stdout.index("== lease digest =="):]
+    assert "result lines:\n  no example's result line in the logs" in tail and "verify:\n" in tail
+
+
+def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "prof_well.log").write_text(
+        "hdbench_profile: recording\nwell_written: steps=1000 batch=256 hidden=512 device=cuda data=fashion-mnist "
+        "wall_s=1.342 steps_per_s=745.2 final_loss=0.3 mean_loss=0.5432 batch_wait_s=0.25 step=graph\n")
+    variants = {"plain": {"wall_s": 3.2, "mean_loss": 0.5432}, "fix_graph": {"wall_s": 2.1, "mean_loss": 2.3026,
+                                                                          "step": "graph"},
+                "well_eager": {"failed": True}}
+    (work / "ablation.json").write_text(json.dumps({"repeat": 2, "variants": variants}))
+    (work / "verify.log").write_text("# title\n\n**3 of 5 held, 1 missed**, 1 not measured.\n\n| fixed | … |\n"
+                                     "| `--fix pin` alone | x | 1 s | – | held |\n"
+                                     "| `--fix graph` alone | y | – | – | not measured |\n"
+                                     "| `--fix all` (the model) | z | 1 s | – | missed (+53%) |\n")
+    (work / "ablation-sync.json").write_text("{not json")
+    result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
+    assert "  ablation.json (2 rounds): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED" in result.stdout
+    assert "    fix_graph trained to other losses: mean loss 2.3026 against plain's 0.5432" in result.stdout
+    assert "  ablation-sync.json: unreadable" in result.stdout
+    assert "  verify.log: **3 of 5 held, 1 missed**, 1 not measured." in result.stdout
+    assert "    | `--fix graph` alone | y | – | – | not measured |" in result.stdout
+    assert "missed (+53%)" in result.stdout and "`--fix pin`" not in result.stdout
+    usage = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py"], capture_output=True, text=True)
+    assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
 EXAMPLE_STAND_IN = """import sys
 print(f"{sys.argv[0].rsplit('/', 1)[-1][:-3]}: steps=10 wall_s=1.000 batch_wait_s=0.100")
 """

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""The lines a lease's reader needs first, printed last by tools/profile_gpu_check.sh: a GPU
+call's output comes back whole only in its last 12,000 characters, and the reports come back
+packed. It prints
+
+    what each example run says it ran: its result line's wall time, mean loss, `step`
+                 (graph or eager: whether a CUDA graph was captured) and `fix`, by log
+    each ablation's variants: median wall time, `step`, failed, and any that trained to
+                 other losses than plain (verify holds no price against those)
+    each verify report's verdict line, and its rows that missed or were not measured
+
+from the call's work folder. What is not there is said to be missing and it exits 0, so a
+call's last step never fails on it; a wrong command line exits 2.
+
+    python3 tools/lease_digest.py WORK_DIR
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the hdreport package beside it
+
+from hdreport.profile.ablation import trained_otherwise  # noqa: E402
+
+RESULT = re.compile(r"^(tutorial_style|well_written): steps=")
+KEPT = ("wall_s", "mean_loss", "step", "fix")  # of a result line's fields, the ones said here
+LINE = 160  # characters a digest line keeps at most
+
+
+def short(text: str) -> str:
+    return text if len(text) <= LINE else text[:LINE - 1] + "…"
+
+
+def result_lines(work: Path) -> list[str]:
+    out = []
+    for log in sorted(work.glob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if RESULT.match(line):
+                fields = dict(re.findall(r"(\w+)=(\S+)", line))
+                kept = " ".join(f"{k}={fields[k]}" for k in KEPT if k in fields)
+                out.append(short(f"  {log.stem}: {line.split(':', 1)[0]} {kept}"))
+    return out or ["  no example's result line in the logs"]
+
+
+def ablation_lines(work: Path) -> list[str]:
+    out = []
+    for path in sorted(work.glob("ablation*.json")):
+        try:
+            ablation = json.loads(path.read_text())
+            variants = ablation["variants"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            out.append(f"  {path.name}: unreadable ({e})")
+            continue
+        parts = []
+        for name, v in variants.items():
+            if v.get("failed"):
+                parts.append(f"{name} FAILED")
+            else:
+                parts.append(f"{name} {v.get('wall_s', '?')} s" + (f" {v['step']}" if v.get("step") else ""))
+        out.append(f"  {path.name} ({ablation.get('repeat', '?')} rounds): " + ", ".join(parts))
+        for name, why in trained_otherwise(ablation).items():
+            out.append(short(f"    {name} trained to other losses: {why}"))
+    return out or ["  no ablation JSON"]
+
+
+def verify_lines(work: Path) -> list[str]:
+    out = []
+    for path in sorted(work.glob("verify*.log")):  # verify.md is a copy of one of them
+        lines = path.read_text(errors="replace").splitlines()
+        verdict = next((line for line in lines if line.startswith("**")), None)
+        out.append(f"  {path.name}: {verdict or 'no verdict line: ' + short(lines[-1] if lines else 'empty')}")
+        out += [short(f"    {line}") for line in lines
+                if line.startswith("| ") and ("| missed" in line or "| not measured" in line)]
+    return out or ["  no verify report"]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: lease_digest.py WORK_DIR", file=sys.stderr)
+        return 2
+    work = Path(argv[0])
+    print("\n".join(["== lease digest ==", "result lines:", *result_lines(work), "ablations:",
+                     *ablation_lines(work), "verify:", *verify_lines(work)]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
