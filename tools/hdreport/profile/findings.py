@@ -45,7 +45,7 @@ import math
 from hdreport.profile.analysis import NS, Analysis
 from hdreport.profile.handover import (GATHER_GBPS, HANDOVER_BATCH_S, HANDOVER_PINNED_S, HANDOVER_TENSOR_S,
                                        PIN_THREAD_BATCH_S, PIN_THREAD_TENSOR_S, Handover)
-from hdreport.profile.model import savings
+from hdreport.profile.model import read_per_batch, savings
 
 MIN_SAVING_OF_SPAN = 0.02  # below this a finding is noise, not advice
 # A batch built on the training thread in under this many times what gathering it whole costs
@@ -203,7 +203,7 @@ def iterations(model) -> tuple[int, str]:
     100 turns (the tutorial's --fix item logs so) has steps of 100 batches, a graph each."""
     n = max(1, len(model.steps))
     batches = sum(s.batches for s in model.steps)
-    return (batches, "batch") if batches >= 1.5 * n else (n, "step")
+    return (batches, "batch") if read_per_batch(batches, n) else (n, "step")
 
 
 def replay_text(model) -> str:

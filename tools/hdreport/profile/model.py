@@ -112,6 +112,13 @@ STALL_FACTOR = 5
 # of 3.33 ms a step, so a whole run compared with another measures the host's phases too.
 PACE_PARTS = 10
 PACE_SPREAD_SAID = 1.2  # a spread this wide (slowest stretch's median over the fastest's) is said
+# Steps of this many batches or more, on average, are read a batch at a time (the graph finding,
+# the summary's step table): a loop cut at reads made every 100 turns has steps of 100 batches.
+BATCHES_READ_PER_BATCH = 1.5
+
+
+def read_per_batch(batches: int, steps: int) -> bool:
+    return batches >= BATCHES_READ_PER_BATCH * max(1, steps)
 # What a graph of the step leaves on the host, where the probe did not measure it
 # (graph_replay_batch_s: no CUDA there): its replay and the copy of the batch into its inputs,
 # each priced as one of the step's own launch calls. CUDA 12 launches a straight-line graph in

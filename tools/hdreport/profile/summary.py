@@ -20,7 +20,7 @@ from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY, published_classes
-from hdreport.profile.model import PACE_SPREAD_SAID, cut_into_steps
+from hdreport.profile.model import PACE_SPREAD_SAID, cut_into_steps, read_per_batch
 from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
 from hdreport.core.units import binary_unit, digits3
@@ -135,10 +135,6 @@ def idle_lines(report: dict) -> list[str]:
     return lines + table(["the feeding thread was", "GPU idle", "share"], rows)
 
 
-# Batches a step, at least, for the step table to read per batch.
-BATCHES_READ_PER_BATCH = 2
-
-
 def model_lines(report: dict) -> list[str]:
     """A step of the feeding thread, as the fixes were priced."""
     m = report["profile"]["model"]
@@ -161,7 +157,7 @@ def model_lines(report: dict) -> list[str]:
     # Steps of many batches (a loop that reads every 100 turns, or one stretch) read per batch:
     # 155,519 µs "a step" of 82 batches told a reader nothing about one turn of the loop.
     batches = m.get("batches", 0) / m["steps"]
-    per_batch = batches >= BATCHES_READ_PER_BATCH
+    per_batch = read_per_batch(m.get("batches", 0), m["steps"])
     unit = "a batch" if per_batch else "a step"
     each = batches if per_batch else 1.0
     rows = [[name, micro(per[key] / each * 1e3), share(per[key], per["T"]) if key != "G" else ""]

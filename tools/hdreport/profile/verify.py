@@ -319,12 +319,9 @@ def eager_row(report: dict, ablation: dict, tolerance: float) -> Row:
     model = profile.get("model") or {}
     eager, well = ablation["variants"].get("well_eager") or {}, ablation["variants"].get("well_written") or {}
     what = "`well_written.py --eager` profiled, against its graph"
-    if eager.get("failed") or well.get("failed") or not eager or not well or not well_written_graphed(ablation):
-        return Row(what, "–", None, "not measured", "needs well_eager and well_written run as a graph in the ablation")
-    if otherwise := other_losses(ablation, "well_eager", "well_written"):
-        return Row(what, "–", None, "not measured", otherwise)
-    if not profile.get("recorded"):
-        return Row(what, "–", None, "not measured", "its profile recorded nothing")
+    if unheld := not_measured(what, profile, ablation, "well_eager", well_written_graphed(ablation),
+                              "needs well_eager and well_written run as a graph in the ablation"):
+        return unheld
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "well_eager")
     m = faster(eager, well)
     floor = MIN_SAVING_OF_SPAN * (profile.get("totals") or {}).get("span_s", 0.0) * scale
@@ -339,11 +336,18 @@ def eager_row(report: dict, ablation: dict, tolerance: float) -> Row:
                       "graph", price)
 
 
-def other_losses(ablation: dict, *names: str) -> str:
-    """Why variants `names` cannot be held against each other ("" where they can): one of
-    them trained to other losses than plain (`trained_otherwise`)."""
+def not_measured(what: str, profile: dict, ablation: dict, base: str, usable: bool, needs: str) -> Row | None:
+    """The row saying why a profile of `base`'s program cannot be held against `base` less
+    well_written (None where it can): either variant missing or failed, or not `usable` (the
+    row's own condition: `needs` says it); one of them trained to other losses than plain
+    (`trained_otherwise`); the profile recorded nothing."""
+    v, well = ablation["variants"].get(base) or {}, ablation["variants"].get("well_written") or {}
     otherwise = trained_otherwise(ablation)
-    return "; ".join(f"`{n}` trained to other losses: {otherwise[n]}" for n in names if n in otherwise)
+    why = (needs if not v or not well or v.get("failed") or well.get("failed") or not usable else
+           "; ".join(f"`{n}` trained to other losses: {otherwise[n]}" for n in (base, "well_written")
+                     if n in otherwise) or
+           ("its profile recorded nothing" if not profile.get("recorded") else ""))
+    return Row(what, "–", None, "not measured", why) if why else None
 
 
 def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
@@ -354,12 +358,9 @@ def fixed_row(report: dict, ablation: dict, tolerance: float) -> Row:
     model = profile.get("model") or {}
     fixed, well = ablation["variants"].get("fix_all") or {}, ablation["variants"].get("well_written") or {}
     what = "`--fix all` profiled, against `well_written.py`"
-    if fixed.get("failed") or well.get("failed") or not fixed or not well:
-        return Row(what, "–", None, "not measured", "needs fix_all and well_written in the ablation")
-    if otherwise := other_losses(ablation, "fix_all", "well_written"):
-        return Row(what, "–", None, "not measured", otherwise)
-    if not profile.get("recorded"):
-        return Row(what, "–", None, "not measured", "its profile recorded nothing")
+    if unheld := not_measured(what, profile, ablation, "fix_all", True,
+                              "needs fix_all and well_written in the ablation"):
+        return unheld
     scale, _ = price_scale(model, ablation, profiled_steps(profile), "fix_all")
     m = faster(fixed, well)
     graphed = well_written_graphed(ablation)
