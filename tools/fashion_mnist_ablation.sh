@@ -28,7 +28,8 @@
 # training thread's time off the CPU outside its batch waits; batch_wait_off_cpu_s and its
 # _runs the same, of its batch waits; pace_spread and its _runs, the slowest --log-every
 # stretch's time a step over the fastest's (the host's speed changing within a run), and
-# pace_best_ms and its _runs, the fastest's (ms a step). saved_s: plain's median wall_s
+# pace_best_ms and its _runs, the fastest's (ms a step); first_batch_s and its _runs, the
+# first batch wait (tutorial_style.py: with --fix workers, their start). saved_s: plain's median wall_s
 # minus the variant's, the measured saving to hold against what hdbench_profile predicts
 # fixing that habit would save; saved_s_range: [min, max] of plain's wall_s minus the
 # variant's in the same round, over the rounds where both succeeded (absent when none did).
@@ -154,7 +155,7 @@ FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
 # tutorial_style.py's since 2026-11-27 and 2026-11-28 (pace_spread: with three --log-every
 # stretches or more); well_written.py gives the paces since 2026-11-28 (fourth session)
-OPTIONAL = ("rest_off_cpu_s", "batch_wait_off_cpu_s", "pace_spread", "pace_best_ms")
+OPTIONAL = ("rest_off_cpu_s", "batch_wait_off_cpu_s", "pace_spread", "pace_best_ms", "first_batch_s")
 
 
 def one_run(name, rnd):

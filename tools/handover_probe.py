@@ -17,11 +17,14 @@ before each batch, and times on this thread
                     Measured only: the model does not yet split the hand-over so (on a 2-vCPU
                     VM taking was 0.67 of it for one 786 KiB tensor, 0.70 for three)
     packed_batch_s  the same for the batch's bytes as one tensor (what packing leaves)
-    workers_start_s starting --workers workers: from iter() over a fresh DataLoader to its
-                    first batch (the median of the three loaders above, each starting its
-                    own): what a program pays once with persistent_workers, every epoch
-                    without. Measured only: the model does not price it yet (23 ms for two
-                    workers on a 2-vCPU VM)
+    workers_start_s starting --start-workers workers (start_workers): from iter() over a
+                    fresh DataLoader to its first batch, the median of three, measured last,
+                    so in a process whose CUDA is up where there is CUDA, as a training
+                    program's is when it starts its workers: what a program pays once with
+                    persistent_workers, every epoch without. The model takes it off the
+                    workers fix's saving (hdbench_profile passes the count its finding
+                    advises). Each worker is a fork of this process, which is smaller than a
+                    training program: a bound from below (23 ms for two workers on a 2-vCPU VM)
     pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
                     where CUDA is available; null, with pinned_not_measured saying why
     pin_thread_batch_s  with pin_memory=True, what the pin thread's work on the next batch
@@ -60,6 +63,7 @@ exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the 
 says so), so its caller can say why nothing was measured.
 
     python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--rows R] [--batches 100] [--workers 2]
+                                    [--start-workers N]
 
 --rows: the samples in a batch (each tensor's bytes a whole number of rows); default: the
 smallest tensor's 4-byte values when a batch has several tensors (a label or a weight a
@@ -87,6 +91,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="samples in a batch (default: the smallest tensor's 4-byte values, or 4 KiB rows)")
     parser.add_argument("--batches", type=int, default=100, help="batches timed (default 100)")
     parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (default 2)")
+    parser.add_argument("--start-workers", type=int, default=None,
+                        help="the workers whose start is timed (default: --workers)")
     args = parser.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.tensor_bytes.split(",")]
@@ -102,6 +108,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"--batches={args.batches}: between 10 and 100000")
     if not 1 <= args.workers <= 64:
         parser.error(f"--workers={args.workers}: between 1 and 64")
+    if args.start_workers is None:
+        args.start_workers = args.workers
+    if not 1 <= args.start_workers <= 64:
+        parser.error(f"--start-workers={args.start_workers}: between 1 and 64")
     return args
 
 
@@ -182,16 +192,13 @@ def read_all(batch) -> None:
         t.clone()
 
 
-def take_batches(loader, batches: int, read: bool) -> tuple[list[float], float]:
-    """(seconds this thread spends per batch, the workers given time to get ahead before each:
+def take_batches(loader, batches: int, read: bool) -> list[float]:
+    """Seconds this thread spends per batch, the workers given time to get ahead before each:
     taking it, and with `read` reading it fresh less reading it again warm (paired batch by
-    batch, so a busy moment of the machine lands on both sides); seconds from iter() to the
-    first batch, the workers' start)."""
+    batch, so a busy moment of the machine lands on both sides)."""
     times = []
-    started = time.perf_counter()
     it = iter(loader)
     next(it)  # the workers' start-up is not a hand-over
-    start_s = time.perf_counter() - started
     for _ in range(batches):
         time.sleep(0.005)  # the workers refill the queue: what is timed is the hand-over, not a wait
         start = time.perf_counter()
@@ -205,7 +212,25 @@ def take_batches(loader, batches: int, read: bool) -> tuple[list[float], float]:
             times.append((taken - start) + max(0.0, (fresh - taken) - (warm - fresh)))
         else:
             times.append(taken - start)
-    return times, start_s
+    return times
+
+
+STARTS = 3  # loaders started to time the workers' start, the median kept
+
+
+def workers_start_s(make_loader, starts: int = STARTS) -> float:
+    """The median, over `starts` fresh loaders, of the seconds from iter() to the first batch:
+    the workers forked and the first one's first batch built and handed over. Each loader's
+    workers are shut down before the next starts (not timed: a program pays that at exit)."""
+    times = []
+    for _ in range(starts):
+        loader = make_loader()
+        started = time.perf_counter()
+        it = iter(loader)
+        next(it)
+        times.append(time.perf_counter() - started)
+        del it
+    return statistics.median(times)
 
 
 def host_work(tensor, ops: int) -> float:
@@ -264,31 +289,28 @@ def graph_replay_s(total_bytes: int, batches: int) -> float:
     return statistics.median(times[1:])  # the first replay uploads the graph
 
 
-def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
+def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers: int | None = None) -> dict:
     import torch
     from torch.utils.data import DataLoader
 
-    def loader(shape: list[int], pin: bool, count: int = batches + 1):
+    def loader(shape: list[int], pin: bool, count: int = batches + 1, workers: int = workers):
         return DataLoader(Batches(shape, count), batch_size=None, num_workers=workers, pin_memory=pin,
                           prefetch_factor=4)
 
-    starts = []  # each unpinned loader's workers' start
-
     def handed_over_s(shape: list[int], read: bool = True) -> float:
-        times, start_s = take_batches(loader(shape, False), batches, read)
-        starts.append(start_s)
-        return statistics.median(times)
+        return statistics.median(take_batches(loader(shape, False), batches, read))
 
+    start_workers = start_workers or workers
     out = {"batch_s": handed_over_s(sizes), "batch_take_s": handed_over_s(sizes, read=False),
-           "packed_batch_s": handed_over_s([sum(sizes)]), "workers_start_s": None, "pinned_batch_s": None,
+           "packed_batch_s": handed_over_s([sum(sizes)]), "workers_start_s": None, "start_workers": start_workers,
+           "pinned_batch_s": None,
            "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pin_cycle_batch_s": None,
            "pin_here_batch_s": None, "graph_replay_batch_s": None, "graph_kernels": GRAPH_KERNELS,
            "pinned_not_measured": "",
            "tensor_bytes": sizes, "batches": batches, "workers": workers,
            "gather_batch_s": gather_s(sizes, rows, batches), "rows": rows, "torch": torch.__version__}
-    out["workers_start_s"] = statistics.median(starts)
     if torch.cuda.is_available():
-        out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False)[0])
+        out["pinned_batch_s"] = statistics.median(take_batches(loader(sizes, True), batches, read=False))
         # About 10 ms of host work: longer than a worker's build and the pin thread's work on one batch.
         scratch = torch.zeros(16)
         ops = max(100, round(0.01 / max(1e-7, host_work(scratch, 1000) / 1000)))
@@ -328,6 +350,9 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int) -> dict:
         out["packed_pin_thread_batch_s"] = pin_thread_s([sum(sizes)]) if len(sizes) > 1 else out["pin_thread_batch_s"]
     else:
         out["pinned_not_measured"] = "CUDA is not available to PyTorch here (pin_memory needs it)"
+    # last: a training program forks its workers with its CUDA up (where there is CUDA), as this
+    # process's is by now
+    out["workers_start_s"] = workers_start_s(lambda: loader(sizes, False, 2, start_workers))
     return out
 
 
@@ -339,7 +364,7 @@ def main(argv: list[str]) -> int:
     except ImportError as e:
         print(f"handover_probe.py: PyTorch cannot be imported by {sys.executable}: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(probe(args.sizes, args.batches, args.workers, args.rows)))
+    print(json.dumps(probe(args.sizes, args.batches, args.workers, args.rows, args.start_workers)))
     return 0
 
 

@@ -3,10 +3,12 @@
 call's output comes back whole only in its last 12,000 characters, and the reports come back
 packed. It prints
 
-    what each example run says it ran: its result line's wall time, mean loss, `step`
-                 (graph or eager: whether a CUDA graph was captured) and `fix`, by log
-    each ablation's variants: median wall time, `step`, failed, and any that trained to
-                 other losses than plain (verify holds no price against those)
+    what each example run says it ran: its result line's wall time, mean loss, first batch
+                 wait (with workers, their start), `step` (graph or eager: whether a CUDA
+                 graph was captured) and `fix`, by log
+    each ablation's variants: median wall time, `step`, the first batch wait of those with
+                 workers, failed, and any that trained to other losses than plain (verify
+                 holds no price against those)
     each verify report's verdict line, and its rows that missed or were not measured
 
 from the call's work folder. What is not there is said to be missing and it exits 0, so a
@@ -27,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the hdreport package
 from hdreport.profile.ablation import trained_otherwise  # noqa: E402
 
 RESULT = re.compile(r"^(tutorial_style|well_written): steps=")
-KEPT = ("wall_s", "mean_loss", "step", "fix")  # of a result line's fields, the ones said here
+KEPT = ("wall_s", "mean_loss", "first_batch_s", "step", "fix")  # of a result line's fields, the ones said here
 LINE = 160  # characters a digest line keeps at most
 
 
@@ -60,7 +62,10 @@ def ablation_lines(work: Path) -> list[str]:
             if v.get("failed"):
                 parts.append(f"{name} FAILED")
             else:
-                parts.append(f"{name} {v.get('wall_s', '?')} s" + (f" {v['step']}" if v.get("step") else ""))
+                parts.append(f"{name} {v.get('wall_s', '?')} s" + (f" {v['step']}" if v.get("step") else "")
+                             # with workers, their start: the first batch wait
+                             + (f" (first batch {v['first_batch_s']} s)" if "workers" in name and
+                                v.get("first_batch_s") is not None else ""))
         out.append(f"  {path.name} ({ablation.get('repeat', '?')} rounds): " + ", ".join(parts))
         for name, why in trained_otherwise(ablation).items():
             out.append(short(f"    {name} trained to other losses: {why}"))

@@ -344,7 +344,8 @@ def stop_clock(device, start: float) -> float:
 def result_line(script: str, args, device, data: str, wall_s: float, final_loss: float, mean_loss: float,
                 batch_wait_s: float, fix: str | None = None, rest_off_cpu_s: float | None = None,
                 batch_wait_off_cpu_s: float | None = None, pace_spread: float | None = None,
-                pace_best_ms: float | None = None, step_wait: str | None = None, step: str | None = None) -> str:
+                pace_best_ms: float | None = None, step_wait: str | None = None, step: str | None = None,
+                first_batch_s: float | None = None) -> str:
     """The one line each script ends with (tests, tools/fashion_mnist_ablation.sh and people
     read it; keep the keys). `rest_off_cpu_s`: of the wall time outside the batch waits, what
     the training thread spent off the CPU (tutorial_style.py: the GIL, autograd's thread);
@@ -356,6 +357,8 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
     how much the host's speed changed within the run; `pace_best_ms`, the fastest stretch's
     wall time a step (ms): a run's pace with the host's slow stretches left out (well_written.py
     gives both only with --log-every, its stretches being those between its reads).
+    `first_batch_s`: of the batch waits, the first (from iter() over the loader to its first
+    batch): with DataLoader workers, their start (tutorial_style.py).
     `step_wait`: tutorial_style.py's --step-wait where it is not the plain run's `item`.
     `step`: well_written.py's, and tutorial_style.py's under --fix graph: `graph` (the step
     replayed as one CUDA graph) or `eager` (op by op: --eager, on the CPU, where there is no
@@ -369,6 +372,7 @@ def result_line(script: str, args, device, data: str, wall_s: float, final_loss:
             + (f" batch_wait_off_cpu_s={batch_wait_off_cpu_s:.3f}" if batch_wait_off_cpu_s is not None else "")
             + (f" pace_spread={pace_spread:.3f}" if pace_spread is not None else "")
             + (f" pace_best_ms={pace_best_ms:.4f}" if pace_best_ms is not None else "")
+            + (f" first_batch_s={first_batch_s:.4f}" if first_batch_s is not None else "")
             + (f" step_wait={step_wait}" if step_wait is not None else "")
             + (f" step={step}" if step is not None else "")
             + (f" fix={fix}" if fix is not None else ""))

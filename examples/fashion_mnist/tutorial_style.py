@@ -262,6 +262,7 @@ def main() -> None:
         loader = DataLoader(dataset, batch_size=args.batch, sampler=order, drop_last=True,
                             collate_fn=collate_packed if "pack" in fixes else None, **shared)
     step, last_loss, batch_wait = 0, float("nan"), 0.0
+    first_batch = None  # (measurement: the first batch wait, iter() to the batch: with --fix workers, their start)
     # --fix item (and --step-wait sync): the sum stays on the device, in float64 as the host's
     # Python float sum is, so that mean_loss is the same number.
     loss_sum = 0.0 if reads_every_step else torch.zeros((), dtype=torch.float64, device=device)
@@ -275,6 +276,8 @@ def main() -> None:
         waited, waited_cpu = time.perf_counter(), time.thread_time()  # (measurement: waiting for batches)
         for batch in loader:
             batch_wait += time.perf_counter() - waited
+            if first_batch is None:
+                first_batch = time.perf_counter() - waited
             batch_wait_cpu += time.thread_time() - waited_cpu
             if graphed is not None:  # --fix graph: the batch copied into the graph's inputs, one launch
                 loss = graphed(*([batch] if "pack" in fixes else batch), non_blocking=pin)
@@ -344,7 +347,8 @@ def main() -> None:
                              pace_best_ms=min(steady) * 1e3 if steady else None,
                              step_wait=None if args.step_wait == "item" else args.step_wait,
                              # --fix graph: what ran (op by op on the CPU, or where the capture failed)
-                             step=None if graphed is None else "graph" if graphed.graph is not None else "eager"),
+                             step=None if graphed is None else "graph" if graphed.graph is not None else "eager",
+                             first_batch_s=first_batch),
           flush=True)
 
 

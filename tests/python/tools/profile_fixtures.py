@@ -401,7 +401,7 @@ def made_report(program: Program, folder: Path, command: list[str], wall_s: floa
     base = baseline_report()
     baseline = baseline_section("b.json", "given", base, "", "synthetic")
     section = profile_section(command, 0, None, wall_s, read_recording(folder), baseline, base, None,
-                              handover_for=None if handover is None else lambda _: handover)
+                              handover_for=None if handover is None else lambda *_: handover)
     return report(section, base, [], "2026-11-20T10:00:00+0000", "x")
 
 

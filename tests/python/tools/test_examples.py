@@ -30,7 +30,8 @@ RESULT = re.compile(r"^(?P<script>\w+): steps=(?P<steps>\d+) batch=(?P<batch>\d+
                     r"steps_per_s=(?P<rate>[\d.]+) final_loss=(?P<final>[\d.]+) mean_loss=(?P<mean>[\d.]+) "
                     r"batch_wait_s=(?P<wait>[\d.]+)(?: rest_off_cpu_s=(?P<off_cpu>[\d.]+))?"
                     r"(?: batch_wait_off_cpu_s=(?P<wait_off_cpu>[\d.]+))?(?: pace_spread=(?P<pace>[\d.]+))?"
-                    r"(?: pace_best_ms=(?P<pace_best>[\d.]+))?(?: step_wait=(?P<step_wait>\w+))?"
+                    r"(?: pace_best_ms=(?P<pace_best>[\d.]+))?(?: first_batch_s=(?P<first>[\d.]+))?"
+                    r"(?: step_wait=(?P<step_wait>\w+))?"
                     r"(?: step=(?P<step>graph|eager))?(?: fix=(?P<fix>\S+))?$")
 FIXES = ("workers", "gather", "pin", "item", "pack", "gc", "graph")  # tutorial_style.py --fix
 ABLATION = ROOT / "tools" / "fashion_mnist_ablation.sh"
@@ -127,10 +128,12 @@ def test_the_result_line_is_what_the_tests_read():
     assert m and m["steps"] == "20" and m["rate"] == "10.0" and m["final"] == "0.2500" and m["wait"] == "0.125"
     assert m["fix"] is None
     line = common.result_line("tutorial_style", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125, fix="item+pin",
-                              rest_off_cpu_s=0.25, batch_wait_off_cpu_s=0.0625, pace_spread=1.5, pace_best_ms=3.25)
+                              rest_off_cpu_s=0.25, batch_wait_off_cpu_s=0.0625, pace_spread=1.5, pace_best_ms=3.25,
+                              first_batch_s=0.0125)
     m = RESULT.match(line)
     assert m and m["wait"] == "0.125" and m["fix"] == "item+pin" and m["off_cpu"] == "0.250"
     assert m["wait_off_cpu"] == "0.062" and m["pace"] == "1.500" and m["pace_best"] == "3.2500"
+    assert m["first"] == "0.0125"
     without = common.result_line("well_written", args, "cuda", "fashion-mnist", 2.0, 0.25, 0.5, 0.125)
     assert RESULT.match(without)["off_cpu"] is None and "rest_off_cpu_s" not in without
 
@@ -461,6 +464,9 @@ def test_the_ablation_runs_every_variant_into_one_json_file(tmp_path):
             assert "rest_off_cpu_s" not in v and "rest_off_cpu_s_runs" not in v
         else:
             assert v["rest_off_cpu_s_runs"] == [v["rest_off_cpu_s"]] and 0 <= v["rest_off_cpu_s"] <= v["wall_s"], name
+            # the first batch wait (with workers, their start): part of the batch waits (printed to 1 ms)
+            assert v["first_batch_s_runs"] == [v["first_batch_s"]] and 0 < v["first_batch_s"] <= v["batch_wait_s"] \
+                + 5e-4, name
 
 
 def test_the_ablation_times_well_written_between_its_reads(tmp_path):

@@ -131,7 +131,8 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
         "wall_s=1.342 steps_per_s=745.2 final_loss=0.3 mean_loss=0.5432 batch_wait_s=0.25 step=graph\n")
     variants = {"plain": {"wall_s": 3.2, "mean_loss": 0.5432}, "fix_graph": {"wall_s": 2.1, "mean_loss": 2.3026,
                                                                           "step": "graph"},
-                "well_eager": {"failed": True}}
+                "well_eager": {"failed": True},
+                "fix_workers": {"wall_s": 2.9, "mean_loss": 0.5432, "first_batch_s": 0.041}}
     (work / "ablation.json").write_text(json.dumps({"repeat": 2, "variants": variants}))
     (work / "verify.log").write_text("# title\n\n**3 of 5 held, 1 missed**, 1 not measured.\n\n| fixed | … |\n"
                                      "| `--fix pin` alone | x | 1 s | – | held |\n"
@@ -141,7 +142,8 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
-    assert "  ablation.json (2 rounds): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED" in result.stdout
+    assert "  ablation.json (2 rounds): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, fix_workers 2.9 s " \
+        "(first batch 0.041 s)" in result.stdout
     assert "    fix_graph trained to other losses: mean loss 2.3026 against plain's 0.5432" in result.stdout
     assert "  ablation-sync.json: unreadable" in result.stdout
     assert "  verify.log: **3 of 5 held, 1 missed**, 1 not measured." in result.stdout

@@ -239,9 +239,27 @@ def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     assert "its pin thread holding the GIL 120 µs a batch, which the training thread shares, and handing a " \
         "batch over every 1.9 ms at best" in pipeline["assumption"]
     assert "not measured" not in pipeline["assumption"]
-    # the workers' start, measured: said, not priced
-    assert "(once a run, with persistent_workers; 45.0 ms here for the probe's workers) is not counted" in \
-        pipeline["assumption"]
+    # the workers' start, measured for the probe's own workers (a probe older than start_workers):
+    # said, not priced
+    assert "(once a run, with persistent_workers; 45.0 ms here for the probe's own workers, not the count " \
+        "advised) is not counted" in pipeline["assumption"]
+
+
+def test_the_probe_times_the_start_of_the_workers_the_finding_advises(tmp_path, lib, baseline):
+    """The probe is asked to start the count input_pipeline advises (--start-workers); the start
+    it times comes off the workers fix's price and is said in the finding."""
+    measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": None, "pinned_not_measured": "x",
+                "workers_start_s": 0.005, "start_workers": 5,
+                "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2, "torch": "2.11.0"}
+    python = fake_python(tmp_path, f"echo \"$@\" > {tmp_path}/argv; echo '{json.dumps(measured)}'")
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
+                     f"--hdbench_probe_python={python}", "--hdbench_out=p.json", "--", *fake("tutorial_h200"))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "argv").read_text().split()[-2:] == ["--start-workers", "5"]
+    p = schema.load(str(tmp_path / "p.json"))["profile"]
+    assert p["model"]["handover"]["start_workers"] == 5 and p["model"]["start_with_s"]["workers"] == 0.005
+    pipeline = next(f for f in p["findings"] + p["findings_left_out"] if f["id"] == "input_pipeline")
+    assert "is taken off: 5.0 ms to the first batch for 5 workers" in pipeline["assumption"]
 
 
 @pytest.mark.parametrize("body, why", [

@@ -31,7 +31,7 @@ def analyse_all_of(folder, program: Program, handover: Handover):
     """analyse_all of `program` written into `folder`, with `handover` as the probe's answer."""
     folder.mkdir(parents=True, exist_ok=True)
     program.write(folder)
-    return analyse_all(read_recording(folder), Ceilings(baseline_report()), lambda shape: handover)
+    return analyse_all(read_recording(folder), Ceilings(baseline_report()), lambda shape, *_: handover)
 
 
 def run(tmp_path, program: Program, baseline: bool = True):
@@ -163,7 +163,7 @@ def test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch(tmp_path
     p = tutorial_h200(STEPS)
     p.write(tmp_path)
     _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()),
-                                     lambda shape: measured if shape == measured.tensor_bytes else FITTED)
+                                     lambda shape, *_: measured if shape == measured.tensor_bytes else FITTED)
     n = STEPS - 1
     assert model.batch_shape == (BATCH_BYTES, 8192, 4096) and model.handover is measured
     # workers: the build (2007 us) becomes one batch's hand-over, 1500 us: 507 us a step (the
@@ -191,7 +191,7 @@ def test_a_pin_thread_measured_here_replaces_the_constants(tmp_path):
                         pin_thread_batch_s=120e-6)
     p = tutorial_h200(STEPS)
     p.write(tmp_path)
-    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: measured)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: measured)
     n = STEPS - 1
     # workers and pin: 250 us waiting for the pin thread, the small copies' calls (20), the rest
     # (200) and the read (10): 480 us a step, above the GIL's 145 + 120: 2175 saved.
@@ -213,7 +213,7 @@ def test_the_pin_threads_own_pace_bounds_the_step_and_the_wait_is_for_the_batch(
     p.write(tmp_path)
     handover = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe",
                         pin_thread_batch_s=120e-6, packed_pin_thread_batch_s=60e-6, pin_cycle_batch_s=1000e-6)
-    model = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: handover)[2]
+    model = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: handover)[2]
     n = STEPS - 1
     # own path 480 us, the GIL 145 + 120 = 265, the pin thread's pace 1000: 1000 us a step, 1655
     # saved; the training thread waits 250 + (1000 - 480) = 770 us a step for its batches.
@@ -242,7 +242,7 @@ def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):
     n = STEPS - 1
 
     def model_with(handover):
-        return analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: handover)[2]
+        return analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: handover)[2]
 
     scaled = model_with(Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe",
                                  pin_thread_batch_s=600e-6))
@@ -276,7 +276,7 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
                         gather_rows=1024)
     p = tutorial_h200(STEPS)
     p.write(tmp_path)
-    a, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: measured)
+    a, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: measured)
     n = STEPS - 1
     assert model.saving_s({"gather"}) == pytest.approx(n * 1707 * US)
     assert model.saving_s({"gather", "workers"}) == pytest.approx(model.saving_s({"workers"})) == \
@@ -296,7 +296,7 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     assert "2.0 ms to get each batch, where gathering a batch whole on it takes 300 µs here" in gather["what"]
     assert "1024 random rows a batch" in gather["assumption"] and "index_select" in gather["advice"]
     section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path), {}, baseline_report(),
-                              None, handover_for=lambda shape: measured)
+                              None, handover_for=lambda *_: measured)
     (workers,) = section["findings_left_out"]
     assert workers["id"] == "input_pipeline" and workers["saving_alone_s"] == pytest.approx(n * 507 * US)
     # workers beside the findings (pin, gather in the workers, the graph, no read): 10 us of the
@@ -321,14 +321,14 @@ def test_a_batch_built_near_a_gathers_cost_is_not_per_sample(tmp_path):
     well.mkdir()
     well_written_h200(STEPS).write(well)
     probe = Handover(1e-3, 1e-3, gather_batch_s=60e-6, gather_rows=256)
-    _, _, model, found = analyse_all(read_recording(well), Ceilings(baseline_report()), lambda shape: probe)
+    _, _, model, found = analyse_all(read_recording(well), Ceilings(baseline_report()), lambda shape, *_: probe)
     assert model.saving_s({"gather"}) > 0 and found == []
 
 
 def test_the_hand_over_is_asked_only_of_a_program_that_built_batches_itself(tmp_path):
     asked = []
     well_written_h200(STEPS).write(tmp_path)
-    analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: asked.append(shape) or FITTED)
+    analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: asked.append(shape) or FITTED)
     # The well-written loop gathers each batch (100 us, input-pipeline time) and sends it in one
     # packed copy of 804864 B: asked once, with that batch.
     assert asked == [(804864,)]
@@ -336,7 +336,7 @@ def test_the_hand_over_is_asked_only_of_a_program_that_built_batches_itself(tmp_
     empty.mkdir()
     Program().write(empty)
     asked.clear()
-    analyse_all(read_recording(empty), Ceilings(baseline_report()), lambda shape: asked.append(shape) or FITTED)
+    analyse_all(read_recording(empty), Ceilings(baseline_report()), lambda shape, *_: asked.append(shape) or FITTED)
     assert asked == []
 
 
@@ -440,7 +440,7 @@ def test_the_graph_priced_at_the_probes_replay(tmp_path):
     input and replay it, in place of two of the step's 4 µs launch calls."""
     well_written_h200(STEPS, ranges=True).write(tmp_path)
     replayed = Handover(source="the probe", graph_replay_batch_s=50e-6)
-    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: replayed)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: replayed)
     # the host's step 100 + 900 - 774 + 50 = 276 µs, above the GPU's 155: 724 µs a step saved
     assert model.saving_s({"graph"}) == pytest.approx(STEPS * 724 * US)
     assert "measured here at 50 µs a step (tools/handover_probe.py" in found[0]["assumption"]
@@ -786,7 +786,7 @@ def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcp
     measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe", gather_batch_s=300e-6,
                         gather_rows=1024, pin_here_batch_s=500e-6)
     tutorial_h200(STEPS).write(tmp_path)
-    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: measured)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: measured)
     n = STEPS - 1
     # pin alone: the 408 us of staging call and wait become 500 us of pinning (the small copies'
     # waits 30 -> 20): 2655 + 92 - 10 = 2737 us, longer than plain: nothing saved
@@ -808,7 +808,7 @@ def test_pinning_on_the_training_thread_measured_by_the_probe_replaces_the_memcp
     assert would_cost(model, 2 * n * 82 * US / MIN_SAVING_OF_SPAN) == []  # under the floor of a longer span
     # pinned in 100 us a batch, pinning pays alone (408 + 10 - 100 us), and says what it assumed
     again = Handover(**{**measured.__dict__, "pin_here_batch_s": 100e-6})
-    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape: again)
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: again)
     assert model.saving_s({"pin"}) == pytest.approx(n * (96.874 + 321.126 - 100) * US)
     pin = next(f for f in found if f["fix"] == "pin")
     assert "100 µs a batch, measured here by pinning a batch of its shape on one thread" in pin["assumption"]
@@ -867,7 +867,7 @@ def test_the_summary_says_a_pin_thread_fed_the_steps(tmp_path):
         (tmp_path / name).mkdir()
         program.write(tmp_path / name)
         section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path / name), {},
-                                  baseline_report(), None, handover_for=lambda shape: PIN_PROBE)
+                                  baseline_report(), None, handover_for=lambda *_: PIN_PROBE)
         text = " ".join(model_lines({"profile": section}))
         assert ("Its batches came from a pin thread" in text and "PyTorch's pin_memory thread" in text) == said, name
 
@@ -1017,8 +1017,67 @@ def test_the_h100_2026_11_28b_tutorial_ran_at_two_paces():
     run = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles"
     kept = json.loads((run / "prof-tutorial.json").read_text())["profile"]["model"]["handover"]
     _, _, model, _ = analyse_all(read_recording(run / "records" / "tutorial"),
-                                 Ceilings(json.loads((run / "baseline.json").read_text())), lambda _: handover_of(kept))
+                                 Ceilings(json.loads((run / "baseline.json").read_text())),
+                                 lambda *_: handover_of(kept))
     spread = model.step_spread()
     assert min(spread["pace_median_ms"]) == pytest.approx(3.04, abs=0.01)
     assert max(spread["pace_median_ms"]) == pytest.approx(5.12, abs=0.01)
     assert max(spread["pace_batch_wait_ms"]) / min(spread["pace_batch_wait_ms"]) == pytest.approx(2.02, abs=0.01)
+
+
+def test_the_workers_start_is_taken_off_the_workers_fix_once(tmp_path):
+    """The probe timed starting the advised workers at 2 ms to their first batch: the workers fix
+    saves its 507 µs a step (test_a_hand_over_measured_here_prices_workers_and_pack_by_the_batch)
+    less that, once; the run pays it in its first batch wait, a part the recording did not slow.
+    hdbench_profile asks the probe for the count the input_pipeline finding advises."""
+    plain = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe")
+    started = Handover(**{**plain.__dict__, "workers_start_s": 2e-3, "start_workers": 5})
+    p = tutorial_h200(STEPS)
+    p.write(tmp_path)
+    asked = []
+
+    def probe(shape, workers):
+        asked.append(workers)
+        return started
+
+    _, _, model, found = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), probe)
+    n = STEPS - 1
+    # the build 2007 µs a batch against the rest of a step's 648 µs: 4 workers keep up, and one spare
+    assert asked == [5]
+    assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US - 2e-3)
+    assert model.net_saving_s({"workers"}) == pytest.approx(n * 507 * US - 2e-3)
+    assert model.batch_wait_s({"workers"}) == pytest.approx(n * 1500 * US + 2e-3)
+    assert model.unslowed_s({"workers"}) == pytest.approx((n * 1500 * US + 2e-3, n * 1500 * US + 2e-3))
+    assert model.saving_s({"gather"}) == analyse_all_of(tmp_path / "plain", p, plain)[2].saving_s({"gather"})
+    summary = model.summary()
+    assert summary["start_with_s"]["workers"] == summary["start_with_s"]["pin+workers"] == 2e-3
+    assert "gather+pin" not in summary["start_with_s"] and summary["handover"]["start_workers"] == 5
+    pipeline = next(f for f in found if f["id"] == "input_pipeline")
+    assert "the workers' start, once a run with persistent_workers (every epoch without), is taken off: 2.0 ms " \
+           "to the first batch for 5 workers, measured here in the probe's process" in pipeline["assumption"]
+    # a start the probe timed for its own workers, not the count advised (a probe older than
+    # start_workers): said, not priced
+    own = Handover(**{**plain.__dict__, "workers_start_s": 2e-3})
+    model = analyse_all_of(tmp_path / "own", p, own)[2]
+    assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US) and "start_with_s" not in model.summary()
+    text = next(f for f in analyse_all_of(tmp_path / "own2", p, own)[3] if f["id"] == "input_pipeline")["assumption"]
+    assert "the workers' start (once a run, with persistent_workers; 2.0 ms here for the probe's own workers, not " \
+           "the count advised) is not counted" in text
+    # a start longer than what the workers save in the steps: nothing saved, not a negative saving
+    slow = Handover(**{**plain.__dict__, "workers_start_s": 1.0, "start_workers": 5})
+    model = analyse_all_of(tmp_path / "slow", p, slow)[2]
+    assert model.saving_s({"workers"}) == 0.0 and model.net_saving_s({"workers"}) < 0
+
+
+def test_a_run_too_short_for_its_workers_start_is_told_they_would_cost(tmp_path):
+    """19 steps save 507 µs each with workers (9.6 ms), where starting them takes 50 ms: the
+    profile says the fix would cost 40.4 ms, and why."""
+    slow = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe", workers_start_s=50e-3,
+                    start_workers=5)
+    a, _, model, found = analyse_all_of(tmp_path, tutorial_h200(STEPS), slow)
+    assert "input_pipeline" not in [f["id"] for f in found]
+    (cost,) = [c for c in would_cost(model, a.totals["span_s"]) if c["fix"] == "workers"]
+    assert cost["cost_s"] == pytest.approx(50e-3 - 19 * 507 * US)
+    assert cost["why"] == ("starting 5 DataLoader workers takes 50.0 ms once (measured here by "
+                           "tools/handover_probe.py), more than the 9.6 ms they would save in the steps: a run this "
+                           "short pays more for their start than it gains")

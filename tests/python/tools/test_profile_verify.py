@@ -959,3 +959,29 @@ def test_a_fix_the_profile_says_would_cost_is_held_as_a_negative_price(tmp_path)
     assert result.returncode == 1
     result = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], fix_pin=[10.3]))
     assert rows(result.stdout)["`--fix pin` alone"][-1] == "missed (+167%)"  # it cost, but far less
+
+
+def test_the_workers_start_comes_off_the_wall_unscaled_and_not_off_the_fastest_stretches(tmp_path):
+    """Made up for the test: the profiled steps took 12.5 s, plain 10 s (×0.8). Workers save
+    5.0 s of the steps' time less their start, 100 ms, once (the probe's, for 3 workers): priced
+    4.9 s, the start the one part the recording did not slow. On the wall: 0.8 x 5.0 - 0.1 =
+    3.9 s. On the fastest stretches (plain's 4.0 ms a step: 0.32 of the price's share) the first
+    stretch, the start in it, is left out: 0.32 x 5.0 = 1.6 s."""
+    prof = profile(findings=[("workers", 4.9, 4.9)], T=12.5)
+    model = prof["profile"]["model"]
+    model.update(unslowed_with_s={"workers": [0.1, 0.1]}, start_with_s={"workers": 0.1})
+    model["handover"]["start_workers"] = 3
+    abl = ablation(plain=[10.0], fix_workers=[6.1], paces={"plain": [4.0], "fix_workers": [2.4]})
+    abl["variants"]["fix_workers"]["first_batch_s"] = 0.12
+    abl["variants"]["plain"]["first_batch_s"] = 0.003
+    result = verify(tmp_path, prof, abl)
+    row = rows(result.stdout)["`--fix workers` alone"]
+    assert row[:2] == ["`input_pipeline` saves 3.90 s", "3.90 s"] and row[-2] == "held (+0%)", result.stdout
+    assert row[-1] == "1.60 s: held (+0%)"
+    assert ("The workers' start: priced at 100.0 ms for 3 workers (the probe's, taken off every price with "
+            "workers); `--fix workers` waited 120.0 ms for its first batch and plain waited 3.0 ms for its first "
+            "batch.") in result.stdout
+    # a report made before the start was priced: no line, the fastest stretches as before
+    del model["start_with_s"]
+    del abl["variants"]["fix_workers"]["first_batch_s"]
+    assert "The workers' start" not in verify(tmp_path, prof, abl).stdout

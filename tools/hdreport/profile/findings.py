@@ -108,8 +108,7 @@ ADVICE = {
 }
 
 ASSUMPTION = {
-    "input_pipeline": "enough workers keep up; {handover}; the workers' start (once a run, with "
-                      "persistent_workers{workers_start}) is not counted: a short run pays it besides",
+    "input_pipeline": "enough workers keep up; {handover}; {workers_start}",
     "per_sample_batches": "the data set fits in host memory as tensors; {gather}",
     "pin_thread_gil": "the pin thread holds the GIL {pin_thread}, time the training thread waits through, in "
                       "its wait for batches first, then in its own Python; {gather}",
@@ -216,6 +215,19 @@ def replay_text(model) -> str:
     return f"priced as two of the step's launch calls ({each})"
 
 
+def workers_start_text(h) -> str:
+    """How the input_pipeline finding counts the workers' start (Model.start_s)."""
+    if h.start_priced:
+        return (f"the workers' start, once a run with persistent_workers (every epoch without), is taken off: "
+                f"{duration_text(h.workers_start_s)} to the first batch for {h.start_workers} "
+                f"worker{'s' if h.start_workers != 1 else ''}, measured here in the probe's process (a fork of a "
+                "larger program may take longer)")
+    measured = "" if h.workers_start_s is None else \
+        f"; {duration_text(h.workers_start_s)} here for the probe's own workers, not the count advised"
+    return (f"the workers' start (once a run, with persistent_workers{measured}) is not counted: a short run pays it "
+            "besides")
+
+
 def workers_needed(model) -> int:
     """Workers that keep up: a batch's build time over the rest of a step, plus one spare."""
     batches = sum(s.batches for s in model.steps) or 1
@@ -313,9 +325,7 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
     fills = {"workers": workers_needed(model), "handover": handover_text(model.handover), "pin_rate": pin_rate,
              "gather": gather_text(model.handover), "pin_thread": pin_thread_text(model.handover),
              "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else "",
-             # the probe's workers started in this long, to their first batch
-             "workers_start": "" if model.handover.workers_start_s is None else
-             f"; {duration_text(model.handover.workers_start_s)} here for the probe's workers",
+             "workers_start": workers_start_text(model.handover),
              "replay": replay_text(model)}
     out = []
     for fix, (alone, added) in priced.items():
@@ -409,6 +419,12 @@ def cost_reason(fix: str, model) -> str:
         return (f"with num_workers=0, pin_memory=True pins each batch on the training thread, {pinning}, where "
                 f"staging and waiting for its pageable copies take {duration_text(model.total('L_pg') / batches)} "
                 "a batch now; with DataLoader workers the pin thread pins instead (input_pipeline)")
+    start = model.start_s({fix})
+    if start:  # the workers fix: their start, once, against what they save in the steps
+        return (f"starting {model.handover.start_workers} DataLoader workers takes {duration_text(start)} once "
+                f"(measured here by tools/handover_probe.py), more than the "
+                f"{duration_text(max(0.0, model.net_saving_s({fix}) + start))} they would save in the steps: "
+                "a run this short pays more for their start than it gains")
     return "the step model's steps are longer with it than without"
 
 

@@ -93,10 +93,13 @@ class Handover:
     # reads them (.to(device)). Kept, not yet priced: on three of five hosts the split of
     # `--fix workers` had the batch wait priced 0.21-0.25 ms a batch high and the rest as low
     batch_take_s: float | None = None
-    # starting the probe's workers, from iter() to the first batch: what the workers fix costs
-    # once a run with persistent_workers (every epoch without). Kept, not yet priced: a
-    # 1000-step ablation pays it in fix_workers' wall time, its fastest stretches do not
+    # starting `start_workers` workers, from iter() to the first batch: what the workers fix
+    # costs once a run with persistent_workers (every epoch without), taken off its saving
+    # (Model.start_ns). A 1000-step ablation pays it in fix_workers' wall time (its first batch
+    # wait), its fastest stretches do not. A probe older than `start_workers` timed its own two
+    # workers, not the count advised: kept, not priced
     workers_start_s: float | None = None
+    start_workers: int | None = None
     # what a step replayed as one CUDA graph leaves the training thread a batch: the batch copied
     # into the graph's input and the replay, measured where CUDA was there; else two of the
     # recording's launch calls (model.Step.replay_ns)
@@ -140,6 +143,11 @@ class Handover:
         held = step.batches * PIN_THREAD_BATCH_S + step.tensors_after(fixes) * PIN_THREAD_TENSOR_S
         return round(held / NS) + pin_cost
 
+    @property
+    def start_priced(self) -> bool:
+        """Whether the workers' start was timed at a known count (the one advised)."""
+        return self.workers_start_s is not None and self.start_workers is not None
+
     def pin_cycle_ns(self, step, fixes: frozenset) -> int:
         """The pin thread's own pace over a step's batches (0 where not measured); packed, scaled
         as packing scales its GIL time."""
@@ -159,6 +167,7 @@ class Handover:
                 **({"pin_here_batch_s": self.pin_here_batch_s} if self.pin_here_batch_s is not None else {}),
                 **({"batch_take_s": self.batch_take_s} if self.batch_take_s is not None else {}),
                 **({"workers_start_s": self.workers_start_s} if self.workers_start_s is not None else {}),
+                **({"start_workers": self.start_workers} if self.start_workers is not None else {}),
                 **({"graph_replay_batch_s": self.graph_replay_batch_s} if self.graph_replay_batch_s is not None
                    else {}),
                 "tensor_bytes": list(self.tensor_bytes),
@@ -173,6 +182,7 @@ def handover_of(summary: dict | None) -> Handover:
     if not summary or not summary.get("measured"):
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     optional = ("pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s", "gather_batch_s", "gather_rows",
-                "pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s", "graph_replay_batch_s")
+                "pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s", "start_workers",
+                "graph_replay_batch_s")
     return Handover(summary["batch_s"], summary["packed_batch_s"], tensor_bytes=tuple(summary.get("tensor_bytes", ())),
                     source=summary.get("source", ""), **{k: summary.get(k) for k in optional})

@@ -86,7 +86,9 @@ and 28), P less a gather came to 0.82-0.85 ms a batch where that program ran 0.7
 batch slower than well_written.py (+12 to +18%); on a fourth, with the constant gather,
 0.55 against 0.83.
 
-A fix's saving alone is the sum over steps of T - T({fix}); findings are listed by it,
+A fix's saving alone is the sum over steps of T - T({fix}), less what it costs once a run
+(the workers fix starts its workers: the probe's start for the count advised, Model.start_s;
+a program pays it in its first batch wait); findings are listed by it,
 and each one's `saving_s` is what it adds to the fixes listed before it (so the savings
 add up to the saving of all of them together, never more than the steps' time).
 """
@@ -305,28 +307,44 @@ class Model:
             return []
         return [s.time(none, p, h) - s.time(fixes, p, h) for s, p in zip(self.steps, self.pin_costs)]
 
+    def start_s(self, fixes) -> float:
+        """What `fixes` cost once a run: the workers fix starts DataLoader workers (kept across
+        epochs with persistent_workers: once), from iter() to the first batch as the probe timed
+        it for the count advised (Handover.start_priced). The program pays it in its first wait
+        for a batch. 0 where the recording's own workers fed the steps (a pin thread) or the
+        probe did not time it."""
+        h = self.handover
+        if "workers" not in fixes or self.pin_thread or not h.start_priced or not self.steps:
+            return 0.0
+        return h.workers_start_s
+
     def saving_s(self, fixes) -> float:
-        return sum(max(0, d) for d in self._step_savings(fixes)) * NS
+        return max(0.0, sum(max(0, d) for d in self._step_savings(fixes)) * NS - self.start_s(fixes))
 
     def net_saving_s(self, fixes) -> float:
         """The steps' time less their time with `fixes` applied, unclamped: below 0 where the
         fixes make the steps longer (pinning on the training thread slower than the staging it
         replaces), which saving_s, taken step by step from 0 up, never shows."""
-        return sum(self._step_savings(fixes)) * NS
+        return sum(self._step_savings(fixes)) * NS - self.start_s(fixes)
 
     def batch_wait_s(self, fixes) -> float:
-        """The training thread's wait for its batches with `fixes` applied (B' over the steps)."""
-        return self._sum_of_part(fixes, "B")
+        """The training thread's wait for its batches with `fixes` applied (B' over the steps,
+        and the workers' start in the first)."""
+        return self._sum_of_part(fixes, "B") + self.start_s(fixes)
 
     def unslowed_s(self, fixes) -> tuple[float, float]:
         """Of the steps' time and of their batch wait with `fixes` applied, the parts not taken
-        from the recording (Step.parts): to be held against a run made without the recording,
-        the recorded rest is scaled by how much the recording slowed the steps, these not."""
-        return self._sum_of_part(fixes, "T_unslowed"), self._sum_of_part(fixes, "B_unslowed")
+        from the recording (Step.parts, and the workers' start): to be held against a run made
+        without the recording, the recorded rest is scaled by how much the recording slowed the
+        steps, these not."""
+        start = self.start_s(fixes)
+        return self._sum_of_part(fixes, "T_unslowed") + start, self._sum_of_part(fixes, "B_unslowed") + start
 
     def own_batch_wait_s(self, fixes) -> tuple[float, float]:
-        """B' without the GIL's time (StepParts.B_own) and its unslowed part, over the steps."""
-        return self._sum_of_part(fixes, "B_own"), self._sum_of_part(fixes, "B_own_unslowed")
+        """B' without the GIL's time (StepParts.B_own) and its unslowed part, over the steps (the
+        workers' start in both)."""
+        start = self.start_s(fixes)
+        return self._sum_of_part(fixes, "B_own") + start, self._sum_of_part(fixes, "B_own_unslowed") + start
 
     def _sum_of_part(self, fixes, part: str) -> float:
         """A StepParts field with `fixes` applied, over the steps, seconds."""
@@ -380,6 +398,13 @@ class Model:
         return {"pace_median_ms": [statistics.median(s.T for s in part) * NS * 1e3 for part in stretches],
                 "pace_batch_wait_ms": [statistics.median(s.B for s in part) * NS * 1e3 for part in stretches]}
 
+    def start_summary(self) -> dict:
+        """start_with_s: of the prices, what the fixes cost once a run (the workers' start; keys
+        as saving_with_s's, a fix alone by its name), held apart where a run's fastest stretches
+        are; absent where nothing is (no probe timed the start)."""
+        starts = {"+".join(c): start for c in self.ablated_sets() if c and (start := self.start_s(c))}
+        return {"start_with_s": starts} if starts else {}
+
     def summary(self) -> dict:
         n = len(self.steps)
         parts = ("T", "B", "L_pg", "L_pin", "S", "R", "R_sync", "O", "H", "L_idle", "launch_calls", "X", "G")
@@ -405,6 +430,7 @@ class Model:
                 # without it and its unslowed part (the runs wait that time for batches or the GIL)
                 "own_batch_wait_with_s": {"+".join(c): list(own) for c in self.ablated_sets()
                                           if c and (own := self.own_batch_wait_s(c))[0] < self.batch_wait_s(c)},
+                **self.start_summary(),
                 "collections_timed": self.collections_timed,
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 

@@ -23,7 +23,7 @@ import json
 from hdreport.core import writer
 from hdreport.profile.analysis import analyse
 from hdreport.profile.baseline import Ceilings, describe_machine
-from hdreport.profile.findings import findings, left_out, saving_together_s, would_cost
+from hdreport.profile.findings import findings, left_out, saving_together_s, workers_needed, would_cost
 from hdreport.profile.handover import handover_of
 from hdreport.profile.host import idle_by_cause, threads_of
 from hdreport.profile.steps import build as build_model
@@ -66,13 +66,14 @@ def processes_section(recording: Recording) -> list[dict]:
 
 def analyse_all(recording: Recording, ceilings: Ceilings, handover_for=None):
     """(analysis, GPU idle by cause, step model, findings) of a recording. `handover_for`
-    (batch shape -> Handover), where given, measures what a batch from a worker costs on this
-    machine, asked only when the program built batches on its feeding thread."""
+    (batch shape, workers advised -> Handover), where given, measures what a batch from a
+    worker costs on this machine and what starting the workers the input_pipeline finding
+    would advise costs, asked only when the program built batches on its feeding thread."""
     a = analyse(recording, ceilings)
     threads = threads_of(recording, a.copies)
     model = build_model(a, threads, ceilings)
     if handover_for is not None and model.batch_shape and model.total("B") > 0:
-        model.handover = handover_for(model.batch_shape)
+        model.handover = handover_for(model.batch_shape, workers_needed(model))
     idle = idle_by_cause(recording, a.copies, a.busy, threads, model.window)
     return a, idle, model, findings(a, model, idle)
 
@@ -125,7 +126,7 @@ def reanalysed(report: dict, recording: Recording, baseline_report: dict | None)
     old = report["profile"]
     kept = handover_of(old.get("model", {}).get("handover"))
     section = profile_section(old["command"], old["exit"]["code"], old["exit"]["signal"], old["wall_s"], recording,
-                              old["baseline"], baseline_report, old.get("trace"), handover_for=lambda _: kept)
+                              old["baseline"], baseline_report, old.get("trace"), handover_for=lambda *_: kept)
     whole = copy.deepcopy(report)
     whole["profile"] = section
     whole["context"]["hdbench"]["reanalysed"] = {"git_revision": writer.git_revision(), "at": writer.now()}

@@ -140,6 +140,13 @@ def held_price(model: dict, key: str, price: float, scale: float) -> float:
     return price * scale - (1 - scale) * unslowed[0] if unslowed else price * scale
 
 
+def once_s(model: dict, key: str | None) -> float:
+    """What the fixes keyed `key` cost once a run, inside their price (`model.start_with_s`: the
+    workers' start), 0 where nothing is priced so (a report made before it)."""
+    once = (model.get("start_with_s") or {}).get(key) if key else None
+    return once if number(once) else 0.0
+
+
 def model_pair(model: dict, field: str, key: str) -> list | None:
     """`model[field][key]` where it is a pair of numbers ([step time, batch wait] parts), else None
     (a report made before the field; the schema checks only that it is a list of numbers)."""
@@ -264,9 +271,9 @@ class Paces:
             row.paced_verdict, row.paced_note = "beyond the recording", why
         elif price is None:
             row.paced_verdict, row.paced_note = judged(m, (float("-inf"), self.floor))
-        else:
-            row.paced_verdict, row.paced_note = priced_verdict(m, held_price(self.model, key, price, self.scale),
-                                                               self.tolerance)
+        else:  # the fastest stretches leave the first out, and with it what the fixes cost once (once_s)
+            row.paced_verdict, row.paced_note = priced_verdict(
+                m, held_price(self.model, key, price, self.scale) + once_s(self.model, key), self.tolerance)
         return row
 
 
@@ -510,9 +517,23 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
             "warmed_up": warmed_up(ablation), "step_wait": ablation_step_wait(ablation),
-            "trained_otherwise": trained_otherwise(ablation),
+            "trained_otherwise": trained_otherwise(ablation), "workers_start": workers_start(model, ablation),
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
                               if paces.scale is not None else None)}
+
+
+def workers_start(model: dict, ablation: dict) -> dict | None:
+    """The workers' start as priced (`model.start_with_s`, for `handover.start_workers`
+    workers) beside `fix_workers`' and plain's first batch wait (the examples' `first_batch_s`,
+    medians), each None where not given; None where neither side gives it."""
+    handover = model.get("handover") or {}
+    priced = (model.get("start_with_s") or {}).get("workers")
+    waits = {name: v.get("first_batch_s") for name in ("fix_workers", "plain")
+             if number((v := ablation["variants"].get(name) or {}).get("first_batch_s")) and not v.get("failed")}
+    if not number(priced) and "fix_workers" not in waits:
+        return None
+    return {"priced_s": priced if number(priced) else None, "workers": handover.get("start_workers"),
+            "fix_workers_first_batch_s": waits.get("fix_workers"), "plain_first_batch_s": waits.get("plain")}
 
 
 @dataclass

@@ -48,6 +48,18 @@ def format_split(result: dict) -> list:
     return out
 
 
+def format_start(start: dict | None) -> list:
+    """The workers' start as priced beside the first batch waits measured, or nothing."""
+    if not start:
+        return []
+    priced = (f"priced at {seconds(start['priced_s'])} for {start['workers']} workers (the probe's, taken off every "
+              "price with workers)" if start["priced_s"] is not None else "not priced (the probe did not time it)")
+    waits = [f"{what} waited {seconds(start[key])} for its first batch" for what, key in
+             (("`--fix workers`", "fix_workers_first_batch_s"), ("plain", "plain_first_batch_s"))
+             if start[key] is not None]
+    return ["", f"The workers' start: {priced}" + (f"; {' and '.join(waits)}" if waits else "") + "."]
+
+
 def model_part(a: float | None, b: float | None, measured: float) -> str:
     """The model's part: one figure with how far off it is, or where it is a range (a to b), the range."""
     if a is None or b is None:
@@ -103,6 +115,7 @@ def format_report(result: dict) -> str:
                    rounds_text(r.measured), r.verdict + (f" ({r.note})" if r.note else "")]
                   + ([paced_text(r)] if paced_rows else []) for r in rows])
     out += format_split(result)
+    out += format_start(result.get("workers_start"))
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
