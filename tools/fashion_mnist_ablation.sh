@@ -43,7 +43,7 @@
 # same, and the script exits 1 if any variant failed in every round (2: a usage error).
 #   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
 #                                   [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait W]
-#                                   [-- SCRIPT_ARGS...]
+#                                   [--workers W] [-- SCRIPT_ARGS...]
 # Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, --warmup 1, every variant above.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
 # well_eager, fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g.
@@ -57,20 +57,23 @@
 # --step-wait in every run of it, another program to hold hdbench_profile's prices of a loop
 # that synchronizes every step against (well_written.py has no per-step wait and runs as it
 # is); the JSON's "step_wait" says which.
+# --workers W: tutorial_style.py's --workers in every run that fixes workers (default: the
+# script's own, 4), so that the count an input_pipeline finding advised is the one measured
+# (tools/profile_gpu_check.sh passes it); the JSON's "workers" says which (null: the script's).
 # SCRIPT_ARGS go to every run (e.g. --synthetic, --data-dir DIR). PYTHON (default python3) runs the scripts, one call a
 # run in round order (with V variants, round 1's runs are calls 1-V, round 2's V+1-2V, …), then once more
 # to write the JSON: a wrapper that fails on a chosen call fails that one run (the tests'
 # way to fail a variant in one round only).
 set -euo pipefail
-usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait item|sync|both] [-- SCRIPT_ARGS...]"
+usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait item|sync|both] [--workers W] [-- SCRIPT_ARGS...]"
 here=$(cd "$(dirname "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
 out=${1:?$usage}
 shift
-steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 warmup=1 step_wait=item extra=()
+steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 warmup=1 step_wait=item workers="" extra=()
 while (($#)); do
   case $1 in
-    --steps | --batch | --device | --repeat | --variants | --max-seconds | --warmup | --step-wait)
+    --steps | --batch | --device | --repeat | --variants | --max-seconds | --warmup | --step-wait | --workers)
       (($# >= 2)) || { echo "$1 needs a value; $usage" >&2; exit 2; }
       name=${1#--}
       declare "${name//-/_}=$2"
@@ -86,6 +89,13 @@ max_seconds=$((10#$max_seconds))
 [[ $warmup =~ ^[0-9]+$ ]] || { echo "--warmup needs a whole number of runs, not '$warmup'; $usage" >&2; exit 2; }
 warmup=$((10#$warmup))
 [[ $step_wait =~ ^(item|sync|both)$ ]] || { echo "--step-wait needs item, sync or both, not '$step_wait'; $usage" >&2; exit 2; }
+if [[ -n $workers ]]; then
+  if ! [[ $workers =~ ^[0-9]+$ ]] || ((10#$workers < 1)); then
+    echo "--workers needs a positive whole number of workers, not '$workers'; $usage" >&2
+    exit 2
+  fi
+  workers=$((10#$workers))
+fi
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
@@ -117,6 +127,8 @@ run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, i
     well_eager) script=well_written opts=(--log-every 100 --eager) ;;
     fix_*) opts+=(--fix "$(tr + , <<<"${name#fix_}")") ;;
   esac
+  # the advised workers, where the run starts any (fix_all fixes every habit)
+  [[ -n $workers && $name =~ ^fix_(all|(.*\+)?workers(\+.*)?)$ ]] && opts+=(--workers "$workers")
   echo "== $tag $name: $script.py ${opts[*]}"
   timeout -k 10 "$limit" "$python" "$examples/$script.py" --steps "$steps" --batch "$batch" --device "$device" \
     "${opts[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
@@ -145,11 +157,11 @@ for ((round = 1; round <= asked; round++)); do
   ((SECONDS - round_began > longest)) && longest=$((SECONDS - round_began))
 done
 
-"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "$step_wait" "${names[@]}" <<'PY'
+"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "$step_wait" "$workers" "${names[@]}" <<'PY'
 import json, re, statistics, sys
 from pathlib import Path
 
-out, logs, steps, batch, device, repeat, asked, stopped, warmup, step_wait, *names = sys.argv[1:]
+out, logs, steps, batch, device, repeat, asked, stopped, warmup, step_wait, workers, *names = sys.argv[1:]
 logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
@@ -211,6 +223,7 @@ more = {"rounds_asked": int(asked), "stopped": stopped} if stopped else {}
 warm = [one_run("plain", f"warmup{w}")[2] for w in range(1, warmup + 1)]
 more["warmup"] = {"runs": warmup, "wall_s_runs": [r["wall_s"] if r else None for r in warm]}
 Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "step_wait": step_wait,
+                                 "workers": int(workers) if workers else None,
                                  "repeat": repeat, **more,
                                  "failed": failed, "variants": variants}, indent=2) + "\n")
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]

@@ -84,6 +84,12 @@ PY
 )
 [[ -n $together && ",$variants," != *",$together,"* ]] && variants=$variants,$together
 echo "ablation variants: $variants"
+# The workers the input_pipeline finding advises (the probe timed their start, model.handover):
+# every run that fixes workers starts that many, so the price and the saving are of one count.
+advised=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["profile"]["model"]["handover"]["start_workers"])' \
+  "$work/prof-tutorial.json" 2>/dev/null) || advised=""
+workers_arg=()
+[[ $advised =~ ^[0-9]+$ ]] && workers_arg=(--workers "$advised") && echo "ablation workers: $advised (advised)"
 # The rounds that fit: at 3000 steps a round of eight runs took about 150 s on an H100 (each
 # run ~9 s of start-up beside its wall_s); the ablation starts no round that would end past
 # its --max-seconds, so the step's own timeout never kills it before it writes its JSON.
@@ -94,7 +100,7 @@ ablation_s=$((budget - (SECONDS - start) - 60 - ${RESERVE_S:-0}))  # 60: verify,
 ((ablation_s < 1)) && ablation_s=1  # the first round still runs, as far as the step's limit lets it
 FASHION_MNIST_ABLATION_TIMEOUT=60 step ablation $((ablation_s + 30)) "$bundle/tools/fashion_mnist_ablation.sh" \
   "$work/ablation.json" --steps "$steps" --device cuda --repeat "$repeat" --variants "$variants" \
-  --max-seconds "$ablation_s"
+  --max-seconds "$ablation_s" "${workers_arg[@]}"
 # Each finding's price against the saving of its fix alone (issue 38's targets), in one table.
 eager=()
 [[ -f $work/prof-well-eager.json ]] && eager=(--eager "$work/prof-well-eager.json")

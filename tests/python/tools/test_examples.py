@@ -627,6 +627,27 @@ def test_the_ablation_runs_another_step_wait_in_tutorial_style_only(tmp_path):
     assert not (tmp_path / "b.json").exists()
 
 
+def test_the_ablation_starts_the_workers_asked_in_the_runs_that_start_any(tmp_path):
+    """--workers 2: tutorial_style.py --workers 2 in every run that fixes workers (fix_all too),
+    nowhere else; the JSON says the count, and each such run its first batch wait."""
+    need_torch()
+    out = tmp_path / "ablation.json"
+    run = run_ablation(out, "--steps", 3, "--batch", 64, "--device", "cpu", "--warmup", 0, "--workers", 2,
+                       "--variants", "fix_workers,fix_item,fix_pin+workers", "--", "--synthetic")
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(out.read_text())
+    assert report["workers"] == 2
+    assert "tutorial_style.py --fix workers --workers 2" in run.stdout
+    assert "tutorial_style.py --fix pin,workers --workers 2" in run.stdout
+    assert "tutorial_style.py --fix item\n" in run.stdout and "== [1/1] plain: tutorial_style.py \n" in run.stdout
+    assert all(v["first_batch_s"] > 0 for v in report["variants"].values())
+    for bad_count in ("0", "two"):
+        bad = run_ablation(tmp_path / "b.json", "--steps", 1, "--workers", bad_count)
+        assert bad.returncode == 2 and f"--workers needs a positive whole number of workers, not '{bad_count}'" in \
+            bad.stderr
+    assert not (tmp_path / "b.json").exists()
+
+
 def test_the_ablation_rejects_an_unknown_argument(tmp_path):
     run = run_ablation(tmp_path / "a.json", "--stepz", 3)
     assert run.returncode == 2 and "unknown argument '--stepz'" in run.stderr

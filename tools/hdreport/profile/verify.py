@@ -525,7 +525,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
 def workers_start(model: dict, ablation: dict) -> dict | None:
     """The workers' start as priced (`model.start_with_s`, for `handover.start_workers`
     workers) beside `fix_workers`' and plain's first batch wait (the examples' `first_batch_s`,
-    medians), each None where not given; None where neither side gives it."""
+    medians) and the workers the ablation ran (its `workers`; None: the script's default), each
+    None where not given; None where neither side gives it."""
     handover = model.get("handover") or {}
     priced = (model.get("start_with_s") or {}).get("workers")
     waits = {name: v.get("first_batch_s") for name in ("fix_workers", "plain")
@@ -533,6 +534,7 @@ def workers_start(model: dict, ablation: dict) -> dict | None:
     if not number(priced) and "fix_workers" not in waits:
         return None
     return {"priced_s": priced if number(priced) else None, "workers": handover.get("start_workers"),
+            "ran_workers": ablation.get("workers"),
             "fix_workers_first_batch_s": waits.get("fix_workers"), "plain_first_batch_s": waits.get("plain")}
 
 

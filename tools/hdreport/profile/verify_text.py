@@ -54,8 +54,10 @@ def format_start(start: dict | None) -> list:
         return []
     priced = (f"priced at {seconds(start['priced_s'])} for {start['workers']} workers (the probe's, taken off every "
               "price with workers)" if start["priced_s"] is not None else "not priced (the probe did not time it)")
+    ran = start.get("ran_workers")
+    fixed = "`--fix workers`" + (f" ({ran} workers)" if ran else " (the script's default workers)")
     waits = [f"{what} waited {seconds(start[key])} for its first batch" for what, key in
-             (("`--fix workers`", "fix_workers_first_batch_s"), ("plain", "plain_first_batch_s"))
+             ((fixed, "fix_workers_first_batch_s"), ("plain", "plain_first_batch_s"))
              if start[key] is not None]
     return ["", f"The workers' start: {priced}" + (f"; {' and '.join(waits)}" if waits else "") + "."]
 
