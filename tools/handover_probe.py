@@ -42,6 +42,9 @@ before each batch, and times on this thread
                     once the batches prefetched at start-up are gone; the workers, building
                     nothing, keep ahead. No step fed by that pin thread is shorter. Null
                     likewise
+    packed_pin_cycle_batch_s  the same for the batch's bytes as one tensor (what packing
+                    leaves the pin thread's pace: on four hosts every habit fixed, packing
+                    included, ran about as fast as workers and pin). Null likewise
     pin_here_batch_s  pinning a batch on this thread, as DataLoader(pin_memory=True) does with
                     num_workers=0: each tensor of a freshly built pageable batch pinned with
                     tensor.pin_memory() (PyTorch's pinned allocator and its copy, which may
@@ -305,6 +308,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers
            "packed_batch_s": handed_over_s([sum(sizes)]), "workers_start_s": None, "start_workers": start_workers,
            "pinned_batch_s": None,
            "pin_thread_batch_s": None, "packed_pin_thread_batch_s": None, "pin_cycle_batch_s": None,
+           "packed_pin_cycle_batch_s": None,
            "pin_here_batch_s": None, "graph_replay_batch_s": None, "graph_kernels": GRAPH_KERNELS,
            "pinned_not_measured": "",
            "tensor_bytes": sizes, "batches": batches, "workers": workers,
@@ -346,6 +350,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers
         out["graph_replay_batch_s"] = graph_replay_s(sum(sizes), batches)
         out["pin_thread_batch_s"] = pin_thread_s(sizes)
         out["pin_cycle_batch_s"] = pin_cycle_s(sizes)
+        out["packed_pin_cycle_batch_s"] = pin_cycle_s([sum(sizes)]) if len(sizes) > 1 else out["pin_cycle_batch_s"]
         # packed, the pin thread pins one tensor a batch instead of several
         out["packed_pin_thread_batch_s"] = pin_thread_s([sum(sizes)]) if len(sizes) > 1 else out["pin_thread_batch_s"]
     else:

@@ -73,11 +73,13 @@ def test_a_real_run_measures_each_batch_shape():
     if import_cuda.stdout.strip() == "True":
         assert m["pinned_batch_s"] > 0 and m["pinned_not_measured"] == "" and m["pin_thread_batch_s"] >= 0
         assert m["packed_pin_thread_batch_s"] >= 0 and m["pin_cycle_batch_s"] > 0 and m["pin_here_batch_s"] > 0
+        assert m["packed_pin_cycle_batch_s"] > 0
         assert m["graph_replay_batch_s"] > 0 and m["graph_kernels"] == 25  # a copy and a replay of 25 kernels
     else:
         assert m["pinned_batch_s"] is None and "CUDA is not available" in m["pinned_not_measured"]
         assert m["pin_thread_batch_s"] is None and m["packed_pin_thread_batch_s"] is None
         assert m["pin_cycle_batch_s"] is None and m["pin_here_batch_s"] is None
+        assert m["packed_pin_cycle_batch_s"] is None
         assert m["graph_replay_batch_s"] is None and m["graph_kernels"] == 25
 
 

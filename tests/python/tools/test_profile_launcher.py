@@ -218,7 +218,8 @@ def test_a_probe_that_gathered_a_batch_whole_prices_per_sample_batches(tmp_path,
 
 def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     measured = {"batch_s": 1.5e-3, "packed_batch_s": 1.2e-3, "pinned_batch_s": 250e-6, "pin_thread_batch_s": 120e-6,
-                "packed_pin_thread_batch_s": 90e-6, "pin_cycle_batch_s": 1.9e-3, "pinned_not_measured": "",
+                "packed_pin_thread_batch_s": 90e-6, "pin_cycle_batch_s": 1.9e-3, "packed_pin_cycle_batch_s": 1.7e-3,
+                "pinned_not_measured": "",
                 "workers_start_s": 0.045, "graph_replay_batch_s": 40e-6,
                 "tensor_bytes": [3211264, 8192, 4096], "batches": 100, "workers": 2, "torch": "2.11.0+cu130"}
     python = fake_python(tmp_path, f"echo '{json.dumps(measured)}'")
@@ -229,6 +230,7 @@ def test_a_probe_with_cuda_measures_the_pin_thread_too(tmp_path, lib, baseline):
     assert handover["pinned_batch_s"] == 250e-6 and handover["pin_thread_batch_s"] == 120e-6
     assert handover["packed_pin_thread_batch_s"] == 90e-6
     assert handover["pin_cycle_batch_s"] == 1.9e-3  # the pin thread's pace: a floor under its steps
+    assert handover["packed_pin_cycle_batch_s"] == 1.7e-3  # and packed
     assert "batch_take_s" not in handover  # a probe older than the field: left out
     assert handover["graph_replay_batch_s"] == 40e-6  # what the graph leaves the thread a batch
     # the graph alone: X's 185 µs become the probe's 40, the read waits 106 µs, not 10: 49 µs a step

@@ -230,6 +230,14 @@ def test_the_pin_threads_own_pace_bounds_the_step_and_the_wait_is_for_the_batch(
     assert model.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 2155 * US)
     # workers alone has no pin thread: 507 us, as without the pace
     assert model.saving_s({"workers"}) == pytest.approx(n * 507 * US)
+    # the pace measured packed (a probe since 2026-11-28's eighth session), 900 us: 1755 saved,
+    # where the scaling said 2155; unpacked, the pace is the unpacked one still
+    measured = Handover(**{**handover.__dict__, "packed_pin_cycle_batch_s": 900e-6})
+    model = analyse_all_of(tmp_path / "packed", p, measured)[2]
+    assert model.saving_s({"workers", "pin", "pack"}) == pytest.approx(n * 1755 * US)
+    assert model.saving_s({"workers", "pin"}) == pytest.approx(n * 1655 * US)
+    assert model.summary()["handover"]["packed_pin_cycle_batch_s"] == 900e-6
+    assert handover_of(model.summary()["handover"]) == measured  # kept and read back as measured
 
 
 def test_packed_the_pin_thread_costs_what_one_tensor_a_batch_costs_it(tmp_path):

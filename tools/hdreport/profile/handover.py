@@ -82,6 +82,11 @@ class Handover:
     # the pin thread's own time a batch, its consumer only waiting: no step it feeds is
     # shorter (the H200's workers-and-pin steps of 2026-11-27 ran at about its pace)
     pin_cycle_batch_s: float | None = None
+    # the same for the batch's bytes as one tensor (packed); where not measured, pin_cycle_batch_s
+    # scaled as packing scales the pin thread's GIL time. On the H100 of 2026-11-28b every habit
+    # fixed (packing too) ran 2.14 ms a step, about workers and pin's 2.04, where that scaling had
+    # the pin thread's pace 0.64x as long packed: the probe measures it since
+    packed_pin_cycle_batch_s: float | None = None
     # pinning a batch on the training thread (pin_memory with num_workers=0): each tensor of a
     # fresh pageable batch pinned with tensor.pin_memory(), measured where CUDA was there; else
     # the pageable bytes at the host memcpy rate (the recording's pin_cost). On an H100 host
@@ -149,12 +154,14 @@ class Handover:
         return self.workers_start_s is not None and self.start_workers is not None
 
     def pin_cycle_ns(self, step, fixes: frozenset) -> int:
-        """The pin thread's own pace over a step's batches (0 where not measured); packed, scaled
-        as packing scales its GIL time."""
+        """The pin thread's own pace over a step's batches (0 where not measured); packed, as
+        measured packed, else scaled as packing scales its GIL time."""
         if self.pin_cycle_batch_s is None:
             return 0
         per_batch = self.pin_cycle_batch_s
-        if "pack" in fixes and self.packed_pin_thread_batch_s is not None and self.pin_thread_batch_s:
+        if "pack" in fixes and self.packed_pin_cycle_batch_s is not None:
+            per_batch = self.packed_pin_cycle_batch_s
+        elif "pack" in fixes and self.packed_pin_thread_batch_s is not None and self.pin_thread_batch_s:
             per_batch *= self.packed_pin_thread_batch_s / self.pin_thread_batch_s
         return round(step.batches * per_batch / NS)
 
@@ -164,6 +171,8 @@ class Handover:
                 "packed_pin_thread_batch_s": self.packed_pin_thread_batch_s,
                 "gather_batch_s": self.gather_batch_s, "gather_rows": self.gather_rows,
                 **({"pin_cycle_batch_s": self.pin_cycle_batch_s} if self.pin_cycle_batch_s is not None else {}),
+                **({"packed_pin_cycle_batch_s": self.packed_pin_cycle_batch_s}
+                   if self.packed_pin_cycle_batch_s is not None else {}),
                 **({"pin_here_batch_s": self.pin_here_batch_s} if self.pin_here_batch_s is not None else {}),
                 **({"batch_take_s": self.batch_take_s} if self.batch_take_s is not None else {}),
                 **({"workers_start_s": self.workers_start_s} if self.workers_start_s is not None else {}),
@@ -182,7 +191,7 @@ def handover_of(summary: dict | None) -> Handover:
     if not summary or not summary.get("measured"):
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     optional = ("pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s", "gather_batch_s", "gather_rows",
-                "pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s", "start_workers",
+                "pin_cycle_batch_s", "packed_pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s", "start_workers",
                 "graph_replay_batch_s")
     return Handover(summary["batch_s"], summary["packed_batch_s"], tensor_bytes=tuple(summary.get("tensor_bytes", ())),
                     source=summary.get("source", ""), **{k: summary.get(k) for k in optional})

@@ -184,6 +184,7 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2) -> Hand
                                 packed_pin_thread_batch_s=number("packed_pin_thread_batch_s"),
                                 gather_batch_s=number("gather_batch_s"), gather_rows=number("rows", int),
                                 pin_cycle_batch_s=number("pin_cycle_batch_s"),
+                                packed_pin_cycle_batch_s=number("packed_pin_cycle_batch_s"),
                                 pin_here_batch_s=number("pin_here_batch_s"), batch_take_s=number("batch_take_s"),
                                 workers_start_s=number("workers_start_s"), start_workers=number("start_workers", int),
                                 graph_replay_batch_s=number("graph_replay_batch_s"))
