@@ -24,6 +24,8 @@ device are taken as one, their rounds together (ablation.py). Each row holds a p
 - every variant that fixed several habits (`fix_all`, `fix_workers+pin`; the habits from its
   result line's `fix` field) against the model's price for them together (`saving_with_s`);
 - the top finding is the habit whose fix alone measured the largest saving;
+- the workers' start, where the probe timed it (`model.start_with_s`), against `fix_workers`'
+  first batch wait less plain's (the examples' `first_batch_s`): `workers_start_row`;
 - with `--well`, the well-written program's profile has no finding;
 - with `--fixed`, the profile of the program with every habit fixed (`fix_all`): its findings
   together against what `well_written.py` measured faster than it (`fixed_row`; nothing worth
@@ -446,6 +448,9 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         else:
             row = Row(what, claim, m, *judged(m, (float("-inf"), floor)))
         rows.append(paces.hold(row, f"fix_{habit}", habit, price if priced_alone else None, habit=habit))
+    start = workers_start(model, ablation)
+    if (start_row := workers_start_row(start, ablation, tolerance)) is not None:
+        rows.append(start_row)
     advised = sorted(by_fix)
     together_s = model.get("saving_together_s", sum(f["saving_s"] for f in findings))
     together = held_price(model, "+".join(advised), together_s, scale)
@@ -517,7 +522,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
             "warmed_up": warmed_up(ablation), "step_wait": ablation_step_wait(ablation),
-            "trained_otherwise": trained_otherwise(ablation), "workers_start": workers_start(model, ablation),
+            "trained_otherwise": trained_otherwise(ablation), "workers_start": start,
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
                               if paces.scale is not None else None)}
 
@@ -536,6 +541,24 @@ def workers_start(model: dict, ablation: dict) -> dict | None:
     return {"priced_s": priced if number(priced) else None, "workers": handover.get("start_workers"),
             "ran_workers": ablation.get("workers"),
             "fix_workers_first_batch_s": waits.get("fix_workers"), "plain_first_batch_s": waits.get("plain")}
+
+
+def workers_start_row(start: dict | None, ablation: dict, tolerance: float) -> Row | None:
+    """The workers' start as priced against `fix_workers`' first batch wait less plain's
+    (medians, the rounds paired), where both are there: the one price no step's noise
+    touches. Plain's first batch is built on the training thread, fix_workers' in a worker
+    and handed over, so the difference is the start and a hand-over (a few ms) less a build."""
+    if not start or None in (start["priced_s"], start["fix_workers_first_batch_s"], start["plain_first_batch_s"]):
+        return None
+    fixed, plain = runs_of(ablation["variants"]["fix_workers"], "first_batch_s"), \
+        runs_of(ablation["variants"]["plain"], "first_batch_s")
+    paired = [f - p for f, p in zip(fixed, plain) if number(f) and number(p)] if len(fixed) == len(plain) else []
+    m = Measured(start["fix_workers_first_batch_s"] - start["plain_first_batch_s"],
+                 (min(paired), max(paired)) if len(paired) > 1 else None, max(1, len(paired)))
+    ran = start["ran_workers"]
+    return priced_row(f"the workers' start (`--fix workers`{f' with {ran}' if ran else ''}: its first batch wait less "
+                      "plain's)", f"starting {start['workers']} workers costs {seconds(start['priced_s'])} once",
+                      m, start["priced_s"], tolerance)
 
 
 @dataclass
