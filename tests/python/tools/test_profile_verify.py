@@ -19,7 +19,7 @@ import pytest
 from conftest import run_report_tool
 from hdreport.profile.handover import handover_of
 from hdreport.profile.model import Model, Step
-from hdreport.profile.verify import held_price
+from hdreport.profile.verify_split import held_price
 
 ROOT = Path(__file__).resolve().parents[3]
 H200 = ROOT / "reports" / "reference" / "h200-2026-11-26" / "profiles" / "model-v2"

@@ -18,6 +18,8 @@ only itself and the core.
     summary.py    the section's answer on the page, as a family's summary module
     compare.py    two profile reports, before and after, side by side
     verify.py     a profile's prices against the savings measured by fixing each habit alone
+    verify_split.py  verify's prices as run without the recording, and each run split into
+                  its batch wait and the rest
     verify_text.py  how verify's result reads: its answer line and tables
     ablation.py   what tools/fashion_mnist_ablation.sh measured, as verify reads it
 
