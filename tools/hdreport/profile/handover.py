@@ -100,7 +100,7 @@ class Handover:
     batch_take_s: float | None = None
     # starting `start_workers` workers, from iter() to the first batch: what the workers fix
     # costs once a run with persistent_workers (every epoch without), taken off its saving
-    # (Model.start_ns). A 1000-step ablation pays it in fix_workers' wall time (its first batch
+    # (Model.start_s). A 1000-step ablation pays it in fix_workers' wall time (its first batch
     # wait), its fastest stretches do not. A probe older than `start_workers` timed its own two
     # workers, not the count advised: kept, not priced
     workers_start_s: float | None = None
@@ -191,7 +191,7 @@ def handover_of(summary: dict | None) -> Handover:
     if not summary or not summary.get("measured"):
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     optional = ("pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s", "gather_batch_s", "gather_rows",
-                "pin_cycle_batch_s", "packed_pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s", "start_workers",
-                "graph_replay_batch_s")
+                "pin_cycle_batch_s", "packed_pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s",
+                "start_workers", "graph_replay_batch_s")
     return Handover(summary["batch_s"], summary["packed_batch_s"], tensor_bytes=tuple(summary.get("tensor_bytes", ())),
                     source=summary.get("source", ""), **{k: summary.get(k) for k in optional})

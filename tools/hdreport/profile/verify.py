@@ -132,6 +132,8 @@ def price_scale(model: dict, ablation: dict, steps: int | None, variant: str = "
     return (ablation["steps"] / steps if steps else 1.0), None
 
 
+# --- the verdicts ---------------------------------------------------------------------
+
 def held_band(predicted: float, tolerance: float) -> tuple[float, float]:
     """The measured savings a price holds against: |predicted - saving| <= tolerance x |saving|
     (a cost, `would_cost`, is a negative price, held against a negative saving)."""
