@@ -4,7 +4,8 @@
 # run plain and under the whole recording (as hdbench_profile records) in rounds
 # (tools/profile_overhead.py --parts all); with OVERHEAD_PARTS=1, besides, what each part of
 # the recording costs the tutorial (one round of plain and six recordings) and the plain
-# tutorial's own step stalls (probes/python_gc/step_stalls.py); then, with what is left,
+# tutorial's own step stalls (probes/python_gc/step_stalls.py); with OVERHEAD_ONE_THREAD=1,
+# the tutorial's overhead with PyTorch's intra-op pool at one thread; then, with what is left,
 # issue 41's large GPU step (its GPU clocks while it runs, its kernels in a trace) beside
 # PyTorch's. Each step has a timeout cut to what is left of BUDGET_S (default 230 s);
 # timings.txt and results.tgz are written whatever happens.
@@ -44,6 +45,16 @@ overhead_step overhead_well $((15 + 15 + well_rounds * 30)) "$work/overhead-well
   --rounds "$well_rounds" -- python3 "$ex/well_written.py" --steps 2000 --log-every 100
 overhead_step overhead_tutorial $((15 + 16 + tutorial_rounds * 32)) "$work/overhead-tutorial.json" --parts all \
   --target 1.05 --rounds "$tutorial_rounds" -- python3 "$ex/tutorial_style.py" --steps "$steps"
+# OVERHEAD_ONE_THREAD=1: the tutorial's overhead again with PyTorch's intra-op pool at one thread
+# (OMP_NUM_THREADS=1, on both sides). Its recorded batch wait grew 1.2x on an H100 host with no
+# CUDA call in it (issue 38, cause unknown); one hypothesis: the default collate's torch.stack
+# runs as an OpenMP team, and the recording's own threads (CUPTI's, the writer's) preempt one
+# of its threads, so the whole team waits. If the ratio falls near 1 here, that is the cause.
+if [[ ${OVERHEAD_ONE_THREAD:-0} == 1 ]]; then
+  overhead_step overhead_tutorial_one_thread $((15 + 16 + tutorial_rounds * 32)) \
+    "$work/overhead-tutorial-one-thread.json" --parts all --target 1.05 --rounds "$tutorial_rounds" -- \
+    env OMP_NUM_THREADS=1 python3 "$ex/tutorial_style.py" --steps "$steps"
+fi
 if [[ ${OVERHEAD_PARTS:-0} == 1 ]]; then
   # At 1000 steps ~16 s a run (a recorded one a little more): a warm-up, then seven runs a
   # round (OVERHEAD_ROUNDS, default 1), ~115 s.

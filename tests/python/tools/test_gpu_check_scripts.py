@@ -209,6 +209,21 @@ def test_the_overhead_checks_rounds_stop_within_what_is_left_of_the_budget(tmp_p
             assert 0 < data["max_seconds"] <= 50, name
 
 
+def test_the_overhead_check_times_the_tutorial_on_one_thread_when_asked(tmp_path):
+    b = bundle(tmp_path)
+    (b / "lib" / "libhdbench_inject.so").write_text("")
+    for name in ("well_written", "tutorial_style"):
+        (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
+    result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 300, 0, "10", OVERHEAD_ONE_THREAD="1")
+    assert result.returncode == 0, result.stderr
+    assert list(steps_of(tmp_path / "out"))[:3] == ["overhead_well", "overhead_tutorial", "overhead_tutorial_one_thread"]
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        data = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers()
+                               if m.name.endswith("overhead-tutorial-one-thread.json")))
+    # both sides with PyTorch's intra-op pool at one thread
+    assert data["command"][:2] == ["env", "OMP_NUM_THREADS=1"] and set(data["variants"]) == {"plain", "all"}
+
+
 def test_the_overhead_check_times_the_recordings_parts_when_asked(tmp_path):
     result, _ = run(bundle(tmp_path) / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 200, 0, "10",
                     OVERHEAD_PARTS="1")
