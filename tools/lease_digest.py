@@ -6,9 +6,9 @@ packed. It prints
     what each example run says it ran: its result line's wall time, mean loss, first batch
                  wait (with workers, their start), `step` (graph or eager: whether a CUDA
                  graph was captured) and `fix`, by log
-    each ablation's variants: median wall time, `step`, the first batch wait of those with
-                 workers, failed, and any that trained to other losses than plain (verify
-                 holds no price against those)
+    each ablation's variants (and the workers it started, where given): median wall time,
+                 `step`, the first batch wait of those with workers, failed, and any that
+                 trained to other losses than plain (verify holds no price against those)
     each verify report's verdict line, and its rows that missed or were not measured
 
 from the call's work folder. What is not there is said to be missing and it exits 0, so a
@@ -66,7 +66,8 @@ def ablation_lines(work: Path) -> list[str]:
                              # with workers, their start: the first batch wait
                              + (f" (first batch {v['first_batch_s']} s)" if "workers" in name and
                                 v.get("first_batch_s") is not None else ""))
-        out.append(f"  {path.name} ({ablation.get('repeat', '?')} rounds): " + ", ".join(parts))
+        workers = f", {ablation['workers']} workers" if ablation.get("workers") else ""  # --workers, where given
+        out.append(f"  {path.name} ({ablation.get('repeat', '?')} rounds{workers}): " + ", ".join(parts))
         for name, why in trained_otherwise(ablation).items():
             out.append(short(f"    {name} trained to other losses: {why}"))
     return out or ["  no ablation JSON"]

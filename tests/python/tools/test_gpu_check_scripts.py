@@ -133,7 +133,7 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
                                                                           "step": "graph"},
                 "well_eager": {"failed": True},
                 "fix_workers": {"wall_s": 2.9, "mean_loss": 0.5432, "first_batch_s": 0.041}}
-    (work / "ablation.json").write_text(json.dumps({"repeat": 2, "variants": variants}))
+    (work / "ablation.json").write_text(json.dumps({"repeat": 2, "workers": 3, "variants": variants}))
     (work / "verify.log").write_text("# title\n\n**3 of 5 held, 1 missed**, 1 not measured.\n\n| fixed | … |\n"
                                      "| `--fix pin` alone | x | 1 s | – | held |\n"
                                      "| `--fix graph` alone | y | – | – | not measured |\n"
@@ -142,7 +142,7 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
-    assert "  ablation.json (2 rounds): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, fix_workers 2.9 s " \
+    assert "  ablation.json (2 rounds, 3 workers): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, fix_workers 2.9 s " \
         "(first batch 0.041 s)" in result.stdout
     assert "    fix_graph trained to other losses: mean loss 2.3026 against plain's 0.5432" in result.stdout
     assert "  ablation-sync.json: unreadable" in result.stdout
