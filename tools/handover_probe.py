@@ -23,8 +23,11 @@ before each batch, and times on this thread
                     program's is when it starts its workers: what a program pays once with
                     persistent_workers, every epoch without. The model takes it off the
                     workers fix's saving (hdbench_profile passes the count its finding
-                    advises). Each worker is a fork of this process, which is smaller than a
-                    training program: a bound from below (23 ms for two workers on a 2-vCPU VM)
+                    advises). Each worker is a fork of this process, which copies its page
+                    tables: with --footprint-bytes B it first holds B bytes of anonymous memory
+                    in all (hdbench_profile passes the program's own, which its Python said at
+                    exit), footprint_bytes what it held. On a 2-vCPU VM starting three workers
+                    took 19.5 ms bare, 46.9 ms holding 1 GB
     pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
                     where CUDA is available; null, with pinned_not_measured saying why
     pin_thread_batch_s  with pin_memory=True, what the pin thread's work on the next batch
@@ -66,7 +69,7 @@ exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the 
 says so), so its caller can say why nothing was measured.
 
     python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--rows R] [--batches 100] [--workers 2]
-                                    [--start-workers N]
+                                    [--start-workers N] [--footprint-bytes B]
 
 --rows: the samples in a batch (each tensor's bytes a whole number of rows); default: the
 smallest tensor's 4-byte values when a batch has several tensors (a label or a weight a
@@ -96,6 +99,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="DataLoader workers (default 2)")
     parser.add_argument("--start-workers", type=int, default=None,
                         help="the workers whose start is timed (default: --workers)")
+    parser.add_argument("--footprint-bytes", type=int, default=0,
+                        help="anonymous memory to hold in all while the start is timed, as the program did")
     args = parser.parse_args(argv)
     try:
         args.sizes = [int(s) for s in args.tensor_bytes.split(",")]
@@ -115,6 +120,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         args.start_workers = args.workers
     if not 1 <= args.start_workers <= 64:
         parser.error(f"--start-workers={args.start_workers}: between 1 and 64")
+    if args.footprint_bytes < 0:
+        parser.error(f"--footprint-bytes={args.footprint_bytes}: 0 or more")
     return args
 
 
@@ -221,6 +228,40 @@ def take_batches(loader, batches: int, read: bool) -> list[float]:
 STARTS = 3  # loaders started to time the workers' start, the median kept
 
 
+def rss_anon_bytes() -> int:
+    """This process's anonymous resident memory (RssAnon), 0 where /proc does not say."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def available_bytes() -> int:
+    """The memory the kernel says is available (MemAvailable), 0 where it does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def hold_footprint(total: int):
+    """Anonymous memory, written, so that this process holds about `total` bytes in all (never
+    more than half of what is available): a tensor to keep alive while the start is timed, or
+    None where it holds that much already."""
+    import torch
+
+    more = min(total - rss_anon_bytes(), available_bytes() // 2)
+    return torch.ones(more, dtype=torch.uint8) if more > 0 else None
+
+
 def workers_start_s(make_loader, starts: int = STARTS) -> float:
     """The median, over `starts` fresh loaders, of the seconds from iter() to the first batch:
     the workers forked and the first one's first batch built and handed over. Each loader's
@@ -292,7 +333,8 @@ def graph_replay_s(total_bytes: int, batches: int) -> float:
     return statistics.median(times[1:])  # the first replay uploads the graph
 
 
-def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers: int | None = None) -> dict:
+def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers: int | None = None,
+          footprint: int = 0) -> dict:
     import torch
     from torch.utils.data import DataLoader
 
@@ -356,8 +398,11 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers
     else:
         out["pinned_not_measured"] = "CUDA is not available to PyTorch here (pin_memory needs it)"
     # last: a training program forks its workers with its CUDA up (where there is CUDA), as this
-    # process's is by now
+    # process's is by now, and holding what it holds
+    held = hold_footprint(footprint)
+    out["footprint_bytes"] = rss_anon_bytes()
     out["workers_start_s"] = workers_start_s(lambda: loader(sizes, False, 2, start_workers))
+    del held
     return out
 
 
@@ -369,7 +414,8 @@ def main(argv: list[str]) -> int:
     except ImportError as e:
         print(f"handover_probe.py: PyTorch cannot be imported by {sys.executable}: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(probe(args.sizes, args.batches, args.workers, args.rows, args.start_workers)))
+    print(json.dumps(probe(args.sizes, args.batches, args.workers, args.rows, args.start_workers,
+                           args.footprint_bytes)))
     return 0
 
 

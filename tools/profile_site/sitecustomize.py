@@ -7,10 +7,13 @@ to pygc-<pid>.jsonl there, one JSON object a line:
 
     {"type": "pygc", "pid", "clock": "monotonic"}                                      first
     {"generation", "start_ns", "end_ns", "thread", "collected"}                         each
+    {"type": "memory", "rss_anon_bytes"}                                               at exit
 
 on CLOCK_MONOTONIC (time.monotonic_ns()), which the injection library pairs with its own
 clock in each records file's process and end lines; `thread` is the OS thread id, as the
-records' calls carry. Lines are appended every FLUSH_EVERY collections and at exit, so a
+records' calls carry. `rss_anon_bytes`: the process's anonymous resident memory at its end
+(RssAnon), whose page tables a DataLoader worker forked from it copies: hdbench_profile's
+probe times the workers' start in a process holding as much. Lines are appended every FLUSH_EVERY collections and at exit, so a
 killed process keeps most of them. A collection costs two callbacks of about a
 microsecond; MAX_COLLECTIONS bounds the file.
 
@@ -52,13 +55,15 @@ class Collections:
         if len(self.pending) >= FLUSH_EVERY:
             self.flush()
 
-    def flush(self) -> None:
-        if not self.pending and self.header:
+    def flush(self, memory: int | None = None) -> None:
+        if not self.pending and self.header and memory is None:
             return
         pending, self.pending = self.pending, []
         lines = [] if self.header else [json.dumps({"type": "pygc", "pid": os.getpid(), "clock": "monotonic"})]
         lines += [json.dumps({"generation": g, "start_ns": s, "end_ns": e, "thread": t, "collected": c})
                   for g, s, e, t, c in pending]
+        if memory is not None:
+            lines.append(json.dumps({"type": "memory", "rss_anon_bytes": memory}))
         try:
             with open(os.path.join(self.folder, f"pygc-{os.getpid()}.jsonl"), "a", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
@@ -67,9 +72,25 @@ class Collections:
         except OSError:
             pass  # the folder is gone (the launcher ended): nothing to say it to
 
+    def at_exit(self) -> None:
+        """The last collections, and the process's anonymous resident memory at its end."""
+        self.flush(rss_anon_bytes())
+
     def forked(self) -> None:
         """A forked child (a DataLoader worker) starts its own file, without its parent's."""
         self.pending, self.written, self.started, self.header = [], 0, 0, False
+
+
+def rss_anon_bytes() -> int | None:
+    """This process's anonymous resident memory (/proc/self/status RssAnon), None where unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def start() -> None:
@@ -78,7 +99,7 @@ def start() -> None:
         return
     collections = Collections(folder)
     gc.callbacks.append(collections.on_gc)
-    atexit.register(collections.flush)
+    atexit.register(collections.at_exit)
     os.register_at_fork(after_in_child=collections.forked)
 
 

@@ -29,6 +29,7 @@ def run(python: str, *args: str, timeout: float = 120) -> subprocess.CompletedPr
     (["--tensor-bytes", "1024", "--batches", "3"], "--batches=3: between 10 and 100000"),
     (["--tensor-bytes", "1024", "--workers", "0"], "--workers=0: between 1 and 64"),
     (["--tensor-bytes", "1024", "--start-workers", "65"], "--start-workers=65: between 1 and 64"),
+    (["--tensor-bytes", "1024", "--footprint-bytes", "-1"], "--footprint-bytes=-1: 0 or more"),
     (["--tensor-bytes", "1024,100", "--rows", "8"], "--rows=8: each tensor (1024,100 bytes) must be a whole number"),
     (["--tensor-bytes", "1024", "--rows", "0"], "--rows=0"),
 ])
@@ -59,13 +60,15 @@ def test_a_real_run_measures_each_batch_shape():
     python = python_with_torch()
     if python is None:
         pytest.skip("no Python here imports PyTorch")
-    result = run(python, "--tensor-bytes", "65536,1024", "--batches", "10", "--start-workers", "3")
+    result = run(python, "--tensor-bytes", "65536,1024", "--batches", "10", "--start-workers", "3",
+                 "--footprint-bytes", str(300 << 20))
     assert result.returncode == 0, result.stderr
     m = json.loads(result.stdout)
     assert m["tensor_bytes"] == [65536, 1024] and m["batches"] == 10 and m["workers"] == 2
     assert m["batch_s"] > 0 and m["packed_batch_s"] > 0 and m["torch"]
     assert m["batch_take_s"] > 0  # taking alone: measured, kept beside batch_s (two loaders: no order held)
     assert m["workers_start_s"] > 0 and m["start_workers"] == 3  # starting three workers, to the first batch
+    assert m["footprint_bytes"] >= 300 << 20  # holding as much anonymous memory as asked, while it did
     # a batch gathered whole: 256 rows (the 1024-byte tensor's 4-byte values) of 256 + 4 bytes
     assert m["gather_batch_s"] > 0 and m["rows"] == 256
     import_cuda = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],

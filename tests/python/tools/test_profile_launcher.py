@@ -257,7 +257,10 @@ def test_the_probe_times_the_start_of_the_workers_the_finding_advises(tmp_path, 
     result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}",
                      f"--hdbench_probe_python={python}", "--hdbench_out=p.json", "--", *fake("tutorial_h200"))
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "argv").read_text().split()[-2:] == ["--start-workers", "5"]
+    argv = (tmp_path / "argv").read_text().split()
+    assert argv[argv.index("--start-workers") + 1] == "5"
+    # the recorded program's Python said at exit how much anonymous memory it held: the probe holds as much
+    assert int(argv[argv.index("--footprint-bytes") + 1]) > 0
     p = schema.load(str(tmp_path / "p.json"))["profile"]
     assert p["model"]["handover"]["start_workers"] == 5 and p["model"]["start_with_s"]["workers"] == 0.005
     pipeline = next(f for f in p["findings"] + p["findings_left_out"] if f["id"] == "input_pipeline")

@@ -658,7 +658,8 @@ def loop_with_a_collection(tmp_path, with_collections: bool = True):
         header = {"type": "pygc", "pid": p.pid, "clock": "monotonic"}
         full = {"generation": 2, "start_ns": 1000 + round(gc_start_us * 1000 / 2),
                 "end_ns": 1000 + round((gc_start_us + 15_000) * 1000 / 2), "thread": 1, "collected": 9}
-        (tmp_path / f"pygc-{p.pid}.jsonl").write_text(json.dumps(header) + "\n" + json.dumps(full) + "\n")
+        memory = {"type": "memory", "rss_anon_bytes": 3 << 30}  # written at exit: its anonymous memory
+        (tmp_path / f"pygc-{p.pid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (header, full, memory)))
         # a DataLoader worker's file (no records: it never used CUDA) is not read
         (tmp_path / "pygc-999999.jsonl").write_text(json.dumps(full) + "\n")
     return analyse_all(read_recording(tmp_path), Ceilings(baseline_report())), gc_start_us
@@ -673,6 +674,29 @@ def test_a_garbage_collection_is_put_on_the_records_clock_and_charged_the_gpus_i
     spread = model.step_spread()
     assert spread["stalls"] == 1 and spread["stalls_with_gc"] == 1
     assert spread["stall_gc_s"] == pytest.approx(15_000 * US) and spread["gc_s"] == pytest.approx(15_000 * US)
+
+
+def test_the_program_says_its_footprint_and_the_probe_is_asked_for_it(tmp_path):
+    """The training process's Python said at exit that it held 3 GiB of anonymous memory
+    (tools/profile_site): the probe is asked to time the workers' start holding as much."""
+    (tmp_path / "with").mkdir()
+    loop_with_a_collection(tmp_path / "with")
+    recording = read_recording(tmp_path / "with")
+    assert recording.footprint_bytes() == 3 << 30 and len(recording.collections) == 1  # the memory line is no collection
+    assert [p.rss_anon_bytes for p in recording.processes] == [3 << 30]
+    (tmp_path / "without").mkdir()
+    loop_with_a_collection(tmp_path / "without", False)
+    assert read_recording(tmp_path / "without").footprint_bytes() is None
+    asked = []
+    p = tutorial_h200(STEPS)
+    (tmp_path / "tutorial").mkdir()
+    p.write(tmp_path / "tutorial")
+    (tmp_path / "tutorial" / f"pygc-{p.pid}.jsonl").write_text(
+        json.dumps({"type": "pygc", "pid": p.pid, "clock": "monotonic"}) + "\n"
+        + json.dumps({"type": "memory", "rss_anon_bytes": 2_000_000_000}) + "\n")
+    analyse_all(read_recording(tmp_path / "tutorial"), Ceilings(baseline_report()),
+                lambda *args: asked.append(args) or FITTED)
+    assert [a[1:] for a in asked] == [(5, 2_000_000_000)]
 
 
 def test_collections_move_no_price_but_their_own(tmp_path):
@@ -1044,7 +1068,7 @@ def test_the_workers_start_is_taken_off_the_workers_fix_once(tmp_path):
     p.write(tmp_path)
     asked = []
 
-    def probe(shape, workers):
+    def probe(shape, workers, footprint):
         asked.append(workers)
         return started
 
@@ -1063,6 +1087,11 @@ def test_the_workers_start_is_taken_off_the_workers_fix_once(tmp_path):
     pipeline = next(f for f in found if f["id"] == "input_pipeline")
     assert "the workers' start, once a run with persistent_workers (every epoch without), is taken off: 2.0 ms " \
            "to the first batch for 5 workers, measured here in the probe's process" in pipeline["assumption"]
+    # timed holding the program's footprint (its Python said it at exit): said
+    held = Handover(**{**started.__dict__, "start_footprint_bytes": 2_000_000_000})
+    pipeline = next(f for f in analyse_all_of(tmp_path / "held", p, held)[3] if f["id"] == "input_pipeline")
+    assert "for 5 workers, measured here in the probe's process holding 2 GB of anonymous memory (each worker a " \
+        "fork of it" in pipeline["assumption"]
     # a start the probe timed for its own workers, not the count advised (a probe older than
     # start_workers): said, not priced
     own = Handover(**{**plain.__dict__, "workers_start_s": 2e-3})

@@ -1,6 +1,7 @@
 """tools/profile_site/sitecustomize.py: under hdbench_profile every Python process times its
 garbage collections into pygc-<pid>.jsonl (CLOCK_MONOTONIC, the OS thread id); a forked
-child starts a file of its own; the sitecustomize it hides still runs; HDBENCH_PROFILE_GC=0
+child starts a file of its own; each ends with the anonymous memory its process held; the
+sitecustomize it hides still runs; HDBENCH_PROFILE_GC=0
 and a process outside the profiler time nothing. No test looks at how long anything took."""
 
 from __future__ import annotations
@@ -44,12 +45,14 @@ def test_each_collection_is_timed_on_the_monotonic_clock_with_its_thread(tmp_pat
     result = run(tmp_path, HDBENCH_PROFILE_DIR=str(tmp_path))
     assert result.returncode == 0, result.stderr
     ran = json.loads(result.stdout)
-    header, *collections = lines(tmp_path / f"pygc-{ran['pid']}.jsonl")
+    header, *collections, memory = lines(tmp_path / f"pygc-{ran['pid']}.jsonl")
     assert header == {"type": "pygc", "pid": ran["pid"], "clock": "monotonic"}
+    # last, at exit: the anonymous memory it held (a fork copies its page tables)
+    assert memory["type"] == "memory" and memory["rss_anon_bytes"] > 0
     full = [c for c in collections if c["generation"] == 2 and ran["before"] <= c["start_ns"] <= ran["after"]]
     assert len(full) == 1 and full[0]["thread"] == ran["thread"] and full[0]["end_ns"] >= full[0]["start_ns"]
     # the forked child's file holds its own collection, none of its parent's
-    child_header, *child_collections = lines(tmp_path / f"pygc-{ran['child']}.jsonl")
+    child_header, *child_collections, _ = lines(tmp_path / f"pygc-{ran['child']}.jsonl")
     assert child_header["pid"] == ran["child"]
     assert 1 in [c["generation"] for c in child_collections]
     assert all(c["start_ns"] > ran["after"] for c in child_collections)

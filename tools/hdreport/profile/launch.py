@@ -145,16 +145,19 @@ def probe_python(options: dict, command: list[str]) -> str | None:
 PROBE_MAX_WORKERS = 64  # the most workers the probe starts
 
 
-def measure_handover(python: str | None, shape: tuple, workers: int = 2) -> Handover:
+def measure_handover(python: str | None, shape: tuple, workers: int = 2,
+                     footprint: int | None = None) -> Handover:
     """What a batch shaped `shape` (each tensor's bytes) from a DataLoader worker costs the
     training thread here (tools/handover_probe.py), and starting `workers` workers (the
-    input_pipeline finding's advice), or the fitted constants and why."""
+    input_pipeline finding's advice) from a process holding `footprint` bytes (the program's
+    anonymous resident memory, where its Python said it), or the fitted constants and why."""
     if python is None:
         return Handover(source=f"not measured (--hdbench_probe_python=none): {FITTED_SOURCE}")
     # 100 batches, fewer where that would move more than PROBE_BYTES (at least 10)
     batches = max(10, min(100, PROBE_BYTES // max(1, sum(shape))))
     argv = [python, str(PROBE), "--tensor-bytes", ",".join(str(n) for n in shape), "--batches", str(batches),
-            "--start-workers", str(max(1, min(PROBE_MAX_WORKERS, workers)))]
+            "--start-workers", str(max(1, min(PROBE_MAX_WORKERS, workers)))] + \
+        (["--footprint-bytes", str(footprint)] if footprint else [])
     say(f"measuring what a batch from a DataLoader worker costs here: {' '.join(argv)}")
     why = ""
     try:
@@ -187,6 +190,7 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2) -> Hand
                                 packed_pin_cycle_batch_s=number("packed_pin_cycle_batch_s"),
                                 pin_here_batch_s=number("pin_here_batch_s"), batch_take_s=number("batch_take_s"),
                                 workers_start_s=number("workers_start_s"), start_workers=number("start_workers", int),
+                                start_footprint_bytes=number("footprint_bytes", int),
                                 graph_replay_batch_s=number("graph_replay_batch_s"))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"
@@ -250,7 +254,7 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
     trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
     python = probe_python(options, command)
     section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace, reason,
-                              handover_for=lambda shape, workers: measure_handover(python, shape, workers))
+                              handover_for=lambda *asked: measure_handover(python, *asked))
     whole = make_report(section, baseline_report, arguments, started_at, executable)
     try:
         write_report(str(out), whole)

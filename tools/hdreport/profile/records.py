@@ -12,7 +12,8 @@
 The process and end lines also carry "clock": {"cupti_ns", "monotonic_ns"}, the records'
 clock read beside CLOCK_MONOTONIC. Beside them, a Python process writes pygc-<pid>.jsonl
 (tools/profile_site/sitecustomize.py): its garbage collections on CLOCK_MONOTONIC, put on
-the records' clock by a line through the process's clock pairs (`collections`). A
+the records' clock by a line through the process's clock pairs (`collections`), and at its
+end its anonymous resident memory (`Process.rss_anon_bytes`). A
 process without a records file (a DataLoader worker that never used CUDA) is not read.
 
 Records are not sorted. A process that was killed has no end line and maybe a torn last
@@ -50,6 +51,9 @@ class Process:
     problems: list = field(default_factory=list)  # what the reader had to skip, as phrases
     clock: list = field(default_factory=list)  # (monotonic_ns, cupti_ns) pairs: the start's, the end's
     collections_timed: bool = False  # its Python garbage collections were timed and placed (pygc file)
+    # its anonymous resident memory at its end (the pygc file's memory line): what a DataLoader
+    # worker forked from it copies the page tables of; None where not said
+    rss_anon_bytes: int | None = None
 
     def on_records_clock(self, monotonic_ns: int) -> int:
         """A CLOCK_MONOTONIC time on the records' clock: through the start and end pairs (one
@@ -89,6 +93,12 @@ class Recording:
     @property
     def synthetic(self) -> bool:
         return any(p.synthetic for p in self.processes)
+
+    def footprint_bytes(self) -> int | None:
+        """The largest anonymous resident memory a recorded process ended with (the training
+        process's, as a rule), None where no process said it."""
+        said = [p.rss_anon_bytes for p in self.processes if p.rss_anon_bytes is not None]
+        return max(said) if said else None
 
 
 def _is_int(v) -> bool:
@@ -206,18 +216,19 @@ def _read_clock(process: Process, record: dict) -> None:
 
 
 def read_collections(path: Path, process: Process, into: Recording) -> None:
-    """A pygc file's collections, on the records' clock, into `into.collections`."""
-    if not process.clock:
-        process.problems.append("its garbage collections were timed, but its records carry no clock to place them "
-                                "on (an older injection library)")
-        return
+    """A pygc file's collections, on the records' clock, into `into.collections`, and its
+    memory line (which needs no clock) into `process.rss_anon_bytes`."""
     data = path.read_bytes()
-    skipped = 0
+    skipped, unplaced = 0, 0
     for line, _ in _lines(gzip.decompress(data) if path.name.endswith(".gz") else data):
         try:
             record = json.loads(line)
         except (ValueError, RecursionError):
             skipped += 1  # a torn last line included: the process was killed while writing it
+            continue
+        if isinstance(record, dict) and record.get("type") == "memory":
+            if _is_int(record.get("rss_anon_bytes")) and record["rss_anon_bytes"] >= 0:
+                process.rss_anon_bytes = record["rss_anon_bytes"]
             continue
         if not isinstance(record, dict) or record.get("type") == "pygc":
             continue
@@ -225,9 +236,17 @@ def read_collections(path: Path, process: Process, into: Recording) -> None:
                 record["end_ns"] < record["start_ns"]:
             skipped += 1
             continue
+        if not process.clock:
+            unplaced += 1
+            continue
         into.collections.append({"pid": process.pid, "thread": record["thread"], "generation": record["generation"],
                                  "start_ns": process.on_records_clock(record["start_ns"]),
                                  "end_ns": process.on_records_clock(record["end_ns"])})
+    if not process.clock:
+        if unplaced:
+            process.problems.append("its garbage collections were timed, but its records carry no clock to place "
+                                    "them on (an older injection library)")
+        return
     process.collections_timed = True
     if skipped:
         process.problems.append(f"{skipped} unreadable lines of its garbage collections skipped")

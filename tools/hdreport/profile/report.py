@@ -66,14 +66,15 @@ def processes_section(recording: Recording) -> list[dict]:
 
 def analyse_all(recording: Recording, ceilings: Ceilings, handover_for=None):
     """(analysis, GPU idle by cause, step model, findings) of a recording. `handover_for`
-    (batch shape, workers advised -> Handover), where given, measures what a batch from a
-    worker costs on this machine and what starting the workers the input_pipeline finding
-    would advise costs, asked only when the program built batches on its feeding thread."""
+    (batch shape, workers advised, the program's footprint in bytes or None -> Handover), where
+    given, measures what a batch from a worker costs on this machine and what starting the
+    workers the input_pipeline finding would advise costs from a process of the program's
+    size, asked only when the program built batches on its feeding thread."""
     a = analyse(recording, ceilings)
     threads = threads_of(recording, a.copies)
     model = build_model(a, threads, ceilings)
     if handover_for is not None and model.batch_shape and model.total("B") > 0:
-        model.handover = handover_for(model.batch_shape, workers_needed(model))
+        model.handover = handover_for(model.batch_shape, workers_needed(model), recording.footprint_bytes())
     idle = idle_by_cause(recording, a.copies, a.busy, threads, model.window)
     return a, idle, model, findings(a, model, idle)
 
