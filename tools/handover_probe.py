@@ -228,28 +228,21 @@ def take_batches(loader, batches: int, read: bool) -> list[float]:
 STARTS = 3  # loaders started to time the workers' start, the median kept
 
 
+def proc_bytes(path: str, key: str) -> int:
+    """A `key: N kB` line of a /proc file, in bytes; 0 where it does not say."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def rss_anon_bytes() -> int:
-    """This process's anonymous resident memory (RssAnon), 0 where /proc does not say."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
-def available_bytes() -> int:
-    """The memory the kernel says is available (MemAvailable), 0 where it does not say."""
-    try:
-        with open("/proc/meminfo", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+    """This process's anonymous resident memory."""
+    return proc_bytes("/proc/self/status", "RssAnon")
 
 
 def hold_footprint(total: int):
@@ -258,7 +251,7 @@ def hold_footprint(total: int):
     None where it holds that much already."""
     import torch
 
-    more = min(total - rss_anon_bytes(), available_bytes() // 2)
+    more = min(total - rss_anon_bytes(), proc_bytes("/proc/meminfo", "MemAvailable") // 2)
     return torch.ones(more, dtype=torch.uint8) if more > 0 else None
 
 

@@ -86,8 +86,9 @@ PY
 echo "ablation variants: $variants"
 # The workers the input_pipeline finding advises (the probe timed their start, model.handover):
 # every run that fixes workers starts that many, so the price and the saving are of one count.
-advised=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["profile"]["model"]["handover"]["start_workers"])' \
-  "$work/prof-tutorial.json" 2>/dev/null) || advised=""
+advised=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["profile"]["model"]["handover"]["start_workers"])' "$work/prof-tutorial.json" \
+  2>/dev/null) || advised=""
 workers_arg=()
 [[ $advised =~ ^[0-9]+$ ]] && workers_arg=(--workers "$advised") && echo "ablation workers: $advised (advised)"
 # The rounds that fit: at 3000 steps a round of eight runs took about 150 s on an H100 (each

@@ -13,8 +13,8 @@ on CLOCK_MONOTONIC (time.monotonic_ns()), which the injection library pairs with
 clock in each records file's process and end lines; `thread` is the OS thread id, as the
 records' calls carry. `rss_anon_bytes`: the process's anonymous resident memory at its end
 (RssAnon), whose page tables a DataLoader worker forked from it copies: hdbench_profile's
-probe times the workers' start in a process holding as much. Lines are appended every FLUSH_EVERY collections and at exit, so a
-killed process keeps most of them. A collection costs two callbacks of about a
+probe times the workers' start in a process holding as much. Lines are appended every
+FLUSH_EVERY collections and at exit, so a killed process keeps most of them. A collection costs two callbacks of about a
 microsecond; MAX_COLLECTIONS bounds the file.
 
 Another sitecustomize on the path, which this one hides, is imported after it.

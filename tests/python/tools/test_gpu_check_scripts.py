@@ -142,8 +142,8 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
-    assert "  ablation.json (2 rounds, 3 workers): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, fix_workers 2.9 s " \
-        "(first batch 0.041 s)" in result.stdout
+    assert "  ablation.json (2 rounds, 3 workers): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, " \
+        "fix_workers 2.9 s (first batch 0.041 s)" in result.stdout
     assert "    fix_graph trained to other losses: mean loss 2.3026 against plain's 0.5432" in result.stdout
     assert "  ablation-sync.json: unreadable" in result.stdout
     assert "  verify.log: **3 of 5 held, 1 missed**, 1 not measured." in result.stdout
@@ -216,7 +216,8 @@ def test_the_overhead_check_times_the_tutorial_on_one_thread_when_asked(tmp_path
         (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
     result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 300, 0, "10", OVERHEAD_ONE_THREAD="1")
     assert result.returncode == 0, result.stderr
-    assert list(steps_of(tmp_path / "out"))[:3] == ["overhead_well", "overhead_tutorial", "overhead_tutorial_one_thread"]
+    assert list(steps_of(tmp_path / "out"))[:3] == ["overhead_well", "overhead_tutorial",
+                                                   "overhead_tutorial_one_thread"]
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         data = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers()
                                if m.name.endswith("overhead-tutorial-one-thread.json")))

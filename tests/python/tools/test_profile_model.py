@@ -682,7 +682,8 @@ def test_the_program_says_its_footprint_and_the_probe_is_asked_for_it(tmp_path):
     (tmp_path / "with").mkdir()
     loop_with_a_collection(tmp_path / "with")
     recording = read_recording(tmp_path / "with")
-    assert recording.footprint_bytes() == 3 << 30 and len(recording.collections) == 1  # the memory line is no collection
+    # the memory line is no collection
+    assert recording.footprint_bytes() == 3 << 30 and len(recording.collections) == 1
     assert [p.rss_anon_bytes for p in recording.processes] == [3 << 30]
     (tmp_path / "without").mkdir()
     loop_with_a_collection(tmp_path / "without", False)
