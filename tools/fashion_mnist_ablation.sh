@@ -157,11 +157,13 @@ for ((round = 1; round <= asked; round++)); do
   ((SECONDS - round_began > longest)) && longest=$((SECONDS - round_began))
 done
 
-"$python" - "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "$step_wait" "$workers" "${names[@]}" <<'PY'
+"$python" - "$here" "$out" "$logs" "$steps" "$batch" "$device" "$repeat" "$asked" "$stopped" "$warmup" "$step_wait" "$workers" "${names[@]}" <<'PY'
 import json, re, statistics, sys
 from pathlib import Path
 
-out, logs, steps, batch, device, repeat, asked, stopped, warmup, step_wait, workers, *names = sys.argv[1:]
+tools, out, logs, steps, batch, device, repeat, asked, stopped, warmup, step_wait, workers, *names = sys.argv[1:]
+sys.path.insert(0, tools)  # the hdreport package beside this script: verify's own loss check
+from hdreport.profile.ablation import trained_otherwise  # noqa: E402
 logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
 MEDIANS = ("wall_s", "batch_wait_s", "steps_per_s")
@@ -228,9 +230,8 @@ Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "devi
                                  "failed": failed, "variants": variants}, indent=2) + "\n")
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
 # Every variant trains on the same samples in the same order: another mean loss is other work
-# (verify holds no price against it; hdreport/profile/ablation.py's LOSS_TOLERANCE, 0.1%).
-otherwise = [f"{n} {v['mean_loss']:.4f}" for n, v in variants.items() if n != "plain" and "mean_loss" in v
-             and plain.get("mean_loss") and abs(v["mean_loss"] / plain["mean_loss"] - 1) > 1e-3]
+# (verify holds no price against it).
+otherwise = [f"{n} {variants[n]['mean_loss']:.4f}" for n in trained_otherwise({"variants": variants})]
 print(f"wrote {out}" + (f" ({len(failed)} failed: {', '.join(failed)})" if failed else "")
       + (f" (failed runs: {', '.join(partly)})" if partly else "")
       + (f" (trained to other losses than plain's {plain['mean_loss']:.4f}: {', '.join(otherwise)})"

@@ -427,6 +427,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
     start = workers_start(model, ablation)
     if (start_row := workers_start_row(start, ablation, tolerance)) is not None:
         rows.append(start_row)
+        start = None  # its row says it
     advised = sorted(by_fix)
     together_s = model.get("saving_together_s", sum(f["saving_s"] for f in findings))
     together = held_price(model, "+".join(advised), together_s, scale)
@@ -498,7 +499,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "plain_s": ablation["variants"]["plain"]["wall_s"], "rounds": ablation.get("repeat", 1), "floor_s": floor,
             "device": ablation.get("device", ""), "stopped": ablation.get("stopped", ""), "rows": rows, "parts": parts,
             "warmed_up": warmed_up(ablation), "step_wait": ablation_step_wait(ablation),
-            "trained_otherwise": trained_otherwise(ablation), "workers_start": start,
+            "trained_otherwise": trained_otherwise(ablation),
+            "workers_start": start,  # the workers' start as priced, where no row holds it
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
                               if paces.scale is not None else None)}
 

@@ -117,8 +117,7 @@ def format_report(result: dict) -> str:
                    rounds_text(r.measured), r.verdict + (f" ({r.note})" if r.note else "")]
                   + ([paced_text(r)] if paced_rows else []) for r in rows])
     out += format_split(result)
-    if not any(r.what.startswith("the workers' start") for r in rows):  # else its row says it
-        out += format_start(result.get("workers_start"))
+    out += format_start(result.get("workers_start"))
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
