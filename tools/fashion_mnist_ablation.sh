@@ -29,7 +29,10 @@
 # _runs the same, of its batch waits; pace_spread and its _runs, the slowest --log-every
 # stretch's time a step over the fastest's (the host's speed changing within a run), and
 # pace_best_ms and its _runs, the fastest's (ms a step); first_batch_s and its _runs, the
-# first batch wait (tutorial_style.py: with --fix workers, their start). saved_s: plain's median wall_s
+# first batch wait (tutorial_style.py: with --fix workers, their start); fix_workers runs under
+# tools/loader_start_timeline.py, and start_parts_s ({forking, index_wait, first_build,
+# hand_over}: each part's median) with start_timed_runs splits its first batch wait where
+# that timed it. saved_s: plain's median wall_s
 # minus the variant's, the measured saving to hold against what hdbench_profile predicts
 # fixing that habit would save; saved_s_range: [min, max] of plain's wall_s minus the
 # variant's in the same round, over the rounds where both succeeded (absent when none did).
@@ -129,9 +132,13 @@ run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, i
   esac
   # the advised workers, where the run starts any (fix_all fixes every habit)
   [[ -n $workers && $name =~ ^fix_(all|(.*\+)?workers(\+.*)?)$ ]] && opts+=(--workers "$workers")
+  # fix_workers runs under loader_start_timeline.py (the same script in the same process; only
+  # its DataLoader's start is timed), so a miss of verify's start row says which part it was
+  local timed=()
+  [[ $name == fix_workers ]] && timed=("$here/loader_start_timeline.py" --out "$log.start.json")
   echo "== $tag $name: $script.py ${opts[*]}"
-  timeout -k 10 "$limit" "$python" "$examples/$script.py" --steps "$steps" --batch "$batch" --device "$device" \
-    "${opts[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
+  timeout -k 10 "$limit" "$python" "${timed[@]}" "$examples/$script.py" --steps "$steps" --batch "$batch" \
+    --device "$device" "${opts[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
   echo "$rc" >"$log.rc"
   if ((rc == 0)); then
     grep '^note:' "$log.log" | sed 's/^/   /' || true  # e.g. --fix pin skipped on cpu
@@ -181,7 +188,17 @@ def one_run(name, rnd):
     ok = rc == 0 and set(FLOATS) <= set(fields)
     optional = {k: float(fields[k]) for k in OPTIONAL if re.fullmatch(r"[0-9.]+", fields.get(k, ""))}
     return rc, lines, ({**{k: float(fields[k]) for k in FLOATS}, **optional, "fix": fields.get("fix"),
-                        "step": fields.get("step"), "result_line": last} if ok else None)
+                        "step": fields.get("step"), "result_line": last, "start": start_parts(name, rnd)}
+                       if ok else None)
+
+
+def start_parts(name, rnd):
+    """loader_start_timeline.py's split of the run's first batch wait, where it timed one."""
+    try:
+        parts = json.loads((logs / f"{name}.{rnd}.start.json").read_text()).get("parts_s")
+    except (OSError, ValueError):
+        return None
+    return parts if isinstance(parts, dict) and all(isinstance(v, float) for v in parts.values()) else None
 
 
 variants, failed, per_round = {}, [], {}
@@ -211,6 +228,9 @@ for name in names:
             entry[k] = round(statistics.median(r[k] for r in good), 6)
             entry[f"{k}_runs"] = [r[k] if r else None for _, _, r in runs]
     entry["wall_s_spread"] = round((max(walls) - min(walls)) / entry["wall_s"], 4) if entry["wall_s"] else 0.0
+    if starts := [r["start"] for r in good if r["start"]]:  # each part's median over the runs timed
+        entry["start_parts_s"] = {k: round(statistics.median(s[k] for s in starts), 6) for k in starts[0]}
+        entry["start_timed_runs"] = len(starts)
     if bad:
         entry.update(failed_runs=len(bad), failed_rounds=[rnd for rnd, _, _ in bad], tail=bad[-1][2][-5:])
     variants[name] = entry

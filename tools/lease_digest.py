@@ -64,13 +64,23 @@ def ablation_lines(work: Path) -> list[str]:
             else:
                 parts.append(f"{name} {v.get('wall_s', '?')} s" + (f" {v['step']}" if v.get("step") else "")
                              # with workers, their start: the first batch wait
-                             + (f" (first batch {v['first_batch_s']} s)" if "workers" in name and
+                             + (f" (first batch {v['first_batch_s']} s{start_parts(v)})" if "workers" in name and
                                 v.get("first_batch_s") is not None else ""))
         workers = f", {ablation['workers']} workers" if ablation.get("workers") else ""  # --workers, where given
         out.append(f"  {path.name} ({ablation.get('repeat', '?')} rounds{workers}): " + ", ".join(parts))
         for name, why in trained_otherwise(ablation).items():
             out.append(short(f"    {name} trained to other losses: {why}"))
     return out or ["  no ablation JSON"]
+
+
+def start_parts(variant: dict) -> str:
+    """`: forking …, index wait …, first build …, hand-over …` (ms, loader_start_timeline.py's
+    medians) where the ablation timed the variant's first batch wait in parts; else nothing."""
+    parts = variant.get("start_parts_s")
+    if not isinstance(parts, dict):
+        return ""
+    return ": " + ", ".join(f"{name.replace('_', ' ')} {1e3 * value:.1f} ms" for name, value in parts.items()
+                            if isinstance(value, (int, float)))
 
 
 def verify_lines(work: Path) -> list[str]:

@@ -641,6 +641,13 @@ def test_the_ablation_starts_the_workers_asked_in_the_runs_that_start_any(tmp_pa
     assert "tutorial_style.py --fix pin,workers --workers 2" in run.stdout
     assert "tutorial_style.py --fix item\n" in run.stdout and "== [1/1] plain: tutorial_style.py \n" in run.stdout
     assert all(v["first_batch_s"] > 0 for v in report["variants"].values())
+    # fix_workers alone ran under loader_start_timeline.py: its first batch wait in parts, each
+    # timed inside the script's own wait (iter() to the batch), so they add up to no more
+    timed = report["variants"]["fix_workers"]
+    assert set(timed["start_parts_s"]) == {"forking", "index_wait", "first_build", "hand_over"}
+    assert timed["start_timed_runs"] == 1 and timed["start_parts_s"]["forking"] > 0
+    assert sum(timed["start_parts_s"].values()) <= timed["first_batch_s"] + 1e-4  # first_batch_s has 4 decimals
+    assert "start_parts_s" not in report["variants"]["fix_pin+workers"]
     for bad_count in ("0", "two"):
         bad = run_ablation(tmp_path / "b.json", "--steps", 1, "--workers", bad_count)
         assert bad.returncode == 2 and f"--workers needs a positive whole number of workers, not '{bad_count}'" in \

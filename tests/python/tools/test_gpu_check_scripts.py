@@ -132,7 +132,9 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     variants = {"plain": {"wall_s": 3.2, "mean_loss": 0.5432}, "fix_graph": {"wall_s": 2.1, "mean_loss": 2.3026,
                                                                           "step": "graph"},
                 "well_eager": {"failed": True},
-                "fix_workers": {"wall_s": 2.9, "mean_loss": 0.5432, "first_batch_s": 0.041}}
+                "fix_workers": {"wall_s": 2.9, "mean_loss": 0.5432, "first_batch_s": 0.041,
+                                "start_parts_s": {"forking": 0.02, "index_wait": 0.004, "first_build": 0.006,
+                                                  "hand_over": 0.011}}}
     (work / "ablation.json").write_text(json.dumps({"repeat": 2, "workers": 3, "variants": variants}))
     (work / "verify.log").write_text("# title\n\n**3 of 5 held, 1 missed**, 1 not measured.\n\n| fixed | … |\n"
                                      "| `--fix pin` alone | x | 1 s | – | held |\n"
@@ -143,7 +145,8 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     assert result.returncode == 0, result.stderr
     assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
     assert "  ablation.json (2 rounds, 3 workers): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, " \
-        "fix_workers 2.9 s (first batch 0.041 s)" in result.stdout
+        "fix_workers 2.9 s (first batch 0.041 s: forking 20.0 ms, index wait 4.0 ms, first build 6.0 ms, " \
+        "hand over 11.0 ms)" in result.stdout
     assert "    fix_graph trained to other losses: mean loss 2.3026 against plain's 0.5432" in result.stdout
     assert "  ablation-sync.json: unreadable" in result.stdout
     assert "  verify.log: **3 of 5 held, 1 missed**, 1 not measured." in result.stdout

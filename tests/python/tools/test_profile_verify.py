@@ -982,6 +982,16 @@ def test_the_workers_start_comes_off_the_wall_unscaled_and_not_off_the_fastest_s
     assert rows(result.stdout)["the workers' start (`--fix workers`: its first batch wait less plain's)"] == [
         "starting 3 workers costs 100.0 ms once", "117.0 ms", "one", "held (−15%)", "–"]
     assert "The workers' start:" not in result.stdout  # the row says it
+    assert "Where `--fix workers`' first batch wait went" not in result.stdout  # not timed in parts
+    # timed in parts (the ablation ran fix_workers under loader_start_timeline.py): said under the tables
+    abl["variants"]["fix_workers"]["start_parts_s"] = {"forking": 0.06, "index_wait": 0.02, "first_build": 0.03,
+                                                       "hand_over": 0.01}
+    assert "Where `--fix workers`' first batch wait went (tools/loader_start_timeline.py, each part's median): " \
+        "forking the workers 60.0 ms, waiting for the first indices 20.0 ms, building batch 0 in a worker 30.0 ms, " \
+        "handing it over 10.0 ms." in verify(tmp_path, prof, abl).stdout
+    del abl["variants"]["fix_workers"]["start_parts_s"]["hand_over"]  # a part missing: nothing said
+    assert "first batch wait went" not in verify(tmp_path, prof, abl).stdout
+    del abl["variants"]["fix_workers"]["start_parts_s"]
     abl["workers"] = 3  # the ablation started the count advised (profile_gpu_check.sh passes it)
     abl["variants"]["fix_workers"]["first_batch_s"] = 0.2
     again = verify(tmp_path, prof, abl)

@@ -501,6 +501,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
             "warmed_up": warmed_up(ablation), "step_wait": ablation_step_wait(ablation),
             "trained_otherwise": trained_otherwise(ablation),
             "workers_start": start,  # the workers' start as priced, where no row holds it
+            "start_parts": (ablation["variants"].get("fix_workers") or {}).get("start_parts_s"),
             "paced_plain_s": (ablation["variants"]["plain"]["pace_best_ms"] * ablation["steps"] / 1e3
                               if paces.scale is not None else None)}
 

@@ -62,6 +62,22 @@ def format_start(start: dict | None) -> list:
     return ["", f"The workers' start: {priced}" + (f"; {' and '.join(waits)}" if waits else "") + "."]
 
 
+# loader_start_timeline.py's parts of a first batch wait with workers, in the order they happen
+START_PARTS = (("forking", "forking the workers"), ("index_wait", "waiting for the first indices"),
+               ("first_build", "building batch 0 in a worker"), ("hand_over", "handing it over"))
+
+
+def format_start_parts(parts: dict | None) -> list:
+    """Where `fix_workers`' first batch wait went, where the ablation timed its parts."""
+    if not parts or any(key not in parts for key, _ in START_PARTS):
+        return []
+    return ["", "Where `--fix workers`' first batch wait went (tools/loader_start_timeline.py, each part's median): "
+            + ", ".join(f"{what} {seconds(parts[key])}" for key, what in START_PARTS)
+            + ". The probe's start (tools/handover_probe.py) forks as many workers from a process of the "
+            "program's size and hands over one batch built whole: a part far beyond its own is the program's "
+            "(its sampler, its build sample by sample)."]
+
+
 def model_part(a: float | None, b: float | None, measured: float) -> str:
     """The model's part: one figure with how far off it is, or where it is a range (a to b), the range."""
     if a is None or b is None:
@@ -118,6 +134,7 @@ def format_report(result: dict) -> str:
                   + ([paced_text(r)] if paced_rows else []) for r in rows])
     out += format_split(result)
     out += format_start(result.get("workers_start"))
+    out += format_start_parts(result.get("start_parts"))
     if result["unused"]:
         out += ["", "Measured but not held against a price: " + ", ".join(f"`{n}`" for n in result["unused"])
                 + " (the profile prices each fix alone and its findings together)."]
