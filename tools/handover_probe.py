@@ -24,10 +24,12 @@ before each batch, and times on this thread
                     persistent_workers, every epoch without. The model takes it off the
                     workers fix's saving (hdbench_profile passes the count its finding
                     advises). Each worker is a fork of this process, which copies its page
-                    tables: with --footprint-bytes B it first holds B bytes of anonymous memory
-                    in all (hdbench_profile passes the program's own, which its Python said at
-                    exit), footprint_bytes what it held. On a 2-vCPU VM starting three workers
-                    took 19.5 ms bare, 46.9 ms holding 1 GB
+                    tables: with --footprint-bytes B it first holds B bytes in all, anonymous
+                    resident memory (RssAnon; all resident memory, VmRSS, where the kernel
+                    says no more, as gVisor) as the program measured its own (hdbench_profile
+                    passes what it held while its steps ran, which its Python sampled),
+                    footprint_bytes what it held, footprint_measure which of the two. On a
+                    2-vCPU VM starting three workers took 19.5 ms bare, 46.9 ms holding 1 GB
     pinned_batch_s  taking a batch with pin_memory=True (the pin thread took it over), only
                     where CUDA is available; null, with pinned_not_measured saying why
     pin_thread_batch_s  with pin_memory=True, what the pin thread's work on the next batch
@@ -240,9 +242,14 @@ def proc_bytes(path: str, key: str) -> int:
     return 0
 
 
-def rss_anon_bytes() -> int:
-    """This process's anonymous resident memory."""
-    return proc_bytes("/proc/self/status", "RssAnon")
+def resident_memory() -> tuple[str, int]:
+    """(measure, bytes): this process's anonymous resident memory (RssAnon), else where the
+    kernel does not say it (gVisor) all its resident memory (VmRSS), as the program's Python
+    measured its own (tools/profile_site); ("", 0) where neither."""
+    for key in ("RssAnon", "VmRSS"):
+        if said := proc_bytes("/proc/self/status", key):
+            return key, said
+    return "", 0
 
 
 def hold_footprint(total: int):
@@ -251,7 +258,7 @@ def hold_footprint(total: int):
     None where it holds that much already."""
     import torch
 
-    more = min(total - rss_anon_bytes(), proc_bytes("/proc/meminfo", "MemAvailable") // 2)
+    more = min(total - resident_memory()[1], proc_bytes("/proc/meminfo", "MemAvailable") // 2)
     return torch.ones(more, dtype=torch.uint8) if more > 0 else None
 
 
@@ -393,7 +400,7 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers
     # last: a training program forks its workers with its CUDA up (where there is CUDA), as this
     # process's is by now, and holding what it holds
     held = hold_footprint(footprint)
-    out["footprint_bytes"] = rss_anon_bytes()
+    out["footprint_measure"], out["footprint_bytes"] = resident_memory()
     out["workers_start_s"] = workers_start_s(lambda: loader(sizes, False, 2, start_workers))
     del held
     return out

@@ -13,13 +13,14 @@ batch, split at the points that decide it:
     hand-over     built to received by the training thread (the batch moved into shared
                   memory, queued, its storage rebuilt on this side)
 
-The four add up to the first batch wait that `tutorial_style.py --fix workers` prints
-(`first_batch_s`), and less the plain script's own (building one batch on the training
+The four add up to the first batch wait, iter() to the batch (inside the `first_batch_s` that
+`tutorial_style.py --fix workers` prints), and less the plain script's own (building one batch on the training
 thread), to the one-time cost `hdbench_profile` prices from tools/handover_probe.py's
 `workers_start_s`. When `verify`'s row "the workers' start" misses, this says which part the
 probe did not reproduce. On this repository's 2-vCPU VM (PyTorch 1.13, tutorial_style.py
---device cpu --synthetic --fix workers --workers 3): forking 19.0 ms, index wait 4.6 ms, first
-build 5.8 ms, hand-over 11.3 ms, 40.7 ms in all, against a probe's 25.6-28.4 ms.
+--device cpu --synthetic --fix workers --workers 3, three runs): forking 21.4-30.2 ms, index
+wait 4.1-6.7 ms, first build 7.1-11.7 ms, hand-over 6.5-11.2 ms; the probe's own loader forks
+as long, and builds its first batch, whole, in 0.9 ms.
 
     loader_start_timeline.py [--out FILE.json] SCRIPT [ARG...]
 

@@ -7,15 +7,24 @@ to pygc-<pid>.jsonl there, one JSON object a line:
 
     {"type": "pygc", "pid", "clock": "monotonic"}                                      first
     {"generation", "start_ns", "end_ns", "thread", "collected"}                         each
-    {"type": "memory", "rss_anon_bytes"}                                               at exit
+    {"type": "memory", "measure", "samples": [[monotonic_ns, bytes], ...], "end_bytes"}  at exit
 
 on CLOCK_MONOTONIC (time.monotonic_ns()), which the injection library pairs with its own
 clock in each records file's process and end lines; `thread` is the OS thread id, as the
-records' calls carry. `rss_anon_bytes`: the process's anonymous resident memory at its end
-(RssAnon), whose page tables a DataLoader worker forked from it copies: hdbench_profile's
-probe times the workers' start in a process holding as much. Lines are appended every
-FLUSH_EVERY collections and at exit, so a killed process keeps most of them. A collection costs two callbacks of about a
-microsecond; MAX_COLLECTIONS bounds the file.
+records' calls carry. Lines are appended every FLUSH_EVERY collections and at exit, so a
+killed process keeps most of them. A collection costs two callbacks of about a microsecond;
+MAX_COLLECTIONS bounds the file.
+
+The memory line says what a DataLoader worker forked from the process would copy (a fork
+copies the parent's page tables): hdbench_profile's probe times the workers' start in a
+process holding as much. `measure` is what /proc/self/status gives: RssAnon (the anonymous
+resident memory) where the kernel says it, else VmRSS (all resident memory: gVisor, which
+the GPU hosts run, says no more). It is read at most every MEMORY_EVERY_S seconds, right
+after a collection (so outside the collection's time), each sample timed, and at exit
+(`end_bytes`); hdbench_profile takes the level the process held while its steps ran. The
+exit alone would not do: a training script's data set lives in main()'s locals, gone by then
+(tutorial_style.py: 309 MB when it forks its workers, 123 MB at exit). Past
+MAX_MEMORY_SAMPLES every other sample is dropped and the interval doubled.
 
 Another sitecustomize on the path, which this one hides, is imported after it.
 """
@@ -35,6 +44,20 @@ FLUSH_EVERY = 10_000
 MAX_COLLECTIONS = 1_000_000
 
 
+def memory_every_s(default: float = 0.5) -> float:
+    """HDBENCH_PROFILE_MEMORY_EVERY_S, the seconds between memory samples (the tests shorten
+    it); the default where it is not a positive number: nothing here may stop the program."""
+    try:
+        every = float(os.environ.get("HDBENCH_PROFILE_MEMORY_EVERY_S", default))
+    except ValueError:
+        return default
+    return every if every > 0 else default
+
+
+MEMORY_EVERY_S = memory_every_s()
+MAX_MEMORY_SAMPLES = 100_000
+
+
 class Collections:
     def __init__(self, folder: str):
         self.folder = folder
@@ -42,6 +65,10 @@ class Collections:
         self.written = 0
         self.started = 0
         self.header = False
+        self.memory: list = []  # resident memory samples: [monotonic_ns, bytes]
+        self.measure: str | None = None  # theirs
+        self.sampled_ns = 0
+        self.every_ns = MEMORY_EVERY_S * 1e9
 
     def on_gc(self, phase: str, info: dict) -> None:
         if phase == "start":
@@ -49,13 +76,31 @@ class Collections:
             return
         if not self.started or self.written + len(self.pending) >= MAX_COLLECTIONS:
             return
-        self.pending.append((info.get("generation", -1), self.started, time.monotonic_ns(),
+        ended = time.monotonic_ns()
+        self.pending.append((info.get("generation", -1), self.started, ended,
                              threading.get_native_id(), info.get("collected", 0)))
         self.started = 0
         if len(self.pending) >= FLUSH_EVERY:
             self.flush()
+        if ended - self.sampled_ns >= self.every_ns:
+            self.sampled_ns = ended
+            resident = resident_memory()
+            if resident is not None:
+                self.measure = resident[0]
+                self.memory.append([ended, resident[1]])
+                if len(self.memory) >= MAX_MEMORY_SAMPLES:
+                    self.memory, self.every_ns = self.memory[::2], 2 * self.every_ns
 
-    def flush(self, memory: int | None = None) -> None:
+    def memory_line(self) -> dict | None:
+        """The memory line: the samples, and the exit's; None where /proc says nothing."""
+        end = resident_memory()
+        if end is None:
+            return None
+        measure, end_bytes = end
+        return {"type": "memory", "measure": measure, "samples": self.memory if self.measure == measure else [],
+                "end_bytes": end_bytes}
+
+    def flush(self, memory: dict | None = None) -> None:
         if not self.pending and self.header and memory is None:
             return
         pending, self.pending = self.pending, []
@@ -63,7 +108,7 @@ class Collections:
         lines += [json.dumps({"generation": g, "start_ns": s, "end_ns": e, "thread": t, "collected": c})
                   for g, s, e, t, c in pending]
         if memory is not None:
-            lines.append(json.dumps({"type": "memory", "rss_anon_bytes": memory}))
+            lines.append(json.dumps(memory))
         try:
             with open(os.path.join(self.folder, f"pygc-{os.getpid()}.jsonl"), "a", encoding="utf-8") as f:
                 f.write("\n".join(lines) + "\n")
@@ -73,24 +118,29 @@ class Collections:
             pass  # the folder is gone (the launcher ended): nothing to say it to
 
     def at_exit(self) -> None:
-        """The last collections, and the process's anonymous resident memory at its end."""
-        self.flush(rss_anon_bytes())
+        """The last collections, and the memory the process held."""
+        self.flush(self.memory_line())
 
     def forked(self) -> None:
         """A forked child (a DataLoader worker) starts its own file, without its parent's."""
         self.pending, self.written, self.started, self.header = [], 0, 0, False
+        self.memory, self.measure, self.sampled_ns, self.every_ns = [], None, 0, MEMORY_EVERY_S * 1e9
 
 
-def rss_anon_bytes() -> int | None:
-    """This process's anonymous resident memory (/proc/self/status RssAnon), None where unknown."""
+def resident_memory(status: str = "/proc/self/status") -> tuple[str, int] | None:
+    """(measure, bytes): the process's anonymous resident memory (RssAnon), else where the
+    kernel does not say it (gVisor) all its resident memory (VmRSS); None where neither."""
+    found = {}
     try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+        with open(status, encoding="ascii", errors="replace") as f:
             for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) * 1024  # kB
+                key = line.split(":", 1)[0]
+                if key in ("RssAnon", "VmRSS"):
+                    found[key] = int(line.split()[1]) * 1024  # kB
     except (OSError, ValueError, IndexError):
-        pass
-    return None
+        return None
+    measure = next((k for k in ("RssAnon", "VmRSS") if k in found), None)
+    return (measure, found[measure]) if measure else None
 
 
 def start() -> None:

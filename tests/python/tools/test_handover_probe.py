@@ -69,6 +69,7 @@ def test_a_real_run_measures_each_batch_shape():
     assert m["batch_take_s"] > 0  # taking alone: measured, kept beside batch_s (two loaders: no order held)
     assert m["workers_start_s"] > 0 and m["start_workers"] == 3  # starting three workers, to the first batch
     assert m["footprint_bytes"] >= 300 << 20  # holding as much anonymous memory as asked, while it did
+    assert m["footprint_measure"] == "RssAnon"  # what this kernel says (gVisor's: VmRSS)
     # a batch gathered whole: 256 rows (the 1024-byte tensor's 4-byte values) of 256 + 4 bytes
     assert m["gather_batch_s"] > 0 and m["rows"] == 256
     import_cuda = subprocess.run([python, "-c", "import torch; print(torch.cuda.is_available())"],

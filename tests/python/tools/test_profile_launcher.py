@@ -259,7 +259,7 @@ def test_the_probe_times_the_start_of_the_workers_the_finding_advises(tmp_path, 
     assert result.returncode == 0, result.stderr
     argv = (tmp_path / "argv").read_text().split()
     assert argv[argv.index("--start-workers") + 1] == "5"
-    # the recorded program's Python said at exit how much anonymous memory it held: the probe holds as much
+    # the recorded program's Python said how much memory it held: the probe holds as much
     assert int(argv[argv.index("--footprint-bytes") + 1]) > 0
     p = schema.load(str(tmp_path / "p.json"))["profile"]
     assert p["model"]["handover"]["start_workers"] == 5 and p["model"]["start_with_s"]["workers"] == 0.005

@@ -658,7 +658,7 @@ def loop_with_a_collection(tmp_path, with_collections: bool = True):
         header = {"type": "pygc", "pid": p.pid, "clock": "monotonic"}
         full = {"generation": 2, "start_ns": 1000 + round(gc_start_us * 1000 / 2),
                 "end_ns": 1000 + round((gc_start_us + 15_000) * 1000 / 2), "thread": 1, "collected": 9}
-        memory = {"type": "memory", "rss_anon_bytes": 3 << 30}  # written at exit: its anonymous memory
+        memory = {"type": "memory", "rss_anon_bytes": 3 << 30}  # the eighth session's line: RssAnon at exit
         (tmp_path / f"pygc-{p.pid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (header, full, memory)))
         # a DataLoader worker's file (no records: it never used CUDA) is not read
         (tmp_path / "pygc-999999.jsonl").write_text(json.dumps(full) + "\n")
@@ -683,18 +683,40 @@ def test_the_program_says_its_footprint_and_the_probe_is_asked_for_it(tmp_path):
     loop_with_a_collection(tmp_path / "with")
     recording = read_recording(tmp_path / "with")
     # the memory line is no collection
-    assert recording.footprint_bytes() == 3 << 30 and len(recording.collections) == 1
-    assert [p.rss_anon_bytes for p in recording.processes] == [3 << 30]
+    assert recording.footprint() == (3 << 30, "RssAnon") and len(recording.collections) == 1
+    assert [p.memory.end_bytes for p in recording.processes] == [3 << 30]
     (tmp_path / "without").mkdir()
     loop_with_a_collection(tmp_path / "without", False)
-    assert read_recording(tmp_path / "without").footprint_bytes() is None
+    assert read_recording(tmp_path / "without").footprint() is None
+    # sampled as it ran (today's line): what it held while its steps ran, not at its end. The
+    # samples are on CLOCK_MONOTONIC, half the records' clock here, plus 1000 ns
+    window = analyse_all(recording, Ceilings(baseline_report()))[2].window
+    gc_file = tmp_path / "with" / f"pygc-{recording.processes[0].pid}.jsonl"
+    lines = gc_file.read_text().splitlines()[:-1]
+    at = [1000 + ns // 2 for ns in (window[0] - 10**6, window[0] + 10, window[0] + 20, window[1] - 10,
+                                    window[1] + 10**6)]
+    sampled = {"type": "memory", "measure": "RssAnon", "end_bytes": 200 << 20,
+               "samples": [[at[0], 100 << 20], [at[1], 3 << 30], [at[2], (3 << 30) + 8], [at[3], (3 << 30) + 4],
+                           [at[4], 5 << 30]]}
+    gc_file.write_text("\n".join(lines + [json.dumps(sampled)]) + "\n")
+    recording = read_recording(tmp_path / "with")
+    assert recording.footprint(window) == ((3 << 30) + 4, "RssAnon")  # the median inside the steps
+    assert recording.footprint() == (5 << 30, "RssAnon")  # no steps: the largest, the end's or a sample's
+    # where the kernel says no more than VmRSS (gVisor), that, and said so
+    gc_file.write_text("\n".join(lines + [json.dumps({**sampled, "measure": "VmRSS"})]) + "\n")
+    assert read_recording(tmp_path / "with").footprint(window) == ((3 << 30) + 4, "VmRSS")
+    for bad in ({**sampled, "measure": "Rss"}, {**sampled, "end_bytes": -1}, {"type": "memory"}):
+        gc_file.write_text("\n".join(lines + [json.dumps(bad)]) + "\n")
+        assert read_recording(tmp_path / "with").footprint(window) is None
+    gc_file.write_text("\n".join(lines + [json.dumps({**sampled, "samples": [[1, "x"], [2], "y"]})]) + "\n")
+    assert read_recording(tmp_path / "with").footprint(window) == (200 << 20, "RssAnon")  # the end alone
     asked = []
     p = tutorial_h200(STEPS)
     (tmp_path / "tutorial").mkdir()
     p.write(tmp_path / "tutorial")
     (tmp_path / "tutorial" / f"pygc-{p.pid}.jsonl").write_text(
         json.dumps({"type": "pygc", "pid": p.pid, "clock": "monotonic"}) + "\n"
-        + json.dumps({"type": "memory", "rss_anon_bytes": 2_000_000_000}) + "\n")
+        + json.dumps({"type": "memory", "measure": "RssAnon", "samples": [], "end_bytes": 2_000_000_000}) + "\n")
     analyse_all(read_recording(tmp_path / "tutorial"), Ceilings(baseline_report()),
                 lambda *args: asked.append(args) or FITTED)
     assert [a[1:] for a in asked] == [(5, 2_000_000_000)]
@@ -1093,6 +1115,12 @@ def test_the_workers_start_is_taken_off_the_workers_fix_once(tmp_path):
     pipeline = next(f for f in analyse_all_of(tmp_path / "held", p, held)[3] if f["id"] == "input_pipeline")
     assert "for 5 workers, measured here in the probe's process holding 2 GB of anonymous memory (each worker a " \
         "fork of it" in pipeline["assumption"]
+    held = Handover(**{**held.__dict__, "start_footprint_measure": "VmRSS"})  # gVisor says no RssAnon
+    pipeline = next(f for f in analyse_all_of(tmp_path / "gvisor", p, held)[3] if f["id"] == "input_pipeline")
+    assert "holding 2 GB of resident memory (VmRSS: this kernel does not say the anonymous part)" in \
+        pipeline["assumption"]
+    assert held.summary()["start_footprint_measure"] == "VmRSS"
+    assert handover_of(held.summary()).start_footprint_measure == "VmRSS"
     # a start the probe timed for its own workers, not the count advised (a probe older than
     # start_workers): said, not priced
     own = Handover(**{**plain.__dict__, "workers_start_s": 2e-3})

@@ -218,9 +218,11 @@ def replay_text(model) -> str:
 def workers_start_text(h) -> str:
     """How the input_pipeline finding counts the workers' start (Model.start_s)."""
     if h.start_priced:
-        size = (f"holding {h.start_footprint_bytes / 1e9:.2g} GB of anonymous memory (each worker a fork of it, "
-                "as of the program; hdbench_profile asks for the program's own where its Python said it)"
-                if h.start_footprint_bytes else "(a fork of a larger program may take longer)")
+        kind = "resident memory (VmRSS: this kernel does not say the anonymous part)" \
+            if h.start_footprint_measure == "VmRSS" else "anonymous memory"
+        size = (f"holding {h.start_footprint_bytes / 1e9:.2g} GB of {kind} (each worker a fork of it, as of the "
+                "program; hdbench_profile asks for what the program held while its steps ran, where its Python "
+                "said it)" if h.start_footprint_bytes else "(a fork of a larger program may take longer)")
         return (f"the workers' start, once a run with persistent_workers (every epoch without), is taken off: "
                 f"{duration_text(h.workers_start_s)} to the first batch for {h.start_workers} "
                 f"worker{'s' if h.start_workers != 1 else ''}, measured here in the probe's process {size}")

@@ -105,11 +105,14 @@ class Handover:
     # workers, not the count advised: kept, not priced
     workers_start_s: float | None = None
     start_workers: int | None = None
-    # the anonymous resident memory the probe's process held when it timed the start: each
-    # worker is a fork, which copies its parent's page tables (on a 2-vCPU VM starting three
-    # workers took 19.5 ms from a bare probe, 24.0 ms holding 200 MB, 46.9 ms holding 1 GB).
-    # The probe holds the program's own (its Python said it at exit) where it knows it
+    # the memory the probe's process held when it timed the start: each worker is a fork, which
+    # copies its parent's page tables (on a 2-vCPU VM starting three workers took 19.5 ms from a
+    # bare probe, 24.0 ms holding 200 MB, 46.9 ms holding 1 GB). The probe holds what the program
+    # held while its steps ran, where its Python said it. `start_footprint_measure`: RssAnon
+    # (anonymous resident memory), or VmRSS (all resident memory) where the kernel says no more
+    # (gVisor); None in reports before 2026-11-29, RssAnon then
     start_footprint_bytes: int | None = None
+    start_footprint_measure: str | None = None
     # what a step replayed as one CUDA graph leaves the training thread a batch: the batch copied
     # into the graph's input and the replay, measured where CUDA was there; else two of the
     # recording's launch calls (model.Step.replay_ns)
@@ -184,6 +187,8 @@ class Handover:
                 **({"start_workers": self.start_workers} if self.start_workers is not None else {}),
                 **({"start_footprint_bytes": self.start_footprint_bytes} if self.start_footprint_bytes is not None
                    else {}),
+                **({"start_footprint_measure": self.start_footprint_measure} if self.start_footprint_measure
+                   else {}),
                 **({"graph_replay_batch_s": self.graph_replay_batch_s} if self.graph_replay_batch_s is not None
                    else {}),
                 "tensor_bytes": list(self.tensor_bytes),
@@ -199,6 +204,6 @@ def handover_of(summary: dict | None) -> Handover:
         return Handover(source=summary["source"]) if summary and summary.get("source") else FITTED
     optional = ("pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s", "gather_batch_s", "gather_rows",
                 "pin_cycle_batch_s", "packed_pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s", "workers_start_s",
-                "start_workers", "start_footprint_bytes", "graph_replay_batch_s")
+                "start_workers", "start_footprint_bytes", "start_footprint_measure", "graph_replay_batch_s")
     return Handover(summary["batch_s"], summary["packed_batch_s"], tensor_bytes=tuple(summary.get("tensor_bytes", ())),
                     source=summary.get("source", ""), **{k: summary.get(k) for k in optional})

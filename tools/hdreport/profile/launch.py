@@ -149,8 +149,9 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2,
                      footprint: int | None = None) -> Handover:
     """What a batch shaped `shape` (each tensor's bytes) from a DataLoader worker costs the
     training thread here (tools/handover_probe.py), and starting `workers` workers (the
-    input_pipeline finding's advice) from a process holding `footprint` bytes (the program's
-    anonymous resident memory, where its Python said it), or the fitted constants and why."""
+    input_pipeline finding's advice) from a process holding `footprint` bytes (the memory the
+    program held while its steps ran, where its Python said it: Recording.footprint), or the
+    fitted constants and why."""
     if python is None:
         return Handover(source=f"not measured (--hdbench_probe_python=none): {FITTED_SOURCE}")
     # 100 batches, fewer where that would move more than PROBE_BYTES (at least 10)
@@ -191,6 +192,7 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2,
                                 pin_here_batch_s=number("pin_here_batch_s"), batch_take_s=number("batch_take_s"),
                                 workers_start_s=number("workers_start_s"), start_workers=number("start_workers", int),
                                 start_footprint_bytes=number("footprint_bytes", int),
+                                start_footprint_measure=m.get("footprint_measure") or None,
                                 graph_replay_batch_s=number("graph_replay_batch_s"))
             except (ValueError, KeyError, TypeError) as e:
                 why = f"the probe's output is not what it should be ({e})"

@@ -13,7 +13,7 @@ The process and end lines also carry "clock": {"cupti_ns", "monotonic_ns"}, the 
 clock read beside CLOCK_MONOTONIC. Beside them, a Python process writes pygc-<pid>.jsonl
 (tools/profile_site/sitecustomize.py): its garbage collections on CLOCK_MONOTONIC, put on
 the records' clock by a line through the process's clock pairs (`collections`), and at its
-end its anonymous resident memory (`Process.rss_anon_bytes`). A
+end the memory it held, sampled as it ran (`Process.memory`; `Recording.footprint`). A
 process without a records file (a DataLoader worker that never used CUDA) is not read.
 
 Records are not sorted. A process that was killed has no end line and maybe a torn last
@@ -51,9 +51,9 @@ class Process:
     problems: list = field(default_factory=list)  # what the reader had to skip, as phrases
     clock: list = field(default_factory=list)  # (monotonic_ns, cupti_ns) pairs: the start's, the end's
     collections_timed: bool = False  # its Python garbage collections were timed and placed (pygc file)
-    # its anonymous resident memory at its end (the pygc file's memory line): what a DataLoader
-    # worker forked from it copies the page tables of; None where not said
-    rss_anon_bytes: int | None = None
+    # the memory it held (the pygc file's memory line): what a DataLoader worker forked from it
+    # copies the page tables of; None where not said
+    memory: Memory | None = None
 
     def on_records_clock(self, monotonic_ns: int) -> int:
         """A CLOCK_MONOTONIC time on the records' clock: through the start and end pairs (one
@@ -81,6 +81,23 @@ class Process:
 
 
 @dataclass
+class Memory:
+    """What a process's Python said of the memory it held: `measure` (RssAnon, or VmRSS where
+    the kernel says no more), samples as it ran ((records' clock ns, bytes); empty where its
+    records carry no clock to place them, or before 2026-11-29) and at its end."""
+    measure: str
+    end_bytes: int
+    samples: list = field(default_factory=list)
+
+    def level(self, window: tuple | None) -> int:
+        """The memory held while `window` (the steps) ran: the samples' median there; where
+        none fell there (a short run, no steps), the largest of the samples and the end's,
+        so a data set freed before the end still counts."""
+        inside = sorted(b for t, b in self.samples if window and window[0] <= t <= window[1])
+        return inside[len(inside) // 2] if inside else max([self.end_bytes, *(b for _, b in self.samples)])
+
+
+@dataclass
 class Recording:
     processes: list = field(default_factory=list)
     copies: list = field(default_factory=list)  # each record a dict with "pid" added
@@ -94,10 +111,11 @@ class Recording:
     def synthetic(self) -> bool:
         return any(p.synthetic for p in self.processes)
 
-    def footprint_bytes(self) -> int | None:
-        """The largest anonymous resident memory a recorded process ended with (the training
-        process's, as a rule), None where no process said it."""
-        said = [p.rss_anon_bytes for p in self.processes if p.rss_anon_bytes is not None]
+    def footprint(self, window: tuple | None = None) -> tuple[int, str] | None:
+        """(bytes, measure): the most memory a recorded process held while the steps (`window`,
+        records' clock) ran, the training process's as a rule (Memory.level); None where no
+        process said it."""
+        said = [(p.memory.level(window), p.memory.measure) for p in self.processes if p.memory is not None]
         return max(said) if said else None
 
 
@@ -217,7 +235,7 @@ def _read_clock(process: Process, record: dict) -> None:
 
 def read_collections(path: Path, process: Process, into: Recording) -> None:
     """A pygc file's collections, on the records' clock, into `into.collections`, and its
-    memory line (which needs no clock) into `process.rss_anon_bytes`."""
+    memory line into `process.memory` (read_memory)."""
     data = path.read_bytes()
     skipped, unplaced = 0, 0
     for line, _ in _lines(gzip.decompress(data) if path.name.endswith(".gz") else data):
@@ -227,8 +245,7 @@ def read_collections(path: Path, process: Process, into: Recording) -> None:
             skipped += 1  # a torn last line included: the process was killed while writing it
             continue
         if isinstance(record, dict) and record.get("type") == "memory":
-            if _is_int(record.get("rss_anon_bytes")) and record["rss_anon_bytes"] >= 0:
-                process.rss_anon_bytes = record["rss_anon_bytes"]
+            process.memory = read_memory(record, process) or process.memory
             continue
         if not isinstance(record, dict) or record.get("type") == "pygc":
             continue
@@ -250,6 +267,21 @@ def read_collections(path: Path, process: Process, into: Recording) -> None:
     process.collections_timed = True
     if skipped:
         process.problems.append(f"{skipped} unreadable lines of its garbage collections skipped")
+
+
+def read_memory(record: dict, process: Process) -> Memory | None:
+    """A memory line (the samples placed on the records' clock; the line of 2026-11-28's eighth
+    session said RssAnon at the end alone, `rss_anon_bytes`), None where it says nothing usable."""
+    if _is_int(record.get("rss_anon_bytes")) and record["rss_anon_bytes"] >= 0:
+        return Memory("RssAnon", record["rss_anon_bytes"])
+    if record.get("measure") not in ("RssAnon", "VmRSS") or not _is_int(record.get("end_bytes")) or \
+            record["end_bytes"] < 0:
+        return None
+    samples = record.get("samples") if isinstance(record.get("samples"), list) else []
+    good = [(t, b) for t, b in (s for s in samples if isinstance(s, list) and len(s) == 2)
+            if _is_int(t) and _is_int(b) and b >= 0]
+    placed = [(process.on_records_clock(t), b) for t, b in good] if process.clock else []
+    return Memory(record["measure"], record["end_bytes"], placed)
 
 
 def read_recording(folder: str | Path) -> Recording:

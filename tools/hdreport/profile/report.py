@@ -74,7 +74,8 @@ def analyse_all(recording: Recording, ceilings: Ceilings, handover_for=None):
     threads = threads_of(recording, a.copies)
     model = build_model(a, threads, ceilings)
     if handover_for is not None and model.batch_shape and model.total("B") > 0:
-        model.handover = handover_for(model.batch_shape, workers_needed(model), recording.footprint_bytes())
+        footprint = recording.footprint(model.window)
+        model.handover = handover_for(model.batch_shape, workers_needed(model), footprint[0] if footprint else None)
     idle = idle_by_cause(recording, a.copies, a.busy, threads, model.window)
     return a, idle, model, findings(a, model, idle)
 
