@@ -10,6 +10,8 @@ packed. It prints
                  `step`, the first batch wait of those with workers, failed, and any that
                  trained to other losses than plain (verify holds no price against those)
     each verify report's verdict line, and its rows that missed or were not measured
+    each profile's probe: the workers' start it timed, for how many, holding how much memory
+                 and by which measure (RssAnon, or VmRSS where the kernel says no more)
 
 from the call's work folder. What is not there is said to be missing and it exits 0, so a
 call's last step never fails on it; a wrong command line exits 2.
@@ -94,13 +96,32 @@ def verify_lines(work: Path) -> list[str]:
     return out or ["  no verify report"]
 
 
+def probe_lines(work: Path) -> list[str]:
+    out = []
+    for path in sorted(work.glob("prof-*.json")):
+        try:
+            handover = json.loads(path.read_text())["profile"]["model"]["handover"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # no model, or no probe asked: nothing to say of it
+        if not isinstance(handover, dict) or not handover.get("measured"):
+            continue
+        start = handover.get("workers_start_s")
+        held = handover.get("start_footprint_bytes")
+        out.append(short(f"  {path.stem}: a batch {1e3 * handover['batch_s']:.2f} ms"
+                         + (f", starting {handover.get('start_workers') or 'its own'} workers {1e3 * start:.1f} ms" if
+                            isinstance(start, (int, float)) else ", the start not timed")
+                         + (f" holding {held / 1e6:.0f} MB ({handover.get('start_footprint_measure') or 'RssAnon'})"
+                            if isinstance(held, int) else "")))
+    return out or ["  no profile with a probe's measurement"]
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: lease_digest.py WORK_DIR", file=sys.stderr)
         return 2
     work = Path(argv[0])
     print("\n".join(["== lease digest ==", "result lines:", *result_lines(work), "ablations:",
-                     *ablation_lines(work), "verify:", *verify_lines(work)]))
+                     *ablation_lines(work), "verify:", *verify_lines(work), "probe:", *probe_lines(work)]))
     return 0
 
 

@@ -141,6 +141,10 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
                                      "| `--fix graph` alone | y | – | – | not measured |\n"
                                      "| `--fix all` (the model) | z | 1 s | – | missed (+53%) |\n")
     (work / "ablation-sync.json").write_text("{not json")
+    handover = {"measured": True, "batch_s": 0.00123, "workers_start_s": 0.0452, "start_workers": 3,
+                "start_footprint_bytes": 1_234_000_000, "start_footprint_measure": "VmRSS"}
+    (work / "prof-tutorial.json").write_text(json.dumps({"profile": {"model": {"handover": handover}}}))
+    (work / "prof-well.json").write_text(json.dumps({"profile": {"model": {"handover": {"measured": False}}}}))
     result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
@@ -149,6 +153,8 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
         "hand over 11.0 ms)" in result.stdout
     assert "    fix_graph trained to other losses: mean loss 2.3026 against plain's 0.5432" in result.stdout
     assert "  ablation-sync.json: unreadable" in result.stdout
+    assert "probe:\n  prof-tutorial: a batch 1.23 ms, starting 3 workers 45.2 ms holding 1234 MB (VmRSS)\n" in \
+        result.stdout and "prof-well" not in result.stdout
     assert "  verify.log: **3 of 5 held, 1 missed**, 1 not measured." in result.stdout
     assert "    | `--fix graph` alone | y | – | – | not measured |" in result.stdout
     assert "missed (+53%)" in result.stdout and "`--fix pin`" not in result.stdout
