@@ -4,7 +4,9 @@
 # NCCL on the library path, a work folder packed into OUT/results.tgz whatever happens, and
 # `step NAME LIMIT_S COMMAND...`, which runs COMMAND for at most LIMIT_S and never past the
 # call's budget (BUDGET_S, counted from when this file is sourced), logging to
-# WORK/NAME.log and a line to OUT/timings.txt.
+# WORK/NAME.log and a line to OUT/timings.txt. ONLY_STEPS="NAME ..." runs those steps alone
+# and logs the others as skipped: a short call spent on rows that never ran (the roof
+# check's steps stand alone; the profile check's later steps read its earlier ones' output).
 # Needs: bundle (the bundle's folder) and out (OUT_DIR) set before it is sourced.
 budget=${BUDGET_S:-420}
 start=$SECONDS
@@ -22,11 +24,23 @@ export PYTHONUNBUFFERED=1
 pack() {  # the reports and logs, without the traces (too large to come back)
   (cd "$work" && tar czf "$out/results.tgz" --exclude='*.trace*.json' . 2>/dev/null)
 }
-trap pack EXIT
+steps_seen=" "
+unknown_only_steps() {  # a name in ONLY_STEPS that no step has (a typo would skip every step quietly)
+  local name
+  for name in ${ONLY_STEPS:-}; do
+    [[ $steps_seen == *" $name "* ]] || echo "ONLY_STEPS: no step of this call is called $name" | tee -a "$out/timings.txt"
+  done
+}
+trap 'pack; unknown_only_steps' EXIT
 
 step() {  # step NAME LIMIT_S COMMAND...: at most LIMIT_S, never past the budget
   local name=$1 limit=$2 left=$((budget - (SECONDS - start))) t0=$SECONDS rc=0
   shift 2
+  steps_seen+="$name "
+  if [[ -n ${ONLY_STEPS:-} && " $ONLY_STEPS " != *" $name "* ]]; then
+    echo "$name SKIPPED (not in ONLY_STEPS)" | tee -a "$out/timings.txt"
+    return
+  fi
   if ((left < 10)); then
     echo "$name SKIPPED (budget spent)" | tee -a "$out/timings.txt"
     return

@@ -86,6 +86,20 @@ def test_the_roof_check_leaves_the_sanitizers_out_when_asked(tmp_path):
                                                 s == "fused_tests"]
 
 
+def test_only_the_steps_named_run_and_a_name_no_step_has_is_said(tmp_path):
+    """ONLY_STEPS: a short call spent on the rows that never ran; a typo would skip them all."""
+    result, _ = run(bundle(tmp_path) / "tools" / "roof_gpu_check.sh", tmp_path / "out", 300, 0,
+                    ONLY_STEPS="loader staged loader_trace")
+    assert result.returncode == 0, result.stderr
+    steps = steps_of(tmp_path / "out")
+    assert [name for name in ROOF_STEPS if steps[name].startswith("rc=0")] == ["loader", "staged"]
+    assert all(steps[name] == "SKIPPED (not in ONLY_STEPS)" for name in ROOF_STEPS if name not in ("loader", "staged"))
+    assert "ONLY_STEPS: no step of this call is called loader_trace" in (tmp_path / "out" / "timings.txt").read_text()
+    with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
+        names = {Path(n).name for n in tar.getnames()}
+    assert {"loader.json", "staged.json"} <= names and "gpu-small.json" not in names
+
+
 def test_a_spent_budget_cuts_the_step_in_flight_and_skips_the_rest(tmp_path):
     b = bundle(tmp_path)
     # Each stand-in takes 20 s: a 35 s budget runs the first step whole, cuts the second when
