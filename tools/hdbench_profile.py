@@ -40,6 +40,7 @@ import sys
 from pathlib import Path
 
 # The package beside this script: a script's own folder is on sys.path, so no path edit.
+from hdreport.core import writer
 from hdreport.core.schema import ReportError
 from hdreport.profile import launch
 from hdreport.profile.baseline import check_baseline
@@ -62,6 +63,8 @@ def parse(argv: list[str]) -> tuple[dict, list[str]]:
     options: dict[str, str] = {}
     for arg in flags:
         match = re.fullmatch(r"--hdbench_([a-z_]+)=(.*)", arg, re.S)
+        if re.fullmatch(r"--hdbench_([a-z_]+)", arg) and arg[len("--hdbench_"):] in FLAGS:
+            raise UsageError(f"{arg}: give a value, as {arg}=VALUE")
         if not match or match.group(1) not in FLAGS:
             known = ", ".join(f"--hdbench_{f}" for f in FLAGS)
             raise UsageError(f"unknown option {arg} (known: {known}, then -- COMMAND ARGS...)")
@@ -76,9 +79,34 @@ def parse(argv: list[str]) -> tuple[dict, list[str]]:
     return options, command
 
 
+def check_outputs(options: dict, out: Path, command: list[str]) -> None:
+    """Where the report, the trace and the records go, checked before the command runs: a
+    training run must not end in "cannot write". The files the command names (its script)
+    and the baseline are inputs no output may replace."""
+    inputs = tuple(arg for arg in [options.get("baseline", ""), *command] if arg and os.path.isfile(arg))
+    problem = writer.output_problem(out, inputs)
+    if problem:
+        raise UsageError(f"--hdbench_out={out}: {problem}")
+    if "trace" in options:
+        trace = options["trace"]
+        problem = writer.output_problem(trace, inputs)
+        if problem:
+            raise UsageError(f"--hdbench_trace={trace}: {problem}")
+        if os.path.realpath(trace) == os.path.realpath(out):
+            raise UsageError(f"--hdbench_trace={trace}: is the report's path too (--hdbench_out)")
+    if "records" in options:
+        records = Path(options["records"])
+        if records.exists() and not records.is_dir():
+            raise UsageError(f"--hdbench_records={records}: is a file, not a folder")
+        problem = writer.output_problem(records / "records-0.jsonl")
+        if problem:
+            raise UsageError(f"--hdbench_records={records}: {problem}")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] in ("-h", "--help"):
+    own = argv[:argv.index("--")] if "--" in argv else argv  # the installed wrapper's options go first
+    if any(arg in ("-h", "--help") for arg in own):
         print(__doc__.strip())
         return 0
     try:
@@ -87,16 +115,12 @@ def main(argv: list[str] | None = None) -> int:
         given = check_baseline(options["baseline"]) if "baseline" in options else None
         when = launch.stamp()
         out = Path(options.get("out") or launch.default_out(command, when))
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise UsageError(f"--hdbench_out={out}: cannot create its folder: {e.strerror or e}") from None
-        if not os.access(out.parent, os.W_OK | os.X_OK):
-            raise UsageError(f"--hdbench_out={out}: its folder is not writable")
+        check_outputs(options, out, command)
     except (UsageError, ReportError) as e:
         launch.say(str(e))
         return 2
-    return launch.profile(options, given, when, command, out, argv[:argv.index("--")], os.path.abspath(__file__))
+    return launch.profile(options, given, when, command, out, argv[:argv.index("--")], os.path.abspath(__file__),
+                          named="out" in options)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import subprocess
 import sys
@@ -64,6 +65,7 @@ import hdreport.profile.report
 import hdreport.profile.verify
 import hdreport.profile.verify_text
 from hdreport import compare, figures, page, summary
+from hdreport.core import writer
 from hdreport.core.schema import ReportError  # noqa: F401  (callers catch hdbench_report.ReportError)
 from hdreport.core.schema import load as load_report
 
@@ -173,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
         [args.profile, *args.ablation] + [p for p in (args.well, args.fixed, args.eager) if p] \
         if args.command == "verify" else \
         [args.profile, args.records] if args.command == "reanalyse" else args.reports
+    out_file = getattr(args, "out", None) if args.command in ("summarize", "html", "reanalyse") else None
+    if out_file:  # checked before any work: never the half of a page, nor an input replaced
+        problem = writer.output_problem(out_file, tuple(files))
+        if problem:
+            return fail(f"{out_file}: {problem}")
     try:
         if args.command == "compare":
             return run_compare(args)
@@ -228,21 +235,19 @@ def write_or_print(text: str, out_path: str | None) -> int:
     if not out_path:
         print(text)
         return 0
-    out = Path(out_path)
-    tmp = out.with_name(out.name + ".tmp")
     try:
-        tmp.write_text(text)
-        tmp.replace(out)  # atomic: readers never see half a page
+        writer.write_atomically(out_path, text)  # readers never see half a page
     except OSError as e:
         print(f"hdbench_report.py: {out_path}: cannot write: {e.strerror}", file=sys.stderr)
         return 2
-    print(out)
+    print(out_path)
     return 0
 
 
 def run_compare(args) -> int:
-    if args.threshold < 0 or not 0 < args.alpha < 1:
-        print("hdbench_report.py: --threshold must be >= 0 and --alpha between 0 and 1", file=sys.stderr)
+    if not 0 <= args.threshold < math.inf or not 0 < args.alpha < 1:  # NaN fails both: no check switched off
+        print("hdbench_report.py: --threshold must be a finite number >= 0 and --alpha between 0 and 1",
+              file=sys.stderr)
         return 2
     base, new = load_report(args.base), load_report(args.new)
     if hdreport.profile.compare.is_profile(base) or hdreport.profile.compare.is_profile(new):
@@ -285,6 +290,9 @@ def run_reanalyse(args) -> int:
     recording = hdreport.profile.records.read_recording(args.records)
     if not recording.processes:
         raise ReportError(f"{args.records}: holds no records-*.jsonl files")
+    unreadable = hdreport.profile.report.not_recorded_reason(recording)
+    if unreadable.startswith(hdreport.profile.report.UNREADABLE):
+        raise ReportError(f"{args.records}: {unreadable}")
     baseline = hdreport.profile.baseline.check_baseline(args.baseline) if args.baseline else None
     again = hdreport.profile.report.reanalysed(old, recording, baseline)
     try:

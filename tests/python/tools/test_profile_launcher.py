@@ -456,6 +456,7 @@ def test_without_any_baseline_the_findings_that_need_none(tmp_path, lib):
     (["--verbose", "--", "true"], "unknown option --verbose"),
     (["--hdbench_trace_budget=lots", "--", "true"], "--hdbench_trace_budget=lots"),
     (["--hdbench_out=", "--", "true"], "--hdbench_out: give a value"),
+    (["--hdbench_out", "--", "true"], "--hdbench_out: give a value, as --hdbench_out=VALUE"),
 ])
 def test_usage_errors_exit_2_in_one_line(tmp_path, args, message):
     result = profile(tmp_path, *args)
@@ -493,3 +494,104 @@ def test_a_fix_that_would_cost_is_said_at_the_end_of_the_run(tmp_path, lib, base
     assert said == [f"hdbench_profile: would cost, not save: pageable_to_pinned: ~{costly['cost_s'] * 1e3:.1f} ms "
                     f"longer ({100 * costly['cost_fraction_of_span']:.1f}% of the span): {costly['why']}"]
     assert "pins each batch on the training thread, 2.0 ms a batch" in said[0]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("out_is_a_folder", "--hdbench_out=adir: is a folder"),
+    ("out_is_the_baseline", "is also an input (baseline.json): writing it would lose that file"),
+    ("out_is_the_script", "is also an input (victim.py): writing it would lose that file"),
+    ("out_under_a_file", "--hdbench_out=afile/p.json: cannot be written in"),
+    ("trace_is_the_report", "--hdbench_trace=same.json: is the report's path too"),
+    ("trace_is_a_folder", "--hdbench_trace=adir: is a folder"),
+    ("records_is_a_file", "--hdbench_records=afile: is a file, not a folder"),
+])
+def test_where_the_outputs_go_is_checked_before_the_command_runs(tmp_path, baseline, case, message):
+    """A training run must not end in "cannot write", nor its report replace a file it read."""
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("mine\n")
+    (tmp_path / "victim.py").write_text("print('ran')\n")
+    args = {"out_is_a_folder": ["--hdbench_out=adir"],
+            "out_is_the_baseline": ["--hdbench_baseline=baseline.json", "--hdbench_out=baseline.json"],
+            "out_is_the_script": ["--hdbench_out=victim.py"],
+            "out_under_a_file": ["--hdbench_out=afile/p.json"],
+            "trace_is_the_report": ["--hdbench_out=same.json", "--hdbench_trace=same.json"],
+            "trace_is_a_folder": ["--hdbench_trace=adir"],
+            "records_is_a_file": ["--hdbench_records=afile"]}[case]
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    result = profile(tmp_path, *args, "--", "sh", "-c", "touch ran", "victim.py")  # names the script
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("hdbench_profile: ") and message in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1
+    no_traceback(result)
+    assert not (tmp_path / "ran").exists()  # nothing ran
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before  # nothing replaced
+
+
+def test_help_is_printed_after_the_installed_wrappers_options(tmp_path):
+    result = profile(tmp_path, "--hdbench_inject_lib=/x.so", "--help")
+    assert result.returncode == 0 and result.stdout.startswith("Runs any CUDA program")
+
+
+def test_a_signal_after_the_command_ends_stops_the_baseline_and_still_writes_the_report(tmp_path, lib):
+    """The baseline and the probe run after the command, for up to minutes: a SIGTERM then
+    stops the one measuring (its child killed, not left behind) and the report is written from
+    what was recorded, the baseline said not measured and why; the command's code stands."""
+    pid_file = tmp_path / "hdbench.pid"
+    slow_hdbench = tmp_path / "hdbench"
+    slow_hdbench.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    slow_hdbench.chmod(0o755)
+    launcher = subprocess.Popen(
+        [sys.executable, str(LAUNCHER), "--hdbench_probe_python=none", f"--hdbench_bin={slow_hdbench}",
+         f"--hdbench_inject_lib={lib}", "--hdbench_out=p.json", "--", *fake("tutorial")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+    try:
+        seen = ""
+        while "measuring one now" not in seen:
+            line = launcher.stderr.readline()
+            assert line, seen
+            seen += line
+        deadline = time.monotonic() + 20
+        while not pid_file.is_file() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        launcher.send_signal(signal.SIGTERM)
+        _, rest = launcher.communicate(timeout=30)
+    finally:
+        launcher.kill()
+    assert launcher.returncode == 0, seen + rest
+    assert "received SIGTERM: nothing more is measured" in rest
+    p = schema.load(str(tmp_path / "p.json"))["profile"]
+    assert p["recorded"] is True and p["exit"]["code"] == 0
+    assert p["baseline"]["how"] == "none" and "interrupted by SIGTERM" in p["baseline"]["note"]
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and "zombie" not in Path(f"/proc/{child}/status").read_text():
+        assert time.monotonic() < deadline, "the baseline's hdbench was left running"
+        time.sleep(0.05)
+    assert not list(tmp_path.glob(".hdbench_profile-*"))  # the recording's folder is gone
+
+
+def test_records_that_cannot_be_read_are_not_a_clean_bill(tmp_path, lib):
+    """A records file of noise is no recording: the report says so, not "nothing worth fixing"."""
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_out=p.json", "--", "sh", "-c",
+                     'head -c 100 /dev/urandom > "$HDBENCH_PROFILE_DIR/records-1.jsonl.gz"')
+    assert result.returncode == 0, result.stderr
+    p = schema.load(str(tmp_path / "p.json"))["profile"]
+    assert p["recorded"] is False and p["not_recorded_reason"].startswith("no records file could be read: ")
+    assert "records-1.jsonl.gz could not be read" in p["not_recorded_reason"]
+    assert "nothing recorded: no records file could be read" in result.stderr
+
+
+def test_a_name_made_from_the_time_is_never_taken_twice(tmp_path):
+    """Two runs started in the same second: the second takes -2, a third -3."""
+    from hdreport.profile.launch import claim_default_name
+
+    wanted = tmp_path / "profile-x-20261129-040000.json"
+    first, first_folder = claim_default_name(wanted)
+    second, second_folder = claim_default_name(wanted)  # the first is still running: its folder holds the name
+    assert (first, second) == (wanted, tmp_path / "profile-x-20261129-040000-2.json")
+    first.write_text("{}")  # the first wrote its report, then removed its folder
+    first_folder.rmdir()
+    third, _ = claim_default_name(wanted)
+    assert third == tmp_path / "profile-x-20261129-040000-3.json"
+    assert second_folder.is_dir()

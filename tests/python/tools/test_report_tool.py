@@ -7,7 +7,7 @@ import json
 import pytest
 
 import hdbench_report
-from conftest import run_report_tool
+from conftest import ROOT, run_report_tool
 from report_figure_checks import check_figure, close, panels, references, series
 
 
@@ -194,3 +194,39 @@ def test_a_bar_grid_cell_no_report_ran_is_said_not_drawn_empty():
     assert all(ax.get_ylabel() == "GB/s" for ax in drawn)  # each row's first drawn panel is labelled
     assert [b[3] for b in fig.hdbench["bars"]] == [2.0, 1.0]
     plt.close(fig)
+
+
+PROFILES = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles"
+
+
+@pytest.mark.parametrize("command", ["summarize", "html", "reanalyse"])
+def test_an_output_that_is_an_input_or_a_folder_is_refused_before_any_work(tmp_path, command):
+    """Writing a page over the report it reads would lose the report; a folder would leave a
+    temporary file beside it."""
+    report = tmp_path / "p.json"
+    report.write_bytes((PROFILES / "prof-tutorial.json").read_bytes())
+    extra = [PROFILES / "records" / "tutorial"] if command == "reanalyse" else []
+    result = run_report_tool(command, report, *extra, "-o", report)
+    assert result.returncode == 2 and "is also an input" in result.stderr, result.stderr
+    assert report.read_bytes() == (PROFILES / "prof-tutorial.json").read_bytes()
+    (tmp_path / "folder").mkdir()
+    result = run_report_tool(command, report, *extra, "-o", tmp_path / "folder")
+    assert result.returncode == 2 and "is a folder" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "p.json"]
+
+
+@pytest.mark.parametrize("threshold", ["nan", "inf", "-1"])
+def test_a_threshold_that_would_switch_the_regression_check_off_is_bad_usage(threshold):
+    result = run_report_tool("compare", PROFILES / "prof-tutorial-all.json", PROFILES / "prof-tutorial.json",
+                             "--threshold", threshold)
+    assert result.returncode == 2 and "--threshold must be a finite number" in result.stderr
+
+
+def test_reanalysing_records_no_file_of_which_can_be_read_is_an_error(tmp_path):
+    """Noise in a records file is no recording: not a report of "nothing worth fixing"."""
+    (tmp_path / "records-1106.jsonl.gz").write_bytes(bytes(range(100)))
+    (tmp_path / "records-1107.jsonl").mkdir()
+    result = run_report_tool("reanalyse", PROFILES / "prof-tutorial.json", tmp_path, "-o", tmp_path / "out.json")
+    assert result.returncode == 2, result.stderr
+    assert "no records file could be read" in result.stderr and "records-1106.jsonl.gz" in result.stderr
+    assert not (tmp_path / "out.json").exists()

@@ -14,6 +14,7 @@ import re
 import socket
 import statistics
 import subprocess
+import tempfile
 from pathlib import Path
 
 LARGE_SPREAD_CV = 5.0  # percent, as lib/timing.hpp
@@ -122,9 +123,36 @@ def write_report(path: str, report_context: dict, entries: list[dict], derived: 
     write_atomically(path, json.dumps(report, indent=2, allow_nan=False) + "\n")
 
 
+def output_problem(path: str | Path, inputs: tuple = ()) -> str:
+    """Why `path` cannot take an output, found before any work is done ("" when it can):
+    a folder or a device there, one of `inputs` (files the work reads: it would be lost), a
+    folder that cannot be made or written. A link is followed: its target is written."""
+    p = Path(os.path.realpath(path))
+    if p.exists():
+        if p.is_dir():
+            return "is a folder"
+        if not p.is_file():
+            return "is not a regular file (a device or a pipe): give a file's path"
+        for given in inputs:
+            try:
+                if given and os.path.samefile(p, given):
+                    return f"is also an input ({given}): writing it would lose that file"
+            except OSError:
+                continue  # an input that is not there cannot be overwritten
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        return f"cannot be written in {p.parent}: {e.strerror or e}"
+    return ""
+
+
 def write_atomically(path: str, text: str) -> None:
-    """Temp file in the same folder, fsync, rename: readers never see half a report."""
-    p = Path(path)
+    """Temp file in the same folder, fsync, rename: readers never see half a report. A link
+    is followed: its target takes the text, the link stays."""
+    p = Path(os.path.realpath(path))
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     try:
         with open(tmp, "w") as f:

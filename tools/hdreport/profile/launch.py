@@ -202,12 +202,33 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2,
 
 # --- running the command ------------------------------------------------------------
 
+def claim_default_name(out: Path) -> tuple[Path, Path]:
+    """(report path, recording folder): the first of OUT, OUT-2, OUT-3, ... whose report does
+    not exist and whose folder this process made, so that two runs started in the same second
+    (the name's resolution) never write one report. The folder is the claim: made before the
+    command runs, removed after its report is written."""
+    stem = out.name[:-5] if out.name.endswith(".json") else out.name
+    parent = out.parent.resolve()
+    for n in range(1, 1000):
+        candidate = out if n == 1 else out.with_name(f"{stem}-{n}.json")
+        folder = parent / f".{candidate.name}.recording"
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        if not candidate.exists():
+            return candidate, folder
+        folder.rmdir()
+    raise OSError(f"{out}: it and 998 names after it are taken")
+
+
 def profile(options: dict, given: dict | None, when: str, command: list[str], out: Path, arguments: list[str],
-            executable: str) -> int:
+            executable: str, named: bool = True) -> int:
     """Runs `command` under the injection library and writes its report to `out` (the
     options checked, the folder of `out` writable): the command's exit code, or 126/127
     when it cannot run. `arguments`: this tool's own (before `--`); `executable`: the
-    command line's file, as the report's context names it."""
+    command line's file, as the report's context names it. `named`: `out` was given; else it
+    is a name made from the time, and the first free one of it, -2, -3, ... is taken."""
     cannot = resolve(command[0])
     if cannot:
         say(cannot[1])
@@ -215,7 +236,14 @@ def profile(options: dict, given: dict | None, when: str, command: list[str], ou
     started_at = writer.now()
     # Beside the report, absolute (the command may change folder): a trace of a few hundred MB
     # is then renamed into place, not copied across file systems.
-    folder = Path(tempfile.mkdtemp(prefix=".hdbench_profile-", dir=out.parent.resolve()))
+    try:
+        if named:
+            folder = Path(tempfile.mkdtemp(prefix=".hdbench_profile-", dir=out.parent.resolve()))
+        else:
+            out, folder = claim_default_name(out)
+    except OSError as e:  # checked writable a moment ago: a race, or a full disk
+        say(f"cannot make the recording's folder beside {out}: {e.strerror or e}")
+        return 2
     try:
         return record_and_report(options, given, when, command, folder, out, arguments, started_at, executable)
     finally:
@@ -248,23 +276,78 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
     code, signal_name = (status, None) if status >= 0 else (128 - status, signal.Signals(-status).name)
     if received:
         say(f"received {', '.join(dict.fromkeys(received))}: the report is written from what was recorded")
-    recording = read_recording(folder)
-    if "records" in options:
-        keep_records(folder, Path(options["records"]))
-    path, how, baseline_report, note = choose_baseline(options, given, when, bool(recording.copies))
-    baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
-    trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
-    python = probe_python(options, command)
-    section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace, reason,
-                              handover_for=lambda *asked: measure_handover(python, *asked))
-    whole = make_report(section, baseline_report, arguments, started_at, executable)
-    try:
-        write_report(str(out), whole)
-    except OSError as e:
-        say(f"cannot write the report {out}: {e.strerror or e}")
-        return code or 1
+    with AfterTheCommand() as after:
+        recording = read_recording(folder)
+        if "records" in options:
+            keep_records(folder, Path(options["records"]))
+        chosen = after.measure(choose_baseline, options, given, when, bool(recording.copies))
+        path, how, baseline_report, note = chosen or ("", "none", None, f"{after.why()} before a baseline was chosen")
+        baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
+        trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
+        python = probe_python(options, command)
+
+        def handover(*asked) -> Handover:
+            measured = after.measure(measure_handover, python, *asked)
+            return measured or Handover(source=f"not measured here ({after.why()}): {FITTED_SOURCE}")
+
+        section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace,
+                                  reason, handover_for=handover)
+        whole = make_report(section, baseline_report, arguments, started_at, executable)
+        try:
+            write_report(str(out), whole)
+        except OSError as e:
+            say(f"cannot write the report {out}: {e.strerror or e}")
+            return code or 1
     print_findings(section, out)
     return code
+
+
+class Interrupted(BaseException):
+    """A signal while a measurement ran (a BaseException: no `except Exception` keeps it)."""
+
+
+class AfterTheCommand:
+    """SIGINT and SIGTERM once the command has ended (the baseline and the probe can take a
+    minute): what is being measured stops (subprocess.run kills its child on the way out),
+    nothing more is measured, and the report is written from what was recorded, with the
+    baseline or the hand-over said not measured and why. The tool exits with the command's
+    code."""
+
+    def __init__(self):
+        self.received: list[str] = []
+        self.measuring = False
+        self.previous: dict = {}
+
+    def __enter__(self) -> "AfterTheCommand":
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self.previous[sig] = signal.signal(sig, self.on_signal)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+
+    def on_signal(self, signo, frame) -> None:
+        if not self.received:
+            say(f"received {signal.Signals(signo).name}: nothing more is measured; the report is written from "
+                "what was recorded")
+        self.received.append(signal.Signals(signo).name)
+        if self.measuring:
+            self.measuring = False
+            raise Interrupted
+
+    def why(self) -> str:
+        return f"interrupted by {self.received[0]}" if self.received else ""
+
+    def measure(self, measurement, *args):
+        """measurement(*args), or None when a signal came before it or while it ran."""
+        self.measuring = True  # before the check: a signal between the two is not missed
+        try:
+            return None if self.received else measurement(*args)
+        except Interrupted:
+            return None
+        finally:
+            self.measuring = False
 
 
 def run(command: list[str], env: dict) -> tuple[int, list[str]]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class Process:
     trace: str = ""  # the trace file's name in the records folder, "" if none
     origin_ns: int = 0
     synthetic: bool = False  # written by the tests' generator, not by the injection library
+    readable: bool = False  # its file started with a process line, as the injection library writes it
     problems: list = field(default_factory=list)  # what the reader had to skip, as phrases
     clock: list = field(default_factory=list)  # (monotonic_ns, cupti_ns) pairs: the start's, the end's
     collections_timed: bool = False  # its Python garbage collections were timed and placed (pygc file)
@@ -178,7 +180,7 @@ def read_process(path: Path, into: Recording) -> Process:
             continue
         kind = record.get("type") if isinstance(record, dict) else None
         if kind == "process" and not seen_process_line:
-            seen_process_line = True
+            seen_process_line = process.readable = True
             _read_process_line(process, record)
         elif kind == "end":
             process.complete = True
@@ -284,6 +286,16 @@ def read_memory(record: dict, process: Process) -> Memory | None:
     return Memory(record["measure"], record["end_bytes"], placed)
 
 
+# A file that cannot be read whole: gone, a folder, not gzip, or gzip cut short.
+UNREADABLE = (OSError, EOFError, zlib.error)
+
+
+def why(error: Exception) -> str:
+    if isinstance(error, EOFError):
+        return "it ends mid-stream (cut short while written or copied)"
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__
+
+
 def read_recording(folder: str | Path) -> Recording:
     """Every records file in `folder` (none: an empty Recording), processes in start order."""
     recording = Recording()
@@ -291,9 +303,9 @@ def read_recording(folder: str | Path) -> Recording:
     for path in files:
         try:
             recording.processes.append(read_process(path, recording))
-        except OSError as e:
+        except UNREADABLE as e:
             pid = int(RECORDS_FILE.fullmatch(path.name).group(1))
-            recording.processes.append(Process(pid=pid, problems=[f"{path.name} could not be read: {e.strerror or e}"]))
+            recording.processes.append(Process(pid=pid, problems=[f"{path.name} could not be read: {why(e)}"]))
     by_pid = {p.pid: p for p in recording.processes}
     for path in sorted(Path(folder).glob("pygc-*.jsonl*")):
         match = GC_FILE.fullmatch(path.name)
@@ -302,7 +314,7 @@ def read_recording(folder: str | Path) -> Recording:
             continue  # a process that never used CUDA (a DataLoader worker): it fed no GPU
         try:
             read_collections(path, process, recording)
-        except OSError as e:
-            process.problems.append(f"{path.name} could not be read: {e.strerror or e}")
+        except UNREADABLE as e:
+            process.problems.append(f"{path.name} could not be read: {why(e)}")
     recording.processes.sort(key=lambda p: (p.origin_ns, p.pid))
     return recording

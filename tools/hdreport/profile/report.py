@@ -31,6 +31,7 @@ from hdreport.profile.records import Recording
 
 SCHEMA = 2
 NO_CUDA = "the command made no CUDA calls (no process loaded the CUDA runtime)"
+UNREADABLE = "no records file could be read"
 # A baseline's note that says none was wanted (no copies to judge), not that one is missing.
 NO_BASELINE_NEEDED = "no baseline needed"
 
@@ -39,6 +40,9 @@ def not_recorded_reason(recording: Recording) -> str:
     """Why the recording holds nothing to analyse ("" when it does)."""
     if not recording.processes:
         return NO_CUDA
+    if not any(p.readable for p in recording.processes):
+        problems = [x for p in recording.processes for x in p.problems[:1]]
+        return f"{UNREADABLE}: " + "; ".join(problems[:3])
     if all(p.error for p in recording.processes):
         errors = list(dict.fromkeys(p.error for p in recording.processes))
         return "CUPTI could not start: " + "; ".join(errors)
