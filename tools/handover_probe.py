@@ -67,8 +67,9 @@ before each batch, and times on this thread
                     `hdbench_profile` prices that fix with (tools/hdreport/profile/model.py)
 
 each the median over --batches batches. It prints one JSON object on standard output and
-exits 0; it exits 2 on bad arguments and 1 when PyTorch cannot be imported (the message
-says so), so its caller can say why nothing was measured.
+exits 0; it exits 2 on bad arguments, 1 when PyTorch cannot be imported and 3 when PyTorch
+fails while it measures (a worker killed: /dev/shm too small for the batches), its last line
+saying why, so its caller can say why nothing was measured.
 
     python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--rows R] [--batches 100] [--workers 2]
                                     [--start-workers N] [--footprint-bytes B]
@@ -414,9 +415,19 @@ def main(argv: list[str]) -> int:
     except ImportError as e:
         print(f"handover_probe.py: PyTorch cannot be imported by {sys.executable}: {e}", file=sys.stderr)
         return 1
-    print(json.dumps(probe(args.sizes, args.batches, args.workers, args.rows, args.start_workers,
-                           args.footprint_bytes)))
+    try:
+        measured = probe(args.sizes, args.batches, args.workers, args.rows, args.start_workers, args.footprint_bytes)
+    except RuntimeError as e:  # a worker killed (a Bus error: /dev/shm too small for the batches), CUDA failing
+        batch_mb = sum(args.sizes) / 1e6
+        print(f"handover_probe.py: nothing measured: {one_line(str(e))} (batches of {batch_mb:.1f} MB pass through "
+              "/dev/shm between processes: is it large enough? `df -h /dev/shm`)", file=sys.stderr)
+        return 3
+    print(json.dumps(measured))
     return 0
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

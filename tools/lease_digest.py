@@ -39,40 +39,44 @@ def short(text: str) -> str:
     return text if len(text) <= LINE else text[:LINE - 1] + "…"
 
 
-def result_lines(work: Path) -> list[str]:
+def each_file(work: Path, pattern: str, lines_of, none_text: str) -> list[str]:
+    """lines_of(path) for each file of `work` matching `pattern`, in name order; a file it
+    cannot read (a folder, a field of another type) says so in a line: the digest never fails."""
     out = []
-    for log in sorted(work.glob("*.log")):
-        for line in log.read_text(errors="replace").splitlines():
-            if RESULT.match(line):
-                fields = dict(re.findall(r"(\w+)=(\S+)", line))
-                kept = " ".join(f"{k}={fields[k]}" for k in KEPT if k in fields)
-                out.append(short(f"  {log.stem}: {line.split(':', 1)[0]} {kept}"))
-    return out or ["  no example's result line in the logs"]
-
-
-def ablation_lines(work: Path) -> list[str]:
-    out = []
-    for path in sorted(work.glob("ablation*.json")):
+    for path in sorted(work.glob(pattern)):
         try:
-            ablation = json.loads(path.read_text())
-            variants = ablation["variants"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            out.append(f"  {path.name}: unreadable ({e})")
-            continue
-        parts = []
-        for name, v in variants.items():
-            if v.get("failed"):
-                parts.append(f"{name} FAILED")
-            else:
-                parts.append(f"{name} {v.get('wall_s', '?')} s" + (f" {v['step']}" if v.get("step") else "")
-                             # with workers, their start: the first batch wait
-                             + (f" (first batch {v['first_batch_s']} s{start_parts(v)})" if "workers" in name and
-                                v.get("first_batch_s") is not None else ""))
-        workers = f", {ablation['workers']} workers" if ablation.get("workers") else ""  # --workers, where given
-        out.append(f"  {path.name} ({ablation.get('repeat', '?')} rounds{workers}): " + ", ".join(parts))
-        for name, why in trained_otherwise(ablation).items():
-            out.append(short(f"    {name} trained to other losses: {why}"))
-    return out or ["  no ablation JSON"]
+            out += lines_of(path)
+        except Exception as e:  # noqa: BLE001  whatever a damaged file holds, the other lines still print
+            out.append(short(f"  {path.name}: unreadable ({type(e).__name__}: {e})"))
+    return out or [none_text]
+
+
+def result_lines(log: Path) -> list[str]:
+    out = []
+    for line in log.read_text(errors="replace").splitlines():
+        if RESULT.match(line):
+            fields = dict(re.findall(r"(\w+)=(\S+)", line))
+            kept = " ".join(f"{k}={fields[k]}" for k in KEPT if k in fields)
+            out.append(short(f"  {log.stem}: {line.split(':', 1)[0]} {kept}"))
+    return out
+
+
+def ablation_lines(path: Path) -> list[str]:
+    ablation = json.loads(path.read_text())
+    parts = []
+    for name, v in ablation["variants"].items():
+        if v.get("failed"):
+            parts.append(f"{name} FAILED")
+        else:
+            parts.append(f"{name} {v.get('wall_s', '?')} s" + (f" {v['step']}" if v.get("step") else "")
+                         # with workers, their start: the first batch wait
+                         + (f" (first batch {v['first_batch_s']} s{start_parts(v)})" if "workers" in name and
+                            v.get("first_batch_s") is not None else ""))
+    workers = f", {ablation['workers']} workers" if ablation.get("workers") else ""  # --workers, where given
+    out = [f"  {path.name} ({ablation.get('repeat', '?')} rounds{workers}): " + ", ".join(parts)]
+    for name, why in trained_otherwise(ablation).items():
+        out.append(short(f"    {name} trained to other losses: {why}"))
+    return out
 
 
 def start_parts(variant: dict) -> str:
@@ -85,43 +89,47 @@ def start_parts(variant: dict) -> str:
                             if isinstance(value, (int, float)))
 
 
-def verify_lines(work: Path) -> list[str]:
-    out = []
-    for path in sorted(work.glob("verify*.log")):  # verify.md is a copy of one of them
-        lines = path.read_text(errors="replace").splitlines()
-        verdict = next((line for line in lines if line.startswith("**")), None)
-        out.append(f"  {path.name}: {verdict or 'no verdict line: ' + short(lines[-1] if lines else 'empty')}")
-        out += [short(f"    {line}") for line in lines
-                if line.startswith("| ") and ("| missed" in line or "| not measured" in line)]
-    return out or ["  no verify report"]
+def verify_lines(path: Path) -> list[str]:  # verify.md is a copy of one of the logs
+    lines = path.read_text(errors="replace").splitlines()
+    verdict = next((line for line in lines if line.startswith("**")), None)
+    return [f"  {path.name}: {verdict or 'no verdict line: ' + short(lines[-1] if lines else 'empty')}"] + \
+        [short(f"    {line}") for line in lines if line.startswith("| ") and
+         ("| missed" in line or "| not measured" in line)]
 
 
-def probe_lines(work: Path) -> list[str]:
-    out = []
-    for path in sorted(work.glob("prof-*.json")):
-        try:
-            handover = json.loads(path.read_text())["profile"]["model"]["handover"]
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # no model, or no probe asked: nothing to say of it
-        if not isinstance(handover, dict) or not handover.get("measured"):
-            continue
-        start = handover.get("workers_start_s")
-        held = handover.get("start_footprint_bytes")
-        out.append(short(f"  {path.stem}: a batch {1e3 * handover['batch_s']:.2f} ms"
-                         + (f", starting {handover.get('start_workers') or 'its own'} workers {1e3 * start:.1f} ms" if
-                            isinstance(start, (int, float)) else ", the start not timed")
-                         + (f" holding {held / 1e6:.0f} MB ({handover.get('start_footprint_measure') or 'RssAnon'})"
-                            if isinstance(held, int) else "")))
-    return out or ["  no profile with a probe's measurement"]
+def probe_lines(path: Path) -> list[str]:
+    try:
+        handover = json.loads(path.read_text())["profile"]["model"]["handover"]
+    except (KeyError, TypeError):
+        return []  # no model, or no probe asked: nothing to say of it
+    if not isinstance(handover, dict) or not handover.get("measured"):
+        return []
+    start = handover.get("workers_start_s")
+    held = handover.get("start_footprint_bytes")
+    return [short(f"  {path.stem}: a batch {1e3 * handover['batch_s']:.2f} ms"
+                  + (f", starting {handover.get('start_workers') or 'its own'} workers {1e3 * start:.1f} ms" if
+                     isinstance(start, (int, float)) else ", the start not timed")
+                  + (f" holding {held / 1e6:.0f} MB ({handover.get('start_footprint_measure') or 'RssAnon'})"
+                     if isinstance(held, int) else ""))]
 
 
 def main(argv: list[str]) -> int:
+    if argv in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(argv) != 1:
         print("usage: lease_digest.py WORK_DIR", file=sys.stderr)
         return 2
     work = Path(argv[0])
-    print("\n".join(["== lease digest ==", "result lines:", *result_lines(work), "ablations:",
-                     *ablation_lines(work), "verify:", *verify_lines(work), "probe:", *probe_lines(work)]))
+    if not work.is_dir():  # a typo would otherwise read as a call that ran nothing
+        print(f"lease_digest.py: {work}: not a folder (the call's work folder)", file=sys.stderr)
+        return 2
+    print("\n".join(["== lease digest ==",
+                     "result lines:", *each_file(work, "*.log", result_lines, "  no example's result line in the logs"),
+                     "ablations:", *each_file(work, "ablation*.json", ablation_lines, "  no ablation JSON"),
+                     "verify:", *each_file(work, "verify*.log", verify_lines, "  no verify report"),
+                     "probe:", *each_file(work, "prof-*.json", probe_lines,
+                                          "  no profile with a probe's measurement")]))
     return 0
 
 

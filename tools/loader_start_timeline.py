@@ -237,12 +237,30 @@ def report(result: dict, out: str | None) -> None:
 
 
 def write_json(path: str, data: dict) -> None:
-    """Whole or not at all: written beside, then renamed over."""
+    """Whole or not at all: written beside, then renamed over (nothing left beside on failure)."""
     partial = path + ".partial"
-    with open(partial, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1)
-        f.write("\n")
-    os.replace(partial, path)
+    try:
+        with open(partial, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+
+
+def output_problem(path: str, script: str) -> str:
+    """Why `path` cannot take the timeline ("" when it can), said before the script runs.
+    This tool imports nothing of the project's (it may run where only its file is), so this
+    is a short form of hdreport.core.writer.output_problem."""
+    if os.path.isdir(path):
+        return "is a folder"
+    if os.path.exists(path) and os.path.samefile(path, script):
+        return "is the script: writing it would lose the script"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot be written in {folder}"
+    return ""
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -253,7 +271,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     args = parser.parse_args(argv)
     if not os.path.isfile(args.script):
-        parser.error(f"{args.script}: no such file")
+        parser.error(f"{args.script}: {'a folder, not a script' if os.path.isdir(args.script) else 'no such file'}")
+    problem = output_problem(args.out, args.script) if args.out else ""
+    if problem:  # said before the script runs, not after
+        parser.error(f"--out {args.out}: {problem}")
     return args
 
 

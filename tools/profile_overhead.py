@@ -68,12 +68,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hdreport.core import writer
 from hdreport.profile import overhead
 from hdreport.profile.launch import python_path
 
 PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
 RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s|pace_spread|pace_best_ms)"
-                          r"=([0-9.]+)")
+                          r"=([0-9]+(?:\.[0-9]+)?)(?![0-9.eE])")  # a number: `wall_s=1.2.3`, `=.` give none
 # What the command's line may give beside wall_s, kept as each variant's median: the
 # tutorial's batch wait and, of it and of the rest, the training thread's time off the CPU
 # (is a recorded batch wait longer on the CPU, or waiting?), its pace_spread (did the host's
@@ -131,8 +132,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error(f"--parts: unknown '{','.join(unknown)}'; the parts are {', '.join(PARTS)}")
     if not 0 <= args.warmup <= 10:
         parser.error(f"--warmup={args.warmup}: between 0 and 10")
-    if not args.timeout > 0:
-        parser.error("--timeout: a positive number of seconds")
+    if not 0 < args.timeout <= 86400:  # inf or 1e300 would overflow the wait
+        parser.error("--timeout: a positive number of seconds, at most a day")
+    problem = writer.output_problem(args.out, tuple(a for a in args.command if os.path.isfile(a)))
+    if problem:  # said before the warm-up, not at the first save
+        parser.error(f"{args.out}: {problem}")
     if args.max_seconds is not None:
         try:
             seconds = float(args.max_seconds)
@@ -165,7 +169,7 @@ def run_once(command: list[str], env: dict, timeout: float) -> dict | None:
     start = time.perf_counter()
     try:
         done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=timeout)
+                              errors="replace", timeout=timeout)
     except (subprocess.TimeoutExpired, OSError) as e:
         print(f"   failed: {e}", flush=True)
         return None
@@ -290,10 +294,7 @@ def table(result: dict) -> str:
 
 
 def write(out: Path, result: dict) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temp = out.with_name(out.name + ".tmp")
-    temp.write_text(json.dumps(result, indent=2) + "\n")
-    temp.replace(out)  # whole or not at all, even when a kill lands mid-write
+    writer.write_atomically(str(out), json.dumps(result, indent=2) + "\n")  # whole or not at all, even when killed
 
 
 def judge_file(path: Path, target: float | None) -> int:
@@ -304,10 +305,12 @@ def judge_file(path: Path, target: float | None) -> int:
         if target is not None:
             result["target"] = target
         judged(result["variants"], result["parts"], result.get("target"))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({e})", file=sys.stderr)
+        text = table(result)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as e:
+        print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({type(e).__name__}: {e})",
+              file=sys.stderr)
         return 2
-    print(table(result))
+    print(text)
     return 0
 
 

@@ -174,6 +174,25 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     assert "missed (+53%)" in result.stdout and "`--fix pin`" not in result.stdout
     usage = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py"], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr
+    typo = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work / "nope"], capture_output=True,
+                          text=True)
+    assert typo.returncode == 2 and "nope: not a folder" in typo.stderr
+
+
+def test_the_digest_prints_every_line_it_can_whatever_a_damaged_file_holds(tmp_path):
+    """It is a call's last step: a file of another shape says so in its line, never a traceback."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "ablation-a.json").write_text(json.dumps({"variants": [1, 2]}))
+    (work / "ablation-b.json").write_text(json.dumps({"variants": {"plain": 3}}))
+    (work / "prof-x.json").write_text(json.dumps({"profile": {"model": {"handover": {"measured": True}}}}))
+    (work / "verify.log").mkdir()
+    (work / "run.log").write_text("well_written: steps=10 wall_s=1.000\n")
+    result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    for name in ("ablation-a.json", "ablation-b.json", "prof-x.json", "verify.log"):
+        assert f"  {name}: unreadable (" in result.stdout
+    assert "  run: well_written wall_s=1.000" in result.stdout
 
 
 EXAMPLE_STAND_IN = """import sys

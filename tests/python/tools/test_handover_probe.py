@@ -49,6 +49,26 @@ def test_without_pytorch_it_exits_1_and_says_so(tmp_path):
     assert "handover_probe.py: PyTorch cannot be imported by" in result.stderr
 
 
+def test_a_worker_killed_while_it_measures_exits_3_with_the_reason_last(tmp_path):
+    """As a DataLoader worker dies when /dev/shm cannot hold its batch (Docker's 64 MiB):
+    one line that hdbench_profile keeps as why nothing was measured, never a traceback."""
+    shim = tmp_path / "dying_torch.py"
+    shim.write_text(
+        "import runpy, sys, types\n"
+        "class Dying(types.ModuleType):\n"
+        "    def __getattr__(self, name):\n"
+        "        raise RuntimeError('DataLoader worker (pid 7) is killed by signal: Bus error.\\n')\n"
+        "sys.modules['torch'] = Dying('torch')\n"
+        f"sys.argv = [{str(PROBE)!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({str(PROBE)!r}, run_name='__main__')\n")
+    result = subprocess.run([sys.executable, str(shim), "--tensor-bytes", "16777216"], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 3 and result.stdout == "" and "Traceback" not in result.stderr, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("handover_probe.py: nothing measured: DataLoader worker (pid 7) is killed by signal")
+    assert "batches of 16.8 MB pass through /dev/shm" in last
+
+
 def python_with_torch() -> str | None:
     for python in dict.fromkeys([sys.executable, shutil.which("python3"), "/usr/bin/python3"]):
         if python and subprocess.run([python, "-c", "import torch.utils.data"], capture_output=True).returncode == 0:

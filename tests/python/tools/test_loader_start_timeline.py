@@ -31,6 +31,21 @@ def test_bad_arguments_exit_2_and_say_which(args, message):
     assert result.returncode == 2 and message in result.stderr and result.stdout == ""
 
 
+@pytest.mark.parametrize("out, message", [
+    ("script.py", "--out script.py: is the script: writing it would lose the script"),
+    ("adir", "--out adir: is a folder"),
+    ("afile/t.json", "--out afile/t.json: cannot be written in"),
+])
+def test_an_out_that_cannot_take_the_timeline_is_said_before_the_script_runs(tmp_path, out, message):
+    (tmp_path / "script.py").write_text("open('ran', 'w').close()\n")
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "afile").write_text("mine\n")
+    result = run(sys.executable, "--out", out, "script.py", cwd=tmp_path)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert not (tmp_path / "ran").exists() and (tmp_path / "script.py").read_text().startswith("open(")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "afile", "script.py"]
+
+
 def test_without_pytorch_it_exits_1_and_says_so(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("print('never')\n")

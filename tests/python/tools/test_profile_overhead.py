@@ -115,6 +115,7 @@ def test_a_command_without_a_result_line_is_timed_from_outside(tmp_path, program
     (["--lib", "LIB", "--max-seconds", "-5", "--", "true"], "--max-seconds=-5: a positive number of seconds"),
     (["--lib", "LIB", "--max-seconds", "ten", "--", "true"], "--max-seconds=ten: a positive number of seconds"),
     (["--lib", "LIB", "--max-seconds", "nan", "--", "true"], "--max-seconds=nan: a positive number of seconds"),
+    (["--lib", "LIB", "--timeout", "inf", "--", "true"], "--timeout: a positive number of seconds, at most a day"),
 ])
 def test_bad_usage_exits_2_and_says_why(tmp_path, program, args, message):
     _, lib = program
@@ -275,6 +276,50 @@ def test_bad_judge_or_target_usage_exits_2(tmp_path, args, message):
     (tmp_path / "J").write_text("{}")
     result = run(tmp_path, *[str(tmp_path / "J") if a == "J" else a for a in args])
     assert result.returncode == 2 and message in result.stderr
+
+
+def test_an_out_that_cannot_take_the_json_is_said_before_the_warm_up(tmp_path, program):
+    """Not at the first save, after minutes of runs; and never over the command's script."""
+    path, lib = program
+    script = path.read_text()
+    (tmp_path / "adir").mkdir()
+    for out, message in [(path, "is also an input"), (tmp_path / "adir", "is a folder")]:
+        result = run(tmp_path, out, "--lib", lib, "--rounds", 1, "--parts", "none", "--", sys.executable, path,
+                     tmp_path / "log")
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert not (tmp_path / "log").exists() and path.read_text() == script
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir", "libfake_inject.so", "program.py"]
+
+
+@pytest.mark.parametrize("line, timed_by", [("t: wall_s=1.2.3", "from outside"), ("t: wall_s=.", "from outside"),
+                                            ("t: wall_s=1.25 \xff", "wall_s printed")])
+def test_a_result_line_that_is_not_a_number_is_timed_from_outside(tmp_path, program, line, timed_by):
+    _, lib = program
+    out = tmp_path / "o.json"
+    code = f"import sys; sys.stdout.buffer.write({line.encode('latin-1')!r} + b'\\n')"
+    result = run(tmp_path, out, "--lib", lib, "--rounds", 1, "--parts", "none", "--", sys.executable, "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["variants"]["plain"]["timed_by"] == timed_by
+
+
+@pytest.mark.parametrize("change", ["huge", "no_batch_wait", "string_wall"])
+def test_judging_a_damaged_file_exits_2_in_one_line(tmp_path, program, change):
+    path, lib = program
+    out = tmp_path / "o.json"
+    assert run(tmp_path, out, "--lib", lib, "--rounds", 2, "--parts", "none", "--", sys.executable, path,
+               tmp_path / "log").returncode == 0
+    result = json.loads(out.read_text())
+    plain = result["variants"]["plain"]
+    if change == "huge":  # an interval past what a float holds
+        result["variants"]["none"]["wall_s_runs"] = [1e-300, 1e308]
+    elif change == "no_batch_wait":
+        del plain["batch_wait_s"]
+    else:
+        plain["wall_s"] = "2.0"
+    out.write_text(json.dumps(result))
+    judged = run(tmp_path, "--judge", out)
+    assert judged.returncode == 2 and "not a file this tool wrote" in judged.stderr, judged.stderr
+    assert "Traceback" not in judged.stderr
 
 
 def test_judging_a_file_this_tool_did_not_write_exits_2(tmp_path):
