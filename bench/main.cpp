@@ -1,7 +1,7 @@
 // hdbench: parse and validate options, discover the machine, register every family,
 // run them through Google Benchmark, and write one JSON report atomically.
 // Exit codes: 0 done (skips are fine), 1 a benchmark failed or the run broke,
-// 2 bad usage (nothing ran).
+// 2 bad usage (nothing ran), 128 + n wound down after signal n (the report of what ran written).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,6 +19,7 @@
 #include "core/cpu_features.hpp"
 #include "core/fma_roof.hpp"
 #include "core/gpu_conditions.hpp"
+#include "core/interrupts.hpp"
 #include "core/progress.hpp"
 #include "core/report.hpp"
 #include "core/run_watch.hpp"
@@ -125,8 +126,9 @@ int print_summary(const nlohmann::json& benchmarks, const nlohmann::json& derive
 // The watchdog's last resort (core/run_watch.hpp): the benchmark in flight did not return
 // after it was asked to stop, so the report is written now, from another thread, with
 // what completed and that benchmark marked as the error it is; the process then exits 1.
-void write_last_resort_report(const std::string& path, const CollectingReporter& collector, const ParamRegistry& params,
-                              const std::string& in_flight, const std::string& why, nlohmann::json hdbench_context) {
+void write_last_resort_report(const std::string& path, bool default_path, const CollectingReporter& collector,
+                              const ParamRegistry& params, const std::string& in_flight, const std::string& why,
+                              nlohmann::json hdbench_context) {
   const std::string message = fmt::format("{}; the run ended here, benchmarks after it were not run", why);
   nlohmann::json report;
   report["context"] = collector.context();
@@ -141,8 +143,8 @@ void write_last_resort_report(const std::string& path, const CollectingReporter&
   report["benchmarks"].push_back(report_entry(entry));
   report["derived"] = nlohmann::json::object();
   try {
-    write_file_atomically(path, report.dump(2) + "\n");
-    std::fprintf(stderr, "\nhdbench: %s: %s\nReport: %s\n", in_flight.c_str(), message.c_str(), path.c_str());
+    const std::string written = write_report_file(path, default_path, report);
+    std::fprintf(stderr, "\nhdbench: %s: %s\nReport: %s\n", in_flight.c_str(), message.c_str(), written.c_str());
   } catch (const std::exception& error) {
     std::fprintf(stderr, "\nhdbench: %s: %s; the report could not be written: %s\n", in_flight.c_str(), message.c_str(),
                  error.what());
@@ -152,7 +154,7 @@ void write_last_resort_report(const std::string& path, const CollectingReporter&
 
 // A listing flag's JSON, to standard output ("-") or to the file `flag` named; exit code 0.
 int write_listing(const nlohmann::json& listing, const std::string& path, std::string_view flag) {
-  const std::string text = listing.dump(1) + "\n";
+  const std::string text = report_text(listing, 1);
   if (path == "-") {
     fmt::print("{}", text);
   } else {
@@ -199,7 +201,9 @@ int run(int argc, char** argv) {
   const CpuFeatures cpu = discover_cpu_features();
   ensure_blas_core(command_line.cpu_blas, cpu, argv);
 
-  // Google Benchmark gets everything that is not ours; unknown flags are its to reject.
+  // Google Benchmark gets everything that is not ours; unknown flags are its to reject,
+  // the values it would answer with its usage text and exit code 0 are ours.
+  check_benchmark_flags(command_line.passthrough);
   std::vector<std::string> gb_args{argv[0]};
   gb_args.insert(gb_args.end(), command_line.passthrough.begin(), command_line.passthrough.end());
   // With the stopping rule (core/stopping_rule.hpp) a benchmark's one iteration samples
@@ -225,10 +229,19 @@ int run(int argc, char** argv) {
     throw UsageError(fmt::format("--hdbench_device: {} is not valid; accepted: 0 to {} on this machine", options.device,
                                  info.gpus.size() - 1));
   }
-  if (options.out_path.empty()) options.out_path = default_report_path("hdbench", info);
+  const bool default_out = options.out_path.empty();
+  if (default_out) options.out_path = default_report_path("hdbench", info);
   if (!listing_only && options.list_cases_path.empty()) {
     check_out_path(options.out_path, "--hdbench_out");
-    if (!command_line.trace.path.empty()) check_out_path(command_line.trace.path, "--hdbench_trace");
+    if (!command_line.trace.path.empty()) {
+      check_out_path(command_line.trace.path, "--hdbench_trace");
+      std::error_code ec;
+      if (std::filesystem::weakly_canonical(command_line.trace.path, ec) ==
+          std::filesystem::weakly_canonical(options.out_path, ec)) {
+        throw UsageError(fmt::format("--hdbench_trace={}: is the report's path too (--hdbench_out); give another",
+                                     command_line.trace.path));
+      }
+    }
     print_machine(info);
     print_cpu_roof(this_machine_fma_roof(), cpu);  // measured here, at start-up, before any benchmark
   }
@@ -256,7 +269,14 @@ int run(int argc, char** argv) {
     selected = count_selected(full_names, filter);
     selected_skipped = count_selected(skipped_names, filter);
   } catch (const std::regex_error&) {
-    // Google Benchmark rejects the pattern itself, with its own message.
+    // Google Benchmark rejects the pattern itself, with its own message; nothing runs then.
+  }
+  // A family may register nothing here (p2p with one GPU): only a filter that selects none is bad usage.
+  if (selected == 0 && !filter.empty() && !full_names.empty() && !listing_only) {
+    throw UsageError(
+        fmt::format("--benchmark_filter={}: selects none of the {} benchmarks of the families chosen "
+                    "(--hdbench_list_cases=- lists them)",
+                    filter, full_names.size()));
   }
   if (!listing_only) {
     fmt::print(
@@ -273,7 +293,7 @@ int run(int argc, char** argv) {
                                                      ? options.deadline_seconds
                                                      : default_deadline_seconds(options.stopping_rule.timeout_seconds)};
     watch.emplace(limits, [&](const std::string& in_flight, const std::string& why) {
-      write_last_resort_report(options.out_path, collector, suite.params(), in_flight, why,
+      write_last_resort_report(options.out_path, default_out, collector, suite.params(), in_flight, why,
                                run_context(info, command_line, started_at));
     });
     suite.set_watch(&*watch);
@@ -310,12 +330,20 @@ int run(int argc, char** argv) {
     gpu_conditions.on_benchmark(params ? params->value("family", std::string("?")) : std::string("?"),
                                 params ? params->value("device", -1) : -1, name);
   });
+  // Ctrl-C winds the run down: the benchmark in flight ends, the rest are skipped and the
+  // report of what ran is written; a second one stops at once (core/interrupts.hpp).
+  if (!listing_only) defer_first_interrupt();
   benchmark::RunSpecifiedBenchmarks(&collector);
   suite.set_watch(nullptr);
   watch.reset();
   gpu_conditions.finish();
   progress.end();
   if (listing_only) return 0;
+  // A pattern Google Benchmark could not compile (it said so above): nothing ran.
+  if (collector.benchmarks().empty() && !filter.empty() && !full_names.empty()) {
+    fmt::print(stderr, "hdbench: nothing ran: no benchmark was selected; no report written\n");
+    return 2;
+  }
 
   nlohmann::json hdbench_context = run_context(info, command_line, started_at);
   hdbench_context["system"]["cpu"] = to_json(cpu);
@@ -330,10 +358,16 @@ int run(int argc, char** argv) {
   if (const nlohmann::json status = trace->finish(collector.benchmarks(), report["derived"]); !status.is_null()) {
     report["context"]["hdbench"]["trace"] = status;
   }
-  write_file_atomically(options.out_path, report.dump(2) + "\n");
+  const std::string written = write_report_file(options.out_path, default_out, report);
   for (const std::string& warning : gpu_throttle_warnings(hdbench_context["gpu_conditions"]))
     fmt::print(stderr, "Warning: GPU {}\n", warning);
-  return print_summary(report["benchmarks"], report["derived"], options.out_path, suite);
+  const int code = print_summary(report["benchmarks"], report["derived"], written, suite);
+  if (const int signal_number = interrupt_signal(); signal_number != 0) {
+    fmt::print(stderr, "hdbench: interrupted: the benchmarks after the one in flight were skipped; exit code {}\n",
+               128 + signal_number);
+    return 128 + signal_number;
+  }
+  return code;
 }
 
 }  // namespace

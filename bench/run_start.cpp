@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -33,6 +37,73 @@ void check_out_path(const std::string& path, std::string_view flag) {
     check_writable(path);
   } catch (const std::exception& error) {
     throw UsageError(fmt::format("{}: {}", flag, error.what()));
+  }
+}
+
+std::string write_report_file(const std::string& path, bool default_path, const nlohmann::json& report) {
+  if (!default_path) {
+    write_file_atomically(path, report_text(report));
+    return path;
+  }
+  return write_file_exclusively(path, report_text(report)).string();
+}
+
+namespace {
+
+// `--benchmark_NAME=value` or `--benchmark_NAME value`-less forms: the value, if `arg` is that flag.
+std::optional<std::string_view> flag_value(std::string_view arg, std::string_view name) {
+  const std::string prefix = fmt::format("--benchmark_{}", name);
+  if (!arg.starts_with(prefix)) return std::nullopt;
+  arg.remove_prefix(prefix.size());
+  if (arg.empty()) return std::string_view();
+  if (arg.front() != '=') return std::nullopt;  // another flag sharing the prefix
+  return arg.substr(1);
+}
+
+bool one_of(std::string_view value, std::initializer_list<std::string_view> accepted) {
+  return std::find(accepted.begin(), accepted.end(), value) != accepted.end();
+}
+
+bool number_at_least(std::string_view value, double least, bool whole) {
+  const std::string text(value);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size() && errno == 0 && std::isfinite(v) && v >= least &&
+         (!whole || v == std::floor(v));
+}
+
+}  // namespace
+
+void check_benchmark_flags(const std::vector<std::string>& passthrough) {
+  for (const std::string& arg : passthrough) {
+    for (const std::string_view own_file : {"out", "out_format"}) {
+      if (flag_value(arg, own_file)) {
+        throw UsageError(
+            fmt::format("{}: not supported; --hdbench_out=FILE writes the report (Google Benchmark's "
+                        "JSON with hdbench's fields), whole or not at all",
+                        arg));
+      }
+    }
+    const auto bad = [&arg](std::string_view accepted) {
+      return UsageError(fmt::format("{}: accepted: {}", arg, accepted));
+    };
+    if (const auto v = flag_value(arg, "format"); v && !one_of(*v, {"console", "json", "csv"})) {
+      throw bad("console, json or csv");
+    }
+    if (const auto v = flag_value(arg, "time_unit"); v && !one_of(*v, {"ns", "us", "ms", "s"})) {
+      throw bad("ns, us, ms or s");
+    }
+    if (const auto v = flag_value(arg, "color");
+        v && !v->empty() && !one_of(*v, {"auto", "true", "false", "yes", "no", "on", "off", "1", "0"})) {
+      throw bad("auto, true or false");
+    }
+    if (const auto v = flag_value(arg, "min_time"); v && !number_at_least(*v, 0.0, false)) {
+      throw bad("a number of seconds >= 0");
+    }
+    if (const auto v = flag_value(arg, "repetitions"); v && !number_at_least(*v, 1.0, true)) {
+      throw bad("a whole number >= 1");
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/system.hpp"
 #include "families.hpp"
@@ -23,6 +24,16 @@ OptionLimits this_machine_limits();
 std::string default_report_path(std::string_view program, const system::SystemInfo& info);
 // Throws UsageError naming `flag` when `path` cannot be written (before anything runs).
 void check_out_path(const std::string& path, std::string_view flag);
+// The report written whole (report_text): over `path` where the user named it; where it
+// is default_report_path's, under the first free name of it, -2, -3, ... (two runs in
+// one second never share a report). Returns the path written.
+std::string write_report_file(const std::string& path, bool default_path, const nlohmann::json& report);
+// Throws UsageError for a Google Benchmark flag hdbench would pass on to its harm: one
+// that writes a file of its own (--benchmark_out: not whole on an interrupt, and the
+// process aborts on a bad path; --hdbench_out writes the report) or a bad value that
+// Google Benchmark answers with its usage text and exit code 0 (a format, a time unit,
+// a colour, a negative time or repetitions).
+void check_benchmark_flags(const std::vector<std::string>& passthrough);
 // context.hdbench's shared fields: build, schema_version, system, options, started_at,
 // finished_at (now).
 nlohmann::json run_context(const system::SystemInfo& info, const CommandLine& line, const std::string& started_at);

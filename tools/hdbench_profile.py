@@ -29,7 +29,10 @@ H100 and H200 hosts).
 This tool's own lines go to standard error, prefixed `hdbench_profile: `. Exit code: the
 command's (killed by signal n: 128+n); 2 for bad usage (nothing ran); 127 when the command
 does not exist. SIGINT and SIGTERM sent to this tool go on to the command, and the report
-is still written.
+is still written; sent after the command ended, they stop the baseline or the probe being
+measured (launch.AfterTheCommand), and the report is written without it. Where the report,
+trace and records go is checked before the command runs (check_outputs); a default report
+name another run of the same second has is not taken (-2, -3, ...).
 """
 
 from __future__ import annotations

@@ -84,6 +84,16 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
   if (!line->passthrough.empty()) {
     throw UsageError(fmt::format("takes only --hdbench_* flags; not one: {}", line->passthrough.front()));
   }
+  // hdbench's flags that this program would take and then ignore: said, not ignored.
+  for (const std::string_view name :
+       {"families", "list_cases", "describe_families", "trace", "trace_api", "trace_budget"}) {
+    if (line->flags.was_given(name)) {
+      throw UsageError(
+          fmt::format("--hdbench_{}: hdbench's flag; hdbench_mpi runs the dataparallel family only "
+                      "(its --hdbench_dp_* flags)",
+                      name));
+    }
+  }
   const Family* family = nullptr;
   for (const auto& f : line->families) {
     if (f->names() == std::vector<std::string>{"dataparallel"}) family = f.get();
@@ -96,8 +106,10 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
   const std::vector<std::string> hosts = ranks.gather_to_root(hostname, "gather of the ranks' hosts");
   nlohmann::json report;
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
+  bool default_out = false;
   if (ranks.is_root()) {
-    if (options.out_path.empty()) options.out_path = default_report_path("hdbench_mpi", system::discover());
+    default_out = options.out_path.empty();
+    if (default_out) options.out_path = default_report_path("hdbench_mpi", system::discover());
     try {
       check_out_path(options.out_path, "--hdbench_out");
     } catch (const std::exception& error) {
@@ -166,8 +178,7 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
                        {"hdbench", hdbench_context}};
   report["benchmarks"] = benchmarks;
   report["derived"] = nlohmann::json::object();
-  write_file_atomically(options.out_path, report.dump(2) + "\n");
-  fmt::print("Report: {}\n", options.out_path);
+  fmt::print("Report: {}\n", write_report_file(options.out_path, default_out, report));
   return failed ? 1 : 0;
 }
 

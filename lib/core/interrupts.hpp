@@ -13,9 +13,11 @@ void install_interrupt_cleanup();
 
 // After this, the first SIGINT/SIGTERM only sets interrupt_requested() (the suite then
 // skips the benchmarks not yet run, so the report and the trace get written); a
-// second one ends the run as install_interrupt_cleanup says.
+// second one ends the run as install_interrupt_cleanup says. interrupt_signal() is the
+// first one's number (0 while none came): the run then exits 128 + it, as a shell's would.
 void defer_first_interrupt() noexcept;
 bool interrupt_requested() noexcept;
+int interrupt_signal() noexcept;
 
 // One more temp file (a streamed trace) that the interrupt removes, until
 // keep_on_interrupt(). A path too long for the handler's buffer is not registered.

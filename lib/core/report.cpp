@@ -29,12 +29,26 @@ char g_extra_temp[4096] = {};
 std::atomic<bool> g_has_extra_temp{false};
 std::atomic<bool> g_defer_first{false};
 std::atomic<bool> g_interrupt_requested{false};
+std::atomic<int> g_interrupt_signal{0};
+
+// The file a chain of links at `path` ends in (a link that points nowhere yet included),
+// so that a rename replaces the file, not the link.
+std::filesystem::path through_links(std::filesystem::path path) {
+  std::error_code ec;
+  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(path, ec); ++hop) {
+    const std::filesystem::path next = std::filesystem::read_symlink(path, ec);
+    if (ec) break;
+    path = next.is_absolute() ? next : path.parent_path() / next;
+  }
+  return path;
+}
 
 void on_interrupt(int signal_number) {
   if (g_defer_first.load() && !g_interrupt_requested.exchange(true)) {
+    g_interrupt_signal.store(signal_number);
     constexpr char message[] =
-        "\nhdbench: interrupted: finishing the current benchmark, then writing the report and the trace "
-        "(interrupt again to stop at once, without them)\n";
+        "\nhdbench: interrupted: finishing the current benchmark, then writing the report of what ran "
+        "(interrupt again to stop at once, without it)\n";
     [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message, sizeof message - 1);
     return;
   }
@@ -262,11 +276,17 @@ nlohmann::json build_info() {
           {"cuda_architectures", HDBENCH_CUDA_ARCHITECTURES}};
 }
 
-void check_writable(const std::filesystem::path& path) {
-  if (path.empty()) throw std::runtime_error("the report path is empty");
+void check_writable(const std::filesystem::path& given) {
+  if (given.empty()) throw std::runtime_error("the report path is empty");
+  const std::filesystem::path path = through_links(given);  // where the report will go
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw std::runtime_error(fmt::format("'{}' is a directory; give a file path", path.string()));
+  }
+  // A device or a pipe would be replaced by the rename (as root, /dev/null itself).
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw std::runtime_error(
+        fmt::format("'{}' is not a regular file (a device or a pipe); give a file path", path.string()));
   }
   const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
   std::filesystem::create_directories(parent, ec);
@@ -284,10 +304,15 @@ void check_writable(const std::filesystem::path& path) {
   ::unlink(probe.c_str());
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
-  const std::string temp = (parent / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid())).string();
-  if (temp.size() >= sizeof g_pending_temp) throw std::runtime_error("report path too long: " + path.string());
+namespace {
+
+// `content` in a flushed temp file beside `target`, registered for removal on an interrupt;
+// `publish(temp)` then puts it in place. The temp file is gone however it ends.
+template <typename Publish>
+auto write_beside(const std::filesystem::path& target, std::string_view content, Publish publish) {
+  const std::filesystem::path parent = target.has_parent_path() ? target.parent_path() : ".";
+  const std::string temp = (parent / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid())).string();
+  if (temp.size() >= sizeof g_pending_temp) throw std::runtime_error("report path too long: " + target.string());
   std::memcpy(g_pending_temp, temp.c_str(), temp.size() + 1);
   g_has_pending_temp.store(true);
   try {
@@ -301,22 +326,59 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
       throw;
     }
     if (::close(fd) != 0) throw_errno("close", temp);
-    if (::rename(temp.c_str(), path.c_str()) != 0) throw_errno("rename the report to", path);
+    auto written = publish(temp);
+    ::unlink(temp.c_str());  // after a rename, nothing is there; after a link, the temp name goes
+    g_has_pending_temp.store(false);
+    // Make the rename or link itself durable.
+    if (const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+    return written;
   } catch (...) {
     ::unlink(temp.c_str());
     g_has_pending_temp.store(false);
     throw;
   }
-  g_has_pending_temp.store(false);
-  // Make the rename itself durable.
-  if (const int dir = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
+}
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  const std::filesystem::path target = through_links(path);
+  write_beside(target, content, [&](const std::string& temp) {
+    if (::rename(temp.c_str(), target.c_str()) != 0) throw_errno("rename the report to", target);
+    return 0;
+  });
+}
+
+std::filesystem::path write_file_exclusively(const std::filesystem::path& path, std::string_view content) {
+  return write_beside(path, content, [&](const std::string& temp) {
+    const std::string stem = path.stem().string();
+    const std::string extension = path.extension().string();
+    for (int n = 1; n < 1000; ++n) {
+      const std::filesystem::path candidate =
+          n == 1 ? path : path.parent_path() / fmt::format("{}-{}{}", stem, n, extension);
+      if (::link(temp.c_str(), candidate.c_str()) == 0) return candidate;
+      if (errno == EPERM || errno == EOPNOTSUPP) {  // a file system without hard links: checked, then taken
+        std::error_code ec;
+        if (std::filesystem::exists(candidate, ec)) continue;
+        if (::rename(temp.c_str(), candidate.c_str()) != 0) throw_errno("rename the report to", candidate);
+        return candidate;
+      }
+      if (errno != EEXIST) throw_errno("write the report as", candidate);
+    }
+    throw std::runtime_error(fmt::format("{} and the 998 names after it are taken", path.string()));
+  });
+}
+
+std::string report_text(const nlohmann::json& report, int indent) {
+  return report.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 void defer_first_interrupt() noexcept { g_defer_first.store(true); }
 bool interrupt_requested() noexcept { return g_interrupt_requested.load(); }
+int interrupt_signal() noexcept { return g_interrupt_signal.load(); }
 
 void remove_on_interrupt(const std::string& path) noexcept {
   if (path.size() >= sizeof g_extra_temp) return;

@@ -102,13 +102,25 @@ std::string local_time(const char* format);
 // suite version, git revision, build type and CUDA architectures of this binary.
 nlohmann::json build_info();
 
-// Checks, before any benchmark runs, that `path` can be written: creates missing
-// parent folders and writes and removes a probe file there. Throws
-// std::runtime_error saying what is wrong.
+// Checks, before any benchmark runs, that `path` can be written: not a folder or a
+// device, creates missing parent folders and writes and removes a probe file there.
+// Throws std::runtime_error saying what is wrong.
 void check_writable(const std::filesystem::path& path);
 
 // Writes `content` to a temp file beside `path`, flushes it to disk and renames it
-// over `path`: readers see the old file or the new one, never a torn one.
+// over `path`: readers see the old file or the new one, never a torn one. A link at
+// `path` is followed: its target gets the content and the link stays.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+// As write_file_atomically, but never over an existing file: the first free name of
+// `path`, `<stem>-2<ext>`, `<stem>-3<ext>`, ... (a hard link cannot replace a file, so two
+// runs started in the same second, whose default names are the time to the second, never
+// share one). Returns the path written.
+std::filesystem::path write_file_exclusively(const std::filesystem::path& path, std::string_view content);
+
+// A report as written: two-space JSON and a newline. A string that is not UTF-8 (a path
+// given in another encoding) is written with U+FFFD in place of its bad bytes: the report
+// of a finished run is never lost to it.
+std::string report_text(const nlohmann::json& report, int indent = 2);
 
 }  // namespace hdbench

@@ -94,7 +94,16 @@ std::string openblas_build_config() {
 }
 
 void ensure_blas_core(const CpuBlasOptions& options, const CpuFeatures& cpu, char** argv) {
-  if (std::getenv(kLibraryCoreVariable) != nullptr) return;  // already re-executed once
+  if (std::getenv(kLibraryCoreVariable) != nullptr) {  // already re-executed once
+    // OpenBLAS takes a name it does not know, or kernels this CPU cannot run, without a word.
+    if (options.core != "auto" && options.core != "keep" && lower(options.core) != lower(openblas_core_name())) {
+      fmt::print(stderr,
+                 "hdbench: warning: --hdbench_cpu_blas_core={}: OpenBLAS runs its {} kernels instead (a name it "
+                 "does not know, or kernels this CPU cannot run); the report says both\n",
+                 options.core, openblas_core_name());
+    }
+    return;
+  }
   const std::string library_core = openblas_core_name();
   const std::optional<std::string> core = blas_core_to_use(options.core, library_core, cpu);
   if (!core) return;

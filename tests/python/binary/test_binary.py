@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -181,21 +182,138 @@ def test_unwritable_output_is_rejected_before_benchmarking(hdbench_bin, tmp_path
     assert "benchmarks ran" not in result.stdout
 
 
-def test_interrupted_run_keeps_the_earlier_report_and_leaves_no_partial_file(hdbench_bin, tmp_path):
+LONG_RUN = ["--hdbench_families=host_memcpy", "--hdbench_sizes=4K:64M:x4", "--benchmark_min_time=2"]
+
+
+def interrupted(hdbench_bin, out: Path, signals: int) -> tuple[subprocess.Popen, str]:
+    """A run long enough that SIGINT lands mid-run, sent `signals` times."""
+    proc = subprocess.Popen([str(hdbench_bin), *LONG_RUN, f"--hdbench_out={out}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "host_memcpy/threads" not in seen:  # a benchmark has finished (its console line, flushed)
+        line = proc.stdout.readline()
+        assert line, "the run ended before it could be interrupted"
+        seen = line
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    for _ in range(signals):  # the second while the benchmark in flight still runs
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+    _, stderr = proc.communicate(timeout=120)
+    return proc, stderr
+
+
+def test_a_second_interrupt_stops_at_once_keeping_the_earlier_report_and_no_partial_file(hdbench_bin, tmp_path):
+    """The first benchmark hangs past any cancel (the test hook), so the wind-down the first
+    interrupt asks for cannot end: the second one stops the run, the earlier report intact."""
     out = tmp_path / "report.json"
     earlier = '{"earlier": true}\n'
     out.write_text(earlier)
-    # Long enough that SIGINT lands mid-run.
-    proc = subprocess.Popen([str(hdbench_bin), "--hdbench_families=host_memcpy", "--hdbench_sizes=4K:64M:x4",
-                             "--benchmark_min_time=2", f"--hdbench_out={out}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    assert proc.poll() is None, "the run ended before it could be interrupted"
+    hang = {"HDBENCH_TEST_HANG": "threads:1/4KiB", "HDBENCH_TEST_HANG_MODE": "stuck"}
+    proc = subprocess.Popen([str(hdbench_bin), *LONG_RUN, "--hdbench_deadline_seconds=600", f"--hdbench_out={out}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **hang})
+    while not proc.stdout.readline().startswith("Preset"):  # the benchmarks start next
+        assert proc.poll() is None, proc.stderr.read()
+    time.sleep(3)  # the first one is in its hung second sample
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1)
+    assert proc.poll() is None, "the hung benchmark ended"
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode == -signal.SIGINT
     assert out.read_text() == earlier
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_one_interrupt_winds_down_and_writes_the_report_of_what_ran(hdbench_bin, tmp_path):
+    """Minutes of a run are not lost to a Ctrl-C: the benchmark in flight ends, the rest are
+    skipped with the reason, the report is written, and the exit code says the interrupt."""
+    out = tmp_path / "report.json"
+    proc, stderr = interrupted(hdbench_bin, out, 1)
+    assert proc.returncode == 128 + signal.SIGINT, stderr
+    assert "interrupted: finishing the current benchmark" in stderr
+    benchmarks = json.loads(out.read_text())["benchmarks"]
+    assert any(b["status"] == "ok" for b in benchmarks)
+    assert any(b.get("skip_reason", b.get("error_message", "")) == "interrupted before it ran" for b in benchmarks), \
+        [b.get("status") for b in benchmarks]
+
+
+@pytest.mark.parametrize("flag, message", [
+    ("--benchmark_out=gb.json", "--benchmark_out=gb.json: not supported; --hdbench_out=FILE writes the report"),
+    ("--benchmark_out_format=json", "not supported"),
+    ("--benchmark_format=xml", "--benchmark_format=xml: accepted: console, json or csv"),
+    ("--benchmark_time_unit=xx", "accepted: ns, us, ms or s"),
+    ("--benchmark_color=maybe", "accepted: auto, true or false"),
+    ("--benchmark_min_time=-1", "a number of seconds >= 0"),
+    ("--benchmark_repetitions=0", "a whole number >= 1"),
+    ("--benchmark_filter=no-such-benchmark", "selects none of the"),
+])
+def test_google_benchmark_flags_that_would_run_nothing_or_write_a_torn_file_are_bad_usage(hdbench_bin, tmp_path,
+                                                                                         flag, message):
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, flag, f"--hdbench_out={tmp_path / 'r.json'}", timeout=60)
+    assert result.returncode == 2 and message in result.stderr, result.stdout + result.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_pattern_google_benchmark_cannot_compile_runs_nothing_and_exits_2(hdbench_bin, tmp_path):
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, "--benchmark_filter=([", f"--hdbench_out={tmp_path / 'r.json'}",
+                         timeout=60)
+    assert result.returncode == 2 and "nothing ran" in result.stderr, result.stdout + result.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_the_trace_and_the_report_cannot_be_one_file(hdbench_bin, tmp_path):
+    same = tmp_path / "same.json"
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, f"--hdbench_out={same}", f"--hdbench_trace={same}", timeout=60)
+    assert result.returncode == 2 and "is the report's path too" in result.stderr, result.stderr
+
+
+def test_a_pipe_or_device_is_not_replaced_by_the_report(hdbench_bin, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, f"--hdbench_out={fifo}", timeout=60)
+    assert result.returncode == 2 and "not a regular file" in result.stderr, result.stderr
+    assert fifo.is_fifo()
+
+
+def test_a_link_is_followed_and_stays_a_link(hdbench_bin, tmp_path):
+    target = tmp_path / "kept" / "report.json"
+    target.parent.mkdir()
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    result = run_hdbench(hdbench_bin, *QUICK_ARGS, f"--hdbench_out={link}", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and json.loads(target.read_text())["benchmarks"]
+
+
+def test_a_path_that_is_not_utf8_does_not_lose_the_report(hdbench_bin, tmp_path):
+    """The report names its options: a path's bad bytes are replaced there, the report written."""
+    out = os.fsencode(tmp_path) + b"/r\xff.json"
+    result = subprocess.run([str(hdbench_bin), *QUICK_ARGS, b"--hdbench_out=" + out], capture_output=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "\ufffd" in json.loads(Path(os.fsdecode(out)).read_text(encoding="utf-8"))["context"]["hdbench"]["options"][
+        "out_path"]
+
+
+def test_a_default_report_name_already_taken_gets_the_next_one(hdbench_bin, tmp_path):
+    """Two runs started in one second (the name's resolution) never write one report: the
+    names of the next seconds are taken beforehand, so this run finds its own taken."""
+    args = ["--hdbench_families=host_memcpy", "--hdbench_sizes=4K", "--hdbench_memcpy_threads=1",
+            "--benchmark_min_time=0.01"]
+    first = subprocess.run([str(hdbench_bin), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (made,) = (tmp_path / "reports").glob("hdbench-*.json")
+    stem = made.name[:-len("20261129-040000.json")]
+    now = time.time()
+    taken = {tmp_path / "reports" / f"{stem}{time.strftime('%Y%m%d-%H%M%S', time.localtime(now + d))}.json"
+             for d in range(0, 8)}
+    for path in taken:
+        path.write_text("taken\n")
+    second = subprocess.run([str(hdbench_bin), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert all(p.read_text() == "taken\n" for p in taken)
+    (written,) = [p for p in (tmp_path / "reports").glob("hdbench-*-2.json")]
+    assert f"Report: reports/{written.name}" in second.stdout and json.loads(written.read_text())["benchmarks"]
 
 
 def test_default_output_path_is_under_reports(hdbench_bin, tmp_path):
@@ -326,3 +444,14 @@ def test_an_explicit_min_time_is_google_benchmarks_rule(hdbench_bin, tmp_path):
 def test_bad_stopping_rule_values_exit_2_naming_the_flag(hdbench_bin, tmp_path, arg, flag, accepted):
     result = run_hdbench(hdbench_bin, arg, f"--hdbench_out={tmp_path / 'r.json'}", timeout=60)
     assert result.returncode == 2 and flag in result.stderr and accepted in result.stderr, result.stderr
+
+
+def test_a_blas_core_openblas_does_not_take_is_warned_about(hdbench_bin, tmp_path):
+    """OpenBLAS takes a name it does not know without a word and runs other kernels."""
+    result = run_hdbench(hdbench_bin, "--hdbench_families=host_memcpy", "--hdbench_sizes=4K",
+                         "--hdbench_memcpy_threads=1", "--benchmark_min_time=0.01", "--hdbench_cpu_blas_core=Bogus",
+                         f"--hdbench_out={tmp_path / 'r.json'}", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "warning: --hdbench_cpu_blas_core=Bogus: OpenBLAS runs its " in result.stderr
+    blas = json.loads((tmp_path / "r.json").read_text())["context"]["hdbench"]["cpu_blas"]
+    assert blas["mode"] == "Bogus" and blas["core_in_use"].lower() != "bogus"

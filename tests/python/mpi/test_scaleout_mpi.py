@@ -98,6 +98,16 @@ def test_a_batch_that_does_not_split_fails_with_the_reason(mpi_bin, tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("flag", ["--hdbench_families=host_memcpy", "--hdbench_list_cases=-",
+                                  "--hdbench_describe_families=df.json"])
+def test_hdbenchs_own_flags_are_refused_not_ignored(mpi_bin, tmp_path, flag):
+    """They would be taken and the dataparallel family run anyway: said, with exit code 2."""
+    result = mpirun(mpi_bin, 1, *SMALL, flag, f"--hdbench_out={tmp_path / 'dp.json'}")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "hdbench_mpi runs the dataparallel family only" in result.stderr
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("fault", ["kill", "stall"])
 def test_a_dead_or_stalled_rank_fails_the_run_and_keeps_the_earlier_report(mpi_bin, tmp_path, fault):
     out = tmp_path / "dp.json"

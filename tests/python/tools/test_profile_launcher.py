@@ -595,3 +595,22 @@ def test_a_name_made_from_the_time_is_never_taken_twice(tmp_path):
     third, _ = claim_default_name(wanted)
     assert third == tmp_path / "profile-x-20261129-040000-3.json"
     assert second_folder.is_dir()
+
+
+def test_a_command_that_ignores_signals_is_killed_by_the_third(tmp_path, lib, baseline):
+    launcher = subprocess.Popen(
+        [sys.executable, str(LAUNCHER), "--hdbench_probe_python=none", f"--hdbench_inject_lib={lib}",
+         f"--hdbench_baseline={baseline}", "--hdbench_out=p.json", "--", "sh", "-c",
+         "trap '' INT TERM; echo ready; while :; do sleep 0.1; done"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+    try:
+        assert launcher.stdout.readline() == "ready\n"
+        for _ in range(3):
+            launcher.send_signal(signal.SIGTERM)
+            time.sleep(0.3)
+        _, stderr = launcher.communicate(timeout=30)
+    finally:
+        launcher.kill()
+    assert launcher.returncode == 137, stderr
+    assert "received 3 signals: killing the command (SIGKILL)" in stderr
+    assert schema.load(str(tmp_path / "p.json"))["profile"]["exit"] == {"code": 137, "signal": "SIGKILL"}

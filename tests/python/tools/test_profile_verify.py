@@ -308,6 +308,9 @@ def test_a_well_written_profile_with_a_finding_misses(tmp_path):
     ('{"steps": 10, "variants": {"fix_pin": {"wall_s": 1.0}}}', "no plain run measured"),
     ('{"steps": 10, "variants": {"plain": {"wall_s": "fast"}}}', "variants.plain.wall_s: expected a number"),
     ('{"steps": 10, "variants": {"plain": {"failed": true, "rc": 1}}}', "no plain run measured"),
+    ('{"steps": 10, "variants": {"plain": {"wall_s": NaN}}}', "variants.plain.wall_s: expected a number"),
+    ('{"steps": 10, "variants": {"plain": {"wall_s": 0}}}', "expected a number of seconds above 0"),
+    ('{"steps": 10, "variants": {"plain": {"wall_s": 2}, "fix_pin": {"wall_s": -1}}}', "fix_pin.wall_s: expected"),
 ])
 def test_a_bad_ablation_exits_2_with_one_line(tmp_path, ablation_text, says):
     (tmp_path / "p.json").write_text(json.dumps(profile()))
@@ -316,6 +319,14 @@ def test_a_bad_ablation_exits_2_with_one_line(tmp_path, ablation_text, says):
     lines = result.stderr.splitlines()
     assert result.returncode == 2 and len(lines) == 1 and says in lines[0] and "Traceback" not in result.stderr, \
         result.stderr
+
+
+def test_one_ablation_given_twice_is_bad_usage_not_twice_the_rounds(tmp_path):
+    (tmp_path / "p.json").write_text(json.dumps(profile()))
+    (tmp_path / "a.json").write_text(json.dumps(ablation(plain=[10.0], fix_workers=[9.0])))
+    (tmp_path / "b.json").symlink_to(tmp_path / "a.json")
+    result = run_report_tool("verify", tmp_path / "p.json", tmp_path / "a.json", tmp_path / "b.json")
+    assert result.returncode == 2 and "given twice" in result.stderr, result.stderr
 
 
 def test_a_benchmark_report_or_a_bad_tolerance_is_bad_usage(tmp_path):

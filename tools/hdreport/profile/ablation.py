@@ -8,6 +8,8 @@ variant fixed (`fixes_of`) and which program it ran (`ablation_step_wait`).
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 import statistics
 from dataclasses import dataclass
@@ -42,8 +44,8 @@ def load_ablation(path: str) -> dict:
             raise ReportError(f"{path}: variants.{name}: expected an object")
         if v.get("failed"):
             continue
-        if not number(v.get("wall_s")):
-            raise ReportError(f"{path}: variants.{name}.wall_s: expected a number")
+        if not number(v.get("wall_s")) or v["wall_s"] <= 0:
+            raise ReportError(f"{path}: variants.{name}.wall_s: expected a number of seconds above 0")
         r = v.get("saved_s_range")
         if r is not None and not (isinstance(r, list) and len(r) == 2 and all(number(x) for x in r)):
             raise ReportError(f"{path}: variants.{name}.saved_s_range: expected [min, max]")
@@ -60,6 +62,10 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
     run against the variant's of the same round). One file comes back as it is."""
     if len(loaded) == 1:
         return loaded[0][1]
+    for i, (path, _) in enumerate(loaded):  # one file twice would count its rounds twice
+        for other, _ in loaded[:i]:
+            if os.path.exists(path) and os.path.exists(other) and os.path.samefile(path, other):
+                raise ReportError(f"{path}: given twice (as {other}): its rounds would count twice")
     first_path, first = loaded[0]
     for path, data in loaded[1:]:
         for key in ("steps", "batch", "device"):
@@ -143,7 +149,8 @@ def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
 
 
 def number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A JSON number that is one: NaN and Infinity (which json.loads lets through) are not."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 # How far a variant's mean loss may be from plain's and still be the same training, relative.

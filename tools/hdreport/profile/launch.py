@@ -350,11 +350,16 @@ class AfterTheCommand:
             self.measuring = False
 
 
+KILL_AFTER_SIGNALS = 3  # the SIGINT or SIGTERM that kills a command ignoring the ones before
+
+
 def run(command: list[str], env: dict) -> tuple[int, list[str]]:
     """The command's wait status as an exit code (-n: killed by signal n), and the signals
     this tool received meanwhile. SIGINT and SIGTERM sent to this tool are forwarded; a
     Ctrl-C from the terminal already reached the command (one process group), so it is not
-    sent twice (the kernel sends that one: si_code SI_KERNEL, no sender pid)."""
+    sent twice (the kernel sends that one: si_code SI_KERNEL, no sender pid). The third one
+    kills the command (SIGKILL): one that ignores them could not be stopped otherwise, this
+    tool blocking them to write the report."""
     watched = {signal.SIGINT, signal.SIGTERM, signal.SIGCHLD}
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, watched)
     received: list[str] = []
@@ -367,7 +372,13 @@ def run(command: list[str], env: dict) -> tuple[int, list[str]]:
             info = signal.sigtimedwait(watched, 0.5)
             if info is not None and info.si_signo in (signal.SIGINT, signal.SIGTERM):
                 received.append(signal.Signals(info.si_signo).name)
-                if info.si_pid != 0 and info.si_code != SI_KERNEL:
+                if len(received) == KILL_AFTER_SIGNALS:  # a command that ignores them must still end
+                    say(f"received {KILL_AFTER_SIGNALS} signals: killing the command (SIGKILL)")
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                elif info.si_pid != 0 and info.si_code != SI_KERNEL:
                     try:
                         os.kill(pid, info.si_signo)
                     except ProcessLookupError:
