@@ -19,7 +19,8 @@ double parse_positive_number(std::string_view flag, std::string_view text, std::
   } catch (const UsageError&) {
     bad_value(flag, text, accepted);
   }
-  if (!(zero_allowed ? value >= 0.0 : value > 0.0) || value > 1e6) bad_value(flag, text, accepted);
+  if (!(zero_allowed ? value >= 0.0 : value > 0.0)) bad_value(flag, text, accepted);
+  if (value > 1e6) bad_value(flag, text, fmt::format("{}, at most 1000000", accepted));
   return value;
 }
 
@@ -108,7 +109,7 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
             "samples each benchmark takes at least before the noise target can stop it, >= 1 (quick 5, default 10, "
             "full 20)",
             [&o](auto flag, auto v) {
-              constexpr std::string_view accepted = "a whole number of samples >= 1, e.g. 10";
+              constexpr std::string_view accepted = "a whole number of samples from 1 to 1000000000, e.g. 10";
               const std::uint64_t n = parse_unsigned(flag, v, accepted);
               if (n < 1 || n > 1000000000) bad_value(flag, v, accepted);
               o.stopping_rule.min_samples = static_cast<int>(n);
@@ -140,6 +141,12 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
       return std::string_view(arg).starts_with("--benchmark_min_time");
     });
     rule.enabled = rule.noise_target_percent > 0.0 && !min_time_given;
+    if (o.deadline_seconds > 0 && rule.enabled && o.deadline_seconds <= rule.timeout_seconds) {
+      throw UsageError(fmt::format(
+          "--hdbench_deadline_seconds={} is not longer than the sampling timeout (--hdbench_max_seconds={}): "
+          "every benchmark still sampling would be cut at its deadline; give a deadline above it",
+          o.deadline_seconds, rule.timeout_seconds));
+    }
   });
   flags.add_check([&o, &flags] {
     // The core's axis: the host memory kinds of transfer and streams.

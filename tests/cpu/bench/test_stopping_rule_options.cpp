@@ -56,9 +56,10 @@ TEST(StoppingRuleFlags, BadValuesNameTheFlagAndWhatItAccepts) {
     const char* flag;
     const char* accepted;
   } cases[] = {
-      {{"0", "-1", "2.5", "many", "", "1,2"}, "--hdbench_min_samples", ">= 1"},
+      {{"0", "-1", "2.5", "many", "", "1,2", "4294967296"}, "--hdbench_min_samples", "from 1 to 1000000000"},
       {{"-1", "abc", "", "1,2", "nan"}, "--hdbench_noise_target", ">= 0"},
       {{"0", "-1", "abc", "", "1,2"}, "--hdbench_max_seconds", "greater than 0"},
+      {{"1e308", "2000000"}, "--hdbench_max_seconds", "at most 1000000"},
   };
   for (const auto& c : cases) {
     for (const char* value : c.values) {
@@ -68,6 +69,17 @@ TEST(StoppingRuleFlags, BadValuesNameTheFlagAndWhatItAccepts) {
       EXPECT_TRUE(contains(message, c.accepted)) << arg << ": " << message;
     }
   }
+}
+
+TEST(StoppingRuleFlags, ADeadlineNoLongerThanTheSamplingTimeoutIsBadUsage) {
+  // Every benchmark still sampling at its timeout would be cut at its deadline first.
+  const std::string message = usage_error_of([] {
+    parse({"--hdbench_deadline_seconds=0.5", "--hdbench_max_seconds=2"});
+  });
+  EXPECT_TRUE(contains(message, "--hdbench_deadline_seconds=0.5 is not longer than the sampling timeout")) << message;
+  EXPECT_NO_THROW(parse({"--hdbench_deadline_seconds=3", "--hdbench_max_seconds=2"}));
+  // Google Benchmark's own rule has no sampling timeout to cut.
+  EXPECT_NO_THROW(parse({"--hdbench_deadline_seconds=0.5", "--benchmark_min_time=1"}));
 }
 
 TEST(StoppingRuleFlags, TheReportRecordsTheRuleAsItRan) {
