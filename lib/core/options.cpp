@@ -13,14 +13,14 @@ namespace {
 // 1e6, else the usage error naming what it accepts (also for text that is no number).
 double parse_positive_number(std::string_view flag, std::string_view text, std::string_view accepted,
                              bool zero_allowed = false) {
+  const std::string bounded = fmt::format("{}, at most 1000000", accepted);
   double value = 0.0;
   try {
-    value = parse_one_number(flag, text, -1e300, 1e300, accepted);
+    value = parse_one_number(flag, text, -1e300, 1e300, bounded);
   } catch (const UsageError&) {
-    bad_value(flag, text, accepted);
+    bad_value(flag, text, bounded);
   }
-  if (!(zero_allowed ? value >= 0.0 : value > 0.0)) bad_value(flag, text, accepted);
-  if (value > 1e6) bad_value(flag, text, fmt::format("{}, at most 1000000", accepted));
+  if (!(zero_allowed ? value >= 0.0 : value > 0.0) || value > 1e6) bad_value(flag, text, bounded);
   return value;
 }
 
