@@ -33,6 +33,9 @@ std::string default_report_path(std::string_view program, const system::SystemIn
 }
 
 void check_out_path(const std::string& path, std::string_view flag) {
+  if (path == "-") {  // the listing flags' standard output; a report is a file, read whole or not at all
+    throw UsageError(fmt::format("{}=-: a report is written to a file; give its path", flag));
+  }
   try {
     check_writable(path);
   } catch (const std::exception& error) {

@@ -173,6 +173,7 @@ def test_help_lists_every_flag(hdbench_bin):
     lambda tmp: tmp / "a_file" / "report.json",   # a parent that is a regular file
     lambda tmp: tmp,                               # a directory, not a file
     lambda tmp: "/proc/hdbench/report.json",       # a folder that cannot be created
+    lambda tmp: "-",                               # standard output, as the listing flags take it
 ])
 def test_unwritable_output_is_rejected_before_benchmarking(hdbench_bin, tmp_path, make_path):
     (tmp_path / "a_file").write_text("x")
