@@ -307,7 +307,7 @@ def test_a_default_report_name_already_taken_gets_the_next_one(hdbench_bin, tmp_
     stem = made.name[:-len("20261129-040000.json")]
     now = time.time()
     taken = {tmp_path / "reports" / f"{stem}{time.strftime('%Y%m%d-%H%M%S', time.localtime(now + d))}.json"
-             for d in range(0, 8)}
+             for d in range(0, 120)}  # two minutes: however slowly the run starts, its own name is taken
     for path in taken:
         path.write_text("taken\n")
     second = subprocess.run([str(hdbench_bin), *args], capture_output=True, text=True, timeout=120, cwd=tmp_path)
