@@ -200,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except ReportError as e:
         return fail(str(e))
+    except OSError as e:  # standard output full or gone (reading a report raises ReportError): not the report's fault
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the flush at exit does not fail again
+        return fail(f"cannot write the output: {e.strerror or e}")
     except Exception as e:  # noqa: BLE001  the last resort: a report the checks let through
         return fail(unexpected(files, args.command, e))
     for path in written:

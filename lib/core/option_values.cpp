@@ -125,15 +125,27 @@ std::string format_size(std::size_t bytes) {
   return fmt::format("{}B", bytes);
 }
 
+// One value of a list parser's: its message would say "comma-separated" of a flag that takes one.
 int parse_one_int(std::string_view flag, std::string_view text, int min, int max) {
-  const auto values = parse_int_list(flag, text, min, max);
-  if (values.size() != 1) bad_value(flag, text, fmt::format("one integer from {} to {}", min, max));
+  const std::string accepted = fmt::format("one integer from {} to {}", min, max);
+  std::vector<int> values;
+  try {
+    values = parse_int_list(flag, text, min, max);
+  } catch (const UsageError&) {
+    bad_value(flag, text, accepted);
+  }
+  if (values.size() != 1) bad_value(flag, text, accepted);
   return values.front();
 }
 
 double parse_one_number(std::string_view flag, std::string_view text, double min, double max,
                         std::string_view accepted) {
-  const auto values = parse_number_list(flag, text, min, max);
+  std::vector<double> values;
+  try {
+    values = parse_number_list(flag, text, min, max);
+  } catch (const UsageError&) {
+    bad_value(flag, text, accepted);
+  }
   if (values.size() != 1) bad_value(flag, text, accepted);
   return values.front();
 }

@@ -107,6 +107,17 @@ TEST(ParseIntList, RejectsOutOfBoundsAndGarbage) {
   }
 }
 
+TEST(ParseOneValue, AFlagThatTakesOneValueNeverSaysCommaSeparated) {
+  for (std::string_view text : {"0", "abc", "1,2", ""}) {
+    const std::string one_int = usage_error_of([&] { parse_one_int("dp_steps", text, 1, 100000); });
+    EXPECT_TRUE(contains(one_int, "one integer from 1 to 100000")) << text << ": " << one_int;
+    const std::string one_number =
+        usage_error_of([&] { parse_one_number("dp_tolerance", text, 1e-9, 1.0, "one number from 1e-9 to 1"); });
+    EXPECT_TRUE(contains(one_number, "one number from 1e-9 to 1")) << text << ": " << one_number;
+    EXPECT_FALSE(contains(one_int + one_number, "comma-separated")) << text;
+  }
+}
+
 // --- format_size --------------------------------------------------------------
 
 TEST(FormatSize, UsesExactBinaryUnits) {

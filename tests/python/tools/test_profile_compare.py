@@ -283,8 +283,11 @@ def test_a_malformed_profile_exits_2_with_one_line(tmp_path, well):
     retyped["profile"]["totals"]["span_s"] = "9.3"
     listed = copy.deepcopy(well)
     listed["profile"] = [well["profile"]]
+    negative = copy.deepcopy(well)
+    negative["profile"]["totals"]["span_s"] = -5.0
     cases = {"no-section.json": (no_section, "without a `profile` section"),
-             "retyped.json": (retyped, "profile.totals.span_s: expected a number, got a string"),
+             "retyped.json": (retyped, "profile.totals.span_s: expected a number >= 0, got a string"),
+             "negative.json": (negative, "profile.totals.span_s: expected a number >= 0"),
              "list.json": (listed, "profile")}
     for name, (report, says) in cases.items():
         path = write(tmp_path, name, report)

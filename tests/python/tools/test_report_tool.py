@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -230,3 +232,12 @@ def test_reanalysing_records_no_file_of_which_can_be_read_is_an_error(tmp_path):
     assert result.returncode == 2, result.stderr
     assert "no records file could be read" in result.stderr and "records-1106.jsonl.gz" in result.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def test_a_full_standard_output_is_said_as_such_not_blamed_on_the_report():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, str(ROOT / "tools" / "hdbench_report.py"), "summarize",
+                                 PROFILES / "prof-tutorial.json"], stdout=full, stderr=subprocess.PIPE, text=True,
+                                timeout=120)
+    assert result.returncode == 2 and result.stderr.strip() == \
+        "hdbench_report.py: cannot write the output: No space left on device"

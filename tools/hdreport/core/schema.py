@@ -73,6 +73,9 @@ def _is_number(v) -> bool:
 
 NUM = Leaf("a number", _is_number)
 INT = Leaf("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool))
+# A duration or a count: a negative one is a damaged report (compare printed -240%).
+AMOUNT = Leaf("a number >= 0", lambda v: _is_number(v) and v >= 0)
+COUNT = Leaf("an integer >= 0", lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0)
 STR = Leaf("a string", lambda v: isinstance(v, str))
 BOOL = Leaf("true or false", lambda v: isinstance(v, bool))
 SCALAR = Leaf("a string, number, true/false or null",
@@ -351,7 +354,7 @@ PROFILE = Obj({
     "baseline": Obj({"path": opt(STR), "how": STR, "machine": STR, "started_at": STR, "note": STR},
                     required=("how",)),
     "trace": opt(STR),
-    "totals": Obj({**{k: INT if k == "copies" else NUM for k in _TOTALS_KEYS}, "devices": INT},
+    "totals": Obj({**{k: COUNT if k in ("copies", "copy_bytes") else AMOUNT for k in _TOTALS_KEYS}, "devices": INT},
                   required=_TOTALS_KEYS),
     "copy_classes": List(COPY_CLASS),
     "costs": COSTS,
