@@ -125,12 +125,15 @@ std::string format_size(std::size_t bytes) {
   return fmt::format("{}B", bytes);
 }
 
-// One value of a list parser's: its message would say "comma-separated" of a flag that takes one.
-int parse_one_int(std::string_view flag, std::string_view text, int min, int max) {
-  const std::string accepted = fmt::format("one integer from {} to {}", min, max);
-  std::vector<int> values;
+namespace {
+
+// One value of a list parser's, every bad text answered with `accepted`: the list parser's
+// own message would say "comma-separated" of a flag that takes one value.
+template <typename ParseList>
+auto one_value(std::string_view flag, std::string_view text, std::string_view accepted, ParseList parse_list) {
+  decltype(parse_list()) values;
   try {
-    values = parse_int_list(flag, text, min, max);
+    values = parse_list();
   } catch (const UsageError&) {
     bad_value(flag, text, accepted);
   }
@@ -138,16 +141,16 @@ int parse_one_int(std::string_view flag, std::string_view text, int min, int max
   return values.front();
 }
 
+}  // namespace
+
+int parse_one_int(std::string_view flag, std::string_view text, int min, int max) {
+  return one_value(flag, text, fmt::format("one integer from {} to {}", min, max),
+                   [&] { return parse_int_list(flag, text, min, max); });
+}
+
 double parse_one_number(std::string_view flag, std::string_view text, double min, double max,
                         std::string_view accepted) {
-  std::vector<double> values;
-  try {
-    values = parse_number_list(flag, text, min, max);
-  } catch (const UsageError&) {
-    bad_value(flag, text, accepted);
-  }
-  if (values.size() != 1) bad_value(flag, text, accepted);
-  return values.front();
+  return one_value(flag, text, accepted, [&] { return parse_number_list(flag, text, min, max); });
 }
 
 bool parse_one_switch(std::string_view flag, std::string_view text) {
