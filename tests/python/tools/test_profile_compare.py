@@ -205,7 +205,8 @@ def test_totals_copy_classes_and_idle_side_by_side(tmp_path, tutorial, well):
     before["profile"]["totals"]["memset_s"] = 0.004  # a total a newer profiler adds: shown when both have it
     after["profile"]["totals"]["memset_s"] = 0.001
     before["profile"]["totals"]["launches"] = 9  # in one report only: named, not compared
-    before["profile"]["idle"] = {"blocking_reads": 0.0148, "host_launch": 0.002, "note": "a string: ignored"}
+    before["profile"]["idle"] = {"gpu_idle_s": 0.0168, "gaps": 12, "by_cause_s": {"blocking_reads": 0.0148,
+                                                                                  "host_launch": 0.002}}
     after["profile"]["idle"] = {"gpu_idle_s": 0.01, "gaps": 7, "unattributed_s": 0.0002,  # profile/host.py's shape
                                 "by_cause_s": {"host_launch": 0.00001, "data_loading": 0.0001}}
     before["profile"]["findings"][0]["assumption"] = "the reads can move to every 100th step"

@@ -516,7 +516,8 @@ def test_freezing_set_ups_objects_saves_at_most_the_collections_the_steps_held(t
     timed there is no bound."""
     prof = profile(findings=[("workers", 1.0, 1.0)], alone={"gc": 0.05}, span=10.0)
     model = prof["profile"]["model"]
-    model.update(collections_timed=True, step_spread={**model.get("step_spread", {}), "gc_s": 0.2})
+    model.update(collections_timed=True, step_spread={**model.get("step_spread", {}), "stalls_with_gc": 0,
+                                                      "stall_gc_s": 0.0, "gc_s": 0.2})
     assert rows(verify(tmp_path, prof, ablation(plain=[10.0], fix_gc=[9.76])).stdout)["`--fix gc` alone"][-1] == \
         "missed"
     beyond = rows(verify(tmp_path, prof, ablation(plain=[10.0], fix_gc=[9.7])).stdout)["`--fix gc` alone"][-1]

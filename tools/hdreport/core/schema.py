@@ -336,6 +336,39 @@ COSTS = Obj({"copies_not_overlapped_s": NUM, "gpu_idle_while_copying_s": NUM, "h
                       "blocking_reads"))
 
 
+# the model of the feeding thread's steps (profile/model.py, Model.summary()): the summary
+# reads its step (T) in seconds and per step; older reports lack the fields marked so there
+_SPREAD_KEYS = ("median_ms", "p90_ms", "p99_ms", "max_ms", "stalls", "stall_excess_s", "stall_factor")
+_SPREAD_GC_KEYS = ("stalls_with_gc", "stall_gc_s", "gc_s")  # where the collections were timed
+
+
+def _spread_complete(spread: dict, path: str) -> None:
+    """A spread that has one field of a group has the group (a spread of no steps is {})."""
+    for keys in (_SPREAD_KEYS, _SPREAD_GC_KEYS):
+        present = [k for k in keys if k in spread]
+        if present and len(present) < len(keys):
+            missing = next(k for k in keys if k not in spread)
+            raise SchemaError(path, f"missing field {json.dumps(missing)} (it has {json.dumps(present[0])})")
+
+
+_STEP_SPREAD = Obj({"median_ms": AMOUNT, "p90_ms": AMOUNT, "p99_ms": AMOUNT, "max_ms": AMOUNT, "stalls": COUNT,
+                    "stall_excess_s": AMOUNT, "stall_factor": NUM, "stalls_with_gc": COUNT, "stall_gc_s": AMOUNT,
+                    "gc_s": AMOUNT, "pace_median_ms": List(AMOUNT), "pace_batch_wait_ms": List(AMOUNT)},
+                   rule=_spread_complete)
+MODEL = Obj({"steps": COUNT, "per_step_reads": BOOL, "steps_cut_at": STR, "pin_thread": BOOL,
+             "saving_together_s": NUM, "batches": COUNT, "tensors": COUNT,
+             "saving_alone_s": Obj(rest=NUM), "saving_with_s": Obj(rest=NUM),
+             "batch_wait_with_s": Obj(rest=NUM), "unslowed_with_s": Obj(rest=List(NUM)),
+             "own_batch_wait_with_s": Obj(rest=List(NUM)), "start_with_s": Obj(rest=NUM),
+             "seconds": Obj(rest=NUM, required=("T",)), "per_step_ms": Obj(rest=NUM, required=("T",)),
+             "step_spread": _STEP_SPREAD, "collections_timed": BOOL, "pin_rate_source": STR,
+             "handover": Obj()},
+            required=("steps", "per_step_reads", "seconds", "per_step_ms", "saving_together_s"))
+# the GPU's idle gaps by what the feeding thread was doing (profile/intervals.py)
+IDLE = Obj({"gpu_idle_s": AMOUNT, "gaps": COUNT, "by_cause_s": Obj(rest=AMOUNT), "unattributed_s": AMOUNT},
+           required=("gpu_idle_s", "gaps", "by_cause_s"))
+
+
 def _recorded_has_results(profile: dict, path: str) -> None:
     # A profile that recorded has what the summary reads; one that did not may lack them (it says why).
     if profile["recorded"]:
@@ -354,7 +387,8 @@ PROFILE = Obj({
     "baseline": Obj({"path": opt(STR), "how": STR, "machine": STR, "started_at": STR, "note": STR},
                     required=("how",)),
     "trace": opt(STR),
-    "totals": Obj({**{k: COUNT if k in ("copies", "copy_bytes") else AMOUNT for k in _TOTALS_KEYS}, "devices": INT},
+    "totals": Obj({**{k: COUNT if k in ("copies", "copy_bytes") else AMOUNT for k in _TOTALS_KEYS}, "devices": INT,
+                   "copy_cost_s": AMOUNT},
                   required=_TOTALS_KEYS),
     "copy_classes": List(COPY_CLASS),
     "costs": COSTS,
@@ -362,12 +396,11 @@ PROFILE = Obj({
     # the summary reads every field of these
     "would_cost": List(Obj({"id": STR, "fix": STR, "cost_s": NUM, "cost_fraction_of_span": NUM, "why": STR},
                            required=("id", "cost_s", "cost_fraction_of_span", "why"))),
-    "model": Obj({"steps": INT, "per_step_reads": BOOL, "saving_together_s": NUM,
-                  "saving_alone_s": Obj(rest=NUM), "saving_with_s": Obj(rest=NUM),
-                  "batch_wait_with_s": Obj(rest=NUM), "unslowed_with_s": Obj(rest=List(NUM)),
-                  "own_batch_wait_with_s": Obj(rest=List(NUM)),
-                  "seconds": Obj(rest=NUM),
-                  "per_step_ms": Obj(rest=NUM)}),
+    "model": MODEL,
+    "idle": IDLE,
+    # a habit worth fixing alone that the findings make pointless (verify holds its price alone)
+    "findings_left_out": List(Obj({"id": STR, "fix": STR, "saving_alone_s": NUM, "saving_added_s": NUM},
+                                  required=("id", "fix", "saving_alone_s", "saving_added_s"))),
 }, required=("schema", "command", "exit", "wall_s", "recorded", "processes", "baseline", "trace"),
     rule=_recorded_has_results)
 

@@ -545,18 +545,12 @@ def copy_classes_section(c: Comparison) -> list[str]:
 
 
 def idle_of(profile: dict) -> dict[str, float] | None:
-    """cause -> seconds of the GPU's idle time: `idle.by_cause_s` (and `idle.unattributed_s`), or,
-    in a profile whose `idle` is itself cause -> seconds, that; values other than numbers ignored."""
+    """cause -> seconds of the GPU's idle time: `idle.by_cause_s` and `idle.unattributed_s`
+    (typed at load: hdreport/core/schema.py's IDLE), or None where the profile has no `idle`."""
     idle = profile.get("idle")
-    if not isinstance(idle, dict):
+    if idle is None:
         return None
-    by_cause = idle.get("by_cause_s")
-    if not isinstance(by_cause, dict):
-        return {str(k): v for k, v in idle.items() if is_number(v)}
-    out = {str(k): v for k, v in by_cause.items() if is_number(v)}
-    if is_number(idle.get("unattributed_s")):
-        out["unattributed"] = idle["unattributed_s"]
-    return out
+    return {**idle["by_cause_s"], **({"unattributed": idle["unattributed_s"]} if "unattributed_s" in idle else {})}
 
 
 def idle_section(c: Comparison) -> list[str]:

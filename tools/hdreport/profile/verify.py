@@ -389,7 +389,8 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         finding = by_fix.get(habit)
         if m is None and habit not in alone and not finding:
             continue  # a habit this profile's model does not know (a report made before it)
-        price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else None)
+        price = alone.get(habit, finding.get("saving_alone_s", finding["saving_s"]) if finding else
+                          left_out.get(habit, {}).get("saving_alone_s"))
         if habit in costly:  # the steps longer with it: a negative price (saving_alone_s stops at 0)
             price = -costly[habit]["cost_s"]
         p = held_price(model, habit, price, scale) if price is not None else None
