@@ -19,7 +19,7 @@ namespace hdbench {
 
 std::uint64_t random_seed() {
   std::random_device device;
-  return splitmix64((static_cast<std::uint64_t>(device()) << 32) ^ device());
+  return splitmix64((static_cast<std::uint64_t>(device()) << 32) ^ device()) % kSeedLimit;
 }
 
 OptionLimits this_machine_limits() {

@@ -70,8 +70,13 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
     if (device > 4095) bad_value(flag, v, "a device index 0, 1, …");
     o.device = static_cast<int>(device);
   });
-  flags.add("seed", "N", "seed of the verification pattern (default random, recorded)",
-            [&o](auto flag, auto v) { o.seed = parse_unsigned(flag, v, "an unsigned 64-bit integer"); });
+  flags.add("seed", "N", "seed of the verification pattern, below 2^53 (default random, recorded)",
+            [&o](auto flag, auto v) {
+              constexpr std::string_view accepted =
+                  "an integer from 0 to 9007199254740991 (2^53 - 1: jq and JavaScript read larger ones rounded)";
+              o.seed = parse_unsigned(flag, v, accepted);
+              if (o.seed >= kSeedLimit) bad_value(flag, v, accepted);
+            });
   flags.add("spin_timeout_ms", "MS", "how long a spin kernel holds queued work, 1..600000 (default 5000)",
             [&o](auto flag, auto v) {
               o.spin_timeout_ms = parse_one_number(flag, v, 1.0, 600000.0, "milliseconds from 1 to 600000");

@@ -14,6 +14,10 @@
 
 namespace hdbench {
 
+// The seed's bound, 2^53: jq and JavaScript read JSON numbers as doubles, so a larger seed
+// is shown rounded and a run could not be made again from the report a person reads.
+inline constexpr std::uint64_t kSeedLimit = std::uint64_t{1} << 53;
+
 struct Options {
   std::string out_path;  // empty: main picks reports/hdbench-<host>-<time>.json
   // --hdbench_list_cases: where to write every selected case instead of running ("-":
@@ -26,6 +30,7 @@ struct Options {
   // Host memory kinds, an axis of the transfer and streams families.
   std::vector<HostMemoryKind> memory_kinds = all_host_memory_kinds();
   int device = 0;
+  // Below kSeedLimit: a report's seed is read back exactly by every JSON reader.
   std::uint64_t seed = 0;
   double spin_timeout_ms = 5000.0;
   Preset preset = Preset::standard;

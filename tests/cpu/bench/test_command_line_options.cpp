@@ -9,6 +9,7 @@
 
 #include "option_test_support.hpp"
 #include "parsed_flags.hpp"
+#include "run_start.hpp"
 
 namespace hdbench {
 namespace {
@@ -18,7 +19,7 @@ using testing::kFamilyNames;
 using testing::parse_flags;
 using testing::Parsed;
 
-constexpr std::uint64_t kSeed = 0x1234'5678'9abc'def0ULL;
+constexpr std::uint64_t kSeed = 0x12'3456'789a'bcdeULL;
 
 OptionLimits test_limits() {
   OptionLimits limits;
@@ -186,6 +187,21 @@ TEST(ParseCommandLine, SeedDefaultsToTheRandomSeedGiven) {
   EXPECT_EQ(parse({}, test_limits(), 8).core.seed, 8u);
 }
 
+// jq and JavaScript read a JSON integer over 2^53 rounded: a seed is kept below it, given or drawn.
+TEST(ParseCommandLine, SeedIsBelowTwoToThe53) {
+  EXPECT_EQ(parse({"--hdbench_seed=9007199254740991"}).core.seed, kSeedLimit - 1);
+  EXPECT_EQ(parse({"--hdbench_seed=0"}).core.seed, 0u);
+  for (const char* bad : {"--hdbench_seed=9007199254740992", "--hdbench_seed=18446744073709551615"}) {
+    try {
+      parse({bad});
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const UsageError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("from 0 to 9007199254740991")) << bad;
+    }
+  }
+  for (int i = 0; i < 1000; ++i) ASSERT_LT(random_seed(), kSeedLimit);
+}
+
 TEST(ParseCommandLine, PassesOtherArgumentsThroughInOrder) {
   const Parsed line = parse({"--benchmark_filter=x", "--hdbench_seed=7", "positional", "--benchmark_min_time=0.1",
                              "--hdbench", "-hdbench_seed=3"});
@@ -210,7 +226,7 @@ TEST(ParseCommandLine, AcceptsEveryFlag) {
       "--hdbench_staged_slots=8",
       "--hdbench_memcpy_threads=1,3",
       "--hdbench_device=1",
-      "--hdbench_seed=18446744073709551615",
+      "--hdbench_seed=9007199254740991",
       "--hdbench_spin_timeout_ms=2.5",
       "--hdbench_stream_sizes=1M,4100",
       "--hdbench_stream_counts=8,3",
@@ -235,7 +251,7 @@ TEST(ParseCommandLine, AcceptsEveryFlag) {
   EXPECT_EQ(o.transfer.staged_slots, 8);
   EXPECT_EQ(o.transfer.memcpy_threads, (std::vector<int>{1, 3}));
   EXPECT_EQ(o.core.device, 1);
-  EXPECT_EQ(o.core.seed, ~std::uint64_t{0});
+  EXPECT_EQ(o.core.seed, kSeedLimit - 1);
   EXPECT_DOUBLE_EQ(o.core.spin_timeout_ms, 2.5);
   EXPECT_EQ(o.streams.stream_sizes, (std::vector<std::size_t>{4100, kMiB}));
   EXPECT_EQ(o.streams.stream_counts, (std::vector<int>{8, 3}));
@@ -325,10 +341,10 @@ TEST(ParseCommandLine, BadValuesNameTheFlagAndWhatIsAccepted) {
       {"--hdbench_device=-1", "--hdbench_device", "device index"},
       {"--hdbench_device=gpu0", "--hdbench_device", "device index"},
       {"--hdbench_device=", "--hdbench_device", "device index"},
-      {"--hdbench_seed=-1", "--hdbench_seed", "unsigned 64-bit"},
-      {"--hdbench_seed=18446744073709551616", "--hdbench_seed", "unsigned 64-bit"},
-      {"--hdbench_seed=0x10", "--hdbench_seed", "unsigned 64-bit"},
-      {"--hdbench_seed=", "--hdbench_seed", "unsigned 64-bit"},
+      {"--hdbench_seed=-1", "--hdbench_seed", "from 0 to 9007199254740991"},
+      {"--hdbench_seed=18446744073709551616", "--hdbench_seed", "from 0 to 9007199254740991"},
+      {"--hdbench_seed=0x10", "--hdbench_seed", "from 0 to 9007199254740991"},
+      {"--hdbench_seed=", "--hdbench_seed", "from 0 to 9007199254740991"},
       {"--hdbench_spin_timeout_ms=0", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
       {"--hdbench_spin_timeout_ms=0.5", "--hdbench_spin_timeout_ms", "from 1 to 600000"},
       {"--hdbench_spin_timeout_ms=600001", "--hdbench_spin_timeout_ms", "from 1 to 600000"},

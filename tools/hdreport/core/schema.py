@@ -409,7 +409,7 @@ REPORT = Obj({"context": CONTEXT, "benchmarks": List(BENCHMARK), "derived": DERI
 
 # --- reading ------------------------------------------------------------------------
 
-_LIMIT = 2 ** 64  # hdbench's largest integers are 64-bit (the seed)
+_LIMIT = 2 ** 64  # hdbench's largest integers are 64-bit (byte counts; seeds before 2026-11-29)
 
 
 def _parse_int(text: str) -> int:
