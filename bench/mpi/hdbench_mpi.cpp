@@ -107,14 +107,21 @@ int run(int argc, char** argv, dataparallel::MpiCommunicator& ranks) {
   nlohmann::json report;
   const std::string started_at = local_time("%Y-%m-%dT%H:%M:%S%z");
   bool default_out = false;
+  std::string out_problem;  // rank 0's: only it writes the report
   if (ranks.is_root()) {
     default_out = options.out_path.empty();
     if (default_out) options.out_path = default_report_path("hdbench_mpi", system::discover());
     try {
       check_out_path(options.out_path, "--hdbench_out");
     } catch (const std::exception& error) {
-      ranks.abort(error.what(), 2);
+      out_problem = error.what();
     }
+  }
+  // Every rank learns of it and ends with 2 together: MPI_Abort's page of text buried the reason.
+  double out_unusable[1] = {out_problem.empty() ? 0.0 : 1.0};
+  ranks.allreduce_max(out_unusable, "share whether the report can be written");
+  if (out_unusable[0] > 0) throw UsageError(out_problem);
+  if (ranks.is_root()) {
     fmt::print("hdbench_mpi: {} ranks ({}) on {}\n", ranks.size(), ranks.describe(), fmt::join(hosts, ", "));
   }
   nlohmann::json benchmarks = nlohmann::json::array();

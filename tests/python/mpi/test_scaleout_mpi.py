@@ -108,6 +108,17 @@ def test_hdbenchs_own_flags_are_refused_not_ignored(mpi_bin, tmp_path, flag):
     assert not any(tmp_path.iterdir())
 
 
+def test_a_report_path_that_cannot_be_written_is_one_line_and_exit_2_on_every_rank(mpi_bin, tmp_path):
+    """Only rank 0 writes the report and checks its path; every rank learns the answer and
+    ends with 2, the reason first, rather than an MPI_ABORT (mpirun still adds its own note)."""
+    result = mpirun(mpi_bin, 2, *SMALL, f"--hdbench_out={tmp_path}")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.splitlines()[0] == f"hdbench_mpi: --hdbench_out: '{tmp_path}' is a directory; " \
+                                            "give a file path", result.stderr
+    assert "MPI_ABORT" not in result.stdout + result.stderr
+    assert not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("fault", ["kill", "stall"])
 def test_a_dead_or_stalled_rank_fails_the_run_and_keeps_the_earlier_report(mpi_bin, tmp_path, fault):
     out = tmp_path / "dp.json"
