@@ -70,7 +70,7 @@ from pathlib import Path
 
 from hdreport.core import writer
 from hdreport.profile import overhead
-from hdreport.profile.launch import python_path
+from hdreport.profile.launch import injection_library_problem, python_path
 
 PARTS = ("none", "gpu", "api", "nvtx", "gc", "all")
 RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off_cpu_s|pace_spread|pace_best_ms)"
@@ -121,9 +121,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("no command after `--`")
     if not args.lib:
         parser.error("--lib: give libhdbench_inject.so")
-    if not Path(args.lib).is_file():
-        parser.error(f"--lib={args.lib}: no such file "
-                     "(build it: cmake --build --preset release --target hdbench_inject)")
+    if problem := injection_library_problem(args.lib):
+        parser.error(f"--lib: {problem} (build it: cmake --build --preset release --target hdbench_inject)")
     if not 1 <= args.rounds <= 100:
         parser.error(f"--rounds={args.rounds}: between 1 and 100")
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]

@@ -81,3 +81,9 @@ def test_the_built_wrapper_runs_a_command_under_the_profiler(hdbench_bin, tmp_pa
     profile = json.loads(out.read_text())["profile"]
     assert profile["exit"] == {"code": 3, "signal": None}
     assert profile["recorded"] is False and "no CUDA calls" in profile["not_recorded_reason"]
+
+
+def test_the_launcher_takes_the_built_library_as_one_cuda_loads(inject_lib):
+    from hdreport.profile.launch import injection_library_problem
+
+    assert injection_library_problem(str(inject_lib)) == ""

@@ -22,6 +22,7 @@ from hdreport.profile.report import report as make_report
 from profile_fixtures import baseline_report, write_baseline
 
 ROOT = Path(__file__).resolve().parents[3]
+ELF64_SHARED_HEADER = b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00" + bytes(46)  # e_ident, e_type ET_DYN
 LAUNCHER = ROOT / "tools" / "hdbench_profile.py"
 FIXTURES = Path(__file__).resolve().parent / "profile_fixtures.py"
 NO_BIN = "--hdbench_bin=/nonexistent/hdbench"  # never measure a baseline with a real binary here
@@ -49,9 +50,10 @@ def profile(folder: Path, *args: str, timeout: float = 60) -> subprocess.Complet
 
 @pytest.fixture
 def lib(tmp_path) -> str:
-    """A file standing in for libhdbench_inject.so (no process here loads CUDA, so none opens it)."""
+    """A file standing in for libhdbench_inject.so (no process here loads CUDA, so none opens it):
+    the header of a 64-bit ELF shared object, all the launcher checks."""
     path = tmp_path / "libfake_inject.so"
-    path.write_bytes(b"")
+    path.write_bytes(ELF64_SHARED_HEADER)
     return str(path)
 
 
@@ -126,6 +128,35 @@ def test_a_missing_injection_library_still_runs_the_command(tmp_path):
     _, report = only_report(tmp_path)
     assert report["profile"]["recorded"] is False
     assert "/nonexistent/libhdbench_inject.so was not found" in report["profile"]["not_recorded_reason"]
+
+
+@pytest.mark.parametrize("content, why", [
+    (b"root:x:0:0:root:/root:/bin/bash\n", "is not a 64-bit shared library"),  # /etc/passwd, say
+    (b"\x7fELF\x01\x01\x01" + bytes(9) + b"\x03\x00", "is not a 64-bit shared library"),  # 32-bit
+    (b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x02\x00", "is not a 64-bit shared library"),  # an executable
+    (b"", "is not a 64-bit shared library"),
+])
+def test_a_file_that_is_not_a_shared_library_is_said_and_the_command_still_runs(tmp_path, content, why):
+    """CUDA would not load it, and the report blamed the program: "no CUDA"."""
+    not_a_lib = tmp_path / "libnot.so"
+    not_a_lib.write_bytes(content)
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={not_a_lib}", "--", *fake("tutorial"))
+    assert result.returncode == 0 and result.stdout == "fake program tutorial ran\n"
+    _, report = only_report(tmp_path)
+    assert report["profile"]["recorded"] is False
+    assert f"the injection library {not_a_lib} {why}" in report["profile"]["not_recorded_reason"]
+    assert f"{why} (an ELF .so such as libhdbench_inject.so): running the command without recording" in \
+        result.stderr
+
+
+def test_a_shared_library_passes_the_check_and_a_folder_does_not(lib):
+    import _ctypes  # a 64-bit shared object of this Python's (the built library's own check: test_profile_inject)
+
+    from hdreport.profile.launch import injection_library_problem
+
+    assert injection_library_problem(_ctypes.__file__) == ""
+    assert injection_library_problem(lib) == ""
+    assert "cannot be read" in injection_library_problem(str(Path(lib).parent))
 
 
 def test_an_injection_error_is_reported(tmp_path, lib):

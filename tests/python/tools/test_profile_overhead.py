@@ -54,7 +54,7 @@ def program(tmp_path):
     path = tmp_path / "program.py"
     path.write_text(PROGRAM)
     lib = tmp_path / "libfake_inject.so"
-    lib.write_text("not loaded: no CUDA here")
+    lib.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00")  # a shared object's header: never loaded here
     return path, lib
 
 
@@ -106,7 +106,8 @@ def test_a_command_without_a_result_line_is_timed_from_outside(tmp_path, program
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--lib", "/no/such.so", "--", "true"], "--lib=/no/such.so: no such file"),
+    (["--lib", "/no/such.so", "--", "true"], "--lib: the injection library /no/such.so was not found"),
+    (["--lib", __file__, "--", "true"], f"--lib: the injection library {__file__} is not a 64-bit shared library"),
     (["--lib", "LIB"], "no command after `--`"),
     (["--lib", "LIB", "--parts", "gpu,kernels", "--", "true"], "--parts: unknown 'kernels'"),
     (["--lib", "LIB", "--rounds", "0", "--", "true"], "--rounds=0: between 1 and 100"),

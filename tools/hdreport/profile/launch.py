@@ -250,21 +250,37 @@ def profile(options: dict, given: dict | None, when: str, command: list[str], ou
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def injection_library_problem(lib: str) -> str:
+    """Why `lib` cannot be CUDA's injection library, or "": CUDA loads it only as a 64-bit ELF
+    shared object, and a file that is not one (a typo naming a script) recorded nothing, the
+    report then blaming the program ("no CUDA")."""
+    try:
+        with open(lib, "rb") as f:
+            header = f.read(18)
+    except FileNotFoundError:
+        return f"the injection library {lib} was not found"
+    except OSError as e:
+        return f"the injection library {lib} cannot be read ({e.strerror or e})"
+    # e_ident: the magic, EI_CLASS 2 (64-bit), EI_DATA 1 (little-endian); e_type 3 (ET_DYN)
+    if len(header) < 18 or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1 or header[16:18] != b"\x03\x00":
+        return f"the injection library {lib} is not a 64-bit shared library (an ELF .so such as libhdbench_inject.so)"
+    return ""
+
+
 def record_and_report(options: dict, given: dict | None, when: str, command: list[str], folder: Path, out: Path,
                       arguments: list[str], started_at: str, executable: str) -> int:
     """Runs the command under the injection library (recording into `folder`), writes the report."""
     env = dict(os.environ)
     reason = ""
     lib = options.get("inject_lib", "")
-    if lib and os.path.isfile(lib):
+    if lib and not (reason := injection_library_problem(lib)):
         env.update(CUDA_INJECTION64_PATH=os.path.abspath(lib), HDBENCH_PROFILE_DIR=str(folder),
                    HDBENCH_PROFILE_TRACE_BUDGET=options.get("trace_budget", str(DEFAULT_TRACE_BUDGET)))
         # The program's NVTX ranges too, unless another tool already takes them (Nsight's).
         env.setdefault("NVTX_INJECTION64_PATH", os.path.abspath(lib))
         env["PYTHONPATH"] = python_path(env.get("PYTHONPATH"))
     else:
-        reason = (f"the injection library {lib} was not found" if lib else
-                  "no injection library given (--hdbench_inject_lib=PATH; bin/hdbench_profile passes it)")
+        reason = reason or "no injection library given (--hdbench_inject_lib=PATH; bin/hdbench_profile passes it)"
         say(f"{reason}: running the command without recording")
     start = time.monotonic()
     try:
