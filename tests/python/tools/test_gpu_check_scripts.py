@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from profile_fixtures import INJECTION_LIBRARY_STAND_IN
+
 ROOT = Path(__file__).resolve().parents[3]
 STAND_IN = """#!/bin/sh
 # Sleeps $STAND_IN_SLEEP seconds, says how it was called, writes the --hdbench_out/--out file it is given.
@@ -202,7 +204,7 @@ print(f"{sys.argv[0].rsplit('/', 1)[-1][:-3]}: steps=10 wall_s=1.000 batch_wait_
 
 def test_the_overhead_check_runs_every_step_and_brings_its_results_back(tmp_path):
     b = bundle(tmp_path)
-    (b / "lib" / "libhdbench_inject.so").write_text("")  # profile_overhead.py checks that it is there
+    (b / "lib" / "libhdbench_inject.so").write_bytes(INJECTION_LIBRARY_STAND_IN)
     for name in ("well_written", "tutorial_style"):
         (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
     result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 200, 0, "10")
@@ -239,7 +241,7 @@ def test_the_overhead_checks_rounds_stop_within_what_is_left_of_the_budget(tmp_p
     """A 60 s budget cuts the first overhead step's limit to 60 s at most: its tool stops its
     rounds by 50 s, and the next step's by what is left of the budget then, less 10 s."""
     b = bundle(tmp_path)
-    (b / "lib" / "libhdbench_inject.so").write_text("")
+    (b / "lib" / "libhdbench_inject.so").write_bytes(INJECTION_LIBRARY_STAND_IN)
     for name in ("well_written", "tutorial_style"):
         (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
     result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 60, 0, "10")
@@ -253,7 +255,7 @@ def test_the_overhead_checks_rounds_stop_within_what_is_left_of_the_budget(tmp_p
 
 def test_the_overhead_check_times_the_tutorial_on_one_thread_when_asked(tmp_path):
     b = bundle(tmp_path)
-    (b / "lib" / "libhdbench_inject.so").write_text("")
+    (b / "lib" / "libhdbench_inject.so").write_bytes(INJECTION_LIBRARY_STAND_IN)
     for name in ("well_written", "tutorial_style"):
         (b / "examples" / "fashion_mnist" / f"{name}.py").write_text(EXAMPLE_STAND_IN)
     result, _ = run(b / "tools" / "overhead_gpu_check.sh", tmp_path / "out", 300, 0, "10", OVERHEAD_ONE_THREAD="1")
@@ -298,7 +300,7 @@ def test_the_profile_check_times_the_recordings_parts_when_asked(tmp_path):
     assert steps["plain_stalls"].startswith("rc=2")  # the stand-in bundle has no tutorial script
     with tarfile.open(tmp_path / "out" / "results.tgz") as tar:
         log = next(tar.extractfile(m).read().decode() for m in tar.getmembers() if m.name.endswith("overhead.log"))
-    assert "libhdbench_inject.so: no such file" in log
+    assert "libhdbench_inject.so was not found" in log
 
 
 def test_the_profile_check_holds_the_loops_that_synchronize_every_step_when_asked(tmp_path):

@@ -19,10 +19,9 @@ from hdreport.core import schema
 from hdreport.profile.records import Recording, read_recording
 from hdreport.profile.report import NO_CUDA, baseline_section, profile_section
 from hdreport.profile.report import report as make_report
-from profile_fixtures import baseline_report, write_baseline
+from profile_fixtures import INJECTION_LIBRARY_STAND_IN, baseline_report, write_baseline
 
 ROOT = Path(__file__).resolve().parents[3]
-ELF64_SHARED_HEADER = b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00" + bytes(46)  # e_ident, e_type ET_DYN
 LAUNCHER = ROOT / "tools" / "hdbench_profile.py"
 FIXTURES = Path(__file__).resolve().parent / "profile_fixtures.py"
 NO_BIN = "--hdbench_bin=/nonexistent/hdbench"  # never measure a baseline with a real binary here
@@ -50,10 +49,9 @@ def profile(folder: Path, *args: str, timeout: float = 60) -> subprocess.Complet
 
 @pytest.fixture
 def lib(tmp_path) -> str:
-    """A file standing in for libhdbench_inject.so (no process here loads CUDA, so none opens it):
-    the header of a 64-bit ELF shared object, all the launcher checks."""
+    """A file standing in for libhdbench_inject.so (INJECTION_LIBRARY_STAND_IN)."""
     path = tmp_path / "libfake_inject.so"
-    path.write_bytes(ELF64_SHARED_HEADER)
+    path.write_bytes(INJECTION_LIBRARY_STAND_IN)
     return str(path)
 
 

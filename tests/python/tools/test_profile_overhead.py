@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from hdreport.profile import overhead
+from profile_fixtures import INJECTION_LIBRARY_STAND_IN
 
 ROOT = Path(__file__).resolve().parents[3]
 TOOL = ROOT / "tools" / "profile_overhead.py"
@@ -54,7 +55,7 @@ def program(tmp_path):
     path = tmp_path / "program.py"
     path.write_text(PROGRAM)
     lib = tmp_path / "libfake_inject.so"
-    lib.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00")  # a shared object's header: never loaded here
+    lib.write_bytes(INJECTION_LIBRARY_STAND_IN)
     return path, lib
 
 
