@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <list>
 #include <mutex>
@@ -249,6 +250,9 @@ void test_hang_hook(std::size_t samples) {
   const char* mode = std::getenv("HDBENCH_TEST_HANG_MODE");
   const bool stuck = mode != nullptr && std::string_view(mode) == "stuck";
   s.phase = "sampling";
+  // Said, so that a test signals a run once it hangs rather than after a guessed sleep.
+  fmt::print(stderr, "hdbench: test hook HDBENCH_TEST_HANG: {} hangs in its second sample\n", s.name);
+  std::fflush(stderr);
   while (stuck || !s.cancelled) s.changed.wait_for(lock, kTick);
   throw BenchmarkCancelled(fmt::format("test hook HDBENCH_TEST_HANG: the sample was cancelled ({})", s.cut.message));
 }

@@ -51,13 +51,5 @@ TEST(GpuDataParallelStep, OneAllReduceAfterTheBackwardPassEndsThereToo) {
   EXPECT_GT(result["counters"]["allreduce_us"].get<double>(), 0.0);
 }
 
-TEST(GpuDataParallelStep, ABatchThatDoesNotSplitIsRefusedBeforeAnyGpuWork) {
-  SKIP_WITHOUT_GPU();
-  GpuDataParallelCase c = small_case(true, 4096);
-  c.step.global_batch = 0;
-  dataparallel::SelfCommunicator self;
-  EXPECT_THROW(run_gpu_data_parallel(self, c), std::exception);
-}
-
 }  // namespace
 }  // namespace hdbench

@@ -74,15 +74,9 @@ TEST(AllGpuCopy, HostBuffersPlacedOnTheGpusNodeReadBackThere) {
   AllGpuCopy copy({0}, Direction::host_to_all, bytes, kSeed, 5000.0, {node});
   const numa::Placement placement = numa::read_back(copy.host(0).data(), bytes, node);
   if (placement.first_page < 0) GTEST_SKIP() << "the node of pinned pages cannot be read back here";
-  // Preferred, not bound: a full node may fall back. Say so rather than fail.
-  if (!placement.landed()) GTEST_SKIP() << "pages landed on node " << placement.first_page << ", not " << node;
-  SUCCEED();
-}
-
-TEST(AllGpuCopy, RejectsOneWayDirectionsAndMismatchedNodes) {
-  SKIP_WITHOUT_GPU();
-  EXPECT_THROW(AllGpuCopy({0}, Direction::h2d, 1024, kSeed, 5000.0, {-1}), std::invalid_argument);
-  EXPECT_THROW(AllGpuCopy({0}, Direction::all_to_host, 1024, kSeed, 5000.0, {}), std::invalid_argument);
+  // Preferred, not bound: a node with under 8 MiB free would fall back, which no test host is.
+  EXPECT_TRUE(placement.landed()) << "pages landed on node " << placement.first_page << ", not " << node
+                                  << " (is that node's memory full? numactl -H)";
 }
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include "dataparallel/communicator.hpp"
 #include "dataparallel/cpu_step.hpp"
 #include "dataparallel/dataparallel_math.hpp"
+#include "dataparallel/gpu_step.hpp"
+#include "mlp/mlp_model.hpp"
 
 namespace hdbench::dataparallel {
 namespace {
@@ -194,6 +196,18 @@ TEST(DataParallelStep, TheCombinedBatchIsTheSameWhoeverBuildsIt) {
   EXPECT_TRUE(std::equal(half.begin(), half.end(), whole.begin() + 24));
   EXPECT_TRUE(std::equal(half_labels.begin(), half_labels.end(), whole_labels.begin() + 3));
   for (const auto l : whole_labels) EXPECT_TRUE(l >= 0 && l < 3);
+}
+
+// Refused by its first line, before any CUDA or NCCL call: runs without a GPU.
+TEST(GpuDataParallelStep, ABatchThatDoesNotSplitIsRefusedBeforeAnyGpuWork) {
+  GpuDataParallelCase c{{parse_mlp_shape("784x64x32x10"), 0, 3, 1, 0x5eedULL, 1e-4}, true, 4096, 60.0};
+  SelfCommunicator self;
+  try {
+    run_gpu_data_parallel(self, c);
+    ADD_FAILURE() << "a global batch of 0 was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not split evenly over 1 ranks"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

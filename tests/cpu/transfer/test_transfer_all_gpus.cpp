@@ -13,6 +13,7 @@
 #include "option_test_support.hpp"
 #include "parsed_flags.hpp"
 #include "transfer/all_gpu_cases.hpp"
+#include "transfer/all_gpu_copy.hpp"
 #include "transfer/transfer_numa.hpp"
 
 namespace hdbench {
@@ -190,6 +191,20 @@ TEST(AllGpuCases, NeedPinnedMemoryAndTheCopyEngine) {
   EXPECT_TRUE(plan_all_gpu_cases(t, {HostMemoryKind::pageable}, {0}, machine_with_gpus({0}), one_node()).empty());
   const TransferOptions sm = parse({"--hdbench_directions=all_to_host", "--hdbench_engines=sm"}).transfer;
   EXPECT_TRUE(plan_all_gpu_cases(sm, {HostMemoryKind::pinned}, {0}, machine_with_gpus({0}), one_node()).empty());
+}
+
+// Refused in the constructor, before any CUDA call: runs without a GPU.
+TEST(AllGpuCopy, RejectsOneWayDirectionsAndMismatchedNodes) {
+  const auto refusal = [](Direction d, const std::vector<int>& nodes) {
+    try {
+      AllGpuCopy({0}, d, 1024, 7, 5000.0, nodes);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("taken");
+  };
+  EXPECT_EQ(refusal(Direction::h2d, {-1}), "AllGpuCopy: direction is all_to_host or host_to_all");
+  EXPECT_EQ(refusal(Direction::all_to_host, {}), "AllGpuCopy: one NUMA node per device");
 }
 
 }  // namespace

@@ -1,14 +1,13 @@
 """The run's budget and each benchmark's deadline, end to end (issue 39).
 
 A benchmark is made to hang through the test hook HDBENCH_TEST_HANG (docs/measuring.md): its
-second sample never ends by itself. Bounds are wide (the budget or deadline + 20 s): a slow
-machine takes longer, it never fails them; what is asserted is that the report is written and
-names the cut benchmark."""
+second sample never ends by itself. No wall time is asserted (a slow machine, or the sanitizer
+build, takes longer): a cut that never came is a run past the subprocess's 120 s timeout; what
+is asserted is that the report is written and names the cut benchmark."""
 
 from __future__ import annotations
 
 import json
-import time
 
 from conftest import run_hdbench
 
@@ -23,12 +22,9 @@ def entries(report, name):
 
 def test_a_hanging_benchmark_fails_at_its_deadline_and_the_run_goes_on(hdbench_bin, tmp_path):
     out = tmp_path / "deadline.json"
-    started = time.monotonic()
     result = run_hdbench(hdbench_bin, *ARGS, "--hdbench_deadline_seconds=2", f"--hdbench_out={out}",
                          env={"HDBENCH_TEST_HANG": HUNG}, timeout=120)
-    wall = time.monotonic() - started
     assert result.returncode == 1, result.stderr + result.stdout  # a benchmark failed
-    assert wall < 2 + 20, wall
     report = json.loads(out.read_text())
     [hung] = entries(report, HUNG)
     assert hung["status"] == "error"
@@ -41,13 +37,9 @@ def test_a_hanging_benchmark_fails_at_its_deadline_and_the_run_goes_on(hdbench_b
 
 def test_a_budget_that_ends_mid_benchmark_cuts_it_and_writes_the_report(hdbench_bin, tmp_path):
     out = tmp_path / "budget.json"
-    budget_s = 0.05 * 60
-    started = time.monotonic()
     result = run_hdbench(hdbench_bin, *ARGS, "--hdbench_max_minutes=0.05", f"--hdbench_out={out}",
                          env={"HDBENCH_TEST_HANG": HUNG}, timeout=120)
-    wall = time.monotonic() - started
     assert result.returncode == 0, result.stderr + result.stdout  # cut by the budget: skipped, not failed
-    assert wall < budget_s + 20, wall
     report = json.loads(out.read_text())
     [hung] = entries(report, HUNG)
     assert hung["status"] == "skipped", hung
@@ -57,13 +49,9 @@ def test_a_budget_that_ends_mid_benchmark_cuts_it_and_writes_the_report(hdbench_
 def test_a_benchmark_that_ignores_the_cancellation_still_gets_a_report(hdbench_bin, tmp_path):
     """The last resort: the watchdog writes the report with the benchmark in flight marked, and exits 1."""
     out = tmp_path / "stuck.json"
-    budget_s = 0.05 * 60
-    started = time.monotonic()
     result = run_hdbench(hdbench_bin, *ARGS, "--hdbench_max_minutes=0.05", f"--hdbench_out={out}",
                          env={"HDBENCH_TEST_HANG": HUNG, "HDBENCH_TEST_HANG_MODE": "stuck"}, timeout=120)
-    wall = time.monotonic() - started
     assert result.returncode == 1, result.stderr + result.stdout
-    assert wall < budget_s + 20, wall
     report = json.loads(out.read_text())
     [hung] = entries(report, HUNG)
     assert hung["status"] == "error"

@@ -47,6 +47,9 @@ KiB, MiB = 1 << 10, 1 << 20
 US = 1000  # ns
 # What stands in for libhdbench_inject.so where no process loads CUDA, so none opens it: the
 # header of a 64-bit ELF shared object, all hdbench_profile and profile_overhead.py check.
+# The memory measure this kernel gives a process's footprint by: RssAnon, or VmRSS where it has
+# no more (gVisor, the GPU hosts')
+KERNEL_MEASURE = "RssAnon" if "\nRssAnon:" in open("/proc/self/status").read() else "VmRSS"
 INJECTION_LIBRARY_STAND_IN = b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00" + bytes(46)
 
 MEMCPY_GBPS = {4 * KiB: 5.0, MiB: 10.0, 64 * MiB: 10.0}  # one thread's host memcpy

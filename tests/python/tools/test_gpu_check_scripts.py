@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import time
 from pathlib import Path
@@ -161,7 +162,7 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
                 "start_footprint_bytes": 1_234_000_000, "start_footprint_measure": "VmRSS"}
     (work / "prof-tutorial.json").write_text(json.dumps({"profile": {"model": {"handover": handover}}}))
     (work / "prof-well.json").write_text(json.dumps({"profile": {"model": {"handover": {"measured": False}}}}))
-    result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "  prof_well: well_written wall_s=1.342 mean_loss=0.5432 step=graph" in result.stdout
     assert "  ablation.json (2 rounds, 3 workers): plain 3.2 s, fix_graph 2.1 s graph, well_eager FAILED, " \
@@ -174,9 +175,9 @@ def test_the_digest_says_what_ran_which_variants_and_which_verdicts_missed(tmp_p
     assert "  verify.log: **3 of 5 held, 1 missed**, 1 not measured." in result.stdout
     assert "    | `--fix graph` alone | y | – | – | not measured |" in result.stdout
     assert "missed (+53%)" in result.stdout and "`--fix pin`" not in result.stdout
-    usage = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py"], capture_output=True, text=True)
+    usage = subprocess.run([sys.executable, ROOT / "tools" / "lease_digest.py"], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr
-    typo = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work / "nope"], capture_output=True,
+    typo = subprocess.run([sys.executable, ROOT / "tools" / "lease_digest.py", work / "nope"], capture_output=True,
                           text=True)
     assert typo.returncode == 2 and "nope: not a folder" in typo.stderr
 
@@ -190,7 +191,7 @@ def test_the_digest_prints_every_line_it_can_whatever_a_damaged_file_holds(tmp_p
     (work / "prof-x.json").write_text(json.dumps({"profile": {"model": {"handover": {"measured": True}}}}))
     (work / "verify.log").mkdir()
     (work / "run.log").write_text("well_written: steps=10 wall_s=1.000\n")
-    result = subprocess.run(["python3", ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, ROOT / "tools" / "lease_digest.py", work], capture_output=True, text=True)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     for name in ("ablation-a.json", "ablation-b.json", "prof-x.json", "verify.log"):
         assert f"  {name}: unreadable (" in result.stdout
