@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -630,13 +631,15 @@ def test_a_command_that_ignores_signals_is_killed_by_the_third(tmp_path, lib, ba
     launcher = subprocess.Popen(
         [sys.executable, str(LAUNCHER), "--hdbench_probe_python=none", f"--hdbench_inject_lib={lib}",
          f"--hdbench_baseline={baseline}", "--hdbench_out=p.json", "--", "sh", "-c",
-         "trap '' INT TERM; echo ready; while :; do sleep 0.1; done"],
+         "trap 'echo survived' TERM; trap '' INT; echo ready; while :; do sleep 0.1; done"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
     try:
         assert launcher.stdout.readline() == "ready\n"
-        for _ in range(3):
+        for _ in range(2):  # each forwarded and survived before the next is sent: none merges with another
             launcher.send_signal(signal.SIGTERM)
-            time.sleep(0.3)
+            ready, _, _ = select.select([launcher.stdout], [], [], 30)  # not forwarded: no line, no hang
+            assert ready and launcher.stdout.readline() == "survived\n"
+        launcher.send_signal(signal.SIGTERM)
         _, stderr = launcher.communicate(timeout=30)
     finally:
         launcher.kill()

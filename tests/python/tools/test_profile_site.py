@@ -82,14 +82,14 @@ def test_the_sitecustomize_it_hides_still_runs(tmp_path):
 # Holds 200 MB (written) for a while, making garbage so that collections run, then frees it and
 # exits: as a training script's data set lives in main()'s locals and is gone at exit.
 HOLDS_THEN_FREES = """
-import time
+import gc, time
 def main():
     data = bytearray(200 << 20)
     for i in range(0, len(data), 4096):
         data[i] = 1
-    end = time.monotonic() + 0.6
-    while time.monotonic() < end:
-        [[] for _ in range(1000)]  # garbage: collections
+    for _ in range(6):  # six collections over 0.05 s apart, each a sample whatever the machine's speed
+        gc.collect()
+        time.sleep(0.06)
 main()
 """
 

@@ -154,14 +154,18 @@ def test_a_missing_matplotlib_is_one_line_naming_what_to_run(tmp_path):
 
 
 def test_the_python3_a_user_types_draws_the_figures(tmp_path):
-    """Under an interpreter without matplotlib (here: pyenv's `python3` on PATH), the tool
-    runs itself under one that has it; executed directly (its #! line) as well."""
-    python = shutil.which("python3")
-    if python is None or subprocess.run([python, "-c", "import matplotlib"], capture_output=True).returncode == 0:
-        pytest.skip("the python3 on PATH has matplotlib: nothing to fall back from")
+    """Under an interpreter without matplotlib (a pyenv's `python3` on PATH, say; here a bare
+    venv first on PATH), the tool runs itself under one that has it (this one); executed
+    directly (its #! line) as well."""
+    pytest.importorskip("matplotlib", reason="this Python has no matplotlib to fall back to")
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--copies", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python3")
+    assert subprocess.run([python, "-c", "import matplotlib"], capture_output=True).returncode != 0
+    env = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "HDBENCH_REPORT_PYTHONS": sys.executable}
     for argv in ([python, str(REPORT_TOOL)], [str(REPORT_TOOL)]):
         out = tmp_path / f"fig{len(argv)}"
         result = subprocess.run([*argv, "plot", str(FIXTURES / "loader-workers-2-16.json"), "-o", str(out)],
-                                capture_output=True, text=True, timeout=300)
+                                capture_output=True, text=True, timeout=300, env=env)
         assert result.returncode == 0, result.stderr
         assert (out / "loader_pinning.png").exists() or any(out.glob("loader--*.png"))
