@@ -100,6 +100,10 @@ def test_every_field_changed_or_deleted_is_refused_at_load_or_read(tmp_path):
     (("profile", "model", "step_spread", "max_ms"), {}, "profile.model.step_spread.max_ms: expected a number >= 0"),
     (("profile", "findings_left_out", 0, "fix"), 1, "profile.findings_left_out[0].fix: expected a string"),
     (("profile", "totals", "copy_cost_s"), -1.0, "profile.totals.copy_cost_s: expected a number >= 0"),
+    (("profile", "model", "handover", "pin_thread_batch_s"), "1 ms",
+     "profile.model.handover.pin_thread_batch_s: expected a number >= 0 or null"),
+    (("profile", "model", "handover", "batch_s"), None,
+     'profile.model.handover: missing field "batch_s" (a measured hand-over has it)'),
 ])
 def test_a_wrong_value_is_named_with_its_path(path, new, message):
     with pytest.raises(report_schema.ReportError, match=re.escape(message)):

@@ -336,8 +336,25 @@ COSTS = Obj({"copies_not_overlapped_s": NUM, "gpu_idle_while_copying_s": NUM, "h
                       "blocking_reads"))
 
 
-# the model of the feeding thread's steps (profile/model.py, Model.summary()): the summary
-# reads its step (T) in seconds and per step; older reports lack the fields marked so there
+# the model of the feeding thread's steps (profile/model.py, Model.summary()): the required
+# fields are in every report that has a model (reports before schema 2 have none); the rest
+# came later and are read only where present.
+def _measured_has_times(handover: dict, path: str) -> None:
+    # what profile/handover.py's handover_of reads of a measured hand-over without a check
+    if handover.get("measured"):
+        for key in ("batch_s", "packed_batch_s"):
+            if handover.get(key) is None:
+                raise SchemaError(path, f"missing field {json.dumps(key)} (a measured hand-over has it)")
+
+
+# what a batch from a DataLoader worker costs the training thread: null where not measured
+HANDOVER = Obj({**{k: opt(AMOUNT) for k in (
+    "batch_s", "packed_batch_s", "pinned_batch_s", "pin_thread_batch_s", "packed_pin_thread_batch_s",
+    "gather_batch_s", "pin_cycle_batch_s", "packed_pin_cycle_batch_s", "pin_here_batch_s", "batch_take_s",
+    "workers_start_s", "graph_replay_batch_s")},
+    **{k: opt(COUNT) for k in ("gather_rows", "start_workers", "start_footprint_bytes")},
+    "measured": BOOL, "start_footprint_measure": STR, "tensor_bytes": List(COUNT), "source": STR},
+    rule=_measured_has_times)
 _SPREAD_KEYS = ("median_ms", "p90_ms", "p99_ms", "max_ms", "stalls", "stall_excess_s", "stall_factor")
 _SPREAD_GC_KEYS = ("stalls_with_gc", "stall_gc_s", "gc_s")  # where the collections were timed
 
@@ -362,7 +379,7 @@ MODEL = Obj({"steps": COUNT, "per_step_reads": BOOL, "steps_cut_at": STR, "pin_t
              "own_batch_wait_with_s": Obj(rest=List(NUM)), "start_with_s": Obj(rest=NUM),
              "seconds": Obj(rest=NUM, required=("T",)), "per_step_ms": Obj(rest=NUM, required=("T",)),
              "step_spread": _STEP_SPREAD, "collections_timed": BOOL, "pin_rate_source": STR,
-             "handover": Obj()},
+             "handover": HANDOVER},
             required=("steps", "per_step_reads", "seconds", "per_step_ms", "saving_together_s"))
 # the GPU's idle gaps by what the feeding thread was doing (profile/intervals.py)
 IDLE = Obj({"gpu_idle_s": AMOUNT, "gaps": COUNT, "by_cause_s": Obj(rest=AMOUNT), "unattributed_s": AMOUNT},
