@@ -80,8 +80,10 @@ def test_ceiling_is_interpolated_in_log_size_and_clamped():
     assert c.gbps("h2d", "pinned", MiB) == (20.0, "baseline pinned H2D per-copy runs: 20.0 GB/s measured at 1 MiB")
     rate, source = c.gbps("h2d", "pinned", 512 * MiB)
     assert rate == 50.0 and "largest size measured" in source  # clamped, not extrapolated
+    # Below the smallest size, that copy's time (4 KiB at 0.4 GB/s): a 4-byte read, a thousandth the rate
     rate, source = c.gbps("d2h", "pageable", 4)
-    assert rate == 0.4 and "smallest size measured" in source
+    assert rate == pytest.approx(0.4 * 4 / 4096) and "in the time of the smallest size measured" in source
+    assert c.gbps("d2h", "pageable", 4096)[0] == 0.4  # at it, measured
     # The per-copy overhead: the smallest pinned copy's time, 4096 B at 1.0 GB/s = 4.096 us.
     assert c.per_copy_overhead_s("h2d") == pytest.approx(4.096 * US)
     # The reference-loop run (99 GB/s) and the skipped one are not ceilings.

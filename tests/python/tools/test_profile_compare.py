@@ -20,7 +20,7 @@ import pytest
 
 import profile_fixtures as fixtures
 from conftest import run_report_tool
-from hdreport.profile.compare import CLASS_KEY, classify, duration, sig3
+from hdreport.profile.compare import CLASS_KEY, classify, duration, price, sig3
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[3]
@@ -351,3 +351,22 @@ def test_profiles_priced_by_different_models_say_so(tmp_path, tutorial, well):
     assert result.returncode == 0, result.stderr
     assert "priced by different models (BEFORE by abc1234, AFTER by " in result.stdout
     assert "BEFORE made again by `reanalyse`" in result.stdout
+
+
+def test_a_finding_fixed_in_part_is_held_against_what_its_price_fell(tmp_path, tutorial):
+    """The H100's tutorial of 2026-11-28 against it with every habit fixed: its one finding got
+    better (2.41 s to 212 ms), none went away, and the page said only "no finding was resolved"
+    beside a span 2.83 s shorter. Made up here: the finding's price falls to a tenth and the
+    span by 90% of what it fell."""
+    after = copy.deepcopy(tutorial)
+    first = after["profile"]["findings"][0]
+    fell = 0.9 * price(first)
+    for key in ("saving_s", "saving_alone_s"):
+        if key in first:
+            first[key] *= 0.1
+    after["profile"]["totals"]["span_s"] -= 0.9 * fell
+    out = compare(tmp_path, tutorial, after).stdout
+    assert (f"no finding was resolved outright; 1 got better, `{first['id']}` "
+            f"({duration(price(tutorial['profile']['findings'][0]))} → {duration(price(first))}): their prices fell "
+            f"{duration(fell)}, what the change was predicted to save; the span fell {duration(0.9 * fell)}, a "
+            f"realized saving of {duration(0.9 * fell)} (90% of it).") in out

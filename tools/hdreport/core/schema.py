@@ -328,7 +328,7 @@ _TOTALS_KEYS = ("span_s", "gpu_busy_s", "kernel_s", "copy_s", "copies", "copy_by
 COSTS = Obj({"copies_not_overlapped_s": NUM, "gpu_idle_while_copying_s": NUM, "host_blocked_on_copies_s": NUM,
              "host_blocked_on_sync_s": NUM,
              # overhead_s: null where small copies have no baseline to price a copy's fixed cost
-             "small_copies": Obj({"count": INT, "time_s": NUM, "overhead_s": opt(NUM)},
+             "small_copies": Obj({"count": INT, "time_s": NUM, "cost_s": AMOUNT, "overhead_s": opt(NUM)},
                                  required=("count", "time_s", "overhead_s")),
              "blocking_reads": Obj({"count": INT, "gpu_idle_after_s": NUM, "time_s": NUM, "host_blocked_s": NUM},
                                    required=("count", "gpu_idle_after_s"))},

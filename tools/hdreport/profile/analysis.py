@@ -320,7 +320,10 @@ def _costs(a: Analysis, ceilings: Ceilings, blocked: int) -> dict:
         "host_blocked_on_copies_s": on_copies * NS,
         "host_blocked_on_sync_s": (blocked - on_copies) * NS,
         "small_copies": {
+            # time_s: their DMA records; cost_s: what the program paid, from their calls (as a class's
+            # time), which holds their fixed cost (overhead_s), where the records leave it out
             "count": len(small), "time_s": sum(c.duration for c in small) * NS,
+            "cost_s": sum(c.cost for c in small) * NS,
             # null: small copies, but no baseline to say what a copy's fixed cost is here
             "overhead_s": sum(overheads[c.direction] or 0 for c in small) if ceilings or not small else None},
         "blocking_reads": {

@@ -4,7 +4,8 @@ engine, H2D and D2H, from pageable and pinned memory.
 
 A copy class's ceiling is the baseline's GB/s for the same direction and host memory kind,
 interpolated linearly in log(bytes) between the two nearest measured sizes (clamped at the
-ends: no extrapolation past what was measured). GB/s is the report's `bandwidth_GB/s`,
+largest; below the smallest, the smallest copy's time: a copy that small costs its fixed
+cost, so its GB/s shrinks with its bytes). GB/s is the report's `bandwidth_GB/s`,
 bytes over the median sample (`real_time`), as the summary reads it. A baseline copy is
 timed from before its start to after its end, its fixed cost (some 4 µs on an H100)
 included; a class timed by its copies' DMA records alone (asynchronous copies from pinned
@@ -154,7 +155,16 @@ class Ceilings:
         points = self.points[(direction, kind)]
         what = f"baseline {kind} {direction.upper()} per-copy runs"
         clamp = ""
-        if size <= points[0][0]:
+        if size < points[0][0]:
+            # Below the smallest size measured a copy's time is its fixed cost: no faster than the
+            # smallest copy's, its rate shrinks with its bytes (a 4-byte read held against a 4 KiB
+            # copy's GB/s showed "<1% of ceiling" for a call five times the baseline's).
+            s, g = points[0]
+            scaled = g * size / s
+            return scaled, (f"{what}: {rate_text(scaled)} GB/s, {size_short(size)} in the time of the smallest "
+                            f"size measured, {size_short(s)} at {rate_text(g)} GB/s ({time_short(s / (g * 1e9))}): "
+                            "below it a copy's time is its fixed cost")
+        if size == points[0][0]:
             (s, g), clamp = points[0], "smallest"
         elif size >= points[-1][0]:
             (s, g), clamp = points[-1], "largest"

@@ -437,7 +437,18 @@ def predicted_against_realized(c: Comparison) -> str:
              f"the span grew {duration(realized)}" if realized < 0 else "the span did not change")
     resolved = c.resolved
     if not resolved:
-        return f"**Predicted against realized:** no finding was resolved; {moved}."
+        better = [f for f in c.findings if f.status == "better"]
+        if not better:
+            return f"**Predicted against realized:** no finding was resolved; {moved}."
+        # Fixed in part: what BEFORE priced less what AFTER still prices is what the change was
+        # to save (a habit fixed but for a remnant the profile still finds, say).
+        fell = sum(f.saving_before - f.saving_after for f in better)
+        of = f" ({100 * realized / fell:.0f}% of it)" if fell > 0 else ""
+        names = ", ".join(f"`{one_line(f.id)}` ({duration(f.saving_before)} → {duration(f.saving_after)})"
+                          for f in better)
+        return (f"**Predicted against realized:** no finding was resolved outright; {len(better)} got better, "
+                f"{names}: their prices fell {duration(fell)}, what the change was predicted to save; {moved}, a "
+                f"realized saving of {signed_saving(realized)}{of}.")
     alone = any(is_number(f.before.get("saving_alone_s")) for f in resolved)
     # Several at once: the sum of `saving_s`, which in schema 2 counts what each fix adds to those
     # ranked above it (so they add up); in schema 1 each was priced alone.

@@ -214,7 +214,8 @@ def draw(plt, report: dict, name: str):
         ax.grid(True, axis="x", alpha=0.3)
         ax.tick_params(axis="y", length=0)
     baseline = profile.get("baseline", {})
-    judged = (f"judged against {baseline.get('path')} ({baseline.get('started_at', '')[:10]})"
+    # the file's name: its folder is often a temporary one of the machine that recorded it
+    judged = (f"judged against {Path(baseline['path']).name} ({baseline.get('started_at', '')[:10]})"
               if baseline.get("path") and baseline.get("how") != "none" else "no baseline to judge it against")
     synthetic = "\nsynthetic: made by the test generator, not measured" if profile.get("synthetic") else ""
     fig.suptitle(f"Where the copy time of “{command_text(profile, 70)}” goes\n{machine_of(report)}, "

@@ -356,8 +356,9 @@ def cost_lines(report: dict) -> list[str]:
     lines += [f"- Host blocked in CUDA calls while the copies it waited for ran: "
               f"{of_span(c['host_blocked_on_copies_s'])}; blocked the rest of the time, waiting for kernels "
               f"(a synchronisation, a `.item()` waiting for its step): {of_span(c['host_blocked_on_sync_s'])}.",
-              f"- Small copies (H2D and D2H of {gib(SMALL_COPY)} or less): {small['count']:,} took "
-              f"{duration(small['time_s'])}, " +
+              f"- Small copies (H2D and D2H of {gib(SMALL_COPY)} or less): {small['count']:,} took " +
+              (f"{duration(small['cost_s'])} from their calls ({duration(small['time_s'])} of DMA), "
+               if "cost_s" in small else f"{duration(small['time_s'])} of DMA, ") +
               (f"{duration(small['overhead_s'])} of it the fixed cost of a copy." if small["overhead_s"] is not None
                else "the fixed cost of a copy unknown (no baseline to price it)."),
               f"- Blocking reads (D2H copies of {gib(BLOCKING_READ)} or less the host waits for, e.g. `.item()`): "
