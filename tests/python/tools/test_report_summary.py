@@ -282,9 +282,9 @@ def test_summary_compares_the_gpu_step_with_the_cpu_step(tmp_path):
     text = section(summary_of(synthetic_mlp_report(), tmp_path),
                    "How much faster is a training step on the GPU than on the CPU?")
     assert text.strip().splitlines() == [
-        "- 784x32x10, batch 128: GPU 40.0 µs (fp32 eager) vs CPU 140.0 µs (fp32, 2 threads): **3.50×** "
-        "(`mlp/gpu/784x32x10/fp32/eager/device/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128`). The fastest GPU "
-        "step, fp32 CUDA graph, 35.0 µs, is 4.00× the CPU's (not like for like: a CUDA-graph replay; "
+        "- 784x32x10, batch 128: GPU 40.0 µs (fp32 eager) vs CPU 140.0 µs (fp32, 2 threads): the GPU **3.50×** "
+        "as fast (`mlp/gpu/784x32x10/fp32/eager/device/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128`). The fastest GPU "
+        "step, fp32 CUDA graph, 35.0 µs, is 4.00× as fast as the CPU's (not like for like: a CUDA-graph replay; "
         "`mlp/gpu/784x32x10/fp32/graph/device/128`).",
         "- 784x4096x4096x10, batch 1024: CPU only, 370,000.0 µs per step (2,768 samples/s, 98% of the GEMM rate; "
         "`mlp/cpu/784x4096x4096x10/fp32/eager/host/1024`).",
@@ -332,10 +332,10 @@ def test_gpu_vs_cpu_pairs_like_with_like_on_mixed_dtypes(tmp_path):
     text = summary_of(report, tmp_path)
     lines = answer_lines(section(text, GPU_VS_CPU))
     assert lines[0].split(" (`")[0] == "- 784x32x10, batch 128: GPU 100.0 µs (fp32 eager) vs CPU 108.0 µs (fp32, " \
-                                       "2 threads): **1.08×**"
-    assert "bf16 CUDA graph, 2.8 µs, is 38.6× the CPU's (not like for like: bf16 and a CUDA-graph replay" in lines[0]
+                                       "2 threads): the GPU **1.08×** as fast"
+    assert "bf16 CUDA graph, 2.8 µs, is 38.6× as fast as the CPU's (not like for like: bf16 and a CUDA-graph replay" in lines[0]
     headline = next(line for line in text.splitlines() if line.startswith("| GPU vs CPU"))
-    assert "**1.08×** (784x32x10 batch 128), fp32 eager on both" in headline and "38" not in headline
+    assert "**1.08×** (784x32x10 batch 128) as fast as the CPU's, fp32 eager on both" in headline and "38" not in headline
     report["benchmarks"][1]["params"]["mode"] = "graph"
     assert "GPU 100.0 µs (fp32 CUDA graph)" in section(summary_of(report, tmp_path), GPU_VS_CPU)
     report["benchmarks"][1]["params"]["dtype"] = "tf32"
@@ -425,10 +425,10 @@ def test_gpu_vs_cpu_names_the_blas_core_and_the_swept_threads_beside_pytorch():
     text = section(report_summary.summarize_reports([("hd.json", report), ("pt.json", pytorch)]), GPU_VS_CPU)
     assert text.strip().splitlines() == [
         "- 784x32x10, batch 128: GPU 45.0 µs (fp32 eager) vs CPU 90.0 µs (fp32, OpenBLAS SkylakeX, 8 threads, the "
-        "fastest of 1, 2, 4, 8, 16): **2.00×** (`mlp/gpu/784x32x10/fp32/eager/device/128` (hd.json) vs "
+        "fastest of 1, 2, 4, 8, 16): the GPU **2.00×** as fast (`mlp/gpu/784x32x10/fp32/eager/device/128` (hd.json) vs "
         "`mlp/cpu/784x32x10/fp32/eager/host/128` (hd.json)). PyTorch (CPU step from another run on the same "
-        "machine): GPU 60.0 µs (fp32 CUDA graph) vs CPU 480.0 µs (2 threads): **8.00×** "
-        "(`pytorch/mlp/gpu/784x32x10/fp32/graph/device/128` (pt.json) vs "
+        "machine): GPU 60.0 µs (fp32 CUDA graph) vs CPU 480.0 µs (2 threads): the GPU **8.00×** "
+        "as fast (`pytorch/mlp/gpu/784x32x10/fp32/graph/device/128` (pt.json) vs "
         "`pytorch/mlp/cpu/784x32x10/fp32/eager/host/128` (pt.json)).",
     ]
 
@@ -450,7 +450,7 @@ def test_gpu_vs_cpu_says_when_and_where_pytorch_s_runs_were_made():
                    GPU_VS_CPU)
     assert "PyTorch (CPU step from a run 3.5 h earlier on the same machine; its GPU step from a run 1.5 h later on " \
            "another machine (NVIDIA H100 + Test CPU, host `other`)): GPU 600.0 µs (fp32 eager) vs CPU 480.0 µs " \
-           "(2 threads): **0.80×**" in text
+           "(2 threads): the GPU **0.80×** as fast" in text
     assert "same host" not in text
     # Minutes apart (the baseline run right after hdbench's): said in minutes, never "at the same time".
     for started, said in (("2026-11-20T10:02:00+0000", "a run 2 min later"),

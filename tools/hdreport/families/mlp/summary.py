@@ -130,11 +130,11 @@ def gpu_over_cpu(report: dict) -> list[str]:
     for key, c, g, fastest in pairs:
         model, batch = key
         line = (f"- {model}, batch {batch}: GPU {_step_us(g):,.1f} µs ({_gpu_label(g)}) vs CPU {_step_us(c):,.1f} µs "
-                f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): **{_times(_step_us(c) / _step_us(g))}** "
-                f"({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g, moved)}")
+                f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): the GPU **{_times(_step_us(c) / _step_us(g))}** as "
+                f"fast ({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g, moved)}")
         if fastest is not g:
             line += (f" The fastest GPU step, {_gpu_label(fastest)}, {_step_us(fastest):.1f} µs, is "
-                     f"{_times(_step_us(c) / _step_us(fastest))} the CPU's (not like for like: {_unlike(fastest, g)}; "
+                     f"{_times(_step_us(c) / _step_us(fastest))} as fast as the CPU's (not like for like: {_unlike(fastest, g)}; "
                      f"{name(fastest)}).")
         if key in pt_pairs:
             pc, pg = pt_pairs[key]
@@ -142,8 +142,8 @@ def gpu_over_cpu(report: dict) -> list[str]:
             when = "; ".join(filter(None, [f"CPU step from {provenance(report, pc, c)}" if provenance(report, pc, c)
                                            else "", f"its GPU step from {apart}" if apart else ""]))
             line += (f" PyTorch{f' ({when})' if when else ''}: GPU {_step_us(pg):,.1f} µs ({_gpu_label(pg)}) vs CPU "
-                     f"{_step_us(pc):,.1f} µs ({_cpu_threads(pc)}): **{_times(_step_us(pc) / _step_us(pg))}** "
-                     f"({name(pg)} vs {name(pc)}).")
+                     f"{_step_us(pc):,.1f} µs ({_cpu_threads(pc)}): the GPU **{_times(_step_us(pc) / _step_us(pg))}** "
+                     f"as fast ({name(pg)} vs {name(pc)}).")
         lines.append(line)
     paired = {key for key, *_ in pairs}
     alone = {}
