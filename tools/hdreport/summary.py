@@ -70,16 +70,21 @@ def sections_only_title(reports: list[tuple[str, dict]]) -> str:
 
 
 def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
-    """[(anchor, question, Markdown lines, figure prefixes)] of a (merged) report."""
-    out = []
+    """[(anchor, question, Markdown lines, figure prefixes)] of a (merged) report: the questions
+    it answers first, in the families' order, then those it cannot (a report of one family, such
+    as the large step beside PyTorch, put its one answer under seven that said it had none)."""
+    answered, not_answered = [], []
     for _, family_summary in FAMILIES:
         if not asked(report, family_summary):
             continue
         for anchor, question, answer, needs, figures in family_summary.QUESTIONS:
             lines = answer(report)
-            out.append((anchor, question,
-                        lines or [f"This report cannot answer it: it has no successful runs of {needs}."], figures))
-    return out
+            if lines:
+                answered.append((anchor, question, lines, figures))
+            else:
+                not_answered.append((anchor, question, [
+                    f"This report cannot answer it: it has no successful runs of {needs}."], figures))
+    return answered + not_answered
 
 
 # The four questions every tutorial raises, answered in the page's first lines.

@@ -774,3 +774,17 @@ def test_a_pipeline_above_its_ideal_is_called_a_wrong_bound_not_a_result():
     assert "The wrong reference is the ideal (`ideal_us`) built from the chunked runs' stage times, slower than a " \
         "whole buffer's (schema 1" in overlap
     assert "105%" not in overlap.replace("at 105.0%", "")  # named once as the beaten figure, never as a fraction
+
+
+def test_the_questions_a_report_answers_come_before_those_it_cannot():
+    """The H100's large step beside PyTorch (2026-11-28b): two answers, seven questions it has no
+    runs for. Its answers were under the seven; now they follow the noise table."""
+    folder = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-28b/overhead"
+    reports = [(str(folder / n), json.loads((folder / n).read_text())) for n in ("gpu-large.json",
+                                                                              "pytorch-gpu-large.json")]
+    text = report_summary.summarize_reports(reports)
+    sections = [s for s in text.split("\n## ")[1:] if not s.startswith(("How sure", "Not measured"))]
+    cannot = ["This report cannot answer it" in s for s in sections]
+    assert cannot == sorted(cannot) and cannot.count(False) >= 2, [s.splitlines()[0] for s in sections]
+    assert sections[0].startswith("How much faster is a training step on the GPU than on the CPU?")
+    assert sections[1].startswith("How does hdbench's training step compare with PyTorch's?")
