@@ -271,3 +271,18 @@ def test_a_schema_2_one_rank_report_without_bandwidths_reads_the_same():
             (b.get("counters") or {}).pop(key, None)
     assert section_of_report(report) == before
     assert "GB/s" not in before.split("NCCL all-reduce")[1].split("\n\n")[0]
+
+
+def test_a_floor_above_its_step_is_not_drawn():
+    """The H200's one-rank steps of 2026-11-27 read 134 µs without the all-reduce and 99-103 µs with
+    it: a reference that is wrong (an exchange adds work), drawn as the all-reduce speeding the
+    step up. Left out beyond the step's noise; kept within it."""
+    from hdreport.families.dataparallel.figures import NO_EXCHANGE, with_no_exchange
+
+    step = {"name": "s", "status": "ok", "params": {"family": "dataparallel", "variant": "gpu_step"}}
+    wrong = {**step, "counters": {"step_us": 100.0, "step_no_exchange_us": 134.0, "noise_percent": 2.0}}
+    noisy = {**step, "counters": {"step_us": 100.0, "step_no_exchange_us": 101.5, "noise_percent": 2.0}}
+    below = {**step, "counters": {"step_us": 100.0, "step_no_exchange_us": 90.0}}
+    floors = [b["counters"]["step_us"] for b in with_no_exchange([wrong, noisy, below])
+              if b["params"].get("overlap") == NO_EXCHANGE]
+    assert floors == [101.5, 90.0]
