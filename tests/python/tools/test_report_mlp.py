@@ -305,3 +305,15 @@ def test_gemm_peaks_close_together_label_without_overprinting():
     a, b = high.get_window_extent(renderer), low.get_window_extent(renderer)
     assert not matplotlib.transforms.Bbox.intersection(a, b) or a.y0 >= b.y1
     close(figs)
+
+
+def test_a_reference_line_is_drawn_unlike_any_series():
+    """The GEMM peak was a dashed grey line, as a CUDA graph's step from the device is (dark grey,
+    dashed): in the H200's TFLOP/s figure the two read alike. References are dash-dot."""
+    runs = [step("hdbench", "gpu", b, 20.0 + b / 100, 0.7) for b in (128, 1024)] + [gemm("hdbench", "gpu", "fp32", 51.6)]
+    figs, _ = hdbench_report.build_figures([("r.json", report(runs))])
+    lines = figs[TFLOPS].axes[0].get_lines()
+    references = [ln.get_linestyle() for ln in lines if ln.get_gid() == "reference"]
+    drawn = {ln.get_linestyle() for ln in lines if ln.get_gid() == "series"}
+    assert references == ["-."] and "-." not in drawn
+    close(figs)

@@ -249,7 +249,9 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                 continue
             refs = spec.references(spec, panel, reports) if spec.references else []
             for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
-                ax.axhline(y, color=grey, linestyle="--", linewidth=1.1, label=text, gid="reference")
+                # dash-dot: a series of its own may be dark grey and dashed (a CUDA graph's step from
+                # the device), which a dashed grey reference looked like
+                ax.axhline(y, color=grey, linestyle="-.", linewidth=1.1, label=text, gid="reference")
             if refs:
                 labelled.append((ax, refs))
             _scales(ax, spec, pts)  # the figure's points: its panels share one x axis
