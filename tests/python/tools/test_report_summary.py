@@ -788,3 +788,10 @@ def test_the_questions_a_report_answers_come_before_those_it_cannot():
     assert cannot == sorted(cannot) and cannot.count(False) >= 2, [s.splitlines()[0] for s in sections]
     assert sections[0].startswith("How much faster is a training step on the GPU than on the CPU?")
     assert sections[1].startswith("How does hdbench's training step compare with PyTorch's?")
+
+
+def test_a_pipeline_slower_than_sync_is_said_slower_not_a_negative_saving():
+    from hdreport.families.transfer.summary import saving_text
+
+    assert saving_text(48.4, "saves ") == "**saves 48%**" and saving_text(48.4) == "**48%**"
+    assert saving_text(-15.2) == "**15% slower**" and saving_text(-15.2, "saves ") == "**15% slower**"

@@ -13,6 +13,13 @@ from hdreport.core.units import size_text
 from hdreport.families.transfer.figures import MIN_PIPELINE_STREAMS, multi_stream_pipeline
 
 
+
+def saving_text(percent: float, verb: str = "") -> str:
+    """A pipeline's saving against sync in words that keep its sign: a negative saving is a
+    slower pipeline ("**6% slower**"; the figure marks it +6% of the time, "saves -6%" read
+    as the opposite)."""
+    return f"**{verb}{percent:.0f}%**" if percent >= 0 else f"**{-percent:.0f}% slower**"
+
 def pinned_vs_pageable(report: dict) -> list[str]:
     runs = per_copy(report)
     lines, rows = [], []
@@ -135,7 +142,7 @@ def overlap_savings(report: dict) -> list[str]:
                      f"{pipe['latency_us']:,.0f}" if pipe else "none of ≥ 2 streams",
                      f"{pipe['streams']} × {pipe['chunks']}" if pipe else "–",
                      ideal_text(pipe),
-                     f"**{pipe['saving_vs_sync_percent']:.0f}%**" if pipe else "–",
+                     saving_text(pipe["saving_vs_sync_percent"]) if pipe else "–",
                      f"{row['graph']['latency_us']:,.0f}" if "graph" in row else "–",
                      f"{row['legacy_default_stream_slowdown']:.2f}×" if "legacy_default_stream_slowdown" in row else "–",
                      f"`{pipe['benchmark']}`" if pipe else "–"])
@@ -148,7 +155,7 @@ def overlap_savings(report: dict) -> list[str]:
         lines.append(f"- Best: {size_text(row['bytes'])}, kernel ≈ {row['compute_ratio']:g}× the copy, {row['memory']} "
                      f"memory: sync {row['sync']['latency_us']:,.0f} µs, pipeline {pipe['latency_us']:,.0f} µs with "
                      f"{pipe['streams']} streams × {pipe['chunks']} chunks ({ideal_phrase(pipe)}): "
-                     f"**saves {pipe['saving_vs_sync_percent']:.0f}%** (`{pipe['benchmark']}`)"
+                     f"{saving_text(pipe['saving_vs_sync_percent'], 'saves ')} (`{pipe['benchmark']}`)"
                      f"{noise.noise_note(runs_named(report, [row['sync'].get('benchmark'), pipe['benchmark']]))}.")
     if one_stream:
         where = ", ".join(f"{size_text(r['bytes'])} {r['memory']} (kernel {r['compute_ratio']:g}×)" for r in one_stream)
