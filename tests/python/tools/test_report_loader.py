@@ -133,7 +133,8 @@ def heatmap_cells(fig, panel) -> dict:
     grid = ax.images[0].get_array()
     batches = [t.get_text() for t in ax.get_yticklabels()]
     workers = [t.get_text() for t in ax.get_xticklabels()]
-    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts}
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts
+             if t.get_gid() != "empty_panel"}
     return {(batches[i], workers[j]): (None if np.ma.is_masked(grid[i, j]) else float(grid[i, j]), texts.get((i, j)))
             for i in range(len(batches)) for j in range(len(workers))}
 
@@ -320,3 +321,18 @@ def test_the_summary_says_what_splitting_bought_and_the_fill_it_cut(tmp_path):
     assert "33,000 vs 30,000 samples/s; first batch of an epoch after 250 vs 800 µs" in split
     assert "| batch | pinning | build | 0 workers | 2 workers | 4 workers |" in text
     assert "| 1024 | pageable | split | 10,000 | 19,000 | **33,000** |" in text
+
+
+def test_a_heat_map_panel_not_run_says_so():
+    """The default preset runs the GPU consumer at 20 µs/sample with the pin thread only: its
+    pageable and direct panels at that cost were blank, as if drawing had failed."""
+    import matplotlib.pyplot as plt
+
+    from hdreport.families.loader.figures import draw_heatmaps
+
+    fig = draw_heatmaps(plt, {(0.0, "direct"): {(128, 0): 1e6, (128, 8): 4e6}, (0.0, "pin_thread"): {(128, 0): 9e5},
+                              (20.0, "pin_thread"): {(128, 0): 5e4}}, "t")
+    said = {ax.get_title(): [t.get_text() for t in ax.texts if t.get_gid() == "empty_panel"] for ax in fig.axes[:-1]}
+    assert said == {"direct, 0 µs/sample": [], "pin thread, 0 µs/sample": [], "direct, 20 µs/sample": ["not run"],
+                    "pin thread, 20 µs/sample": []}
+    plt.close(fig)

@@ -166,6 +166,9 @@ def draw_heatmaps(plt, panels: dict[tuple, dict[tuple[int, int], float]], title:
             for (batch, w), v in cells.items():
                 grid[batches.index(batch), workers.index(w)] = v
             image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", aspect="auto", cmap="viridis", norm=norm)
+            if not cells:  # a pinning not run at this cost (the default preset's costed runs): said, not blank
+                ax.text(0.5, 0.5, "not run", transform=ax.transAxes, ha="center", va="center", fontsize=9,
+                        color="#777777", gid="empty_panel")
             for (batch, w), v in sorted(cells.items()):
                 # Dark text on the bright end of viridis, light text on the dark end.
                 ax.text(workers.index(w), batches.index(batch), short_number(v), ha="center", va="center",
