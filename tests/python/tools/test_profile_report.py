@@ -453,8 +453,8 @@ def test_the_summary_names_a_fix_left_out_beside_the_findings():
     path = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-26b/profiles/prof-tutorial.json"
     text = summarize(json.loads(path.read_text()))
     assert "the largest alone, “Gather each batch whole, not sample by sample”" in text
-    assert ("Not advised beside these, though worth it alone: `input_pipeline` saves 1,377 ms alone, but on top of "
-            "them it would cost 2,629 ms more.") in text
+    assert ("Not advised beside these, though worth it alone: `input_pipeline` saves 1,377 ms alone, but made with "
+            "them it would give back 2,629 ms of what they save.") in text
 
 
 def test_the_summary_says_which_fix_would_cost_not_save_and_why(tmp_path):

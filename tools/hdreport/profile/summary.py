@@ -274,7 +274,7 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
         lines += ["", "Not advised beside these, though worth it alone: " +
                   "; ".join(f"`{one_line(f['id'])}` saves {ms(f['saving_alone_s'])} alone, "
                             + (f"only {ms(f['saving_added_s'])} more with them" if f["saving_added_s"] >= 0 else
-                               f"but on top of them it would cost {ms(-f['saving_added_s'])} more")
+                               f"but made with them it would give back {ms(-f['saving_added_s'])} of what they save")
                             for f in left) + "."]
     costly = p.get("would_cost") or []
     if costly:
