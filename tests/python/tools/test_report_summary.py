@@ -795,3 +795,14 @@ def test_a_pipeline_slower_than_sync_is_said_slower_not_a_negative_saving():
 
     assert saving_text(48.4, "saves ") == "**saves 48%**" and saving_text(48.4) == "**48%**"
     assert saving_text(-15.2) == "**15% slower**" and saving_text(-15.2, "saves ") == "**15% slower**"
+
+
+def test_an_eager_step_no_slower_than_its_graph_is_not_a_negative_overhead():
+    """The H100's large step of 2026-11-28b: hdbench's eager step ran 1 µs faster than its replay,
+    which the summary printed as "hdbench's -1 µs" longer."""
+    folder = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-28b/overhead"
+    reports = [(str(folder / n), json.loads((folder / n).read_text())) for n in ("gpu-large.json",
+                                                                              "pytorch-gpu-large.json")]
+    text = report_summary.summarize_reports(reports)
+    assert "PyTorch's eager step takes a median 222 µs longer than its graph replay, hdbench's not longer (its " \
+           "replay was no faster)" in text and "-1 µs" not in text
