@@ -585,7 +585,7 @@ def test_vs_pytorch_gives_graph_eager_and_cpu_pairs_apart_graph_first():
         # eager - graph at the points where both replayed a graph (batch on the device, 128 and 1024): PyTorch 970
         # and 1050 µs, hdbench 10 and 20 µs; the pinned pair has no graph on either side and is left out of both.
         "- **GPU, eager** (over the 2 points where both also replayed a CUDA graph, PyTorch's eager step takes a "
-        "median 1,010 µs longer than its graph replay, hdbench's 15 µs: Python, dispatch and launches, every "
+        "median 1,010 µs longer than its graph replay, hdbench's 15 µs longer: Python, dispatch and launches, every "
         "step): hdbench faster in **3** of 3; PyTorch ÷ "
         "hdbench median **15.71×**, range 9.67×–21.00×; weakest 784x32x10, fp32, batch 1024, 9.67× "
         "(`mlp/gpu/784x32x10/fp32/eager/device/1024` in both reports).",
