@@ -111,6 +111,17 @@ def test_figures_carry_the_expected_series_and_two_machines_are_told_apart():
         close(fig)
 
 
+def test_one_pinning_method_is_named_in_the_title_where_no_legend_says_it():
+    """The default preset pins with cudaMallocHost alone: its break-even figure had one line, no
+    legend, and nowhere said which method it was."""
+    report = _synthetic_transfer_report("box-a", 50.0)
+    report["derived"]["pinning_break_even"] = report["derived"]["pinning_break_even"][:2]  # malloc_host only
+    figures, _ = hdbench_report.build_figures([("a.json", report)])
+    assert figures["pinning_break_even"]._suptitle.get_text().endswith("· cudaMallocHost")
+    for fig in figures.values():
+        close(fig)
+
+
 def test_the_bidirectional_panel_is_read_against_twice_the_link():
     report = _synthetic_transfer_report("box-a", 50.0)
     report["benchmarks"].append({"name": "t/bidir", "run_type": "iteration", "status": "ok",

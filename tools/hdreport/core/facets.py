@@ -349,14 +349,17 @@ def _xlabel(x: str) -> str:
 
 
 def _constant_text(points, series_keys, spec, figure_values) -> str:
-    """The params every point of a figure shares, in words (what the labels leave out)."""
+    """The params every point of a figure shares, in words (what the labels leave out; `method`:
+    pinning_break_even's one, cudaMallocHost, was in no label and no legend)."""
     shown = set(series_keys) | {spec.rows, spec.cols, spec.x} | IGNORED | {"source", "variant", "implementation"}
     keys = [k for k in ("model", "optimizer", "consumer", "processor", "implementation", "dtype", "mode", "data",
-                        "threads", "batch", "prefetch_depth", "sample_cost_us", "memory", "engine", "slots")
+                        "threads", "batch", "prefetch_depth", "sample_cost_us", "memory", "engine", "slots", "method")
             if k not in shown]
     parts = []
     for k in keys:
         values = {repr(p.params.get(k)) for p in points}
         if len(values) == 1 and points[0].params.get(k) is not None:
-            parts.append(style.value_text(k, points[0].params[k]) if k != "model" else f"model {points[0].params[k]}")
+            text = style.value_text(k, points[0].params[k]) if k != "model" else f"model {points[0].params[k]}"
+            if text not in parts:  # latency's method and engine both read "copy engine"
+                parts.append(text)
     return ", ".join(parts)
