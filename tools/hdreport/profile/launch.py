@@ -254,11 +254,13 @@ def injection_library_problem(lib: str) -> str:
     """Why `lib` cannot be CUDA's injection library, or "": CUDA loads it only as a 64-bit ELF
     shared object, and a file that is not one (a typo naming a script) recorded nothing, the
     report then blaming the program ("no CUDA")."""
+    if not os.path.exists(lib):
+        return f"the injection library {lib} was not found"
+    if not os.path.isfile(lib):  # a folder, or a pipe whose open() would wait for a writer
+        return f"the injection library {lib} is not a file"
     try:
         with open(lib, "rb") as f:
             header = f.read(18)
-    except FileNotFoundError:
-        return f"the injection library {lib} was not found"
     except OSError as e:
         return f"the injection library {lib} cannot be read ({e.strerror or e})"
     # e_ident: the magic, EI_CLASS 2 (64-bit), EI_DATA 1 (little-endian); e_type 3 (ET_DYN)
