@@ -72,8 +72,8 @@ void declare_core_flags(FlagParser& flags, Options& o, const std::vector<std::st
   });
   flags.add("seed", "N", "seed of the verification pattern, below 2^53 (default random, recorded)",
             [&o](auto flag, auto v) {
-              constexpr std::string_view accepted =
-                  "an integer from 0 to 9007199254740991 (2^53 - 1: jq and JavaScript read larger ones rounded)";
+              const std::string accepted = fmt::format(
+                  "an integer from 0 to {} (2^53 - 1: jq and JavaScript read larger ones rounded)", kSeedLimit - 1);
               o.seed = parse_unsigned(flag, v, accepted);
               if (o.seed >= kSeedLimit) bad_value(flag, v, accepted);
             });

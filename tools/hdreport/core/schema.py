@@ -336,9 +336,6 @@ COSTS = Obj({"copies_not_overlapped_s": NUM, "gpu_idle_while_copying_s": NUM, "h
                       "blocking_reads"))
 
 
-# the model of the feeding thread's steps (profile/model.py, Model.summary()): the required
-# fields are in every report that has a model (reports before schema 2 have none); the rest
-# came later and are read only where present.
 def _measured_has_times(handover: dict, path: str) -> None:
     # what profile/handover.py's handover_of reads of a measured hand-over without a check
     if handover.get("measured"):
@@ -355,6 +352,8 @@ HANDOVER = Obj({**{k: opt(AMOUNT) for k in (
     **{k: opt(COUNT) for k in ("gather_rows", "start_workers", "start_footprint_bytes")},
     "measured": BOOL, "start_footprint_measure": STR, "tensor_bytes": List(COUNT), "source": STR},
     rule=_measured_has_times)
+
+# the steps' spread: {} where there were no steps, else each group whole
 _SPREAD_KEYS = ("median_ms", "p90_ms", "p99_ms", "max_ms", "stalls", "stall_excess_s", "stall_factor")
 _SPREAD_GC_KEYS = ("stalls_with_gc", "stall_gc_s", "gc_s")  # where the collections were timed
 
@@ -372,6 +371,9 @@ _STEP_SPREAD = Obj({"median_ms": AMOUNT, "p90_ms": AMOUNT, "p99_ms": AMOUNT, "ma
                     "stall_excess_s": AMOUNT, "stall_factor": NUM, "stalls_with_gc": COUNT, "stall_gc_s": AMOUNT,
                     "gc_s": AMOUNT, "pace_median_ms": List(AMOUNT), "pace_batch_wait_ms": List(AMOUNT)},
                    rule=_spread_complete)
+# the model of the feeding thread's steps (profile/model.py, Model.summary()): the required
+# fields are in every report that has a model (reports before schema 2 have none); the rest
+# came later and are read only where present.
 MODEL = Obj({"steps": COUNT, "per_step_reads": BOOL, "steps_cut_at": STR, "pin_thread": BOOL,
              "saving_together_s": NUM, "batches": COUNT, "tensors": COUNT,
              "saving_alone_s": Obj(rest=NUM), "saving_with_s": Obj(rest=NUM),

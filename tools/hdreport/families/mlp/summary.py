@@ -130,11 +130,13 @@ def gpu_over_cpu(report: dict) -> list[str]:
     for key, c, g, fastest in pairs:
         model, batch = key
         line = (f"- {model}, batch {batch}: GPU {_step_us(g):,.1f} µs ({_gpu_label(g)}) vs CPU {_step_us(c):,.1f} µs "
-                f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): the GPU **{_times(_step_us(c) / _step_us(g))}** as "
-                f"fast ({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g, moved)}")
+                f"({c['params'].get('dtype', '?')}, {_cpu_label(report, c)}): "
+                f"the GPU **{_times(_step_us(c) / _step_us(g))}** as fast "
+                f"({name(g)} vs {name(c)}){noise_note([c, g])}.{_in_step(g, moved)}")
         if fastest is not g:
             line += (f" The fastest GPU step, {_gpu_label(fastest)}, {_step_us(fastest):.1f} µs, is "
-                     f"{_times(_step_us(c) / _step_us(fastest))} as fast as the CPU's (not like for like: {_unlike(fastest, g)}; "
+                     f"{_times(_step_us(c) / _step_us(fastest))} as fast as the CPU's "
+                     f"(not like for like: {_unlike(fastest, g)}; "
                      f"{name(fastest)}).")
         if key in pt_pairs:
             pc, pg = pt_pairs[key]
