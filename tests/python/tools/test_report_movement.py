@@ -270,6 +270,27 @@ def test_the_batch_figure_is_log_log_with_a_line_per_method(full_figures):
     assert ax.get_xlabel() == "tensors per batch (K)"
 
 
+def test_the_batch_methods_over_the_floor_part_where_their_times_coincide(full_figures):
+    """Each method's time over one packed copy's at the same K, from the same report: on the
+    log-log time figure the methods near the floor drew as one line (an H200, 2026-11-27)."""
+    report = synth.full()  # what the fixture drew: made up the same way each call
+    runs = {(b["params"]["method"], b["params"]["tensors"]): b["counters"]["batch_us"]
+            for b in report["benchmarks"] if b["params"].get("family") == "batch_copy" and b["status"] == "ok"}
+    fig = full_figures[0]["batch_copy_over_floor"]
+    check_figure("batch_copy_over_floor", fig)
+    ax = panels(fig)[""]
+    lines = series(ax)
+    assert "one copy, already packed" not in lines  # the floor is the reference line at 1
+    assert references(ax) == {"one copy, already packed (the floor)": 1.0}
+    for label, method in (("one copy per tensor", "per_tensor"), ("gather + one copy", "packed")):
+        assert lines[label] == [(k, pytest.approx(runs[(method, k)] / runs[("one_copy", k)])) for k in synth.BATCH_KS]
+    # the report drawn is left as measured
+    kept = validate(synth.full(), "f.json")
+    for fig in report_figures.build_figures([("f.json", kept)])[0].values():
+        close(fig)
+    assert not any("over_one_copy" in b.get("counters", {}) for b in kept["benchmarks"])
+
+
 def test_the_strided_figure_has_a_panel_per_matrix_and_marks_each_share(full_figures):
     fig = full_figures[0]["strided"]
     assert sorted(panels(fig)) == ["1024x1024 fp32 matrix", "4096x4096 fp32 matrix", "8192x8192 fp32 matrix"]
@@ -333,7 +354,8 @@ def test_the_generator_writes_reports_the_tools_read(tmp_path):
         result = run_report_tool(command, full, "-o", out)
         assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in (tmp_path / "figures").glob("*.png")) == \
-        ["batch_copy.png", "device_local.png", "latency.png", "managed.png", "strided.png", "transfer.png"]
+        ["batch_copy.png", "batch_copy_over_floor.png", "device_local.png", "latency.png", "managed.png",
+         "strided.png", "transfer.png"]
     for path in written:
         result = run_report_tool("summarize", path)
         assert result.returncode == 0 and "(synthetic)" in result.stdout, result.stderr
