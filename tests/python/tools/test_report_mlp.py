@@ -173,18 +173,51 @@ def test_the_gemm_peak_is_the_fastest_sample_the_steps_are_rated_against():
 
 def test_a_figure_of_one_batch_size_draws_series_that_coincide_apart():
     """One batch size in the whole figure: each series is one marker, and two that measured
-    alike would draw on one spot (an H100's eager and graph steps, 2026-11-28). Hollow markers of
-    falling sizes keep each in sight; a figure of several batch sizes keeps its filled ones."""
+    alike would draw on one spot (an H100's eager and graph steps, 2026-11-28). They stand side
+    by side, each with its value written above it; a figure of several batch sizes keeps its lines."""
     one = report([step("hdbench", "gpu", 8192, 3144.0), step("pytorch", "gpu", 8192, 3150.0)])
     figs, _ = hdbench_report.build_figures([("one.json", one)])
-    lines = [ln for ln in figs[STEP_US].axes[0].get_lines() if ln.get_gid() == "series"]
-    assert len(lines) == 2 and all(ln.get_markerfacecolor() == "none" for ln in lines)
-    assert lines[0].get_markersize() > lines[1].get_markersize()
+    fig = figs[STEP_US]
+    check_figure(STEP_US, fig)
+    ax = fig.axes[0]
+    lines = [ln for ln in ax.get_lines() if ln.get_gid() == "series"]
+    assert [ln.get_label() for ln in lines] == ["hdbench", "PyTorch"]
+    shown = [ln.get_transform().transform((8192, ln.get_ydata()[0]))[0] for ln in lines]
+    inch = fig.dpi
+    assert shown[1] - shown[0] > 0.25 * inch  # apart by a quarter inch at least, though 0.2% apart in value
+    assert sorted(t.get_text() for t in ax.texts if t.get_gid() == "value") == ["3.14k", "3.15k"]
+    assert ax.get_ylim()[0] < 3144.0 and ax.get_ylim()[1] > 3150.0  # both inside the axes
     close(figs)
     several = report([step("hdbench", "gpu", b, 100.0 + b) for b in (128, 1024)])
     figs, _ = hdbench_report.build_figures([("two.json", several)])
     (line,) = [ln for ln in figs[STEP_US].axes[0].get_lines() if ln.get_gid() == "series"]
-    assert line.get_markerfacecolor() != "none" and line.get_markersize() == 5
+    assert list(line.get_xdata()) == [128, 1024] and line.get_markersize() == 5
+    assert not [t for t in figs[STEP_US].axes[0].texts if t.get_gid() == "value"]
+    close(figs)
+
+
+def test_cpu_and_gpu_steps_a_decade_apart_get_figures_of_their_own():
+    """On one log axis a CPU step 50 times the GPU's squeezed the GPU's lines into one (an
+    H200's four GPU steps under the CPU's, 2026-11-27): they are split by processor, and each
+    TFLOP/s figure draws its own processor's GEMM peak. Steps within a decade share a figure."""
+    far = [step("hdbench", "cpu", 128, 20000.0, 0.7), step("hdbench", "cpu", 1024, 130000.0, 0.9),
+           step("hdbench", "gpu", 128, 550.0, 27.0), step("hdbench", "gpu", 1024, 3000.0, 40.0),
+           gemm("hdbench", "cpu", "fp32", 1.2, threads=16), gemm("hdbench", "gpu", "fp32", 51.7)]
+    figs, _ = hdbench_report.build_figures([("far.json", report(far))])
+    assert STEP_US not in figs
+    for processor, ys in (("cpu", [20000.0, 130000.0]), ("gpu", [550.0, 3000.0])):
+        name = f"{STEP_US}_processor-{processor}"
+        check_figure(name, figs[name])
+        (only,) = lines_of(figs[name]).values()  # one series: its processor is in the subtitle
+        assert [y for _, y in only] == ys
+    assert references(panels(figs[f"{TFLOPS}_processor-cpu"])["fp32"]) == {
+        "cpu fp32 GEMM peak 1.2 TFLOP/s (threads=16)": 1.2}
+    assert references(panels(figs[f"{TFLOPS}_processor-gpu"])["fp32"]) == {"gpu fp32 GEMM peak 51.7 TFLOP/s": 51.7}
+    close(figs)
+    # One batch where the two are within a decade (batch 128: 9x) keeps them together.
+    near = far[:2] + [step("hdbench", "gpu", 128, 2300.0, 27.0), far[3]]
+    figs, _ = hdbench_report.build_figures([("near.json", report(near))])
+    assert STEP_US in figs and set(lines_of(figs[STEP_US])) == {"CPU", "GPU"}
     close(figs)
 
 
@@ -253,6 +286,8 @@ def test_gpu_vs_cpu_pairs_steps_of_one_run_as_the_summary_does():
         labels = [t.get_text() for ax in fig.axes for t in ax.texts]
         assert "12.0×" in labels  # 1200 / 100, both from the first run
         assert "3.0×" not in labels and "1.5×" not in labels
+        # A bar's length is its time: on a log axis a GPU bar 50 times shorter looked 3 times shorter.
+        assert all(ax.get_yscale() == "linear" and ax.get_ylim()[0] == 0 for ax in fig.axes if ax.patches)
     finally:
         close(figs)
 

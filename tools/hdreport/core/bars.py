@@ -13,8 +13,12 @@ Panel = dict  # {group: {series: (value, text, [benchmarks])}}
 
 
 def draw(plt, title: str, machine: str, panels: dict, series_order: list, colours: dict, ylabel: str,
-         log: bool = False, note: str = ""):
-    """panels: {(row label, col label): Panel}; one bar per series in each group."""
+         note: str = ""):
+    """panels: {(row label, col label): Panel}; one bar per series in each group. The axis is
+    linear: a bar's length is its value (on a log axis a bar 50 times shorter looked 3 times
+    shorter, 2026-11-23's GPU against CPU steps)."""
+    from matplotlib.ticker import FuncFormatter  # matplotlib is loaded only where a figure is drawn
+
     rows = sorted({r for r, _ in panels}, key=style.natural)
     cols = sorted({c for _, c in panels}, key=style.natural)
     fig, axes = plt.subplots(len(rows), len(cols), figsize=(max(3.6 * len(cols), 5.5) + 0.6, 3.4 * len(rows) + 1.6),
@@ -46,10 +50,8 @@ def draw(plt, title: str, machine: str, panels: dict, series_order: list, colour
                                     va="bottom", fontsize=7.5, fontweight="bold", gid="ratio",
                                     rotation=90 if len(present) * len(groups) > 6 else 0)
             ax.set_xticks(range(len(groups)), [str(g) for g in groups])
-            if log:
-                ax.set_yscale("log")
-                style.plain_log_axis(ax.yaxis)
-            ax.margins(y=0.18 if not log else 0.3)
+            ax.margins(y=0.18)
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: style.short_number(v)))  # 140k, not 140000
             ax.set_title(" · ".join(str(t) for t in (row, col) if t), fontsize=10)
             if not labelled:
                 ax.set_ylabel(ylabel)

@@ -30,6 +30,9 @@ IGNORED = {"family", "device", "run_name", "samples", "dataset", "m", "n", "k", 
 # the label is tall (hdbench's GEMM peak and PyTorch's, 4% apart), it goes below instead.
 REFERENCE_FONT_PT = 7.5
 LABEL_ROOM_PT = 2 + 1.3 * REFERENCE_FONT_PT  # the offset and a line of text
+# Groups of series (CPU and GPU steps) further apart than this on a log axis are drawn in
+# figures of their own: a decade between them squeezes each group's lines into one.
+SCALE_APART = 10.0
 
 
 @dataclass
@@ -141,6 +144,11 @@ def layout(spec: Spec, points: list[Point]) -> dict[str, dict]:
             groups[tuple(p.params.get(k) for k in fby)].append(p)
         for fvals, gpts in groups.items():
             live = _independent(gpts, tuple(k for k in sers if _varying(gpts, k)))
+            apart = next((k for k in spec.overflow if k in live and _scales_apart(spec, gpts, panel_keys, k)),
+                         None)
+            if apart:
+                pending.append((fby + (apart,), tuple(k for k in sers if k != apart), gpts))
+                continue
             if _max_series(gpts, panel_keys, live, spec) <= style.MAX_SERIES:
                 figures[_figure_name(spec.name, fby, fvals)] = {"points": gpts, "series": live,
                                                                 "figure_values": dict(zip(fby, fvals))}
@@ -157,6 +165,42 @@ def layout(spec: Spec, points: list[Point]) -> dict[str, dict]:
                 name = _figure_name(spec.name, fby, fvals) + f"_part-{part // style.MAX_SERIES + 1}"
                 figures[name] = {"points": ppts, "series": live, "figure_values": dict(zip(fby, fvals))}
     return figures
+
+
+def _scales_apart(spec: Spec, points: list[Point], panel_keys: tuple, key: str) -> bool:
+    """Whether the values of `key` (the processor) measure more than SCALE_APART apart at
+    every x they share in a panel: on one log axis the lower group's lines would merge
+    (an H200's four GPU steps under the CPU's, 2026-11-27), so they get figures of their own."""
+    if spec.linear_y:
+        return False
+    at = defaultdict(lambda: defaultdict(list))
+    for p in points:
+        if isinstance(p.y, (int, float)) and p.y > 0:
+            at[(tuple(p.params.get(k) for k in panel_keys), p.x)][repr(p.params.get(key))].append(p.y)
+    shared = [groups for groups in at.values() if len(groups) > 1]
+    for groups in shared:
+        spans = sorted((min(ys), max(ys)) for ys in groups.values())
+        if any(upper[0] <= SCALE_APART * lower[1] for lower, upper in zip(spans, spans[1:])):
+            return False
+    return bool(shared)
+
+
+LONE_STEP_IN = 0.32  # the space between two lone markers side by side, in inches
+
+
+def _side_by_side(fig, ax, x, y, n: int, count: int, label: str, look: dict):
+    """Series `n` of `count` at the figure's one x value: its marker moved sideways to a place
+    of its own, its value written above it."""
+    from matplotlib.transforms import ScaledTranslation
+
+    shift = (n - (count - 1) / 2) * LONE_STEP_IN
+    moved = ax.transData + ScaledTranslation(shift, 0, fig.dpi_scale_trans)
+    line, = ax.plot([x], [y], label=label, gid="series", linewidth=1.8, markersize=7, transform=moved, **look)
+    ax.update_datalim([(x, y)])  # a line drawn in moved coordinates does not widen the axes' limits itself
+    ax.autoscale_view()
+    ax.annotate(style.short_number(y), (x, y), xytext=(shift * 72, 6), textcoords="offset points", ha="center",
+                va="bottom", fontsize=7.5, gid="value")
+    return line
 
 
 def _independent(points: list[Point], keys: tuple) -> tuple:
@@ -208,8 +252,9 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
     drawn, tops, labelled = [], [], []
     legend = {}
     # One x value in the whole figure (one batch size, say): each series is a lone marker, and
-    # series that measured alike draw on one spot (an H100's eager and graph steps, 2026-11-28).
-    # Hollow markers of falling sizes keep every one of them in sight.
+    # series that measured alike drew on one spot (an H100's eager and graph steps, 2026-11-28;
+    # hollow markers of falling sizes on one spot still left the values to be guessed from a log
+    # axis). Side by side, each with its value, they read as a labelled dot plot.
     lone = len({p.x for p in pts}) == 1
     for i, row in enumerate(rows):
         for j, col in enumerate(cols):
@@ -217,21 +262,29 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
             panel = {k: v for k, v in ((spec.rows, row), (spec.cols, col)) if k}
             ppts = [p for p in pts if all(p.params.get(k) == v for k, v in panel.items())]
             by_series = defaultdict(lambda: defaultdict(list))
+            nulls = defaultdict(list)  # x: the series with no value there
             for p in ppts:
                 if p.y is None:
                     label = style.label_of(series_keys, p.params)
-                    ax.annotate(f"{label}: {spec.null_note}" if label else spec.null_note, (p.x, 0.02),
-                                xycoords=("data", "axes fraction"), rotation=90, fontsize=7.5, color="#555555",
-                                ha="center", va="bottom", gid="null_note")
+                    if label not in nulls[p.x]:
+                        nulls[p.x].append(label)
                     continue
                 by_series[tuple(p.params.get(k) for k in series_keys)][p.x].append(p)
+            for x, labels in nulls.items():
+                # one note an x: two series' notes at one x printed over each other (an H100's
+                # 4 KiB H2D, where neither pinning method pays off, 2026-11-22)
+                named = "; ".join(sorted(t for t in labels if t))  # a label may hold a comma
+                ax.annotate(f"{named}: {spec.null_note}" if named else spec.null_note, (x, 0.02),
+                            xycoords=("data", "axes fraction"), rotation=90, fontsize=7.5, color="#555555",
+                            ha="center", va="bottom", gid="null_note")
             for n, key in enumerate(sorted(by_series, key=style._order)):
                 xs = sorted(by_series[key])
                 ys = [statistics.median(q.y for q in by_series[key][x]) for x in xs]
                 label = style.label_of(series_keys, dict(zip(series_keys, key))) or spec.title
-                marks = {"markersize": max(4, 14 - 5 * n), "markerfacecolor": "none", "markeredgewidth": 1.6} \
-                    if lone else {"markersize": 5}
-                line, = ax.plot(xs, ys, label=label, gid="series", linewidth=1.8, **marks, **styles[key])
+                if lone:
+                    line = _side_by_side(fig, ax, xs[0], ys[0], n, len(by_series), label, styles[key])
+                else:
+                    line, = ax.plot(xs, ys, label=label, gid="series", linewidth=1.8, markersize=5, **styles[key])
                 legend.setdefault(label, line)
                 drawn += [(q.benchmark, q.source, x, q.y) for x in xs for q in by_series[key][x]]
             for comp in _companions_for(companion_points, spec, col):
@@ -247,7 +300,9 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                         transform=ax.transAxes, ha="center", va="center", fontsize=9, color="#777777",
                         gid="empty_panel")
                 continue
-            refs = spec.references(spec, panel, reports) if spec.references else []
+            # a figure of one processor's steps: that processor's GEMM peak only
+            params = {**fig_layout["figure_values"], **panel}
+            refs = spec.references(spec, params, reports) if spec.references else []
             for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
                 # dash-dot: a series of its own may be dark grey and dashed (a CUDA graph's step from
                 # the device), which a dashed grey reference looked like
@@ -331,6 +386,7 @@ def _scales(ax, spec, points):
     if len(set(xs)) == 1:
         x = xs[0]
         ax.set_xlim(x / 2, x * 2) if spec.x != "workers" else ax.set_xlim(-1, x + 1)
+        ax.margins(y=0.15)  # room above the highest marker for its value
     if not spec.linear_y:
         ax.set_yscale("log")
         style.plain_log_axis(ax.yaxis)

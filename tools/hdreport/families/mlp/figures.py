@@ -66,10 +66,13 @@ def gemm_peaks(benchmarks: list[dict], prefix: str = "") -> list[tuple[float, st
 
 
 def gemm_peak_lines(spec, panel: dict, reports) -> list[tuple[float, str]]:
-    """The best GEMM rate of each processor in the panel's dtype."""
+    """The best GEMM rate in the panel's dtype: of the figure's processor where its steps
+    are split by processor, of each processor where they share the figure."""
     out = []
     for path, report, _ in reports:
         for rate, label in gemm_peaks(report["benchmarks"]):
+            if "processor" in panel and not label.startswith(f"{panel['processor']} "):
+                continue
             if "dtype" not in panel or f" {panel['dtype']} GEMM" in label:
                 out.append((rate, label))
     return sorted(set(out), reverse=True)
@@ -172,8 +175,8 @@ def mlp_gpu_vs_cpu(plt, reports, machine) -> dict:
         return {}
     colours = {"CPU": style.COLOURS["processor"]["cpu"], "GPU": style.COLOURS["processor"]["gpu"]}
     return {"mlp_gpu_vs_cpu": bars.draw(plt, "Training step, GPU vs CPU (fp32 eager on both, the CPU's fastest threads; hdbench)", machine,
-                                   dict(panels), ["CPU", "GPU"], colours, "step time (µs, log scale)",
-                                   log=True, note="on the GPU's bar: the CPU's time ÷ the GPU's")}
+                                   dict(panels), ["CPU", "GPU"], colours, "step time (µs)",
+                                   note="on the GPU's bar: the CPU's time ÷ the GPU's")}
 
 
 def mlp_batch_copy(plt, reports, machine) -> dict:
