@@ -125,9 +125,22 @@ def test_the_copy_table_shows_the_classes_that_make_up_most_of_the_time():
     rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| direction")]
     assert len(rows) == 3  # 1.10 + 0.36 + 0.09 s of 1.64 s: past 90%
     assert rows[0].strip("| ").split(" | ") == ["H2D", "pageable → device", "blocking", "1-16 MiB", "2,400",
-                                                "1,100 ms", "7.01", "7.7", "91%"]
+                                                "1,100 ms", "7.01 GB/s", "7.7 GB/s", "91%"]
     assert "the 3 that took the most time (94.5% of it)" in section
     assert "6 more classes (5.5% of the copy time) left out" in section
+
+
+def test_a_tiny_copy_s_rates_read_in_mb_per_s():
+    """1,000 4-byte reads (an H100 tutorial's .item(), 2026-11-28) at 0.000233 GB/s against
+    0.00124: the table writes each rate with its unit, MB/s below 0.01 GB/s."""
+    report = fresh()
+    tiny = klass(direction="d2h", src="device", dst="pinned", time_s=0.0172, ceiling=0.00124)
+    tiny.update({"bytes": 4000, "count": 1000, "size_bucket": "≤ 4 KiB", "achieved_GB/s": 4000 / 0.0172 / 1e9,
+                 "fraction_of_ceiling": 4000 / 0.0172 / 1e9 / 0.00124})
+    report["profile"]["copy_classes"] = [tiny]
+    text = summarize(report)
+    row = next(line for line in text.splitlines() if line.startswith("| D2H"))
+    assert row.strip("| ").split(" | ")[6:] == ["0.233 MB/s", "1.24 MB/s", "19%"]
 
 
 def test_the_copy_table_stops_at_twelve_rows():

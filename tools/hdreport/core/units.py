@@ -25,6 +25,12 @@ def digits3(v: float) -> str:
     return f"{v:,.0f}" if 999.5 <= abs(v) < 1e6 else f"{v:.3g}"
 
 
+def gbps_text(gbps: float, digits=digits3) -> str:
+    """A copy rate with its unit: GB/s from 0.01 GB/s up, MB/s (1e6 bytes per second) below,
+    where a 4-byte read's 0.000233 GB/s reads 0.233 MB/s. `digits` writes the number."""
+    return f"{digits(gbps)} GB/s" if gbps >= 0.01 or gbps <= 0 else f"{digits(gbps * 1e3)} MB/s"
+
+
 def short_number(v: float) -> str:
     """Three significant digits with a k/M/G suffix: 12345 -> 12.3k, 0.05 -> 0.05."""
     for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):

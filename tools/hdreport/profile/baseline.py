@@ -27,7 +27,7 @@ from pathlib import Path
 
 from hdreport.core.markdown import machine_name
 from hdreport.core.schema import ReportError, load, ok_runs
-from hdreport.core.units import binary_unit
+from hdreport.core.units import binary_unit, gbps_text
 
 DIRECTIONS = ("h2d", "d2h")
 HOST_KINDS = ("pageable", "pinned")  # CUPTI's kinds that the baseline measures under the same name
@@ -77,8 +77,9 @@ def describe_machine(report: dict) -> str:
 
 
 def rate_text(gbps: float) -> str:
-    """GB/s as read: one decimal from 1 GB/s up, two significant digits below."""
-    return f"{gbps:.1f}" if gbps >= 1 else f"{gbps:.2g}"
+    """A rate as read, with its unit: one decimal from 1 GB/s up, two significant digits
+    below (in MB/s under 0.01 GB/s)."""
+    return gbps_text(gbps, lambda v: f"{v:.1f}" if v >= 1 else f"{v:.2g}")
 
 
 def size_short(n: float) -> str:
@@ -161,8 +162,8 @@ class Ceilings:
             # copy's GB/s showed "<1% of ceiling" for a call five times the baseline's).
             s, g = points[0]
             scaled = g * size / s
-            return scaled, (f"{what}: {rate_text(scaled)} GB/s, {size_short(size)} in the time of the smallest "
-                            f"size measured, {size_short(s)} at {rate_text(g)} GB/s ({time_short(s / (g * 1e9))}): "
+            return scaled, (f"{what}: {rate_text(scaled)}, {size_short(size)} in the time of the smallest "
+                            f"size measured, {size_short(s)} at {rate_text(g)} ({time_short(s / (g * 1e9))}): "
                             "below it a copy's time is its fixed cost")
         if size == points[0][0]:
             (s, g), clamp = points[0], "smallest"
@@ -172,13 +173,13 @@ class Ceilings:
             i = next(i for i in range(1, len(points)) if points[i][0] >= size)
             (s0, g0), (s1, g1) = points[i - 1], points[i]
             if size == s1:
-                return g1, f"{what}: {rate_text(g1)} GB/s measured at {size_short(s1)}"
+                return g1, f"{what}: {rate_text(g1)} measured at {size_short(s1)}"
             g = interpolate(points, size)
-            return g, (f"{what}: {rate_text(g)} GB/s interpolated in log(size) at {size_short(size)} between "
-                       f"{size_short(s0)} ({rate_text(g0)} GB/s) and {size_short(s1)} ({rate_text(g1)} GB/s)")
+            return g, (f"{what}: {rate_text(g)} interpolated in log(size) at {size_short(size)} between "
+                       f"{size_short(s0)} ({rate_text(g0)}) and {size_short(s1)} ({rate_text(g1)})")
         if size == s:
-            return g, f"{what}: {rate_text(g)} GB/s measured at {size_short(s)}"
-        return g, (f"{what}: {rate_text(g)} GB/s at {size_short(s)}, the {clamp} size measured "
+            return g, f"{what}: {rate_text(g)} measured at {size_short(s)}"
+        return g, (f"{what}: {rate_text(g)} at {size_short(s)}, the {clamp} size measured "
                    f"({size_short(size)} clamped to it)")
 
     def dma_gbps(self, direction: str, kind: str, size: float) -> tuple[float | None, str]:
@@ -196,7 +197,7 @@ class Ceilings:
         if t1 <= t0:
             return self.gbps(direction, kind, size)
         rate = (s1 - s0) / (t1 - t0) / 1e9
-        return rate, (f"baseline {kind} {direction.upper()} per-copy runs: {rate_text(rate)} GB/s, the rate bytes "
+        return rate, (f"baseline {kind} {direction.upper()} per-copy runs: {rate_text(rate)}, the rate bytes "
                       f"flow at between {size_short(s0)} ({time_short(t0)}) and {size_short(s1)} "
                       f"({time_short(t1)}): each copy's fixed cost left out, as a DMA record leaves it out")
 

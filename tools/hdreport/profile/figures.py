@@ -23,7 +23,7 @@ from pathlib import Path
 
 from hdreport.core import style
 from hdreport.core.markdown import machine_name
-from hdreport.core.units import digits3
+from hdreport.core.units import gbps_text
 from hdreport.profile.analysis import published_classes
 
 NAME = "profile_copy_classes"
@@ -141,10 +141,6 @@ def percent_text(fraction: float) -> str:
     return "<1%" if 0 < fraction < 0.005 else f"{100 * fraction:.0f}%"
 
 
-def _rate_text(rate: float) -> str:
-    return f"{digits3(rate)} GB/s" if rate >= 0.01 else f"{rate * 1e3:.3g} MB/s"
-
-
 def draw(plt, report: dict, name: str):
     """Time per class (left), rate against the ceiling on a log axis (right: copies of 4 KiB
     and of 256 MiB differ by decades, and a bar's distance to its ceiling reads as a ratio)."""
@@ -197,13 +193,13 @@ def draw(plt, report: dict, name: str):
         else:
             at = max([lo, _finite(r["rate"])] + ([_finite(r["ceiling"])] if r["ceiling"] is not None else []))
             if r["ceiling"] is not None and r["fraction"] is not None:
-                text = f"{_rate_text(r['rate'])}, {percent_text(r['fraction'])} of {_rate_text(r['ceiling'])}"
+                text = f"{gbps_text(r['rate'])}, {percent_text(r['fraction'])} of {gbps_text(r['ceiling'])}"
             elif r["ceiling"] is not None and r["class"].get("ceiling_problem"):
                 # above the ceiling: one of the two figures is wrong (the summary says which)
-                text = f"{_rate_text(r['rate'])}, above {_rate_text(r['ceiling'])}: a figure is off"
+                text = f"{gbps_text(r['rate'])}, above {gbps_text(r['ceiling'])}: a figure is off"
             else:
                 reason = ceiling_reason(r["class"], profile, short=True)
-                text = f"{_rate_text(r['rate'])}, " + {"no baseline": "no baseline",
+                text = f"{gbps_text(r['rate'])}, " + {"no baseline": "no baseline",
                                                        "managed memory": "no ceiling: managed memory"}.get(
                     reason, "no ceiling in the baseline")
         labels.append((at, right.annotate(text, (at, y), xytext=(8, 0), textcoords="offset points", va="center",

@@ -23,7 +23,7 @@ from hdreport.profile.analysis import BLOCKING_READ, SMALL_COPY, published_class
 from hdreport.profile.model import PACE_SPREAD_SAID, cut_into_steps, read_per_batch
 from hdreport.profile.figures import (DIRECTIONS, bucket_text, ceiling_reason, class_text, command_text,
                                       figure_names, machine_of, percent_text, profiled)
-from hdreport.core.units import binary_unit, digits3
+from hdreport.core.units import binary_unit, digits3, gbps_text
 
 WORTH_FIXING = 0.02  # a finding that saves less of the span is listed, not recommended
 MOST_OF_THE_TIME = 0.9  # the copy-class table shows the classes that make up this share of the copy time
@@ -316,17 +316,18 @@ def copy_table(path: str, report: dict) -> list[str]:
         if c["ceiling_GB/s"] is None:
             ceiling, fraction = f"– ({ceiling_reason(c, p, short=True)})", "–"
         else:
-            ceiling = digits3(c['ceiling_GB/s'])
+            ceiling = gbps_text(c['ceiling_GB/s'])
             fraction = percent_text(c["fraction_of_ceiling"]) if c["fraction_of_ceiling"] is not None else \
                 "above it: see below" if c.get("ceiling_problem") else "–"
         rows.append([DIRECTIONS.get(c["direction"], one_line(c["direction"])), f"{one_line(c['src'])} → "
                      f"{one_line(c['dst'])}", "blocking" if c["blocking"] else "async",
                      one_line(bucket_text(c["size_bucket"])), f"{c['count']:,}", ms(c["time_s"]),
-                     digits3(c['achieved_GB/s']), ceiling, fraction])
+                     gbps_text(c['achieved_GB/s']), ceiling, fraction])
     lines = [f"{len(classes)} classes of copy took {duration(total)}; the {len(shown)} that took the most time "
              f"({share(running, total) or 'all'} of it):", ""]
-    lines += table(["direction", "src → dst", "blocking", "size", "count", "time", "achieved GB/s",
-                    "ceiling GB/s", "of ceiling"], rows)
+    # the rates carry their units: a 4-byte read's 0.000233 GB/s reads 0.233 MB/s
+    lines += table(["direction", "src → dst", "blocking", "size", "count", "time", "achieved",
+                    "ceiling", "of ceiling"], rows)
     left = classes[len(shown):]
     if left:
         lines += ["", f"{len(left)} more class{'es' if len(left) > 1 else ''} "
