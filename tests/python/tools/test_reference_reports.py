@@ -79,20 +79,34 @@ def test_reference_summary_quotes_the_measured_cpu_steps(folder):
                 assert f"{b['counters']['step_us']:,.1f} µs" in result.stdout, b["name"]
 
 
-def test_a_grid_cell_nothing_ran_in_says_so_instead_of_empty_axes():
-    """The H100's default run of 2026-11-23: the all-GPU copies use the copy engine only,
-    so the transfer figure's SM-engine cells for them hold a note, not empty axes."""
+def test_the_all_gpu_copies_have_a_figure_of_their_own():
+    """The H100's default run of 2026-11-23: the all-GPU copies (one size, the copy engine only)
+    made two panels of one point each, over two empty SM-engine cells, in the grid of one GPU's
+    copies. They have a figure of their own, each panel its measured point; the grid has no empty cell."""
     pytest.importorskip("matplotlib")
-    folder = REFERENCE / "h100-2026-11-23"
-    figures, _ = hdbench_report.build_figures([(str(folder / "default-h100.json"),
-                                                hdbench_report.load_report(str(folder / "default-h100.json")))])
-    fig = figures["transfer"]
-    notes = sorted(t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "empty_panel")
-    assert notes == ["no runs: SM engine, all_to_host", "no runs: SM engine, host_to_all"]
-    for ax in fig.axes:
-        has_note = any(t.get_gid() == "empty_panel" for t in ax.texts)
-        has_lines = any(line.get_gid() == "series" for line in ax.lines)
-        assert has_note != has_lines, ax.get_title()
+    from report_figure_checks import panels, series
+
+    path = REFERENCE / "h100-2026-11-23" / "default-h100.json"
+    report = hdbench_report.load_report(str(path))
+    figures, _ = hdbench_report.build_figures([(str(path), report)])
+    try:
+        grid = figures["transfer"]
+        assert all(series(ax) and not [t for t in ax.texts if t.get_gid() == "empty_panel"]
+                   for ax in panels(grid).values())
+        assert len(panels(grid)) == 6  # copy and SM engines × host → device, device → host, both
+        measured = {(b["params"]["direction"], b["params"]["bytes"]): b["counters"]["bandwidth_GB/s"]
+                    for b in report["benchmarks"] if b["params"].get("direction") in ("all_to_host", "host_to_all")
+                    and b["status"] == "ok"}
+        assert len(measured) == 2
+        all_gpus = panels(figures["transfer_all_gpus"])
+        for (direction, size), gbps in measured.items():
+            title = {"all_to_host": "every GPU → host", "host_to_all": "host → every GPU"}[direction]
+            (points,) = series(all_gpus[title]).values()
+            assert points == [(size, gbps)]
+        check_figure("transfer_all_gpus", figures["transfer_all_gpus"])
+    finally:
+        for fig in figures.values():
+            close(fig)
 
 
 def _fractions(report: dict):

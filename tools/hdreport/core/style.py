@@ -58,7 +58,7 @@ PRETTY = {"h2d": "host → device", "d2h": "device → host", "bidir": "both dir
           "copy": "copy engine",
           # A param's own words for its values ("none" is also an augmentation) are its family's:
           # described.label, from the descriptions reports carry (value_text reads them first).
-          "d2d": "device → device"}
+          "d2d": "device → device", "all_to_host": "every GPU → host", "host_to_all": "host → every GPU"}
 # Values in reading order (others follow, numbers by value, text alphabetically): the shared
 # ones here, each room's own after them (`register_look`).
 _ORDERED = ["h2d", "d2h", "bidir", "copy", "sm", "pageable", "registered", "pinned", "pinned_wc", "mapped", "pin_thread",

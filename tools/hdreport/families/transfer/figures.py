@@ -23,10 +23,18 @@ style.register_look(
     linestyles={"variant": {"per_copy": "-", "reference_loop": ":"}},
     order=("per_copy", "reference_loop", "malloc_host", "register", "sync", "async", "pipelined"))
 
+# Every selected GPU copying at once: one size, the copy engine only. In the grid of one GPU's
+# copies they were two panels of a lone point over two empty SM-engine cells (an H200, 2026-11-26).
+ALL_GPUS = frozenset({"all_to_host", "host_to_all"})
+
 SPECS = [
     Spec("transfer", "Copy bandwidth by memory kind and engine", "bytes",
-         "bandwidth_GB/s", where={"family": "transfer"}, rows="engine", cols="direction",
-         series=("memory", "variant"), overflow=("variant",), ylabel=BANDWIDTH, references=link_rates),
+         "bandwidth_GB/s", where={"family": "transfer", "direction": frozenset({"h2d", "d2h", "bidir"})},
+         rows="engine", cols="direction", series=("memory", "variant"), overflow=("variant",), ylabel=BANDWIDTH,
+         references=link_rates),
+    Spec("transfer_all_gpus", "Every selected GPU copying at once: the sum of their bandwidths", "bytes",
+         "bandwidth_GB/s", where={"family": "transfer", "direction": ALL_GPUS}, cols="direction",
+         series=("memory", "device_count", "numa"), ylabel=BANDWIDTH, references=link_rates),
     Spec("staged", "Pageable memory through a pinned staging ring, beside plain pageable and pinned copies",
          "bytes", "bandwidth_GB/s", where={"family": "staged"}, rows="chunk_bytes", cols="direction",
          series=("threads",), ylabel=BANDWIDTH, references=link_rates,
