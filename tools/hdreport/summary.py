@@ -87,7 +87,7 @@ def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
     return answered + not_answered
 
 
-# The four questions every tutorial raises, answered in the page's first lines.
+# The four questions every tutorial raises, and hdbench beside PyTorch, answered in the page's first lines.
 def _pinning_headline(report: dict):
     runs = movement.per_copy(report)
     for direction in ("h2d", "d2h"):
@@ -160,13 +160,16 @@ def _gpu_cpu_headline(report: dict):
 
 
 def headlines(report: dict) -> list[str]:
-    """One row per tutorial question: its answer, how sure it is, a link to the detail."""
+    """One row per tutorial question, and one for hdbench's step beside PyTorch's (the suite's
+    own claim): its answer, how sure it is, a link to the detail."""
     question = {anchor: q for anchor, q, *_ in QUESTIONS}
     rows = []
     for label, anchor, headline in (("Pinned vs pageable memory", "pinning", _pinning_headline),
                                     ("Async copy/compute overlap", "overlap", _overlap_headline),
                                     ("Batch size and loader workers", None, _batch_workers_headline),
-                                    ("GPU vs CPU training step", "gpu-vs-cpu", _gpu_cpu_headline)):
+                                    ("GPU vs CPU training step", "gpu-vs-cpu", _gpu_cpu_headline),
+                                    ("hdbench vs PyTorch training step", "vs-pytorch",
+                                     mlp.summary.versus_pytorch_headline)):
         found = headline(report)
         if found and anchor is None:
             anchor, found = found[0], found[1:]

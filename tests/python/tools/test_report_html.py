@@ -63,8 +63,8 @@ def test_every_question_links_to_its_figures_and_back(page):
 
 
 def test_the_page_opens_with_the_answers_and_carries_the_noise_warning(page):
-    """The H100 fixtures: the title names the machine by its GPU and CPU; the four questions' answers come
-    first (before the machine table), each linking to its section; the summary's warnings are on the page
+    """The H100 fixtures: the title names the machine by its GPU and CPU; the four questions' answers
+    and hdbench beside PyTorch come first (before the machine table), each linking to its section; the summary's warnings are on the page
     too (it used to drop them)."""
     _, text = page
     assert "<h1>hdbench: NVIDIA H100 80GB HBM3 + Intel(R) Xeon(R) Processor</h1>" in text
@@ -73,9 +73,9 @@ def test_the_page_opens_with_the_answers_and_carries_the_noise_warning(page):
     answers = text[first_table:text.index("</table>", first_table)]
     assert [re.sub("<[^>]+>", "", row) for row in re.findall(r"<tr><td>(.*?)</td>", answers)] == [
         "Pinned vs pageable memory", "Async copy/compute overlap", "Batch size and loader workers",
-        "GPU vs CPU training step"]
+        "GPU vs CPU training step", "hdbench vs PyTorch training step"]
     links = re.findall(r"href='#([^']+)'>detail<", answers)
-    assert len(links) == 4 and all(f"id='{link}'" in text for link in links)
+    assert len(links) == 5 and all(f"id='{link}'" in text for link in links)
     assert "id=noise" not in text  # these reports predate the stopping rule: no noise figures to warn of
 
 

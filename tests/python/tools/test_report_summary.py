@@ -603,6 +603,11 @@ def test_vs_pytorch_gives_graph_eager_and_cpu_pairs_apart_graph_first():
         ("eager", "device", "1024", "**9.67×**"),
         ("eager", "host", "128", "**1.50×**")]
     assert rows[-1][-1] == "`mlp/cpu/784x32x10/fp32/eager/host/128` vs `mlp/cpu/784x32x10/fp32/eager/host/128/threads:4`"
+    # The top table's row: every pair counted, the weakest and the strongest named.
+    summary = report_summary.summarize_reports([("hd.json", hd), ("pt.json", pt)])
+    top = next(line for line in summary.splitlines() if line.startswith("| hdbench vs PyTorch training step"))
+    assert ("hdbench's step faster in **6 of 7** points; PyTorch's time ÷ hdbench's **0.75×** (784x32x10, fp32, "
+            "batch 4096, GPU, CUDA graph) to **21.00×** (784x32x10, fp32, batch 128, GPU, eager)") in top
 
 
 def with_phases(b: dict, **phases) -> dict:

@@ -340,6 +340,35 @@ def _pair_names(hd: dict, pt: dict) -> str:
     return f"{name(hd)} vs {name(pt)}"
 
 
+def pytorch_pairs(report: dict, by: dict | None = None) -> list[tuple]:
+    """[(point, hdbench's step, PyTorch's)] at every point both ran (the fastest of each side there),
+    graph pairs first, then eager GPU steps, then CPU steps."""
+    by = _steps_by_point(report) if by is None else by
+    pairs = [(key, _fastest(runs["hdbench"]), _fastest(runs["pytorch"])) for key, runs in by.items()
+             if {"hdbench", "pytorch"} <= set(runs)]
+    return sorted(pairs, key=lambda t: (_pair_group(t[0])[0], [int(w) for w in t[0][0].split("x")], t[0][6],
+                                        DTYPE_ORDER.get(t[0][3], 9), t[0][2], DATA_ORDER.get(t[0][5], 9)))
+
+
+def pytorch_ratio(pair: tuple) -> float:
+    """PyTorch's step time over hdbench's: above 1, hdbench is faster."""
+    return pair[2]["counters"]["step_us"] / pair[1]["counters"]["step_us"]
+
+
+def versus_pytorch_headline(report: dict):
+    """(the top table's answer, its runs), or None where no point has both."""
+    pairs = pytorch_pairs(report)
+    if not pairs:
+        return None
+    weakest, strongest = min(pairs, key=pytorch_ratio), max(pairs, key=pytorch_ratio)
+    spread = (f"**{pytorch_ratio(weakest):.2f}×** ({_point(weakest[0])}, {_pair_group(weakest[0])[1]})"
+              if weakest is strongest else
+              f"**{pytorch_ratio(weakest):.2f}×** ({_point(weakest[0])}, {_pair_group(weakest[0])[1]}) to "
+              f"**{pytorch_ratio(strongest):.2f}×** ({_point(strongest[0])}, {_pair_group(strongest[0])[1]})")
+    return (f"hdbench's step faster in **{sum(pytorch_ratio(p) > 1 for p in pairs)} of {len(pairs)}** points; "
+            f"PyTorch's time ÷ hdbench's {spread}", [b for _, hd, pt in pairs for b in (hd, pt)])
+
+
 def versus_pytorch(report: dict) -> list[str]:
     """hdbench's step against PyTorch's for every configuration both ran: one line per kind of step (CUDA-graph
     GPU steps, eager GPU steps, CPU steps), each with its median PyTorch ÷ hdbench ratio and range, then the
@@ -347,13 +376,10 @@ def versus_pytorch(report: dict) -> list[str]:
     and eager pairs come in three per point (batch on the device, pinned, pageable), so a pooled median says
     how slow eager PyTorch is rather than how the two steps compare."""
     by = _steps_by_point(report)
-    pairs = [(key, _fastest(runs["hdbench"]), _fastest(runs["pytorch"])) for key, runs in by.items()
-             if {"hdbench", "pytorch"} <= set(runs)]
+    pairs = pytorch_pairs(report, by)
     if not pairs:
         return []
-    pairs.sort(key=lambda t: (_pair_group(t[0])[0], [int(w) for w in t[0][0].split("x")], t[0][6],
-                              DTYPE_ORDER.get(t[0][3], 9), t[0][2], DATA_ORDER.get(t[0][5], 9)))
-    ratio = lambda pair: pair[2]["counters"]["step_us"] / pair[1]["counters"]["step_us"]  # noqa: E731
+    ratio = pytorch_ratio
     groups: dict = {}
     for pair in pairs:
         groups.setdefault(_pair_group(pair[0]), []).append(pair)
