@@ -17,6 +17,8 @@ only itself and the core.
     figures.py    the section's figure (`profile_copy_classes`), as a family's figures module
     summary.py    the section's answer on the page, as a family's summary module
     compare.py    two profile reports, before and after, side by side
+    compare_findings.py  compare's findings: resolved, new, better, worse; predicted against realized
+    compare_text.py  how compare writes its numbers
     verify.py     a profile's prices against the savings measured by fixing each habit alone
     verify_split.py  verify's prices as run without the recording, and each run split into
                   its batch wait and the rest

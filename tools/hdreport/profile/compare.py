@@ -26,24 +26,24 @@ what both have (the wall time) is compared. The command line (`hdbench_report.py
 reads both reports, sends two profile reports here, and a profile report against a
 benchmark report to check_pair's usage error (exit 2); its `--threshold` is in percent.
 
-Units: seconds (shown as s, ms or µs), bytes in binary units, GB/s = 1e9 bytes/s.
+Units: seconds (shown as s, ms or µs), bytes in binary units, GB/s = 1e9 bytes/s. The
+findings section is compare_findings.py's, the numbers' text compare_text.py's.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
-from hdreport.core.units import binary_unit, digits3
 from hdreport.profile.baseline import is_profile_report
+from hdreport.profile.compare_findings import STATUS_ORDER, findings_section
+from hdreport.profile.compare_text import (change_text, count_text, duration, is_number, one_line, percent_change,
+                                          realized_text, sig3, size_text, total_change, total_text)
 from hdreport.profile.model import cut_into_steps
-from hdreport.profile.summary import TITLES  # the findings' names, as the summary gives them
 
 DEFAULT_THRESHOLD = 0.05
-STATUS_ORDER = ("resolved", "worse", "new", "better", "same")
 TOTALS_ORDER = ("span_s", "gpu_busy_s", "gpu_idle_s", "kernel_s", "copy_s", "host_blocked_s", "copies",
                 "copy_bytes", "devices")
 CLASS_KEY = ("direction", "src", "dst", "blocking", "size_bucket")
@@ -208,96 +208,11 @@ def compare(before_path: str, before: dict, after_path: str, after: dict,
     return c
 
 
-# --- text ---------------------------------------------------------------------------
-
-def one_line(text) -> str:
-    return " ".join(str(text).split())
-
-
-def duration(seconds: float) -> str:
-    """s from 1 s, ms from 1 ms, else µs (signless: the caller adds a sign)."""
-    s = abs(seconds)
-    if s >= 1:
-        return f"{s:,.2f} s"
-    if s >= 1e-3:
-        return f"{s * 1e3:,.0f} ms" if s >= 0.1 else f"{sig3(s * 1e3)} ms"
-    return "0 s" if s == 0 else f"{sig3(s * 1e6)} µs"
-
-
-def sig3(v: float) -> str:
-    """Three significant digits, trailing zeros kept: 10.0, 4.00, 61.4, 100."""
-    return f"{v:#.3g}".rstrip(".")
-
-
-def signed_duration(seconds: float) -> str:
-    return ("+" if seconds > 0 else "-" if seconds < 0 else "±") + duration(seconds)
-
-
-def percent_change(before: float, after: float) -> str:
-    if before == 0:
-        return "–" if after == 0 else "new"
-    return f"{100 * (after - before) / before:+.1f}%"
-
-
-def change_text(before: float, after: float, fmt=signed_duration) -> str:
-    """`-7.48 s (-44.5%)`, or `no change`."""
-    return "no change" if after == before else f"{fmt(after - before)} ({percent_change(before, after)})"
-
-
-def realized_text(before: float, after: float) -> str:
-    """`16.82 s -> 9.34 s (-7.48 s, -44.5%)`."""
-    return f"{duration(before)} -> {duration(after)} ({signed_duration(after - before)}, " \
-           f"{percent_change(before, after)})"
-
-
-def size_text(n: float) -> str:
-    value, unit = binary_unit(abs(n))
-    sign = "-" if n < 0 else ""
-    if unit == "B":
-        return f"{sign}{abs(n):,.0f} B"
-    return f"{sign}{value:,.2f} {unit}" if unit == "GiB" else f"{sign}{digits3(value)} {unit}"
-
-
-def count_text(n: float) -> str:
-    return f"{n:,.0f}" if float(n).is_integer() else digits3(n)
-
-
-def total_text(key: str, value: float) -> str:
-    if key.endswith("_s"):
-        return duration(value)
-    if key.endswith("_bytes") or key == "bytes":
-        return size_text(value)
-    if key.endswith("GB/s"):
-        return f"{digits3(value)} GB/s"
-    return count_text(value)
-
-
-def total_change(key: str, before: float, after: float) -> str:
-    d = after - before
-    if d == 0:
-        return "no change"
-    if key.endswith("_s"):
-        delta = signed_duration(d)
-    elif key.endswith("_bytes"):
-        delta = ("+" if d > 0 else "") + size_text(d) if d else "±0 B"
-    else:
-        delta = f"{d:+,.0f}" if float(d).is_integer() else ("+" if d > 0 else "") + digits3(d)
-    return f"{delta} ({percent_change(before, after)})"
-
-
 def command_text(side: Side) -> str:
     command = side.profile.get("command")
     if not isinstance(command, list):
         return "?"
     return one_line(" ".join(str(c) for c in command)).replace("`", "'")
-
-
-def share(part: float, whole: float | None) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else ""
-
-
-def is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def header(c: Comparison) -> list[str]:
@@ -373,120 +288,6 @@ def notes(c: Comparison) -> list[str]:
         out.append("- The two were judged against different baselines, so their predicted savings rest on "
                    "different ceilings.")
     return [""] + out if out else []
-
-
-def saving_text(saving: float | None, span: float | None) -> str:
-    if saving is None:
-        return "–"
-    pct = share(saving, span)
-    return f"{duration(saving)} ({pct})" if pct else duration(saving)
-
-
-def findings_section(c: Comparison) -> list[str]:
-    lines = ["## Findings", ""]
-    if not c.both_recorded:
-        return lines + ["Not compared: a profile that recorded nothing has no findings to set against the other's."]
-    if not c.findings:
-        return lines + ["Neither profile has a finding."]
-    realized = c.realized_saving
-    resolved = c.resolved
-    rows = []
-    for f in c.findings:
-        name = f"`{one_line(f.id)}`" + (f" ({TITLES[f.id]})" if f.id in TITLES else "")
-        status = f"**{f.status}**" if f.status != "same" else "same"
-        before = saving_text(f.saving_before, c.before.span)
-        after = saving_text(f.saving_after, c.after.span)
-        if f.status == "resolved":
-            change = "–"
-            steps = c.realized_on_steps
-            real = ("not separable" if len(resolved) > 1 else
-                    f"{signed_saving(steps[3])} on the loop's steps; {signed_saving(realized)} on the span" if steps
-                    else signed_saving(realized) + " (the whole span's change)")
-        elif f.status == "new":
-            change, real = "–", ""
-        else:
-            change, real = change_text(f.saving_before, f.saving_after), ""
-        rows.append([name, status, before, after, change, real])
-    lines += table(["finding", "status", "saving before (predicted)", "saving after", "change", "realized"],
-                   rows)
-    counts = {s: sum(f.status == s for f in c.findings) for s in STATUS_ORDER}
-    lines += ["", "Savings are each report's predictions of what fixing that habit alone saves (`saving_alone_s`, "
-                  "else `saving_s`), as a share of its own span; better / worse: the saving "
-                  f"fell / rose by more than {c.threshold * 100:g}% of BEFORE's. "
-              + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + "."]
-    lines += ["", predicted_against_realized(c)]
-    assumptions = assumption_lines(c)
-    if assumptions:
-        lines += ["", "What the savings assume:", ""] + assumptions
-    return lines
-
-
-def signed_saving(seconds: float) -> str:
-    """A realized saving: `7.48 s`, or `-1.2 s` when the span grew."""
-    return duration(seconds) if seconds >= 0 else "-" + duration(seconds)
-
-
-def of_span(seconds: float, span: float | None) -> str:
-    pct = share(seconds, span)
-    return f", {pct} of its span" if pct else ""
-
-
-def predicted_against_realized(c: Comparison) -> str:
-    realized = c.realized_saving
-    moved = (f"the span fell {duration(realized)}" if realized > 0 else
-             f"the span grew {duration(realized)}" if realized < 0 else "the span did not change")
-    resolved = c.resolved
-    if not resolved:
-        better = [f for f in c.findings if f.status == "better"]
-        if not better:
-            return f"**Predicted against realized:** no finding was resolved; {moved}."
-        # Fixed in part: what BEFORE priced less what AFTER still prices is what the change was
-        # to save (a habit fixed but for a remnant the profile still finds, say).
-        fell = sum(f.saving_before - f.saving_after for f in better)
-        of = f" ({100 * realized / fell:.0f}% of it)" if fell > 0 else ""
-        names = ", ".join(f"`{one_line(f.id)}` ({duration(f.saving_before)} → {duration(f.saving_after)})"
-                          for f in better)
-        return (f"**Predicted against realized:** no finding was resolved outright; {len(better)} got better, "
-                f"{names}: their prices fell {duration(fell)}, what the change was predicted to save; {moved}, a "
-                f"realized saving of {signed_saving(realized)}{of}.")
-    alone = any(is_number(f.before.get("saving_alone_s")) for f in resolved)
-    # Several at once: the sum of `saving_s`, which in schema 2 counts what each fix adds to those
-    # ranked above it (so they add up); in schema 1 each was priced alone.
-    predicted = sum(f.before["saving_s"] if len(resolved) > 1 else f.saving_before for f in resolved)
-    of = f" ({100 * realized / predicted:.0f}% of the prediction)" if predicted > 0 else ""
-    others = [f for f in c.findings if f.status in ("new", "worse", "better")]
-    also = (f" Other findings changed too ({', '.join(f'`{one_line(f.id)}` {f.status}' for f in others)}); "
-            "their part is in the realized figure as well.") if others else ""
-    on_steps = ""
-    if (steps := c.realized_on_steps) is not None:
-        before, after, batches, saved = steps
-        part = f" ({100 * saved / predicted:.0f}% of the prediction)" if predicted > 0 else ""
-        on_steps = (f" On the loop's steps, where the prices are made (the span also holds start-up, workers "
-                    f"starting, and what follows the loop), a batch took {duration(before)} before and "
-                    f"{duration(after)} after: {signed_saving(saved)} over BEFORE's {batches:,} batches{part}.")
-    if len(resolved) == 1:
-        f = resolved[0]
-        return (f"**Predicted against realized:** one finding was resolved, `{one_line(f.id)}`: BEFORE predicted "
-                f"it would save {duration(f.saving_before)}{of_span(f.saving_before, c.before.span)}; {moved}, "
-                f"a realized saving of {signed_saving(realized)}{of}, attributed to it.{on_steps}{also}")
-    return (f"**Predicted against realized:** {len(resolved)} findings were resolved at once, so what each "
-            "saved cannot be separated. Their predicted savings sum to "
-            f"{duration(predicted)}{of_span(predicted, c.before.span)} "
-            + ("(`saving_s`: each counts what its fix adds to those ranked above it); " if alone else
-               "(each priced alone: they may overlap, so the sum can overstate); ") +
-            f"realized: {moved}, a saving of {signed_saving(realized)} in all{of}.{on_steps}{also}")
-
-
-def assumption_lines(c: Comparison) -> list[str]:
-    out = []
-    for f in c.findings:
-        texts = [(side, x.get("assumption")) for side, x in (("before", f.before), ("after", f.after))
-                 if x is not None and isinstance(x.get("assumption"), str) and x.get("assumption").strip()]
-        if len(texts) == 2 and one_line(texts[0][1]) == one_line(texts[1][1]):
-            texts = [("both", texts[0][1])]
-        for side, text in texts:
-            out.append(f"- `{one_line(f.id)}` ({side}): {one_line(text)}")
-    return out
 
 
 def totals_section(c: Comparison) -> list[str]:
