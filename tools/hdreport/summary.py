@@ -20,6 +20,7 @@ from hdreport.core.markdown import machine_name, made_by, named, runs_named, slu
 from hdreport.core.schema import ok_runs
 from hdreport.core.units import size_text
 from hdreport.families import loader, mlp, transfer
+from hdreport.families.mlp import versus_pytorch
 from hdreport.registry import FAMILIES, SECTIONS
 
 
@@ -169,7 +170,7 @@ def headlines(report: dict) -> list[str]:
                                     ("Batch size and loader workers", None, _batch_workers_headline),
                                     ("GPU vs CPU training step", "gpu-vs-cpu", _gpu_cpu_headline),
                                     ("hdbench vs PyTorch training step", "vs-pytorch",
-                                     mlp.summary.versus_pytorch_headline)):
+                                     versus_pytorch.versus_pytorch_headline)):
         found = headline(report)
         if found and anchor is None:
             anchor, found = found[0], found[1:]
