@@ -114,18 +114,47 @@ def pytorch_ratio(pair: tuple) -> float:
     return pair[2]["counters"]["step_us"] / pair[1]["counters"]["step_us"]
 
 
+def spread_percent(b: dict) -> float | None:
+    """A step's spread in percent: hdbench's noise (the median's), else the CV of its samples
+    (PyTorch's baseline records no more); None where neither was recorded."""
+    c = b.get("counters", {})
+    for key in ("noise_percent", "cv_percent"):
+        if isinstance(c.get(key), (int, float)) and c[key] >= 0:
+            return float(c[key])
+    return None
+
+
+def within_noise(pair: tuple) -> bool:
+    """Whether the two steps are closer than their spreads together: neither is faster beyond
+    them (a 0.90× pair at ±12% and ±6%, a 2-vCPU VM, 2026-11-29)."""
+    spreads = [spread_percent(pair[1]), spread_percent(pair[2])]
+    return None not in spreads and abs(pytorch_ratio(pair) - 1) * 100 < sum(spreads)
+
+
+def _counted(pairs: list) -> str:
+    """'faster in 7 of 8' and, where any are, the pairs within noise by their ratios: neither
+    step is faster beyond the two runs' spread there."""
+    close = [f"{pytorch_ratio(p):.2f}×" for p in pairs if within_noise(p)]
+    shown = ", ".join(close[:3]) + (", …" if len(close) > 3 else "")
+    return (f"faster in **{sum(pytorch_ratio(p) > 1 for p in pairs)}** of {len(pairs)}" +
+            (f" ({len(close)} within noise: {shown})" if close else ""))
+
+
 def versus_pytorch_headline(report: dict):
-    """(the top table's answer, its runs), or None where no point has both."""
+    """(the top table's answer, its runs), or None where no point has both: each kind of step
+    apart (a CPU step PyTorch wins hid among 32 GPU ones as "33 of 36")."""
     pairs = pytorch_pairs(report)
     if not pairs:
         return None
-    weakest, strongest = min(pairs, key=pytorch_ratio), max(pairs, key=pytorch_ratio)
-    spread = (f"**{pytorch_ratio(weakest):.2f}×** ({_point(weakest[0])}, {_pair_group(weakest[0])[1]})"
-              if weakest is strongest else
-              f"**{pytorch_ratio(weakest):.2f}×** ({_point(weakest[0])}, {_pair_group(weakest[0])[1]}) to "
-              f"**{pytorch_ratio(strongest):.2f}×** ({_point(strongest[0])}, {_pair_group(strongest[0])[1]})")
-    return (f"hdbench's step faster in **{sum(pytorch_ratio(p) > 1 for p in pairs)} of {len(pairs)}** points; "
-            f"PyTorch's time ÷ hdbench's {spread}", [b for _, hd, pt in pairs for b in (hd, pt)])
+    groups: dict = {}
+    for pair in pairs:
+        groups.setdefault(_pair_group(pair[0])[1], []).append(pair)
+    parts = []
+    for label, members in groups.items():
+        ratios = [pytorch_ratio(p) for p in members]
+        span = f"{min(ratios):.2f}×" if len(ratios) == 1 else f"{min(ratios):.2f}×–{max(ratios):.2f}×"
+        parts.append(f"{label}: hdbench {_counted(members)}, {span}")
+    return ("; ".join(parts) + " (PyTorch's time ÷ hdbench's)", [b for _, hd, pt in pairs for b in (hd, pt)])
 
 
 def versus_pytorch(report: dict) -> list[str]:
@@ -149,8 +178,8 @@ def versus_pytorch(report: dict) -> list[str]:
         note = _group_note(label, members, by)
         spread = (f"median **{statistics.median(ratios):.2f}×**, range {min(ratios):.2f}×–{max(ratios):.2f}×"
                   if len(ratios) > 1 else f"**{ratios[0]:.2f}×**")
-        lines.append(f"- **{label}**{f' ({note})' if note else ''}: hdbench faster in **{sum(r > 1 for r in ratios)}** "
-                     f"of {len(ratios)}; PyTorch ÷ hdbench {spread}" +
+        lines.append(f"- **{label}**{f' ({note})' if note else ''}: hdbench {_counted(members)}; PyTorch ÷ hdbench "
+                     f"{spread}" +
                      (f"; weakest {_point(weakest[0])}, {ratio(weakest):.2f}× ({_pair_names(weakest[1], weakest[2])})."
                       if len(ratios) > 1 else f" ({_point(weakest[0])}; {_pair_names(weakest[1], weakest[2])})."))
     runs_apart = {}
@@ -170,12 +199,15 @@ def versus_pytorch(report: dict) -> list[str]:
         bench = f"`{hd['name']}`" if hd["name"] == pt["name"] else f"`{hd['name']}` vs `{pt['name']}`"
         rows.append([model, processor.upper(), optimizer, dtype, mode, data, str(batch),
                      f"{hd['counters']['step_us']:,.1f}", f"{pt['counters']['step_us']:,.1f}",
-                     f"**{ratio(pair):.2f}×**", bench])
+                     f"**{ratio(pair):.2f}×**" + (" (within noise)" if within_noise(pair) else ""), bench])
     lines += table(["model", "processor", "optimizer", "dtype", "mode", "data", "batch", "hdbench µs", "PyTorch µs",
                     "PyTorch ÷ hdbench", "benchmark (hdbench's; PyTorch's after `vs` where named otherwise)"], rows)
     used = [hd for _, hd, _ in pairs] + [pt for _, _, pt in pairs]
     lines += ["", f"From the `mlp/step/…` runs of {sources(report, used)}, paired by model, processor, optimizer, "
-                  "dtype, mode, data and batch (where one side ran several, e.g. CPU thread counts, its fastest)."]
+                  "dtype, mode, data and batch (where one side ran several, e.g. CPU thread counts, its fastest)." +
+              (" Within noise: the two differ by less than their spreads together, hdbench's noise (of its median) "
+               "and PyTorch's CV (the spread of its samples; its baseline records no more), so neither is faster "
+               "beyond them." if any(within_noise(pair) for pair in pairs) else "")]
     return lines + cpu_phases_side_by_side([pair for pair in pairs if pair[0][1] == "cpu"]) + \
         gpu_gemm_shares([pair for pair in pairs if pair[0][1] == "gpu"])
 
