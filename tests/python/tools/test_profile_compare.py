@@ -20,7 +20,8 @@ import pytest
 
 import profile_fixtures as fixtures
 from conftest import run_report_tool
-from hdreport.profile.compare import CLASS_KEY, classify, duration, price, sig3
+from hdreport.profile.compare import CLASS_KEY, classify, duration, price
+from hdreport.profile.compare_text import sig3
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[3]
@@ -237,7 +238,7 @@ def test_totals_copy_classes_and_idle_side_by_side(tmp_path, tutorial, well):
     assert [c.strip() for c in cells[4:]] == ["**after only**", "–", f"{pinned['count']:,}", "–",
                                               f"{pinned['bytes'] / 2**20:.3g} MiB", "–",
                                               duration(pinned["time_s"]), "–",
-                                              sig3(pinned["achieved_GB/s"])]
+                                              f"{sig3(pinned['achieved_GB/s'])} GB/s"]  # each rate with its unit
     # The idle section: causes of both, side by side; a value that is not a number ignored.
     assert row(out, "`blocking_reads`")[1:] == ["14.8 ms", "–", "–"]
     assert row(out, "`host_launch`")[1:] == ["2.00 ms", "10.0 µs", "-1.99 ms (-99.5%)"]
@@ -370,3 +371,17 @@ def test_a_finding_fixed_in_part_is_held_against_what_its_price_fell(tmp_path, t
             f"({duration(price(tutorial['profile']['findings'][0]))} → {duration(price(first))}): their prices fell "
             f"{duration(fell)}, what the change was predicted to save; the span fell {duration(0.9 * fell)}, a "
             f"realized saving of {duration(0.9 * fell)} (90% of it).") in out
+
+
+def test_a_finding_fixed_in_part_is_held_against_the_loops_steps_too():
+    """The same comparison on the committed H100 profiles of 2026-11-28: the span fell 2.83 s,
+    810 ms of it start-up and what follows the loop, which no fix touches. As for a resolved
+    finding, the line sets the loop's steps beside the prediction: a batch 4.14 ms before,
+    2.34 ms after, over 999 batches."""
+    folder = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles"
+    result = run_report_tool("compare", folder / "prof-tutorial.json", folder / "prof-tutorial-all.json")
+    assert result.returncode == 0, result.stderr
+    assert ("their prices fell 2.20 s, what the change was predicted to save; the span fell 2.83 s, a realized "
+            "saving of 2.83 s (129% of it). On the loop's steps, where the prices are made (the span also holds "
+            "start-up, workers starting, and what follows the loop), a batch took 4.14 ms before and 2.34 ms after: "
+            "1.80 s over BEFORE's 999 batches (82% of the prediction).") in result.stdout

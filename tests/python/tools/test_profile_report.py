@@ -517,3 +517,24 @@ def test_a_profile_without_its_version_says_so_and_names_its_reanalysis():
     assert "analysed again by revision 154d3b4 at 2026-11-27T01:42:49+0000" in summarize(report)
     report["context"]["hdbench"].update(version="0.1.0", git_revision="ffb40a0b4fba")
     assert "hdbench_profile 0.1.0 (ffb40a0b4fba)" in summarize(report)
+
+
+def test_small_copies_and_the_copy_total_say_each_part_beside_its_whole():
+    """An H100 tutorial's profile (2026-11-28) read "3,003 took 3.11 ms of DMA, 10.9 ms of it the
+    fixed cost": the part larger than the whole, the fixed cost being the calls', not the DMA's;
+    and "20.7 ms of DMA, 142 ms timed from their calls (0.2% of the span)", the share of the
+    first number set after the second."""
+    report = fresh()
+    p = report["profile"]
+    p["costs"]["small_copies"] = {"count": 3003, "time_s": 3.11e-3, "overhead_s": 10.9e-3}
+    p["totals"].update({"copy_s": 20.7e-3, "copy_cost_s": 0.142})
+    text = summarize(report)
+    assert ("3,003 took 3.11 ms of DMA; their calls' fixed cost, about 10.9 ms (3.63 µs a copy), comes on top."
+            in text)
+    assert "Copies took 20.7 ms of DMA (0.2% of the span), 142 ms timed from their calls:" in text
+    # With the calls' time recorded, the fixed cost is a part of it.
+    p["costs"]["small_copies"]["cost_s"] = 35.7e-3
+    assert "3,003 took 35.7 ms from their calls (3.11 ms of DMA), 10.9 ms of it the fixed cost of a copy." in \
+        summarize(report)
+    p["costs"]["small_copies"]["overhead_s"] = None  # no baseline
+    assert "the fixed cost of a copy unknown (no baseline to price it)" in summarize(report)

@@ -37,10 +37,11 @@ from pathlib import Path
 
 from hdreport.core.markdown import table
 from hdreport.core.schema import ReportError
+from hdreport.core.units import gbps_text
 from hdreport.profile.baseline import is_profile_report
 from hdreport.profile.compare_findings import STATUS_ORDER, findings_section
 from hdreport.profile.compare_text import (change_text, count_text, duration, is_number, one_line, percent_change,
-                                          realized_text, sig3, size_text, total_change, total_text)
+                                          realized_text, size_text, total_change, total_text)
 from hdreport.profile.model import cut_into_steps
 
 DEFAULT_THRESHOLD = 0.05
@@ -350,9 +351,9 @@ def copy_classes_section(c: Comparison) -> list[str]:
                      cell(x, "count", count_text), cell(y, "count", count_text),
                      cell(x, "bytes", size_text), cell(y, "bytes", size_text),
                      cell(x, "time_s", duration), cell(y, "time_s", duration),
-                     cell(x, "achieved_GB/s", sig3), cell(y, "achieved_GB/s", sig3)])
+                     cell(x, "achieved_GB/s", gbps_text), cell(y, "achieved_GB/s", gbps_text)])
     lines += table(["direction", "src → dst", "blocking", "size", "in", "count before", "count after",
-                    "bytes before", "bytes after", "time before", "time after", "GB/s before", "GB/s after"], rows)
+                    "bytes before", "bytes after", "time before", "time after", "rate before", "rate after"], rows)
     return lines
 
 

@@ -73,10 +73,21 @@ def predicted_against_realized(c) -> str:
     moved = (f"the span fell {duration(realized)}" if realized > 0 else
              f"the span grew {duration(realized)}" if realized < 0 else "the span did not change")
     resolved = c.resolved
+
+    def on_steps(predicted: float) -> str:
+        # the span also holds start-up and what follows the loop, which no fix touches
+        if (steps := c.realized_on_steps) is None:
+            return ""
+        before, after, batches, saved = steps
+        part = f" ({100 * saved / predicted:.0f}% of the prediction)" if predicted > 0 else ""
+        return (f" On the loop's steps, where the prices are made (the span also holds start-up, workers "
+                f"starting, and what follows the loop), a batch took {duration(before)} before and "
+                f"{duration(after)} after: {signed_saving(saved)} over BEFORE's {batches:,} batches{part}.")
+
     if not resolved:
         better = [f for f in c.findings if f.status == "better"]
         if not better:
-            return f"**Predicted against realized:** no finding was resolved; {moved}."
+            return f"**Predicted against realized:** no finding was resolved; {moved}.{on_steps(0.0)}"
         # Fixed in part: what BEFORE priced less what AFTER still prices is what the change was
         # to save (a habit fixed but for a remnant the profile still finds, say).
         fell = sum(f.saving_before - f.saving_after for f in better)
@@ -85,7 +96,7 @@ def predicted_against_realized(c) -> str:
                           for f in better)
         return (f"**Predicted against realized:** no finding was resolved outright; {len(better)} got better, "
                 f"{names}: their prices fell {duration(fell)}, what the change was predicted to save; {moved}, a "
-                f"realized saving of {signed_saving(realized)}{of}.")
+                f"realized saving of {signed_saving(realized)}{of}.{on_steps(fell)}")
     alone = any(is_number(f.before.get("saving_alone_s")) for f in resolved)
     # Several at once: the sum of `saving_s`, which in schema 2 counts what each fix adds to those
     # ranked above it (so they add up); in schema 1 each was priced alone.
@@ -94,24 +105,17 @@ def predicted_against_realized(c) -> str:
     others = [f for f in c.findings if f.status in ("new", "worse", "better")]
     also = (f" Other findings changed too ({', '.join(f'`{one_line(f.id)}` {f.status}' for f in others)}); "
             "their part is in the realized figure as well.") if others else ""
-    on_steps = ""
-    if (steps := c.realized_on_steps) is not None:
-        before, after, batches, saved = steps
-        part = f" ({100 * saved / predicted:.0f}% of the prediction)" if predicted > 0 else ""
-        on_steps = (f" On the loop's steps, where the prices are made (the span also holds start-up, workers "
-                    f"starting, and what follows the loop), a batch took {duration(before)} before and "
-                    f"{duration(after)} after: {signed_saving(saved)} over BEFORE's {batches:,} batches{part}.")
     if len(resolved) == 1:
         f = resolved[0]
         return (f"**Predicted against realized:** one finding was resolved, `{one_line(f.id)}`: BEFORE predicted "
                 f"it would save {duration(f.saving_before)}{of_span(f.saving_before, c.before.span)}; {moved}, "
-                f"a realized saving of {signed_saving(realized)}{of}, attributed to it.{on_steps}{also}")
+                f"a realized saving of {signed_saving(realized)}{of}, attributed to it.{on_steps(predicted)}{also}")
     return (f"**Predicted against realized:** {len(resolved)} findings were resolved at once, so what each "
             "saved cannot be separated. Their predicted savings sum to "
             f"{duration(predicted)}{of_span(predicted, c.before.span)} "
             + ("(`saving_s`: each counts what its fix adds to those ranked above it); " if alone else
                "(each priced alone: they may overlap, so the sum can overstate); ") +
-            f"realized: {moved}, a saving of {signed_saving(realized)} in all{of}.{on_steps}{also}")
+            f"realized: {moved}, a saving of {signed_saving(realized)} in all{of}.{on_steps(predicted)}{also}")
 
 
 def assumption_lines(c) -> list[str]:
