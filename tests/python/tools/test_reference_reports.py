@@ -194,3 +194,30 @@ def test_the_walk_covers_a_schema_2_report_with_rated_cpu_work():
     measured roof."""
     rated = [key for p in SCHEMA_2 for _, key, _, _ in _fractions(json.loads(p.read_text()))]
     assert "fraction_of_fp32_roof" in rated
+
+
+def test_hdbench_and_pytorch_lines_are_named_and_each_split_says_what_it_holds():
+    """The H100's loader of 2026-11-23 beside PyTorch's: the legend told the two apart only by
+    hdbench's data set folder ("batch 128, /usr/share/datasets/fashion-mnist" against "batch
+    128"), and the three pinning figures had one subtitle. A PyTorch report alone read as hdbench's."""
+    pytest.importorskip("matplotlib")
+    from report_figure_checks import series
+
+    paths = [REFERENCE / "h100-2026-11-23b" / "default-h100.json", REFERENCE / "h100-2026-11-23" / "pytorch-h100.json"]
+    figures, _ = hdbench_report.build_figures([(str(p), hdbench_report.load_report(str(p))) for p in paths])
+    try:
+        name = "loader--consumer-gpu_prefetch_depth-2_shuffle-True_augment-none_pinning-pageable"
+        labels = set(series(figures[name].axes[0]))
+        assert labels == {"batch 128, hdbench", "batch 128, PyTorch", "batch 1024, hdbench", "batch 1024, PyTorch"}
+        assert figures[name]._suptitle.get_text().endswith("pinning: pageable")
+    finally:
+        for fig in figures.values():
+            close(fig)
+    alone = REFERENCE / "h100-2026-11-23" / "pytorch-h100.json"
+    figures, _ = hdbench_report.build_figures([(str(alone), hdbench_report.load_report(str(alone)))])
+    try:
+        steps = [f for n, f in figures.items() if n.startswith("mlp_step_us")]
+        assert steps and all("PyTorch" in f._suptitle.get_text().splitlines()[1] for f in steps)
+    finally:
+        for fig in figures.values():
+            close(fig)

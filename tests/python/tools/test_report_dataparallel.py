@@ -279,10 +279,21 @@ def test_a_floor_above_its_step_is_not_drawn():
     step up. Left out beyond the step's noise; kept within it."""
     from hdreport.families.dataparallel.figures import NO_EXCHANGE, with_no_exchange
 
-    step = {"name": "s", "status": "ok", "params": {"family": "dataparallel", "variant": "gpu_step"}}
-    wrong = {**step, "counters": {"step_us": 100.0, "step_no_exchange_us": 134.0, "noise_percent": 2.0}}
-    noisy = {**step, "counters": {"step_us": 100.0, "step_no_exchange_us": 101.5, "noise_percent": 2.0}}
-    below = {**step, "counters": {"step_us": 100.0, "step_no_exchange_us": 90.0}}
+    def step(batch, overlap="none", **counters):
+        return {"name": "s", "status": "ok", "counters": counters,
+                "params": {"family": "dataparallel", "variant": "gpu_step", "batch": batch, "overlap": overlap}}
+
+    wrong = step(64, step_us=100.0, step_no_exchange_us=134.0, noise_percent=2.0)
+    noisy = step(128, step_us=100.0, step_no_exchange_us=101.5, noise_percent=2.0)
+    below = step(256, step_us=100.0, step_no_exchange_us=90.0)
     floors = [b["counters"]["step_us"] for b in with_no_exchange([wrong, noisy, below])
               if b["params"].get("overlap") == NO_EXCHANGE]
     assert floors == [101.5, 90.0]
+    # One point, two exchanges (the H200's batch 256 of 2026-11-27): the bucketed run's floor,
+    # 104 µs, is below its own step but above the other exchange's 94.8: drawn, it showed that
+    # exchange making the step faster. Each floor is held against every step drawn there.
+    bucketed = step(256, "bucketed", step_us=110.0, step_no_exchange_us=104.0, noise_percent=1.0)
+    after = step(256, "none", step_us=94.8, step_no_exchange_us=92.0, noise_percent=1.0)
+    floors = [b["counters"]["step_us"] for b in with_no_exchange([bucketed, after])
+              if b["params"].get("overlap") == NO_EXCHANGE]
+    assert floors == [92.0]

@@ -335,7 +335,8 @@ def test_gemm_peaks_close_together_label_without_overprinting():
     labels = {t.get_text(): t for t in ax.texts if "GEMM peak" in t.get_text()}
     high, low = labels["gpu fp32 GEMM peak 51.6 TFLOP/s"], labels["gpu fp32 GEMM peak 49.6 TFLOP/s (pytorch)"]
     assert high.get_va() == "bottom" and low.get_va() == "top"
-    assert labels["cpu fp32 GEMM peak 0.3 TFLOP/s (threads=2)"].get_va() == "bottom"  # alone down there
+    # a figure of GPU steps alone draws no CPU peak: it squeezed the data and read as a CPU roof
+    assert not any(t.startswith("cpu ") for t in labels)
     renderer = fig.canvas.get_renderer()
     a, b = high.get_window_extent(renderer), low.get_window_extent(renderer)
     assert not matplotlib.transforms.Bbox.intersection(a, b) or a.y0 >= b.y1

@@ -25,7 +25,8 @@ from hdreport.core import style
 from hdreport.core.schema import ok_run
 
 # Params that never make a series of their own.
-IGNORED = {"family", "device", "run_name", "samples", "dataset", "m", "n", "k", "slots", "memory_kind"}
+# (`dataset_dir`: a path, said by `dataset_name` in words.)
+IGNORED = {"family", "device", "run_name", "samples", "dataset", "dataset_dir", "m", "n", "k", "slots", "memory_kind"}
 # A reference line's label sits just above it; where another line runs closer above than
 # the label is tall (hdbench's GEMM peak and PyTorch's, 4% apart), it goes below instead.
 REFERENCE_FONT_PT = 7.5
@@ -118,7 +119,10 @@ def _hidden_keys(spec: Spec, points: list[Point], roles: tuple) -> list[str]:
     for p in points:
         groups[(tuple(repr(p.params.get(k)) for k in roles), p.x)].append(p)
     keys = set(spec.row_keys) if spec.derived else {k for p in points for k in p.params}
-    keys = sorted(keys - set(roles) - IGNORED - {spec.x, "source"})
+    # whose run it is first: a key after it that follows from it (PyTorch's synthetic data set)
+    # is left out of the labels, and the implementation must not be (an H100's loader lines of
+    # hdbench and PyTorch, told apart only by a data set's folder, 2026-11-23)
+    keys = sorted(keys - set(roles) - IGNORED - {spec.x, "source"}, key=lambda k: (k != "implementation", k))
     hidden = [k for k in keys if any(_varying(g, k) for g in groups.values() if len(g) > 1)]
     if any(len(g) > 1 and _varying(g, "source") for g in groups.values()):
         hidden.append("source")
@@ -203,6 +207,14 @@ def _side_by_side(fig, ax, x, y, n: int, count: int, label: str, look: dict):
     return line
 
 
+def _shared_params(points: list[Point]) -> dict:
+    """The params every point has, with one value."""
+    if not points:
+        return {}
+    first = points[0].params
+    return {k: v for k, v in first.items() if all(repr(p.params.get(k)) == repr(v) for p in points)}
+
+
 def _independent(points: list[Point], keys: tuple) -> tuple:
     """`keys` without those whose value follows from the keys before them (a CPU step's
     threads and host data follow from its processor): they would only lengthen labels."""
@@ -280,7 +292,10 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
             for n, key in enumerate(sorted(by_series, key=style._order)):
                 xs = sorted(by_series[key])
                 ys = [statistics.median(q.y for q in by_series[key][x]) for x in xs]
-                label = style.label_of(series_keys, dict(zip(series_keys, key))) or spec.title
+                # a value whose words are none (a transfer's `per_copy`, read as the plain copy beside
+                # another variant) by its name: the figure's title in the legend named no series
+                label = style.label_of(series_keys, dict(zip(series_keys, key))) or \
+                    ", ".join(str(v).replace("_", " ") for v in key if v is not None) or spec.title
                 if lone:
                     line = _side_by_side(fig, ax, xs[0], ys[0], n, len(by_series), label, styles[key])
                 else:
@@ -300,8 +315,8 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                         transform=ax.transAxes, ha="center", va="center", fontsize=9, color="#777777",
                         gid="empty_panel")
                 continue
-            # a figure of one processor's steps: that processor's GEMM peak only
-            params = {**fig_layout["figure_values"], **panel}
+            # a figure of one processor's steps, split or alone: that processor's GEMM peak only
+            params = {**_shared_params(pts), **fig_layout["figure_values"], **panel}
             refs = spec.references(spec, params, reports) if spec.references else []
             for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
                 # dash-dot: a series of its own may be dark grey and dashed (a CUDA graph's step from
@@ -407,15 +422,19 @@ def _xlabel(x: str) -> str:
 def _constant_text(points, series_keys, spec, figure_values) -> str:
     """The params every point of a figure shares, in words (what the labels leave out; `method`:
     pinning_break_even's one, cudaMallocHost, was in no label and no legend)."""
-    shown = set(series_keys) | {spec.rows, spec.cols, spec.x} | IGNORED | {"source", "variant", "implementation"}
+    shown = set(series_keys) | {spec.rows, spec.cols, spec.x} | IGNORED | {"source", "variant"}
     keys = [k for k in ("model", "optimizer", "consumer", "processor", "implementation", "dtype", "mode", "data",
-                        "threads", "batch", "prefetch_depth", "sample_cost_us", "memory", "engine", "slots", "method")
+                        "threads", "batch", "prefetch_depth", "sample_cost_us", "pinning", "build", "workers",
+                        "memory", "engine", "slots", "method", "device_count")
             if k not in shown]
     parts = []
     for k in keys:
         values = {repr(p.params.get(k)) for p in points}
-        if len(values) == 1 and points[0].params.get(k) is not None:
+        # hdbench's own runs go unsaid; PyTorch's alone (a baseline's report) read as hdbench's
+        if len(values) == 1 and points[0].params.get(k) is not None and (k, points[0].params[k]) != \
+                ("implementation", "hdbench"):
             text = style.value_text(k, points[0].params[k]) if k != "model" else f"model {points[0].params[k]}"
+            text = {"pinning": "pinning: {}", "build": "{} build"}.get(k, "{}").format(text)  # alone, said what
             if text not in parts:  # latency's method and engine both read "copy engine"
                 parts.append(text)
     return ", ".join(parts)

@@ -93,7 +93,7 @@ KEY_FORMAT = {"threads": "{} threads", "batch": "batch {}", "workers": "{} worke
               "streams": "{} streams", "chunks": "{} chunks", "compute_ratio": "kernel {}× copy",
               "sample_cost_us": "{} µs/sample", "prefetch_depth": "depth {}", "data": "data: {}",
               "optimizer": "{}", "model": "{}", "source": "{}", "consumer": "{} consumer", "bytes": "{}",
-              "ranks": "{} ranks"}
+              "ranks": "{} ranks", "device_count": "{} GPUs"}
 SIZE_KEYS = {"bytes", "chunk_bytes"}
 
 
@@ -105,7 +105,7 @@ def value_text(key: str, value) -> str:
     else:
         text = described.label(key, str(value)) or PRETTY.get(str(value), str(value))
     text = KEY_FORMAT.get(key, "{}").format(text)
-    return text[:-1] if text in ("1 threads", "1 workers", "1 ranks") else text
+    return text[:-1] if text in ("1 threads", "1 workers", "1 ranks", "1 GPUs") else text
 
 
 def label_of(keys: tuple[str, ...], params: dict) -> str:
