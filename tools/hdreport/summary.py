@@ -127,8 +127,15 @@ def _batch_workers_headline(report: dict):
         if missing:  # the fastest point may be one that did not run: no answer
             return ("training-busy", f"**not answered**: {len(missing)} GPU epoch{'s' if len(missing) != 1 else ''} "
                     f"of {p['model']} not measured ({missing[0]}{'; …' if len(missing) > 1 else ''})", [])
+        busiest = max(epochs, key=lambda b: b["counters"]["gpu_busy_percent"])
+        # the fastest is not the busiest: where none kept the GPU busy, the answer says so first
+        none_busy = ("" if busiest["counters"]["gpu_busy_percent"] >= mlp.summary.BUSY_PERCENT else
+                     f"; no setting kept the GPU {mlp.summary.BUSY_PERCENT:.0f}% busy (the most: "
+                     f"{busiest['counters']['gpu_busy_percent']:.0f}%, batch {busiest['params']['batch']}, "
+                     f"{busiest['params']['workers']} workers)")
         return ("training-busy", f"batch {p['batch']} with **{p['workers']}** loader workers: {k['samples/s']:,.0f} "
-                f"samples/s, GPU busy {k['gpu_busy_percent']:.0f}% ({p['model']} epochs, {p['pinning']})", [best])
+                f"samples/s, GPU busy {k['gpu_busy_percent']:.0f}% ({p['model']} epochs, {p['pinning']}){none_busy}",
+                [best])
     rows = loader.summary.best_scaling_rows(report)
     if not rows:
         return None

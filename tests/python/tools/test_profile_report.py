@@ -538,3 +538,14 @@ def test_small_copies_and_the_copy_total_say_each_part_beside_its_whole():
         summarize(report)
     p["costs"]["small_copies"]["overhead_s"] = None  # no baseline
     assert "the fixed cost of a copy unknown (no baseline to price it)" in summarize(report)
+
+
+def test_the_prices_say_whose_seconds_they_are():
+    """An H100 tutorial's page priced the workers at 604 ms where verify, in a run without the
+    recording, priced them at 219 ms and measured 138.5: the page says its prices are the recorded
+    run's, and less without the recording. A page with nothing worth fixing has no prices to qualify."""
+    text = answer_of(summarize(fresh()))
+    assert "The prices are in this recorded run's seconds." in text and "`hdbench_report.py verify`" in text
+    report = fresh()
+    report["profile"]["findings"] = []
+    assert "recorded run's seconds" not in summarize(report)

@@ -221,3 +221,19 @@ def test_hdbench_and_pytorch_lines_are_named_and_each_split_says_what_it_holds()
     finally:
         for fig in figures.values():
             close(fig)
+
+
+def test_the_busy_answer_says_when_no_setting_kept_the_gpu_busy():
+    """The H200's default run of 2026-11-27: the top row gave the fastest setting, busy 57%, and
+    only the section below said no setting kept the GPU 90% busy; the row says it, with the busiest."""
+    path = REFERENCE / "h200-2026-11-27" / "default-h200.json"
+    report = hdbench_report.load_report(str(path))
+    epochs = [b for b in report["benchmarks"] if b.get("status") == "ok" and b["params"].get("family") == "mlp"
+              and b["params"].get("variant") == "epoch" and "gpu_busy_percent" in b["counters"]]
+    busiest = max(epochs, key=lambda b: b["counters"]["gpu_busy_percent"])
+    assert busiest["counters"]["gpu_busy_percent"] < 90
+    result = run_report_tool("summarize", path)
+    assert result.returncode == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("| Batch size and loader workers"))
+    assert (f"no setting kept the GPU 90% busy (the most: {busiest['counters']['gpu_busy_percent']:.0f}%, batch "
+            f"{busiest['params']['batch']}, {busiest['params']['workers']} workers)") in row

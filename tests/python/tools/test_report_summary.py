@@ -202,8 +202,9 @@ def test_summary_states_the_ratios_of_the_report(tmp_path):
     overlap = table_rows(section(text, "How much does async copy/compute overlap save?"))
     assert overlap == [["256 MiB", "1×", "pinned", "15,000", "–", "6,000", "4 × 16", "93%", "**60%**", "–", "2.50×",
                         "`streams/pipelined/x`"]]
-    assert "**86%** of the link's theoretical rate (`t/h2d/pinned`)" in text
-    assert "**79%** of the link's theoretical rate (`t/d2h/pinned`)" in text
+    # the rate the share is of, said: 54.0 GB/s at 85.7% of it
+    assert "**86%** of the link's theoretical rate, 63.0 GB/s (`t/h2d/pinned`)" in text
+    assert "**79%** of the link's theoretical rate, 63.0 GB/s (`t/d2h/pinned`)" in text
     # D2H has no pageable run: no ratio is made up for it.
     assert "D2H at" not in text
     # Questions without data say so, and the skips are listed with their reason.

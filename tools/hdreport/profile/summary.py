@@ -266,6 +266,12 @@ def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
                          f"{saves}. "
                          f"{one_line(f['what'])} **Advice:** {one_line(f['advice'])}{assumption} "
                          f"Evidence: {one_line(f['evidence'])}")
+        # verify priced the workers at 219 ms in a plain run's time where this page said 604 (an
+        # H100's tutorial, 2026-11-28): a reader must know whose seconds these are
+        lines += ["", "The prices are in this recorded run's seconds. The recording lengthens the steps, so a run "
+                      "without it saves less: by the recording's overhead, and more where a price sets the recorded "
+                      "wait against a hand-over the probe measured (DataLoader workers, the pin thread). "
+                      "`hdbench_report.py verify` holds them against runs without it."]
     else:
         lines.append(f"**Yes: nothing worth fixing** (no finding saves ≥ {100 * WORTH_FIXING:.0f}% of the "
                      f"{duration(span)} span).")

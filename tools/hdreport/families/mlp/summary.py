@@ -364,7 +364,8 @@ QUESTIONS = [
     ("gpu-vs-cpu", "How much faster is a training step on the GPU than on the CPU?", gpu_over_cpu,
      "the `mlp` family's training steps", ("mlp_gpu_vs_cpu", "mlp_step_us", "mlp--variant-step")),
     ("vs-pytorch", "How does hdbench's training step compare with PyTorch's?", versus_pytorch,
-     "the `mlp` family and `baselines/pytorch/pytorch_baseline.py` on the same machine, the reports given together",
+     "PyTorch's steps (no report of `baselines/pytorch/pytorch_baseline.py`, run on the same machine, was given "
+     "with these)",
      ("mlp_vs_pytorch", "mlp_TFLOP_per_s")),
     ("batch-copy", "What does moving the batch to the GPU cost each step?", batch_movement,
      "the `mlp` family on a GPU with `--hdbench_mlp_data=device,pinned,pageable`", ("mlp_batch_copy",)),

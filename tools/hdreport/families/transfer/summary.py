@@ -184,7 +184,11 @@ def link_efficiency(report: dict) -> list[str]:
     order = {"h2d": 0, "d2h": 1, "bidir": 2}
     out = []
     for d, b in sorted(best.items(), key=lambda item: order.get(item[0], 9)):
-        of = "twice the link's theoretical rate (both directions)" if d == "bidir" else "the link's theoretical rate"
+        c = b["counters"]
+        # the rate the share was taken of, said (`pcie_link_max_gbps`; twice it both ways)
+        link = f" {c['bandwidth_GB/s'] * 100 / c['pcie_link_percent']:.1f} GB/s" if c["pcie_link_percent"] > 0 else ""
+        of = (f"twice the link's theoretical rate (both directions:{link})" if d == "bidir" else
+              f"the link's theoretical rate{link.replace(' ', ', ', 1) if link else ''}")
         out.append(f"- {'both directions at once' if d == 'bidir' else d.upper()}: "
                    f"{b['counters']['bandwidth_GB/s']:.1f} GB/s, **{b['counters']['pcie_link_percent']:.0f}%** "
                    f"of {of} ({name(b)}).")
