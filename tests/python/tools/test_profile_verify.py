@@ -143,7 +143,7 @@ def test_a_habit_not_recommended_holds_when_its_fix_saves_under_the_floor(tmp_pa
     assert rows(small.stdout)["`--fix pin` alone"] == ["not worth fixing: under 200.0 ms (priced 50.0 ms)",
                                                        "100.0 ms", "one", "held"]
     slower = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], fix_pin=[10.5]))
-    assert rows(slower.stdout)["`--fix pin` alone"][1:] == ["−500.0 ms", "one", "held"]
+    assert rows(slower.stdout)["`--fix pin` alone"][1:] == ["−500.0 ms (slower)", "one", "held"]
     large = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], fix_pin=[9.5]))
     assert rows(large.stdout)["`--fix pin` alone"][-1] == "missed" and large.returncode == 1
     assert "under 200.0 ms (the profile's floor: 2% of its recorded span)" in large.stdout
@@ -465,7 +465,7 @@ def test_the_h100_run_of_2026_11_28b_every_habit_alone():
     for habit in ("pin", "item", "pack"):
         assert table[f"`--fix {habit}` alone"][0].startswith("not worth fixing")
         assert table[f"`--fix {habit}` alone"][-1] == "held (rounds disagree)"
-    assert table["`--fix pin` alone"][1] == "−773.0 ms"
+    assert table["`--fix pin` alone"][1] == "−773.0 ms (slower)"
     assert table["`--fix gather` alone"][-1] == "held (+8%; rounds disagree)" and table["the top finding"][-1] == "held"
     assert table["`--fix workers,pin`"][-1] == "held (+5%; rounds disagree)"
     assert table["`--fix all` (the model)"][-1] == "missed (+53%; rounds disagree)"
@@ -964,7 +964,7 @@ def test_a_fix_the_profile_says_would_cost_is_held_as_a_negative_price(tmp_path)
                                       "cost_fraction_of_span": 0.08, "why": "pinning on the training thread"}]
     result = verify(tmp_path, prof, ablation(plain=[10.0, 10.0], fix_workers=[9.0, 9.0], fix_pin=[10.773, 10.8]))
     assert rows(result.stdout)["`--fix pin` alone"] == [
-        "`pageable_to_pinned` would cost 800.0 ms", "−786.5 ms", "−800.0 ms to −773.0 ms", "held (+2%)"], result.stdout
+        "`pageable_to_pinned` would cost 800.0 ms", "−786.5 ms (slower)", "−800.0 ms to −773.0 ms", "held (+2%)"], result.stdout
     assert result.returncode == 0
     result = verify(tmp_path, prof, ablation(plain=[10.0], fix_workers=[9.0], fix_pin=[9.9]))
     assert rows(result.stdout)["`--fix pin` alone"][-1] == "missed (the fix measured a saving)"

@@ -8,6 +8,11 @@ from hdreport.profile.ablation import Measured
 from hdreport.profile.findings import duration_text
 
 
+def saved_text(s: float) -> str:
+    """A measured saving; a negative one is a cost, said so ("−773 ms" read as a saving)."""
+    return seconds(s) + (" (slower)" if s < 0 else "")
+
+
 def span_text(low: float, high: float, measured: float) -> str:
     """A model's part as a range, and how far outside it the measurement lies, if it does."""
     near = low if measured < low else high if measured > high else None
@@ -129,7 +134,7 @@ def format_report(result: dict) -> str:
             + ". Every variant visits the same samples in the same order: its time is of other work.", ""]
     out += table(["fixed", "the profile said", "measured saving", "rounds", "verdict"]
                  + (["on the fastest stretches"] if paced_rows else []),
-                 [[r.what, r.claim, seconds(r.measured.median_s) if r.measured else "–",
+                 [[r.what, r.claim, saved_text(r.measured.median_s) if r.measured else "–",
                    rounds_text(r.measured), r.verdict + (f" ({r.note})" if r.note else "")]
                   + ([paced_text(r)] if paced_rows else []) for r in rows])
     out += format_split(result)
