@@ -297,3 +297,19 @@ def test_a_floor_above_its_step_is_not_drawn():
     floors = [b["counters"]["step_us"] for b in with_no_exchange([bucketed, after])
               if b["params"].get("overlap") == NO_EXCHANGE]
     assert floors == [92.0]
+
+
+def test_an_exposure_clamped_to_zero_is_said_as_the_step_beating_its_reference():
+    """The H200's one-rank steps of 2026-11-27: a step below its own no-all-reduce step has its
+    exposed time clamped to 0, which the table showed as "0.0", the exchange wholly hidden."""
+    path = Path(__file__).resolve().parents[3] / "reports" / "reference" / "h200-2026-11-27" / "default-h200.json"
+    report = json.loads(path.read_text())
+    steps = [b for b in report["benchmarks"] if b.get("status") == "ok" and b["params"].get("variant") == "gpu_step"
+             and b["params"].get("family") == "dataparallel"]
+    beaten = [b for b in steps if b["counters"]["step_us"] < b["counters"]["step_no_exchange_us"]]
+    assert beaten and all(b["counters"]["allreduce_exposed_us"] == 0 for b in beaten)
+    text = section_of_report(report)
+    rows = [line for line in text.splitlines() if line.startswith("| 784x")]
+    said = sum(row.count("none: the step beat its reference") for row in rows)
+    assert said == len(beaten)
+    assert "exposed = a run's step − its own no-all-reduce step" in text

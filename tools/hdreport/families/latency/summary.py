@@ -46,7 +46,8 @@ def smallest_move(report: dict) -> list[str]:
         parts = []
         for d, b in both:
             ref = pinned_at.get(d)
-            versus = f", {_latency(b) / _latency(ref):.2f}× {pinned_memory(pinned_at)}" \
+            # a time over a time, said as one: "0.97× pinned" read as a speed beside the speed ratios
+            versus = f", {_latency(b) / _latency(ref):.2f}× the time from {pinned_memory(pinned_at)}" \
                 if ref is not None and ref["params"]["bytes"] == size else ""
             parts.append(f"{d.upper()} {movement.us(_latency(b))} µs{versus}")
         lines.append(f"- From {memory} memory ({size_text(size)}): {'; '.join(parts)}.")
@@ -56,7 +57,7 @@ def smallest_move(report: dict) -> list[str]:
                 f"one before): **{movement.us(_latency(over))} µs** ({name(over)})")
         if local is not None:
             text += (f", against **{movement.us(_latency(local))} µs** for a load from device memory "
-                     f"({_latency(over) / _latency(local):.2f}×; {name(local)})")
+                     f"({_latency(over) / _latency(local):.2f}× as long; {name(local)})")
         lines.append(text + f"{noise.noise_note([b for b in (over, local) if b is not None])}.")
         if pinned_at:
             first = next(iter(pinned_at.values()))
