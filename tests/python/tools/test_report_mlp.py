@@ -210,6 +210,10 @@ def test_cpu_and_gpu_steps_a_decade_apart_get_figures_of_their_own():
         check_figure(name, figs[name])
         (only,) = lines_of(figs[name]).values()  # one series: its processor is in the subtitle
         assert [y for _, y in only] == ys
+        # and its colour is its processor's, not matplotlib's first blue (pinned memory's)
+        from hdreport.core import style
+        (line,) = [ln for ln in figs[name].axes[0].get_lines() if ln.get_gid() == "series"]
+        assert line.get_color() == style.COLOURS["processor"][processor]
     assert references(panels(figs[f"{TFLOPS}_processor-cpu"])["fp32"]) == {
         "cpu fp32 GEMM peak 1.2 TFLOP/s (threads=16)": 1.2}
     assert references(panels(figs[f"{TFLOPS}_processor-gpu"])["fp32"]) == {"gpu fp32 GEMM peak 51.7 TFLOP/s": 51.7}
@@ -353,3 +357,13 @@ def test_a_reference_line_is_drawn_unlike_any_series():
     drawn = {ln.get_linestyle() for ln in lines if ln.get_gid() == "series"}
     assert references == ["-."] and "-." not in drawn
     close(figs)
+
+
+def test_a_graph_step_is_dashed_where_its_mode_alone_tells_the_series_apart():
+    """The H200's large steps (2026-11-26): eager and graph were the only series, coloured apart
+    but both solid, where every other figure dashes the graph step; where they measured alike the
+    graph line hid the eager one."""
+    from hdreport.core import style
+
+    looks = style.assign_styles(("mode",), [{"mode": "eager"}, {"mode": "graph"}])
+    assert looks[("eager",)]["linestyle"] == "-" and looks[("graph",)]["linestyle"] == "--"

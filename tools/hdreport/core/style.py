@@ -151,14 +151,15 @@ def assign_styles(series_keys: tuple[str, ...], all_params: list[dict]) -> dict[
     for v in values:
         named = dict(zip(series_keys, v))
         if colour_key is None:
-            base = "#1f77b4"
+            base = _shared_colour(all_params) or "#1f77b4"
         elif ordinal is not None:
             base = ordinal[named[colour_key]]
         else:
             base = COLOURS[colour_key].get(str(named[colour_key]), "#7f7f7f")
         rest = tuple(named[k] for k in style_keys)
         rank = rest_ranks.index(rest)
-        linestyle = next((LINESTYLES[k].get(str(named[k])) for k in style_keys
+        # the colour's key too: a graph step is dashed where its mode alone tells the series apart
+        linestyle = next((LINESTYLES[k].get(str(named[k])) for k in style_keys + [colour_key]
                           if k in LINESTYLES and str(named[k]) in LINESTYLES[k]), None)
         if linestyle is None:
             linestyle = ORDERED_STYLES[rank % len(ORDERED_STYLES)]
@@ -168,6 +169,17 @@ def assign_styles(series_keys: tuple[str, ...], all_params: list[dict]) -> dict[
         styles[v] = {"color": mix(base, towards, amount), "linestyle": linestyle,
                      "marker": MARKERS[len(styles) % len(MARKERS)]}
     return styles
+
+
+def _shared_colour(all_params: list[dict]) -> str | None:
+    """Where no key tells the series apart, the colour of what every point shares: PyTorch's,
+    else the processor's (a lone CPU step drew in pinned memory's blue)."""
+    for key in ("implementation", "processor"):
+        values = {str(p.get(key)) for p in all_params}
+        value = values.pop() if len(values) == 1 else None
+        if value in COLOURS[key] and (key, value) != ("implementation", "hdbench"):
+            return COLOURS[key][value]
+    return None
 
 
 def colour_key_of(series_keys: tuple[str, ...], values: list[tuple]) -> str | None:
