@@ -549,3 +549,24 @@ def test_the_prices_say_whose_seconds_they_are():
     report = fresh()
     report["profile"]["findings"] = []
     assert "recorded run's seconds" not in summarize(report)
+
+
+def test_each_rate_is_drawn_as_its_share_of_the_ceiling_on_a_linear_axis():
+    """The H100 tutorial of 2026-11-28: the rates were bars on a log axis from an arbitrary
+    0.0001 GB/s, so a bar's length meant nothing. Each is now its share of its ceiling, to 100%."""
+    from report_figure_checks import check_figure, close
+
+    path = Path(__file__).resolve().parents[3] / "reports/reference/h100-2026-11-28b/profiles/prof-tutorial.json"
+    report = json.loads(path.read_text())
+    built, _ = report_figures.build_figures([(str(path), report)])
+    fig = built["profile_copy_classes"]
+    check_figure("profile_copy_classes", fig)
+    rates = fig.axes[1]
+    assert rates.get_xscale() == "linear" and rates.get_xlim() == (0, 100)
+    from hdreport.profile.figures import TOP
+
+    drawn = sorted(report["profile"]["copy_classes"], key=lambda c: -c["time_s"])[:TOP]  # the classes drawn
+    shares = [round(100 * c["fraction_of_ceiling"], 6) for c in drawn
+              if c["fraction_of_ceiling"] is not None and c["ceiling_GB/s"] is not None]
+    assert sorted(round(p.get_width(), 6) for p in rates.patches) == sorted(shares) and len(shares) >= 4
+    close(fig)

@@ -119,6 +119,11 @@ def bars_of(classes: list[dict]) -> list[dict]:
     return out
 
 
+def _has_share(r: dict) -> bool:
+    """Whether a drawn class has a share of its ceiling to draw: a fraction and the ceiling it is of."""
+    return r["kind"] != "other" and r["fraction"] is not None and r["ceiling"] is not None
+
+
 def _finite(v: float) -> float:
     """A value matplotlib can place (a report's 1e308 would overflow the axis margins)."""
     return max(min(v, 1e200), -1e200) if math.isfinite(v) else 0.0
@@ -142,8 +147,9 @@ def percent_text(fraction: float) -> str:
 
 
 def draw(plt, report: dict, name: str):
-    """Time per class (left), rate against the ceiling on a log axis (right: copies of 4 KiB
-    and of 256 MiB differ by decades, and a bar's distance to its ceiling reads as a ratio)."""
+    """Time per class (left); the rate each reached as a share of its ceiling (right), a bar to
+    100% on a linear axis with the rate and the ceiling written beside it (copies of 4 KiB and of
+    256 MiB differ by decades in GB/s, but not in their shares)."""
     from matplotlib.patches import Patch
 
     profile = report["profile"]
@@ -163,49 +169,44 @@ def draw(plt, report: dict, name: str):
     left.set_title("Time spent copying", fontsize=10)
     left.margins(x=0.3)
     left.set_xlim(left=0)
-    # The rates: "other" mixes directions and kinds, so it has none; non-positive ones cannot sit on a log axis.
-    rated = [(y, r) for y, r in zip(ys, rows) if r["kind"] != "other"]
-    placed = [_finite(v) for _, r in rated for v in (r["rate"], r["ceiling"]) if v is not None and _finite(v) > 0]
-    lo = max(10.0 ** math.floor(math.log10(min(placed))), 1e-300) if placed else 0.1
-    # Room right of the largest rate for its label: 2.4 decades to start with; fit_labels widens
-    # the axis once the labels' widths are known.
-    hi = 10.0 ** math.ceil(math.log10(max(placed)) + 2.4) if placed else 100.0
-    right.set_xscale("log")
-    style.plain_log_axis(right.xaxis)
-    right.set_xlim(lo, hi)
-    right.barh([y for y, _ in rated], [max(_finite(r["rate"]), lo) - lo for _, r in rated], 0.7, left=lo,
-               color=[r["colour"] for _, r in rated], label="achieved GB/s", gid="bar")
-    marked = [(y, _finite(r["ceiling"])) for y, r in rated if r["ceiling"] is not None and _finite(r["ceiling"]) > 0]
+    # The rates as shares of their ceilings, on a linear axis to 100%: a bar's length is the share
+    # (rate bars on a log axis started at an arbitrary 0.0001 GB/s, so their lengths meant nothing).
+    # "other" mixes directions and kinds, so it has no rate; a class with no fraction has no bar.
+    shares = [(y, r) for y, r in zip(ys, rows) if r["kind"] != "other" and _has_share(r)]
+    right.barh([y for y, _ in shares], [100 * min(max(_finite(r["fraction"]), 0.0), 1.0) for _, r in shares], 0.7,
+               color=[r["colour"] for _, r in shares], label="share of the ceiling", gid="bar")
+    right.set_xlim(0, 100)
+    ceiling = right.axvline(100, color=CEILING_COLOUR, linewidth=2.5, gid="reference",
+                            label="the machine's ceiling for the class (baseline)")
     handles = {}
-    labels = []  # (where each rate label starts, the label)
     for kind in dict.fromkeys(r["kind"] for r in rows):
         colour = OTHER_COLOUR if kind == "other" else MEMORY_COLOURS.get(kind, OTHER_COLOUR)
         label = {"other": "the other classes together", "device": "device to device"}.get(kind, f"host memory: {kind}")
         handles[label] = Patch(color=colour)
-    if marked:
-        line, = right.plot([c for _, c in marked], [y for y, _ in marked], linestyle="none", marker="|",
-                           markersize=20, markeredgewidth=2.5, color=CEILING_COLOUR, gid="reference",
-                           label="the machine's ceiling (baseline)")
-        handles["the machine's ceiling for the class (baseline)"] = line
+    if shares:
+        handles["the machine's ceiling for the class (baseline)"] = ceiling
     for y, r in zip(ys, rows):
+        share = 100 * min(max(_finite(r["fraction"]), 0.0), 1.0) if _has_share(r) else None
         if r["kind"] == "other":
-            text, at = "several kinds: no one rate", lo
+            text = f"{gbps_text(r['rate'])}: several kinds, no one ceiling"
+        elif share is not None:
+            text = f"{gbps_text(r['rate'])}, {percent_text(r['fraction'])} of {gbps_text(r['ceiling'])}"
+        elif r["ceiling"] is not None and r["class"].get("ceiling_problem"):
+            # above the ceiling: one of the two figures is wrong (the summary says which)
+            text = f"{gbps_text(r['rate'])}, above {gbps_text(r['ceiling'])}: a figure is off"
         else:
-            at = max([lo, _finite(r["rate"])] + ([_finite(r["ceiling"])] if r["ceiling"] is not None else []))
-            if r["ceiling"] is not None and r["fraction"] is not None:
-                text = f"{gbps_text(r['rate'])}, {percent_text(r['fraction'])} of {gbps_text(r['ceiling'])}"
-            elif r["ceiling"] is not None and r["class"].get("ceiling_problem"):
-                # above the ceiling: one of the two figures is wrong (the summary says which)
-                text = f"{gbps_text(r['rate'])}, above {gbps_text(r['ceiling'])}: a figure is off"
-            else:
-                reason = ceiling_reason(r["class"], profile, short=True)
-                text = f"{gbps_text(r['rate'])}, " + {"no baseline": "no baseline",
-                                                       "managed memory": "no ceiling: managed memory"}.get(
-                    reason, "no ceiling in the baseline")
-        labels.append((at, right.annotate(text, (at, y), xytext=(8, 0), textcoords="offset points", va="center",
-                                          fontsize=8)))
-    right.set_xlabel("GB/s (1e9 bytes/s, log scale)")
-    right.set_title("Rate achieved, against the machine's ceiling", fontsize=10)
+            reason = ceiling_reason(r["class"], profile, short=True)
+            text = f"{gbps_text(r['rate'])}, " + {"no baseline": "no baseline",
+                                                   "managed memory": "no ceiling: managed memory"}.get(
+                reason, "no ceiling in the baseline")
+        if share is not None and share >= 50:  # inside its bar, ending at its end: it fits there
+            right.annotate(text, (share, y), xytext=(-6, 0), textcoords="offset points", va="center", ha="right",
+                           fontsize=8, color="white", fontweight="bold")
+        else:  # beside its bar, or where it has none, why (a note, not a series)
+            right.annotate(text, (share or 0, y), xytext=(6, 0), textcoords="offset points", va="center",
+                           fontsize=8, gid=None if share is not None else "null_note")
+    right.set_xlabel("share of the machine's ceiling (%)")
+    right.set_title("Rate achieved, as a share of the machine's ceiling", fontsize=10)
     for ax in (left, right):
         ax.grid(True, axis="x", alpha=0.3)
         ax.tick_params(axis="y", length=0)
@@ -217,27 +218,8 @@ def draw(plt, report: dict, name: str):
     fig.suptitle(f"Where the copy time of “{command_text(profile, 70)}” goes\n{machine_of(report)}, "
                  f"{report['context']['hdbench'].get('started_at', '')[:10]}; {judged}{synthetic}", fontsize=11)
     style.finish(fig, handles, min(len(handles), 3), 3 + bool(synthetic))
-    fit_labels(fig, right, labels, lo, hi)
     fig.hdbench = {"bars": [(r["label"], r["time_s"], r["rate"], r["ceiling"]) for r in rows]}
     return fig
-
-
-def fit_labels(fig, ax, labels: list, lo: float, hi: float) -> None:
-    """Widens the log axis `ax` (lo to hi) until every label, printed 8 points right of its
-    value, ends inside it: a label such as "46.8 GB/s, above 11.6 GB/s: a figure is off" beside
-    the fastest class ran past the panel, and off the figure. Where a label needs more than
-    four fifths of the panel it gets that (and 12 decades at most): the axis is not widened
-    without end."""
-    renderer = fig.canvas.get_renderer()
-    width = ax.get_window_extent(renderer).width
-    if width <= 0 or not labels:
-        return
-    offset = 8 * fig.dpi / 72 + 4  # the labels' offset, and a little air
-    decades = math.log10(hi) - math.log10(lo)
-    for at, label in labels:
-        room = max(width - label.get_window_extent(renderer).width - offset, 0.2 * width)
-        decades = max(decades, (math.log10(max(at, lo)) - math.log10(lo)) * width / room)
-    ax.set_xlim(lo, 10.0 ** (math.log10(lo) + min(decades, math.log10(max(hi, lo)) - math.log10(lo) + 12)))
 
 
 def ceiling_reason(c: dict, profile: dict, short: bool = False) -> str:
