@@ -172,7 +172,7 @@ def draw(plt, report: dict, name: str):
     # The rates as shares of their ceilings, on a linear axis to 100%: a bar's length is the share
     # (rate bars on a log axis started at an arbitrary 0.0001 GB/s, so their lengths meant nothing).
     # "other" mixes directions and kinds, so it has no rate; a class with no fraction has no bar.
-    shares = [(y, r) for y, r in zip(ys, rows) if r["kind"] != "other" and _has_share(r)]
+    shares = [(y, r) for y, r in zip(ys, rows) if _has_share(r)]
     right.barh([y for y, _ in shares], [100 * min(max(_finite(r["fraction"]), 0.0), 1.0) for _, r in shares], 0.7,
                color=[r["colour"] for _, r in shares], label="share of the ceiling", gid="bar")
     right.set_xlim(0, 100)
