@@ -268,6 +268,7 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
     # hollow markers of falling sizes on one spot still left the values to be guessed from a log
     # axis). Side by side, each with its value, they read as a labelled dot plot.
     lone = len({p.x for p in pts}) == 1
+    shared = _shared_params(pts)  # what every point has: a reference line is drawn for it alone
     for i, row in enumerate(rows):
         for j, col in enumerate(cols):
             ax = axes[i][j]
@@ -316,7 +317,7 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                         gid="empty_panel")
                 continue
             # a figure of one processor's steps, split or alone: that processor's GEMM peak only
-            params = {**_shared_params(pts), **fig_layout["figure_values"], **panel}
+            params = {**shared, **fig_layout["figure_values"], **panel}
             refs = spec.references(spec, params, reports) if spec.references else []
             for (y, text), grey in zip(refs, style.REFERENCE_GREYS):
                 # dash-dot: a series of its own may be dark grey and dashed (a CUDA graph's step from
@@ -427,13 +428,12 @@ def _constant_text(points, series_keys, spec, figure_values) -> str:
                         "threads", "batch", "prefetch_depth", "sample_cost_us", "pinning", "build", "workers",
                         "memory", "engine", "slots", "method", "device_count")
             if k not in shown]
+    shared = _shared_params(points)
     parts = []
     for k in keys:
-        values = {repr(p.params.get(k)) for p in points}
         # hdbench's own runs go unsaid; PyTorch's alone (a baseline's report) read as hdbench's
-        if len(values) == 1 and points[0].params.get(k) is not None and (k, points[0].params[k]) != \
-                ("implementation", "hdbench"):
-            text = style.value_text(k, points[0].params[k]) if k != "model" else f"model {points[0].params[k]}"
+        if shared.get(k) is not None and (k, shared[k]) != ("implementation", "hdbench"):
+            text = style.value_text(k, shared[k]) if k != "model" else f"model {shared[k]}"
             text = {"pinning": "pinning: {}", "build": "{} build"}.get(k, "{}").format(text)  # alone, said what
             if text not in parts:  # latency's method and engine both read "copy engine"
                 parts.append(text)

@@ -34,7 +34,7 @@ def _steps_by_point(report: dict) -> dict:
 
 def _fastest(runs: dict | None):
     """The fastest of the runs at one point (they differ in what MATCH leaves out: a CPU step's threads)."""
-    return min(runs.values(), key=lambda b: b["counters"]["step_us"]) if runs else None
+    return min(runs.values(), key=step_us) if runs else None
 
 
 def _pair_group(key: tuple) -> tuple[int, str]:
@@ -111,7 +111,15 @@ def pytorch_pairs(report: dict, by: dict | None = None) -> list[tuple]:
 
 def pytorch_ratio(pair: tuple) -> float:
     """PyTorch's step time over hdbench's: above 1, hdbench is faster."""
-    return pair[2]["counters"]["step_us"] / pair[1]["counters"]["step_us"]
+    return step_us(pair[2]) / step_us(pair[1])
+
+
+def _by_kind(pairs: list) -> dict:
+    """{(order, label): pairs} of each kind of step (`_pair_group`), in the pairs' order."""
+    groups: dict = {}
+    for pair in pairs:
+        groups.setdefault(_pair_group(pair[0]), []).append(pair)
+    return groups
 
 
 def spread_percent(b: dict) -> float | None:
@@ -146,11 +154,8 @@ def versus_pytorch_headline(report: dict):
     pairs = pytorch_pairs(report)
     if not pairs:
         return None
-    groups: dict = {}
-    for pair in pairs:
-        groups.setdefault(_pair_group(pair[0])[1], []).append(pair)
     parts = []
-    for label, members in groups.items():
+    for (_, label), members in _by_kind(pairs).items():
         ratios = [pytorch_ratio(p) for p in members]
         span = f"{min(ratios):.2f}×" if len(ratios) == 1 else f"{min(ratios):.2f}×–{max(ratios):.2f}×"
         parts.append(f"{label}: hdbench {_counted(members)}, {span}")
@@ -168,11 +173,8 @@ def versus_pytorch(report: dict) -> list[str]:
     if not pairs:
         return []
     ratio = pytorch_ratio
-    groups: dict = {}
-    for pair in pairs:
-        groups.setdefault(_pair_group(pair[0]), []).append(pair)
     lines = []
-    for (_, label), members in groups.items():
+    for (_, label), members in _by_kind(pairs).items():
         ratios = [ratio(pair) for pair in members]
         weakest = min(members, key=ratio)
         note = _group_note(label, members, by)
