@@ -148,6 +148,16 @@ def fixes_of(ablation: dict, name: str, priced: dict) -> list[str]:
     return name[len("fix_"):].split("+")
 
 
+def run_name(ablation: dict, name: str, priced: dict) -> str:
+    """How verify's tables name variant `name`: `--fix all` for fix_all, else its fixes in one
+    order (the ablation's name says `workers+pin`, its result line `pin+workers`), so a run
+    reads the same in every table."""
+    if name == "fix_all":
+        return "`--fix all`"
+    fixes = sorted(fixes_of(ablation, name, priced))
+    return f"`--fix {','.join(fixes)}`" if fixes else "plain"
+
+
 def number(v) -> bool:
     """A JSON number that is one: NaN and Infinity (which json.loads lets through) are not."""
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

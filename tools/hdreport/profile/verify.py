@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 from hdreport.core.schema import ReportError
 from hdreport.profile.ablation import (Measured, ablation_step_wait, fixes_of, measured, number, pace_scale,
-                                      paced, ran_eager, rounds_of, runs_of, trained_otherwise, warmed_up,
+                                      paced, ran_eager, rounds_of, run_name, runs_of, trained_otherwise, warmed_up,
                                       well_written_graphed)
 from hdreport.profile.findings import IDS, MIN_SAVING_OF_SPAN, chosen
 from hdreport.profile.model import HABITS, cut_into_steps  # HABITS: tutorial_style.py's --fix names
@@ -459,7 +459,7 @@ def verify(profile_path: str, report: dict, ablation_path: str, ablation: dict, 
         p = held_price(model, "+".join(sorted(fixes)), price, scale)
         priced_together.append(name)
         what, claim = (("`--fix all` (the model)", f"every habit fixed saves {seconds(p)}") if name == "fix_all" else
-                       (f"`--fix {name[len('fix_'):].replace('+', ',')}`",
+                       (run_name(ablation, name, alone),
                         f"the model prices them together at {seconds(p)}"))
         rows.append(paces.hold(priced_row(what, claim, m, p, tolerance), name, "+".join(sorted(fixes)), price))
     singles = {h: measured(ablation, f"fix_{h}") for h in HABITS}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from hdreport.profile.ablation import fixes_of, number, rounds_of, runs_of, trained_otherwise
+from hdreport.profile.ablation import fixes_of, number, rounds_of, run_name, runs_of, trained_otherwise
 
 
 def held_price(model: dict, key: str, price: float, scale: float) -> float:
@@ -87,7 +87,7 @@ def split_rows(model: dict, ablation: dict, alone: dict, scale: float, tolerance
         spans = (("the batch wait", low, batch_model, batch), ("the rest", rest_model, rest_model + batch_model - low,
                                                                 rest))
         off = [part for part, lo, hi, theirs in spans if outside(lo, hi, theirs) > max(tolerance * abs(theirs), floor)]
-        what = "plain" if not fixes else f"`--fix {','.join(fixes)}`"
+        what = run_name(ablation, name, alone)
         off_cpu = runs_of(v, "rest_off_cpu_s")
         out.append(Split(what, batch_model, batch, rest_model, rest, off,
                          statistics.median(off_cpu) if off_cpu else None, low if own else None))

@@ -115,7 +115,8 @@ def format_report(result: dict) -> str:
             if not result["profiled_steps"] else "")
            + f"A price holds within {result['tolerance'] * 100:.0f}% of the measured saving (plain's median wall "
            f"time minus the fixed run's); a habit not recommended holds when fixing it saved under "
-           f"{seconds(result['floor_s'])} (the profile's floor: 2% of its recorded span)."
+           f"{seconds(result['floor_s'])} (the profile's floor: 2% of its recorded span"
+           + (f", scaled as the prices are" if result["profiled_s"] and result["scale"] != 1 else "") + ")."
            + ("" if result.get("warmed_up", True) else
               " The ablation ran no warm-up and plain first in every round: plain's time may carry the first "
               "run's cost (on an H200 host the first run of a burst took about 1.25x the next ones), which makes "
