@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hdreport.profile.baseline import Ceilings
-from hdreport.profile.findings import MIN_SAVING_OF_SPAN, would_cost
+from hdreport.profile.findings import MIN_SAVING_OF_SPAN, gather_text, would_cost
 from hdreport.profile.handover import FITTED, Handover, handover_of
 from hdreport.profile.model import FIXES, Model, Step
 from hdreport.profile.records import read_recording
@@ -313,6 +313,17 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     assert workers["saving_added_s"] == pytest.approx(n * (661.126 - 1821.126) * US)
     handover = section["model"]["handover"]
     assert handover["gather_batch_s"] == 300e-6 and handover["gather_rows"] == 1024
+
+
+def test_a_packed_batchs_gather_says_the_rows_the_probe_cut_it_into():
+    """A batch sent as one tensor (--fix pack: 256 samples of 3,144 B) does not say how many
+    samples it holds: the probe gathered it as 192 rows of 4,192 B, and the assumption says so
+    rather than "192 random rows a batch" beside the program's 256."""
+    packed = gather_text(Handover(tensor_bytes=(804864,), gather_batch_s=69e-6, gather_rows=192))
+    assert "the batch's 804,864 B as 192 random rows of 4,192 B (one tensor a batch does not say how " \
+           "many samples it holds)" in packed
+    parts = gather_text(Handover(tensor_bytes=(802816, 2048, 1024), gather_batch_s=69e-6, gather_rows=256))
+    assert "256 random rows a batch, out of 256 MiB" in parts and "does not say" not in parts
 
 
 def test_a_batch_built_near_a_gathers_cost_is_not_per_sample(tmp_path):

@@ -164,9 +164,16 @@ def pin_thread_text(h: Handover) -> str:
 def gather_text(h: Handover) -> str:
     """What the per_sample_batches finding assumes gathering a batch whole costs."""
     if h.gather_batch_s is not None:
+        rows = f"{h.gather_rows} random rows a batch"
+        if len(h.tensor_bytes) == 1 and h.gather_rows:
+            # one tensor a batch (packed) does not say how many samples it holds: the probe cut
+            # it into rows of about 4 KiB (the tutorial's 256 samples of 3,144 B made 192 rows)
+            rows = (f"the batch's {h.tensor_bytes[0]:,} B as {h.gather_rows} random rows of "
+                    f"{h.tensor_bytes[0] // h.gather_rows:,} B "
+                    "(one tensor a batch does not say how many samples it holds)")
         return (f"a batch gathered whole costs the training thread {duration_text(h.gather_batch_s)} "
-                f"(measured here by tools/handover_probe.py: {h.gather_rows} random rows a batch out of 256 MiB "
-                "held in memory, through a DataLoader)")
+                f"(measured here by tools/handover_probe.py: {rows}, out of 256 MiB held in memory, through a "
+                "DataLoader)")
     return (f"a batch gathered whole costs its bytes at {GATHER_GBPS:g} GB/s (well_written.py's gathers on an H100 "
             "host; not measured here)")
 
