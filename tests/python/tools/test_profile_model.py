@@ -818,6 +818,24 @@ def test_the_summary_says_how_much_of_the_steps_stalls_hold(tmp_path):
     assert model_lines(report)[0].endswith("4,000 µs a step on average.")
 
 
+def test_a_findings_evidence_says_stretches_where_the_summary_does():
+    """The H100's `--fix all` recording read its loss every 100 turns: 11 "steps" of 82 batches
+    each. Its evidence said "900 batches over 11 steps", as if 11 turns of the loop had made
+    them; stretches, as the step table says, and per stretch where it gives a time."""
+    from hdreport.profile.findings import what_and_evidence
+
+    stretches = Model([Step(T=191_000_000, B=25_000_000, batches=82, batch_bytes=82 * 804864) for _ in range(11)],
+                      (0, 1), [0] * 11, "", True, steps_cut_at="reads")
+    _, evidence = what_and_evidence("gather", stretches, None, {"by_cause_s": {}})
+    assert "902 batches of 805 kB over 11 stretches" in evidence
+    _, evidence = what_and_evidence("workers", stretches, None, {"by_cause_s": {"input_pipeline": 0.27}})
+    assert "25.0 ms of input pipeline a stretch over 11 stretches against 191.0 ms a stretch in all" in evidence
+    steps = Model([Step(T=2_000_000, B=300_000, batches=1, batch_bytes=804864) for _ in range(11)],
+                  (0, 1), [0] * 11, "", True, steps_cut_at="reads")
+    assert "a step over 11 steps" in what_and_evidence("workers", steps, None,
+                                                        {"by_cause_s": {"input_pipeline": 0.0}})[1]
+
+
 def test_steps_of_many_batches_read_per_batch():
     """A loop that reads its loss every 100 turns is cut into steps of about 100 batches (the
     H200's `--fix all` recording: 11 steps of 82 batches, 155,519 µs each): the step table
@@ -828,8 +846,9 @@ def test_steps_of_many_batches_read_per_batch():
     report = {"profile": {"model": {"steps": 10, "batches": 820, "per_step_reads": True, "per_step_ms": per,
                                     "seconds": {"T": 1.64}}}}
     lines = model_lines(report)
-    assert lines[0] == ("The thread that feeds the GPU, 10 steps, cut at the blocking read that ends each, 82 batches "
-                        "a step on average: 2,000 µs a batch (164,000 µs a step).")
+    # "10 steps" of an 820-turn loop read as 10 of its turns: they are stretches of it
+    assert lines[0] == ("The thread that feeds the GPU, 10 stretches, cut at the blocking read that ends each, 82 "
+                        "batches a stretch on average: 2,000 µs a batch (164 ms a stretch).")
     rows = "\n".join(lines[2:])
     assert "| a batch | time | share |" in rows
     assert "| building batches (input pipeline) | 250 µs | 12.5% |" in rows

@@ -500,6 +500,9 @@ def test_the_answer_gives_the_saving_as_a_share_of_the_loop_too():
     answer = answer_of(summarize(report))
     assert ("would save **2,414 ms (24.5%)** of the program's 9.86 s span (58.3% of its 999 steps' 4.14 s, the "
             "share a longer run would save); the largest alone") in answer
+    # the same program with every habit fixed reads every 100 turns: 11 stretches, not 11 steps
+    fixed = json.loads((path.parent / "prof-tutorial-all.json").read_text())
+    assert "(10.1% of its 11 stretches' 2.11 s, the share a longer run would save)" in answer_of(summarize(fixed))
     report["profile"]["model"].update(per_step_reads=False, steps_cut_at="")  # one stretch: no loop
     assert "would save **2,414 ms (24.5%)** of the program's 9.86 s span; the largest alone" in \
         answer_of(summarize(report))

@@ -250,13 +250,15 @@ def workers_needed(model) -> int:
 def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, str]:
     """(what was seen, the numbers) for a fix."""
     n = len(model.steps)
-    steps = f"{n} step{'s' if n != 1 else ''}"
+    # steps of many batches (a loop read every 100 turns) are stretches of it, as the summary says
+    step = "stretch" if read_per_batch(sum(s.batches for s in model.steps), n) else "step"
+    steps = f"{n} {step}{('es' if step == 'stretch' else 's') if n != 1 else ''}"
     by_cause = idle["by_cause_s"]
     if fix == "workers":
         return (f"the training thread spent {duration_text(model.total('B'))} building batches between CUDA calls "
                 f"while the GPU waited ({duration_text(by_cause['input_pipeline'])} of GPU idle time)",
-                f"{_per_step(model, 'B')} of input pipeline a step over {steps} against "
-                f"{_per_step(model, 'T')} a step in all; GPU busy {_per_step(model, 'G')} a step")
+                f"{_per_step(model, 'B')} of input pipeline a {step} over {steps} against "
+                f"{_per_step(model, 'T')} a {step} in all; GPU busy {_per_step(model, 'G')} a {step}")
     if fix == "gather" and model.pin_thread:
         batches = sum(s.batches for s in model.steps) or 1
         gathered = model.gather_s()
@@ -267,7 +269,7 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                 f"spent {duration_text(model.total('H') / batches)} a batch in Python between CUDA calls, where "
                 f"gathering a batch whole on it takes {duration_text(gathered / batches)}",
                 f"{batches} batches of {sum(s.batch_bytes for s in model.steps) / batches / 1e3:,.0f} kB over "
-                f"{steps}, {_per_step(model, 'T')} a step; the pin thread's GIL time "
+                f"{steps}, {_per_step(model, 'T')} a {step}; the pin thread's GIL time "
                 f"{duration_text(model.pin_thread_s())} in all against {duration_text(gathered)} gathered whole")
     if fix == "gather":
         batches = sum(s.batches for s in model.steps) or 1
@@ -283,23 +285,23 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
     if fix == "pin":
         return (f"pageable copies held the training thread {duration_text(model.total('L_pg'))} in their calls "
                 "(the driver staging them through its own pinned buffer) and the waits after them",
-                f"{_per_step(model, 'L_pg')} a step over {steps}, timed from each copy's call, not its DMA record")
+                f"{_per_step(model, 'L_pg')} a {step} over {steps}, timed from each copy's call, not its DMA record")
     if fix == "overlap":
         return (f"the host waited {duration_text(model.total('L_pin'))} for copies from pinned memory",
-                f"{_per_step(model, 'L_pin')} a step over {steps}")
+                f"{_per_step(model, 'L_pin')} a {step} over {steps}")
     if fix == "pack":
         extra = sum(s.extra_copies for s in model.steps)
         return (f"{extra} copies went as extra pieces of batches sent in several copies back to back, "
                 f"{duration_text(model.total('S'))} of calls and waits",
-                f"{extra / max(1, n):.3g} extra copies and {_per_step(model, 'S')} a step over {steps}")
+                f"{extra / max(1, n):.3g} extra copies and {_per_step(model, 'S')} a {step} over {steps}")
     if fix == "item":
         wait = "synchronize" if model.steps_cut_at == "synchronizes" else "read"
         syncs = model.total("R_sync")
         return (f"the host waited {duration_text(model.total('R'))} in a blocking {wait} at the end of every step"
                 + (f" and {duration_text(syncs)} in a synchronize (no copy in it) every step besides" if syncs else "")
                 + ", so it never ran ahead of the GPU",
-                f"{_per_step(model, 'R')} a step waiting in the {wait} over {steps}; host work before the next "
-                f"wait {_per_step(model, 'B')} a step")
+                f"{_per_step(model, 'R')} a {step} waiting in the {wait} over {steps}; host work before the next "
+                f"wait {_per_step(model, 'B')} a {step}")
     if fix == "gc":
         full = sum(s.gc_full_count for s in model.steps)
         return (f"Python's full garbage collections held the training thread {duration_text(model.total('gc_full'))} "

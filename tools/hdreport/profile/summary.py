@@ -142,10 +142,16 @@ def model_lines(report: dict) -> list[str]:
         return ["No feeding thread was recorded (no CUDA calls): the fixes could not be priced."]
     per = m["per_step_ms"]
     cut_at = m.get("steps_cut_at", "reads" if m["per_step_reads"] else "")  # absent from reports made before it
-    how = (f"{m['steps']:,} steps, cut at the blocking read that ends each" if m["per_step_reads"] else
-           f"{m['steps']:,} steps, cut at the synchronize (no copy in it) that ends each"
+    # Steps of many batches (a loop that reads every 100 turns, or one stretch) read per batch:
+    # 155,519 µs "a step" of 82 batches told a reader nothing about one turn of the loop, and
+    # "11 steps" of a 1000-turn loop read as 11 of its turns: such steps are called stretches.
+    batches = m.get("batches", 0) / m["steps"]
+    per_batch = read_per_batch(m.get("batches", 0), m["steps"])
+    noun = "stretches" if per_batch else "steps"
+    how = (f"{m['steps']:,} {noun}, cut at the blocking read that ends each" if m["per_step_reads"] else
+           f"{m['steps']:,} {noun}, cut at the synchronize (no copy in it) that ends each"
            if cut_at == "synchronizes" else
-           f"{m['steps']:,} steps, cut where the NVTX ranges that mark its iterations start "
+           f"{m['steps']:,} {noun}, cut where the NVTX ranges that mark its iterations start "
            f"(`{cut_at.split(', ')[0].removeprefix('range ')}`)" if cut_at.startswith("range ") else
            "one stretch (no per-step blocking read or synchronize, or NVTX range marking its iterations, to cut "
            "steps at)")
@@ -154,10 +160,6 @@ def model_lines(report: dict) -> list[str]:
              ("waiting in the step's " + ("synchronize" if cut_at == "synchronizes" else "read"), "R"),
              ("the rest: launches, Python", "O"),
              ("of it, first launch to last: what a CUDA graph replaces", "X"), ("GPU busy (a bound)", "G")]
-    # Steps of many batches (a loop that reads every 100 turns, or one stretch) read per batch:
-    # 155,519 µs "a step" of 82 batches told a reader nothing about one turn of the loop.
-    batches = m.get("batches", 0) / m["steps"]
-    per_batch = read_per_batch(m.get("batches", 0), m["steps"])
     unit = "a batch" if per_batch else "a step"
     each = batches if per_batch else 1.0
     rows = [[name, micro(per[key] / each * 1e3), share(per[key], per["T"]) if key != "G" else ""]
@@ -167,14 +169,14 @@ def model_lines(report: dict) -> list[str]:
         text = (f"The thread that feeds the GPU, {how}, {batches:,.0f} batches: {micro(per['T'] / batches * 1e3)} "
                 f"a batch ({duration(per['T'] / 1e3)} in all).")
     elif per_batch:
-        text = (f"The thread that feeds the GPU, {how}, {batches:,.{0 if batches >= 10 else 1}f} batches a step on "
-                f"average: {micro(per['T'] / batches * 1e3)} a batch ({per['T'] * 1e3:,.0f} µs a step).")
+        text = (f"The thread that feeds the GPU, {how}, {batches:,.{0 if batches >= 10 else 1}f} batches a stretch "
+                f"on average: {micro(per['T'] / batches * 1e3)} a batch ({duration(per['T'] / 1e3)} a stretch).")
     if m.get("pin_thread"):  # absent from reports made before it
         text += (" Its batches came from a pin thread (another thread of its process pinned their memory and "
                  "launched nothing: PyTorch's pin_memory thread), whose share of the GIL its time here includes.")
     spread = m.get("step_spread") or {}  # absent from reports made before it
     if spread.get("stalls") and cut_at:
-        text += (f" Half the steps took under {spread['median_ms'] * 1e3:,.0f} µs; {spread['stalls']:,} took over "
+        text += (f" Half the {noun} took under {spread['median_ms'] * 1e3:,.0f} µs; {spread['stalls']:,} took over "
                  f"{spread['stall_factor']}x that (the longest {spread['max_ms']:,.1f} ms), "
                  f"{duration(spread['stall_excess_s'])} beyond the median, "
                  f"{share(spread['stall_excess_s'], m['seconds']['T'])} of the steps' time: stalls of the program, "
@@ -216,7 +218,8 @@ def loop_share(model: dict, saving: float) -> str:
     steps = model.get("steps")
     if not cut_into_steps(model) or not isinstance(T, (int, float)) or T <= 0 or not isinstance(steps, int) or steps < 2:
         return ""
-    return f" ({share(saving, T)} of its {steps:,} steps' {duration(T)}, the share a longer run would save)"
+    noun = "stretches" if read_per_batch(model.get("batches", 0), steps) else "steps"  # as model_lines says
+    return f" ({share(saving, T)} of its {steps:,} {noun}' {duration(T)}, the share a longer run would save)"
 
 
 def answer(path: str, report: dict, several: bool) -> tuple[str, list[str]]:
