@@ -5,7 +5,7 @@ profiled command imports this module at start-up. Where HDBENCH_PROFILE_DIR is s
 HDBENCH_PROFILE_GC is not 0) it times each collection with `gc.callbacks` and writes them
 to pygc-<pid>.jsonl there, one JSON object a line:
 
-    {"type": "pygc", "pid", "clock": "monotonic"}                                      first
+    {"type": "pygc", "pid", "parent", "clock": "monotonic"}                            first
     {"generation", "start_ns", "end_ns", "thread", "collected"}                         each
     {"type": "memory", "measure", "samples": [[monotonic_ns, bytes], ...], "end_bytes"}  at exit
 
@@ -13,7 +13,10 @@ on CLOCK_MONOTONIC (time.monotonic_ns()), which the injection library pairs with
 clock in each records file's process and end lines; `thread` is the OS thread id, as the
 records' calls carry. Lines are appended every FLUSH_EVERY collections and at exit, so a
 killed process keeps most of them. A collection costs two callbacks of about a microsecond;
-MAX_COLLECTIONS bounds the file.
+MAX_COLLECTIONS bounds the file. The first line is written as the process starts, and again
+by a forked child at its fork with its parent's pid: a DataLoader worker ends in os._exit,
+which writes nothing more, and its parent's recording then still says it had workers (the
+workers use no CUDA and leave no records of their own).
 
 The memory line says what a DataLoader worker forked from the process would copy (a fork
 copies the parent's page tables): hdbench_profile's probe times the workers' start in a
@@ -104,7 +107,8 @@ class Collections:
         if not self.pending and self.header and memory is None:
             return
         pending, self.pending = self.pending, []
-        lines = [] if self.header else [json.dumps({"type": "pygc", "pid": os.getpid(), "clock": "monotonic"})]
+        lines = [] if self.header else [json.dumps({"type": "pygc", "pid": os.getpid(), "parent": os.getppid(),
+                                                    "clock": "monotonic"})]
         lines += [json.dumps({"generation": g, "start_ns": s, "end_ns": e, "thread": t, "collected": c})
                   for g, s, e, t, c in pending]
         if memory is not None:
@@ -122,9 +126,11 @@ class Collections:
         self.flush(self.memory_line())
 
     def forked(self) -> None:
-        """A forked child (a DataLoader worker) starts its own file, without its parent's."""
+        """A forked child (a DataLoader worker) starts its own file, without its parent's, its
+        first line (its parent's pid) written at once."""
         self.pending, self.written, self.started, self.header = [], 0, 0, False
         self.memory, self.measure, self.sampled_ns, self.every_ns = [], None, 0, MEMORY_EVERY_S * 1e9
+        self.flush()
 
 
 def resident_memory(status: str = "/proc/self/status") -> tuple[str, int] | None:
@@ -151,6 +157,7 @@ def start() -> None:
     gc.callbacks.append(collections.on_gc)
     atexit.register(collections.at_exit)
     os.register_at_fork(after_in_child=collections.forked)
+    collections.flush()  # the first line, now: a process that ends in os._exit is still on record
 
 
 def import_the_hidden_one() -> None:

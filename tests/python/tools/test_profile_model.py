@@ -302,6 +302,9 @@ def test_batches_built_sample_by_sample_are_priced_against_one_gather(tmp_path):
     assert graph["saving_s"] == pytest.approx(graph["saving_alone_s"]) == pytest.approx(n * 79 * US)
     assert item["saving_s"] == pytest.approx(n * 111 * US)
     assert "2.0 ms to get each batch, where gathering a batch whole on it takes 300 µs here" in gather["what"]
+    # the probe's 1.5 ms hand-over is within twice the 2.0 ms wait: the workers may be what it is
+    assert "or takes them over from DataLoader workers, which costs about as much: 1.5 ms a batch here" \
+        in gather["what"] and "with no workers (num_workers=0)" in gather["advice"]
     assert "1024 random rows a batch" in gather["assumption"] and "index_select" in gather["advice"]
     section = profile_section(["python3", "t.py"], 0, None, 1.0, read_recording(tmp_path), {}, baseline_report(),
                               None, handover_for=lambda *_: measured)
@@ -324,6 +327,74 @@ def test_a_packed_batchs_gather_says_the_rows_the_probe_cut_it_into():
            "many samples it holds)" in packed
     parts = gather_text(Handover(tensor_bytes=(802816, 2048, 1024), gather_batch_s=69e-6, gather_rows=256))
     assert "256 random rows a batch, out of 256 MiB" in parts and "does not say" not in parts
+
+
+def test_a_wait_far_from_a_workers_hand_over_is_not_said_to_be_one(tmp_path):
+    """The H100's `--fix all` of 2026-11-28b waited 305 µs a batch it took from its workers,
+    gathered whole there, and was told only to gather whole. A wait within twice the hand-over
+    the probe measured may be that hand-over, and the advice says what to do then; the
+    tutorial's 2007 µs per-sample build beside a 300 µs hand-over is not said to be one."""
+    far = Handover(300e-6, 250e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe", gather_batch_s=300e-6,
+                   gather_rows=1024)
+    program = tutorial_h200(STEPS)
+    program.write(tmp_path)
+    from hdreport.profile.findings import handover_like_build_s, what_and_evidence
+
+    _, _, model, _ = analyse_all(read_recording(tmp_path), Ceilings(baseline_report()), lambda shape, *_: far)
+    what, _ = what_and_evidence("gather", model, None, {"by_cause_s": {}})
+    assert "sample by sample" in what and "DataLoader workers" not in what
+    assert handover_like_build_s(model) is None  # and so no num_workers=0 in the advice
+
+
+def forked_tutorial(folder: Path, workers: int | None, parent_said: bool = True):
+    """tutorial_h200's recording with the site hook's files: its own (saying its parent where
+    `parent_said`) and, with `workers`, a one-line file a forked worker wrote at its fork."""
+    p = tutorial_h200(STEPS)
+    folder.mkdir()
+    p.write(folder)
+    header = {"type": "pygc", "pid": p.pid, "clock": "monotonic", **({"parent": 1} if parent_said else {})}
+    (folder / f"pygc-{p.pid}.jsonl").write_text(json.dumps(header) + "\n")
+    for k in range(workers or 0):
+        (folder / f"pygc-{90000 + k}.jsonl").write_text(
+            json.dumps({"type": "pygc", "pid": 90000 + k, "parent": p.pid, "clock": "monotonic"}) + "\n")
+    (folder / "pygc-89999.jsonl").write_text(  # another process's child: not this one's worker
+        json.dumps({"type": "pygc", "pid": 89999, "parent": 7, "clock": "monotonic"}) + "\n")
+    return read_recording(folder)
+
+
+def test_the_workers_a_program_forked_are_read_from_their_first_lines(tmp_path):
+    assert forked_tutorial(tmp_path / "three", 3).processes[0].forked == 3
+    assert forked_tutorial(tmp_path / "none", 0).processes[0].forked == 0
+    # an older hook's file says no parent: whether it had workers is not known
+    assert forked_tutorial(tmp_path / "older", 2, parent_said=False).processes[0].forked is None
+
+
+def test_a_program_with_workers_is_told_to_gather_without_them(tmp_path):
+    """The recording says the tutorial's process forked 3 workers: its 2.0 ms batch wait is their
+    hand-over (1.5 ms a batch here), not a per-sample build, and the advice is to gather on the
+    training thread with no workers. A program that forked none is not told of workers, though
+    its wait is within twice the hand-over."""
+    from hdreport.profile.findings import what_and_evidence
+
+    measured = Handover(1500e-6, 1200e-6, 250e-6, (BATCH_BYTES, 8192, 4096), "the probe", gather_batch_s=300e-6,
+                        gather_rows=1024)
+    _, _, model, found = analyse_all(forked_tutorial(tmp_path / "workers", 3), Ceilings(baseline_report()),
+                                     lambda shape, *_: measured)
+    assert model.forked == 3 and model.summary()["forked"] == 3
+    gather = next(f for f in found if f["fix"] == "gather")
+    assert "it takes them over from the 3 Python processes it forked (its DataLoader workers), which costs 1.5 " \
+           "ms a batch here" in gather["what"] and "sample by sample" not in gather["what"]
+    assert "its batches come from DataLoader workers: gather on the training thread instead" in gather["advice"]
+    # had more workers been priced, they would be more of them
+    assert "it forked 3 Python processes (DataLoader workers), which did not keep up" in \
+        what_and_evidence("workers", model, None, {"by_cause_s": {"input_pipeline": 0.5}})[0]
+    _, _, model, _ = analyse_all(forked_tutorial(tmp_path / "alone", 0), Ceilings(baseline_report()),
+                                 lambda shape, *_: measured)
+    what, _ = what_and_evidence("gather", model, None, {"by_cause_s": {}})
+    assert model.forked == 0 and "sample by sample" in what and "DataLoader workers" not in what
+    _, _, model, _ = analyse_all(forked_tutorial(tmp_path / "older", None, parent_said=False),
+                                 Ceilings(baseline_report()), lambda shape, *_: measured)
+    assert model.forked is None and "forked" not in model.summary()  # not known: not said
 
 
 def test_a_batch_built_near_a_gathers_cost_is_not_per_sample(tmp_path):

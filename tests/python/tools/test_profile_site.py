@@ -49,7 +49,7 @@ def test_each_collection_is_timed_on_the_monotonic_clock_with_its_thread(tmp_pat
     assert result.returncode == 0, result.stderr
     ran = json.loads(result.stdout)
     header, *collections, memory = lines(tmp_path / f"pygc-{ran['pid']}.jsonl")
-    assert header == {"type": "pygc", "pid": ran["pid"], "clock": "monotonic"}
+    assert header == {"type": "pygc", "pid": ran["pid"], "parent": os.getpid(), "clock": "monotonic"}
     # last, at exit: the memory it held (a fork copies its page tables), RssAnon where the kernel
     # says it (VmRSS on gVisor, the GPU hosts')
     assert memory["type"] == "memory" and memory["measure"] == KERNEL_MEASURE and memory["end_bytes"] > 0
@@ -58,9 +58,29 @@ def test_each_collection_is_timed_on_the_monotonic_clock_with_its_thread(tmp_pat
     assert len(full) == 1 and full[0]["thread"] == ran["thread"] and full[0]["end_ns"] >= full[0]["start_ns"]
     # the forked child's file holds its own collection, none of its parent's
     child_header, *child_collections, _ = lines(tmp_path / f"pygc-{ran['child']}.jsonl")
-    assert child_header["pid"] == ran["child"]
+    assert child_header["pid"] == ran["child"] and child_header["parent"] == ran["pid"]
     assert 1 in [c["generation"] for c in child_collections]
     assert all(c["start_ns"] > ran["after"] for c in child_collections)
+
+
+WORKER = """
+import json, multiprocessing, os
+ctx = multiprocessing.get_context("fork")  # DataLoader's workers on Linux: forked, ended by os._exit
+worker = ctx.Process(target=os.getpid)
+worker.start()
+worker.join()
+print(json.dumps({"pid": os.getpid(), "worker": worker.pid}))
+"""
+
+
+def test_a_worker_that_ends_in_os_exit_still_says_its_parent(tmp_path):
+    """A DataLoader worker uses no CUDA and ends in os._exit: its one line, written at its fork,
+    is what tells the recording that the training process had workers."""
+    result = run(tmp_path, WORKER, HDBENCH_PROFILE_DIR=str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    ran = json.loads(result.stdout)
+    assert lines(tmp_path / f"pygc-{ran['worker']}.jsonl") == [
+        {"type": "pygc", "pid": ran["worker"], "parent": ran["pid"], "clock": "monotonic"}]
 
 
 def test_nothing_is_timed_outside_the_profiler_or_when_turned_off(tmp_path):

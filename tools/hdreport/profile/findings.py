@@ -81,7 +81,7 @@ ADVICE = {
     "per_sample_batches": "hold the data set in memory as tensors and build each batch whole: one index_select of "
                           "the batch's rows a tensor (a Dataset whose __getitem__ takes the batch's indices, a "
                           "BatchSampler as the DataLoader's sampler, batch_size=None); best gathered straight into "
-                          "a pinned buffer and copied one batch ahead (examples/fashion_mnist/well_written.py)",
+                          "a pinned buffer and copied one batch ahead (examples/fashion_mnist/well_written.py){from_workers}",
     "pin_thread_gil": "gather each batch whole on the training thread, straight into a pinned buffer allocated "
                       "once, and copy it one batch ahead with non_blocking=True (examples/fashion_mnist/"
                       "well_written.py): no DataLoader workers and no pin_memory thread, so no other Python thread "
@@ -256,7 +256,9 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
     by_cause = idle["by_cause_s"]
     if fix == "workers":
         return (f"the training thread spent {duration_text(model.total('B'))} building batches between CUDA calls "
-                f"while the GPU waited ({duration_text(by_cause['input_pipeline'])} of GPU idle time)",
+                f"while the GPU waited ({duration_text(by_cause['input_pipeline'])} of GPU idle time)"
+                + (f"; it forked {model.forked} Python process{'es' if model.forked != 1 else ''} (DataLoader "
+                   "workers), which did not keep up" if model.forked else ""),
                 f"{_per_step(model, 'B')} of input pipeline a {step} over {steps} against "
                 f"{_per_step(model, 'T')} a {step} in all; GPU busy {_per_step(model, 'G')} a {step}")
     if fix == "gather" and model.pin_thread:
@@ -275,10 +277,18 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
         batches = sum(s.batches for s in model.steps) or 1
         gathered = model.gather_s()
         where = "here" if model.handover.gather_batch_s is not None else f"at {GATHER_GBPS:g} GB/s"
+        handover = handover_like_build_s(model)
+        taking = (f"{duration_text(handover / batches)} a batch {handover_where(model.handover)}"
+                  if handover is not None else "")
+        how = ("sample by sample (a Dataset indexed per sample and the default collate)"
+               + (f", or takes them over from DataLoader workers, which costs about as much: {taking}"
+                  if taking else ""))
+        if model.forked:  # the recording says it had workers: what it waits for is their hand-over
+            how = (f"over from the {model.forked} Python process{'es' if model.forked != 1 else ''} it forked (its "
+                   f"DataLoader workers), which costs {taking}")
         return (f"the training thread took {duration_text(model.total('B') / batches)} to get each batch, where "
-                f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it builds them "
-                "sample by sample (a Dataset indexed per sample and the default collate), or takes them over from "
-                "DataLoader workers, which costs about as much",
+                f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it "
+                + ("takes them " if model.forked else "builds them ") + how,
                 f"{duration_text(model.total('B'))} of batch building for {batches} batches of "
                 f"{sum(s.batch_bytes for s in model.steps) / batches / 1e3:,.0f} kB over {steps}, against "
                 f"{duration_text(gathered)} gathered whole")
@@ -320,6 +330,31 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
             + f", {_per_step(model, 'T', count)} a {unit} in all")
 
 
+# A batch wait within this factor of what taking the batches over from DataLoader workers
+# costs may be that hand-over: a program whose workers gather each batch whole already (the
+# H100's `--fix all` of 2026-11-28b: 305 µs a batch) was told only to gather whole.
+HANDOVER_LIKE = 2.0
+
+
+def handover_like_build_s(model) -> float | None:
+    """What taking the steps' batches over from DataLoader workers costs the training thread
+    (seconds), where the program forked Python processes (its workers: Model.forked) or,
+    where the recording does not say, its batch wait is within HANDOVER_LIKE of it (a
+    per-sample build and such a hand-over look alike: the workers use no CUDA). None where it
+    forked none, the wait is far from it, or a pin thread feeds the batches (pin_thread_gil)."""
+    if model.pin_thread:
+        return None
+    handover = sum(model.handover.ns(s, frozenset()) for s in model.steps) * NS
+    if model.forked is not None:  # the recording says whether the program had workers
+        return handover if model.forked > 0 and handover > 0 else None
+    waited = model.total("B")
+    return handover if handover > 0 and handover / HANDOVER_LIKE <= waited <= handover * HANDOVER_LIKE else None
+
+
+def handover_where(h: Handover) -> str:
+    return "here (tools/handover_probe.py)" if h.measured else "on H100 and H200 hosts (not measured here)"
+
+
 def findings(a: Analysis, model, idle: dict) -> list[dict]:
     """The findings worth acting on, by their saving alone, largest first."""
     span = a.totals["span_s"]
@@ -339,7 +374,14 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
              "gather": gather_text(model.handover), "pin_thread": pin_thread_text(model.handover),
              "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else "",
              "workers_start": workers_start_text(model.handover),
-             "replay": replay_text(model)}
+             "replay": replay_text(model),
+             "from_workers": "" if handover_like_build_s(model) is None else
+             "; its batches come from DataLoader workers: gather on the training thread instead, with no workers "
+             "(num_workers=0), since taking a batch over from a worker costs it more than gathering it whole"
+             if model.forked else
+             "; where DataLoader workers gather each batch whole already, gather on the training thread instead, "
+             "with no workers (num_workers=0): a batch taken over from a worker costs it about as much as building "
+             "it sample by sample"}
     out = []
     for fix, (alone, added) in priced.items():
         key = finding_id(fix, model)

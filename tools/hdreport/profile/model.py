@@ -289,6 +289,9 @@ class Model:
     # how the steps were cut: "reads", "range NAME" (NVTX iteration markers) or "" (one stretch)
     steps_cut_at: str = ""
     collections_timed: bool = False  # Python's collections were timed on the feeding threads: gc is priced
+    # the Python processes the feeding processes forked (DataLoader workers; records.Process.forked),
+    # None where not known (no site hook that says it)
+    forked: int | None = None
 
     @property
     def pin_thread(self) -> bool:
@@ -432,6 +435,7 @@ class Model:
                                           if c and (own := self.own_batch_wait_s(c))[0] < self.batch_wait_s(c)},
                 **self.start_summary(),
                 "collections_timed": self.collections_timed,
+                **({"forked": self.forked} if self.forked is not None else {}),  # absent: not known
                 "pin_rate_source": self.pin_rate_source, "handover": self.handover.summary()}
 
 

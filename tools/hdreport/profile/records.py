@@ -56,6 +56,10 @@ class Process:
     # the memory it held (the pygc file's memory line): what a DataLoader worker forked from it
     # copies the page tables of; None where not said
     memory: Memory | None = None
+    # the Python processes it forked (DataLoader workers: they use no CUDA and leave no records,
+    # their pygc file's first line names this one as its parent); None where its own pygc file
+    # does not say its parent (no site hook, or one older than the field): not known
+    forked: int | None = None
 
     def on_records_clock(self, monotonic_ns: int) -> int:
         """A CLOCK_MONOTONIC time on the records' clock: through the start and end pairs (one
@@ -249,7 +253,11 @@ def read_collections(path: Path, process: Process, into: Recording) -> None:
         if isinstance(record, dict) and record.get("type") == "memory":
             process.memory = read_memory(record, process) or process.memory
             continue
-        if not isinstance(record, dict) or record.get("type") == "pygc":
+        if isinstance(record, dict) and record.get("type") == "pygc":
+            if "parent" in record:  # this hook says its forks: none until a child's file says one
+                process.forked = process.forked or 0
+            continue
+        if not isinstance(record, dict):
             continue
         if not all(_is_int(record.get(k)) for k in ("generation", "start_ns", "end_ns", "thread")) or \
                 record["end_ns"] < record["start_ns"]:
@@ -269,6 +277,19 @@ def read_collections(path: Path, process: Process, into: Recording) -> None:
     process.collections_timed = True
     if skipped:
         process.problems.append(f"{skipped} unreadable lines of its garbage collections skipped")
+
+
+def parent_of(path: Path) -> int | None:
+    """The parent pid a pygc file's first line names (a forked child's), None where it names
+    none or cannot be read."""
+    try:
+        data = path.read_bytes()
+        first = (gzip.decompress(data) if path.name.endswith(".gz") else data).split(b"\n", 1)[0]
+        record = json.loads(first)
+    except (*UNREADABLE, ValueError, RecursionError):
+        return None
+    parent = record.get("parent") if isinstance(record, dict) and record.get("type") == "pygc" else None
+    return parent if _is_int(parent) else None
 
 
 def read_memory(record: dict, process: Process) -> Memory | None:
@@ -307,14 +328,21 @@ def read_recording(folder: str | Path) -> Recording:
             pid = int(RECORDS_FILE.fullmatch(path.name).group(1))
             recording.processes.append(Process(pid=pid, problems=[f"{path.name} could not be read: {why(e)}"]))
     by_pid = {p.pid: p for p in recording.processes}
+    children = []
     for path in sorted(Path(folder).glob("pygc-*.jsonl*")):
         match = GC_FILE.fullmatch(path.name)
         process = by_pid.get(int(match.group(1))) if match else None
         if process is None:
-            continue  # a process that never used CUDA (a DataLoader worker): it fed no GPU
+            if match:
+                children.append(path)  # a process that never used CUDA (a DataLoader worker): it fed no GPU
+            continue
         try:
             read_collections(path, process, recording)
         except UNREADABLE as e:
             process.problems.append(f"{path.name} could not be read: {why(e)}")
+    for path in children:
+        parent = by_pid.get(parent_of(path))
+        if parent is not None and parent.forked is not None:
+            parent.forked += 1
     recording.processes.sort(key=lambda p: (p.origin_ns, p.pid))
     return recording

@@ -25,7 +25,7 @@ from hdreport.profile.analysis import analyse
 from hdreport.profile.baseline import Ceilings, describe_machine
 from hdreport.profile.findings import findings, left_out, saving_together_s, workers_needed, would_cost
 from hdreport.profile.handover import handover_of
-from hdreport.profile.host import idle_by_cause, threads_of
+from hdreport.profile.host import feeding_threads, idle_by_cause, threads_of
 from hdreport.profile.steps import build as build_model
 from hdreport.profile.records import Recording
 
@@ -77,6 +77,8 @@ def analyse_all(recording: Recording, ceilings: Ceilings, handover_for=None):
     a = analyse(recording, ceilings)
     threads = threads_of(recording, a.copies)
     model = build_model(a, threads, ceilings)
+    feeding = [p.forked for p in recording.processes if p.pid in feeding_threads(threads)]
+    model.forked = sum(feeding) if feeding and None not in feeding else None
     if handover_for is not None and model.batch_shape and model.total("B") > 0:
         footprint = recording.footprint(model.window)
         model.handover = handover_for(model.batch_shape, workers_needed(model), footprint[0] if footprint else None)
