@@ -16,6 +16,7 @@ so tests can check that what is drawn is what was measured.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ LABEL_ROOM_PT = 2 + 1.3 * REFERENCE_FONT_PT  # the offset and a line of text
 # Groups of series (CPU and GPU steps) further apart than this on a log axis are drawn in
 # figures of their own: a decade between them squeezes each group's lines into one.
 SCALE_APART = 10.0
+# A log y axis spans at least this factor, so a change of a few percent looks small.
+MIN_LOG_SPAN = 3.0
 
 
 @dataclass
@@ -59,6 +62,7 @@ class Spec:
     row_keys: tuple = ()  # derived rows: the fields that place a row (the rest are its measurements)
     null_note: str = ""  # derived rows whose y is null are marked with this at the foot of their panel
     min_xs: int = 1  # draw a figure only where its points have at least this many x values
+    when: object = None  # (points) -> bool: draw a figure only where its points say so (None: always)
     # The title where none of `companions` is drawn (none ran at the figure's x values): the
     # title must not promise lines the figure lacks; '' keeps `title`.
     title_alone: str = ""
@@ -132,7 +136,7 @@ def _hidden_keys(spec: Spec, points: list[Point], roles: tuple) -> list[str]:
 
 def layout(spec: Spec, points: list[Point]) -> dict[str, dict]:
     """{figure name: {"points", "series", "figure_values"}}: figure splits, with each
-    panel holding at most MAX_SERIES series."""
+    panel holding at most MAX_SERIES series; those whose points `spec.when` turns down left out."""
     panel_keys = tuple(k for k in (spec.rows, spec.cols) if k)
     series = tuple(spec.series)
     series += tuple(k for k in _hidden_keys(spec, points, spec.figure_by + panel_keys + series)
@@ -168,7 +172,7 @@ def layout(spec: Spec, points: list[Point]) -> dict[str, dict]:
                 ppts = [p for p in gpts if tuple(p.params.get(k) for k in live) in chunk]
                 name = _figure_name(spec.name, fby, fvals) + f"_part-{part // style.MAX_SERIES + 1}"
                 figures[name] = {"points": ppts, "series": live, "figure_values": dict(zip(fby, fvals))}
-    return figures
+    return {name: f for name, f in figures.items() if spec.when is None or spec.when(f["points"])}
 
 
 def _scales_apart(spec: Spec, points: list[Point], panel_keys: tuple, key: str) -> bool:
@@ -290,25 +294,35 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
                 ax.annotate(f"{named}: {spec.null_note}" if named else spec.null_note, (x, 0.02),
                             xycoords=("data", "axes fraction"), rotation=90, fontsize=7.5, color="#555555",
                             ha="center", va="bottom", gid="null_note")
+            # at a lone x, the companions measured there (a figure split by a param may not share their x)
+            comps = [c for c in _companions_for(companion_points, spec, col) if not lone or pts[0].x in c[1]]
             for n, key in enumerate(sorted(by_series, key=style._order)):
                 xs = sorted(by_series[key])
                 ys = [statistics.median(q.y for q in by_series[key][x]) for x in xs]
                 # a value whose words are none (a transfer's `per_copy`, read as the plain copy beside
-                # another variant) by its name: the figure's title in the legend named no series
+                # another variant) by its name: the figure's title in the legend named no series. A lone
+                # series by the title without its companions: the legend names them beside it.
                 label = style.label_of(series_keys, dict(zip(series_keys, key))) or \
-                    ", ".join(str(v).replace("_", " ") for v in key if v is not None) or spec.title
+                    ", ".join(str(v).replace("_", " ") for v in key if v is not None) or spec.title_alone or spec.title
                 if lone:
-                    line = _side_by_side(fig, ax, xs[0], ys[0], n, len(by_series), label, styles[key])
+                    line = _side_by_side(fig, ax, xs[0], ys[0], n, len(by_series) + len(comps), label, styles[key])
                 else:
                     line, = ax.plot(xs, ys, label=label, gid="series", linewidth=1.8, markersize=5, **styles[key])
                 legend.setdefault(label, line)
                 drawn += [(q.benchmark, q.source, x, q.y) for x in xs for q in by_series[key][x]]
-            for comp in _companions_for(companion_points, spec, col):
-                xs = sorted(comp[1])
-                line, = ax.plot(xs, [comp[1][x] for x in xs], label=comp[0], gid="series", linewidth=3.5,
-                                alpha=0.35, **comp_styles[comp[2]])
-                legend.setdefault(comp[0], line)
-            if not ppts and not _companions_for(companion_points, spec, col):
+            for n, (label, xy, memory) in enumerate(comps, start=len(by_series)):
+                if lone:
+                    # a line through one x draws nothing (an H200's quick staged copies, 2026-11-26):
+                    # a pale marker beside the series' instead, with its value
+                    x = pts[0].x
+                    look = {**comp_styles[memory], "marker": "o", "alpha": 0.5}
+                    line = _side_by_side(fig, ax, x, xy[x], n, len(by_series) + len(comps), label, look)
+                else:
+                    xs = sorted(xy)
+                    line, = ax.plot(xs, [xy[x] for x in xs], label=label, gid="series", linewidth=3.5, alpha=0.35,
+                                    **comp_styles[memory])
+                legend.setdefault(label, line)
+            if not ppts and not comps:
                 # A grid cell nothing ran in (e.g. the SM engine of the all-GPU copies,
                 # which use the copy engine only): say so instead of drawing empty axes.
                 ax.axis("off")
@@ -335,16 +349,12 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
             if j == 0:
                 ax.set_ylabel(spec.ylabel or spec.y.replace("_", " "))
             ax.grid(True, which="major", alpha=0.3)
-    for ax, top in tops:  # after every panel is drawn: shared axes know all their data by now
+    if not spec.linear_y and not spec.ylim:  # after every panel is drawn: shared axes know all their data by now
+        for ax in (ax for row in axes for ax in row if ax.axison):
+            _at_least_a_factor(ax, MIN_LOG_SPAN)
+    for ax, top in tops:
         low, high = ax.get_ylim()
         ax.set_ylim(low, max(high, top * (1.6 if not spec.linear_y else 1.08)))
-    for ax, refs in labelled:  # once the y limits are final: where the lines fall on the page
-        heights = [_points_up(ax, y) for y, _ in refs]
-        for k, ((y, text), grey) in enumerate(zip(refs, style.REFERENCE_GREYS)):
-            below = _label_below(k, heights)
-            ax.annotate(text, (0.01, y), xycoords=("axes fraction", "data"), xytext=(0, -2 if below else 2),
-                        textcoords="offset points", fontsize=REFERENCE_FONT_PT, color=grey,
-                        va="top" if below else "bottom")
     constant = _constant_text(pts, series_keys, spec, fig_layout["figure_values"])
     subtitle = machine + (f" · {constant}" if constant else "")
     title = spec.title
@@ -354,6 +364,11 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
     fig.suptitle(f"{title}\n{subtitle}", fontsize=11)
     shown = legend if (series_keys or companion_points) else {}
     style.finish(fig, shown, min(len(shown), 3) or 1, 2)
+    for ax, refs in labelled:  # once the y limits and the layout are final: where the lines fall on the page
+        heights = [_points_up(ax, y) for y, _ in refs]
+        for k, ((y, text), grey) in enumerate(zip(refs, style.REFERENCE_GREYS)):
+            others = [other for m, (other, _) in enumerate(refs) if m != k]
+            _label_reference(ax, y, text, grey, _label_below(k, heights), others)
     fig.hdbench = {"points": drawn, "spec": spec.name, "series_keys": series_keys}
     return fig
 
@@ -373,6 +388,50 @@ def _values(points, key):
     return sorted({p.params.get(key) for p in points}, key=style._order_one)
 
 
+def _label_reference(ax, y: float, text: str, grey: str, below: bool, others: list) -> None:
+    """The label of the reference line at height y, at the first free spot of: the line's left end
+    above it (below where `below`), the other side, then the right end; free is inside the axes,
+    over no series, text or other reference line (`others`, their heights). A label printed over
+    the lines it is read against (an H200's batch copies on the floor they are divided by,
+    2026-11-26). Where none is free, the first."""
+    renderer = ax.figure.canvas.get_renderer()
+    taken = _taken(ax, renderer, others)
+    spots = [(x, low) for x in (0.01, 0.99) for low in (below, not below)]
+    for x, low in spots:
+        label = _reference_label_at(ax, y, text, grey, x, low)
+        box = label.get_window_extent(renderer)
+        if ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1 and not any(box.overlaps(t) for t in taken):
+            return
+        label.remove()
+    _reference_label_at(ax, y, text, grey, *spots[0])
+
+
+def _reference_label_at(ax, y, text, grey, x, low):
+    return ax.annotate(text, (x, y), xycoords=("axes fraction", "data"), xytext=(0, -2 if low else 2),
+                       textcoords="offset points", fontsize=REFERENCE_FONT_PT, color=grey,
+                       ha="left" if x < 0.5 else "right", va="top" if low else "bottom")
+
+
+def _taken(ax, renderer, others: list) -> list:
+    """Boxes (display units) a reference label must not cover: each series' line and markers,
+    sampled along its segments; the texts in the axes (values, notes, labels placed before); the
+    other reference lines at heights `others`."""
+    from matplotlib.transforms import Bbox
+
+    boxes = [t.get_window_extent(renderer) for t in ax.texts if t.get_visible() and t.get_text()]
+    for line in (line for line in ax.get_lines() if line.get_gid() == "series"):
+        marker = line.get_markersize() if line.get_marker() not in (None, "None", "") else 0
+        r = max(marker, line.get_linewidth()) * ax.figure.dpi / 72 / 2
+        xy = [q for q in line.get_transform().transform(line.get_xydata()) if math.isfinite(q[0] + q[1])]
+        for (x0, y0), (x1, y1) in zip(xy, xy[1:] or xy):
+            for f in (i / 20 for i in range(21)):
+                x, y = x0 + f * (x1 - x0), y0 + f * (y1 - y0)
+                boxes.append(Bbox.from_extents(x - r, y - r, x + r, y + r))
+    for y in (ax.transData.transform((0, other))[1] for other in others):
+        boxes.append(Bbox.from_extents(ax.bbox.x0, y - 1, ax.bbox.x1, y + 1))
+    return boxes
+
+
 def _points_up(ax, y: float) -> float:
     """How far up the figure the height y of ax's data lies, in points."""
     return float(ax.transData.transform((0, y))[1]) * 72 / ax.figure.dpi
@@ -384,6 +443,17 @@ def _label_below(k: int, heights: list) -> bool:
     set above this line would print over that one's."""
     h = heights[k]
     return any((0 < other - h < LABEL_ROOM_PT or (other == h and m < k)) for m, other in enumerate(heights) if m != k)
+
+
+def _at_least_a_factor(ax, factor: float) -> None:
+    """A log y axis whose view spans less than `factor` widened to it, about the data's geometric
+    centre: autoscale drew an 8% change (a CPU step's 1.55 to 1.68 M samples/s) full height, where
+    it read as a large one. Axes sharing y share the limits, so setting them once sets the row's."""
+    low, high = ax.get_ylim()
+    if not 0 < low < high or high / low >= factor:
+        return
+    centre, half = math.sqrt(low * high), math.sqrt(factor)
+    ax.set_ylim(centre / half, centre * half)
 
 
 def _scales(ax, spec, points):

@@ -27,6 +27,13 @@ style.register_look(
 # copies they were two panels of a lone point over two empty SM-engine cells (an H200, 2026-11-26).
 ALL_GPUS = frozenset({"all_to_host", "host_to_all"})
 
+
+def several_gpus(points) -> bool:
+    """Whether some point copied from two or more GPUs at once: one GPU's "all" copy is the
+    pinned copy of the `transfer` figure again, a lone point repeated in a figure of its own."""
+    return any(p.params.get("device_count", 0) >= 2 for p in points)
+
+
 SPECS = [
     Spec("transfer", "Copy bandwidth by memory kind and engine", "bytes",
          "bandwidth_GB/s", where={"family": "transfer", "direction": frozenset({"h2d", "d2h", "bidir"})},
@@ -34,7 +41,8 @@ SPECS = [
          references=link_rates),
     Spec("transfer_all_gpus", "Every selected GPU copying at once: the sum of their bandwidths", "bytes",
          "bandwidth_GB/s", where={"family": "transfer", "direction": ALL_GPUS}, cols="direction",
-         series=("memory", "device_count", "numa"), ylabel=BANDWIDTH, references=link_rates),
+         series=("memory", "device_count", "numa"), ylabel=BANDWIDTH, references=link_rates,
+         when=several_gpus),
     Spec("staged", "Pageable memory through a pinned staging ring, beside plain pageable and pinned copies",
          "bytes", "bandwidth_GB/s", where={"family": "staged"}, rows="chunk_bytes", cols="direction",
          series=("threads",), ylabel=BANDWIDTH, references=link_rates,
