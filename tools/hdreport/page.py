@@ -167,9 +167,13 @@ def page(reports: list[tuple[str, dict]]) -> str:
                 "Each answer names the benchmarks it came from; each figure links back to its question.</p>"]
     for key, heading, lines, _ in sections:
         out += _section(key, inline(heading), lines, wanted[key], owner, built, heading.replace("`", ""))
+    # the summary's closing glossary: the terms the page's text uses
+    glossary = summary.glossary([line for _, _, lines, _ in sections + answers for line in lines])
+    glossary_html = ["<section id=glossary><h2>Glossary</h2>", markdown(glossary[2:]), "</section>"] if glossary else []
     if only_sections:  # a profile alone: no benchmark questions, failures or skips to list
         out += ["<p class=note>GB/s means 1e9 bytes per second; KiB/MiB/GiB are binary.</p>",
-                "<h2 id=machine>The machine and the run</h2>", machine_table(reports), "</body></html>", ""]
+                "<h2 id=machine>The machine and the run</h2>", machine_table(reports), *glossary_html,
+                "</body></html>", ""]
         for fig in built.values():
             plt.close(fig)
         return "\n".join(out)
@@ -195,7 +199,7 @@ def page(reports: list[tuple[str, dict]]) -> str:
     if left_out:
         out.append(f"<p>Left out of the figures ({len(left_out)}):</p>")
         out.append("<ul>" + "".join(f"<li><code>{html.escape(line)}</code></li>" for line in left_out) + "</ul>")
-    out += ["</section>", "</body></html>", ""]
+    out += ["</section>", *glossary_html, "</body></html>", ""]
     for fig in built.values():
         plt.close(fig)
     return "\n".join(out)

@@ -13,6 +13,7 @@ core/markdown.py.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hdreport.core import movement, noise
@@ -133,8 +134,9 @@ def _batch_workers_headline(report: dict):
                      f"; no setting kept the GPU {mlp.summary.BUSY_PERCENT:.0f}% busy (the most: "
                      f"{busiest['counters']['gpu_busy_percent']:.0f}%, batch {busiest['params']['batch']}, "
                      f"{busiest['params']['workers']} workers)")
-        return ("training-busy", f"batch {p['batch']} with **{p['workers']}** loader workers: {k['samples/s']:,.0f} "
-                f"samples/s, GPU busy {k['gpu_busy_percent']:.0f}% ({p['model']} epochs, {p['pinning']}){none_busy}",
+        return ("training-busy", f"batch {p['batch']} with **{p['workers']}** loader workers: "
+                f"{noise.rate(k['samples/s'], [best])} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
+                f"({p['model']} epochs, {p['pinning']}){none_busy}",
                 [best])
     rows = loader.summary.best_scaling_rows(report)
     if not rows:
@@ -147,9 +149,10 @@ def _batch_workers_headline(report: dict):
     workers = row["best_workers"]
     speedup = row["by_workers"][str(workers)].get("speedup_vs_0_workers")
     versus = f", {speedup:.2f}× 0 workers" if speedup and workers else ""
-    return ("loader-workers", f"batch {row['batch']} with **{workers}** loader workers: {row['best_samples/s']:,.0f} "
-            f"samples/s{versus} ({consumer} consumer, {cost:g} µs/sample)",
-            [loader.summary.loader_run(report, row, row["pinning"], workers)])
+    run = loader.summary.loader_run(report, row, row["pinning"], workers)
+    return ("loader-workers", f"batch {row['batch']} with **{workers}** loader workers: "
+            f"{noise.rate(row['best_samples/s'], [run])} samples/s{versus} ({consumer} consumer, {cost:g} µs/sample)",
+            [run])
 
 
 def _gpu_cpu_headline(report: dict):
@@ -245,6 +248,36 @@ def not_measured(report: dict) -> list[str]:
         [f"- failed: {named(b)}: {b.get('error_message', '')}" for b in failed]
 
 
+# (what the page says that uses the term, the term's line): the terms a reader meets on the page
+# without a definition beside them, each said at the end only where the page uses it.
+GLOSSARY = (
+    (r"\bnoise\b|±",
+     "**noise** (±): how far a run's median may be off, the half-width of its ~95% confidence interval in percent "
+     "of the median; a run samples until it is under its target, or stops at the timeout (**noisy**)."),
+    (r"\bCV\b",
+     "**CV**: how much a run's samples themselves vary, their standard deviation over their mean; more samples "
+     "narrow the noise, not the CV."),
+    (r"\bspan\b",
+     "**span**: a profiled program's time from its first GPU record to its last; savings are shares of it."),
+    (r"GPU busy [\d(%]|GPU was busy \d",  # a measure, not the question "…keep the GPU busy…"
+     "**GPU busy**: the time the GPU was working, or its share of the whole; for a training epoch, the steps' "
+     "CUDA-event time over the epoch's."),
+    (r"\bof ideal\b|ideal beaten",
+     "**of ideal**: a pipeline's ideal time (its stages, each timed alone, fully overlapped) over its measured "
+     "time, at most 100%; \"beaten\" where it ran faster, so that ideal was no bound."),
+    (r"\bof ceiling\b|of the ceiling",
+     "**of ceiling**: a copy's rate over this machine's ceiling, the rate of the same kind and size of copy in the "
+     "benchmark report, at most 100%."),
+)
+
+
+def glossary(lines: list[str]) -> list[str]:
+    """The closing section: a line for each term of GLOSSARY the page uses; [] where it uses none."""
+    text = "\n".join(lines)
+    used = [f"- {meaning}" for pattern, meaning in GLOSSARY if re.search(pattern, text)]
+    return ["## Glossary", "", *used, ""] if used else []
+
+
 def summarize_reports(reports: list[tuple[str, dict]]) -> str:
     report = merge(reports)
     extra = [line for _, heading, lines, _ in sections(reports) for line in (f"## {heading}", "", *lines, "")]
@@ -253,11 +286,10 @@ def summarize_reports(reports: list[tuple[str, dict]]) -> str:
         ctx = report["context"]
         hd = ctx["hdbench"]
         files = ", ".join(f"`{s}`" for s in report.get("sources", [])) or "?"
-        return "\n".join([f"# {title}", "", *extra,
-                          f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, "
-                          f"{made_by(hd)}{reanalysed_text(hd)}. "
-                          f"Source: {files}. "
-                          "GB/s means 1e9 bytes per second.", ""])
+        page = [f"# {title}", "", *extra,
+                f"Host `{ctx.get('host_name', '?')}`, run {hd.get('started_at', '?')}, {made_by(hd)}"
+                f"{reanalysed_text(hd)}. Source: {files}. GB/s means 1e9 bytes per second.", ""]
+        return "\n".join(page + glossary(page))
     out = header(report) + [""] + extra
     throttled = mlp.summary.gpu_throttling(report)
     if throttled:
@@ -270,7 +302,7 @@ def summarize_reports(reports: list[tuple[str, dict]]) -> str:
     missing = not_measured(report)
     if missing:
         out += ["## Not measured", "", *missing, ""]
-    return "\n".join(out)
+    return "\n".join(out + glossary(out))
 
 
 def summarize(report: dict, source: str) -> str:

@@ -95,7 +95,7 @@ def test_the_summary_opens_with_the_answer():
     # Every part is there, in order.
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert [h.split(" (")[0] for h in headings] == [QUESTION, "## Where the copy time goes", "## What the copies cost",
-                                                    "## How it was profiled"]
+                                                    "## How it was profiled", "## Glossary"]  # its span, ceiling
     assert "cannot answer" not in text and "Not measured" not in text  # no benchmark questions asked of a profile
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from hdreport import summary as report_summary
 from conftest import run_report_tool
+from summary_tables import tables_of
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "dataparallel"
 ONE_RANK = FIXTURES / "cpu-one-rank-hdbench.json"
@@ -42,11 +43,18 @@ def answers(text: str) -> list[str]:
     return [line for line in text.splitlines() if line.startswith("- ") or line.startswith("  ")]
 
 
-def rows(text: str) -> list[list[str]]:
-    lines = text.splitlines()
-    rule = [line.startswith("|") and set(line) <= set("|-: ") for line in lines] + [False]
-    return [[c.strip() for c in line.strip("|").split("|")] for i, line in enumerate(lines)
-            if line.startswith("|") and not rule[i] and not rule[i + 1]]
+# The tables' columns in the order the summary writes them (a column of one value on every row is
+# said once above its table instead; `rows` puts it back in its place).
+CPU_TABLE = ["model", "batch", "ranks", "step", "one rank", "scaling efficiency", "all-reduce", "bus GB/s", "checks"]
+GPU_TABLE = ["model", "batch", "ranks", "no all-reduce", "step none", "step bucketed", "all-reduce none",
+             "all-reduce bucketed", "exposed none", "exposed bucketed", "hidden bucketed", "buckets",
+             "bus GB/s (none)", "scaling efficiency (bucketed)", "checks"]
+NCCL_TABLE = ["size", "buckets", "ranks", "µs", "algbw GB/s", "busbw GB/s"]
+
+
+def rows(text: str, header: list[str], which: int = 0) -> list[list[str]]:
+    """The cells of a section's table `which`, in `header`'s order (the columns it has)."""
+    return [[r[h] for h in header if h in r] for r in tables_of(text)[which]]
 
 
 def runs(path: Path, variant: str) -> dict:
@@ -88,7 +96,7 @@ def test_n_ranks_give_the_scaling_efficiency_per_batch_and_the_checks():
         "- Checks held in **2 of 2** N-rank runs: every rank's parameters equal rank 0's bit for bit, and within "
         "0.0001 of one process trained on the whole batch (largest difference 1.5e-08).")
     assert "One rank: baseline only" not in text
-    assert rows(text) == [["784x16x10", str(batch), "2", f"{c['step_us']:,.0f}",
+    assert rows(text, CPU_TABLE) == [["784x16x10", str(batch), "2", f"{c['step_us']:,.0f}",
                            f"{c['one_rank_step_us']:,.0f}", f"**{c['scaling_efficiency']:.2f}**",
                            f"{c['allreduce_us']:,.0f}", f"{c['allreduce_busbw_GB/s']:.2f}",
                            f"held (Δ {c['params_max_abs_diff_vs_one_rank']:.1e})"]
@@ -102,7 +110,7 @@ def test_gpu_steps_over_n_ranks_say_how_much_of_the_all_reduce_the_overlap_hides
         "it removes **44–78%** of what one all-reduce after backward adds to the step, over 2 model × batch points; at 784x4096x4096x10 batch 1024 it exposes 60.0 of "
         "280 µs against 270 µs with one all-reduce after backward, a step 13% shorter "
         "(`dataparallel/gpu/nccl/784x4096x4096x10/batch:1024/ranks:2/overlap:bucketed`).")
-    assert rows(text) == [
+    assert rows(text, GPU_TABLE) == [
         ["784x4096x4096x10", "256", "2", "420", "690", "570", "268", "285", "270", "150", "**44%**", "2", "299.1",
          "0.63", "held (Δ 3.0e-08)"],
         ["784x4096x4096x10", "1024", "2", "1,400", "1,670", "1,460", "267", "280", "270", "60.0", "**78%**", "2",
@@ -122,7 +130,7 @@ def test_one_bucket_is_named_as_the_reason_nothing_overlaps():
            "`--hdbench_dp_bucket_bytes`" in text
     # One bucket hides nothing by construction: no share is quoted, in the answer or the table.
     assert "hides the gradient all-reduce" not in text
-    assert [r[10] for r in rows(text)] == ["–", "–"]
+    assert [r[10] for r in rows(text, GPU_TABLE)] == ["–", "–"]
 
 
 def section_of_report(report: dict) -> str:
@@ -140,8 +148,7 @@ def test_gpu_steps_and_nccl_with_one_rank_are_nccls_floor_not_findings():
                         "over the gradients, **11.0–436 µs**), so what the overlap hides of it checks the mechanism, "
                         "not a network.")
     assert lines[2].startswith("- NCCL all-reduce, one rank per GPU: NCCL's floor, 0.6 µs at 64 MiB (")
-    table = rows(text)
-    gpu, nccl = table[:4], table[4:]
+    gpu, nccl = rows(text, GPU_TABLE, 0), rows(text, NCCL_TABLE, 1)
     assert [r[2] for r in gpu] == ["1 (GPU 0)"] * 4
     # Not bold (one rank); the small model's gradients are one bucket, so nothing can
     # overlap and its two entries differ by noise: no share (it read -27% and -75%).
@@ -158,7 +165,7 @@ def test_n_ranks_leave_the_one_rank_runs_out_and_name_each_report():
     assert "One rank: baseline only" not in text
     assert "GPU step, one rank" not in text  # the 2-rank GPU steps carry their own one-rank time
     assert "(synthetic-gpu-step-2-ranks-hdbench_mpi.json)" in text
-    assert all(r[2] != "1" for r in rows(text)[:4])
+    assert [r[2] for r in rows(text, CPU_TABLE, 0) + rows(text, GPU_TABLE, 1)] == ["2"] * 4
 
 
 def test_a_failed_check_is_named_with_its_message():
@@ -309,7 +316,6 @@ def test_an_exposure_clamped_to_zero_is_said_as_the_step_beating_its_reference()
     beaten = [b for b in steps if b["counters"]["step_us"] < b["counters"]["step_no_exchange_us"]]
     assert beaten and all(b["counters"]["allreduce_exposed_us"] == 0 for b in beaten)
     text = section_of_report(report)
-    rows = [line for line in text.splitlines() if line.startswith("| 784x")]
-    said = sum(row.count("none: the step beat its reference") for row in rows)
+    said = sum(list(row.values()).count("none: the step beat its reference") for row in tables_of(text)[0])
     assert said == len(beaten)
     assert "exposed = a run's step − its own no-all-reduce step" in text

@@ -318,9 +318,11 @@ def test_the_summary_says_what_splitting_bought_and_the_fill_it_cut(tmp_path):
     split = next(line for line in text.splitlines() if "split over whole batches" in line)
     assert "median **1.08×** over 2 grid points (splitting helps)" in split
     assert "best **1.10×** at batch 1024, pageable, 4 workers" in split
-    assert "33,000 vs 30,000 samples/s; first batch of an epoch after 250 vs 800 µs" in split
-    assert "| batch | pinning | build | 0 workers | 2 workers | 4 workers |" in text
-    assert "| 1024 | pageable | split | 10,000 | 19,000 | **33,000** |" in text
+    assert "33.0 k vs 30.0 k samples/s; first batch of an epoch after 250 vs 800 µs" in split
+    # batch and pinning, one on every row, are said once above the table
+    assert "On every row: batch = 1024; pinning = pageable." in text
+    assert "| build | 0 workers | 2 workers | 4 workers |" in text
+    assert "| split | 10.0 k | 19.0 k | **33.0 k** |" in text
 
 
 def test_a_heat_map_panel_not_run_says_so():

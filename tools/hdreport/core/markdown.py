@@ -30,8 +30,33 @@ def runs_named(report: dict, names: list) -> list:
     return [by_name.get(n) for n in names if n]
 
 
-def table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table; numbers (cells starting with a digit, `**` or `–`) align right."""
+def table(header: list[str], rows: list[list[str]], keys: int = 0) -> list[str]:
+    """A Markdown table; numbers (cells starting with a digit, `**` or `–`) align right.
+
+    The first `keys` columns say what each row measured (model, dtype, batch…). One of them that
+    holds the same value on every row is said once above the table ("On every row: optimizer =
+    sgd.") and left out: a wide table then shows only what tells its rows apart. A table of one
+    row keeps every column (a lone row's columns are its description), a column with no value
+    ("–") stays, and at least one key column stays so the rows keep a label."""
+    header, rows, same = _constants_out(header, rows, keys)
+    said = [f"On every row: {'; '.join(f'{h} = {v}' for h, v in same)}.", ""] if same else []
+    return said + _markdown_table(header, rows)
+
+
+def _constants_out(header: list[str], rows: list[list[str]], keys: int):
+    """(header, rows, [(header, value)]) with the key columns whose value is one on every row taken out."""
+    if len(rows) < 2:
+        return header, rows, []
+    constant = [i for i in range(min(keys, len(header)))
+                if all(i < len(r) for r in rows) and len({r[i] for r in rows}) == 1 and rows[0][i] not in ("", "–")]
+    if len(constant) == min(keys, len(header)):
+        constant = constant[1:]  # every key alike: the first stays as the rows' label
+    kept = [i for i in range(len(header)) if i not in constant]
+    return ([header[i] for i in kept], [[r[i] for i in kept if i < len(r)] for r in rows],
+            [(header[i], rows[0][i]) for i in constant])
+
+
+def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
     def numeric(cell: str) -> bool:
         cell = cell.strip("*").lstrip("-−")
         return bool(cell) and (cell[0].isdigit() or cell in ("–", "never"))

@@ -17,6 +17,10 @@ import statistics
 
 from hdreport.core import described
 from hdreport.core.markdown import table
+from hdreport.core.units import short_number
+
+QUIET_PERCENT = 0.1  # a run this quiet (noise in %) supports a fourth significant digit
+
 
 def group_of(report: dict, b: dict) -> str:
     """The run's noise group: its family and the values of the params its family's description
@@ -84,6 +88,16 @@ def how_sure(runs: list) -> str:
                     f"confirmed ({lc.get('samples', 0):g} samples)")
         return f"**noisy**: ±{_percent(c['noise_percent'])}, above {target_text} at the timeout"
     return f"±{_percent(c['noise_percent'])}, settling unknown (no stopping rule)"
+
+
+def rate(value: float, runs=()) -> str:
+    """A measured rate (samples/s) to the digits its noise supports: three significant digits, a
+    fourth where every run it rests on has a known noise within ±0.1%. 9,202,597 samples/s at
+    ±0.9% reads 9.20 M: its last four digits are noise. A rate of no run (a derived row's) gets three."""
+    runs = [b for b in runs if b is not None]
+    quiet = bool(runs) and all(not noise_unknown(b) and b.get("counters", {}).get("noise_percent", 100)
+                               <= QUIET_PERCENT for b in runs)
+    return short_number(value, 4 if quiet else 3)
 
 
 def noise_note(runs: list) -> str:

@@ -31,9 +31,19 @@ def gbps_text(gbps: float, digits=digits3) -> str:
     return f"{digits(gbps)} GB/s" if gbps >= 0.01 or gbps <= 0 else f"{digits(gbps * 1e3)} MB/s"
 
 
-def short_number(v: float) -> str:
-    """Three significant digits with a k/M/G suffix: 12345 -> 12.3k, 0.05 -> 0.05."""
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(v) >= 0.9995 * scale:  # what rounds to 1000 at three digits: 999.6 reads 1k, not 1e+03
-            return f"{v / scale:.3g}{suffix}"
-    return f"{v:.3g}"
+def short_number(v: float, digits: int | None = None) -> str:
+    """Three significant digits with a k/M/G suffix: 12345 -> 12.3k, 0.05 -> 0.05 (a figure's ticks
+    and labels). With `digits`, a measured number in a sentence or table, to that many significant
+    digits with its zeros kept and the suffix spaced: (9202597, 3) -> 9.20 M, where the run's
+    noise (about 1%) leaves the 2,597 of 9,202,597 unknown (noise.rate picks the digits)."""
+    shown = digits or 3
+    rounds_up = 1 - 5 * 10.0 ** -(shown + 1)  # 999.6 at three digits reads 1k, not 1e+03
+    number, suffix = v, ""
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= rounds_up * scale:
+            number, suffix = v / scale, unit
+            break
+    if digits is None:
+        return f"{number:.3g}{suffix}"
+    text = f"{number:#.{digits}g}".rstrip(".")  # '#' keeps measured zeros (9.20); "100." loses its point
+    return f"{text} {suffix}" if suffix else text

@@ -111,7 +111,7 @@ def one_buffer(report: dict) -> list[str]:
                     cells.append(movement.us(_us(b)))
             rows.append([str(k), movement.size(payload)] + cells)
         lines += ["", "Time per batch (µs, median; packed: gather + copy):", ""]
-        lines += table(["K", "payload"] + [m.replace("_", " ") for m in columns], rows)
+        lines += table(["K", "payload"] + [m.replace("_", " ") for m in columns], rows, keys=2)
         lines += ["", f"From the `batch_copy/<method>/tensors:<K>` runs ({sources(report, found)})."]
     return movement.close(report, FAMILY, found, lines, "method")
 

@@ -145,7 +145,7 @@ def cpu_steps(report: dict) -> tuple[list[str], list[str]]:
             for k, b in sorted(many.items(), key=lambda i: _order(i[0]))]
     tab = ["", "CPU step (µs; one rank: rank 0 on the whole batch):", ""] + \
         table(["model", "batch", "ranks", "step", "one rank", "scaling efficiency", "all-reduce", "bus GB/s",
-               "checks"], body)
+               "checks"], body, keys=3)
     return lines, tab + ["", f"From the `dataparallel/cpu/<communicator>/<model>/batch:<B>/ranks:<N>` runs "
                              f"({sources(report, many.values())})."]
 
@@ -230,7 +230,7 @@ def gpu_steps(report: dict) -> tuple[list[str], list[str]]:
                "step; hidden = 1 − exposed bucketed / exposed none:", ""] + \
         table(["model", "batch", "ranks", "no all-reduce", "step none", "step bucketed", "all-reduce none",
                "all-reduce bucketed", "exposed none", "exposed bucketed", "hidden bucketed", "buckets"] +
-              (["bus GB/s (none)", "scaling efficiency (bucketed)"] if many else []) + ["checks"], body)
+              (["bus GB/s (none)", "scaling efficiency (bucketed)"] if many else []) + ["checks"], body, keys=3)
     used = [b for (k, _), b in runs.items() if k in points]
     return lines, tab + ["", f"From the `dataparallel/gpu/nccl/<model>/batch:<B>/ranks:<N>/overlap:<overlap>` runs "
                              f"({sources(report, used)})."]
@@ -275,7 +275,7 @@ def nccl(report: dict) -> tuple[list[str], list[str]]:
     body = [[size_text(k[2]), str(k[3]), str(k[0]) + (f" (GPU {k[1]})" if k[1] is not None and k[0] == 1 else ""),
              _us(runs[k]["counters"]["allreduce_us"])] + rates(k) for k in keys]
     tab = ["", "NCCL all-reduce time (µs) by size:", ""] + \
-        table(["size", "buckets", "ranks", "µs"] + ([] if one else ["algbw GB/s", "busbw GB/s"]), body)
+        table(["size", "buckets", "ranks", "µs"] + ([] if one else ["algbw GB/s", "busbw GB/s"]), body, keys=3)
     return lines, tab + ["", f"From the `dataparallel/nccl_allreduce/…` runs ({sources(report, runs.values())})."]
 
 

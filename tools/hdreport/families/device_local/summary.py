@@ -65,7 +65,8 @@ def memory_roof(report: dict) -> list[str]:
             rows.append(([str(device)] if len(devices) > 1 else []) + [size_text(size)] + cells)
     if len(rows) > 1:
         lines += ["", "Copy bandwidth within device memory (GB/s, bytes copied):", ""]
-        lines += table((["GPU"] if len(devices) > 1 else []) + ["size"] + [SHORT.get(e, e) for e in engines], rows)
+        lines += table((["GPU"] if len(devices) > 1 else []) + ["size"] + [SHORT.get(e, e) for e in engines], rows,
+                       keys=1 + (len(devices) > 1))
         lines += ["", f"From the `device_local/<engine>/<size>` runs ({sources(report, found)})."]
     return movement.close(report, FAMILY, found, lines, "engine", "Not in these figures:")
 

@@ -37,6 +37,11 @@ def loader_run(report: dict, row: dict, pinning: str, workers: int, build: str |
                  and b.get("_source", row.get("_source")) == row.get("_source", b.get("_source"))), None)
 
 
+def _rate(report: dict, row: dict, pinning: str, workers: int, value: float) -> str:
+    """A derived row's samples/s to the digits the noise of the run it came from supports."""
+    return noise.rate(value, [loader_run(report, row, pinning, workers)])
+
+
 def _sources(report: dict, row: dict, pinnings: tuple[str, ...], workers: int, table_name: str) -> str:
     """The benchmarks a derived loader row came from, or the row's table when one is missing."""
     runs = [loader_run(report, row, pinning, workers) for pinning in pinnings]
@@ -88,7 +93,8 @@ def loader_workers(report: dict) -> list[str]:
             lines.append(f"- {consumer} consumer, {cost:g} µs/sample: **not answered**: {unmeasured_text(missing)}, "
                          f"so the best worker count is not known (a point not measured may be it). The fastest "
                          f"measured, not an answer: batch {row['batch']}, {row['pinning']}, {workers} workers, "
-                         f"{best:,.0f} samples/s ({_sources(report, row, (row['pinning'],), workers, 'loader_scaling')}). "
+                         f"{_rate(report, row, row['pinning'], workers, best)} samples/s "
+                         f"({_sources(report, row, (row['pinning'],), workers, 'loader_scaling')}). "
                          "Run the grid in full (a larger `--hdbench_max_minutes`, or `--hdbench_families=loader` alone).")
             continue
         speedup = cells[str(workers)].get("speedup_vs_0_workers")
@@ -100,10 +106,11 @@ def loader_workers(report: dict) -> list[str]:
             versus = f"**{speedup:.2f}×** the rate with 0 workers at that batch"
         implementation = _loader_implementation(report, row)
         whose = "" if implementation == "hdbench" else f"{implementation}'s loader, "
+        run = loader_run(report, row, row["pinning"], workers)
         line = (f"- {consumer} consumer, {cost:g} µs/sample: best batch {row['batch']} with **{workers}** workers, "
-                f"{best:,.0f} samples/s, {versus} ({whose}{row['pinning']}, {_loader_point(row, workers)}; "
-                f"{_sources(report, row, (row['pinning'],), workers, 'loader_scaling')})"
-                f"{noise.noise_note([loader_run(report, row, row['pinning'], workers)])}.")
+                f"{noise.rate(best, [run])} samples/s, {versus} ({whose}{row['pinning']}, "
+                f"{_loader_point(row, workers)}; {_sources(report, row, (row['pinning'],), workers, 'loader_scaling')})"
+                f"{noise.noise_note([run])}.")
         enough = min(int(w) for w, cell in cells.items() if cell["samples/s"] >= FED_FRACTION * best)
         if enough < workers:
             line += f" {enough} workers already reach {100 * cells[str(enough)]['samples/s'] / best:.0f}% of it."
@@ -136,18 +143,18 @@ def loader_tables(report: dict) -> list[str]:
         for row in sorted(rows, key=lambda r: (r["batch"], implementations[id(r)], PINNING_ORDER.get(r["pinning"], 9),
                                                build_of(r))):
             best = row["best_workers"]
+            cells = {w: _rate(report, row, row["pinning"], w, row["by_workers"][str(w)]["samples/s"])
+                     for w in workers if str(w) in row["by_workers"]}
             body.append([str(row["batch"])] + ([implementations[id(row)]] if mixed else []) + [row["pinning"]]
-                        + ([build_of(row)] if several_builds else []) + [
-                ("–" if str(w) not in row["by_workers"] else
-                 (f"**{row['by_workers'][str(w)]['samples/s']:,.0f}**" if w == best
-                  else f"{row['by_workers'][str(w)]['samples/s']:,.0f}")) for w in workers])
+                        + ([build_of(row)] if several_builds else [])
+                        + [f"**{cells[w]}**" if w == best else cells.get(w, "–") for w in workers])
         # One build in the table: split is said (0 and 1 workers build whole batches either way).
         built = ", split batches" if not several_builds and build_of(rows[0]) == SPLIT else ""
         lines += ["", f"Samples/s, {consumer} consumer, {cost:g} µs/sample, prefetch depth {depth}, "
                       f"{'shuffled' if shuffle else 'sequential'}, augment {augment}{built} "
                       "(bold: the best worker count):", ""]
         lines += table(["batch"] + (["loader"] if mixed else []) + ["pinning"] + (["build"] if several_builds else [])
-                       + [f"{w} workers" for w in workers], body)
+                       + [f"{w} workers" for w in workers], body, keys=2 + mixed + several_builds)
         lines += ["", f"From `derived.loader_scaling` ({sources(report, rows)}): the "
                       f"`loader/{consumer}/<pinning>/batch:<batch>/workers:<workers>/…` runs."]
     return lines
@@ -174,19 +181,21 @@ def pin_thread_cost(report: dict) -> list[str]:
             f"median **{median:.2f}×** over {len(rows)} grid points ({verdict}); "
             f"best **{best['direct_over_pin_thread']:.2f}×** at batch {best['batch']}, {workers} workers, "
             f"{best['sample_cost_us']:g} µs/sample, {_loader_point(best, workers)}: "
-            f"{best['direct_samples/s']:,.0f} vs {best['pin_thread_samples/s']:,.0f} samples/s "
+            f"{_rate(report, best, 'direct', workers, best['direct_samples/s'])} vs "
+            f"{_rate(report, best, 'pin_thread', workers, best['pin_thread_samples/s'])} samples/s "
             f"({_sources(report, best, ('direct', 'pin_thread'), workers, 'loader_pinning')}).")
         if "pageable_samples/s" in best:
-            lines.append(f"  Pageable batches (no pinning) at that point: {best['pageable_samples/s']:,.0f} samples/s.")
+            lines.append(f"  Pageable batches (no pinning) at that point: "
+                         f"{_rate(report, best, 'pageable', workers, best['pageable_samples/s'])} samples/s.")
         if len(rows) > 1:
-            body = [[f"{r['sample_cost_us']:g}", str(r["batch"]), str(r["workers"]), f"{r['direct_samples/s']:,.0f}",
-                     f"{r['pin_thread_samples/s']:,.0f}",
-                     f"{r['pageable_samples/s']:,.0f}" if "pageable_samples/s" in r else "–",
-                     f"**{r['direct_over_pin_thread']:.2f}×**"]
+            body = [[f"{r['sample_cost_us']:g}", str(r["batch"]), str(r["workers"])] +
+                    [_rate(report, r, pinning, r["workers"], r[f"{pinning}_samples/s"])
+                     if f"{pinning}_samples/s" in r else "–" for pinning in ("direct", "pin_thread", "pageable")] +
+                    [f"**{r['direct_over_pin_thread']:.2f}×**"]
                     for r in sorted(rows, key=lambda r: (r["sample_cost_us"], r["batch"], r["workers"]))]
             lines += ["", f"Samples/s of the {consumer} consumer by pinning mode:", ""]
             lines += table(["µs/sample", "batch", "workers", "direct", "pin thread", "pageable", "direct ÷ pin thread"],
-                           body)
+                           body, keys=3)
             lines += ["", f"From `derived.loader_pinning` ({sources(report, rows)}): the `loader/{consumer}/<pinning>/…` "
                           "runs."]
     return lines
@@ -206,7 +215,8 @@ def split_build(report: dict) -> list[str]:
         line = (f"- {consumer} consumer, split over whole batches: median **{median:.2f}×** over {len(rows)} grid "
                 f"points ({verdict}); best **{best['split_over_whole']:.2f}×** at batch {best['batch']}, "
                 f"{best['pinning']}, {workers} workers, {best['sample_cost_us']:g} µs/sample: "
-                f"{best['split_samples/s']:,.0f} vs {best['whole_samples/s']:,.0f} samples/s")
+                f"{noise.rate(best['split_samples/s'], [split_run])} vs "
+                f"{noise.rate(best['whole_samples/s'], [whole_run])} samples/s")
         fills = [r.get("counters", {}).get("first_batch_us") for r in (split_run, whole_run) if r]
         if len(fills) == 2 and None not in fills:
             line += f"; first batch of an epoch after {fills[0]:,.0f} vs {fills[1]:,.0f} µs"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from hdreport.core import movement
 from hdreport.core.feeding import FED_FRACTION, PINNING_ORDER
 from hdreport.core.markdown import name, provenance, sources, table
-from hdreport.core.noise import noise_note
+from hdreport.core.noise import noise_note, rate
 from hdreport.core.schema import ok_runs
-from hdreport.families.mlp.versus_pytorch import share_of, step_us, versus_pytorch
+from hdreport.families.mlp.versus_pytorch import DTYPE_ORDER, share_of, step_us, versus_pytorch
 
 BUSY_PERCENT = 90.0  # a GPU busy this share of an epoch counts as kept busy
 
@@ -152,14 +152,14 @@ def gpu_over_cpu(report: dict) -> list[str]:
     for key in sorted(alone, key=_model_order):
         b = alone[key]
         model, batch = key
-        share = b["counters"].get("fraction_of_gemm_rate")
-        rate = f", {100 * share:.0f}% of the GEMM rate" if share is not None else ""
+        gemm = b["counters"].get("fraction_of_gemm_rate")
+        share = f", {100 * gemm:.0f}% of the GEMM rate" if gemm is not None else ""
         # Schema 2: against the CPU's measured FMA roof at the step's threads. Schema 1's
         # fraction_of_fp32_peak (a nominal peak: 133% of it on a 2-core EPYC) is not quoted.
-        rate += _roof_share(b["counters"])
+        share += _roof_share(b["counters"])
         where = b["params"]["processor"].upper()
         lines.append(f"- {model}, batch {batch}: {where} only, {step_us(b):,.1f} µs per step "
-                     f"({b['counters']['samples/s']:,.0f} samples/s{rate}; {name(b)}).{_in_step(b, moved)}")
+                     f"({rate(b['counters']['samples/s'], [b])} samples/s{share}; {name(b)}).{_in_step(b, moved)}")
     return lines
 
 
@@ -253,23 +253,51 @@ def _busy_throttling(busy: list[tuple[dict, list[str]]], where: str) -> str:
             "`when: busy`, names each.")
 
 
+def _copy_pairs(report: dict) -> dict:
+    """{(dtype, mode): [(data, (model, batch), step copying its batch in, step with it already there)]}: per
+    dtype and mode, the fastest GPU step that copies from pinned or pageable memory, against the fastest with the
+    same dtype, mode and optimizer whose batch is on the device."""
+    kinds = {(b["params"].get("dtype"), b["params"].get("mode")) for b in ok_runs(report, "mlp")
+             if b["params"].get("processor") == "gpu" and b["params"].get("data") in ("pinned", "pageable")}
+    out: dict = {}
+    for dtype, mode in kinds:
+        for data in ("pinned", "pageable"):
+            moved = _fastest_steps(report, lambda p, d=data: p["processor"] == "gpu" and p.get("data") == d
+                                   and p.get("dtype") == dtype and p.get("mode") == mode)
+            for key in sorted(moved, key=_model_order):
+                m = moved[key]
+                here = _fastest_steps(report, lambda p, mp=m["params"]: p["processor"] == "gpu"
+                                      and p["data"] == "device" and p["dtype"] == mp["dtype"]
+                                      and p["mode"] == mp["mode"] and p["optimizer"] == mp["optimizer"]).get(key)
+                if here:
+                    out.setdefault((dtype, mode), []).append((data, key, m, here))
+    return out
+
+
 def batch_movement(report: dict) -> list[str]:
-    """The GPU step that first copies its batch in, against the one whose batch is already there."""
-    lines = []
-    for data in ("pinned", "pageable"):
-        moved = _fastest_steps(report, lambda p, d=data: p["processor"] == "gpu" and p.get("data") == d)
-        for key in sorted(moved, key=_model_order):
-            m = moved[key]
-            here = _fastest_steps(report, lambda p, mp=m["params"]: p["processor"] == "gpu" and p["data"] == "device"
-                                  and p["dtype"] == mp["dtype"] and p["mode"] == mp["mode"]
-                                  and p["optimizer"] == mp["optimizer"]).get(key)
-            if not here:
-                continue
-            model, batch = key
-            lines.append(
-                f"- {model}, batch {batch}, {m['params']['dtype']}: copying the batch from {data} memory makes a "
-                f"step **{m['counters']['step_us'] / here['counters']['step_us']:.2f}×** as long "
-                f"({m['counters']['step_us']:.1f} vs {here['counters']['step_us']:.1f} µs; {name(m)}).")
+    """The GPU step that first copies its batch in, against the one whose batch is already there, in one dtype and
+    mode for the whole list: those with the most such pairs (fp32 and eager first on a tie). A list whose items
+    switched dtype (the fastest step of each point: bf16, then fp32 at one batch) read a dtype's shorter step as a
+    costlier copy; the other dtypes and modes measured are said in one line after it."""
+    pairs = _copy_pairs(report)
+    if not pairs:
+        return []
+    order = lambda kind: (-len(pairs[kind]), DTYPE_ORDER.get(kind[0], 9), kind[1] != "eager", str(kind))  # noqa: E731
+    kinds = sorted(pairs, key=order)
+    dtype, mode = kinds[0]
+    lines = [f"Every step below is {dtype}, {mode}: a step's dtype and mode set its length, and so the share a copy "
+             "adds to it.", ""]
+    for data, (model, batch), m, here in pairs[kinds[0]]:
+        lines.append(
+            f"- {model}, batch {batch}: copying the batch from {data} memory makes a step "
+            f"**{step_us(m) / step_us(here):.2f}×** as long ({step_us(m):.1f} vs {step_us(here):.1f} µs; {name(m)}).")
+    others = []
+    for kind in kinds[1:]:
+        ratios = [step_us(m) / step_us(here) for _, _, m, here in pairs[kind]]
+        others.append(f"{kind[0]}, {kind[1]}: {min(ratios):.2f}×–{max(ratios):.2f}× as long "
+                      f"({len(ratios)} step{'s' if len(ratios) != 1 else ''})")
+    if others:
+        lines.append(f"- Also measured, not listed: {'; '.join(others)}.")
     return lines
 
 
@@ -305,11 +333,11 @@ def training_gpu_busy(report: dict) -> list[str]:
             lines.append(f"- {model}: **not answered**: {len(missing)} GPU epoch{'s' if len(missing) != 1 else ''} of "
                          f"the grid not measured ({'; '.join(missing[:3])}{'; …' if len(missing) > 3 else ''}), so the "
                          f"best batch and worker count are not known. The fastest measured, not an answer: batch "
-                         f"{p['batch']} with {p['workers']} workers ({p['pinning']}), {k['samples/s']:,.0f} samples/s "
-                         f"({name(best)}).")
+                         f"{p['batch']} with {p['workers']} workers ({p['pinning']}), "
+                         f"{rate(k['samples/s'], [best])} samples/s ({name(best)}).")
             continue
         line = (f"- {model}: fastest epoch at batch {p['batch']} with **{p['workers']}** loader workers "
-                f"({p['pinning']}): {k['samples/s']:,.0f} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
+                f"({p['pinning']}): {rate(k['samples/s'], [best])} samples/s, GPU busy {k['gpu_busy_percent']:.0f}% "
                 f"({name(best)}){noise_note([best])}.")
         same_point = [b for b in runs if b["params"]["batch"] == p["batch"] and b["params"]["pinning"] == p["pinning"]
                       and b["counters"]["samples/s"] >= FED_FRACTION * k["samples/s"]]
@@ -351,10 +379,10 @@ def _epoch_table(model: str, runs: list[dict]) -> list[str]:
         for w in workers:
             b = cells.get((batch, pinning, w))
             row.append("–" if b is None else
-                       f"{b['counters']['samples/s']:,.0f} ({b['counters']['gpu_busy_percent']:.0f}%)")
+                       f"{rate(b['counters']['samples/s'], [b])} ({b['counters']['gpu_busy_percent']:.0f}%)")
         rows.append(row)
     return ["", f"Training epochs of {model}: samples/s (GPU busy %) by batch × pinning and loader workers:", ""] + \
-        table(["batch", "pinning"] + [f"{w} workers" for w in workers], rows) + \
+        table(["batch", "pinning"] + [f"{w} workers" for w in workers], rows, keys=2) + \
         ["", f"From the `mlp/epoch/gpu/{model}/…/pinning:<pinning>/workers:<workers>/batch:<batch>` runs "
              f"({sources(None, runs)})."]
 

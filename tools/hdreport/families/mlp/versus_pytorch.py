@@ -52,6 +52,25 @@ def _with_mode(key: tuple, mode: str) -> tuple:
     return key[:4] + (mode,) + key[5:]
 
 
+def threads_text(b: dict) -> str:
+    """The threads one CPU step ran with, as its report records them: the count (hdbench's sweep's
+    pick for `threads:auto`, in its counters, marked "auto"), else the count it was given, else
+    "not recorded"."""
+    counted, given = b.get("counters", {}).get("threads"), b.get("params", {}).get("threads")
+    if isinstance(counted, (int, float)):
+        return f"{counted:g}" + (f" ({given})" if isinstance(given, str) else "")
+    if isinstance(given, (int, float)):
+        return f"{given:g}"
+    return str(given) if given else "not recorded"
+
+
+THREADS = "threads (hdbench / PyTorch)"  # a CPU pair's column: both sides' counts
+
+
+def _threads_pair(hd: dict, pt: dict) -> str:
+    return f"{threads_text(hd)} / {threads_text(pt)}"
+
+
 def _thread_counts(runs: list[dict]) -> str:
     counts = {b.get("counters", {}).get("threads", b["params"].get("threads")) for b in runs}
     return ", ".join(f"{t:g}" if isinstance(t, (int, float)) else str(t) for t in sorted(counts, key=str))
@@ -196,14 +215,20 @@ def versus_pytorch(report: dict) -> list[str]:
     lines += ["", "Step time (µs), graph pairs first; the ratio is PyTorch's time ÷ hdbench's (above 1: hdbench is "
                   "faster):", ""]
     rows = []
+    # A CPU step's time hangs on its thread count: each row says both sides' (the fastest of a sweep
+    # is one count, and PyTorch's may be another).
+    on_cpu = any(key[1] == "cpu" for key, _, _ in pairs)
     for pair in pairs:
         (model, processor, optimizer, dtype, mode, data, batch), hd, pt = pair
         bench = f"`{hd['name']}`" if hd["name"] == pt["name"] else f"`{hd['name']}` vs `{pt['name']}`"
-        rows.append([model, processor.upper(), optimizer, dtype, mode, data, str(batch),
+        threads = [_threads_pair(hd, pt) if processor == "cpu" else "–"] if on_cpu else []
+        rows.append([model, processor.upper(), optimizer, dtype, mode, data, str(batch), *threads,
                      f"{hd['counters']['step_us']:,.1f}", f"{pt['counters']['step_us']:,.1f}",
                      f"**{ratio(pair):.2f}×**" + (" (within noise)" if within_noise(pair) else ""), bench])
-    lines += table(["model", "processor", "optimizer", "dtype", "mode", "data", "batch", "hdbench µs", "PyTorch µs",
-                    "PyTorch ÷ hdbench", "benchmark (hdbench's; PyTorch's after `vs` where named otherwise)"], rows)
+    lines += table(["model", "processor", "optimizer", "dtype", "mode", "data", "batch"] +
+                   ([THREADS] if on_cpu else []) +
+                   ["hdbench µs", "PyTorch µs", "PyTorch ÷ hdbench",
+                    "benchmark (hdbench's; PyTorch's after `vs` where named otherwise)"], rows, keys=7 + on_cpu)
     used = [hd for _, hd, _ in pairs] + [pt for _, _, pt in pairs]
     lines += ["", f"From the `mlp/step/…` runs of {sources(report, used)}, paired by model, processor, optimizer, "
                   "dtype, mode, data and batch (where one side ran several, e.g. CPU thread counts, its fastest)." +
@@ -222,22 +247,13 @@ def share_of(part: float, whole: float) -> str:
     return f" ({part / whole:.0%})" if 0 < part <= whole else ""
 
 
-def _optimizer_column(header: list[str], rows: list[list[str]], optimizers: list[str]) -> tuple[list, list]:
-    """The header and rows with an "optimizer" column after the model where the rows ran more than one optimizer
-    (two rows of one model and batch would otherwise read alike); unchanged where they all ran one."""
-    if len(set(optimizers)) < 2:
-        return header, rows
-    return ([header[0], "optimizer"] + header[1:],
-            [[row[0], optimizer] + row[1:] for row, optimizer in zip(rows, optimizers)])
-
-
 def gpu_gemm_shares(pairs: list) -> list[str]:
     """Where each eager GPU step's time goes: hdbench's GEMMs and its other parts as one step ran them between CUDA
     events (`in_step_gemm_us`, `in_step_update_us` + `in_step_other_us`), or in a report without that step its GEMMs
     as its plan timed each alone (`planned_gemm_us`); PyTorch's GEMM kernels as its profile timed them in the step
     (`kernel_us/<phase>`); each against its step. The rest of PyTorch's step is its other kernels and the time
     between kernels (launches, Python, gaps)."""
-    rows, optimizers = [], []
+    rows = []
     for (model, _, optimizer, dtype, mode, _, batch), hd, pt in pairs:
         mine, theirs = hd.get("counters", {}), pt.get("counters", {})
         in_step = "in_step_gemm_us" in mine
@@ -247,22 +263,20 @@ def gpu_gemm_shares(pairs: list) -> list[str]:
         my_other = mine.get("in_step_update_us", 0.0) + mine.get("in_step_other_us", 0.0)
         gemm = sum(theirs.get(f"kernel_us/{p}", 0.0) for p in GEMM_PHASES)
         between = theirs["step_us"] - theirs["kernel_us"]
-        rows.append([model, dtype, mode, str(batch), f"{mine['step_us']:,.1f}",
+        rows.append([model, optimizer, dtype, mode, str(batch), f"{mine['step_us']:,.1f}",
                      f"{my_gemm:,.1f}{share_of(my_gemm, mine['step_us'])}" + ("" if in_step else " alone"),
                      f"{my_other:,.1f}" if in_step else "–",
                      f"{theirs['step_us']:,.1f}", f"{gemm:,.1f}{share_of(gemm, theirs['step_us'])}",
                      f"{theirs['kernel_us'] - gemm:,.1f}", f"{between:,.1f}" if between > 0 else "–"])
-        optimizers.append(optimizer)
     if not rows:
         return []
-    header, rows = _optimizer_column(["model", "dtype", "mode", "batch", "hdbench step", "its GEMMs",
-                                      "its other parts", "PyTorch step", "its GEMM kernels", "its other kernels",
-                                      "between kernels"], rows, optimizers)
+    header = ["model", "optimizer", "dtype", "mode", "batch", "hdbench step", "its GEMMs", "its other parts",
+              "PyTorch step", "its GEMM kernels", "its other kernels", "between kernels"]
     return ["", "Where each GPU step's time goes (µs a step): hdbench's GEMMs (each with its epilogue) and its other "
                 "parts (the update, the loss, the input's cast) as one step ran them between CUDA events, or marked "
                 "\"alone\", its GEMMs as its plan timed each by itself; PyTorch's GEMM kernels as its profile timed "
                 "them in the step, each with its share of the step; the rest of PyTorch's step is its other kernels "
-                "and the time between kernels (launches, Python, gaps):", ""] + table(header, rows)
+                "and the time between kernels (launches, Python, gaps):", ""] + table(header, rows, keys=5)
 
 
 # hdbench's CPU phases (`phase_us/<phase>`, lib/mlp/mlp_cpu.hpp) in the groups both steps can be set against:
@@ -286,20 +300,20 @@ def cpu_phases_side_by_side(pairs: list) -> list[str]:
     """Where each CPU step's time goes, hdbench's phases beside PyTorch's (both from profiled steps after the
     timed ones), and the part of the step where PyTorch gains most on hdbench: where PyTorch wins a config,
     which part it wins."""
-    rows, optimizers = [], []
+    rows = []
     for (model, _, optimizer, _, _, _, batch), hd, pt in pairs:
         mine, theirs = _phase_groups(hd), _phase_groups(pt)
         if mine is None or theirs is None:
             continue
-        optimizers.append(optimizer)
         lead = max(range(len(PHASE_GROUPS)), key=lambda i: mine[i] - theirs[i])
         gained = mine[lead] - theirs[lead]
-        rows.append([model, str(batch)] + [f"{m:,.0f} / {t:,.0f}" for m, t in zip(mine, theirs)] +
+        rows.append([model, optimizer, str(batch), _threads_pair(hd, pt)] +
+                    [f"{m:,.0f} / {t:,.0f}" for m, t in zip(mine, theirs)] +
                     [f"{PHASE_GROUPS[lead][0]} ({gained:,.0f} µs less)" if gained > 0 else "none"])
     if not rows:
         return []
-    header, rows = _optimizer_column(["model", "batch"] + [label for label, _ in PHASE_GROUPS] +
-                                     ["where PyTorch gains most"], rows, optimizers)
+    header = ["model", "optimizer", "batch", THREADS] + [label for label, _ in PHASE_GROUPS] + \
+        ["where PyTorch gains most"]
     return ["", "Where each CPU step's time goes (µs a step, hdbench / PyTorch, each from steps profiled after its "
                 "timed ones; hdbench updates its weights inside its weight-gradient GEMMs, PyTorch after them, so the "
-                "two are one column):", ""] + table(header, rows)
+                "two are one column):", ""] + table(header, rows, keys=4)

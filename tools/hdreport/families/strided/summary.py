@@ -75,7 +75,8 @@ def slice_cost(report: dict) -> list[str]:
                      "`contiguous`.")
     if rows:
         lines += ["", "GB/s by method (1e9 bytes/s of the slice; in brackets the share of contiguous):", ""]
-        lines += table(["matrix", "slice", "bytes", "contiguous"] + [m.replace("_", " ") for m in METHODS], rows)
+        lines += table(["matrix", "slice", "bytes", "contiguous"] + [m.replace("_", " ") for m in METHODS], rows,
+                       keys=3)
         lines += ["", f"From the `strided/<slice>/<method>/<matrix>` runs ({sources(report, found)})."]
     return movement.close(report, FAMILY, found, lines, "method")
 

@@ -65,7 +65,7 @@ def pinned_vs_pageable(report: dict) -> list[str]:
         lines += ["", "What pinning costs and after how many transfers it pays off "
                       "(pin + unpin ÷ the time a pinned copy saves over a pageable one):", ""]
         lines += table(["size", "method", "pin + unpin (µs)", "H2D: transfers to break even",
-                        "D2H: transfers to break even"], rows)
+                        "D2H: transfers to break even"], rows, keys=2)
         lines += ["", f"From `derived.pinning_break_even` ({sources(report, break_even)}): the `pinning/<method>/<size>` "
                       "runs and the pageable and pinned copies of the same size."]
     return lines
@@ -167,7 +167,8 @@ def overlap_savings(report: dict) -> list[str]:
     lines += ["", "Time per buffer (µs): copy in, kernel, copy back; pipelines are the fastest of 2 or more streams "
                   "× chunks, graphs the fastest streams × chunks; the saving is the pipeline's against sync:", ""]
     lines += table(["buffer", "kernel ÷ copy", "memory", "sync", "async", "best pipeline", "streams × chunks",
-                    "of ideal", "pipeline saves", "graph", "legacy default stream slowdown", "pipeline benchmark"], rows)
+                    "of ideal", "pipeline saves", "graph", "legacy default stream slowdown", "pipeline benchmark"],
+                   rows, keys=3)
     lines += ["", f"From `derived.stream_overlap` ({sources(report, overlap)}): the `streams/<variant>/<memory>/…` runs "
                   "(pipelines of 2 or more streams from the `streams/pipelined/…/streams:<N>/…` runs)."]
     return lines + beaten_ideals(report)
@@ -210,7 +211,7 @@ def staged(report: dict) -> list[str]:
         "", f"- No pinned copy of the same direction and size ran beside {'these' if len(unrated) == len(rows_in) else len(unrated)} "
             f"staged run{'s' if len(unrated) != 1 else ''}, so the ring is not rated against pinning "
             "(\"of pinned\": –): run the `transfer` family with the same sizes (`--hdbench_families=staged,transfer`)."]
-    return table(["direction", "size", "best staged GB/s", "of pinned", "over pageable", "benchmark"], rows) + \
+    return table(["direction", "size", "best staged GB/s", "of pinned", "over pageable", "benchmark"], rows, keys=2) + \
         ["", f"From `derived.staged_vs_pinned` ({sources(report, rows_in)}): the fastest chunk size × thread count."] + note
 
 
