@@ -9,7 +9,7 @@ import math
 import pytest
 
 import hdbench_report
-from hdreport.core import facets
+from hdreport.core import facets, style
 from report_figure_checks import check_figure, close, panels, series
 
 
@@ -138,6 +138,12 @@ def test_companions_at_a_lone_x_are_markers_with_their_values_beside_the_series(
         # the series by the title without its companions: the legend names them beside it
         assert {line.get_label() for line in lines} == {"Pageable memory through a pinned staging ring",
                                                         "pinned copy (transfer)", "pageable copy (transfer)"}
+        # the ring in a colour of its own, not pinned memory's blue nor pageable memory's red
+        from matplotlib.colors import to_hex
+
+        colours = {line.get_label(): to_hex(line.get_color()) for line in lines}
+        ring = colours.pop("Pageable memory through a pinned staging ring")
+        assert ring not in {style.COLOURS["memory"]["pinned"], style.COLOURS["memory"]["pageable"]}
         check_figure("staged", figures["staged"])
     finally:
         close_all(figures)

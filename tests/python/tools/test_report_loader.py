@@ -5,6 +5,7 @@ reports (made up here, not measured)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -149,15 +150,21 @@ def test_heat_map_cells_are_the_samples_per_second_and_say_so(figures):
         ("256", "0"): (12_000.0, "12k"), ("256", "2"): (23_000.0, "23k"),
         ("256", "4"): (None, None)}  # not run: blank, no annotation
     assert fig.axes[-1].get_ylabel() == "samples/s"  # the colour bar
-    # The GPU consumer: a panel per pinning mode, on one colour scale.
-    gpu = figs[HEATMAP.format(consumer="gpu", depth=2)]
+    # The GPU consumer ran one batch, depth 4 one too: no heat map of one row (the lines say it).
+    assert HEATMAP.format(consumer="gpu", depth=2) not in figs and HEATMAP.format(consumer="host", depth=4) not in figs
+    # Drawn, a panel per pinning mode, on one colour scale.
+    import matplotlib.pyplot as plt
+
+    from hdreport.families.loader.figures import draw_heatmaps
+
+    gpu = draw_heatmaps(plt, {(5.0, "direct"): {(256, 0): 11_000.0, (256, 2): 40_000.0},
+                              (5.0, "pin_thread"): {(256, 0): 10_000.0, (32, 2): 32_000.0}}, "t")
     assert set(panels(gpu)) == {"pin thread, 5 µs/sample", "direct, 5 µs/sample"}
-    assert heatmap_cells(gpu, "direct, 5 µs/sample") == {("256", "0"): (11_000.0, "11k"), ("256", "2"): (40_000.0, "40k")}
+    assert heatmap_cells(gpu, "direct, 5 µs/sample") == {("256", "0"): (11_000.0, "11k"), ("256", "2"): (40_000.0, "40k"),
+                                                         ("32", "0"): (None, None), ("32", "2"): (None, None)}
     norms = {id(ax.images[0].norm) for ax in panels(gpu).values()}
     assert len({(ax.images[0].norm.vmin, ax.images[0].norm.vmax) for ax in panels(gpu).values()}) == 1 and norms
-    # Depth 4: the 0-worker run is counted there too.
-    assert heatmap_cells(figs[HEATMAP.format(consumer="host", depth=4)], "pageable, 5 µs/sample") == {
-        ("32", "0"): (10_000.0, "10k"), ("32", "2"): (19_000.0, "19k")}
+    plt.close(gpu)
 
 
 def test_heat_maps_come_from_the_first_report_only():
@@ -167,7 +174,7 @@ def test_heat_maps_come_from_the_first_report_only():
             b["counters"]["samples/s"] /= 2
     figs, _ = hdbench_report.build_figures([("a.json", loader_report("box-a")), ("b.json", slow)])
     heatmaps = {name: fig for name, fig in figs.items() if name.startswith("loader_heatmap--")}
-    assert len(heatmaps) == 3  # host at depths 2 and 4, gpu
+    assert len(heatmaps) == 1  # host at depth 2; depth 4 and the gpu consumer ran one batch each
     fig = heatmaps[HEATMAP.format(consumer="host", depth=2)]
     assert "box-a" in fig._suptitle.get_text() and "box-b" not in fig._suptitle.get_text()
     assert heatmap_cells(fig, "pageable, 5 µs/sample")[("32", "4")] == (31_500.0, "31.5k")
@@ -298,9 +305,8 @@ def test_the_zero_worker_run_starts_the_lines_of_both_builds():
         lines = lines_of(figs[LINES.format(consumer="host", depth=2)])
         assert lines == {"whole": [(0, 10_000.0), (2, 18_000.0), (4, 30_000.0)],
                          "split": [(0, 10_000.0), (2, 19_000.0), (4, 33_000.0)]}
-        heatmaps = sorted(n for n in figs if n.startswith("loader_heatmap--"))
-        assert heatmaps == [HEATMAP.format(consumer="host", depth=2),
-                            HEATMAP.format(consumer="host", depth=2) + "_build-split"]
+        # one batch: no heat map of either build (the lines say it)
+        assert not [n for n in figs if n.startswith("loader_heatmap--")]
         ratio = series(panels(figs["loader_build"])[PANEL])
         assert ratio == {"Workers sharing each batch in parts over a worker a batch (>1: splitting helps)":
                          [(2, 19_000.0 / 18_000.0), (4, 1.1)]}
@@ -337,4 +343,39 @@ def test_a_heat_map_panel_not_run_says_so():
     said = {ax.get_title(): [t.get_text() for t in ax.texts if t.get_gid() == "empty_panel"] for ax in fig.axes[:-1]}
     assert said == {"direct, 0 µs/sample": [], "pin thread, 0 µs/sample": [], "direct, 20 µs/sample": ["not run"],
                     "pin thread, 20 µs/sample": []}
+    plt.close(fig)
+
+
+def test_a_heat_map_of_one_batch_is_left_to_the_line_figure():
+    """The H200's quick preset ran batch 128 alone, at 0 and 2 workers: its heat map was one row
+    of two cells, the line figure beside it in colours. A grid of two batches and two worker
+    counts is drawn; one row or one column is not. The line figure's lone series is drawn in
+    its pinning's colour (the pin thread's), not direct pinning's blue."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.colors import to_hex
+
+    from hdreport.core import style
+    from hdreport.families.loader.figures import is_grid
+
+    assert not is_grid({(0.0, "pin_thread"): {(128, 0): 1.31e6, (128, 2): 2.37e6}})
+    assert not is_grid({(0.0, "pin_thread"): {(128, 2): 1e6, (1024, 2): 2e6}})
+    assert is_grid({(0.0, "pin_thread"): {(128, 0): 1e6, (128, 2): 2e6}, (0.0, "direct"): {(1024, 2): 3e6}})
+    path = Path(__file__).resolve().parents[3].parent / "shared/gpu-runs/2026-11-26-h200/quick.json"
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    report = hdbench_report.load_report(str(path))
+    figs, _ = hdbench_report.build_figures([(str(path), report)])
+    try:
+        assert not [n for n in figs if n.startswith("loader_heatmap--")]
+        (line,) = [line for name, fig in figs.items() if name.startswith("loader--")
+                   for ax in fig.axes for line in ax.get_lines() if line.get_gid() == "series"]
+        assert to_hex(line.get_color()) == style.COLOURS["pinning"]["pin_thread"]
+    finally:
+        for fig in figs.values():
+            plt_close(fig)
+
+
+def plt_close(fig):
+    import matplotlib.pyplot as plt
+
     plt.close(fig)

@@ -34,6 +34,9 @@ COLOURS = {
     "implementation": {"hdbench": "#4e79a7", "pytorch": "#f28e2b"},
     "processor": {"cpu": "#9c755f", "gpu": "#59a14f"},
     "dtype": {"fp32": "#76b7b2", "tf32": "#edc948", "bf16": "#b07aa1"},
+    # A lone series of a family drawn beside copies of the memory kinds: the staging ring's own
+    # colour (drawn in pinned memory's blue, it read as the pinned copy beside it)
+    "family": {"staged": "#2ca02c"},
 }
 # Line styles, by param and value (the first value of each is solid).
 LINESTYLES = {
@@ -173,8 +176,9 @@ def assign_styles(series_keys: tuple[str, ...], all_params: list[dict]) -> dict[
 
 def _shared_colour(all_params: list[dict]) -> str | None:
     """Where no key tells the series apart, the colour of what every point shares: PyTorch's,
-    else the processor's (a lone CPU step drew in pinned memory's blue)."""
-    for key in ("implementation", "processor"):
+    else the processor's (a lone CPU step drew in pinned memory's blue), else the family's, the
+    loader's pinning or the memory kind's (a lone pin-thread loader line drew in direct's blue)."""
+    for key in ("implementation", "processor", "family", "pinning", "memory"):
         values = {str(p.get(key)) for p in all_params}
         value = values.pop() if len(values) == 1 else None
         if value in COLOURS[key] and (key, value) != ("implementation", "hdbench"):

@@ -188,6 +188,14 @@ def draw_heatmaps(plt, panels: dict[tuple, dict[tuple[int, int], float]], title:
     return fig
 
 
+def is_grid(panels: dict[tuple, dict[tuple[int, int], float]]) -> bool:
+    """Whether a heat map's cells span two batches or more and two worker counts or more: a
+    heat map of one row (the H200 quick preset's batch 128 at 0 and 2 workers) only draws the
+    line figure of samples/s against workers again, in colours that are harder to read."""
+    cells = [cell for panel in panels.values() for cell in panel]
+    return len({b for b, _ in cells}) >= 2 and len({w for _, w in cells}) >= 2
+
+
 def heatmap_source(reports):
     """The first (path, report, …) with successful loader runs: the heat maps' source."""
     return next((r for r in reports if heatmap_cells(r[1]["benchmarks"])), None)
@@ -215,6 +223,8 @@ def heatmaps(plt, reports, machine: str) -> dict:
             params_of.setdefault(heatmap_name(b["params"]), b["params"])
     out = {}
     for name in sorted(by_name):
+        if not is_grid(by_name[name]):
+            continue  # one batch (or one worker count): the line figure beside it says the same
         first = params_of[name]
         built = ", split batches" if build_of(first) == SPLIT else ""
         out[name] = draw_heatmaps(plt, by_name[name], f"Loader samples/s by batch × workers: {first['consumer']} "
