@@ -184,10 +184,16 @@ def page(reports: list[tuple[str, dict]]) -> str:
                 "</section>"]
     out += ["<h2 id=machine>The machine and the runs</h2>", machine_table(reports),
            "<nav><h2 id=questions>Questions</h2><ol>"]
-    out += [f"<li><a href='#q-{key}'>{html.escape(q)}</a></li>" for key, q, _, _ in answers]
+    answered, unanswerable = summary.folded(answers, len(reports) > 1)  # the summary's one section of those
+    out += [f"<li><a href='#q-{key}'>{html.escape(q)}</a></li>" for key, q, _, _ in answered]
+    if unanswerable:
+        out.append(f"<li><a href='#cannot-answer'>{html.escape(unanswerable[0].removeprefix('## '))}</a></li>")
     out += ["<li><a href='#not-measured'>Failures and skips</a></li></ol></nav>"]
-    for key, question, lines, _ in answers:
+    for key, question, lines, _ in answered:
         out += _section(key, html.escape(question), lines, wanted[key], owner, built, question)
+    if unanswerable:
+        out += [f"<section id='cannot-answer'><h2>{html.escape(unanswerable[0].removeprefix('## '))}</h2>",
+                markdown(unanswerable[2:]), "</section>"]
     rest = [n for n in built if n not in owner]
     if rest:
         out.append("<section id='q-other'><h2>Other figures</h2>")

@@ -84,9 +84,22 @@ def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
             if lines:
                 answered.append((anchor, question, lines, figures))
             else:
-                not_answered.append((anchor, question, [
-                    f"This report cannot answer it: it has no successful runs of {needs}."], figures))
+                not_answered.append((anchor, question, [f"{CANNOT_ANSWER}{needs}."], figures))
     return answered + not_answered
+
+
+CANNOT_ANSWER = "This report cannot answer it: it has no successful runs of "
+
+
+def folded(answers_: list, several: bool) -> tuple[list, list[str]]:
+    """(the answered questions, one section for those the reports cannot answer): three sections
+    of a heading and "cannot answer" each closed the H200's quick page before its skips."""
+    answered = [a for a in answers_ if not a[2][0].startswith(CANNOT_ANSWER)]
+    lines = [f"- **{question}** No successful runs of {lines[0][len(CANNOT_ANSWER):]}"
+             for _, question, lines, _ in answers_ if lines[0].startswith(CANNOT_ANSWER)]
+    if not lines:
+        return answered, []
+    return answered, [f"## What {'these reports' if several else 'this report'} cannot answer", "", *lines, ""]
 
 
 # The four questions every tutorial raises, and hdbench beside PyTorch, answered in the page's first lines.
@@ -297,8 +310,10 @@ def summarize_reports(reports: list[tuple[str, dict]]) -> str:
     noise_table = noise.by_family(report)
     if noise_table:
         out += ["## How sure the figures are", "", *noise_table, ""]
-    for _, question, lines, _ in answers(report):
+    answered, unanswerable = folded(answers(report), len(reports) > 1)
+    for _, question, lines, _ in answered:
         out += [f"## {question}", "", *lines, ""]
+    out += unanswerable
     missing = not_measured(report)
     if missing:
         out += ["## Not measured", "", *missing, ""]

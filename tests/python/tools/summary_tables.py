@@ -23,3 +23,15 @@ def tables_of(text: str) -> list[list[dict]]:
             continue
         i += 1
     return tables
+
+
+def cannot_answer(text: str, question: str) -> str | None:
+    """Why the page cannot answer `question` (its line in the one section of such questions,
+    without the question), None where that section does not list it."""
+    start = f"- **{question}** "
+    return next((line[len(start):] for line in text.splitlines() if line.startswith(start)), None)
+
+
+def unanswerable(text: str) -> list[str]:
+    """The questions the page's section of those it cannot answer lists, in order."""
+    return [line[4:].split("** ", 1)[0] for line in text.splitlines() if line.startswith("- **") and "** No " in line]

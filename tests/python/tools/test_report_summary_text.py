@@ -147,3 +147,21 @@ def test_the_html_page_closes_with_the_same_glossary():
     glossary = text[text.index("<section id=glossary>"):]
     assert "<strong>span</strong>" in glossary and "<strong>of ceiling</strong>" in glossary
     assert "<strong>of ideal</strong>" not in glossary and glossary.index("</section>") < glossary.index("</body>")
+
+
+def test_the_html_page_folds_the_questions_it_cannot_answer_into_one_section():
+    """The H100's large step beside PyTorch (2026-11-28b) answers two questions: the page lists the
+    others in one section, linked once from its questions, as the summary does."""
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    from hdreport import page as report_page
+
+    folder = REFERENCE / "h100-2026-11-28b" / "overhead"
+    reports = [(str(folder / n), json.loads((folder / n).read_text())) for n in ("gpu-large.json",
+                                                                              "pytorch-gpu-large.json")]
+    text = report_page.page(reports)
+    assert text.count("<li><a href='#cannot-answer'>What these reports cannot answer</a></li>") == 1
+    folded = text[text.index("<section id='cannot-answer'>"):].split("</section>")[0]
+    assert folded.count("<li>") == len(report_summary.QUESTIONS) - 2 and "No successful runs of" in folded
+    assert "This report cannot answer it" not in text
