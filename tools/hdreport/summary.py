@@ -91,12 +91,24 @@ def answers(report: dict) -> list[tuple[str, str, list[str], tuple]]:
 CANNOT_ANSWER = "This report cannot answer it: it has no successful runs of "
 
 
+def _unanswered(lines: list[str]) -> str | None:
+    """Why an answer's lines answer nothing (no runs of what it needs, or all of them skipped:
+    the count of each, the reasons left to "Not measured"), None where they answer it."""
+    if lines[0].startswith(CANNOT_ANSWER):
+        return f"No successful runs of {lines[0][len(CANNOT_ANSWER):]}"
+    if all(line.startswith(movement.NOT_MEASURED_HERE) and " skipped: " in line for line in lines):
+        counts = [line[len(movement.NOT_MEASURED_HERE):].split(" skipped: ", 1)[0] for line in lines]
+        return f"Its runs were skipped: {'; '.join(counts)} (why: see Not measured)."
+    return None
+
+
 def folded(answers_: list, several: bool) -> tuple[list, list[str]]:
     """(the answered questions, one section for those the reports cannot answer): three sections
-    of a heading and "cannot answer" each closed the H200's quick page before its skips."""
-    answered = [a for a in answers_ if not a[2][0].startswith(CANNOT_ANSWER)]
-    lines = [f"- **{question}** No successful runs of {lines[0][len(CANNOT_ANSWER):]}"
-             for _, question, lines, _ in answers_ if lines[0].startswith(CANNOT_ANSWER)]
+    of a heading and "cannot answer" each closed the H200's quick page before its skips, and a
+    GPU-less run opened with five sections saying one skip reason of some 300 characters."""
+    answered = [a for a in answers_ if _unanswered(a[2]) is None]
+    lines = [f"- **{question}** {why}" for _, question, lines, _ in answers_
+             if (why := _unanswered(lines)) is not None]
     if not lines:
         return answered, []
     return answered, [f"## What {'these reports' if several else 'this report'} cannot answer", "", *lines, ""]

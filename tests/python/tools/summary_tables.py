@@ -34,4 +34,5 @@ def cannot_answer(text: str, question: str) -> str | None:
 
 def unanswerable(text: str) -> list[str]:
     """The questions the page's section of those it cannot answer lists, in order."""
-    return [line[4:].split("** ", 1)[0] for line in text.splitlines() if line.startswith("- **") and "** No " in line]
+    return [line[4:].split("** ", 1)[0] for line in text.splitlines()
+            if line.startswith("- **") and ("** No successful runs" in line or "** Its runs were skipped" in line)]

@@ -58,6 +58,9 @@ def _reason(b: dict) -> str:
     return " ".join(str(b.get("skip_reason") or "no reason given").split())
 
 
+NOT_MEASURED_HERE = "- **Not measured here**: "
+
+
 def not_run_lines(report: dict, family: str) -> list[str]:
     """Why a family that has entries has no successful run: each skip reason with its count,
     each failure with its message."""
@@ -66,7 +69,7 @@ def not_run_lines(report: dict, family: str) -> list[str]:
     failed = [b for b in mine if b.get("status") == "error"]
     if not skipped and not failed:
         return []
-    lines = [f"- **Not measured here**: {n} `{family}` run{'s' if n != 1 else ''} skipped: {reason}"
+    lines = [f"{NOT_MEASURED_HERE}{n} `{family}` run{'s' if n != 1 else ''} skipped: {reason}"
              f"{'' if reason.endswith('.') else '.'}" for reason, n in sorted(skipped.items())]
     lines += [f"- **Failed**: {name(b)}: {' '.join(str(b.get('error_message', '')).split())}" for b in failed]
     return lines
