@@ -241,7 +241,15 @@ def test_summary_of_a_real_gpu_less_report_answers_nothing_it_did_not_measure(qu
         # The dataparallel family's CPU step needs no GPU either (one rank: its baseline).
         dp_steps = any(b["status"] == "ok" and b["params"].get("family") == "dataparallel"
                        and b["params"].get("variant") == "cpu_step" for b in report["benchmarks"])
-        assert len(unanswerable(result.stdout)) == len(report_summary.QUESTIONS) - answered - cpu_steps - dp_steps
+        folded = unanswerable(result.stdout)
+        no_runs = [q for q in folded if cannot_answer(result.stdout, q).startswith("No successful runs")]
+        assert len(no_runs) == len(report_summary.QUESTIONS) - answered - cpu_steps - dp_steps
+        # the data-movement families' questions, asked where they ran: every run skipped without a GPU
+        movement = {"device_local", "latency", "managed", "batch_copy", "strided"}
+        ran = movement & {b["params"].get("family") for b in report["benchmarks"]}
+        assert len(folded) - len(no_runs) == len(ran)
+        assert all(cannot_answer(result.stdout, q).startswith("Its runs were skipped: ") for q in folded
+                   if q not in no_runs)
         if answered:
             assert "- host consumer, " in section(result.stdout, WORKERS_QUESTION)
 
