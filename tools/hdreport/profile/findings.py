@@ -257,8 +257,8 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
     if fix == "workers":
         return (f"the training thread spent {duration_text(model.total('B'))} building batches between CUDA calls "
                 f"while the GPU waited ({duration_text(by_cause['input_pipeline'])} of GPU idle time)"
-                + (f"; it forked {model.forked} Python process{'es' if model.forked != 1 else ''} (DataLoader "
-                   "workers), which did not keep up" if model.forked else ""),
+                + (f"; it forked {processes_text(model.forked)} (DataLoader workers), which did not keep up"
+                   if model.forked else ""),
                 f"{_per_step(model, 'B')} of input pipeline a {step} over {steps} against "
                 f"{_per_step(model, 'T')} a {step} in all; GPU busy {_per_step(model, 'G')} a {step}")
     if fix == "gather" and model.pin_thread:
@@ -284,8 +284,8 @@ def what_and_evidence(fix: str, model, a: Analysis, idle: dict) -> tuple[str, st
                + (f", or takes them over from DataLoader workers, which costs about as much: {taking}"
                   if taking else ""))
         if model.forked:  # the recording says it had workers: what it waits for is their hand-over
-            how = (f"over from the {model.forked} Python process{'es' if model.forked != 1 else ''} it forked (its "
-                   f"DataLoader workers), which costs {taking}")
+            how = (f"over from the {processes_text(model.forked)} it forked (its DataLoader workers), which costs "
+                   f"{taking}")
         return (f"the training thread took {duration_text(model.total('B') / batches)} to get each batch, where "
                 f"gathering a batch whole on it takes {duration_text(gathered / batches)} {where}: it "
                 + ("takes them " if model.forked else "builds them ") + how,
@@ -351,6 +351,22 @@ def handover_like_build_s(model) -> float | None:
     return handover if handover > 0 and handover / HANDOVER_LIKE <= waited <= handover * HANDOVER_LIKE else None
 
 
+def from_workers_text(model) -> str:
+    """The gather advice's tail where the batch wait is (or may be) a workers' hand-over."""
+    if handover_like_build_s(model) is None:
+        return ""
+    if model.forked:
+        return ("; its batches come from DataLoader workers: gather on the training thread instead, with no workers "
+                "(num_workers=0), since taking a batch over from a worker costs it more than gathering it whole")
+    return ("; where DataLoader workers gather each batch whole already, gather on the training thread instead, "
+            "with no workers (num_workers=0): a batch taken over from a worker costs it about as much as building "
+            "it sample by sample")
+
+
+def processes_text(n: int) -> str:
+    return f"{n} Python process{'es' if n != 1 else ''}"
+
+
 def handover_where(h: Handover) -> str:
     return "here (tools/handover_probe.py)" if h.measured else "on H100 and H200 hosts (not measured here)"
 
@@ -375,13 +391,7 @@ def findings(a: Analysis, model, idle: dict) -> list[dict]:
              "syncs": ", nor torch.cuda.synchronize()," if model.total("R_sync") > 0 else "",
              "workers_start": workers_start_text(model.handover),
              "replay": replay_text(model),
-             "from_workers": "" if handover_like_build_s(model) is None else
-             "; its batches come from DataLoader workers: gather on the training thread instead, with no workers "
-             "(num_workers=0), since taking a batch over from a worker costs it more than gathering it whole"
-             if model.forked else
-             "; where DataLoader workers gather each batch whole already, gather on the training thread instead, "
-             "with no workers (num_workers=0): a batch taken over from a worker costs it about as much as building "
-             "it sample by sample"}
+             "from_workers": from_workers_text(model)}
     out = []
     for fix, (alone, added) in priced.items():
         key = finding_id(fix, model)
