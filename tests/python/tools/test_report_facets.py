@@ -64,7 +64,7 @@ def test_a_few_percent_on_a_log_axis_spans_a_factor_of_three_about_the_data():
         low, high = ax.get_ylim()
         assert high / low == pytest.approx(3.0)
         assert math.sqrt(low * high) == pytest.approx(math.sqrt(1.55 * 1.68))  # the data in the middle
-        assert len(labelled_y_ticks(ax)) >= 2, labelled_y_ticks(ax)
+        assert len(labelled_y_ticks(ax)) >= 3, labelled_y_ticks(ax)
         check_figure("host_memcpy", figures["host_memcpy"])
     finally:
         close_all(figures)
@@ -178,3 +178,52 @@ def test_a_reference_label_goes_where_it_covers_no_series():
         assert ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1  # inside its panel
     finally:
         close(fig)
+
+
+def test_a_reference_label_with_no_room_in_one_panel_is_said_in_the_panel_that_has_room():
+    """The loader's "no difference" at 1: printed over the 20 µs/sample panel's lines, which lie
+    on it from end to end (H100 2026-11-23b). The panel beside it has room, and shares the line."""
+    spec = facets.Spec("t", "T", "bytes", "bandwidth_GB/s", where={"family": "host_memcpy"}, series=("threads",),
+                       cols="work", linear_y=True, references=facets.one_line(1.0, "no difference"))
+    sizes = [1 << k for k in range(10, 21)]
+    runs = [run("host_memcpy", 1.0, threads=t, work="on the line", bytes=b) for t in (1, 2) for b in sizes]
+    runs += [run("host_memcpy", 2.0 + t + b / (1 << 20), threads=t, work="above it", bytes=b) for t in (1, 2)
+             for b in sizes]
+    fig = draw(spec, runs)
+    try:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        labels = {ax.get_title(): [t for t in ax.texts if t.get_text() == "no difference"] for ax in fig.axes
+                  if ax.get_title()}
+        assert not labels["on the line"] and len(labels["above it"]) == 1, labels
+        (ax,) = [ax for ax in fig.axes if ax.get_title() == "above it"]
+        box = labels["above it"][0].get_window_extent(renderer)
+        assert not covered(ax, box), covered(ax, box)
+    finally:
+        close(fig)
+
+
+def test_a_reference_label_with_no_room_anywhere_is_still_said_once():
+    """Where every panel's lines lie on the reference, it is labelled once, not left unnamed."""
+    spec = facets.Spec("t", "T", "bytes", "bandwidth_GB/s", where={"family": "host_memcpy"}, series=("threads",),
+                       cols="work", linear_y=True, references=facets.one_line(1.0, "no difference"))
+    runs = [run("host_memcpy", 1.0, threads=t, work=w, bytes=1 << k) for t in (1, 2) for w in ("a", "b")
+            for k in range(10, 21)]
+    fig = draw(spec, runs)
+    try:
+        fig.canvas.draw()
+        assert sum(t.get_text() == "no difference" for ax in fig.axes for t in ax.texts) == 1
+    finally:
+        close(fig)
+
+
+@pytest.mark.parametrize("low, high", [(1.5, 2.1), (1.02, 1.1), (3.1, 3.4), (0.31, 0.33), (7.0, 9.0)])
+def test_a_log_axis_widened_to_a_factor_of_three_reads_at_three_labels_at_least(low, high):
+    """An H200's device copies, 1.5k to 2.1k GB/s: the widened axis was labelled 2k and 3k only."""
+    figures = figures_of(run("host_memcpy", low * 1000, threads=1, bytes=4096),
+                         run("host_memcpy", high * 1000, threads=1, bytes=1 << 20))
+    try:
+        ticks = labelled_y_ticks(figures["host_memcpy"].axes[0])
+        assert len(ticks) >= 3, ticks
+    finally:
+        close_all(figures)

@@ -364,11 +364,7 @@ def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, co
     fig.suptitle(f"{title}\n{subtitle}", fontsize=11)
     shown = legend if (series_keys or companion_points) else {}
     style.finish(fig, shown, min(len(shown), 3) or 1, 2)
-    for ax, refs in labelled:  # once the y limits and the layout are final: where the lines fall on the page
-        heights = [_points_up(ax, y) for y, _ in refs]
-        for k, ((y, text), grey) in enumerate(zip(refs, style.REFERENCE_GREYS)):
-            others = [other for m, (other, _) in enumerate(refs) if m != k]
-            _label_reference(ax, y, text, grey, _label_below(k, heights), others)
+    _label_references(labelled)  # once the y limits and the layout are final: where the lines fall on the page
     fig.hdbench = {"points": drawn, "spec": spec.name, "series_keys": series_keys}
     return fig
 
@@ -388,22 +384,49 @@ def _values(points, key):
     return sorted({p.params.get(key) for p in points}, key=style._order_one)
 
 
-def _label_reference(ax, y: float, text: str, grey: str, below: bool, others: list) -> None:
-    """The label of the reference line at height y, at the first free spot of: the line's left end
-    above it (below where `below`), the other side, then the right end; free is inside the axes,
-    over no series, text or other reference line (`others`, their heights). A label printed over
-    the lines it is read against (an H200's batch copies on the floor they are divided by,
-    2026-11-26). Where none is free, the first."""
+def _label_references(labelled: list) -> None:
+    """Each panel's reference lines labelled where a label covers nothing. A line whose label has
+    no free spot in a panel is left unlabelled there where another panel labels it (the same
+    words at the same height): the loader's "no difference" at 1, printed over the 20 µs/sample
+    panel's lines that lie on it (H100 2026-11-23b). Where no panel has room, the first panel
+    labels it at its first spot."""
+    crowded = []
+    placed = set()
+    for ax, refs in labelled:
+        heights = [_points_up(ax, y) for y, _ in refs]
+        for k, ((y, text), grey) in enumerate(zip(refs, style.REFERENCE_GREYS)):
+            others = [other for m, (other, _) in enumerate(refs) if m != k]
+            spots = _spots(_label_below(k, heights))
+            if _label_reference(ax, y, text, grey, spots, others):
+                placed.add((y, text))
+            else:
+                crowded.append((ax, y, text, grey, spots[0]))
+    for ax, y, text, grey, spot in crowded:
+        if (y, text) not in placed:
+            _reference_label_at(ax, y, text, grey, *spot)
+            placed.add((y, text))
+
+
+def _spots(below: bool) -> list:
+    """Where a reference label may go, in order: the line's left end above it (below where
+    `below`), the other side, then the right end."""
+    return [(x, low) for x in (0.01, 0.99) for low in (below, not below)]
+
+
+def _label_reference(ax, y: float, text: str, grey: str, spots: list, others: list) -> bool:
+    """The label of the reference line at height y at the first free spot of `spots`, and whether
+    one was: free is inside the axes, over no series, text or other reference line (`others`,
+    their heights). A label printed over the lines it is read against (an H200's batch copies
+    on the floor they are divided by, 2026-11-26)."""
     renderer = ax.figure.canvas.get_renderer()
     taken = _taken(ax, renderer, others)
-    spots = [(x, low) for x in (0.01, 0.99) for low in (below, not below)]
     for x, low in spots:
         label = _reference_label_at(ax, y, text, grey, x, low)
         box = label.get_window_extent(renderer)
         if ax.bbox.y0 <= box.y0 and box.y1 <= ax.bbox.y1 and not any(box.overlaps(t) for t in taken):
-            return
+            return True
         label.remove()
-    _reference_label_at(ax, y, text, grey, *spots[0])
+    return False
 
 
 def _reference_label_at(ax, y, text, grey, x, low):

@@ -251,8 +251,10 @@ def count_axis(axis, values) -> None:
 
 def readable_log_ticks(lo: float, hi: float) -> list[float] | None:
     """Where a log axis from `lo` to `hi` has fewer than two decades in view, ticks that put
-    at least two labels on it: 1, 2 and 5 of each decade, else (a span inside one step of
-    those) a few round values; None where two decades are in view (matplotlib's own ticks)."""
+    at least three labels on it: 1, 2 and 5 of each decade, else 1, 2, 3 and 5, else finer
+    steps, else (a span inside one of those) a few round values; None where two decades are in
+    view (matplotlib's own ticks). Two labels were too few: an H200's device copies, widened to
+    a factor of 3, were read from 2k and 3k alone, the 3k at the axis' top edge."""
     import math
 
     from matplotlib.ticker import MaxNLocator
@@ -262,9 +264,10 @@ def readable_log_ticks(lo: float, hi: float) -> list[float] | None:
     decades = [10.0 ** k for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)]
     if sum(lo <= d <= hi for d in decades) >= 2:
         return None
-    ones_twos_fives = [t for t in sorted(d * m for d in decades for m in (1, 2, 5)) if lo <= t <= hi]
-    if len(ones_twos_fives) >= 2:
-        return ones_twos_fives
+    for steps in ((1, 2, 5), (1, 2, 3, 5), (1, 1.5, 2, 3, 4, 5, 6, 8)):
+        ticks = [t for t in sorted(d * m for d in decades for m in steps) if lo <= t <= hi]
+        if len(ticks) >= 3:
+            return ticks
     return [t for t in MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi) if lo <= t <= hi]
 
 
