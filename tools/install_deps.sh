@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git clang-format libbenchmark-dev libbenchmark-tools libfmt-dev nlohmann-json3-dev
-          libgtest-dev libopenblas-dev zlib1g-dev libopenmpi-dev openmpi-bin libnuma-dev python3 python3-pytest python3-hypothesis python3-scipy python3-matplotlib python3-torch
+          libgtest-dev libopenblas-dev zlib1g-dev libopenmpi-dev openmpi-bin libnuma-dev python3 python3-pytest python3-hypothesis python3-scipy python3-matplotlib python3-torch chromium
           dataset-fashion-mnist)
 missing=()
 for p in "${packages[@]}"; do
