@@ -392,6 +392,9 @@ void keep_on_interrupt() noexcept { g_has_extra_temp.store(false); }
 void install_interrupt_cleanup() {
   struct sigaction action {};
   action.sa_handler = on_interrupt;
+  // The first signal's handler returns (the run finishes its benchmark): a slow call it cut,
+  // a console write to a full pipe say, resumes rather than failing with EINTR.
+  action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);

@@ -130,7 +130,10 @@ GpuMlp::GpuMlp(const MlpShape& shape, const OptimizerConfig& optimizer, MlpDtype
 
 GpuMlp::~GpuMlp() {
   // Work still queued reads the arena; let it finish before the memory goes.
-  if (impl_ && impl_->arena.data() != nullptr) HDBENCH_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(impl_->stream));
+  if (impl_ && impl_->arena.data() != nullptr) {
+    HDBENCH_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(impl_->stream));
+    if (impl_->update_stream) HDBENCH_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(impl_->update_stream->get()));
+  }
 }
 
 std::size_t GpuMlp::device_bytes_needed(const MlpShape& shape, OptimizerKind optimizer, MlpDtype dtype,
@@ -328,7 +331,15 @@ void GpuMlp::Impl::enqueue_step(const StepPlan& plan, const float* images, const
     bool& flag;
     ~Reset() { flag = false; }
   } reset{updating_per_layer};
-  enqueue_gradients(plan, images, labels, batch);
+  try {
+    enqueue_gradients(plan, images, labels, batch);
+  } catch (...) {
+    // The updates queued so far joined back, unchecked (the first error is the one to say): a
+    // capture ends with no branch left open, and the next step's reads wait for them.
+    (void)cudaEventRecord(updates_done->get(), update_stream->get());
+    (void)cudaStreamWaitEvent(stream, updates_done->get(), 0);
+    throw;
+  }
   updates_done->record(update_stream->get());
   HDBENCH_CUDA_CHECK(cudaStreamWaitEvent(stream, updates_done->get(), 0));
 }
@@ -336,15 +347,22 @@ void GpuMlp::Impl::enqueue_step(const StepPlan& plan, const float* images, const
 void GpuMlp::set_update_overlap(bool overlap) {
   Impl& m = *impl_;
   if (overlap && !m.update_stream) {
-    m.update_stream.emplace("mlp/update");
-    m.weights_read.clear();
-    for (std::size_t l = 0; l < m.shape.layers(); ++l) m.weights_read.emplace_back(cudaEventDisableTiming);
-    m.updates_done.emplace(cudaEventDisableTiming);
+    // Made whole before any is kept: a creation that throws leaves the serial update as it was,
+    // not a stream with too few events for the next try to index.
+    Stream update_stream("mlp/update");
+    std::vector<Event> weights_read;
+    for (std::size_t l = 0; l < m.shape.layers(); ++l) weights_read.emplace_back(cudaEventDisableTiming);
+    Event updates_done(cudaEventDisableTiming);
+    m.weights_read = std::move(weights_read);
+    m.updates_done.emplace(std::move(updates_done));
+    m.update_stream.emplace(std::move(update_stream));
   }
   m.overlap_update = overlap;
 }
 
 bool GpuMlp::update_overlap() const noexcept { return impl_->overlap_update; }
+
+std::size_t GpuMlp::graph_nodes() const { return impl_->has_graph ? impl_->graph.node_count() : 0; }
 
 const StepPlan& GpuMlp::Impl::begin_step(const float* images, const std::int32_t* labels, std::size_t batch) {
   check_batch(images, labels, batch);

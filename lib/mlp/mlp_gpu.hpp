@@ -91,6 +91,7 @@ class GpuMlp {
   void capture_step(const float* images, const std::int32_t* labels, std::size_t batch);
   void replay();
   bool captured() const noexcept;
+  std::size_t graph_nodes() const;  // of the captured step; 0 before capture_step
 
   // Names the step's NVTX phase ranges (forward, backward, optimizer; host-side
   // enqueue, which Nsight projects onto the GPU work) after `benchmark` (default
