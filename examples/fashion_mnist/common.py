@@ -272,7 +272,10 @@ class GraphedStep:
             try:
                 self.graph, self.loss = self.capture(step)
             except RuntimeError as e:
-                self.graph, self.failed = None, one_line(str(e))
+                # A step that raised inside the capture is the cause; ending the capture then
+                # raised too ("a previous error during capture"), with the cause as its context.
+                cause = e.__context__ if isinstance(e.__context__, Exception) else e
+                self.graph, self.failed = None, one_line(str(cause))
                 optimizer.zero_grad(set_to_none=True)  # gradients the failed capture may have left
                 self.put_back(params, saved)  # a capture runs nothing, but what failed may have
                 print(f"note: capturing the training step in a CUDA graph failed ({self.failed}); the step "
@@ -290,11 +293,31 @@ class GraphedStep:
         return device.type == "cuda"
 
     def capture(self, step):
-        """(the graph, its loss output): `step` on the inputs, captured."""
+        """(the graph, its loss output): `step` on the inputs, captured into a memory pool of its
+        own. Where ending the capture fails, torch.cuda.graph leaves its capture stream current
+        and the pool counted as capturing, and the caching allocator then defers every free for
+        the rest of the process (a fallback run would grow by a batch a step and not be the
+        eager run it says it is): the stream the step ran on is made current again and the pool
+        given back (PyTorch 2.11's own calls, as torch.cuda.use_mem_pool makes them)."""
         import torch
+        device = self.inputs[0].device
+        before = torch.cuda.current_stream(device)
+        pool = torch.cuda.graph_pool_handle()
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            loss = step(*self.inputs)
+        try:
+            with torch.cuda.graph(graph, pool=pool):
+                loss = step(*self.inputs)
+        except BaseException:
+            if torch.cuda.current_stream(device) != before:  # capture_end raised: the stream is not restored
+                torch.cuda.set_stream(before)
+                end, release = (getattr(torch._C, name, None) for name in ("_cuda_endAllocateToPool",
+                                                                           "_cuda_releasePool"))
+                try:
+                    end(device.index, pool)
+                    release(device.index, pool)
+                except Exception:  # noqa: BLE001 - private calls gone or refused: the pool stays, the run goes on
+                    pass
+            raise
         return graph, loss
 
     def __call__(self, *batch, non_blocking: bool = False):

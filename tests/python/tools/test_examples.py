@@ -743,3 +743,37 @@ def test_a_gpu_step_is_marked_with_an_nvtx_range_and_a_cpu_step_is_not(monkeypat
         raise RuntimeError("a failed step")
     assert calls == [("push", "step 8"), ("pop",)]
     assert "common.step_range(device, step)" in (EXAMPLES / "well_written.py").read_text()
+
+
+def test_a_failed_capture_names_the_step_s_error_not_the_capture_end_s(capsys):
+    """A step that raises inside torch.cuda.graph makes its exit's capture_end raise too ("operation
+    failed due to a previous error during capture"), with the step's error as its context: the
+    note names the step's."""
+    need_torch()
+    import torch
+    common = load_common()
+
+    class FailingCapture(common.GraphedStep):
+        @staticmethod
+        def can_capture(device) -> bool:
+            return True
+
+        def capture(self, step):
+            try:
+                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+            finally:
+                raise RuntimeError("operation failed due to a previous error during capture")
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+
+    def step(x):
+        loss = model(x).sum()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    graphed = FailingCapture(optimizer, [torch.zeros(3, 4)], step)
+    assert graphed.graph is None
+    assert graphed.failed == "CUDA error: operation not permitted when stream is capturing"
+    assert "failed (CUDA error: operation not permitted when stream is capturing)" in capsys.readouterr().err
