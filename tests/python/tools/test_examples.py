@@ -340,6 +340,17 @@ def test_a_graphed_step_puts_back_what_its_warm_up_changed(tmp_path):
         common.GraphedStep(with_momentum, [torch.zeros(3, 4)], momentum_step)
 
 
+def captured_on_the_cpu(common, capture):
+    """GraphedStep tried on the CPU, with `capture` in place of torch.cuda.graph's."""
+    class Capturing(common.GraphedStep):
+        @staticmethod
+        def can_capture(device) -> bool:
+            return True
+
+    Capturing.capture = capture
+    return Capturing
+
+
 def test_a_failed_capture_runs_the_step_op_by_op_and_says_so(capsys):
     """Where capturing the step fails (a capture no machine here can try), GraphedStep says why
     on standard error and runs the step op by op on its inputs: the same losses as a step that
@@ -348,14 +359,11 @@ def test_a_failed_capture_runs_the_step_op_by_op_and_says_so(capsys):
     import torch
     common = load_common()
 
-    class FailingCapture(common.GraphedStep):
-        @staticmethod
-        def can_capture(device) -> bool:
-            return True
+    def capture(self, step):
+        step(*self.inputs)  # a capture records without running: here it half ran, then failed
+        raise RuntimeError("operation not permitted when stream is capturing\n(a second line)")
 
-        def capture(self, step):
-            step(*self.inputs)  # a capture records without running: here it half ran, then failed
-            raise RuntimeError("operation not permitted when stream is capturing\n(a second line)")
+    FailingCapture = captured_on_the_cpu(common, capture)
 
     def losses(graphed_class):
         torch.manual_seed(0)
@@ -378,6 +386,28 @@ def test_a_failed_capture_runs_the_step_op_by_op_and_says_so(capsys):
            "capturing (a second line)); the step runs op by op (step=eager)" in err
     plain, expected = losses(common.GraphedStep)  # on the CPU: never captured
     assert plain.failed == "" and got == expected
+
+
+def test_a_failed_capture_names_the_step_s_error_not_the_capture_end_s(capsys):
+    """A step that raises inside torch.cuda.graph makes its exit's capture_end raise too ("operation
+    failed due to a previous error during capture"), with the step's error as its context: the
+    note names the step's."""
+    need_torch()
+    import torch
+    common = load_common()
+
+    def capture(self, step):
+        try:
+            raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+        finally:
+            raise RuntimeError("operation failed due to a previous error during capture")
+
+    model = torch.nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    graphed = captured_on_the_cpu(common, capture)(optimizer, [torch.zeros(3, 4)], lambda x: model(x).sum())
+    assert graphed.graph is None
+    assert graphed.failed == "CUDA error: operation not permitted when stream is capturing"
+    assert "failed (CUDA error: operation not permitted when stream is capturing)" in capsys.readouterr().err
 
 
 def test_fix_pin_on_the_cpu_is_skipped_with_a_one_line_note():
@@ -744,36 +774,3 @@ def test_a_gpu_step_is_marked_with_an_nvtx_range_and_a_cpu_step_is_not(monkeypat
     assert calls == [("push", "step 8"), ("pop",)]
     assert "common.step_range(device, step)" in (EXAMPLES / "well_written.py").read_text()
 
-
-def test_a_failed_capture_names_the_step_s_error_not_the_capture_end_s(capsys):
-    """A step that raises inside torch.cuda.graph makes its exit's capture_end raise too ("operation
-    failed due to a previous error during capture"), with the step's error as its context: the
-    note names the step's."""
-    need_torch()
-    import torch
-    common = load_common()
-
-    class FailingCapture(common.GraphedStep):
-        @staticmethod
-        def can_capture(device) -> bool:
-            return True
-
-        def capture(self, step):
-            try:
-                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
-            finally:
-                raise RuntimeError("operation failed due to a previous error during capture")
-
-    model = torch.nn.Linear(4, 2)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-
-    def step(x):
-        loss = model(x).sum()
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    graphed = FailingCapture(optimizer, [torch.zeros(3, 4)], step)
-    assert graphed.graph is None
-    assert graphed.failed == "CUDA error: operation not permitted when stream is capturing"
-    assert "failed (CUDA error: operation not permitted when stream is capturing)" in capsys.readouterr().err
