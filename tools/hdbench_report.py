@@ -259,6 +259,9 @@ def run_compare(args) -> int:
         print(hdreport.profile.compare.format_report(comparison))
         return comparison.exit_code
     rows, only_base, only_new = compare.compare(base, new, args.threshold, args.alpha)
+    if not rows:  # "0 regression(s)" over nothing compared would pass a CI gate it never checked
+        raise ReportError(f"{args.base} and {args.new} share no benchmark that ran (only in BASE: {len(only_base)}, "
+                          f"only in NEW: {len(only_new)}): nothing to compare")
     print(compare.format_report(rows, only_base, only_new, base, new, args.threshold, args.alpha))
     return 1 if any(r.regressed for r in rows) else 0
 

@@ -14,6 +14,8 @@ import statistics
 from dataclasses import dataclass
 from functools import lru_cache
 
+from hdreport.core.schema import ReportError
+
 
 @dataclass
 class Comparison:
@@ -74,8 +76,13 @@ def _u_count(n1: int, n2: int, u: int) -> int:
     return _u_count(n1 - 1, n2, u - n2) + _u_count(n1, n2 - 1, u)
 
 
+# Google Benchmark's time units, in nanoseconds.
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
 def iteration_times(report: dict) -> dict[str, tuple[list[float], str]]:
-    """run name -> (real_time of each ok repetition, time unit)."""
+    """run name -> (real_time of each ok repetition, time unit). A time that is not a positive
+    number in a known unit says the report is damaged: a ratio against it would be made up."""
     times: dict[str, tuple[list[float], str]] = {}
     for b in report["benchmarks"]:
         if b.get("run_type", "iteration") != "iteration" or b.get("status", "ok") != "ok":
@@ -83,7 +90,13 @@ def iteration_times(report: dict) -> dict[str, tuple[list[float], str]]:
         if not isinstance(b.get("real_time"), (int, float)):
             continue
         name = b.get("run_name", b.get("name"))
-        times.setdefault(name, ([], b.get("time_unit", "?")))[0].append(float(b["real_time"]))
+        unit = b.get("time_unit", "ns")
+        if unit not in UNIT_NS:
+            raise ReportError(f"{name}: time_unit {unit!r} is none of {', '.join(UNIT_NS)}")
+        if not b["real_time"] > 0:
+            raise ReportError(f"{name}: real_time {b['real_time']!r} is not a positive time")
+        kept = times.setdefault(name, ([], unit))
+        kept[0].append(float(b["real_time"]) * UNIT_NS[unit] / UNIT_NS[kept[1]])  # in the first repetition's unit
     return times
 
 
@@ -98,10 +111,9 @@ def compare(base: dict, new: dict, threshold_percent: float, alpha: float):
     base_times, new_times = iteration_times(base), iteration_times(new)
     rows = []
     for name in sorted(base_times.keys() & new_times.keys()):
-        (b, unit), (n, _) = base_times[name], new_times[name]
+        (b, unit), (n, new_unit) = base_times[name], new_times[name]
+        n = [t * UNIT_NS[new_unit] / UNIT_NS[unit] for t in n]  # NEW in BASE's unit: a run timed in ms beside one in µs
         base_time, new_time = statistics.median(b), statistics.median(n)
-        if base_time <= 0:
-            continue
         ratio = new_time / base_time
         p = mann_whitney_u_p_value(b, n) if len(b) >= 2 and len(n) >= 2 else None
         slower = ratio > 1.0 + threshold_percent / 100.0

@@ -99,3 +99,39 @@ def test_bad_report_exits_2_naming_it(tmp_path):
     result = run_report_tool("compare", good, bad)
     assert result.returncode == 2
     assert "bad.json" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_times_in_other_units_are_compared_as_the_same_time(tmp_path):
+    """NEW timed in ms beside BASE in µs: read as 0.002x (and no regression) before."""
+    base = write(tmp_path, "base.json", synthetic_report({"a": [100.0 + i for i in range(9)]}))
+    slower = synthetic_report({"a": [0.2 + 0.002 * i for i in range(9)]})  # twice as slow, in ms
+    for b in slower["benchmarks"]:
+        b["time_unit"] = "ms"
+    new = write(tmp_path, "new.json", slower)
+    result = run_report_tool("compare", base, new)
+    assert result.returncode == 1, result.stdout + result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("a "))
+    assert "208.000us" in row and "2.000" in row and "REGRESSION" in row, row
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("real_time", 0.0, "is not a positive time"),
+    ("real_time", -5.0, "is not a positive time"),
+    ("time_unit", "fortnights", "time_unit 'fortnights'"),
+])
+def test_a_time_no_ratio_can_be_made_of_exits_2(tmp_path, field, value, message):
+    base = write(tmp_path, "base.json", synthetic_report({"a": [10.0]}))
+    damaged = synthetic_report({"a": [10.0]})
+    damaged["benchmarks"][0][field] = value
+    new = write(tmp_path, "new.json", damaged)
+    result = run_report_tool("compare", base, new)
+    assert result.returncode == 2 and message in result.stderr, result.stdout + result.stderr
+
+
+def test_reports_that_share_no_benchmark_exit_2_not_0(tmp_path):
+    """A CI gate over reports with nothing in common said "0 regression(s)" and passed."""
+    base = write(tmp_path, "base.json", synthetic_report({"a": [10.0]}))
+    new = write(tmp_path, "new.json", synthetic_report({"b": [10.0]}))
+    result = run_report_tool("compare", base, new)
+    assert result.returncode == 2 and "nothing to compare" in result.stderr
+    assert "only in BASE: 1, only in NEW: 1" in result.stderr
