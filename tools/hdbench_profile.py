@@ -99,7 +99,7 @@ def check_outputs(options: dict, out: Path, command: list[str]) -> None:
             raise UsageError(f"--hdbench_trace={trace}: is the report's path too (--hdbench_out)")
     if "records" in options:
         records = Path(options["records"])
-        if records.exists() and not records.is_dir():
+        if os.path.lexists(records) and not os.path.isdir(records):  # neither raises on a name too long
             raise UsageError(f"--hdbench_records={records}: is a file, not a folder")
         problem = writer.output_problem(records / "records-0.jsonl")
         if problem:

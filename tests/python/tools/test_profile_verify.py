@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -576,9 +577,29 @@ def test_reanalysing_the_kept_records_gives_the_committed_profiles(tmp_path):
 def test_reanalyse_refuses_what_it_cannot_use(tmp_path):
     result = run_report_tool("reanalyse", H200 / "prof-well.json", tmp_path / "absent", "-o", tmp_path / "o.json")
     assert result.returncode == 2 and "not a folder of records" in result.stderr
-    result = run_report_tool("reanalyse", H200 / "prof-well.json", tmp_path, "-o", tmp_path / "o.json")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_report_tool("reanalyse", H200 / "prof-well.json", empty, "-o", tmp_path / "o.json")
     assert result.returncode == 2 and "holds no records" in result.stderr
     assert not (tmp_path / "o.json").exists()
+
+
+def test_reanalyse_writes_nothing_into_the_records_it_reads(tmp_path):
+    """`-o` onto one of the records files replaced it with the report, exit 0: the recording
+    was lost. A file added beside them would be read as records next time."""
+    records = tmp_path / "records"
+    shutil.copytree(H100C / "records" / "tutorial", records)
+    kept = {p.name: p.read_bytes() for p in records.iterdir()}
+    for out in (next(records.glob("records-*")), records / "again.json"):
+        result = run_report_tool("reanalyse", H100C / "prof-tutorial.json", records, "-o", out)
+        assert result.returncode == 2 and "is inside the input folder" in result.stderr, result.stderr
+    assert {p.name: p.read_bytes() for p in records.iterdir()} == kept
+
+
+def test_an_output_name_too_long_for_the_file_system_is_one_line(tmp_path):
+    result = run_report_tool("reanalyse", H100C / "prof-tutorial.json", H100C / "records" / "tutorial", "-o",
+                             tmp_path / ("x" * 300 + ".json"))
+    assert result.returncode == 2 and "File name too long" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_the_profile_records_every_fix_priced_alone():

@@ -128,7 +128,11 @@ def output_problem(path: str | Path, inputs: tuple = ()) -> str:
     a folder or a device there, one of `inputs` (files the work reads: it would be lost), a
     folder that cannot be made or written. A link is followed: its target is written."""
     p = Path(os.path.realpath(path))
-    if p.exists():
+    try:
+        there = p.exists()
+    except OSError as e:  # a name too long for the file system, say
+        return f"cannot be written: {e.strerror or e}"
+    if there:
         if p.is_dir():
             return "is a folder"
         if not p.is_file():
@@ -139,6 +143,10 @@ def output_problem(path: str | Path, inputs: tuple = ()) -> str:
                     return f"is also an input ({given}): writing it would lose that file"
             except OSError:
                 continue  # an input that is not there cannot be overwritten
+    for given in inputs:  # a folder read whole (reanalyse's records): a file written there is read, or lost
+        folder = Path(os.path.realpath(given)) if given else None
+        if folder is not None and folder.is_dir() and folder in p.parents:
+            return f"is inside the input folder {given}: writing there would replace or add to what it reads"
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.check-")
