@@ -22,6 +22,7 @@ call's last step never fails on it; a wrong command line exits 2.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -44,6 +45,9 @@ def each_file(work: Path, pattern: str, lines_of, none_text: str) -> list[str]:
     cannot read (a folder, a field of another type) says so in a line: the digest never fails."""
     out = []
     for path in sorted(work.glob(pattern)):
+        if path.exists() and not path.is_file() and not path.is_dir():  # a pipe would wait for a writer forever
+            out.append(short(f"  {path.name}: not a file (a pipe or a device): left unread"))
+            continue
         try:
             out += lines_of(path)
         except Exception as e:  # noqa: BLE001  whatever a damaged file holds, the other lines still print
@@ -55,7 +59,7 @@ def result_lines(log: Path) -> list[str]:
     out = []
     for line in log.read_text(errors="replace").splitlines():
         if RESULT.match(line):
-            fields = dict(re.findall(r"(\w+)=(\S+)", line))
+            fields = dict(re.findall(r"\b(\w+)=(\S+)", line))  # \b: one try a word, not one a letter
             kept = " ".join(f"{k}={fields[k]}" for k in KEPT if k in fields)
             out.append(short(f"  {log.stem}: {line.split(':', 1)[0]} {kept}"))
     return out
@@ -124,12 +128,18 @@ def main(argv: list[str]) -> int:
     if not work.is_dir():  # a typo would otherwise read as a call that ran nothing
         print(f"lease_digest.py: {work}: not a folder (the call's work folder)", file=sys.stderr)
         return 2
-    print("\n".join(["== lease digest ==",
+    text = "\n".join(["== lease digest ==",
                      "result lines:", *each_file(work, "*.log", result_lines, "  no example's result line in the logs"),
                      "ablations:", *each_file(work, "ablation*.json", ablation_lines, "  no ablation JSON"),
                      "verify:", *each_file(work, "verify*.log", verify_lines, "  no verify report"),
                      "probe:", *each_file(work, "prof-*.json", probe_lines,
-                                          "  no profile with a probe's measurement")]))
+                                          "  no profile with a probe's measurement")])
+    try:
+        print(text, flush=True)
+    except OSError as e:  # standard output full or gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the flush at exit does not fail again
+        print(f"lease_digest.py: cannot write the digest: {e.strerror or e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -69,6 +69,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hdreport.core import writer
+from hdreport.core.schema import ReportError, read_regular_file
 from hdreport.profile import overhead
 from hdreport.profile.launch import injection_library_problem, python_path
 
@@ -300,16 +301,24 @@ def judge_file(path: Path, target: float | None) -> int:
     """Prints the table of a file profile_overhead.py wrote, judged against `target` (else the
     file's own target): 0, or 2 where it is not such a file."""
     try:
-        result = json.loads(path.read_text())
+        result = json.loads(read_regular_file(str(path)).decode())
         if target is not None:
             result["target"] = target
         judged(result["variants"], result["parts"], result.get("target"))
         text = table(result)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, ArithmeticError) as e:
+    except ReportError as e:  # not a readable file: the path's own problem, said as it is
+        print(f"profile_overhead.py: --judge {e}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError, RecursionError) as e:
         print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({type(e).__name__}: {e})",
               file=sys.stderr)
         return 2
-    print(text)
+    try:
+        print(text, flush=True)
+    except OSError as e:  # standard output full or gone
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the flush at exit does not fail again
+        print(f"profile_overhead.py: cannot write the table: {e.strerror or e}", file=sys.stderr)
+        return 2
     return 0
 
 

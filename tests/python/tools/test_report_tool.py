@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -238,18 +239,59 @@ def test_a_threshold_that_would_switch_the_regression_check_off_is_bad_usage(thr
 
 def test_reanalysing_records_no_file_of_which_can_be_read_is_an_error(tmp_path):
     """Noise in a records file is no recording: not a report of "nothing worth fixing"."""
-    (tmp_path / "records-1106.jsonl.gz").write_bytes(bytes(range(100)))
-    (tmp_path / "records-1107.jsonl").mkdir()
-    result = run_report_tool("reanalyse", PROFILES / "prof-tutorial.json", tmp_path, "-o", tmp_path / "out.json")
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "records-1106.jsonl.gz").write_bytes(bytes(range(100)))
+    (records / "records-1107.jsonl").mkdir()
+    result = run_report_tool("reanalyse", PROFILES / "prof-tutorial.json", records, "-o", tmp_path / "out.json")
     assert result.returncode == 2, result.stderr
     assert "no records file could be read" in result.stderr and "records-1106.jsonl.gz" in result.stderr
     assert not (tmp_path / "out.json").exists()
 
 
-def test_a_full_standard_output_is_said_as_such_not_blamed_on_the_report():
+@pytest.mark.parametrize("tool, args", [
+    ("hdbench_report.py", ["summarize", PROFILES / "prof-tutorial.json"]),
+    ("hdbench_report.py", ["plot", ROOT / "reports/reference/h100-2026-11-23b/dataparallel-h100.json", "-o", "FIGS"]),
+    ("profile_overhead.py", ["--judge", ROOT / "reports/reference/h100-2026-11-28b/overhead/overhead-well.json"]),
+    ("lease_digest.py", [PROFILES]),
+])
+def test_a_full_standard_output_is_said_as_such_not_blamed_on_the_report(tmp_path, tool, args):
+    """plot's list of figures, the overhead table and the digest ended in a traceback."""
+    args = [str(tmp_path / "figs") if a == "FIGS" else str(a) for a in args]
     with open("/dev/full", "w") as full:
-        result = subprocess.run([sys.executable, str(ROOT / "tools" / "hdbench_report.py"), "summarize",
-                                 PROFILES / "prof-tutorial.json"], stdout=full, stderr=subprocess.PIPE, text=True,
-                                timeout=120)
-    assert result.returncode == 2 and result.stderr.strip() == \
-        "hdbench_report.py: cannot write the output: No space left on device"
+        result = subprocess.run([sys.executable, str(ROOT / "tools" / tool), *args], stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=300)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "No space left on device" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda tmp: "/dev/zero", "not a file or a pipe (a device?)"),
+    (lambda tmp: os.mkfifo(tmp / "fifo") or tmp / "fifo", "fifo: "),  # no writer: read as empty, no wait
+    (lambda tmp: tmp, "Is a directory"),
+])
+@pytest.mark.parametrize("command", ["summarize", "verify"])
+def test_an_input_that_is_not_a_file_is_refused_without_waiting(tmp_path, make, message, command):
+    """/dev/zero was read until the memory ran out; a named pipe with no writer waited forever."""
+    given = str(make(tmp_path))
+    args = [given] if command == "summarize" else [PROFILES / "prof-tutorial.json", given]
+    result = run_report_tool(command, *args)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+def test_a_report_given_through_a_pipe_is_read(tmp_path):
+    """`summarize <(zcat report.json.gz)`: a pipe with a writer is read to its end."""
+    report = ROOT / "reports/reference/h100-2026-11-23b/dataparallel-h100.json"
+    result = subprocess.run(f"{sys.executable} {ROOT / 'tools/hdbench_report.py'} summarize <(cat {report})",
+                            shell=True, executable="/bin/bash", capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.startswith("# hdbench"), result.stderr
+
+
+def test_ablation_json_nested_beyond_pythons_limit_is_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    result = run_report_tool("verify", PROFILES / "prof-tutorial.json", deep)
+    assert result.returncode == 2 and "not the JSON of tools/fashion_mnist_ablation.sh" in result.stderr
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "profile_overhead.py"), "--judge", str(deep)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "RecursionError" in result.stderr and "Traceback" not in result.stderr

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 
 from hdreport.core import described
@@ -511,13 +513,40 @@ def validate(report, name: str) -> dict:
     return report
 
 
-def load(path: str) -> dict:
-    """The report at `path`, checked; ReportError (one line naming the file) when it cannot be used."""
+# Far above any report (the largest, a default run with its traces' summaries, is some 2 MB):
+# a file this size is not one, and reading it whole would hold its bytes several times over.
+MAX_REPORT_BYTES = 1 << 30
+
+
+def read_regular_file(path: str, limit: int = MAX_REPORT_BYTES) -> bytes:
+    """The bytes of the file at `path`: a regular file or a pipe (`<(zcat r.json.gz)`), at most
+    `limit` of them; ReportError for anything else (/dev/zero: a read that never ends) or more.
+    Opened without waiting for a writer: a named pipe nobody writes to reads as empty."""
     try:
-        data = Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
         raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
-    return validate(parse(data, path), path)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ReportError(f"{path}: cannot read: Is a directory")
+        if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+            raise ReportError(f"{path}: not a file or a pipe (a device?): give a report's path")
+        os.set_blocking(fd, True)  # a pipe's writer may be slower than this reader
+        with open(fd, "rb", closefd=False) as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ReportError(f"{path}: more than {limit:,} bytes, more than any report: not one")
+    return data
+
+
+def load(path: str) -> dict:
+    """The report at `path`, checked; ReportError (one line naming the file) when it cannot be used."""
+    return validate(parse(read_regular_file(path), path), path)
 
 
 # --- the runs a figure or an answer reads -------------------------------------------
