@@ -262,6 +262,33 @@ def test_each_problem_is_named(tmp_path, content, message):
     assert "\n" not in str(caught.value)
 
 
+def with_run_changed(change) -> dict:
+    """REPORT with `change(run)` applied to its first successful run that has a copy's rate."""
+    report = json.loads(TEXT)
+    run = next(b for b in report["benchmarks"]
+               if b.get("status") == "ok" and "bandwidth_GB/s" in b.get("counters", {}))
+    change(run)
+    return report
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda b: b["counters"].update({"bandwidth_GB/s": 0.0}), 'bandwidth_GB/s"]: expected a rate above 0'),
+    (lambda b: b["counters"].update({"bandwidth_GB/s": -1.0}), 'bandwidth_GB/s"]: expected a rate from 0 to 1e15'),
+    (lambda b: b["counters"].update({"bandwidth_GB/s": 1e308}), 'bandwidth_GB/s"]: expected a rate from 0 to 1e15'),
+    (lambda b: b["counters"].update({"samples/s": -3.0}), 'samples/s"]: expected a rate from 0 to 1e15'),
+    (lambda b: b["params"].update({"family": 7}), 'params.family: expected a string, got a number'),
+])
+def test_a_rate_no_run_can_measure_is_named(tmp_path, change, message):
+    """Counters of 0 divided the summary by zero, of -1 drew a figure 290,409 pixels tall, of
+    1e308 gave matplotlib an infinite axis, and a family of 7 failed in the noise table: each
+    reached the last resort. A rate of 0 elsewhere stays (a 1-rank all-reduce's bus rate)."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(with_run_changed(change)))
+    with pytest.raises(report_schema.ReportError) as caught:
+        hdbench_report.load_report(str(path))
+    assert message in str(caught.value), caught.value
+
+
 def test_gpus_as_a_number_is_named_with_its_path(tmp_path):
     report = json.loads(TEXT)
     report["context"]["hdbench"]["system"]["gpus"] = 3

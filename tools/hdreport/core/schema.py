@@ -187,7 +187,7 @@ CONTEXT = Obj({"host_name": STR, "hdbench": HDBENCH}, required=("hdbench",))
 
 # Params: any scalar, or a list of integers (the all-GPU copies' `devices`); each family's
 # description (described.py) types its own and says which are required (_check_runs).
-PARAMS = Obj(rest=Either(SCALAR, List(INT)))
+PARAMS = Obj({"family": STR}, rest=Either(SCALAR, List(INT)))
 
 
 def _params_rule(p: dict, path: str) -> None:
@@ -198,8 +198,13 @@ def _params_rule(p: dict, path: str) -> None:
 
 
 PARAMS.rule = _params_rule
+# A rate is measured work over measured time: never negative (a 1-rank all-reduce moves 0 GB/s
+# over the bus), never past 1e15 of its unit (1e308 GB/s drew no axis). A run's copy rate is
+# above 0 too (_check_run), or every ratio against it divides by zero.
+RATE = Leaf("a rate from 0 to 1e15", lambda v: _is_number(v) and 0 <= v < 1e15)
 COUNTERS = Obj(patterns=[(r"sweep_step_us/threads:[0-9]+", NUM),
-                         (r"sweep_step_us/threads:.*", Leaf("a counter named …/threads:<number>", lambda v: False))],
+                         (r"sweep_step_us/threads:.*", Leaf("a counter named …/threads:<number>", lambda v: False)),
+                         (r".*/s(/.*)?", RATE)],
                rest=NUM)
 # What each family's runs have, and their params' types: the report's descriptions of its
 # families (described.py), the legacy snapshot for reports from before them.
@@ -218,6 +223,10 @@ def _check_run(b: dict, path: str, family: dict, name: str) -> None:
         spec.check(value, _key_path(_key_path(path, "params"), key))
     if b["status"] != "ok":
         return  # a skipped or failed run is listed by name and reason only
+    copied = b.get("counters", {}).get("bandwidth_GB/s")
+    if copied is not None and b.get("run_type", "iteration") == "iteration" and not copied > 0:
+        raise SchemaError(_key_path(_key_path(path, "counters"), "bandwidth_GB/s"),
+                          f"expected a rate above 0 (the run copied its bytes), got {copied}")
     kind = params.get(family.get("kind_param", "variant"))
     for field, entries, key_of in (("params", family.get("params", []), "key"),
                                    ("counters", family.get("counters", []), "name")):
