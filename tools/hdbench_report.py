@@ -284,6 +284,9 @@ def run_verify(args) -> int:
     result = verify.verify(args.profile, reports[0], ", ".join(args.ablation), ablation, args.tolerance / 100,
                            (args.well, reports[1]) if args.well else None, fixed, eager)
     print(hdreport.profile.verify_text.format_report(result))
+    if not any(r.measured is not None for r in result["rows"]):  # a gate that held nothing must not pass
+        return fail(f"{', '.join(args.ablation)}: no fixed run was measured (each failed or is missing): "
+                    "no price was held against a saving")
     return verify.exit_code(result)
 
 

@@ -305,6 +305,16 @@ def test_a_well_written_profile_with_a_finding_misses(tmp_path):
     assert rows(result.stdout)["`well_written.py` profiled"][-1] == "held"
 
 
+def test_an_ablation_whose_fixed_runs_all_failed_is_no_pass(tmp_path):
+    """Every fixed run failed: "0 of 1 held, 0 missed" exited 0, a CI gate passed on nothing held."""
+    abl = ablation(plain=[10.0], fix_workers=[9.0])
+    abl["variants"]["fix_workers"] = {"failed": True, "rc": 1}
+    result = verify(tmp_path, profile(), abl)
+    assert result.returncode == 2 and "no fixed run was measured" in result.stderr, result.stderr
+    assert "not measured" in result.stdout  # the table still says which
+    assert verify(tmp_path, profile(), ablation(plain=[10.0], fix_workers=[9.0])).returncode == 0
+
+
 @pytest.mark.parametrize("ablation_text, says", [
     ("not json", "not the JSON of tools/fashion_mnist_ablation.sh"),
     ('{"steps": 10}', "it needs `steps`, a positive integer, and `variants`"),
@@ -314,6 +324,10 @@ def test_a_well_written_profile_with_a_finding_misses(tmp_path):
     ('{"steps": 10, "variants": {"plain": {"wall_s": NaN}}}', "variants.plain.wall_s: expected a number"),
     ('{"steps": 10, "variants": {"plain": {"wall_s": 0}}}', "expected a number of seconds above 0"),
     ('{"steps": 10, "variants": {"plain": {"wall_s": 2}, "fix_pin": {"wall_s": -1}}}', "fix_pin.wall_s: expected"),
+    ('{"steps": 10, "variants": {"plain": {"wall_s": 2, "result_line": 5}}}', "plain.result_line: expected a string"),
+    ('{"steps": 10, "warmup": "x", "variants": {"plain": {"wall_s": 2}}}', "warmup: expected an object"),
+    ('{"steps": 10, "warmup": [1], "variants": {"plain": {"wall_s": 2}}}', "warmup: expected an object"),
+    ('{"steps": 10, "warmup": {"runs": "x"}, "variants": {"plain": {"wall_s": 2}}}', "warmup: expected an object"),
 ])
 def test_a_bad_ablation_exits_2_with_one_line(tmp_path, ablation_text, says):
     (tmp_path / "p.json").write_text(json.dumps(profile()))

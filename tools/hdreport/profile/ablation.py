@@ -47,6 +47,13 @@ def load_ablation(path: str) -> dict:
         r = v.get("saved_s_range")
         if r is not None and not (isinstance(r, list) and len(r) == 2 and all(number(x) for x in r)):
             raise ReportError(f"{path}: variants.{name}.saved_s_range: expected [min, max]")
+        for key in ("result_line", "step"):
+            if v.get(key) is not None and not isinstance(v[key], str):
+                raise ReportError(f"{path}: variants.{name}.{key}: expected a string (the script's own)")
+    warmup = data.get("warmup")
+    if warmup is not None and not (isinstance(warmup, dict) and (warmup.get("runs") is None or (
+            isinstance(warmup["runs"], int) and not isinstance(warmup["runs"], bool) and warmup["runs"] >= 0))):
+        raise ReportError(f"{path}: warmup: expected an object whose `runs` is a count of runs")
     plain = data["variants"].get("plain")
     if not plain or plain.get("failed"):
         raise ReportError(f"{path}: no plain run measured: every saving is plain's wall time minus a fixed run's")
@@ -111,7 +118,7 @@ def merged_ablations(loaded: list[tuple[str, dict]]) -> dict:
 def warmed_up(ablation: dict) -> bool:
     """Whether the ablation ran plain before its rounds, uncounted (fashion_mnist_ablation.sh
     since 2026-11-27): before that plain ran first in every round, cold."""
-    return (ablation.get("warmup") or {}).get("runs", 0) >= 1
+    return ((ablation.get("warmup") or {}).get("runs") or 0) >= 1
 
 
 def rounds_of(variant: dict) -> list:
