@@ -307,6 +307,11 @@ def run_reanalyse(args) -> int:
     unreadable = hdreport.profile.report.not_recorded_reason(recording)
     if unreadable.startswith(hdreport.profile.report.UNREADABLE):
         raise ReportError(f"{args.records}: {unreadable}")
+    profiled = {p.get("pid") for p in old["profile"].get("processes") or [] if isinstance(p, dict)}
+    recorded = {p.pid for p in recording.processes}
+    if profiled and not profiled & recorded:  # another run's records: its report would name this command
+        raise ReportError(f"{args.records}: records of processes {sorted(recorded)}, where {args.profile} "
+                          f"profiled {sorted(profiled)}: not this profile's recording")
     baseline = hdreport.profile.baseline.check_baseline(args.baseline) if args.baseline else None
     again = hdreport.profile.report.reanalysed(old, recording, baseline)
     try:

@@ -610,6 +610,15 @@ def test_reanalyse_writes_nothing_into_the_records_it_reads(tmp_path):
     assert {p.name: p.read_bytes() for p in records.iterdir()} == kept
 
 
+def test_reanalyse_refuses_another_runs_records(tmp_path):
+    """The well-written profile made again from the tutorial's records kept well_written's command
+    beside tutorial_style's process, exit 0."""
+    result = run_report_tool("reanalyse", H100C / "prof-well.json", H100C / "records" / "tutorial", "-o",
+                             tmp_path / "o.json")
+    assert result.returncode == 2 and "not this profile's recording" in result.stderr, result.stderr
+    assert not (tmp_path / "o.json").exists()
+
+
 def test_an_output_name_too_long_for_the_file_system_is_one_line(tmp_path):
     result = run_report_tool("reanalyse", H100C / "prof-tutorial.json", H100C / "records" / "tutorial", "-o",
                              tmp_path / ("x" * 300 + ".json"))
