@@ -11,6 +11,9 @@ counters and `derived` rows, never names; skipped and failed runs are left out a
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 from hdreport.core import facets
@@ -95,23 +98,34 @@ def build_figures(reports: list[tuple[str, dict]]):
 
 
 def write(figures: dict, out_dir: str) -> list[Path]:
-    """Each figure as PNG and SVG under `out_dir`, closed once written; the paths written."""
+    """Each figure as PNG and SVG under `out_dir`, closed once written; the paths written. All
+    are drawn into a folder beside it first and moved in only when every one was: a figure that
+    fails leaves `out_dir` as it was, not half of a new set among an old one."""
     import matplotlib
     import matplotlib.pyplot as plt
 
     out = Path(out_dir)
     written = []
+    staging = None
     try:
         out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=out.resolve().parent, prefix=f".{out.resolve().name}.drawing-"))
         for name, fig in figures.items():
             # The same reports give the same files (no date, element ids salted by the
             # figure's name), so committed figures change only when their data does.
             matplotlib.rcParams["svg.hashsalt"] = name
             for ext in ("png", "svg"):
-                path = out / f"{name}.{ext}"
-                fig.savefig(path, bbox_inches="tight", dpi=110, metadata={"Date": None} if ext == "svg" else None)
-                written.append(path)
+                fig.savefig(staging / f"{name}.{ext}", bbox_inches="tight", dpi=110,
+                            metadata={"Date": None} if ext == "svg" else None)
+                written.append(out / f"{name}.{ext}")
             plt.close(fig)
+        for path in written:
+            os.replace(staging / path.name, path)
     except OSError as e:
         raise ReportError(f"{e.filename or out_dir}: cannot write: {e.strerror or e}") from None
+    finally:
+        for fig in figures.values():
+            plt.close(fig)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
     return written

@@ -295,3 +295,32 @@ def test_ablation_json_nested_beyond_pythons_limit_is_one_line(tmp_path):
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "profile_overhead.py"), "--judge", str(deep)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "RecursionError" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_figure_that_fails_leaves_the_folder_as_it_was(tmp_path):
+    """plot saved each figure straight into the folder: one that failed left half a new set
+    among the old one."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from hdreport import figures as report_figures
+
+    report = ROOT / "reports/reference/h100-2026-11-23b/dataparallel-h100.json"
+    out = tmp_path / "figs"
+    out.mkdir()
+    (out / "old.png").write_bytes(b"an earlier figure")
+    drawn, _ = hdbench_report.build_figures([(str(report), hdbench_report.load_report(str(report)))])
+    assert len(drawn) >= 2
+    last = list(drawn.values())[-1]
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device", str(args[0]))
+
+    last.savefig = full_disk
+    with pytest.raises(hdbench_report.ReportError, match="No space left on device"):
+        report_figures.write(drawn, str(out))
+    assert sorted(p.name for p in out.iterdir()) == ["old.png"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no drawing folder left
+    written = report_figures.write(hdbench_report.build_figures(
+        [(str(report), hdbench_report.load_report(str(report)))])[0], str(out))
+    assert {p.name for p in out.iterdir()} == {"old.png", *(p.name for p in written)}
