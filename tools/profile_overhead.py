@@ -297,6 +297,20 @@ def write(out: Path, result: dict) -> None:
     writer.write_atomically(str(out), json.dumps(result, indent=2) + "\n")  # whole or not at all, even when killed
 
 
+def judged_file_problem(result: dict) -> str:
+    """What in a file to judge cannot be judged ("" where nothing): a target not above 0, a run's
+    wall time not above 0 (a ratio of them would be made up)."""
+    target = result.get("target")
+    if target is not None and not (isinstance(target, (int, float)) and 0 < target < math.inf):
+        return f"target {target!r}: a ratio to plain above 0"
+    for name, v in result["variants"].items():
+        for key in ("wall_s_runs", "pace_best_ms_runs"):
+            for t in v.get(key) or []:
+                if t is not None and not (isinstance(t, (int, float)) and 0 < t < math.inf):
+                    return f"variants.{name}.{key}: {t!r} is not a time above 0"
+    return ""
+
+
 def judge_file(path: Path, target: float | None) -> int:
     """Prints the table of a file profile_overhead.py wrote, judged against `target` (else the
     file's own target): 0, or 2 where it is not such a file."""
@@ -304,6 +318,10 @@ def judge_file(path: Path, target: float | None) -> int:
         result = json.loads(read_regular_file(str(path)).decode())
         if target is not None:
             result["target"] = target
+        problem = judged_file_problem(result)
+        if problem:
+            print(f"profile_overhead.py: --judge {path}: {problem}", file=sys.stderr)
+            return 2
         judged(result["variants"], result["parts"], result.get("target"))
         text = table(result)
     except ReportError as e:  # not a readable file: the path's own problem, said as it is

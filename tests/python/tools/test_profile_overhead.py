@@ -324,6 +324,24 @@ def test_judging_a_damaged_file_exits_2_in_one_line(tmp_path, program, change):
     assert "Traceback" not in judged.stderr
 
 
+@pytest.mark.parametrize("change, says", [
+    (lambda r: r.update(target=-1), "target -1: a ratio to plain above 0"),
+    (lambda r: r["variants"]["plain"].update(wall_s_runs=[0, 0]), "variants.plain.wall_s_runs: 0 is not a time"),
+    (lambda r: r["variants"]["none"].update(wall_s_runs=[-2.0, 1.0]), "variants.none.wall_s_runs: -2.0 is not a"),
+])
+def test_judging_a_file_of_nonsense_times_or_target_is_refused(tmp_path, program, change, says):
+    """A file's own target of -1 was judged "missed", and runs of 0 s were ratios."""
+    path, lib = program
+    out = tmp_path / "o.json"
+    assert run(tmp_path, out, "--lib", lib, "--rounds", 2, "--parts", "none", "--", sys.executable, path,
+               tmp_path / "log").returncode == 0
+    result = json.loads(out.read_text())
+    change(result)
+    out.write_text(json.dumps(result))
+    judged = run(tmp_path, "--judge", out)
+    assert judged.returncode == 2 and says in judged.stderr and judged.stderr.count("\n") == 1, judged.stderr
+
+
 def test_judging_a_file_this_tool_did_not_write_exits_2(tmp_path):
     (tmp_path / "other.json").write_text('{"benchmarks": []}')
     result = run(tmp_path, "--judge", tmp_path / "other.json")
