@@ -175,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         [args.profile, *args.ablation] + [p for p in (args.well, args.fixed, args.eager) if p] \
         if args.command == "verify" else \
         [args.profile, args.records] if args.command == "reanalyse" else args.reports
+    if getattr(args, "out", None) in ("-", ""):  # hdbench's own --hdbench_out=- is bad usage too, not a file named -
+        return fail(f"-o {args.out!r}: give a path" + (" (without -o the page goes to standard output)"
+                                                        if args.command == "summarize" else ""))
     out_file = getattr(args, "out", None) if args.command in ("summarize", "html", "reanalyse") else None
     if out_file:  # checked before any work: never the half of a page, nor an input replaced
         problem = writer.output_problem(out_file, tuple(files))

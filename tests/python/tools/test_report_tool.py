@@ -214,6 +214,17 @@ def test_a_bar_grid_cell_no_report_ran_is_said_not_drawn_empty():
 PROFILES = ROOT / "reports" / "reference" / "h100-2026-11-28b" / "profiles"
 
 
+@pytest.mark.parametrize("command", ["summarize", "html", "reanalyse", "plot"])
+@pytest.mark.parametrize("out", ["-", ""])
+def test_an_output_of_dash_or_nothing_is_bad_usage_not_a_file_named_dash(tmp_path, command, out):
+    extra = [PROFILES / "records" / "tutorial"] if command == "reanalyse" else []
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "hdbench_report.py"), command,
+                             PROFILES / "prof-tutorial.json", *extra, "-o", out], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "give a path" in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("command", ["summarize", "html", "reanalyse"])
 def test_an_output_that_is_an_input_or_a_folder_is_refused_before_any_work(tmp_path, command):
     """Writing a page over the report it reads would lose the report; a folder would leave a
