@@ -28,7 +28,8 @@ A report of `hdbench_profile -- COMMAND` (no benchmarks, a `profile` section) ge
 own answer first, "does COMMAND move data well on this machine?", and the
 `profile_copy_classes` figure (hdreport/profile/summary.py, figures.py).
 `compare` prints each benchmark's new/base time ratio (with a Mann-Whitney U test
-when the runs had repetitions) and exits 1 when one got slower than the threshold.
+when the runs had repetitions; NEW's times in BASE's unit) and exits 1 when one got slower
+than the threshold, 2 when the reports share no benchmark that ran (nothing was compared).
 Given two profile reports it sets them side by side instead (hdreport/profile/compare.py):
 the realized change of span and wall time, each finding resolved, new, better or worse
 (predicted savings against the realized one), totals, copy classes; exit 1 when AFTER's
@@ -37,10 +38,11 @@ usage (exit 2).
 `verify` holds a profile's prices against the savings tools/fashion_mnist_ablation.sh
 measured by fixing each habit alone (hdreport/profile/verify.py): a row a habit, the
 findings' sum against all fixed and the well-written program, the top finding against the
-largest measured saving; exit 1 when one misses.
+largest measured saving; exit 1 when one misses, 2 when no fixed run was measured.
 `reanalyse` makes a profile report again from the records it was made from
 (`hdbench_profile --hdbench_records=DIR` kept them) with this revision's model: what ran,
-its exit, wall time and the hand-over measured with it stay as they were.
+its exit, wall time and the hand-over measured with it stay as they were; records of none
+of its processes, or an output inside the records folder, are refused.
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
 file and the problem: hdreport/core/schema.py checks the bytes, the JSON and the type of
 every field the tools read), or a missing dependency (one line saying what to install).
