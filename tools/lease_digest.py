@@ -22,13 +22,13 @@ call's last step never fails on it; a wrong command line exits 2.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the hdreport package beside it
 
+from hdreport.core import writer  # noqa: E402
 from hdreport.profile.ablation import trained_otherwise  # noqa: E402
 
 RESULT = re.compile(r"^(tutorial_style|well_written): steps=")
@@ -134,13 +134,7 @@ def main(argv: list[str]) -> int:
                      "verify:", *each_file(work, "verify*.log", verify_lines, "  no verify report"),
                      "probe:", *each_file(work, "prof-*.json", probe_lines,
                                           "  no profile with a probe's measurement")])
-    try:
-        print(text, flush=True)
-    except OSError as e:  # standard output full or gone
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the flush at exit does not fail again
-        print(f"lease_digest.py: cannot write the digest: {e.strerror or e}", file=sys.stderr)
-        return 2
-    return 0
+    return writer.print_output(text, "lease_digest.py", "the digest")
 
 
 if __name__ == "__main__":

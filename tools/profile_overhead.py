@@ -331,13 +331,7 @@ def judge_file(path: Path, target: float | None) -> int:
         print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({type(e).__name__}: {e})",
               file=sys.stderr)
         return 2
-    try:
-        print(text, flush=True)
-    except OSError as e:  # standard output full or gone
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the flush at exit does not fail again
-        print(f"profile_overhead.py: cannot write the table: {e.strerror or e}", file=sys.stderr)
-        return 2
-    return 0
+    return writer.print_output(text, "profile_overhead.py", "the table")
 
 
 def main(argv: list[str]) -> int:

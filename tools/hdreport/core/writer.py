@@ -14,6 +14,7 @@ import re
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -155,6 +156,19 @@ def output_problem(path: str | Path, inputs: tuple = ()) -> str:
     except OSError as e:
         return f"cannot be written in {p.parent}: {e.strerror or e}"
     return ""
+
+
+def print_output(text: str, tool: str, what: str) -> int:
+    """`text` on standard output: 0; where that cannot be written (full, gone), one line on
+    standard error saying so, 2, and standard output pointed at /dev/null so that the flush at
+    exit does not fail again in a traceback."""
+    try:
+        print(text, flush=True)
+        return 0
+    except OSError as e:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"{tool}: cannot write {what}: {e.strerror or e}", file=sys.stderr)
+        return 2
 
 
 def write_atomically(path: str, text: str) -> None:
