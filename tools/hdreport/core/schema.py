@@ -522,7 +522,7 @@ def validate(report, name: str) -> dict:
     return report
 
 
-# Far above any report (the largest, a default run with its traces' summaries, is some 2 MB):
+# Far above any report (the largest under reports/reference, a 2-vCPU VM's default run, is 2 MB):
 # a file this size is not one, and reading it whole would hold its bytes several times over.
 MAX_REPORT_BYTES = 1 << 30
 
