@@ -210,14 +210,8 @@ def main(argv: list[str] | None = None) -> int:
         return fail(f"cannot write the output: {e.strerror or e}")
     except Exception as e:  # noqa: BLE001  the last resort: a report the checks let through
         return fail(unexpected(files, args.command, e))
-    try:
-        for path in written:
-            print(path)
-        sys.stdout.flush()
-    except OSError as e:  # standard output full or gone: the figures are written, the list is not
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return fail(f"cannot write the output: {e.strerror or e}")
-    return 0
+    # standard output full or gone: the figures are written, the list of them is not
+    return writer.print_output("\n".join(map(str, written)), "hdbench_report.py", "the output") if written else 0
 
 
 def fail(message: str) -> int:

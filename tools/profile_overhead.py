@@ -69,7 +69,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hdreport.core import writer
-from hdreport.core.schema import ReportError, read_regular_file
+from hdreport.core.schema import ReportError, read_input_bytes
 from hdreport.profile import overhead
 from hdreport.profile.launch import injection_library_problem, python_path
 
@@ -315,7 +315,7 @@ def judge_file(path: Path, target: float | None) -> int:
     """Prints the table of a file profile_overhead.py wrote, judged against `target` (else the
     file's own target): 0, or 2 where it is not such a file."""
     try:
-        result = json.loads(read_regular_file(str(path)).decode())
+        result = json.loads(read_input_bytes(str(path)).decode())
         if target is not None:
             result["target"] = target
         problem = judged_file_problem(result)

@@ -98,7 +98,7 @@ def build_figures(reports: list[tuple[str, dict]]):
 
 
 def write(figures: dict, out_dir: str) -> list[Path]:
-    """Each figure as PNG and SVG under `out_dir`, closed once written; the paths written. All
+    """Each figure as PNG and SVG under `out_dir`, all closed at the end; the paths written. All
     are drawn into a folder beside it first and moved in only when every one was: a figure that
     fails leaves `out_dir` as it was, not half of a new set among an old one."""
     import matplotlib
@@ -118,7 +118,6 @@ def write(figures: dict, out_dir: str) -> list[Path]:
                 fig.savefig(staging / f"{name}.{ext}", bbox_inches="tight", dpi=110,
                             metadata={"Date": None} if ext == "svg" else None)
                 written.append(out / f"{name}.{ext}")
-            plt.close(fig)
         for path in written:
             os.replace(staging / path.name, path)
     except OSError as e:

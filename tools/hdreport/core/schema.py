@@ -527,7 +527,7 @@ def validate(report, name: str) -> dict:
 MAX_REPORT_BYTES = 1 << 30
 
 
-def read_regular_file(path: str, limit: int = MAX_REPORT_BYTES) -> bytes:
+def read_input_bytes(path: str, limit: int = MAX_REPORT_BYTES) -> bytes:
     """The bytes of the file at `path`: a regular file or a pipe (`<(zcat r.json.gz)`), at most
     `limit` of them; ReportError for anything else (/dev/zero: a read that never ends) or more.
     Opened without waiting for a writer: a named pipe nobody writes to reads as empty."""
@@ -555,7 +555,7 @@ def read_regular_file(path: str, limit: int = MAX_REPORT_BYTES) -> bytes:
 
 def load(path: str) -> dict:
     """The report at `path`, checked; ReportError (one line naming the file) when it cannot be used."""
-    return validate(parse(read_regular_file(path), path), path)
+    return validate(parse(read_input_bytes(path), path), path)
 
 
 # --- the runs a figure or an answer reads -------------------------------------------
