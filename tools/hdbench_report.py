@@ -45,7 +45,9 @@ its exit, wall time and the hand-over measured with it stay as they were; record
 of its processes, or an output inside the records folder, are refused.
 Exit code 2 for a missing, unreadable, foreign or malformed report (one line naming the
 file and the problem: hdreport/core/schema.py checks the bytes, the JSON and the type of
-every field the tools read), or a missing dependency (one line saying what to install).
+every field the tools read), an option given twice, or a missing dependency (one line
+saying what to install). A report's control characters are shown as escapes (\x1b), never
+sent to the terminal; `-o` makes its missing folders only when it writes.
 """
 
 from __future__ import annotations
@@ -127,47 +129,58 @@ def ensure_matplotlib(command: str, argv: list[str]) -> int | None:
     return 2
 
 
+class Once(argparse.Action):
+    """An option that takes one value: given twice (`--threshold 5 --threshold 50`), which one
+    was meant cannot be told, so it is bad usage rather than the last one silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, f"_{self.dest}_given", False):
+            parser.error(f"{'/'.join(self.option_strings)}: given twice; give it once")
+        setattr(namespace, f"_{self.dest}_given", True)
+        setattr(namespace, self.dest, values)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(prog="hdbench_report.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_plot = sub.add_parser("plot", help="draw figures from reports (loader heat maps from the first one)")
     p_plot.add_argument("reports", nargs="+")
-    p_plot.add_argument("-o", "--out", required=True, help="folder for the PNG and SVG figures")
+    p_plot.add_argument("-o", "--out", action=Once, required=True, help="folder for the PNG and SVG figures")
     p_compare = sub.add_parser("compare", help="per-benchmark time ratios of NEW over BASE, or two profile reports "
                                                "side by side; exit 1 on a regression")
     p_compare.add_argument("base")
     p_compare.add_argument("new")
-    p_compare.add_argument("--threshold", type=float, default=5.0,
+    p_compare.add_argument("--threshold", action=Once, type=float, default=5.0,
                            help="percent slower that counts as a regression (default 5); for two profile "
                                 "reports, percent longer span, and the change in a finding's saving that "
                                 "counts as better or worse")
-    p_compare.add_argument("--alpha", type=float, default=0.05,
+    p_compare.add_argument("--alpha", action=Once, type=float, default=0.05,
                            help="significance level of the U test when there are repetitions (default 0.05)")
     p_verify = sub.add_parser("verify", help="a profile's prices against the savings measured by fixing each habit "
                                              "alone (tools/fashion_mnist_ablation.sh); exit 1 when one misses")
     p_verify.add_argument("profile", help="hdbench_profile's report of the program as it is")
     p_verify.add_argument("ablation", nargs="+", help="tools/fashion_mnist_ablation.sh's JSON; several of the same "
                                                       "program, steps, batch and device are one, their rounds together")
-    p_verify.add_argument("--well", help="hdbench_profile's report of the well-written program: it should find nothing")
-    p_verify.add_argument("--fixed", help="hdbench_profile's report of the program with every habit fixed: its "
+    p_verify.add_argument("--well", action=Once, help="hdbench_profile's report of the well-written program: it should find nothing")
+    p_verify.add_argument("--fixed", action=Once, help="hdbench_profile's report of the program with every habit fixed: its "
                                           "findings against what well_written measured faster than fix_all")
-    p_verify.add_argument("--eager", help="hdbench_profile's report of well_written.py --eager (its step op by op): "
+    p_verify.add_argument("--eager", action=Once, help="hdbench_profile's report of well_written.py --eager (its step op by op): "
                                           "its graph's price against what well_written measured faster than well_eager")
-    p_verify.add_argument("--tolerance", type=float, default=25.0,
+    p_verify.add_argument("--tolerance", action=Once, type=float, default=25.0,
                           help="percent of the measured saving a price may be off by (default 25)")
     p_again = sub.add_parser("reanalyse", help="a profile report made again from its kept records by this "
                                                "revision's model")
     p_again.add_argument("profile", help="the hdbench_profile report to make again")
     p_again.add_argument("records", help="the folder its --hdbench_records kept")
-    p_again.add_argument("--baseline", help="the transfer report its copies are judged against (default: none)")
-    p_again.add_argument("-o", "--out", required=True, help="the report to write")
+    p_again.add_argument("--baseline", action=Once, help="the transfer report its copies are judged against (default: none)")
+    p_again.add_argument("-o", "--out", action=Once, required=True, help="the report to write")
     p_summary = sub.add_parser("summarize", help="a Markdown page answering the tutorials' questions")
     p_summary.add_argument("reports", nargs="+", metavar="report")
-    p_summary.add_argument("-o", "--out", help="write here instead of standard output")
+    p_summary.add_argument("-o", "--out", action=Once, help="write here instead of standard output")
     p_html = sub.add_parser("html", help="one self-contained HTML page: figures, summary, machine, skips")
     p_html.add_argument("reports", nargs="+")
-    p_html.add_argument("-o", "--out", required=True, help="the .html file to write")
+    p_html.add_argument("-o", "--out", action=Once, required=True, help="the .html file to write")
     args = parser.parse_args(argv)
     if args.command in ("plot", "html"):
         missing = ensure_matplotlib(args.command, argv)
@@ -289,15 +302,15 @@ def run_verify(args) -> int:
     return verify.exit_code(result)
 
 
-def profile_report(path: str) -> dict:
-    report = load_report(path)
+def profile_report(path: str, shown: bool = True) -> dict:
+    report = load_report(path, shown)
     if not hdreport.profile.compare.is_profile(report) or not isinstance(report.get("profile"), dict):
         raise ReportError(f"{path}: not an hdbench_profile report")
     return report
 
 
 def run_reanalyse(args) -> int:
-    old = profile_report(args.profile)
+    old = profile_report(args.profile, shown=False)  # written again: its strings as they were
     if not Path(args.records).is_dir():
         raise ReportError(f"{args.records}: not a folder of records (hdbench_profile --hdbench_records=DIR)")
     recording = hdreport.profile.records.read_recording(args.records)

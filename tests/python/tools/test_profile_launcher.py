@@ -564,6 +564,20 @@ def test_where_the_outputs_go_is_checked_before_the_command_runs(tmp_path, basel
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before  # nothing replaced
 
 
+def test_an_output_in_missing_folders_is_made_when_the_command_runs(tmp_path, lib):
+    """The check of `--hdbench_out` makes no folder (a usage error or a missing command may
+    follow it); the run makes them."""
+    out = "new/deeper/p.json"
+    result = profile(tmp_path, NO_BIN, f"--hdbench_out={out}", "--", "no-such-command-hdbench")
+    assert result.returncode == 127 and not (tmp_path / "new").exists(), result.stderr
+    result = profile(tmp_path, NO_BIN, f"--hdbench_out={out}", "--hdbench_trace_budget=-1", "--", "true")
+    assert result.returncode == 2 and not (tmp_path / "new").exists(), result.stderr
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", f"--hdbench_out={out}", "--", "true")
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / out).read_text())["profile"]["recorded"] is False
+    assert [p.name for p in (tmp_path / "new" / "deeper").iterdir()] == ["p.json"]  # nothing left beside it
+
+
 def test_help_is_printed_after_the_installed_wrappers_options(tmp_path):
     result = profile(tmp_path, "--hdbench_inject_lib=/x.so", "--help")
     assert result.returncode == 0 and result.stdout.startswith("Runs any CUDA program")

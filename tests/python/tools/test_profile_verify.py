@@ -619,6 +619,23 @@ def test_reanalyse_refuses_another_runs_records(tmp_path):
     assert not (tmp_path / "o.json").exists()
 
 
+def test_a_command_line_with_control_characters_is_shown_escaped_and_kept_as_it_was(tmp_path):
+    """A profiled command's arguments are the user's (`python -c $'...'` holds line breaks): the
+    summary shows them as escapes, never as a cleared screen or a broken heading, and reanalyse
+    writes them into the report again as they were."""
+    report = json.loads((H100C / "prof-tutorial.json").read_text())
+    report["profile"]["command"].append("\x1b[2Jcleared\nsecond line")
+    profile = tmp_path / "prof.json"
+    profile.write_text(json.dumps(report))
+    summary = run_report_tool("summarize", profile)
+    assert summary.returncode == 0, summary.stderr
+    assert "\x1b" not in summary.stdout and not any(line.startswith("second line") for line in summary.stdout.splitlines())
+    assert "'\\x1b[2Jcleared\\x0asecond line'" in summary.stdout
+    again = run_report_tool("reanalyse", profile, H100C / "records" / "tutorial", "-o", tmp_path / "again.json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "again.json").read_text())["profile"]["command"] == report["profile"]["command"]
+
+
 def test_an_output_name_too_long_for_the_file_system_is_one_line(tmp_path):
     result = run_report_tool("reanalyse", H100C / "prof-tutorial.json", H100C / "records" / "tutorial", "-o",
                              tmp_path / ("x" * 300 + ".json"))

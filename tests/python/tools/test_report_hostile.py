@@ -310,6 +310,55 @@ def test_unknown_fields_are_accepted(tmp_path):
     assert report_schema.validate(report, "r.json") is report
 
 
+# ESC sequences that recolour or clear a terminal, a carriage return that overwrites the line, a
+# right-to-left override that reverses the text after it, NUL (PIL refused to save the figure),
+# and a line break and a pipe that end a Markdown table's row.
+HIDDEN = "\x1b[31mred\x1b[2J\rover\u202eesrever\x00nul\nline|pipe"
+
+
+def test_control_characters_in_a_report_are_shown_as_escapes_wherever_it_is_shown(tmp_path):
+    """A report whose names, params, notes and host name hold HIDDEN: every subcommand shows
+    them as escapes (\\x1b, \\u202e) and writes none of them; the file keeps them."""
+    report = json.loads(TEXT)
+    report["context"]["host_name"] += HIDDEN
+    for b in report["benchmarks"]:
+        b["name"] += HIDDEN
+        b["run_name"] = b["name"]
+        b["notes"] = b.get("notes", []) + [HIDDEN]
+        for key, value in b["params"].items():
+            if isinstance(value, str) and key not in ("family", "model"):
+                b["params"][key] = value + HIDDEN
+    path = tmp_path / "hidden.json"
+    path.write_text(json.dumps(report))
+    kept = path.read_bytes()
+    shown = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+    for argv in (["summarize", str(path)], ["compare", str(path), str(path)], ["html", str(path), "-o", str(tmp_path / "p.html")],
+                 ["summarize", str(path), "-o", str(tmp_path / "s.md")]):
+        rc, out, err = run_in_process(argv)
+        assert rc == 0, err
+        written = (tmp_path / argv[-1]).read_text() if "-o" in argv else out
+        assert not shown.search(written + err), f"{argv[0]} wrote a control character"
+        assert "\\x1b[31mred" in written and "\\u202eesrever" in written, argv[0]
+    rows = [line for line in (tmp_path / "s.md").read_text().splitlines() if line.startswith("| ")]
+    assert rows and all(line.endswith("|") for line in rows)  # no row broken by a line break
+    rc, out, err = run_in_process(["plot", str(path), "-o", str(tmp_path / "figs")])
+    assert rc == 0 and "Traceback" not in err, err
+    assert path.read_bytes() == kept
+
+
+def test_a_model_that_is_not_layer_widths_is_named_at_load(tmp_path):
+    """`784x32x10` with anything after it passed the check and failed in the summary's int() (the
+    last resort's line)."""
+    report = json.loads(TEXT)
+    mlp = next(b for b in report["benchmarks"] if "model" in b["params"])
+    for bad, named in (("784x32x10 ", '"784x32x10 "'), ("784", '"784"'), ("x10", '"x10"'), (784, "a number")):
+        mlp["params"]["model"] = bad
+        path = tmp_path / "m.json"
+        path.write_text(json.dumps(report))
+        rc, _, err = run_in_process(["summarize", str(path)])
+        assert rc == 2 and "params.model: expected layer widths" in err and named in err and BACKSTOP not in err, err
+
+
 def test_the_last_resort_names_every_file_in_one_line(tmp_path, monkeypatch):
     from hdreport import summary as report_summary
 

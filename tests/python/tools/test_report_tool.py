@@ -241,6 +241,37 @@ def test_an_output_that_is_an_input_or_a_folder_is_refused_before_any_work(tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "p.json"]
 
 
+@pytest.mark.parametrize("command", ["summarize", "html", "reanalyse", "plot"])
+def test_an_output_in_missing_folders_makes_them_only_when_it_is_written(tmp_path, command):
+    """`-o new/deeper/out` made both folders while checking it, before the input was read: a run
+    refused for a bad input left them behind. Where the input is good they are made."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    extra = [PROFILES / "records" / "tutorial"] if command == "reanalyse" else []
+    out = tmp_path / "new" / "deeper" / ("figures" if command == "plot" else "out")
+    result = run_report_tool(command, bad, *extra, "-o", out)
+    assert result.returncode == 2 and "not valid JSON" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
+    result = run_report_tool(command, PROFILES / "prof-tutorial.json", *extra, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert out.exists()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = run_report_tool(command, PROFILES / "prof-tutorial.json", *extra, "-o", blocker / "out")
+    assert result.returncode == 2 and "a-file" in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("args", [["compare", "A", "B", "--threshold", "5", "--threshold", "50"],
+                                  ["summarize", "A", "-o", "a.md", "--out", "b.md"],
+                                  ["verify", "A", "B", "--well", "C", "--well", "D"]])
+def test_an_option_given_twice_is_bad_usage(tmp_path, args):
+    """The last of two thresholds won silently: a CI gate at 5% could be run at 50%."""
+    profile = str(PROFILES / "prof-tutorial.json")
+    result = run_report_tool(*[profile if a in "ABCD" else a for a in args])
+    assert result.returncode == 2 and "given twice; give it once" in result.stderr, result.stderr
+    assert not (ROOT / "a.md").exists() and not (ROOT / "b.md").exists()
+
+
 @pytest.mark.parametrize("threshold", ["nan", "inf", "-1"])
 def test_a_threshold_that_would_switch_the_regression_check_off_is_bad_usage(threshold):
     result = run_report_tool("compare", PROFILES / "prof-tutorial-all.json", PROFILES / "prof-tutorial.json",

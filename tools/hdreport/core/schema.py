@@ -191,6 +191,10 @@ PARAMS = Obj({"family": STR}, rest=Either(SCALAR, List(INT)))
 
 
 def _params_rule(p: dict, path: str) -> None:
+    # A model is its layers' widths (784x32x10): the summaries and figures order models by them.
+    if "model" in p and not (isinstance(p["model"], str) and re.fullmatch(r"[0-9]{1,9}(x[0-9]{1,9})+", p["model"])):
+        got = f'"{p["model"][:40]}"' if isinstance(p["model"], str) else _kind(p["model"])
+        raise SchemaError(_key_path(path, "model"), f"expected layer widths such as 784x32x10, got {got}")
     # A list belongs to the all-GPU copies only; anywhere else figures would try to group by it.
     if isinstance(p.get("numa_node_requested"), list) and p.get("direction") not in ("all_to_host", "host_to_all"):
         raise SchemaError(_key_path(path, "numa_node_requested"),
@@ -459,25 +463,46 @@ def _parse_constant(text: str):
     raise ValueError(f"{text} is not a JSON number")
 
 
-def _check_strings(value, path: str = "") -> None:
-    """Every string and key encodes as UTF-8 (JSON's \\ud800 escapes can make ones that do not)."""
-    stack = [(value, path)]
+# Characters that move a terminal's cursor, recolour it, break a line or reorder the text around
+# them (C0/C1 controls, Unicode's line separators, bidirectional overrides): a report's strings
+# are shown in terminals, Markdown and figures, and one holding them could rewrite what is
+# shown around it.
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def _shown(text: str) -> str:
+    """`text` with every character of _HIDDEN written as its escape (ESC as \\x1b)."""
+    return _HIDDEN.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def check_strings(value, show: bool, path: str = ""):
+    """`value`, changed in place with `show` so that every string and key is shown (_shown);
+    SchemaError where one does not encode as UTF-8 (JSON's \\ud800 escapes can make ones that
+    do not). No report hdbench writes holds _HIDDEN characters; a profile's command line or
+    thread names may."""
+    def shown(text: str, where: str, what: str) -> str:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise SchemaError(where, f"{what} with an unpaired surrogate escape (not text)") from None
+        return _shown(text) if show and _HIDDEN.search(text) else text
+
+    root = [value]
+    stack = [(root, 0, path)]
     while stack:
-        v, p = stack.pop()
+        holder, at, p = stack.pop()
+        v = holder[at]
         if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                raise SchemaError(p, "a string with an unpaired surrogate escape (not text)") from None
+            holder[at] = shown(v, p, "a string")
         elif isinstance(v, dict):
-            for k, x in v.items():
-                try:
-                    k.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise SchemaError(p, "a key with an unpaired surrogate escape (not text)") from None
-                stack.append((x, _key_path(p, k)))
+            if show and any(_HIDDEN.search(k) for k in v):
+                v = holder[at] = {shown(k, p, "a key"): x for k, x in v.items()}
+            for k in v:
+                shown(k, p, "a key")
+                stack.append((v, k, _key_path(p, k)))
         elif isinstance(v, list):
-            stack.extend((x, f"{p}[{i}]") for i, x in enumerate(v))
+            stack.extend((v, i, f"{p}[{i}]") for i in range(len(v)))
+    return root[0]
 
 
 def parse(data: bytes, name: str):
@@ -505,15 +530,16 @@ def parse(data: bytes, name: str):
         raise ReportError(f"{name}: not a report: JSON nested too deeply") from None
 
 
-def validate(report, name: str) -> dict:
-    """`report` if it has the shape of an hdbench report, else ReportError naming `name`."""
+def validate(report, name: str, shown: bool = True) -> dict:
+    """`report` if it has the shape of an hdbench report, else ReportError naming `name`; with
+    `shown`, its strings as they can be shown (check_strings), else as the file has them."""
     if not isinstance(report, dict):
         raise ReportError(f"{name}: not an hdbench report (the JSON is {_kind(report)}, not an object)")
     context = report.get("context")
     if not isinstance(context, dict) or "hdbench" not in context or "benchmarks" not in report:
         raise ReportError(f"{name}: not an hdbench report (no context.hdbench or benchmarks)")
     try:
-        _check_strings(report)
+        report = check_strings(report, shown)
         REPORT.check(report, "")
         _check_runs(report)
     except SchemaError as e:
@@ -553,9 +579,11 @@ def read_input_bytes(path: str, limit: int = MAX_REPORT_BYTES) -> bytes:
     return data
 
 
-def load(path: str) -> dict:
-    """The report at `path`, checked; ReportError (one line naming the file) when it cannot be used."""
-    return validate(parse(read_input_bytes(path), path), path)
+def load(path: str, shown: bool = True) -> dict:
+    """The report at `path`, checked; ReportError (one line naming the file) when it cannot be used.
+    Its strings are as they can be shown (check_strings) unless `shown` is False: a tool
+    that writes them into a report again (reanalyse) keeps them as they were."""
+    return validate(parse(read_input_bytes(path), path), path, shown)
 
 
 # --- the runs a figure or an answer reads -------------------------------------------

@@ -127,7 +127,9 @@ def write_report(path: str, report_context: dict, entries: list[dict], derived: 
 def output_problem(path: str | Path, inputs: tuple = ()) -> str:
     """Why `path` cannot take an output, found before any work is done ("" when it can):
     a folder or a device there, one of `inputs` (files the work reads: it would be lost), a
-    folder that cannot be made or written. A link is followed: its target is written."""
+    folder that cannot be made or written. A link is followed: its target is written. Nothing
+    is made here: a run refused later (a bad input) leaves no folder behind; the writer makes
+    the missing folders (write_atomically)."""
     p = Path(os.path.realpath(path))
     try:
         there = p.exists()
@@ -148,13 +150,20 @@ def output_problem(path: str | Path, inputs: tuple = ()) -> str:
         folder = Path(os.path.realpath(given)) if given else None
         if folder is not None and folder.is_dir() and folder in p.parents:
             return f"is inside the input folder {given}: writing there would replace or add to what it reads"
+    existing = p.parent  # the nearest folder there is: the missing ones are made in it
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.check-")
+        while not existing.exists():
+            existing = existing.parent
+    except OSError as e:
+        return f"cannot be written: {e.strerror or e}"
+    if not existing.is_dir():
+        return f"cannot be written in {existing}: a file, not a folder"
+    try:  # a probe file, not os.access: a read-only file system or a full quota refuses it too
+        fd, probe = tempfile.mkstemp(dir=existing, prefix=f".{p.name}.check-")
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        return f"cannot be written in {p.parent}: {e.strerror or e}"
+        return f"cannot be written in {existing}: {e.strerror or e}"
     return ""
 
 
@@ -173,9 +182,10 @@ def print_output(text: str, tool: str, what: str) -> int:
 
 def write_atomically(path: str, text: str) -> None:
     """Temp file in the same folder, fsync, rename: readers never see half a report. A link
-    is followed: its target takes the text, the link stays."""
+    is followed: its target takes the text, the link stays. A missing folder is made."""
     p = Path(os.path.realpath(path))
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
+    p.parent.mkdir(parents=True, exist_ok=True)  # output_problem checked it can be made
     try:
         with open(tmp, "w") as f:
             f.write(text)

@@ -15,7 +15,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from hdreport.core.schema import ReportError, read_input_bytes
+from hdreport.core.schema import ReportError, SchemaError, check_strings, read_input_bytes
 from hdreport.profile.model import HABITS  # tutorial_style.py's --fix names, also the model's fixes
 
 
@@ -30,8 +30,8 @@ def load_ablation(path: str) -> dict:
     """tools/fashion_mnist_ablation.sh's JSON, checked for the fields read here; ReportError
     (one line naming the file) otherwise."""
     try:
-        data = json.loads(read_input_bytes(path).decode())
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        data = check_strings(json.loads(read_input_bytes(path).decode()), show=True)  # lines the scripts printed
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError, SchemaError) as e:
         raise ReportError(f"{path}: not the JSON of tools/fashion_mnist_ablation.sh ({e})") from None
     if not isinstance(data, dict) or not isinstance(data.get("variants"), dict) or \
             not isinstance(data.get("steps"), int) or isinstance(data.get("steps"), bool) or data["steps"] < 1:

@@ -237,6 +237,7 @@ def profile(options: dict, given: dict | None, when: str, command: list[str], ou
     # Beside the report, absolute (the command may change folder): a trace of a few hundred MB
     # is then renamed into place, not copied across file systems.
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)  # check_outputs made none (a usage error may follow it)
         if named:
             folder = Path(tempfile.mkdtemp(prefix=".hdbench_profile-", dir=out.parent.resolve()))
         else:
