@@ -229,14 +229,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def fail(message: str) -> int:
     """Exit code 2 with `message` as one line on standard error."""
-    print(f"hdbench_report.py: {one_line(message)}", file=sys.stderr)
+    print(f"hdbench_report.py: {writer.one_line(message)}", file=sys.stderr)
     return 2
-
-
-def one_line(text: str) -> str:
-    """`text` with line breaks and other control characters escaped: one line whatever a
-    file name or a report's strings hold."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def unexpected(files: list[str], command: str, error: Exception) -> str:

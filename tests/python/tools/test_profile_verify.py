@@ -630,7 +630,7 @@ def test_a_command_line_with_control_characters_is_shown_escaped_and_kept_as_it_
     summary = run_report_tool("summarize", profile)
     assert summary.returncode == 0, summary.stderr
     assert "\x1b" not in summary.stdout and not any(line.startswith("second line") for line in summary.stdout.splitlines())
-    assert "'\\x1b[2Jcleared\\x0asecond line'" in summary.stdout
+    assert "'\\x1b[2Jcleared\\nsecond line'" in summary.stdout
     again = run_report_tool("reanalyse", profile, H100C / "records" / "tutorial", "-o", tmp_path / "again.json")
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "again.json").read_text())["profile"]["command"] == report["profile"]["command"]

@@ -24,7 +24,7 @@ import re
 import stat
 from pathlib import Path
 
-from hdreport.core import described
+from hdreport.core import described, writer
 
 
 class ReportError(Exception):
@@ -471,8 +471,8 @@ _HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\
 
 
 def _shown(text: str) -> str:
-    """`text` with every character of _HIDDEN written as its escape (ESC as \\x1b)."""
-    return _HIDDEN.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+    """`text` with every character of _HIDDEN escaped as writer.one_line escapes it (\\x1b, \\n)."""
+    return _HIDDEN.sub(lambda m: writer.escaped(m[0]), text)
 
 
 def check_strings(value, show: bool, path: str = ""):

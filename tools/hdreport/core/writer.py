@@ -167,6 +167,17 @@ def output_problem(path: str | Path, inputs: tuple = ()) -> str:
     return ""
 
 
+def escaped(char: str) -> str:
+    """A character as a Python string literal writes it: \\n, \\x1b, \\u202e."""
+    return repr(char)[1:-1]
+
+
+def one_line(text) -> str:
+    """`text` with line breaks and every other unprintable character escaped: one line whatever
+    a file name, a command's output or a report's strings hold."""
+    return "".join(c if c.isprintable() or c == " " else escaped(c) for c in str(text))
+
+
 def print_output(text: str, tool: str, what: str) -> int:
     """`text` on standard output: 0; where that cannot be written (full, gone), one line on
     standard error saying so, 2, and standard output pointed at /dev/null so that the flush at

@@ -43,12 +43,8 @@ TOP_FINDINGS = 5
 PROFILE_SITE = Path(__file__).resolve().parents[2] / "profile_site"
 
 
-def one_line(text: str) -> str:
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in str(text))
-
-
 def say(message: str) -> None:
-    print(f"{PROGRAM}: {one_line(message)}", file=sys.stderr, flush=True)
+    print(f"{PROGRAM}: {writer.one_line(message)}", file=sys.stderr, flush=True)
 
 
 def resolve(program: str) -> tuple[int, str] | None:
@@ -171,7 +167,7 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2,
     else:
         if result.returncode != 0:
             lines = result.stderr.strip().splitlines()
-            why = one_line(lines[-1]) if lines else f"the probe exited {result.returncode}"
+            why = writer.one_line(lines[-1]) if lines else f"the probe exited {result.returncode}"
         else:
             try:
                 m = json.loads(result.stdout)
