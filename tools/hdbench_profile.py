@@ -90,13 +90,15 @@ def check_outputs(options: dict, out: Path, command: list[str]) -> None:
     problem = writer.output_problem(out, inputs)
     if problem:
         raise UsageError(f"--hdbench_out={out}: {problem}")
-    if "trace" in options:
-        trace = options["trace"]
-        problem = writer.output_problem(trace, inputs)
-        if problem:
-            raise UsageError(f"--hdbench_trace={trace}: {problem}")
-        if os.path.realpath(trace) == os.path.realpath(out):
-            raise UsageError(f"--hdbench_trace={trace}: is the report's path too (--hdbench_out)")
+    # The trace goes beside the report unless given: that path is checked too (a baseline named
+    # p.trace.json was replaced by `--hdbench_out=p.json`'s trace).
+    trace = options.get("trace") or str(launch.trace_path_for(out))
+    flag = "--hdbench_trace" if "trace" in options else "the trace beside the report (--hdbench_trace=PATH to move it)"
+    problem = writer.output_problem(trace, inputs)
+    if problem:
+        raise UsageError(f"{flag}={trace}: {problem}" if "trace" in options else f"{flag}: {trace}: {problem}")
+    if os.path.realpath(trace) == os.path.realpath(out):
+        raise UsageError(f"--hdbench_trace={trace}: is the report's path too (--hdbench_out)")
     if "records" in options:
         records = Path(options["records"])
         if os.path.lexists(records) and not os.path.isdir(records):  # neither raises on a name too long
@@ -110,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     own = argv[:argv.index("--")] if "--" in argv else argv  # the installed wrapper's options go first
     if any(arg in ("-h", "--help") for arg in own):
-        print(__doc__.strip())
-        return 0
+        return writer.print_output(__doc__.strip(), "hdbench_profile", "the help")
     try:
         options, command = parse(argv)
         # The baseline given is checked before anything runs: a wrong file is bad usage.

@@ -304,6 +304,10 @@ def test_the_probe_times_the_start_of_the_workers_the_finding_advises(tmp_path, 
     ("echo 'handover_probe.py: PyTorch cannot be imported by /x/python: No module named torch' >&2; exit 1",
      "PyTorch cannot be imported by /x/python"),
     ("echo '{\"batch_s\": 1}'", "the probe's output is not what it should be"),
+    # NaN failed in the model's round() (no report); -1 priced a batch from a worker as a gain
+    *[(f"echo '{{\"batch_s\": {bad}, \"packed_batch_s\": 0.001, \"pinned_batch_s\": null, \"torch\": \"2\", "
+       f"\"batches\": 10, \"workers\": 2}}'", f"batch_s is {said}")
+      for bad, said in (("NaN", "NaN"), ("-1", "-1"), ("1e400", "Infinity"), ("true", "true"), ('\"1\"', '"1"'))],
 ])
 def test_a_hand_over_not_measured_says_why_and_takes_the_constants(tmp_path, lib, baseline, body, why):
     python = fake_python(tmp_path, body)
@@ -631,6 +635,87 @@ def test_records_that_cannot_be_read_are_not_a_clean_bill(tmp_path, lib):
     assert p["recorded"] is False and p["not_recorded_reason"].startswith("no records file could be read: ")
     assert "records-1.jsonl.gz could not be read" in p["not_recorded_reason"]
     assert "nothing recorded: no records file could be read" in result.stderr
+
+
+# Records the injection library never writes: a list where the analysis joins on a key, numbers
+# beyond 64 bits; each crashed the reader or the analysis, and the report and the records were lost.
+HOSTILE_RECORDS = [
+    {"type": []},
+    {"type": "copy", "start_ns": 1, "end_ns": 2, "device": 0, "bytes": 8, "direction": "h2d", "stream": [1]},
+    {"type": "copy", "start_ns": 1, "end_ns": 2, "device": 0, "bytes": 8, "direction": "h2d", "correlation": [1]},
+    {"type": "copy", "start_ns": 1, "end_ns": 2, "device": 0, "bytes": 10 ** 29, "direction": "h2d"},
+    {"type": "kernel", "start_ns": -10 ** 28, "end_ns": 2, "device": 0},
+]
+
+
+def test_records_the_library_never_writes_are_skipped_and_the_report_written(tmp_path, lib, baseline):
+    lines = [json.dumps({"type": "process", "pid": 1, "command": "x"})] + [json.dumps(r) for r in HOSTILE_RECORDS]
+    (tmp_path / "records.jsonl").write_text("\n".join(lines) + "\n")
+    result = profile(tmp_path, f"--hdbench_inject_lib={lib}", f"--hdbench_baseline={baseline}", "--hdbench_out=p.json",
+                     "--hdbench_records=kept", "--", "sh", "-c",
+                     'cp records.jsonl "$HDBENCH_PROFILE_DIR/records-1.jsonl"')
+    assert result.returncode == 0, result.stderr
+    no_traceback(result)
+    (process,) = schema.load(str(tmp_path / "p.json"))["profile"]["processes"]
+    assert f"{len(HOSTILE_RECORDS)} records lacking a needed field, or of an unknown type, skipped" in process["note"]
+    assert (tmp_path / "kept" / "records-1.jsonl").read_text() == (tmp_path / "records.jsonl").read_text()
+
+
+def test_a_pipe_named_as_a_records_file_is_said_not_waited_on(tmp_path, lib):
+    """A FIFO named records-1.jsonl hung the reader for ever (only SIGKILL ended it)."""
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_out=p.json", "--hdbench_records=kept",
+                     "--", "sh", "-c", 'mkfifo "$HDBENCH_PROFILE_DIR/records-1.jsonl" "$HDBENCH_PROFILE_DIR/pygc-1.jsonl"',
+                     timeout=60)
+    assert result.returncode == 0, result.stderr
+    p = schema.load(str(tmp_path / "p.json"))["profile"]
+    assert p["recorded"] is False and "records-1.jsonl could not be read: not a regular file" in p["not_recorded_reason"]
+    assert list((tmp_path / "kept").iterdir()) == []
+
+
+def test_an_analysis_that_fails_says_so_in_one_line_and_keeps_the_records(tmp_path, lib, baseline, monkeypatch):
+    """The last resort: whatever the reader's checks let through ends in one line naming where it
+    failed, the command's exit code, and the records kept where asked."""
+    from hdreport.profile import launch
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a case no check foresaw")
+
+    monkeypatch.setattr(launch, "profile_section", broken)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "records.jsonl").write_text(json.dumps({"type": "process", "pid": 1}) + "\n")
+    code = launch.profile({"inject_lib": lib, "baseline": baseline, "records": "kept", "probe_python": "none"}, None,
+                          "now", ["sh", "-c", 'cp records.jsonl "$HDBENCH_PROFILE_DIR/records-1.jsonl"; exit 3'],
+                          tmp_path / "p.json", [], "hdbench_profile")
+    assert code == 3 and not (tmp_path / "p.json").exists()
+    assert (tmp_path / "kept" / "records-1.jsonl").exists()
+
+
+def test_a_closed_standard_error_loses_no_report(tmp_path, lib, baseline):
+    """`2>&1 | head -c1`: the launcher died of BrokenPipeError on its next line, before the report."""
+    launcher = subprocess.Popen(
+        [sys.executable, str(LAUNCHER), "--hdbench_probe_python=none", f"--hdbench_inject_lib={lib}",
+         f"--hdbench_baseline={baseline}", "--hdbench_out=p.json", "--", *fake("tutorial", "--steps=5")],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment())
+    launcher.stderr.close()  # the reader went away before the launcher's first line
+    assert launcher.wait(timeout=120) == 0
+    assert schema.load(str(tmp_path / "p.json"))["profile"]["recorded"] is True
+    result = subprocess.run(f"{sys.executable} {LAUNCHER} --help | head -c1", shell=True, capture_output=True,
+                            text=True, timeout=60)
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+def test_the_trace_beside_the_report_is_checked_before_the_command_runs(tmp_path, lib):
+    """A baseline named p.trace.json was replaced by the trace of `--hdbench_out=p.json`."""
+    base = tmp_path / "p.trace.json"
+    write_baseline(base)
+    kept = base.read_bytes()
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_baseline=p.trace.json",
+                     "--hdbench_out=p.json", "--", "touch", "ran")
+    assert result.returncode == 2 and "the trace beside the report" in result.stderr, result.stderr
+    assert "is also an input" in result.stderr and not (tmp_path / "ran").exists() and base.read_bytes() == kept
+    (tmp_path / "q.trace.json").mkdir()
+    result = profile(tmp_path, NO_BIN, f"--hdbench_inject_lib={lib}", "--hdbench_out=q.json", "--", "touch", "ran")
+    assert result.returncode == 2 and "q.trace.json: is a folder" in result.stderr, result.stderr
 
 
 def test_a_name_made_from_the_time_is_never_taken_twice(tmp_path):

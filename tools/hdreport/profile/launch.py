@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import gzip
 import json
+import math
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import traceback
 import time
 from pathlib import Path
 
@@ -44,7 +46,12 @@ PROFILE_SITE = Path(__file__).resolve().parents[2] / "profile_site"
 
 
 def say(message: str) -> None:
-    print(f"{PROGRAM}: {writer.one_line(message)}", file=sys.stderr, flush=True)
+    """One line on standard error. Where that cannot be written (`2>&1 | head -c1`, a full
+    disk), the lines are dropped and the work goes on: the report is what the run is for."""
+    try:
+        print(f"{PROGRAM}: {writer.one_line(message)}", file=sys.stderr, flush=True)
+    except OSError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())  # so no later line fails again
 
 
 def resolve(program: str) -> tuple[int, str] | None:
@@ -173,9 +180,22 @@ def measure_handover(python: str | None, shape: tuple, workers: int = 2,
                 m = json.loads(result.stdout)
 
                 def number(key: str, kind=float):  # absent (a probe older than the field) or null: None
-                    return None if m.get(key) is None else kind(m[key])
+                    value = m.get(key)
+                    if value is None:
+                        return None
+                    # a cost, a count or bytes: finite and >= 0 (NaN failed in round(), -1 priced a gain)
+                    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                            (kind is int and not isinstance(value, int)) or not math.isfinite(value) or value < 0:
+                        raise ValueError(f"{key} is {json.dumps(value)[:40]}")
+                    return kind(value)
 
-                return Handover(float(m["batch_s"]), float(m["packed_batch_s"]), number("pinned_batch_s"), tuple(shape),
+                def required(key: str) -> float:
+                    value = number(key)
+                    if value is None:
+                        raise KeyError(key)
+                    return value
+
+                return Handover(required("batch_s"), required("packed_batch_s"), number("pinned_batch_s"), tuple(shape),
                                 f"measured here by tools/handover_probe.py: PyTorch {m['torch']}, the median of "
                                 f"{m['batches']} batches from {m['workers']} workers"
                                 + (f"; with pin_memory not measured: {m['pinned_not_measured']}"
@@ -292,29 +312,50 @@ def record_and_report(options: dict, given: dict | None, when: str, command: lis
     if received:
         say(f"received {', '.join(dict.fromkeys(received))}: the report is written from what was recorded")
     with AfterTheCommand() as after:
-        recording = read_recording(folder)
-        if "records" in options:
+        if "records" in options:  # before they are read: a recording the reader fails on is kept whole
             keep_records(folder, Path(options["records"]))
-        chosen = after.measure(choose_baseline, options, given, when, bool(recording.copies))
-        path, how, baseline_report, note = chosen or ("", "none", None, f"{after.why()} before a baseline was chosen")
-        baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
-        trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
-        python = probe_python(options, command)
-
-        def handover(*asked) -> Handover:
-            measured = after.measure(measure_handover, python, *asked)
-            return measured or Handover(source=f"not measured here ({after.why()}): {FITTED_SOURCE}")
-
-        section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace,
-                                  reason, handover_for=handover)
-        whole = make_report(section, baseline_report, arguments, started_at, executable)
         try:
-            write_report(str(out), whole)
-        except OSError as e:
-            say(f"cannot write the report {out}: {e.strerror or e}")
+            section = report_recording(options, given, when, command, folder, out, arguments, started_at,
+                                       executable, (code, signal_name, wall_s, reason), after)
+        except Exception as e:  # noqa: BLE001  the last resort: a recording the reader's checks let through
+            frames = traceback.extract_tb(e.__traceback__)
+            where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+            say(f"cannot analyse the recording ({type(e).__name__}: {e}{where}); no report was written"
+                + (f"; its records are kept in {options['records']}" if "records" in options else
+                   "; --hdbench_records=DIR keeps them to report this"))
             return code or 1
+    if section is None:
+        return code or 1
     print_findings(section, out)
     return code
+
+
+def report_recording(options: dict, given: dict | None, when: str, command: list[str], folder: Path, out: Path,
+                     arguments: list[str], started_at: str, executable: str, ran: tuple, after) -> dict | None:
+    """Reads the recording in `folder` of the command that ran (`ran`: its code, signal name,
+    wall time and why it was not recorded), chooses the baseline, measures the hand-over and
+    writes the report to `out`: its profile section, None where it could not be written."""
+    code, signal_name, wall_s, reason = ran
+    recording = read_recording(folder)
+    chosen = after.measure(choose_baseline, options, given, when, bool(recording.copies))
+    path, how, baseline_report, note = chosen or ("", "none", None, f"{after.why()} before a baseline was chosen")
+    baseline = baseline_section(path, how, baseline_report, note, socket.gethostname())
+    trace = move_traces(folder, recording, Path(options.get("trace") or trace_path_for(out)))
+    python = probe_python(options, command)
+
+    def handover(*asked) -> Handover:
+        measured = after.measure(measure_handover, python, *asked)
+        return measured or Handover(source=f"not measured here ({after.why()}): {FITTED_SOURCE}")
+
+    section = profile_section(command, code, signal_name, wall_s, recording, baseline, baseline_report, trace,
+                              reason, handover_for=handover)
+    whole = make_report(section, baseline_report, arguments, started_at, executable)
+    try:
+        write_report(str(out), whole)
+    except OSError as e:
+        say(f"cannot write the report {out}: {e.strerror or e}")
+        return None
+    return section
 
 
 class Interrupted(BaseException):
@@ -447,7 +488,8 @@ def keep_records(folder: Path, target: Path) -> None:
     try:
         target.mkdir(parents=True, exist_ok=True)
         for path in [*folder.glob("records-*.jsonl"), *folder.glob("pygc-*.jsonl")]:
-            shutil.copy2(path, target / path.name)
+            if path.is_file():  # a pipe of that name would wait for a writer (the reader says it)
+                shutil.copy2(path, target / path.name)
     except OSError as e:
         say(f"cannot keep the records in {target}: {e.strerror or e}")
 

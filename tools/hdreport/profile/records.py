@@ -23,9 +23,12 @@ A record that lacks a field the analysis needs is skipped and counted, never gue
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
+import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,7 +129,9 @@ class Recording:
 
 
 def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    """An integer the injection library can write: 64 bits, signed or not (10**29 bytes made the
+    analysis's float arithmetic overflow)."""
+    return isinstance(v, int) and not isinstance(v, bool) and -2 ** 63 <= v < 2 ** 64
 
 
 # Fields each record type must have, with an integer value, for the analysis to use it.
@@ -149,7 +154,8 @@ def _usable(record: dict) -> bool:
         return False
     if record["type"] == "api" and not isinstance(record.get("name"), str):
         return False
-    return True
+    # keys the analysis joins on (a list there was unhashable): an integer, or absent
+    return all(record.get(k) is None or _is_int(record[k]) for k in ("stream", "correlation", "thread"))
 
 
 def _lines(data: bytes):
@@ -170,7 +176,7 @@ def read_process(path: Path, into: Recording) -> Process:
     seen_process_line = False
     targets = {"copy": into.copies, "memset": into.memsets, "kernel": into.kernels, "api": into.apis,
                "range": into.ranges}
-    data = path.read_bytes()
+    data = _file_bytes(path)
     for line, is_last in _lines(gzip.decompress(data) if path.name.endswith(".gz") else data):
         if not line.strip():
             continue
@@ -182,7 +188,7 @@ def read_process(path: Path, into: Recording) -> Process:
             else:
                 unreadable += 1
             continue
-        kind = record.get("type") if isinstance(record, dict) else None
+        kind = record.get("type") if isinstance(record, dict) and isinstance(record.get("type"), str) else None
         if kind == "process" and not seen_process_line:
             seen_process_line = process.readable = True
             _read_process_line(process, record)
@@ -242,7 +248,7 @@ def _read_clock(process: Process, record: dict) -> None:
 def read_collections(path: Path, process: Process, into: Recording) -> None:
     """A pygc file's collections, on the records' clock, into `into.collections`, and its
     memory line into `process.memory` (read_memory)."""
-    data = path.read_bytes()
+    data = _file_bytes(path)
     skipped, unplaced = 0, 0
     for line, _ in _lines(gzip.decompress(data) if path.name.endswith(".gz") else data):
         try:
@@ -283,7 +289,7 @@ def parent_of(path: Path) -> int | None:
     """The parent pid a pygc file's first line names (a forked child's), None where it names
     none or cannot be read."""
     try:
-        data = path.read_bytes()
+        data = _file_bytes(path)
         first = (gzip.decompress(data) if path.name.endswith(".gz") else data).split(b"\n", 1)[0]
         record = json.loads(first)
     except (*UNREADABLE, ValueError, RecursionError):
@@ -307,8 +313,21 @@ def read_memory(record: dict, process: Process) -> Memory | None:
     return Memory(record["measure"], record["end_bytes"], placed)
 
 
-# A file that cannot be read whole: gone, a folder, not gzip, or gzip cut short.
+# A file that cannot be read whole: gone, a folder, not a regular file, not gzip, or gzip cut short.
 UNREADABLE = (OSError, EOFError, zlib.error)
+
+
+def _file_bytes(path: Path) -> bytes:
+    """The bytes of a regular file; OSError for anything else. A pipe named as a records file
+    would wait for a writer forever, a link to /dev/zero read without end."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe or a device)")
+        with open(fd, "rb", closefd=False) as f:
+            return f.read()
+    finally:
+        os.close(fd)
 
 
 def why(error: Exception) -> str:
