@@ -43,11 +43,21 @@
 # "runs": 0, "failed_runs": N} (rc, timed_out, tail: of its last run) and is listed in
 # "failed". "warmup": {"runs": N, "wall_s_runs": [...]} keeps the warm-up runs' times (null
 # where one failed; a failed warm-up does not stop the rounds). The JSON is written all the
-# same, and the script exits 1 if any variant failed in every round (2: a usage error).
+# same (whole or not at all: a temp file beside it, fsynced, renamed over it), and the script
+# exits 1 if any variant failed in every round or the JSON could not be written after all (2: a
+# usage error; 130 or 143: stopped by SIGINT or SIGTERM before the JSON, the run under way too).
 #   tools/fashion_mnist_ablation.sh OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N]
 #                                   [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait W]
 #                                   [--workers W] [-- SCRIPT_ARGS...]
+#   tools/fashion_mnist_ablation.sh -h | --help     (the usage line; exit 0)
 # Defaults: --steps 3000, --batch 256, --device cuda, --repeat 1, --warmup 1, every variant above.
+# Every argument and OUT_JSON are checked before the first run (a mistake found after hours of
+# runs would lose them all): --steps and --batch positive whole numbers of at most 9 digits,
+# --repeat, --warmup and --workers of at most 6 and --max-seconds of at most 9 (longer ones
+# overflow bash's arithmetic: a round count that wraps runs for ever); OUT_JSON not empty, not
+# starting with "-" (an option put first by mistake; ./-NAME writes such a file), not a folder,
+# a device or a pipe, not one of the files the runs read (the example scripts, this script,
+# loader_start_timeline.py, a file among SCRIPT_ARGS), in a folder that can be made and written.
 # --variants runs only the listed ones, in that order (comma-separated: plain, well_written,
 # well_eager, fix_all, fix_<habit> and habits together as fix_<habit>+<habit>, e.g.
 # fix_workers+pin);
@@ -69,9 +79,17 @@
 # way to fail a variant in one round only).
 set -euo pipefail
 usage="usage: $0 OUT_JSON [--steps N] [--batch B] [--device DEV] [--repeat N] [--variants LIST] [--max-seconds S] [--warmup N] [--step-wait item|sync|both] [--workers W] [-- SCRIPT_ARGS...]"
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd "$(dirname -- "$0")" && pwd)
 examples=$here/../examples/fashion_mnist
-out=${1:?$usage}
+# -h or --help anywhere before "--": the usage, and nothing run or written (not a file named --help)
+for arg in "$@"; do
+  [[ $arg == -- ]] && break
+  [[ $arg == -h || $arg == --help ]] && { echo "$usage"; echo "(what it runs and writes: the comment at the top of $0)"; exit 0; }
+done
+(($#)) && [[ -n $1 ]] || { echo "OUT_JSON is missing; $usage" >&2; exit 2; }
+out=$1
+# an option first, OUT_JSON forgotten: not a file to make under that name (./-NAME is one)
+[[ $out != -* ]] || { echo "OUT_JSON comes first, not '$out' (a file named so: ./$out); $usage" >&2; exit 2; }
 shift
 steps=3000 batch=256 device=cuda repeat=1 variants="" max_seconds=0 warmup=1 step_wait=item workers="" extra=()
 while (($#)); do
@@ -85,16 +103,22 @@ while (($#)); do
     *) echo "unknown argument '$1'; $usage" >&2; exit 2 ;;
   esac
 done
-[[ $repeat =~ ^[0-9]+$ ]] && ((10#$repeat >= 1)) || { echo "--repeat needs a positive integer, not '$repeat'; $usage" >&2; exit 2; }
+# Digits capped: 10#N of 19 digits or more wraps in bash's 64-bit arithmetic (a --repeat of 20
+# nines is 7.8e18 rounds), and the JSON's int() is only reached after every run.
+[[ $steps =~ ^[0-9]{1,9}$ ]] && ((10#$steps >= 1)) || { echo "--steps needs a positive whole number of steps, not '$steps' (at most 9 digits); $usage" >&2; exit 2; }
+steps=$((10#$steps))
+[[ $batch =~ ^[0-9]{1,9}$ ]] && ((10#$batch >= 1)) || { echo "--batch needs a positive whole number of samples, not '$batch' (at most 9 digits); $usage" >&2; exit 2; }
+batch=$((10#$batch))
+[[ $repeat =~ ^[0-9]{1,6}$ ]] && ((10#$repeat >= 1)) || { echo "--repeat needs a positive integer, not '$repeat' (at most 6 digits); $usage" >&2; exit 2; }
 repeat=$((10#$repeat))
-[[ $max_seconds =~ ^[0-9]+$ ]] || { echo "--max-seconds needs a whole number of seconds, not '$max_seconds'; $usage" >&2; exit 2; }
+[[ $max_seconds =~ ^[0-9]{1,9}$ ]] || { echo "--max-seconds needs a whole number of seconds, not '$max_seconds' (at most 9 digits); $usage" >&2; exit 2; }
 max_seconds=$((10#$max_seconds))
-[[ $warmup =~ ^[0-9]+$ ]] || { echo "--warmup needs a whole number of runs, not '$warmup'; $usage" >&2; exit 2; }
+[[ $warmup =~ ^[0-9]{1,6}$ ]] || { echo "--warmup needs a whole number of runs, not '$warmup' (at most 6 digits); $usage" >&2; exit 2; }
 warmup=$((10#$warmup))
 [[ $step_wait =~ ^(item|sync|both)$ ]] || { echo "--step-wait needs item, sync or both, not '$step_wait'; $usage" >&2; exit 2; }
 if [[ -n $workers ]]; then
-  if ! [[ $workers =~ ^[0-9]+$ ]] || ((10#$workers < 1)); then
-    echo "--workers needs a positive whole number of workers, not '$workers'; $usage" >&2
+  if ! [[ $workers =~ ^[0-9]{1,6}$ ]] || ((10#$workers < 1)); then
+    echo "--workers needs a positive whole number of workers, not '$workers' (at most 6 digits); $usage" >&2
     exit 2
   fi
   workers=$((10#$workers))
@@ -102,9 +126,46 @@ fi
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
-mkdir -p "$(dirname "$out")"
-logs=$(mktemp -d)
+out_problem() {  # why OUT_JSON cannot take the JSON ("" when it can), found before any run
+  # hdreport.core.writer.output_problem's checks, in bash: PYTHON is called once a run and once
+  # for the JSON, never more (the tests' stand-ins count their calls), and nothing is written
+  # but a probe file (a folder that is refused is not made)
+  local input existing probe
+  if [[ -d $out ]]; then echo "is a folder"; return; fi
+  if [[ -e $out && ! -f $out ]]; then echo "is not a regular file (a device or a pipe): give a file's path"; return; fi
+  if [[ -e $out ]]; then  # a link is followed, as the writer follows it
+    for input in "$examples"/*.py "$here/loader_start_timeline.py" "$here/$(basename -- "$0")" "${extra[@]}"; do
+      [[ -f $input && $out -ef $input ]] && { echo "is also an input ($input): writing it would lose that file"; return; }
+    done
+  fi
+  existing=$(dirname -- "$out")  # the nearest folder there is: the missing ones are made in it
+  while [[ ! -e $existing && ! -L $existing ]]; do existing=$(dirname -- "$existing"); done
+  [[ -d $existing ]] || { echo "cannot be written in $existing: a file, not a folder"; return; }
+  # a probe file, not -w: a read-only file system or a full quota refuses it too
+  probe=$(mktemp "$existing/.ablation.check-XXXXXX" 2>&1) || { echo "cannot be written in $existing: ${probe##*: }"; return; }
+  rm -f -- "$probe"
+}
+problem=$(out_problem)
+[[ -z $problem ]] || { echo "OUT_JSON $out $problem; $usage" >&2; exit 2; }
+err=$(mkdir -p -- "$(dirname -- "$out")" 2>&1) || { echo "OUT_JSON $out: its folder cannot be made: ${err#mkdir: }" >&2; exit 2; }
+# The logs go on SIGINT and SIGTERM too (an EXIT trap alone is skipped when a signal kills
+# bash), and the run under way with them: it runs in the background so that `wait` returns
+# at the signal (a foreground one would hold the trap back until it ended, up to $limit s).
+logs=""
+stop() {  # stop STATUS: the run under way stopped (its timeout passes the TERM on, a KILL 10 s
+  # later), then the EXIT trap removes the logs. The job table, not $!: a signal between the
+  # fork and reading $! would miss the run, and an old $! may name another process by now.
+  trap - INT TERM
+  local running
+  running=$(jobs -p)
+  # shellcheck disable=SC2086  # one pid a line: at most one run is under way
+  [[ -z $running ]] || { kill -TERM $running 2>/dev/null; wait 2>/dev/null; } || true
+  exit "$1"
+}
 trap 'rm -rf "$logs"' EXIT
+trap 'stop 130' INT
+trap 'stop 143' TERM
+logs=$(mktemp -d)
 
 names=(plain fix_workers fix_gather fix_pin fix_item fix_pack fix_gc fix_graph fix_all well_written)
 if [[ -n $variants ]]; then
@@ -138,7 +199,8 @@ run_variant() {  # run_variant NAME ROUND: its output in $logs/NAME.ROUND.log, i
   [[ $name == fix_workers ]] && timed=("$here/loader_start_timeline.py" --out "$log.start.json")
   echo "== $tag $name: $script.py ${opts[*]}"
   timeout -k 10 "$limit" "$python" "${timed[@]}" "$examples/$script.py" --steps "$steps" --batch "$batch" \
-    --device "$device" "${opts[@]}" "${extra[@]}" >"$log.log" 2>&1 || rc=$?
+    --device "$device" "${opts[@]}" "${extra[@]}" >"$log.log" 2>&1 </dev/null &
+  wait "$!" || rc=$?  # in the background only so that a signal reaches stop() at once (see the traps)
   echo "$rc" >"$log.rc"
   if ((rc == 0)); then
     grep '^note:' "$log.log" | sed 's/^/   /' || true  # e.g. --fix pin skipped on cpu
@@ -170,6 +232,7 @@ from pathlib import Path
 
 tools, out, logs, steps, batch, device, repeat, asked, stopped, warmup, step_wait, workers, *names = sys.argv[1:]
 sys.path.insert(0, tools)  # the hdreport package beside this script: verify's own loss check
+from hdreport.core.writer import write_atomically  # noqa: E402
 from hdreport.profile.ablation import trained_otherwise  # noqa: E402
 logs, repeat, warmup = Path(logs), int(repeat), int(warmup)
 FLOATS = ("wall_s", "steps_per_s", "final_loss", "mean_loss", "batch_wait_s")
@@ -244,10 +307,15 @@ for name, entry in variants.items():
 more = {"rounds_asked": int(asked), "stopped": stopped} if stopped else {}
 warm = [one_run("plain", f"warmup{w}")[2] for w in range(1, warmup + 1)]
 more["warmup"] = {"runs": warmup, "wall_s_runs": [r["wall_s"] if r else None for r in warm]}
-Path(out).write_text(json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "step_wait": step_wait,
-                                 "workers": int(workers) if workers else None,
-                                 "repeat": repeat, **more,
-                                 "failed": failed, "variants": variants}, indent=2) + "\n")
+text = json.dumps({"steps": int(steps), "batch": int(batch), "device": device, "step_wait": step_wait,
+                   "workers": int(workers) if workers else None,
+                   "repeat": repeat, **more,
+                   "failed": failed, "variants": variants}, indent=2) + "\n"
+try:  # whole or not at all: a reader (or a kill mid-write) never sees half of it, an old one stays
+    write_atomically(out, text)
+except OSError as e:  # checked before the runs, but the folder may have gone or filled since
+    print(f"fashion_mnist_ablation: could not write {out}: {e.strerror or e}", file=sys.stderr)
+    sys.exit(1)
 partly = [f"{n} {v['failed_runs']}/{repeat}" for n, v in variants.items() if not v.get("failed") and "failed_runs" in v]
 # Every variant trains on the same samples in the same order: another mean loss is other work
 # (verify holds no price against it).

@@ -14,9 +14,11 @@ import json
 import os
 import py_compile
 import re
+import signal
 import struct
 import subprocess
 import sys
+import time
 from argparse import Namespace
 from pathlib import Path
 
@@ -749,6 +751,244 @@ def test_the_ablation_rejects_a_bad_max_seconds(tmp_path, bad):
     run = run_ablation(tmp_path / "a.json", "--max-seconds", bad)
     assert run.returncode == 2 and "--max-seconds needs a whole number" in run.stderr, run.stdout + run.stderr
     assert not (tmp_path / "a.json").exists()
+
+
+# ---- the ablation's refusals come before its first run (hours of them on a GPU host) ----------
+# PYTHON is a tripwire in these: its first call notes itself and kills the ablation (its session,
+# started for it), so an input refused too late fails the test at once, having trained nothing.
+
+TRIPWIRE = """#!{python}
+import os, signal, sys
+with open(os.environ["CALLS"], "a") as f:
+    f.write(" ".join(sys.argv[1:]) + "\\n")
+os.killpg(os.getsid(0), signal.SIGKILL)
+"""
+
+
+def refused(tmp_path: Path, *args, code: int = 2) -> subprocess.CompletedProcess:
+    """The ablation run with `args` (OUT_JSON among them, or not) in an empty folder of its own,
+    PYTHON a tripwire: it exits `code` having started no run (no call, no run's log folder) and
+    printing no traceback; the folder it ran in stays empty."""
+    wrapper, calls, logs, cwd = tmp_path / "tripwire", tmp_path / "calls", tmp_path / "tmp", tmp_path / "cwd"
+    wrapper.write_text(TRIPWIRE.format(python=sys.executable))
+    wrapper.chmod(0o755)
+    logs.mkdir(exist_ok=True)
+    cwd.mkdir(exist_ok=True)
+    run = subprocess.run(["bash", str(ABLATION), *map(str, args)], capture_output=True, text=True, timeout=120,
+                         cwd=cwd, start_new_session=True,
+                         env={**os.environ, "PYTHON": str(wrapper), "CALLS": str(calls), "TMPDIR": str(logs)})
+    assert not calls.exists(), f"a run started:\n{calls.read_text()}\n{run.stdout}{run.stderr}"
+    assert run.returncode == code and "Traceback" not in run.stderr, run.stdout + run.stderr
+    assert not list(logs.iterdir()) and not list(cwd.iterdir()), (list(logs.iterdir()), list(cwd.iterdir()))
+    return run
+
+
+@pytest.mark.parametrize("flag, bad", [("--steps", "abc"), ("--steps", "0"), ("--steps", ""), ("--steps", "-3"),
+                                       ("--steps", "1.5"), ("--steps", "1234567890"), ("--batch", "abc"),
+                                       ("--batch", "0"), ("--batch", "99999999999999999999")])
+def test_the_ablation_checks_steps_and_batch_before_any_run(tmp_path, flag, bad):
+    """Once only the JSON's int() saw them, after every run (a ValueError traceback)."""
+    run = refused(tmp_path, tmp_path / "a.json", flag, bad)
+    assert f"{flag} needs a positive whole number" in run.stderr and f"not '{bad}'" in run.stderr, run.stderr
+    assert "usage:" in run.stderr and not run.stdout and not (tmp_path / "a.json").exists()
+
+
+@pytest.mark.parametrize("flag, bad, said", [("--repeat", "99999999999999999999", "--repeat needs a positive integer"),
+                                             ("--repeat", "1234567", "--repeat needs a positive integer"),
+                                             ("--warmup", "99999999999999999999", "--warmup needs a whole number"),
+                                             ("--workers", "99999999999999999999", "--workers needs a positive whole"),
+                                             ("--max-seconds", "99999999999999999999", "--max-seconds needs a whole")])
+def test_the_ablation_refuses_a_count_too_long_for_bash(tmp_path, flag, bad, said):
+    """20 nines wrap in bash's 64-bit arithmetic: 7.8e18 rounds (or warm-ups), run for ever."""
+    run = refused(tmp_path, tmp_path / "a.json", flag, bad)
+    assert said in run.stderr and "at most" in run.stderr and "usage:" in run.stderr, run.stderr
+    assert not (tmp_path / "a.json").exists()
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["a.json", "--help"], ["a.json", "--steps", "3", "-h"]])
+def test_the_ablation_prints_its_usage_for_help_and_runs_nothing(tmp_path, args):
+    """--help once ran the whole default ablation into a file named --help; -h failed in mkdir."""
+    run = refused(tmp_path, *args, code=0)
+    assert run.stdout.startswith("usage: ") and "OUT_JSON" in run.stdout and not run.stderr
+
+
+@pytest.mark.parametrize("args", [[], [""]])
+def test_the_ablation_without_out_json_prints_its_usage(tmp_path, args):
+    run = refused(tmp_path, *args)
+    assert "OUT_JSON is missing" in run.stderr and "usage: " in run.stderr and "line " not in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("args", [["-out.json"], ["--steps", "3", "a.json"], ["--", "--synthetic"]])
+def test_the_ablation_refuses_an_out_json_that_is_an_option(tmp_path, args):
+    """An option first (OUT_JSON forgotten) makes no file of that name."""
+    run = refused(tmp_path, *args)
+    assert f"OUT_JSON comes first, not '{args[0]}'" in run.stderr and "usage: " in run.stderr, run.stderr
+
+
+def _fifo(tmp_path: Path) -> Path:
+    os.mkfifo(tmp_path / "pipe")
+    return tmp_path / "pipe"
+
+
+def _link_to_the_tutorial(tmp_path: Path) -> Path:
+    (tmp_path / "link.json").symlink_to(EXAMPLES / "tutorial_style.py")
+    return tmp_path / "link.json"
+
+
+def _file_as_folder(tmp_path: Path) -> Path:
+    (tmp_path / "file").write_text("kept\n")
+    return tmp_path / "file" / "sub" / "a.json"
+
+
+BAD_OUTS = {  # name: (OUT_JSON from tmp_path, what the refusal says)
+    "a folder": (lambda t: t, "is a folder"),
+    "/dev/full": (lambda t: Path("/dev/full"), "is not a regular file (a device or a pipe)"),
+    "a pipe": (_fifo, "is not a regular file (a device or a pipe)"),
+    "tutorial_style.py": (lambda t: EXAMPLES / "tutorial_style.py", "is also an input"),
+    "well_written.py": (lambda t: EXAMPLES / "well_written.py", "is also an input"),
+    "common.py": (lambda t: EXAMPLES / "common.py", "is also an input"),
+    "a link to tutorial_style.py": (_link_to_the_tutorial, "is also an input"),
+    "the ablation script": (lambda t: ABLATION, "is also an input"),
+    "a file as its folder": (_file_as_folder, "cannot be written in"),
+}
+
+
+@pytest.mark.parametrize("what", BAD_OUTS)
+def test_the_ablation_checks_out_json_before_any_run(tmp_path, what):
+    """Once found after every run (a traceback, every run lost) or not at all (the JSON written
+    over an example script): now refused first, the file there unchanged."""
+    make, said = BAD_OUTS[what]
+    out = make(tmp_path)
+    before = out.read_bytes() if out.is_file() else None
+    run = refused(tmp_path, out, "--steps", 2, "--device", "cpu")
+    assert f"OUT_JSON {out} {said}" in run.stderr and "usage: " in run.stderr, run.stderr
+    if what == "a file as its folder":
+        assert f"cannot be written in {tmp_path / 'file'}: a file, not a folder" in run.stderr
+    assert (out.read_bytes() if out.is_file() else None) == before
+    assert not (tmp_path / "file" / "sub").exists()
+
+
+def test_the_ablation_refuses_an_out_json_given_to_the_runs_too(tmp_path):
+    given = tmp_path / "given.txt"
+    given.write_text("read by the runs\n")
+    run = refused(tmp_path, given, "--", "--data-dir", given)
+    assert f"is also an input ({given})" in run.stderr and given.read_text() == "read by the runs\n", run.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in a read-only folder")
+def test_the_ablation_refuses_an_out_json_in_a_folder_it_cannot_write(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        run = refused(tmp_path, locked / "sub" / "a.json")
+        assert f"cannot be written in {locked}" in run.stderr, run.stderr
+        assert not list(locked.iterdir())
+    finally:
+        locked.chmod(0o700)
+
+
+FAST_STAND_IN = """#!/usr/bin/env bash
+# PYTHON for the ablation: each run prints a result line at once (after $BEFORE_RESULT, where
+# set); the JSON writer (`-`) runs for real.
+[[ $1 == - ]] && exec "$REAL_PYTHON" "$@"
+eval "${BEFORE_RESULT:-}"
+echo "tutorial_style: steps=3 batch=64 hidden=512 device=cpu data=synthetic wall_s=0.5 steps_per_s=6 final_loss=1 \\
+mean_loss=1 batch_wait_s=0.1 fix=none"
+"""
+
+
+def fast_stand_in(tmp_path: Path, before_result: str = "") -> dict:
+    wrapper = tmp_path / "python"
+    wrapper.write_text(FAST_STAND_IN)
+    wrapper.chmod(0o755)
+    return {"PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "BEFORE_RESULT": before_result}
+
+
+def test_the_ablation_replaces_its_json_whole(tmp_path):
+    """Written beside and renamed over: the old file's other name keeps the old text (a write in
+    place would change it) and nothing is left beside the new one."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    out, keep = folder / "a.json", tmp_path / "keep.json"
+    out.write_text("old\n")
+    os.link(out, keep)
+    run = run_ablation(out, "--variants", "plain", "--warmup", 0, env=fast_stand_in(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert json.loads(out.read_text())["variants"]["plain"]["wall_s"] == 0.5
+    assert keep.read_text() == "old\n" and [p.name for p in folder.iterdir()] == ["a.json"]
+
+
+def test_the_ablation_says_so_when_its_json_cannot_be_written_after_all(tmp_path):
+    """Its folder checked before the runs, but made a file during them: one line, exit 1, no traceback."""
+    folder = tmp_path / "out"
+    env = fast_stand_in(tmp_path, f'rm -rf "{folder}" && echo x >"{folder}"')
+    run = run_ablation(folder / "a.json", "--variants", "plain", "--warmup", 0, env=env)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stdout + run.stderr
+    assert f"fashion_mnist_ablation: could not write {folder / 'a.json'}" in run.stderr
+    assert folder.read_text() == "x\n" and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+BLOCKING_STAND_IN = """#!/usr/bin/env bash
+# PYTHON for the ablation: a run says it started ("PID SLEEPER" in $STARTED) and waits for a
+# TERM, which it notes in $STOPPED.
+[[ $1 == - ]] && exec "$REAL_PYTHON" "$@"
+trap 'echo stopped >"$STOPPED"; kill "$sleeper" 2>/dev/null; exit 143' TERM
+sleep 600 &
+sleeper=$!
+echo "$$ $sleeper" >"$STARTED.part" && mv "$STARTED.part" "$STARTED"
+wait "$sleeper"
+"""
+
+
+def _default_signals():
+    for sig in (signal.SIGINT, signal.SIGTERM):  # not ignored as a background job's are: bash could not trap them
+        signal.signal(sig, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_the_ablation_and_leaves_no_logs(tmp_path, sig, code):
+    """SIGTERM or SIGINT during a run: exit 128 + the signal, the run logs' temp folder removed,
+    no JSON (SIGTERM once killed bash, skipping its EXIT trap: logs left in /tmp, the run left
+    running; SIGINT waited for the run's end and carried on). SIGTERM: the script stops the run
+    itself. SIGINT: the run is ended by the test too, so that a script that holds the signal
+    back until the run ends fails at once instead of hanging. Waits on events, not on a time."""
+    wrapper, started, stopped, logs = tmp_path / "python", tmp_path / "started", tmp_path / "stopped", tmp_path / "tmp"
+    wrapper.write_text(BLOCKING_STAND_IN)
+    wrapper.chmod(0o755)
+    logs.mkdir()
+    env = {**os.environ, "PYTHON": str(wrapper), "REAL_PYTHON": sys.executable, "STARTED": str(started),
+           "STOPPED": str(stopped), "TMPDIR": str(logs)}
+    out, pids = tmp_path / "a.json", []
+    with open(tmp_path / "stdout", "w") as stdout, open(tmp_path / "stderr", "w") as stderr:
+        proc = subprocess.Popen(["bash", str(ABLATION), str(out), "--variants", "plain", "--warmup", "0"],
+                                stdout=stdout, stderr=stderr, env=env, start_new_session=True,
+                                preexec_fn=_default_signals)
+    said = lambda: (tmp_path / "stdout").read_text() + (tmp_path / "stderr").read_text()  # noqa: E731
+    try:
+        deadline = 60 + time.monotonic()  # only a bound on a hung test: the wait ends at the run's start
+        while not started.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), said()
+        pids = [int(p) for p in started.read_text().split()]
+        assert list(logs.iterdir())  # the run's log folder, while it runs
+        proc.send_signal(sig)
+        if sig == signal.SIGINT:
+            os.kill(pids[0], signal.SIGKILL)  # the run ends (the trap, already pending, still runs)
+        assert proc.wait(timeout=60) == code, said()
+        assert not list(logs.iterdir()) and not out.exists(), said()
+        if sig == signal.SIGTERM:
+            assert stopped.exists(), said()  # the script passed the TERM on to the run under way
+        with pytest.raises(ProcessLookupError):  # and it was reaped before the script exited
+            os.kill(pids[0], 0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def test_a_gpu_step_is_marked_with_an_nvtx_range_and_a_cpu_step_is_not(monkeypatch):
