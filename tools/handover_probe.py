@@ -67,9 +67,10 @@ before each batch, and times on this thread
                     `hdbench_profile` prices that fix with (tools/hdreport/profile/model.py)
 
 each the median over --batches batches. It prints one JSON object on standard output and
-exits 0; it exits 2 on bad arguments, 1 when PyTorch cannot be imported and 3 when PyTorch
-fails while it measures (a worker killed: /dev/shm too small for the batches), its last line
-saying why, so its caller can say why nothing was measured.
+exits 0; it exits 2 on bad arguments or where standard output cannot be written, 1 when
+PyTorch cannot be imported, 3 when PyTorch fails while it measures (a worker killed: /dev/shm
+too small for the batches) and 130 on SIGINT, its last line saying why, so its caller can say
+why nothing was measured.
 
     python3 tools/handover_probe.py --tensor-bytes 802816,1024 [--rows R] [--batches 100] [--workers 2]
                                     [--start-workers N] [--footprint-bytes B]
@@ -83,6 +84,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import statistics
 import sys
 import time
@@ -407,22 +410,55 @@ def probe(sizes: list[int], batches: int, workers: int, rows: int, start_workers
     return out
 
 
+INTERRUPTED = []  # the SIGINT taken, once one is: what it raised may come back otherwise
+
+
+def interrupted(signum: int, frame) -> None:
+    """SIGINT's handler: KeyboardInterrupt as Python's own, remembered. Raised inside PyTorch's
+    C++ (its import, a DataLoader's) it comes back as a RuntimeError ("KeyboardInterrupt:
+    <EMPTY MESSAGE>"), which is not a failure of PyTorch's to report."""
+    INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str]) -> int:
-    args = parse_args(argv)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where it is ignored (nohup, `&`)
+        signal.signal(signal.SIGINT, interrupted)
+    try:
+        return measure_and_print(parse_args(argv))
+    except BaseException:
+        if not INTERRUPTED:
+            raise
+    # Ctrl-C: one line, as every other way this ends, not a traceback
+    print("handover_probe.py: interrupted (SIGINT): nothing measured", file=sys.stderr)
+    return 130
+
+
+def measure_and_print(args: argparse.Namespace) -> int:
     try:
         import torch
         del torch  # importable: the probe imports it where it uses it
     except ImportError as e:
+        if INTERRUPTED:
+            raise
         print(f"handover_probe.py: PyTorch cannot be imported by {sys.executable}: {e}", file=sys.stderr)
         return 1
     try:
         measured = probe(args.sizes, args.batches, args.workers, args.rows, args.start_workers, args.footprint_bytes)
     except RuntimeError as e:  # a worker killed (a Bus error: /dev/shm too small for the batches), CUDA failing
+        if INTERRUPTED:
+            raise
         batch_mb = sum(args.sizes) / 1e6
         print(f"handover_probe.py: nothing measured: {one_line(str(e))} (batches of {batch_mb:.1f} MB pass through "
               "/dev/shm between processes: is it large enough? `df -h /dev/shm`)", file=sys.stderr)
         return 3
-    print(json.dumps(measured))
+    try:
+        print(json.dumps(measured), flush=True)
+    except OSError as e:  # standard output full or closed: said in one line, its caller reading none
+        # pointed at /dev/null, so that the flush at exit does not fail again in a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"handover_probe.py: cannot write the measurement: {e.strerror or e}", file=sys.stderr)
+        return 2
     return 0
 
 

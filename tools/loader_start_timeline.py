@@ -227,13 +227,22 @@ def install(timeline: Timeline, out: str | None) -> None:
 
 
 def report(result: dict, out: str | None) -> None:
-    """The timeline to standard error, and to `out` as JSON."""
-    print(describe(result), file=sys.stderr, flush=True)
+    """The timeline to `out` as JSON, then to standard error. It is called from inside the
+    program (its DataLoader's __next__, or as the script ends), so nothing here may fail
+    the program: the file first, so that a standard error that cannot be written (full,
+    closed) loses only the lines, and those lines' failure swallowed."""
+    problem = ""
     if out:
         try:
             write_json(out, result)
         except OSError as error:
-            print(f"loader_start_timeline: could not write {out}: {error}", file=sys.stderr)
+            problem = f"loader_start_timeline: could not write {out}: {error}"
+    for text in (describe(result), problem):
+        if text:
+            try:
+                print(text, file=sys.stderr, flush=True)
+            except OSError:  # the program's own standard error, failing: its writes will say so, not ours
+                pass
 
 
 def write_json(path: str, data: dict) -> None:
@@ -255,6 +264,10 @@ def output_problem(path: str, script: str) -> str:
     is a short form of hdreport.core.writer.output_problem."""
     if os.path.isdir(path):
         return "is a folder"
+    # A device or a FIFO would be replaced by a regular file (the JSON is written beside and
+    # renamed over it): as root, --out /dev/null would replace /dev/null.
+    if os.path.exists(path) and not os.path.isfile(path):
+        return "is not a regular file (a device or a pipe): give a file's path"
     if os.path.exists(path) and os.path.samefile(path, script):
         return "is the script: writing it would lose the script"
     folder = os.path.dirname(os.path.abspath(path))

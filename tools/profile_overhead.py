@@ -42,8 +42,11 @@ log times): `met` or `missed` only where the whole interval is on one side of --
 `cannot tell` and how many runs of each would tell at the spread measured (on an H100 host
 two rounds of the tutorial read 1.25x, 0.88-1.78x: three runs each might tell it from 1.05x).
 --judge OLD.json prints the table of a file written before, judged against --target, and
-runs nothing. Prints a table. Exit 0; 1 when a variant failed in every round (or none ran);
-2 on bad usage.
+runs nothing. Prints a table, and a line a run while it measures (where standard output
+cannot take them, a closed pipe or a full disk, the runs go on and OUT is written). Exit 0;
+1 when a variant failed in every round (or none ran); 2 on bad usage; on SIGTERM or SIGINT
+128 + the signal's number, the command's run stopped (its process group: each run starts
+one), its folder removed, and OUT left as last written whole (a round under way).
 
     python3 tools/profile_overhead.py OUT.json --lib build/release/lib/libhdbench_inject.so
         [--rounds 2] [--parts none,gpu,api,nvtx,gc,all] [--warmup 1] [--timeout 120] [--max-seconds S]
@@ -60,6 +63,8 @@ import json
 import math
 import os
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -84,6 +89,12 @@ RESULT_FIELD = re.compile(r"\b(wall_s|batch_wait_s|batch_wait_off_cpu_s|rest_off
 # recording costs each CUDA call alike, so its cost shows in the fastest stretches too, and
 # they leave the host's slow stretches out.
 EXTRA_FIELDS = ("batch_wait_s", "batch_wait_off_cpu_s", "rest_off_cpu_s", "pace_spread", "pace_best_ms")
+# What a time read from the command's line may be: above 0 (a ratio to 0 is made up, and
+# --judge refuses the file), finite (400 digits read as inf, which no JSON holds, and the
+# interval then failed after every round) and within a nanosecond to thirty years, so that
+# the interval of two runs' ratio, e^(its log ± t × its error), stays within what a float
+# holds (1e-300 against 1e300 overflowed it).
+TIME_RANGE = (1e-9, 1e9)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -111,10 +122,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         except ValueError:
             args.target = math.nan
         if not (args.target > 0 and math.isfinite(args.target)):
-            parser.error(f"--target={given}: a ratio to plain above 0, such as 1.05")
+            parser.error(f"--target={writer.one_line(given)}: a ratio to plain above 0, such as 1.05")
     if args.judge is not None:
         if args.out or args.lib or args.command:
             parser.error("--judge runs nothing: give it no OUT, --lib or command")
+        if not args.judge:  # Path("") is ".", which would be named as the file
+            parser.error("--judge: give the path of a file this tool wrote")
         return args
     if not args.out:
         parser.error("give the JSON file to write (or --judge OLD.json)")
@@ -123,27 +136,33 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if not args.lib:
         parser.error("--lib: give libhdbench_inject.so")
     if problem := injection_library_problem(args.lib):
-        parser.error(f"--lib: {problem} (build it: cmake --build --preset release --target hdbench_inject)")
+        parser.error(f"--lib: {writer.one_line(problem)} (build it: cmake --build --preset release "
+                     "--target hdbench_inject)")
     if not 1 <= args.rounds <= 100:
         parser.error(f"--rounds={args.rounds}: between 1 and 100")
     args.parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = [p for p in args.parts if p not in PARTS]
     if unknown or not args.parts:
-        parser.error(f"--parts: unknown '{','.join(unknown)}'; the parts are {', '.join(PARTS)}")
+        parser.error(f"--parts: unknown '{writer.one_line(','.join(unknown))}'; the parts are {', '.join(PARTS)}")
+    # each part is a variant of its own, run once a round: one given twice would run twice a
+    # round into one list of runs, its median over twice the runs of the others
+    if twice := sorted({p for p in args.parts if args.parts.count(p) > 1}):
+        parser.error(f"--parts: {', '.join(twice)} given more than once; each runs once a round")
     if not 0 <= args.warmup <= 10:
         parser.error(f"--warmup={args.warmup}: between 0 and 10")
     if not 0 < args.timeout <= 86400:  # inf or 1e300 would overflow the wait
         parser.error("--timeout: a positive number of seconds, at most a day")
-    problem = writer.output_problem(args.out, tuple(a for a in args.command if os.path.isfile(a)))
+    # The library is an input too: OUT naming it would overwrite it at the first save.
+    problem = writer.output_problem(args.out, (args.lib, *(a for a in args.command if os.path.isfile(a))))
     if problem:  # said before the warm-up, not at the first save
-        parser.error(f"{args.out}: {problem}")
+        parser.error(writer.one_line(f"{args.out}: {problem}"))
     if args.max_seconds is not None:
         try:
             seconds = float(args.max_seconds)
         except ValueError:
             seconds = math.nan
         if not (seconds > 0 and math.isfinite(seconds)):
-            parser.error(f"--max-seconds={args.max_seconds}: a positive number of seconds")
+            parser.error(f"--max-seconds={writer.one_line(args.max_seconds)}: a positive number of seconds")
         args.max_seconds = seconds
     return args
 
@@ -164,25 +183,125 @@ def environment(lib: str, part: str | None, folder: str) -> dict:
     return env
 
 
-def run_once(command: list[str], env: dict, timeout: float) -> dict | None:
-    """{"wall_s", "batch_wait_s", "timed_by"} of one run, or None when it failed."""
-    start = time.perf_counter()
+class Stopped(BaseException):
+    """SIGTERM or SIGINT, raised where the tool is so that every cleanup on the way out runs
+    (a BaseException: no `except OSError` on the way takes it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+STOP = {"signum": None, "held": 0}  # the stop asked for; how many steps it waits for (held)
+
+
+def on_stop(signum: int, frame) -> None:
+    """SIGTERM's and SIGINT's handler: Stopped, at once or once the step under way is done."""
+    for s in STOP_SIGNALS:  # a second signal must not cut the way out short (the command's end, the folder's removal)
+        signal.signal(s, signal.SIG_IGN)
+    STOP["signum"] = signum
+    if not STOP["held"]:
+        raise Stopped(signum)
+
+
+class held:
+    """A step a stop waits for, raised once it is done: a command started and not yet known
+    (it would run on, reparented), a folder made and not yet named or half removed (left in
+    /tmp)."""
+
+    def __enter__(self):
+        STOP["held"] += 1
+
+    def __exit__(self, *exc) -> None:
+        STOP["held"] -= 1
+        if STOP["signum"] is not None and not STOP["held"]:
+            raise Stopped(STOP["signum"])
+
+
+def progress(line: str) -> None:
+    """A line of progress on standard output. Where that cannot take it (a closed pipe, `|
+    head`; a full disk) the measurement of minutes goes on: said once on standard error, and
+    standard output pointed at /dev/null, as writer.print_output does, so that neither the
+    next line nor the flush at exit fails."""
     try:
-        done = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              errors="replace", timeout=timeout)
-    except (subprocess.TimeoutExpired, OSError) as e:
-        print(f"   failed: {e}", flush=True)
+        print(writer.one_line(line), flush=True)
+    except OSError as e:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        try:
+            print(f"profile_overhead.py: cannot write the progress: {e.strerror or e}; the runs go on, "
+                  "their JSON written", file=sys.stderr, flush=True)
+        except OSError:
+            pass  # nowhere to say it: the JSON is what counts
+
+
+def end(proc: subprocess.Popen, first: int = signal.SIGTERM, grace: float = 2.0) -> None:
+    """The command's process group ended (the command and what it started, a DataLoader's
+    workers): `first` to it all, SIGKILL to what is left after `grace` s, the command reaped."""
+    with held():
+        for signum in dict.fromkeys((first, signal.SIGKILL)):
+            try:
+                # its pid stays the group's while one of the group is left, reaped or not
+                os.killpg(proc.pid, signum)
+            except OSError:
+                pass  # the whole group gone already
+            try:
+                proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass  # SIGKILL next; one that outlives even that (stuck in the kernel) is left
+        for pipe in (proc.stdout, proc.stderr):
+            pipe.close()
+
+
+def read_field(name: str, text: str) -> float | None:
+    """A number from the command's line, or None where it is not one to keep (TIME_RANGE; the
+    waits and the spread may be 0)."""
+    value = float(text)
+    low = TIME_RANGE[0] if name in ("wall_s", "pace_best_ms") else 0.0
+    return value if low <= value <= TIME_RANGE[1] else None
+
+
+def run_once(command: list[str], env: dict, timeout: float) -> dict | None:
+    """{"wall_s", "batch_wait_s", "timed_by"} of one run, or None when it failed. The command
+    starts a session, so a process group, of its own: a timeout or a stop (SIGTERM, SIGINT)
+    ends all it started, not the command alone."""
+    start = time.perf_counter()
+    proc = None
+    try:
+        with held():  # a stop waits for the command to be started and known: it is ended then
+            proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        end(proc, signal.SIGKILL)
+        progress(f"   failed: {e}")
         return None
+    except OSError as e:  # not started: not found, not executable
+        if proc is not None:
+            end(proc)
+        progress(f"   failed: {e}")
+        return None
+    except BaseException:  # stopped: the command's group ended before the tool goes on out
+        if proc is not None:
+            end(proc)
+        raise
     outside = time.perf_counter() - start
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-        print(f"   failed (exit {done.returncode}): {tail[0]}", flush=True)
+    if proc.returncode != 0:
+        tail = (stderr or stdout).strip().splitlines()[-1:] or [""]
+        progress(f"   failed (exit {proc.returncode}): {tail[0]}")
         return None
-    lines = done.stdout.strip().splitlines()
+    lines = stdout.strip().splitlines()
     fields = dict(RESULT_FIELD.findall(lines[-1])) if lines else {}
     if "wall_s" in fields:
-        return {"wall_s": float(fields["wall_s"]), "timed_by": "wall_s printed",
-                **{k: float(fields[k]) if k in fields else None for k in EXTRA_FIELDS}}
+        wall = read_field("wall_s", fields["wall_s"])
+        if wall is None:  # printed, so not to be timed from outside: a run that failed to time itself
+            shown = fields["wall_s"] if len(fields["wall_s"]) <= 24 else fields["wall_s"][:20] + "..."
+            progress(f"   failed: it printed wall_s={shown}, not a time ({TIME_RANGE[0]:g} to {TIME_RANGE[1]:g} s)")
+            return None
+        return {"wall_s": wall, "timed_by": "wall_s printed",
+                **{k: read_field(k, fields[k]) if k in fields else None for k in EXTRA_FIELDS}}
     return {"wall_s": outside, "timed_by": "from outside", **dict.fromkeys(EXTRA_FIELDS)}
 
 
@@ -225,7 +344,21 @@ def summary(args: argparse.Namespace, runs: dict[str, list], warmup: list, stopp
 
 def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]) -> dict:
     """Runs the warm-up and the rounds, calling save(the JSON so far) before each round (after
-    the warm-up or the round before); returns the final JSON."""
+    the warm-up or the round before); returns the final JSON. The runs record into folders
+    in one of /tmp, removed at the end, a stop's included."""
+    scratch = None
+    try:
+        with held():  # made and named, or not made: never left behind
+            scratch = tempfile.mkdtemp(prefix="hdbench_overhead-")
+        return rounds(args, began, save, scratch)
+    finally:
+        if scratch is not None:
+            with held():
+                shutil.rmtree(scratch, ignore_errors=True)
+
+
+def rounds(args: argparse.Namespace, began: float, save: Callable[[dict], None], scratch: str) -> dict:
+    """measure's warm-up and rounds, their runs recording into folders in `scratch`."""
     names = ["plain", *args.parts]
     runs: dict[str, list] = {name: [] for name in names}
     warmup, warmup_outside = [], []
@@ -234,7 +367,7 @@ def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]
         result = run_once(args.command, environment(args.lib, None, ""), args.timeout)
         warmup_outside.append(time.monotonic() - t0)
         warmup.append(result["wall_s"] if result else None)
-        print(f"[warm-up {w}] plain: {f'{warmup[-1]:.3f} s' if result else 'failed'} (not counted)", flush=True)
+        progress(f"[warm-up {w}] plain: {f'{warmup[-1]:.3f} s' if result else 'failed'} (not counted)")
     took: list[float] = []  # each round's length from outside, start-ups included
     for round_ in range(1, args.rounds + 1):
         # A round lasts as long as the longest so far; before the first, a warm-up run for each
@@ -251,19 +384,21 @@ def measure(args: argparse.Namespace, began: float, save: Callable[[dict], None]
         if args.max_seconds is not None and longest is not None and elapsed + longest > args.max_seconds:
             stopped = (f"round {round_} of {args.rounds} not started: a round takes up to {longest:.1f} s{basis} "
                        f"and {args.max_seconds:g} s (--max-seconds) would pass ({elapsed:.1f} s gone)")
-            print(stopped, flush=True)
+            progress(stopped)
             return summary(args, runs, warmup, stopped)
         save(summary(args, runs, warmup, f"round {round_} of {args.rounds} under way when written "
                                           "(a file left so was cut off in it)"))
         t0 = time.monotonic()
         shift = (round_ - 1) % len(names)
         for name in names[shift:] + names[:shift]:
-            with tempfile.TemporaryDirectory(prefix="hdbench_overhead-") as folder:
-                result = run_once(args.command, environment(args.lib, None if name == "plain" else name, folder),
-                                  args.timeout)
+            folder = os.path.join(scratch, f"{round_}-{name}")  # each recording into a folder of its own
+            os.mkdir(folder)
+            result = run_once(args.command, environment(args.lib, None if name == "plain" else name, folder),
+                              args.timeout)
+            shutil.rmtree(folder, ignore_errors=True)
             runs[name].append(result)
             shown = f"{result['wall_s']:.3f} s" if result else "failed"
-            print(f"[{round_}/{args.rounds}] {name}: {shown}", flush=True)
+            progress(f"[{round_}/{args.rounds}] {name}: {shown}")
         took.append(time.monotonic() - t0)
     return summary(args, runs, warmup, None)
 
@@ -294,7 +429,8 @@ def table(result: dict) -> str:
 
 
 def write(out: Path, result: dict) -> None:
-    writer.write_atomically(str(out), json.dumps(result, indent=2) + "\n")  # whole or not at all, even when killed
+    # strict JSON (run_once keeps no inf), whole or not at all, even when killed
+    writer.write_atomically(str(out), json.dumps(result, indent=2, allow_nan=False) + "\n")
 
 
 def judged_file_problem(result: dict) -> str:
@@ -320,30 +456,49 @@ def judge_file(path: Path, target: float | None) -> int:
             result["target"] = target
         problem = judged_file_problem(result)
         if problem:
-            print(f"profile_overhead.py: --judge {path}: {problem}", file=sys.stderr)
+            print(writer.one_line(f"profile_overhead.py: --judge {path}: {problem}"), file=sys.stderr)
             return 2
         judged(result["variants"], result["parts"], result.get("target"))
         text = table(result)
     except ReportError as e:  # not a readable file: the path's own problem, said as it is
-        print(f"profile_overhead.py: --judge {e}", file=sys.stderr)
+        print(writer.one_line(f"profile_overhead.py: --judge {e}"), file=sys.stderr)
         return 2
     except (ValueError, KeyError, TypeError, AttributeError, ArithmeticError, RecursionError) as e:
-        print(f"profile_overhead.py: --judge {path}: not a file this tool wrote ({type(e).__name__}: {e})",
-              file=sys.stderr)
+        print(writer.one_line(f"profile_overhead.py: --judge {path}: not a file this tool wrote "
+                              f"({type(e).__name__}: {e})"), file=sys.stderr)
         return 2
     return writer.print_output(text, "profile_overhead.py", "the table")
 
 
 def main(argv: list[str]) -> int:
     began = time.monotonic()
-    args = parse_args(argv)
-    if args.judge is not None:
-        return judge_file(Path(args.judge), args.target)
-    out = Path(args.out)
-    result = measure(args, began, lambda so_far: write(out, so_far))
-    write(out, result)
-    print(table(result))
-    return 1 if any(v["wall_s"] is None for v in result["variants"].values()) else 0
+    for signum in STOP_SIGNALS:
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # one ignored stays so (`nohup`, a script's `&`)
+            signal.signal(signum, on_stop)
+    saved = []
+    try:
+        with held():  # its checks make probe files: a stop waits for them to go
+            args = parse_args(argv)
+        if args.judge is not None:
+            return judge_file(Path(args.judge), args.target)
+        out = Path(args.out)
+
+        def save(so_far: dict) -> None:
+            write(out, so_far)
+            saved.append(True)
+
+        result = measure(args, began, save)
+        write(out, result)
+        shown = writer.print_output(table(result), "profile_overhead.py", "the table")
+    except Stopped as stop:
+        left = f"{args.out} holds the rounds done before it" if saved else "nothing written"
+        try:
+            print(writer.one_line(f"profile_overhead.py: stopped by {signal.Signals(stop.signum).name}: {left}"),
+                  file=sys.stderr, flush=True)
+        except OSError:
+            pass
+        return 128 + stop.signum
+    return shown or (1 if any(v["wall_s"] is None for v in result["variants"].values()) else 0)
 
 
 if __name__ == "__main__":

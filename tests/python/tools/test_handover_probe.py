@@ -7,8 +7,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,59 @@ def test_the_slowdown_is_the_median_of_the_work_right_after_taking_less_the_work
 
     assert probe.slowdown_s(take_next, work, 5) == pytest.approx(4e-3)  # median of 4, 3, 8, 4, 5 ms
     assert calls["take"] == 5 and calls["work"] == 10
+
+
+def test_a_standard_output_that_cannot_be_written_exits_2_in_one_line(tmp_path):
+    """`>/dev/full` gave a traceback and exit 1. The probe's figures here are made up (a
+    stand-in for probe(), PyTorch's import a module of nothing): only the printing is tried."""
+    shim = tmp_path / "measured.py"
+    shim.write_text("import importlib.util, sys, types\n"
+                    "sys.modules['torch'] = types.ModuleType('torch')\n"
+                    f"spec = importlib.util.spec_from_file_location('handover_probe', {str(PROBE)!r})\n"
+                    "probe = importlib.util.module_from_spec(spec)\n"
+                    "spec.loader.exec_module(probe)\n"
+                    "probe.probe = lambda *args: {'batch_s': 0.001}\n"
+                    "sys.exit(probe.main(sys.argv[1:]))\n")
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, str(shim), "--tensor-bytes", "1024"], stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=60)
+    assert result.returncode == 2 and result.stderr == (
+        "handover_probe.py: cannot write the measurement: No space left on device\n"), result.stderr
+
+
+@pytest.mark.parametrize("wrapped", [False, True], ids=["KeyboardInterrupt", "in PyTorch's C++"])
+def test_sigint_while_it_measures_exits_130_in_one_line(tmp_path, wrapped):
+    """Ctrl-C gave a KeyboardInterrupt traceback; inside PyTorch's C++ (its import, its
+    DataLoader) the KeyboardInterrupt comes back as a RuntimeError, which read as PyTorch
+    failing (exit 3). A stand-in torch waits where the probe first looks into it (its import)."""
+    ready = tmp_path / "ready"
+    shim = tmp_path / "waiting_torch.py"
+    shim.write_text(
+        "import runpy, sys, time, types\n"
+        "class Waiting(types.ModuleType):\n"
+        "    def __getattr__(self, name):\n"
+        f"        open({str(ready)!r}, 'w').close()\n"
+        "        try:\n"
+        "            time.sleep(120)\n"
+        "        except KeyboardInterrupt:\n"
+        f"            if {wrapped!r}:\n"
+        "                raise RuntimeError('KeyboardInterrupt: <EMPTY MESSAGE>')\n"
+        "            raise\n"
+        "        raise AttributeError(name)\n"
+        "sys.modules['torch'] = Waiting('torch')\n"
+        f"sys.argv = [{str(PROBE)!r}, *sys.argv[1:]]\n"
+        f"runpy.run_path({str(PROBE)!r}, run_name='__main__')\n")
+    probe = subprocess.Popen([sys.executable, str(shim), "--tensor-bytes", "1024"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60  # generous: only a broken probe takes this long
+        while not ready.exists():
+            assert probe.poll() is None and time.monotonic() < deadline, probe.stderr.read() if probe.stderr else ""
+            time.sleep(0.05)
+        probe.send_signal(signal.SIGINT)
+        out, err = probe.communicate(timeout=60)
+    finally:
+        if probe.poll() is None:
+            probe.kill()
+    assert probe.returncode == 130 and out == "", err
+    assert err == "handover_probe.py: interrupted (SIGINT): nothing measured\n"

@@ -6,6 +6,8 @@ four add up to the first batch wait by construction), never their size."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +132,34 @@ def test_a_failing_script_fails_as_it_would(torch_python, tmp_path):
     (tmp_path / "train.py").write_text("raise RuntimeError('the script broke')\n")
     result = run(torch_python, str(tmp_path / "train.py"))
     assert result.returncode == 1 and "RuntimeError: the script broke" in result.stderr
+
+
+def test_an_out_that_is_a_pipe_is_refused_not_replaced(tmp_path):
+    """The JSON is written beside --out and renamed over it: a FIFO there (or, as root,
+    --out /dev/null) was replaced by a regular file."""
+    (tmp_path / "script.py").write_text("open('ran', 'w').close()\n")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    result = run(sys.executable, "--out", "fifo", "script.py", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "--out fifo: is not a regular file (a device or a pipe)" in result.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and not (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("script", [LOADERS, "print('no workers')\n"], ids=["workers", "no workers"])
+def test_a_standard_error_that_fails_fails_nothing_of_the_script(torch_python, tmp_path, script):
+    """The timeline's lines go to standard error from inside the script's DataLoader (its
+    __next__): with `2>/dev/full` their OSError ended the script there. The JSON is written
+    first, and the script runs on to its own exit status."""
+    (tmp_path / "sibling.py").write_text("NAME = 'sibling'\n")
+    (tmp_path / "train.py").write_text(script)
+    out = tmp_path / "t.json"
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([torch_python, str(TOOL), "--out", str(out), str(tmp_path / "train.py")],
+                                stdout=subprocess.PIPE, stderr=full, text=True, timeout=120)
+    if script == LOADERS:
+        assert result.returncode == 3 and len(result.stdout.splitlines()) == 2, result.stdout
+        assert json.loads(out.read_text())["workers"] == 2
+    else:
+        assert result.returncode == 0 and result.stdout == "no workers\n"
+        assert json.loads(out.read_text()) == {"workers": 0, "not_timed": "no DataLoader started workers"}

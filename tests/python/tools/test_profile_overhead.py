@@ -24,9 +24,10 @@ ROOT = Path(__file__).resolve().parents[3]
 TOOL = ROOT / "tools" / "profile_overhead.py"
 
 # Prints a result line whose wall_s encodes the part it ran with; logs each run's environment.
-# SLEEP_S: each run sleeps that long; HANG_RUN=N: the Nth run (warm-up included) sleeps 600 s.
+# SLEEP_S: each run sleeps that long; HANG_RUN=N: the Nth run (warm-up included) sleeps 600 s,
+# and so does a child it starts, their pids written to the file HANG_PIDS (whole, renamed).
 PROGRAM = r"""
-import os, sys, time
+import os, subprocess, sys, time
 part = os.environ.get("HDBENCH_PROFILE_RECORD", "plain")
 if "profile_site" in os.environ.get("PYTHONPATH", ""):  # Python's collections timed
     part += "+gc"
@@ -35,6 +36,10 @@ with open(sys.argv[1], "a") as log:
     log.write(f"{part} {os.environ.get('CUDA_INJECTION64_PATH', '-')} {bool(folder and os.path.isdir(folder))}\n")
 with open(sys.argv[1]) as log:
     if sum(1 for _ in log) == int(os.environ.get("HANG_RUN", 0)):
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        with open(os.environ["HANG_PIDS"] + ".part", "w") as pids:
+            pids.write(f"{os.getpid()} {child.pid}")
+        os.rename(os.environ["HANG_PIDS"] + ".part", os.environ["HANG_PIDS"])
         time.sleep(600)
 time.sleep(float(os.environ.get("SLEEP_S", 0)))
 if part == os.environ.get("FAIL_PART"):
@@ -166,31 +171,86 @@ def test_a_generous_max_seconds_runs_every_round(tmp_path, program):
     assert report["variants"]["all"]["wall_s_runs"] == [2.4, 2.4]
 
 
-def test_a_kill_in_round_2_leaves_the_json_of_round_1(tmp_path, program):
-    """The 4th run (a warm-up, round 1's two, then round 2's first) hangs; the tool is killed
-    once round 1's JSON is there and that run has begun: the file holds round 1 whole."""
+def start_hanging_in_round_2(tmp_path, program) -> tuple[subprocess.Popen, Path, list[int]]:
+    """The tool started (its /tmp in tmp_path/tmp) with the 4th run (a warm-up, round 1's two,
+    then round 2's first) hanging, a child of its own beside it; returned once that run has
+    begun: the tool, OUT and the hanging run's pids (its own, its child's)."""
     path, lib = program
-    out, log = tmp_path / "overhead.json", tmp_path / "log"
+    out, pids = tmp_path / "overhead.json", tmp_path / "hang.pids"
+    (tmp_path / "tmp").mkdir()
     tool = subprocess.Popen([sys.executable, str(TOOL), str(out), "--lib", str(lib), "--rounds", "2", "--parts", "none",
-                             "--timeout", "900", "--", sys.executable, str(path), str(log)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "HANG_RUN": "4"},
-                            start_new_session=True)  # its own process group: the hanging run goes with it
+                             "--timeout", "900", "--", sys.executable, str(path), str(tmp_path / "log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env={**os.environ, "HANG_RUN": "4", "HANG_PIDS": str(pids),
+                                 "TMPDIR": str(tmp_path / "tmp")})
+    deadline = time.monotonic() + 300  # generous: only a broken tool takes this long
+    while not pids.is_file():
+        if tool.poll() is not None or time.monotonic() > deadline:
+            os.killpg(tool.pid, signal.SIGKILL)
+            pytest.fail(f"round 2's first run never began: {tool.communicate()[1]}")
+        time.sleep(0.1)
+    return tool, out, [int(p) for p in pids.read_text().split()]
+
+
+def gone(pid: int) -> bool:
+    """Whether process `pid` has ended (a zombie not yet reaped by its new parent has)."""
     try:
-        deadline = time.monotonic() + 300  # generous: only a broken tool takes this long
-        while not (log.is_file() and len(log.read_text().splitlines()) >= 4):
-            assert tool.poll() is None, "the tool ended before round 2's first run"
-            assert time.monotonic() < deadline, "round 2 never began"
-            time.sleep(0.1)
-    finally:
-        os.killpg(tool.pid, signal.SIGKILL)
-        tool.wait(timeout=60)
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return True
+
+
+def assert_round_1_whole(out: Path) -> None:
     report = json.loads(out.read_text())
     assert report["rounds"] == 2 and report["rounds_run"] == 1
     assert report["stopped"].startswith("round 2 of 2 under way when written")
     v = report["variants"]
     assert v["plain"]["wall_s_runs"] == [2.0] and v["none"]["wall_s_runs"] == [2.02]
     assert v["none"]["ratio_to_plain"] == pytest.approx(1.01) and v["plain"]["failed_runs"] == 0
-    assert not out.with_name(out.name + ".tmp").exists()
+    assert [p.name for p in out.parent.iterdir() if p.name.startswith(".")] == []  # no temp file beside it
+
+
+def test_a_kill_in_round_2_leaves_the_json_of_round_1(tmp_path, program):
+    """SIGKILL, to the tool's whole process group: the file holds round 1 whole. The run under
+    way is in a process group of its own, so it is left (nothing can end it on SIGKILL): the
+    test ends it."""
+    tool, out, (run_pid, _) = start_hanging_in_round_2(tmp_path, program)
+    try:
+        os.killpg(tool.pid, signal.SIGKILL)
+        tool.wait(timeout=60)
+    finally:
+        try:
+            os.killpg(run_pid, signal.SIGKILL)  # the run and its child
+        except ProcessLookupError:
+            pass
+    assert_round_1_whole(out)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_in_round_2_ends_the_run_and_its_children_and_leaves_no_folder(tmp_path, program, signum):
+    """SIGTERM or SIGINT to the tool alone (a caller's kill, Ctrl-C): the run under way and
+    what it started are ended, not left running reparented; the runs' folder in /tmp goes;
+    the file holds round 1 whole; one line, and 128 + the signal as the exit status (it
+    was a traceback on SIGINT, and SIGTERM left the run going and the folder there)."""
+    tool, out, pids = start_hanging_in_round_2(tmp_path, program)
+    try:
+        os.kill(tool.pid, signum)
+        _, err = tool.communicate(timeout=60)
+        deadline = time.monotonic() + 60  # the child, reparented, is reaped by its new parent
+        while not all(gone(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert all(gone(pid) for pid in pids), "the run or its child is still running"
+    finally:
+        for pid in pids:
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
+        if tool.poll() is None:
+            os.killpg(tool.pid, signal.SIGKILL)
+    assert tool.returncode == 128 + signum, err
+    assert err.splitlines() == [f"profile_overhead.py: stopped by {signal.Signals(signum).name}: {out} holds the "
+                                "rounds done before it"]
+    assert list((tmp_path / "tmp").iterdir()) == []
+    assert_round_1_whole(out)
 
 
 # ---- the verdict: an interval from the runs, and "cannot tell" where it holds the target ----
@@ -396,3 +456,101 @@ def test_the_time_off_the_cpu_is_kept_where_the_command_gives_it(tmp_path, progr
     assert v["plain"]["batch_wait_off_cpu_s"] == 0.1 and v["plain"]["rest_off_cpu_s"] == 0.3
     assert v["all"]["batch_wait_off_cpu_s"] == 0.2 and v["all"]["rest_off_cpu_s"] == 0.4
     assert "| plain | 2.500 s | 2.500, 2.500 | 1.500 s | 0.100 s, 0.300 s | – |  |" in result.stdout
+
+
+def test_an_out_that_is_the_library_is_refused(tmp_path, program):
+    """OUT naming --lib wrote the JSON over the library at the first save."""
+    path, lib = program
+    library = lib.read_bytes()
+    result = run(tmp_path, lib, "--lib", lib, "--rounds", 1, "--parts", "none", "--", sys.executable, path,
+                 tmp_path / "log")
+    assert result.returncode == 2 and "is also an input" in result.stderr, result.stderr
+    assert lib.read_bytes() == library and not (tmp_path / "log").exists()
+
+
+@pytest.mark.parametrize("stdout", ["full", "closed pipe"])
+def test_a_standard_output_that_fails_ends_no_measurement(tmp_path, program, stdout):
+    """`>/dev/full` failed at the first progress line, before any file was written, and
+    `| head -c1` at a later one: the runs go on, OUT is written, one line says so."""
+    path, lib = program
+    out = tmp_path / "overhead.json"
+    command = [sys.executable, str(TOOL), str(out), "--lib", str(lib), "--rounds", "2", "--parts", "none", "--",
+               sys.executable, str(path), str(tmp_path / "log")]
+    if stdout == "full":
+        with open("/dev/full", "w") as full:
+            result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    else:
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            result = subprocess.run(command, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+        finally:
+            os.close(write)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("profile_overhead.py: cannot write the progress: ")
+    report = json.loads(out.read_text())
+    assert report["rounds_run"] == 2 and report["variants"]["none"]["wall_s_runs"] == [2.02, 2.02]
+
+
+def strict_json(text: str):
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("wall", ["9" * 400, "0", "0.0", "0." + "0" * 400 + "1", "1" + "0" * 20])
+def test_a_printed_wall_time_that_is_not_a_time_fails_the_run(tmp_path, program, wall):
+    """400 digits read as inf: written into OUT (not JSON), the interval then failed after
+    every round with the file saying a round was under way; 0 was kept, and --judge refused
+    the tool's own file. Each is a run that failed; an extra field so is left out."""
+    _, lib = program
+    out = tmp_path / "o.json"
+    code = f"print('t: wall_s={wall} batch_wait_s={'9' * 400}')"
+    result = run(tmp_path, out, "--lib", lib, "--rounds", 2, "--parts", "none", "--", sys.executable, "-c", code)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "   failed: it printed wall_s=" in result.stdout
+    report = strict_json(out.read_text())
+    assert report["stopped"] is None and report["rounds_run"] == 2
+    assert all(v["wall_s"] is None and v["failed_runs"] == 2 for v in report["variants"].values())
+    judged = run(tmp_path, "--judge", out)
+    assert judged.returncode == 0, judged.stderr
+
+
+def test_an_extra_field_past_a_float_is_left_out(tmp_path, program):
+    _, lib = program
+    out = tmp_path / "o.json"
+    code = f"print('t: wall_s=1.5 batch_wait_s={'9' * 400} pace_best_ms=0')"
+    result = run(tmp_path, out, "--lib", lib, "--rounds", 2, "--parts", "none", "--", sys.executable, "-c", code)
+    assert result.returncode == 0, result.stderr
+    v = strict_json(out.read_text())["variants"]
+    assert v["none"]["wall_s_runs"] == [1.5, 1.5] and v["none"]["batch_wait_s"] is None
+    assert "pace_best_ms_runs" not in v["none"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--parts", "none,none", "--", "true"], "--parts: none given more than once"),
+    (["--parts", "gpu,none,gpu", "--", "true"], "--parts: gpu given more than once"),
+])
+def test_a_part_given_twice_is_bad_usage(tmp_path, program, args, message):
+    """It ran twice a round into one list of runs."""
+    _, lib = program
+    result = run(tmp_path, tmp_path / "o.json", "--lib", lib, *args)
+    assert result.returncode == 2 and message in result.stderr and not (tmp_path / "o.json").exists(), result.stderr
+
+
+def test_judging_an_empty_path_is_bad_usage(tmp_path):
+    """It was read as `.`: "--judge .: cannot read: Is a directory"."""
+    result = run(tmp_path, "--judge", "")
+    assert result.returncode == 2 and "--judge: give the path of a file this tool wrote" in result.stderr
+
+
+def test_a_path_with_a_line_break_is_said_in_one_line(tmp_path, program):
+    path, lib = program
+    judged = run(tmp_path, "--judge", tmp_path / "no\nsuch.json")
+    assert judged.returncode == 2 and judged.stderr.count("\n") == 1 and "no\\nsuch.json" in judged.stderr
+    folder = tmp_path / "a\nfolder"
+    folder.mkdir()
+    result = run(tmp_path, folder, "--lib", lib, "--", sys.executable, path, tmp_path / "log")
+    error = result.stderr.splitlines()[-1]
+    assert result.returncode == 2 and error.endswith("a\\nfolder: is a folder"), result.stderr
