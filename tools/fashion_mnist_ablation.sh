@@ -125,6 +125,8 @@ if [[ -n $workers ]]; then
 fi
 python=${PYTHON:-python3}
 limit=${FASHION_MNIST_ABLATION_TIMEOUT:-120}
+# timeout's duration (seconds, a fraction, an s/m/h/d suffix): anything else failed every run with 125
+[[ $limit =~ ^[0-9]{1,6}(\.[0-9]{1,6})?[smhd]?$ ]] || { echo "FASHION_MNIST_ABLATION_TIMEOUT needs a duration such as 120 or 2m, not '$limit'" >&2; exit 2; }
 [[ -f $examples/tutorial_style.py ]] || { echo "no $examples/tutorial_style.py" >&2; exit 2; }
 out_problem() {  # why OUT_JSON cannot take the JSON ("" when it can), found before any run
   # hdreport.core.writer.output_problem's checks, in bash: PYTHON is called once a run and once

@@ -110,6 +110,7 @@ def check_outputs(options: dict, out: Path, command: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    writer.text_streams()
     own = argv[:argv.index("--")] if "--" in argv else argv  # the installed wrapper's options go first
     if any(arg in ("-h", "--help") for arg in own):
         return writer.print_output(__doc__.strip(), "hdbench_profile", "the help")

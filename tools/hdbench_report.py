@@ -142,6 +142,7 @@ class Once(argparse.Action):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    writer.text_streams()
     parser = argparse.ArgumentParser(prog="hdbench_report.py", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p_plot = sub.add_parser("plot", help="draw figures from reports (loader heat maps from the first one)")

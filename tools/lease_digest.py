@@ -118,6 +118,7 @@ def probe_lines(path: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    writer.text_streams()
     if argv in (["-h"], ["--help"]):
         print(__doc__.strip())
         return 0

@@ -471,6 +471,7 @@ def judge_file(path: Path, target: float | None) -> int:
 
 
 def main(argv: list[str]) -> int:
+    writer.text_streams()
     began = time.monotonic()
     for signum in STOP_SIGNALS:
         if signal.getsignal(signum) is not signal.SIG_IGN:  # one ignored stays so (`nohup`, a script's `&`)

@@ -805,6 +805,14 @@ def test_the_ablation_refuses_a_count_too_long_for_bash(tmp_path, flag, bad, sai
     assert not (tmp_path / "a.json").exists()
 
 
+@pytest.mark.parametrize("bad", ["abc", "-5", "1e3", "2 m"])
+def test_the_ablation_refuses_a_run_timeout_timeout_cannot_take(tmp_path, bad, monkeypatch):
+    """FASHION_MNIST_ABLATION_TIMEOUT=abc failed every run with timeout's 125, one after another."""
+    monkeypatch.setenv("FASHION_MNIST_ABLATION_TIMEOUT", bad)
+    run = refused(tmp_path, tmp_path / "a.json")
+    assert "FASHION_MNIST_ABLATION_TIMEOUT needs a duration" in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize("args", [["--help"], ["-h"], ["a.json", "--help"], ["a.json", "--steps", "3", "-h"]])
 def test_the_ablation_prints_its_usage_for_help_and_runs_nothing(tmp_path, args):
     """--help once ran the whole default ablation into a file named --help; -h failed in mkdir."""

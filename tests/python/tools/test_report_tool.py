@@ -272,6 +272,23 @@ def test_an_option_given_twice_is_bad_usage(tmp_path, args):
     assert not (ROOT / "a.md").exists() and not (ROOT / "b.md").exists()
 
 
+def test_a_terminal_that_cannot_show_the_summary_gets_escapes_and_a_file_is_utf8_whatever_the_locale(tmp_path):
+    """With an ASCII standard output the summary's first "–" ended it as "a field has a value
+    the tools do not expect"; a file written there is UTF-8 all the same."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    report = str(PROFILES / "prof-tutorial.json")
+    shown = subprocess.run([sys.executable, str(ROOT / "tools" / "hdbench_report.py"), "summarize", report],
+                           capture_output=True, env=env, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.isascii() and (b"\\u2013" in shown.stdout or b"\\xb5" in shown.stdout)
+    written = subprocess.run([sys.executable, str(ROOT / "tools" / "hdbench_report.py"), "summarize", report, "-o",
+                              str(tmp_path / "s.md")], capture_output=True, env=env, timeout=120)
+    assert written.returncode == 0, written.stderr
+    assert (tmp_path / "s.md").read_bytes().decode("utf-8") == subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "hdbench_report.py"), "summarize", report],
+        capture_output=True, text=True, encoding="utf-8", timeout=120).stdout.rstrip("\n") + "\n"
+
+
 @pytest.mark.parametrize("threshold", ["nan", "inf", "-1"])
 def test_a_threshold_that_would_switch_the_regression_check_off_is_bad_usage(threshold):
     result = run_report_tool("compare", PROFILES / "prof-tutorial-all.json", PROFILES / "prof-tutorial.json",

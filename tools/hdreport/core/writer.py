@@ -178,6 +178,15 @@ def one_line(text) -> str:
     return "".join(c if c.isprintable() or c == " " else escaped(c) for c in str(text))
 
 
+def text_streams() -> None:
+    """Standard output and error take any text: a character their encoding lacks (an ASCII
+    locale, PYTHONIOENCODING=ascii: the summary's µs and –) is written as its escape, not
+    raised mid-table as a UnicodeEncodeError. Each tool calls it first."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # not a test's StringIO
+            stream.reconfigure(errors="backslashreplace")
+
+
 def print_output(text: str, tool: str, what: str) -> int:
     """`text` on standard output: 0; where that cannot be written (full, gone), one line on
     standard error saying so, 2, and standard output pointed at /dev/null so that the flush at
@@ -198,7 +207,7 @@ def write_atomically(path: str, text: str) -> None:
     tmp = p.with_name(f".{p.name}.tmp-{os.getpid()}")
     p.parent.mkdir(parents=True, exist_ok=True)  # output_problem checked it can be made
     try:
-        with open(tmp, "w") as f:
+        with open(tmp, "w", encoding="utf-8") as f:  # a report's µs and –, whatever the locale
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
