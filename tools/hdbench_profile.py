@@ -102,7 +102,8 @@ def check_outputs(options: dict, out: Path, command: list[str]) -> None:
     if "records" in options:
         records = Path(options["records"])
         if os.path.lexists(records) and not os.path.isdir(records):  # neither raises on a name too long
-            raise UsageError(f"--hdbench_records={records}: is a file, not a folder")
+            what = "a file" if os.path.isfile(records) else "a device, a pipe or a link to nothing"
+            raise UsageError(f"--hdbench_records={records}: is {what}, not a folder")
         problem = writer.output_problem(records / "records-0.jsonl")
         if problem:
             raise UsageError(f"--hdbench_records={records}: {problem}")

@@ -541,6 +541,7 @@ def test_a_fix_that_would_cost_is_said_at_the_end_of_the_run(tmp_path, lib, base
     ("trace_is_the_report", "--hdbench_trace=same.json: is the report's path too"),
     ("trace_is_a_folder", "--hdbench_trace=adir: is a folder"),
     ("records_is_a_file", "--hdbench_records=afile: is a file, not a folder"),
+    ("records_is_a_device", "--hdbench_records=/dev/null: is a device, a pipe or a link to nothing, not a folder"),
     ("out_name_too_long", ": cannot be written: File name too long"),
     ("records_name_too_long", ": cannot be written: File name too long"),
 ])
@@ -556,6 +557,7 @@ def test_where_the_outputs_go_is_checked_before_the_command_runs(tmp_path, basel
             "trace_is_the_report": ["--hdbench_out=same.json", "--hdbench_trace=same.json"],
             "trace_is_a_folder": ["--hdbench_trace=adir"],
             "records_is_a_file": ["--hdbench_records=afile"],
+            "records_is_a_device": ["--hdbench_records=/dev/null"],
             "out_name_too_long": ["--hdbench_out=" + "x" * 300 + ".json"],
             "records_name_too_long": ["--hdbench_records=" + "x" * 300]}[case]
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
