@@ -38,6 +38,7 @@ from conftest import REPORT_TOOL  # noqa: E402
 from json_paths import get, kind, paths, shape_of, with_change  # noqa: E402
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[3]
 SOURCES = ["h100-2026-11-22/transfer", "h100-2026-11-22/streams", "h100-2026-11-22/loader", "h100-2026-11-22/mlp",
            "h100-2026-11-22/staged-threads-4-16", "h100-2026-11-22/pytorch_cpu16",
            "dataparallel/cpu-2-ranks-hdbench_mpi", "dataparallel/h100-one-rank-hdbench"]
@@ -344,6 +345,27 @@ def test_control_characters_in_a_report_are_shown_as_escapes_wherever_it_is_show
     rc, out, err = run_in_process(["plot", str(path), "-o", str(tmp_path / "figs")])
     assert rc == 0 and "Traceback" not in err, err
     assert path.read_bytes() == kept
+
+
+def test_a_param_value_that_is_no_file_name_still_gets_its_figure_inside_the_folder(tmp_path):
+    """Figures are named by the params they stand for: a "/" in one (`x/y`) named a folder that
+    was not there (exit 2, no figures), ".." climbed, 300 letters passed the file system's 255;
+    and `x/y` beside `x_y` must not share a file. (The 2-vCPU VM's four CPU steps: one figure
+    set an optimizer.)"""
+    report = json.loads((ROOT / "reports/reference/vm-2core-xeon-2026-11-26/hdbench-cpu-steps.json").read_text())
+    values = ["x/y", "x_y", "../../escaped", "o" * 300]
+    for b, value in zip(report["benchmarks"], values, strict=True):
+        b["params"]["optimizer"] = value
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report))
+    rc, out, err = run_in_process(["plot", str(path), "-o", str(tmp_path / "figs")])
+    assert rc == 0, err
+    written = [Path(line) for line in out.splitlines()]
+    assert written and all(p.parent == tmp_path / "figs" and p.is_file() for p in written)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figs", "r.json"]
+    optimizers = {re.search(r"optimizer-(.*?)\.(png|svg)$", p.name)[1] for p in written if "optimizer-" in p.name}
+    assert {re.sub(r"-[0-9a-f]{8}$", "-#", o) for o in optimizers} == {"x_y-#", "x_y", ".._.._escaped-#",
+                                                                      "o" * 40 + "-#"}
 
 
 def test_a_model_that_is_not_layer_widths_is_named_at_load(tmp_path):

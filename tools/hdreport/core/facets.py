@@ -16,7 +16,9 @@ so tests can check that what is drawn is what was measured.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -246,8 +248,18 @@ def _companion_series(spec) -> int:
 
 
 def _figure_name(base: str, keys, values) -> str:
-    parts = [f"{k}-{v}" for k, v in zip(keys, values) if v is not None]
-    return base + ("--" + "_".join(parts) if parts else "")
+    """The figure's file name, from its family and the values it stands for: each value that
+    holds more than letters, digits and ._+- (a "/" named a folder that is not there), or runs
+    long (a name over the file system's 255 bytes), in those characters and cut short, with a
+    hash of the value as given, so two values never share a file."""
+    def safe(text: str) -> str:
+        kept = re.sub(r"[^A-Za-z0-9._+-]", "_", text)[:40]
+        return text if kept == text else f"{kept}-{hashlib.sha1(text.encode()).hexdigest()[:8]}"
+
+    parts = [f"{safe(str(k))}-{safe(str(v))}" for k, v in zip(keys, values) if v is not None]
+    name = base + ("--" + "_".join(parts) if parts else "")
+    # room left for "_part-N" and ".svg" within 255 bytes
+    return name if len(name) <= 200 else f"{name[:190]}-{hashlib.sha1(name.encode()).hexdigest()[:8]}"
 
 
 def draw(plt, spec: Spec, name: str, fig_layout: dict, reports, machine: str, companion_points=()):
