@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -157,6 +159,10 @@ int write_listing(const nlohmann::json& listing, const std::string& path, std::s
   const std::string text = report_text(listing, 1);
   if (path == "-") {
     fmt::print("{}", text);
+    // a small listing sits in stdio's buffer: a full or closed stdout shows only at the flush
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      throw std::runtime_error(fmt::format("{}=-: cannot write to standard output: {}", flag, std::strerror(errno)));
+    }
   } else {
     check_out_path(path, flag);
     write_file_atomically(path, text);
@@ -204,6 +210,7 @@ int run(int argc, char** argv) {
   // Google Benchmark gets everything that is not ours; unknown flags are its to reject,
   // the values it would answer with its usage text and exit code 0 are ours.
   check_benchmark_flags(command_line.passthrough);
+  check_repetitions(command_line.passthrough, options.stopping_rule.enabled);
   std::vector<std::string> gb_args{argv[0]};
   gb_args.insert(gb_args.end(), command_line.passthrough.begin(), command_line.passthrough.end());
   // With the stopping rule (core/stopping_rule.hpp) a benchmark's one iteration samples
@@ -233,11 +240,15 @@ int run(int argc, char** argv) {
   if (default_out) options.out_path = default_report_path("hdbench", info);
   if (!listing_only && options.list_cases_path.empty()) {
     check_out_path(options.out_path, "--hdbench_out");
+    const DatasetSource dataset = resolve_dataset(command_line.data);
+    if (dataset.idx()) check_not_dataset_file(options.out_path, dataset.dir, "--hdbench_out");
     if (!command_line.trace.path.empty()) {
       check_out_path(command_line.trace.path, "--hdbench_trace");
+      if (dataset.idx()) check_not_dataset_file(command_line.trace.path, dataset.dir, "--hdbench_trace");
       std::error_code ec;
-      if (std::filesystem::weakly_canonical(command_line.trace.path, ec) ==
-          std::filesystem::weakly_canonical(options.out_path, ec)) {
+      // through links: a trace path linking to the report's would be overwritten by it
+      if (std::filesystem::weakly_canonical(link_target(command_line.trace.path), ec) ==
+          std::filesystem::weakly_canonical(link_target(options.out_path), ec)) {
         throw UsageError(fmt::format("--hdbench_trace={}: is the report's path too (--hdbench_out); give another",
                                      command_line.trace.path));
       }
@@ -252,7 +263,9 @@ int run(int argc, char** argv) {
   command_line.register_selected(suite);
   if (!options.list_cases_path.empty()) return list_cases(suite, options.list_cases_path);
 
-  benchmark::ConsoleReporter console;
+  benchmark::ConsoleReporter console(console_colour(command_line.passthrough)
+                                         ? benchmark::ConsoleReporter::OO_ColorTabular
+                                         : benchmark::ConsoleReporter::OO_Tabular);
   CollectingReporter collector(console, suite.params());
   // Every registered benchmark uses manual time, which Google appends to its name.
   std::vector<std::string> full_names = suite.params().names();
@@ -338,7 +351,14 @@ int run(int argc, char** argv) {
   watch.reset();
   gpu_conditions.finish();
   progress.end();
-  if (listing_only) return 0;
+  if (listing_only) {  // the list is all the run gives: one lost to a full or closed stdout is an error
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0) {
+      fmt::print(stderr, "hdbench: --benchmark_list_tests: cannot write the list to standard output\n");
+      return 1;
+    }
+    return 0;
+  }
   // A pattern Google Benchmark could not compile (it said so above): nothing ran.
   if (collector.benchmarks().empty() && !filter.empty() && !full_names.empty()) {
     fmt::print(stderr, "hdbench: nothing ran: no benchmark was selected; no report written\n");

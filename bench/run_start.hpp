@@ -33,7 +33,15 @@ std::string write_report_file(const std::string& path, bool default_path, const 
 // process aborts on a bad path; --hdbench_out writes the report) or a bad value that
 // Google Benchmark answers with its usage text and exit code 0 (a format, a time unit,
 // a colour, a negative time or repetitions).
+// A UsageError where `path` (through links) is one of the IDX files in `folder`, the dataset
+// the run reads, there or not (train-*, t10k-*, plain or .gz): a report replaced its labels.
+void check_not_dataset_file(const std::string& path, const std::string& folder, std::string_view flag);
 void check_benchmark_flags(const std::vector<std::string>& passthrough);
+// --benchmark_repetitions above 1 under the stopping rule: a UsageError (Google Benchmark's
+// statistics over repetitions abort where their iteration counts differ).
+void check_repetitions(const std::vector<std::string>& passthrough, bool stopping_rule);
+// Whether the console table is coloured: --benchmark_color, else only on a terminal.
+bool console_colour(const std::vector<std::string>& passthrough);
 // context.hdbench's shared fields: build, schema_version, system, options, started_at,
 // finished_at (now).
 nlohmann::json run_context(const system::SystemInfo& info, const CommandLine& line, const std::string& started_at);

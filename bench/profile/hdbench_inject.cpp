@@ -245,7 +245,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     budget = static_cast<std::size_t>(std::atoll(b));
   }
   double trace_megabytes = hdbench::trace::ProfileSinkLimits{}.trace_megabytes;
-  if (const char* mb = std::getenv("HDBENCH_PROFILE_TRACE_MB"); mb != nullptr && std::atof(mb) > 0) {
+  // A size in MB up to 1e6 (a terabyte); inf or 1e300 cast to 0 bytes and kept no trace at all.
+  if (const char* mb = std::getenv("HDBENCH_PROFILE_TRACE_MB");
+      mb != nullptr && std::atof(mb) > 0 && std::atof(mb) <= 1e6) {
     trace_megabytes = std::atof(mb);
   }
   hdbench::trace::ProfileSinkLimits limits;

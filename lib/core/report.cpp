@@ -35,7 +35,10 @@ std::atomic<int> g_interrupt_signal{0};
 // so that a rename replaces the file, not the link.
 std::filesystem::path through_links(std::filesystem::path path) {
   std::error_code ec;
-  for (int hop = 0; hop < 40 && std::filesystem::is_symlink(path, ec); ++hop) {
+  const std::filesystem::path given = path;
+  for (int hop = 0; std::filesystem::is_symlink(path, ec); ++hop) {
+    // The kernel's own limit (ELOOP): a loop of links replaced its first link with the report.
+    if (hop == 40) throw std::runtime_error(fmt::format("'{}': too many levels of symbolic links", given.string()));
     const std::filesystem::path next = std::filesystem::read_symlink(path, ec);
     if (ec) break;
     path = next.is_absolute() ? next : path.parent_path() / next;
@@ -269,6 +272,8 @@ std::string local_time(const char* format) {
   return std::strftime(buffer, sizeof buffer, format, &tm) > 0 ? buffer : "";
 }
 
+std::filesystem::path link_target(const std::filesystem::path& path) { return through_links(path); }
+
 nlohmann::json build_info() {
   return {{"version", HDBENCH_VERSION},
           {"git_revision", git_revision()},
@@ -278,6 +283,10 @@ nlohmann::json build_info() {
 
 void check_writable(const std::filesystem::path& given) {
   if (given.empty()) throw std::runtime_error("the report path is empty");
+  // `x.json/`: the folder was made here and the rename into it failed after the run.
+  if (!given.has_filename()) {
+    throw std::runtime_error(fmt::format("'{}' ends in '/', a folder; give a file path", given.string()));
+  }
   const std::filesystem::path path = through_links(given);  // where the report will go
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -293,6 +302,13 @@ void check_writable(const std::filesystem::path& given) {
   if (ec) {
     throw std::runtime_error(
         fmt::format("cannot create folder '{}' for the report: {}", parent.string(), ec.message()));
+  }
+  // A name the file system cannot hold failed at the write, after the run (ENAMETOOLONG).
+  const long name_max = ::pathconf(parent.c_str(), _PC_NAME_MAX);
+  if (name_max > 0 && path.filename().string().size() > static_cast<std::size_t>(name_max)) {
+    throw std::runtime_error(fmt::format("the file name '{}…' is {} bytes, longer than the {} its folder takes",
+                                         path.filename().string().substr(0, 24), path.filename().string().size(),
+                                         name_max));
   }
   const std::filesystem::path probe = parent / fmt::format(".hdbench-probe-{}", ::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -311,7 +327,9 @@ namespace {
 template <typename Publish>
 auto write_beside(const std::filesystem::path& target, std::string_view content, Publish publish) {
   const std::filesystem::path parent = target.has_parent_path() ? target.parent_path() : ".";
-  const std::string temp = (parent / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid())).string();
+  // The target's name cut to 64 bytes: a name near the file system's 255 stays writable.
+  const std::string temp =
+      (parent / fmt::format(".{}.tmp-{}", target.filename().string().substr(0, 64), ::getpid())).string();
   if (temp.size() >= sizeof g_pending_temp) throw std::runtime_error("report path too long: " + target.string());
   std::memcpy(g_pending_temp, temp.c_str(), temp.size() + 1);
   g_has_pending_temp.store(true);
@@ -398,6 +416,14 @@ void install_interrupt_cleanup() {
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGHUP, &action, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+      const int opened = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);  // the lowest free: fd
+      if (opened >= 0 && opened != fd) ::close(opened);
+    }
+  }
 }
 
 }  // namespace hdbench

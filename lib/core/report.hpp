@@ -107,6 +107,10 @@ nlohmann::json build_info();
 // Throws std::runtime_error saying what is wrong.
 void check_writable(const std::filesystem::path& path);
 
+// The file a chain of links at `path` ends in (a link to nothing yet included): what a
+// write to `path` replaces. Throws std::runtime_error on a loop of links.
+std::filesystem::path link_target(const std::filesystem::path& path);
+
 // Writes `content` to a temp file beside `path`, flushes it to disk and renames it
 // over `path`: readers see the old file or the new one, never a torn one. A link at
 // `path` is followed: its target gets the content and the link stays.

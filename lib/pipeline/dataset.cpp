@@ -1,5 +1,6 @@
 #include "pipeline/dataset.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,7 +191,11 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 
 // One bulk read of the whole file: its size from fstat, then a single fread.
 std::vector<std::uint8_t> read_file(const std::string& path) {
-  const File file(std::fopen(path.c_str(), "rb"));
+  // Opened without waiting: a pipe of that name blocked fopen for ever, before any deadline
+  // applies (the set is read while benchmarks register); fstat then refuses it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const File file(fd >= 0 ? ::fdopen(fd, "rb") : nullptr);
+  if (fd >= 0 && !file) ::close(fd);
   if (!file) {
     fail(path, fmt::format("cannot open: {}", std::strerror(errno)),
          "check the path; the standard names are train-images-idx3-ubyte and train-labels-idx1-ubyte, "
@@ -199,6 +204,11 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
   struct stat info {};
   if (::fstat(::fileno(file.get()), &info) != 0 || !S_ISREG(info.st_mode)) {
     fail(path, "not a regular file", "give the path of an IDX file, not a folder or device");
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > kMaxDecompressedBytes) {  // read whole: bad_alloc, or all memory
+    fail(path,
+         fmt::format("{} bytes, more than any IDX set this reads ({} GiB)", info.st_size, kMaxDecompressedBytes >> 30),
+         "give the path of an IDX file");
   }
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(info.st_size));
   // A short count means the file shrank meanwhile; the length checks report it.

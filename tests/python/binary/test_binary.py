@@ -243,7 +243,7 @@ def test_one_interrupt_winds_down_and_writes_the_report_of_what_ran(hdbench_bin,
 @pytest.mark.parametrize("flag, message", [
     ("--benchmark_out=gb.json", "--benchmark_out=gb.json: not supported; --hdbench_out=FILE writes the report"),
     ("--benchmark_out_format=json", "not supported"),
-    ("--benchmark_format=xml", "--benchmark_format=xml: accepted: console, json or csv"),
+    ("--benchmark_format=xml", "--benchmark_format=xml: accepted: console (the JSON report is --hdbench_out=FILE)"),
     ("--benchmark_time_unit=xx", "accepted: ns, us, ms or s"),
     ("--benchmark_color=maybe", "accepted: auto, true or false"),
     ("--benchmark_min_time=-1", "a number of seconds >= 0"),
