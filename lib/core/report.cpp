@@ -13,6 +13,7 @@
 
 #include "core/git_revision.hpp"
 #include "core/run_watch.hpp"
+#include "core/temp_name.hpp"
 #include "core/timing.hpp"
 
 namespace hdbench {
@@ -327,9 +328,7 @@ namespace {
 template <typename Publish>
 auto write_beside(const std::filesystem::path& target, std::string_view content, Publish publish) {
   const std::filesystem::path parent = target.has_parent_path() ? target.parent_path() : ".";
-  // The target's name cut to 64 bytes: a name near the file system's 255 stays writable.
-  const std::string temp =
-      (parent / fmt::format(".{}.tmp-{}", target.filename().string().substr(0, 64), ::getpid())).string();
+  const std::string temp = temp_path_beside(target).string();
   if (temp.size() >= sizeof g_pending_temp) throw std::runtime_error("report path too long: " + target.string());
   std::memcpy(g_pending_temp, temp.c_str(), temp.size() + 1);
   g_has_pending_temp.store(true);

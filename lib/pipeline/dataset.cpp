@@ -16,6 +16,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/temp_name.hpp"
 #include "splitmix64.hpp"
 
 namespace hdbench {
@@ -349,10 +350,7 @@ void write_temp_file(const std::string& temp, const std::string& path, const std
   }
 }
 
-std::string temp_name(const std::string& path) {
-  const std::filesystem::path target(path);
-  return (target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid())).string();
-}
+std::string temp_name(const std::string& path) { return temp_path_beside(path).string(); }
 
 }  // namespace
 

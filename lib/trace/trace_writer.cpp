@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "core/interrupts.hpp"
+#include "core/temp_name.hpp"
 
 namespace hdbench::trace {
 
@@ -52,10 +53,7 @@ class StringOutput final : public ChromeTraceWriter::Output {
 // ".gz"; finish() flushes it to disk and renames it, the destructor removes it if not.
 class FileOutput final : public ChromeTraceWriter::Output {
  public:
-  explicit FileOutput(const fs::path& path)
-      : path_(path),
-        temp_((path.has_parent_path() ? path.parent_path() : fs::path(".")) /
-              fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid())) {
+  explicit FileOutput(const fs::path& path) : path_(path), temp_(temp_path_beside(path)) {
     fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw_errno("create the trace", temp_);
     remove_on_interrupt(temp_.string());  // a run killed outright leaves no temp file

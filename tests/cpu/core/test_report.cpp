@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/report.hpp"
+#include "core/temp_name.hpp"
 
 namespace hdbench {
 namespace {
@@ -427,3 +428,14 @@ TEST(BuildInfo, HasVersionRevisionTypeAndArchitectures) {
 
 }  // namespace
 }  // namespace hdbench
+
+TEST(TempPathBeside, StaysWithinTheFileSystemsNameLimitAndApartForTwoLongNames) {
+  // A 250-byte report name was checked writable, then its ".NAME.tmp-PID" could not be made.
+  const std::string stem(246, 'b');
+  const std::filesystem::path report = std::filesystem::path("/out") / (stem + ".json");
+  const std::filesystem::path trace = std::filesystem::path("/out") / (stem + ".trace");
+  EXPECT_LE(hdbench::temp_path_beside(report).filename().string().size(), 255u);
+  EXPECT_EQ(hdbench::temp_path_beside(report).parent_path(), std::filesystem::path("/out"));
+  EXPECT_NE(hdbench::temp_path_beside(report), hdbench::temp_path_beside(trace));  // streamed beside each other
+  EXPECT_EQ(hdbench::temp_path_beside("r.json").parent_path(), std::filesystem::path("."));
+}
