@@ -93,10 +93,11 @@ def check_outputs(options: dict, out: Path, command: list[str]) -> None:
     # The trace goes beside the report unless given: that path is checked too (a baseline named
     # p.trace.json was replaced by `--hdbench_out=p.json`'s trace).
     trace = options.get("trace") or str(launch.trace_path_for(out))
-    flag = "--hdbench_trace" if "trace" in options else "the trace beside the report (--hdbench_trace=PATH to move it)"
+    named = f"--hdbench_trace={trace}" if "trace" in options else \
+        f"the trace beside the report (--hdbench_trace=PATH to move it): {trace}"
     problem = writer.output_problem(trace, inputs)
     if problem:
-        raise UsageError(f"{flag}={trace}: {problem}" if "trace" in options else f"{flag}: {trace}: {problem}")
+        raise UsageError(f"{named}: {problem}")
     if os.path.realpath(trace) == os.path.realpath(out):
         raise UsageError(f"--hdbench_trace={trace}: is the report's path too (--hdbench_out)")
     if "records" in options:

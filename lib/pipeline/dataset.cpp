@@ -350,8 +350,6 @@ void write_temp_file(const std::string& temp, const std::string& path, const std
   }
 }
 
-std::string temp_name(const std::string& path) { return temp_path_beside(path).string(); }
-
 }  // namespace
 
 Dataset make_synthetic_mnist(std::size_t count, std::uint64_t seed) {
@@ -400,8 +398,8 @@ void write_mnist_idx(const Dataset& dataset, const std::string& images_path, con
   const auto label_header = make_header({kLabelsMagic, dataset.size()});
   // Both files are complete under temporary names before either is renamed, so a
   // failure leaves neither a torn file nor new images without their labels.
-  const std::string images_temp = temp_name(images_path);
-  const std::string labels_temp = temp_name(labels_path);
+  const std::string images_temp = temp_path_beside(images_path).string();
+  const std::string labels_temp = temp_path_beside(labels_path).string();
   write_temp_file(images_temp, images_path, image_header, dataset.pixels);
   try {
     write_temp_file(labels_temp, labels_path, label_header, dataset.labels);
